@@ -1,0 +1,35 @@
+// Everything a command touches of the outside world, injected (like gh's Factory) so
+// that commands never reach for process.* and one run can be redirected as a whole.
+
+export interface Context {
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdinIsTTY: boolean;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  /** Terminal width for tables and charts (80 when unknown). */
+  columns: number;
+  env: NodeJS.ProcessEnv;
+  /** Milliseconds since the epoch; a function so tests and pinned windows agree. */
+  now: () => number;
+  /** Aborted on SIGINT/SIGTERM: long operations stop, clean up and exit 130. */
+  signal: AbortSignal;
+}
+
+export function processContext(signal: AbortSignal): Context {
+  const out = process.stdout as NodeJS.WriteStream;
+  const err = process.stderr as NodeJS.WriteStream;
+  return {
+    stdin: process.stdin,
+    stdout: out,
+    stderr: err,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdoutIsTTY: Boolean(out.isTTY),
+    stderrIsTTY: Boolean(err.isTTY),
+    columns: out.columns || err.columns || 80,
+    env: process.env,
+    now: () => Date.now(),
+    signal,
+  };
+}

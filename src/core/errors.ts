@@ -1,0 +1,80 @@
+// Typed errors. Commands throw these; src/core/run.ts is the one place that turns
+// them into a message on stderr and an exit code (DESIGN.md "Exit codes").
+
+export const EXIT = {
+  ok: 0,
+  internal: 1,
+  usage: 2,
+  auth: 3,
+  notFound: 4,
+  client: 5,
+  server: 6,
+  network: 7,
+  verification: 8,
+  interrupted: 130,
+} as const;
+
+export class PayrecError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    /** A next step for the user, printed on its own line. */
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad flags, arguments or values. Always raised before any request is sent. */
+export class UsageError extends PayrecError {
+  constructor(message: string, hint?: string) {
+    super(message, EXIT.usage, hint);
+  }
+}
+
+/** An HTTP answer from the API that is an error (status >= 400). */
+export class ApiError extends PayrecError {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly endpoint: string,
+    hint?: string,
+  ) {
+    super(message, exitCodeForStatus(status), hint);
+  }
+}
+
+/** A response we could not use: not JSON, wrong shape. */
+export class MalformedResponseError extends PayrecError {
+  constructor(message: string, hint?: string) {
+    super(message, EXIT.server, hint);
+  }
+}
+
+/** No answer: connection refused or reset, DNS failure, timeout. */
+export class NetworkError extends PayrecError {
+  constructor(message: string, hint?: string) {
+    super(message, EXIT.network, hint);
+  }
+}
+
+export class VerificationError extends PayrecError {
+  constructor(message: string) {
+    super(message, EXIT.verification);
+  }
+}
+
+export class InterruptedError extends PayrecError {
+  constructor() {
+    super('interrupted', EXIT.interrupted);
+  }
+}
+
+export function exitCodeForStatus(status: number): number {
+  if (status === 401 || status === 403) return EXIT.auth;
+  if (status === 404) return EXIT.notFound;
+  if (status >= 500) return EXIT.server;
+  if (status >= 400) return EXIT.client;
+  return EXIT.internal;
+}

@@ -1,0 +1,380 @@
+import * as s from './schemas.js';
+import * as v from './validators.js';
+import type { Endpoint, Filter, PathParam, Product } from './types.js';
+
+// The endpoint registry: one entry per API endpoint (API-SPEC.md "Endpoints").
+// Commands, the HTTP request, response validation, emulator routes, completions
+// and the README reference are all derived from these entries.
+
+const flag = (name: string, schema: PathParam['schema'], help: string): PathParam => ({ name, as: 'flag', schema, help });
+const arg = (name: string, schema: PathParam['schema'], help: string): PathParam => ({ name, as: 'argument', schema, help });
+
+const planId = flag('planId', v.hexId, 'plan id (0x + 64 hex)');
+const subscriptionFlag = flag('subscriptionId', v.hexId, 'subscription id (0x + 64 hex)');
+const subscriptionArg = arg('subscriptionId', v.hexId, 'subscription id (0x + 64 hex)');
+
+const f = {
+  triggeredBy: { name: 'triggeredBy', schema: v.address, help: 'only records triggered by this wallet address' },
+  sender: { name: 'sender', schema: v.address, help: 'only records sent by this wallet address' },
+  receiver: { name: 'receiver', schema: v.address, help: 'only records received by this wallet address' },
+  receiverOfPayment: {
+    name: 'receiver',
+    schema: v.address,
+    help: 'only payments with this wallet address among the receivers',
+    field: 'receivers[].user',
+  },
+  token: { name: 'token', schema: v.token, help: 'only records in this token (symbol)' },
+  tag: { name: 'tag', schema: v.text, help: 'only records with this tag' },
+  email: { name: 'email', schema: v.email, help: 'only records of this email address' },
+  planId: { name: 'planId', schema: v.hexId, help: 'only records of this plan' },
+  scheduleId: { name: 'scheduleId', schema: v.hexId, help: 'only transfers of this schedule' },
+  transactionHash: { name: 'transactionHash', schema: v.txHash, help: 'only the payment with this transaction hash' },
+} satisfies Record<string, Filter>;
+
+const transferColumns = ['timestamp', 'sender', 'receiver', 'amount', 'fee', 'token', 'description', 'transactionStatus', 'transactionHash'];
+
+/** Short url reads exist for fixed-recurring and on-demand, with identical shapes. */
+function shortUrlReads(product: Product): Endpoint[] {
+  const common = {
+    product,
+    method: 'GET' as const,
+    filters: [],
+    timeWindow: false,
+    record: s.shortUrl,
+    identity: ['path'],
+    columns: ['path', 'name', 'planId', 'link', 'updatedAt'],
+    collection: `${product}/short-urls`,
+  };
+  return [
+    {
+      ...common,
+      id: `${product}.short-urls.list`,
+      command: ['short-urls', 'list'],
+      path: `/${product}/short-urls`,
+      params: [],
+      kind: 'list',
+      summary: 'List the short urls you created (all plans, or one with --plan-id)',
+      examples: [`payrec ${product} short-urls list`, `payrec ${product} short-urls list --plan-id 0x57b2…6bf7 -f json`],
+    },
+    {
+      ...common,
+      id: `${product}.short-urls.list-by-plan`,
+      command: ['short-urls', 'list'],
+      path: `/${product}/plans/:planId/short-urls`,
+      params: [planId],
+      kind: 'list',
+      summary: 'List the short urls of a plan',
+      examples: [],
+    },
+    {
+      ...common,
+      id: `${product}.short-urls.get`,
+      command: ['short-urls', 'get'],
+      path: `/${product}/short-urls/:path`,
+      params: [arg('path', v.shortUrlPath, 'short url code, the last segment of its link')],
+      kind: 'single',
+      summary: 'Show one short url',
+      examples: [`payrec ${product} short-urls get f9yth`],
+    },
+  ];
+}
+
+/** Cancellations read the same way on fixed-recurring and variable-recurring. */
+function cancellationReads(product: Product): Endpoint[] {
+  const common = {
+    product,
+    method: 'GET' as const,
+    record: s.cancellation,
+    identity: ['subscriptionId', 'transactionHash'],
+    columns: ['timestamp', 'subscriptionId', 'forced', 'triggeredBy', 'transactionStatus', 'transactionHash'],
+    collection: `${product}/cancellations`,
+  };
+  return [
+    {
+      ...common,
+      id: `${product}.cancellations`,
+      command: ['cancellations'],
+      path: `/${product}/plans/:planId/cancellations`,
+      params: [planId],
+      filters: [f.triggeredBy],
+      kind: 'list',
+      timeWindow: true,
+      summary: 'List the cancellations of a plan’s subscriptions',
+      examples: [`payrec ${product} cancellations --plan-id 0x57b2…6bf7 --from 30d`],
+    },
+    {
+      ...common,
+      id: `${product}.cancellation`,
+      command: ['cancellation'],
+      path: `/${product}/subscriptions/:subscriptionId/cancellation`,
+      params: [subscriptionArg],
+      filters: [],
+      kind: 'single',
+      timeWindow: false,
+      summary: 'Show the cancellation of a subscription',
+      examples: [`payrec ${product} cancellation 0x9a3c…01fe`],
+    },
+  ];
+}
+
+function transfers(product: Product, filters: Filter[], record: Endpoint['record'], columns = transferColumns): Endpoint {
+  return {
+    id: `${product}.transfers`,
+    product,
+    command: ['transfers'],
+    method: 'GET',
+    path: `/${product}/transfers`,
+    params: [],
+    filters,
+    kind: 'list',
+    timeWindow: true,
+    record,
+    identity: ['transactionHash'],
+    columns,
+    collection: `${product}/transfers`,
+    summary: `List ${product} transfers`,
+    examples: [`payrec ${product} transfers --from 7d --format csv -o transfers.csv`, `payrec ${product} transfers --token USDT --all --summary`],
+  };
+}
+
+const billingCommon = {
+  product: 'fixed-recurring' as const,
+  command: ['billings'],
+  method: 'GET' as const,
+  kind: 'list' as const,
+  timeWindow: true,
+  record: s.billing,
+  identity: ['transactionHash'],
+  columns: ['timestamp', 'subscriptionId', 'amount', 'fee', 'token', 'success', 'transactionStatus', 'transactionHash'],
+  collection: 'fixed-recurring/billings',
+};
+
+const executionCommon = {
+  product: 'dollar-cost-average' as const,
+  command: ['executions'],
+  method: 'GET' as const,
+  filters: [],
+  kind: 'list' as const,
+  timeWindow: true,
+  record: s.execution,
+  identity: ['transactionHash'],
+  columns: ['timestamp', 'strategyId', 'inputToken', 'fee', 'swaps', 'transactionStatus', 'transactionHash'],
+  collection: 'dollar-cost-average/executions',
+};
+
+export const endpoints: Endpoint[] = [
+  ...shortUrlReads('fixed-recurring'),
+  {
+    ...billingCommon,
+    id: 'fixed-recurring.billings.by-plan',
+    path: '/fixed-recurring/plans/:planId/billings',
+    params: [planId],
+    filters: [f.triggeredBy],
+    summary: 'List the billings of a plan (--plan-id) or of a subscription (--subscription-id)',
+    examples: [
+      'payrec fixed-recurring billings --plan-id 0x57b2…6bf7 --from 2026-01-01 --to 2026-02-01',
+      'payrec fr billings --subscription-id 0x9a3c…01fe --sort asc -f csv',
+    ],
+  },
+  {
+    ...billingCommon,
+    id: 'fixed-recurring.billings.by-subscription',
+    path: '/fixed-recurring/subscriptions/:subscriptionId/billings',
+    params: [subscriptionFlag],
+    filters: [],
+    summary: 'List the billings of a subscription',
+    examples: [],
+  },
+  ...cancellationReads('fixed-recurring'),
+  {
+    id: 'fixed-recurring.webhook.get',
+    product: 'fixed-recurring',
+    command: ['webhook', 'get'],
+    method: 'GET',
+    path: '/fixed-recurring/plans/:planId/webhook',
+    params: [planId],
+    filters: [],
+    kind: 'single',
+    timeWindow: false,
+    record: s.webhookSetting,
+    identity: ['webhook'],
+    columns: ['webhook'],
+    collection: 'fixed-recurring/webhooks',
+    summary: 'Show the webhook URL of a plan',
+    examples: ['payrec fixed-recurring webhook get --plan-id 0x57b2…6bf7'],
+  },
+
+  ...cancellationReads('variable-recurring'),
+  {
+    id: 'variable-recurring.cancellation-requests',
+    product: 'variable-recurring',
+    command: ['cancellation-requests'],
+    method: 'GET',
+    path: '/variable-recurring/plans/:planId/cancellation-requests',
+    params: [planId],
+    filters: [],
+    kind: 'list',
+    timeWindow: true,
+    record: s.cancellationRequest,
+    identity: ['subscriptionId', 'transactionHash'],
+    columns: ['timestamp', 'subscriptionId', 'transactionStatus', 'transactionHash'],
+    collection: 'variable-recurring/cancellation-requests',
+    summary: 'List the cancellation requests of a plan’s subscriptions',
+    examples: ['payrec variable-recurring cancellation-requests --plan-id 0x57b2…6bf7'],
+  },
+  {
+    id: 'variable-recurring.cancellation-request',
+    product: 'variable-recurring',
+    command: ['cancellation-request'],
+    method: 'GET',
+    path: '/variable-recurring/subscriptions/:subscriptionId/cancellation-request',
+    params: [subscriptionArg],
+    filters: [],
+    kind: 'single',
+    timeWindow: false,
+    record: s.cancellationRequest,
+    identity: ['subscriptionId', 'transactionHash'],
+    columns: ['timestamp', 'subscriptionId', 'transactionStatus', 'transactionHash'],
+    collection: 'variable-recurring/cancellation-requests',
+    summary: 'Show the cancellation request of a subscription',
+    examples: ['payrec vr cancellation-request 0x9a3c…01fe'],
+  },
+  transfers('variable-recurring', [f.planId, f.sender, f.receiver, f.token], s.subscriptionTransfer),
+
+  ...shortUrlReads('on-demand'),
+  transfers('on-demand', [f.planId, f.sender, f.receiver, f.token], s.subscriptionTransfer),
+
+  {
+    id: 'one-time.payments.list',
+    product: 'one-time',
+    command: ['payments', 'list'],
+    method: 'GET',
+    path: '/one-time',
+    params: [],
+    filters: [f.transactionHash, f.tag, f.sender, f.receiverOfPayment, f.token],
+    kind: 'list',
+    timeWindow: true,
+    record: s.oneTimePayment,
+    identity: ['id'],
+    columns: ['timestamp', 'id', 'sender', 'description', 'token', 'receivers', 'tag', 'transactionStatus'],
+    collection: 'one-time/payments',
+    summary: 'List one-time payments',
+    examples: ['payrec one-time payments list --tag ebook_859294', 'payrec ot payments list --flatten receivers -f csv'],
+  },
+  {
+    id: 'one-time.payments.get',
+    product: 'one-time',
+    command: ['payments', 'get'],
+    method: 'GET',
+    path: '/one-time/:id',
+    params: [arg('id', v.hexId, 'payment id (0x + 64 hex)')],
+    filters: [],
+    kind: 'single',
+    timeWindow: false,
+    record: s.oneTimePayment,
+    identity: ['id'],
+    columns: ['timestamp', 'id', 'sender', 'description', 'token', 'receivers', 'tag', 'transactionStatus'],
+    collection: 'one-time/payments',
+    summary: 'Show one one-time payment',
+    examples: ['payrec one-time payments get 0x1f0c…aa31'],
+  },
+  transfers('one-time', [f.tag, f.sender, f.receiver, f.token], s.oneTimeTransfer),
+
+  {
+    id: 'wallet-to-wallet.payments.list',
+    product: 'wallet-to-wallet',
+    command: ['payments', 'list'],
+    method: 'GET',
+    path: '/wallet-to-wallet/payments',
+    params: [],
+    filters: [f.tag, f.receiverOfPayment, f.token, f.email],
+    kind: 'list',
+    timeWindow: true,
+    record: s.walletToWalletPayment,
+    identity: ['id'],
+    columns: ['timestamp', 'id', 'description', 'token', 'serviceFee', 'receivers', 'tag'],
+    collection: 'wallet-to-wallet/payments',
+    summary: 'List wallet-to-wallet payments',
+    examples: ['payrec wallet-to-wallet payments list --token USDT', 'payrec w2w payments list --flatten receivers -f csv'],
+  },
+  {
+    id: 'wallet-to-wallet.payments.get',
+    product: 'wallet-to-wallet',
+    command: ['payments', 'get'],
+    method: 'GET',
+    path: '/wallet-to-wallet/payments/:id',
+    params: [arg('id', v.uuid, 'payment id (a UUID)')],
+    filters: [],
+    kind: 'single',
+    timeWindow: false,
+    record: s.walletToWalletPayment,
+    identity: ['id'],
+    columns: ['timestamp', 'id', 'description', 'token', 'serviceFee', 'receivers', 'tag'],
+    collection: 'wallet-to-wallet/payments',
+    summary: 'Show one wallet-to-wallet payment',
+    examples: ['payrec w2w payments get 123e4567-e89b-12d3-a456-426614174000'],
+  },
+  transfers('wallet-to-wallet', [f.email, f.token], s.walletToWalletTransfer, [
+    'timestamp', 'receiver', 'amount', 'fee', 'token', 'description', 'payment_id', 'transactionStatus', 'transactionHash',
+  ]),
+
+  transfers('scheduled-payments', [f.scheduleId, f.sender, f.receiver, f.token], s.scheduledTransfer),
+
+  {
+    ...executionCommon,
+    id: 'dollar-cost-average.executions',
+    path: '/dollar-cost-average/executions',
+    params: [],
+    summary: 'List strategy executions (all, or one strategy with --strategy-id)',
+    examples: ['payrec dollar-cost-average executions --from 7d', 'payrec dca executions --flatten swaps -f csv'],
+  },
+  {
+    ...executionCommon,
+    id: 'dollar-cost-average.executions.by-strategy',
+    path: '/dollar-cost-average/strategies/:strategyId/executions',
+    params: [flag('strategyId', v.hexId, 'strategy id (0x + 64 hex)')],
+    summary: 'List the executions of a strategy',
+    examples: [],
+  },
+
+  {
+    id: 'webhook-notifications.get',
+    product: 'webhook-notifications',
+    command: ['get'],
+    method: 'GET',
+    path: '/webhook-notifications/:notificationId',
+    params: [arg('notificationId', v.notificationId, 'notification id (64 hex)')],
+    filters: [],
+    kind: 'single',
+    timeWindow: false,
+    record: s.notification,
+    identity: ['id'],
+    columns: ['id', 'type', 'event', 'timestamp', 'transactionStatus', 'transactionHash'],
+    collection: 'webhook-notifications',
+    summary: 'Show a stored webhook notification',
+    examples: ['payrec webhook-notifications get 5ccf8bdc7707a8effa371d01452644d3a388b975290b968874d0a44ec0219226'],
+  },
+];
+
+/** Short aliases of the product commands (DESIGN.md). */
+export const productAliases: Record<Product, string> = {
+  'fixed-recurring': 'fr',
+  'variable-recurring': 'vr',
+  'on-demand': 'od',
+  'one-time': 'ot',
+  'wallet-to-wallet': 'w2w',
+  'scheduled-payments': 'sp',
+  'dollar-cost-average': 'dca',
+  'webhook-notifications': 'wn',
+};
+
+export const productDescriptions: Record<Product, string> = {
+  'fixed-recurring': 'Fixed-recurring plans: short urls, billings, cancellations, plan webhooks',
+  'variable-recurring': 'Variable-recurring plans: cancellations, cancellation requests, transfers',
+  'on-demand': 'On-demand plans: short urls, transfers',
+  'one-time': 'One-time payments and their transfers',
+  'wallet-to-wallet': 'Wallet-to-wallet payments and their transfers',
+  'scheduled-payments': 'Scheduled payment transfers',
+  'dollar-cost-average': 'Dollar-cost-average strategy executions',
+  'webhook-notifications': 'Fetch, verify and receive webhook notifications',
+};
