@@ -71,6 +71,13 @@ export class InterruptedError extends PayrecError {
   }
 }
 
+/** --dry-run printed the request that would have been sent; the command stops there. */
+export class DryRunComplete extends PayrecError {
+  constructor() {
+    super('dry run', EXIT.ok);
+  }
+}
+
 export function exitCodeForStatus(status: number): number {
   if (status === 401 || status === 403) return EXIT.auth;
   if (status === 404) return EXIT.notFound;

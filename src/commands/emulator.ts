@@ -1,0 +1,63 @@
+import type { Command } from 'commander';
+import type { CommandAction } from '../core/action.js';
+import { UsageError } from '../core/errors.js';
+import { parseOption } from '../core/options.js';
+import { hexId } from '../registry/validators.js';
+import { z } from 'zod';
+
+// `payrec emulator start|trigger`: the built-in emulator as a long-running server,
+// and a way to fire webhook events at a running one.
+
+const port = z.string().regex(/^\d+$/, 'expected a port from 0 to 65535').transform(Number).refine((n) => n <= 65535, 'expected a port from 0 to 65535');
+const count = z.string().regex(/^\d+$/, 'expected a whole number').transform(Number).refine((n) => n >= 1 && n <= 5_000_000, 'expected a whole number from 1 to 5,000,000');
+const seed = z.string().regex(/^\d+$/, 'expected a whole number').transform(Number);
+const event = z.string().regex(/^[A-Za-z]{1,64}$/, 'expected an event name such as Billing or Payment');
+
+export function addEmulatorCommands(program: Command, action: CommandAction): void {
+  const emulator = program.command('emulator').description('Run the built-in emulator of the API (for trying payrec and for tests)');
+
+  emulator
+    .command('start')
+    .description('Start the emulator on a loopback port and print its URL and demo keys; Ctrl-C stops it')
+    .option('--port <n>', 'port to listen on (default: a free one)')
+    .option('--host <host>', 'address to bind (default 127.0.0.1)')
+    .option('--records <n>', 'records per collection and chain (default 250)')
+    .option('--seed <n>', 'seed of the generated data (default 1)')
+    .addHelpText('after', '\nExamples:\n  $ payrec emulator start --port 8787\n  $ PAYREC_BASE_URL=http://127.0.0.1:8787 PAYREC_API_KEY=prk_demo_bsc payrec one-time transfers\n')
+    .action(
+      action(async (session, cmd) => {
+        const o = cmd.opts() as Record<string, string | undefined>;
+        const { runEmulatorStart } = await import('../emulator/cli-entry.js');
+        await runEmulatorStart(
+          {
+            port: o.port === undefined ? 0 : parseOption(port, o.port, '--port'),
+            host: o.host,
+            records: o.records === undefined ? undefined : parseOption(count, o.records, '--records'),
+            seed: o.seed === undefined ? undefined : parseOption(seed, o.seed, '--seed'),
+          },
+          session.ctx.stdout,
+          session.ctx.signal,
+        );
+      }),
+    );
+
+  emulator
+    .command('trigger')
+    .description('Fire a webhook event on a plan of a running emulator (at --base-url)')
+    .argument('<event>', 'event name: Subscription, Billing, BillingFailed, SubscriptionCancelled, …')
+    .requiredOption('--plan-id <id>', 'plan whose webhook receives the event')
+    .option('--type <product>', 'product of the event (default fixed-recurring)')
+    .addHelpText('after', '\nExamples:\n  $ payrec --base-url http://127.0.0.1:8787 emulator trigger Billing --plan-id 0x57b2…6bf7\n')
+    .action(
+      action(async (session, cmd) => {
+        const o = cmd.opts() as Record<string, string | undefined>;
+        const name = parseOption(event, cmd.args[0], '<event>');
+        const planId = parseOption(hexId, o.planId!, '--plan-id');
+        const s = await session.settings();
+        if (session.flags.emulator) throw new UsageError('emulator trigger needs a running emulator: start one with payrec emulator start');
+        const { triggerEvent } = await import('../emulator/cli-entry.js');
+        const result = await triggerEvent(s.baseUrl, { chain: s.chain, event: name, planId, type: o.type ?? 'fixed-recurring' });
+        session.ctx.stdout.write(JSON.stringify(result, null, 2) + '\n');
+      }),
+    );
+}

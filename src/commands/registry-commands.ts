@@ -1,0 +1,172 @@
+import type { Command } from 'commander';
+import { endpoints, productAliases, productDescriptions } from '../registry/endpoints.js';
+import type { Endpoint, Product } from '../registry/types.js';
+import { PRODUCTS } from '../registry/types.js';
+import { UsageError } from '../core/errors.js';
+import { flagOf, optionSchemas, parseOption } from '../core/options.js';
+import { runEndpoint, type ListQuery } from '../core/run-endpoint.js';
+import type { Session } from '../core/session.js';
+import { parseTime } from '../core/time.js';
+import { printable } from '../core/settings.js';
+import type { CommandAction } from '../core/action.js';
+
+// The generic builder (Stripe CLI's OperationCmd): every registry entry becomes a
+// command. Entries that share a command path (billings by plan or by subscription)
+// become one command; the path parameters the user gives choose the endpoint.
+
+export function productCommand(program: Command, product: Product): Command {
+  const existing = program.commands.find((c) => c.name() === product);
+  if (existing) return existing;
+  return program
+    .command(product)
+    .alias(productAliases[product])
+    .description(productDescriptions[product]);
+}
+
+/** The command at `words` below `parent`, created as a plain group where missing. */
+export function commandAt(parent: Command, words: string[]): Command {
+  let cmd = parent;
+  for (const word of words) {
+    cmd = cmd.commands.find((c) => c.name() === word) ?? cmd.command(word).description(`${word} commands`);
+  }
+  return cmd;
+}
+
+export function addRegistryCommands(program: Command, action: CommandAction): void {
+  for (const product of PRODUCTS) productCommand(program, product);
+  for (const group of groupByCommand(endpoints)) {
+    const first = group[0];
+    const parent = commandAt(productCommand(program, first.product), first.command.slice(0, -1));
+    const cmd = parent.command(first.command.at(-1)!).description(first.summary);
+    defineOptions(cmd, group);
+    cmd.action(action((session, c) => runGroup(session, c, group)));
+  }
+}
+
+function groupByCommand(all: Endpoint[]): Endpoint[][] {
+  const groups = new Map<string, Endpoint[]>();
+  for (const e of all) {
+    const key = [e.product, ...e.command].join(' ');
+    groups.set(key, [...(groups.get(key) ?? []), e]);
+  }
+  return [...groups.values()];
+}
+
+function defineOptions(cmd: Command, group: Endpoint[]): void {
+  const seen = new Set<string>();
+  const args = group[0].params.filter((p) => p.as === 'argument');
+  for (const a of args) cmd.argument(`<${kebab(a.name)}>`, a.help);
+  for (const e of group) {
+    for (const p of e.params.filter((p) => p.as === 'flag')) {
+      if (!seen.has(p.name)) cmd.option(`${flagOf(p.name)} <id>`, p.help);
+      seen.add(p.name);
+    }
+  }
+  for (const e of group) {
+    for (const f of e.filters) {
+      if (!seen.has(f.name)) cmd.option(`${flagOf(f.name)} <value>`, f.help);
+      seen.add(f.name);
+    }
+  }
+  if (group.some((e) => e.kind === 'list')) addListOptions(cmd, group.some((e) => e.timeWindow));
+  const examples = group.flatMap((e) => e.examples);
+  cmd.addHelpText('after', `\nExamples:\n${examples.map((x) => `  $ ${x}`).join('\n')}\n`);
+}
+
+export function addListOptions(cmd: Command, timeWindow: boolean): void {
+  if (timeWindow) {
+    cmd
+      .option('--from <time>', 'oldest record: Unix seconds, ISO 8601 date or date-time, or an age (30m, 24h, 7d, 2w)')
+      .option('--to <time>', 'newest record, same forms as --from (default: now, pinned when the command starts)')
+      .option('--sort <order>', 'asc or desc by timestamp (default desc)');
+  }
+  cmd
+    .option('--limit <n>', 'most records to return (default 100)')
+    .option('--all', 'every record (pages through the whole list)')
+    .option('--page-size <n>', 'records per request, 1–1000 (default: the smaller of --limit and 1000)')
+    .option('--offset <n>', 'skip this many records first')
+    .option('--concurrency <n>', 'pages fetched at once with --all (default 4)');
+}
+
+interface ListFlags {
+  from?: string;
+  to?: string;
+  sort?: string;
+  limit?: string;
+  all?: boolean;
+  pageSize?: string;
+  offset?: string;
+  concurrency?: string;
+}
+
+export function parseListFlags(flags: ListFlags, nowMs: number): ListQuery {
+  if (flags.all && flags.limit !== undefined) throw new UsageError('give either --limit or --all, not both');
+  const limit = flags.all ? Infinity : flags.limit !== undefined ? parseOption(optionSchemas.limit, flags.limit, '--limit') : 100;
+  const pageSize = flags.pageSize !== undefined ? parseOption(optionSchemas.pageSize, flags.pageSize, '--page-size') : Math.min(limit, 1000);
+  const offset = flags.offset !== undefined ? parseOption(optionSchemas.offset, flags.offset, '--offset') : 0;
+  const concurrency = flags.concurrency !== undefined ? parseOption(optionSchemas.concurrency, flags.concurrency, '--concurrency') : 4;
+  const from = flags.from !== undefined ? parseTime(flags.from, nowMs, '--from') : undefined;
+  // `to` is pinned to the start of the command, so records that arrive while pages
+  // are fetched cannot shift the pages under us.
+  const to = flags.to !== undefined ? parseTime(flags.to, nowMs, '--to') : Math.floor(nowMs / 1000);
+  if (from !== undefined && from > to) throw new UsageError(`--from (${from}) is later than --to (${to})`);
+  const sort = flags.sort !== undefined ? parseOption(optionSchemas.sort, flags.sort, '--sort') : undefined;
+  return { window: { limit, pageSize, offset, concurrency }, from, to, sort };
+}
+
+async function runGroup(session: Session, cmd: Command, group: Endpoint[]): Promise<void> {
+  const opts = cmd.opts() as Record<string, string | boolean | undefined>;
+  const endpoint = chooseEndpoint(group, opts);
+  const pathValues: Record<string, string> = {};
+  const args = endpoint.params.filter((p) => p.as === 'argument');
+  args.forEach((p, i) => (pathValues[p.name] = cmd.args[i]));
+  for (const p of endpoint.params.filter((p) => p.as === 'flag')) pathValues[p.name] = opts[p.name] as string;
+  for (const p of endpoint.params) {
+    const label = p.as === 'flag' ? flagOf(p.name) : `<${kebab(p.name)}>`;
+    validate(p.schema, pathValues[p.name], label);
+  }
+  const filters: Record<string, string> = {};
+  for (const f of endpoint.filters) {
+    const value = opts[f.name];
+    if (typeof value === 'string') filters[f.name] = validate(f.schema, value, flagOf(f.name));
+  }
+  const list = endpoint.kind === 'list' ? parseListFlags(opts as ListFlags, session.ctx.now()) : undefined;
+  if (list && !endpoint.timeWindow) {
+    list.to = undefined;
+  }
+  await runEndpoint(session, endpoint, pathValues, filters, list);
+}
+
+/** Picks the endpoint whose flag parameters are exactly those given. */
+function chooseEndpoint(group: Endpoint[], opts: Record<string, unknown>): Endpoint {
+  const given = (e: Endpoint) => e.params.filter((p) => p.as === 'flag').map((p) => p.name);
+  const allFlags = [...new Set(group.flatMap(given))];
+  const provided = allFlags.filter((n) => opts[n] !== undefined);
+  const endpoint = group.find((e) => {
+    const names = given(e);
+    return names.length === provided.length && names.every((n) => provided.includes(n));
+  });
+  if (!endpoint) {
+    const ways = group.map((e) => given(e).map(flagOf).join(' and ') || 'no id flag');
+    throw new UsageError(`give ${ways.join(', or ')}${provided.length ? ` (got ${provided.map(flagOf).join(' and ')})` : ''}`);
+  }
+  for (const e of group) {
+    for (const f of e.filters) {
+      if (opts[f.name] !== undefined && !endpoint.filters.some((g) => g.name === f.name)) {
+        const needs = group.find((x) => x.filters.some((g) => g.name === f.name))!;
+        throw new UsageError(`${flagOf(f.name)} works only with ${given(needs).map(flagOf).join(' and ')}`);
+      }
+    }
+  }
+  return endpoint;
+}
+
+function validate(schema: Endpoint['params'][number]['schema'], value: string, label: string): string {
+  const r = schema.safeParse(value);
+  if (!r.success) throw new UsageError(`invalid ${label} "${printable(value)}": ${r.error.issues[0].message}`);
+  return r.data;
+}
+
+function kebab(name: string): string {
+  return flagOf(name).slice(2);
+}

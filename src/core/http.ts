@@ -1,0 +1,295 @@
+import { Agent, errors as undiciErrors } from 'undici';
+import { errorBody } from '../registry/schemas.js';
+import { ApiError, DryRunComplete, InterruptedError, MalformedResponseError, NetworkError, UsageError } from './errors.js';
+import { backoffDelay, isRetryableStatus, parseRetryAfter, RETRY_BUDGET_MS } from './retry.js';
+
+// The one HTTP client: a keep-alive undici Agent, the Authorization header, timeouts,
+// retries of what is safe to retry, and the mapping of failures to typed errors.
+
+export interface ClientOptions {
+  baseUrl: string;
+  chain: string;
+  apiKey: string;
+  /** Whole-request timeout in milliseconds. */
+  timeoutMs: number;
+  /** Retries after the first attempt, for idempotent requests. */
+  retries: number;
+  signal: AbortSignal;
+  /** --debug: one line per request and response, the key redacted. */
+  debug?: (line: string) => void;
+  /** Told before each retry ("retrying in 2 s after 503"). */
+  onRetry?: (message: string) => void;
+  /** --dry-run: receives each request as a curl command instead of sending it. */
+  dryRun?: (curl: string) => void;
+}
+
+export interface ApiRequest {
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE';
+  /** Path below /v1/<chain>, path parameters already filled in and encoded. */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  /** JSON body. */
+  body?: unknown;
+}
+
+/** Largest response body we accept: a 1000-record page is well under 2 MB. */
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+export function isLoopback(hostname: string): boolean {
+  return LOOPBACK.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/**
+ * Checks a base URL before any request: the key must never travel in clear text,
+ * so plain http is accepted only for loopback addresses (the emulator).
+ */
+export function checkBaseUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`invalid base URL "${raw}": expected an https:// URL such as https://api.8pay.network`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`invalid base URL "${raw}": expected an https:// URL`);
+  }
+  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    throw new UsageError(
+      `refusing to send the API key over plain http to ${url.host}`,
+      'use https://, or http:// only for a loopback address such as the emulator',
+    );
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new UsageError(`invalid base URL "${raw}": expected no credentials, query or fragment`);
+  }
+  return url;
+}
+
+export function buildUrl(baseUrl: string, chain: string, req: ApiRequest): URL {
+  const base = baseUrl.replace(/\/+$/, '');
+  const url = new URL(`${base}/v1/${encodeURIComponent(chain)}${req.path}`);
+  for (const [k, val] of Object.entries(req.query ?? {})) {
+    if (val !== undefined) url.searchParams.set(k, String(val));
+  }
+  return url;
+}
+
+export class ApiClient {
+  private readonly agent: Agent;
+
+  constructor(private readonly opts: ClientOptions) {
+    checkBaseUrl(opts.baseUrl);
+    // One agent for the whole run: connections are kept alive between pages.
+    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 16, maxResponseSize: MAX_BODY_BYTES });
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  /** Sends a request and returns the parsed JSON body, retrying what is safe to retry. */
+  async json(req: ApiRequest): Promise<unknown> {
+    const url = buildUrl(this.opts.baseUrl, this.opts.chain, req);
+    if (this.opts.dryRun) {
+      this.opts.dryRun(toCurl(url, req));
+      throw new DryRunComplete();
+    }
+    const label = `${req.method} ${url.pathname}`;
+    // GET, PUT and DELETE are idempotent; a POST is retried only when it surely never
+    // reached the server (connection refused).
+    const idempotent = req.method !== 'POST';
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once(url, req, label);
+      } catch (err) {
+        const retry = this.retryPlan(err, idempotent, attempt, started);
+        if (retry === undefined) throw err;
+        this.opts.onRetry?.(`retrying ${label} in ${formatDelay(retry.delay)} after ${retry.reason}`);
+        await sleep(retry.delay, this.opts.signal);
+      }
+    }
+  }
+
+  private retryPlan(err: unknown, idempotent: boolean, attempt: number, started: number) {
+    if (attempt >= this.opts.retries || this.opts.signal.aborted) return undefined;
+    let reason: string | undefined;
+    let floor = 0;
+    if (err instanceof ApiError && isRetryableStatus(err.status) && idempotent) {
+      reason = String(err.status);
+      floor = (err as RetryableApiError).retryAfterMs ?? 0;
+    } else if (err instanceof NetworkError && (idempotent || (err as { refused?: boolean }).refused)) {
+      reason = err.message.replace(/^.*?: /, '');
+    } else if (err instanceof MalformedResponseError && idempotent) {
+      reason = 'a malformed response';
+    }
+    if (reason === undefined) return undefined;
+    const delay = Math.max(floor, backoffDelay(attempt));
+    if (Date.now() - started + delay > RETRY_BUDGET_MS) return undefined;
+    return { delay, reason };
+  }
+
+  private async once(url: URL, req: ApiRequest, label: string): Promise<unknown> {
+    const timeout = AbortSignal.timeout(this.opts.timeoutMs);
+    const signal = AbortSignal.any([this.opts.signal, timeout]);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.opts.apiKey}`,
+      accept: 'application/json',
+      'user-agent': 'payrec',
+    };
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      body = JSON.stringify(req.body);
+      headers['content-type'] = 'application/json';
+    }
+    this.opts.debug?.(`> ${req.method} ${url.href}`);
+    this.opts.debug?.(`> authorization: Bearer [redacted]`);
+    const t0 = performance.now();
+    let status: number;
+    let text: string;
+    let retryAfter: string | undefined;
+    let contentType = '';
+    try {
+      const res = await this.agent.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
+        method: req.method,
+        headers,
+        body,
+        signal,
+      });
+      status = res.statusCode;
+      retryAfter = headerValue(res.headers['retry-after']);
+      contentType = headerValue(res.headers['content-type']) ?? '';
+      text = await res.body.text();
+    } catch (err) {
+      if (this.opts.signal.aborted) throw new InterruptedError();
+      if (timeout.aborted) {
+        throw new NetworkError(`${label}: timed out after ${this.opts.timeoutMs / 1000} s`, 'raise --timeout, or check the network');
+      }
+      throw networkError(err, label, url);
+    }
+    const ms = Math.round(performance.now() - t0);
+    this.opts.debug?.(`< ${status} ${label} (${ms} ms, ${text.length} bytes)`);
+
+    if (status >= 300 && status < 400) {
+      // Redirects are not followed: a redirect to another origin must never carry the key.
+      throw new ApiError(`${label}: unexpected redirect (${status})`, status, label, 'check --base-url');
+    }
+    const parsed = parseJson(text);
+    if (status >= 400) {
+      const e = errorBody.safeParse(parsed);
+      const detail = e.success ? e.data.error.message : describeNonJson(text, contentType);
+      const err = new ApiError(`${label}: ${status} ${neutral(detail)}`, status, label, hintFor(status)) as RetryableApiError;
+      err.retryAfterMs = parseRetryAfter(retryAfter, Date.now());
+      throw err;
+    }
+    if (parsed === NOT_JSON) {
+      throw new MalformedResponseError(`${label}: the response is not JSON (${describeNonJson(text, contentType)})`);
+    }
+    return parsed;
+  }
+}
+
+type RetryableApiError = ApiError & { retryAfterMs?: number };
+
+/** The request as a curl command; the key stays a shell variable, never its value. */
+export function toCurl(url: URL, req: ApiRequest): string {
+  const parts = ['curl', '-sS'];
+  if (req.method !== 'GET') parts.push('-X', req.method);
+  parts.push(shellQuote(url.href), '-H', '"Authorization: Bearer $PAYREC_API_KEY"');
+  if (req.body !== undefined) {
+    parts.push('-H', shellQuote('Content-Type: application/json'), '--data', shellQuote(JSON.stringify(req.body)));
+  }
+  return parts.join(' ');
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+const NOT_JSON = Symbol('not json');
+
+function parseJson(text: string): unknown {
+  if (text === '') return NOT_JSON;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return NOT_JSON;
+  }
+}
+
+function describeNonJson(text: string, contentType: string): string {
+  if (text === '') return 'empty body';
+  const kind = contentType.split(';')[0] || 'unknown content type';
+  return `${kind}, ${text.length} bytes: ${neutral(text.slice(0, 60).replace(/\s+/g, ' '))}…`;
+}
+
+/** Server text in our messages must not carry terminal escapes. */
+function neutral(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 300);
+}
+
+function hintFor(status: number): string | undefined {
+  if (status === 401) return 'check the API key: payrec auth status (keys are per chain)';
+  if (status === 403) return 'this key may not do that';
+  if (status === 429) return 'the service is rate limiting; try again later or lower --concurrency';
+  if (status >= 500) return 'the service failed; try again later';
+  return undefined;
+}
+
+function headerValue(h: string | string[] | undefined): string | undefined {
+  return Array.isArray(h) ? h[0] : h;
+}
+
+function networkError(err: unknown, label: string, url: URL): NetworkError {
+  const code = (err as { code?: string })?.code ?? '';
+  if (err instanceof undiciErrors.ResponseExceededMaxSizeError) {
+    return new NetworkError(`${label}: the response exceeds ${MAX_BODY_BYTES / 1024 / 1024} MB`);
+  }
+  const e = new NetworkError(
+    `${label}: ${describeCode(code, url)}`,
+    code === 'ECONNREFUSED' ? `is the service at ${url.origin} running? check --base-url` : 'check the network and try again',
+  ) as NetworkError & { refused?: boolean };
+  e.refused = code === 'ECONNREFUSED';
+  return e;
+}
+
+function describeCode(code: string, url: URL): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `connection refused by ${url.host}`;
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot resolve ${url.hostname}`;
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return 'timed out';
+    default:
+      return code ? `network error (${code})` : 'network error';
+  }
+}
+
+function formatDelay(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new InterruptedError());
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new InterruptedError());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

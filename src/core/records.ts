@@ -1,0 +1,33 @@
+import type { Endpoint } from '../registry/types.js';
+import { MalformedResponseError } from './errors.js';
+import { envelope, type Envelope } from '../registry/schemas.js';
+import type { Session } from './session.js';
+
+// Checks what the API answered against the registry's schemas. Schema drift (a field
+// missing or of another type) is a warning by default: the data is still printed,
+// since a changed service should not stop an export. --strict makes it an error.
+
+export function checkEnvelope(endpoint: Endpoint, body: unknown): Envelope {
+  const r = envelope.safeParse(body);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new MalformedResponseError(
+      `${endpoint.method} ${endpoint.path}: the response is not a list envelope (field "${issue.path.join('.') || '(body)'}": ${issue.message})`,
+    );
+  }
+  return r.data;
+}
+
+export function checkRecord(endpoint: Endpoint, record: unknown, session: Session): Record<string, unknown> {
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+    throw new MalformedResponseError(`${endpoint.method} ${endpoint.path}: a record is not a JSON object`);
+  }
+  const r = endpoint.record.safeParse(record);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const where = `${endpoint.method} ${endpoint.path}: field "${issue.path.join('.')}": ${issue.message}`;
+    if (session.flags.strict) throw new MalformedResponseError(where, 'the service may have changed; run without --strict to print the data anyway');
+    session.warn(`${where} (printed as received; --strict makes this an error)`);
+  }
+  return record as Record<string, unknown>;
+}

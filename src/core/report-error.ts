@@ -1,0 +1,28 @@
+import type { Context } from './context.js';
+import { EXIT, PayrecError } from './errors.js';
+
+// The one place where an error becomes a message on stderr and an exit code.
+// Users see what went wrong and what to do; stack traces only with --debug.
+
+export function reportError(err: unknown, ctx: Context, debug: boolean): number {
+  if (err instanceof PayrecError) {
+    if (err.exitCode === EXIT.ok) return EXIT.ok; // e.g. --dry-run stopping after printing
+    if (err.exitCode === EXIT.interrupted) {
+      ctx.stderr.write('interrupted\n');
+      return EXIT.interrupted;
+    }
+    ctx.stderr.write(`error: ${err.message}\n`);
+    if (err.hint) ctx.stderr.write(`hint: ${err.hint}\n`);
+    if (debug && err.stack) ctx.stderr.write(err.stack + '\n');
+    return err.exitCode;
+  }
+  if (ctx.signal.aborted) {
+    ctx.stderr.write('interrupted\n');
+    return EXIT.interrupted;
+  }
+  const e = err as NodeJS.ErrnoException;
+  if (e?.code === 'EPIPE') return EXIT.ok; // the reader went away (payrec … | head)
+  ctx.stderr.write(`error: unexpected internal error: ${e?.message ?? String(err)}\n`);
+  ctx.stderr.write(debug && e?.stack ? e.stack + '\n' : 'hint: run again with --debug for details, and report it\n');
+  return EXIT.internal;
+}

@@ -1,0 +1,157 @@
+import chalk from 'chalk';
+import { openAtomic } from './atomic-file.js';
+import { ConfigStore } from './config-store.js';
+import type { Context } from './context.js';
+import { UsageError } from './errors.js';
+import { ApiClient } from './http.js';
+import { optionSchemas, parseOption } from './options.js';
+import type { OutputOptions } from './output.js';
+import { requireKey, resolveSettings, type Settings } from './settings.js';
+
+// One run of one command: the global options, parsed once, and what they lead to
+// (settings, the HTTP client, where output goes). Commands get everything from here.
+
+/** Global flags as commander hands them over (strings, before validation). */
+export interface GlobalFlags {
+  profile?: string;
+  chain?: string;
+  baseUrl?: string;
+  format?: string;
+  columns?: string;
+  flatten?: string;
+  output?: string;
+  quiet?: boolean;
+  debug?: boolean;
+  color?: boolean;
+  timeout?: string;
+  retries?: string;
+  dryRun?: boolean;
+  emulator?: boolean;
+  csvRaw?: boolean;
+  strict?: boolean;
+}
+
+export interface OutputTarget {
+  stream: NodeJS.WritableStream;
+  commit(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+export class Session {
+  readonly store: ConfigStore;
+  readonly format: OutputOptions['format'];
+  readonly columns?: string[];
+  readonly quiet: boolean;
+  readonly color: boolean;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private settingsP?: Promise<Settings>;
+  private clientP?: Promise<ApiClient>;
+  private cleanups: (() => Promise<void>)[] = [];
+  private warned = new Set<string>();
+
+  constructor(
+    readonly ctx: Context,
+    readonly flags: GlobalFlags,
+  ) {
+    this.store = new ConfigStore(ctx.env);
+    const envFormat = ctx.env.PAYREC_FORMAT;
+    this.format = parseOption(optionSchemas.format, flags.format ?? envFormat ?? 'table', '--format');
+    this.columns = flags.columns === undefined ? undefined : parseColumns(flags.columns);
+    this.quiet = Boolean(flags.quiet);
+    // --no-color, NO_COLOR (any value) and a non-terminal all turn colour off.
+    this.color = flags.color !== false && !('NO_COLOR' in ctx.env) && ctx.stdoutIsTTY;
+    chalk.level = this.color ? chalk.level || 1 : 0;
+    this.timeoutMs = parseOption(optionSchemas.timeout, flags.timeout ?? '30', '--timeout') * 1000;
+    this.retries = parseOption(optionSchemas.retries, flags.retries ?? '3', '--retries');
+  }
+
+  settings(): Promise<Settings> {
+    this.settingsP ??= this.loadSettings();
+    return this.settingsP;
+  }
+
+  private async loadSettings(): Promise<Settings> {
+    const s = await resolveSettings(this.flags, this.ctx.env, this.store);
+    if (!this.flags.emulator) return s;
+    // --emulator: an in-process emulator on an ephemeral loopback port, with its demo key.
+    const { startEmulator } = await import('../emulator/index.js');
+    const emulator = await startEmulator({ port: 0 });
+    this.cleanups.push(() => emulator.close());
+    return { ...s, baseUrl: emulator.url, apiKey: emulator.keyFor(s.chain), sources: { ...s.sources, baseUrl: 'flag', apiKey: 'flag' } };
+  }
+
+  client(): Promise<ApiClient> {
+    this.clientP ??= this.settings().then((s) => {
+      const client = new ApiClient({
+        baseUrl: s.baseUrl,
+        chain: s.chain,
+        apiKey: this.flags.dryRun ? '' : requireKey(s),
+        timeoutMs: this.timeoutMs,
+        retries: this.retries,
+        signal: this.ctx.signal,
+        debug: this.flags.debug ? (line) => this.ctx.stderr.write(`debug: ${line}\n`) : undefined,
+        onRetry: (m) => this.notice(m),
+        dryRun: this.flags.dryRun ? (curl) => this.ctx.stdout.write(curl + '\n') : undefined,
+      });
+      this.cleanups.push(() => client.close());
+      return client;
+    });
+    return this.clientP;
+  }
+
+  /** Output options for the chosen format; --columns are validated by the caller. */
+  output(kind: 'list' | 'single', defaultColumns: string[]): OutputOptions {
+    return {
+      format: this.format,
+      kind,
+      columns: this.columns,
+      defaultColumns,
+      flatten: this.flags.flatten,
+      csvRaw: Boolean(this.flags.csvRaw),
+      tty: this.ctx.stdoutIsTTY && !this.flags.output,
+      color: this.color && !this.flags.output,
+      width: this.ctx.columns,
+    };
+  }
+
+  /** stdout, or --output FILE written atomically. */
+  async openOutput(): Promise<OutputTarget> {
+    const file = this.flags.output;
+    if (!file) {
+      return { stream: this.ctx.stdout, commit: async () => {}, abort: async () => {} };
+    }
+    try {
+      const target = await openAtomic(file);
+      this.cleanups.unshift(() => target.abort());
+      return target;
+    } catch (err) {
+      throw new UsageError(`cannot write --output "${file}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    }
+  }
+
+  /** A warning for the user: stderr, once per distinct text, silenced by --quiet. */
+  warn(message: string): void {
+    if (this.quiet || this.warned.has(message)) return;
+    this.warned.add(message);
+    this.ctx.stderr.write(`warning: ${message}\n`);
+  }
+
+  /** Progress and hints: only for a person at a terminal. */
+  notice(message: string): void {
+    if (this.quiet || !this.ctx.stderrIsTTY) return;
+    this.ctx.stderr.write(message + '\n');
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.cleanups.splice(0)) await c().catch(() => {});
+  }
+}
+
+function parseColumns(raw: string): string[] {
+  const cols = raw.split(',').map((c) => c.trim());
+  if (cols.length === 0 || cols.some((c) => !/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/.test(c))) {
+    throw new UsageError(`invalid --columns "${raw}": expected field names separated by commas, such as timestamp,amount,token`);
+  }
+  return cols;
+}

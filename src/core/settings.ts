@@ -1,0 +1,89 @@
+import { chain as chainSchema } from '../registry/validators.js';
+import type { ConfigStore, Profile } from './config-store.js';
+import { PayrecError, EXIT, UsageError } from './errors.js';
+import { checkBaseUrl } from './http.js';
+
+// Where each setting comes from, in order: flag > environment > profile > default.
+
+export const DEFAULT_BASE_URL = 'https://api.8pay.network';
+export const DEFAULT_CHAIN = 'bsc';
+
+export type Source = 'flag' | 'env' | 'profile' | 'default';
+
+export interface Settings {
+  profile: string;
+  chain: string;
+  baseUrl: string;
+  apiKey?: string;
+  sources: { chain: Source; baseUrl: string; apiKey?: Source; profile: Source };
+}
+
+export interface SettingFlags {
+  profile?: string;
+  chain?: string;
+  baseUrl?: string;
+}
+
+export async function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, store: ConfigStore): Promise<Settings> {
+  const [profile, profileSource] = pick(flags.profile, env.PAYREC_PROFILE, undefined);
+  // Read the store only when a profile could matter: env alone is enough for CI.
+  const needStore = !(flags.chain ?? env.PAYREC_CHAIN) || !(flags.baseUrl ?? env.PAYREC_BASE_URL) || !env.PAYREC_API_KEY;
+  const name = profile ?? (needStore ? await store.currentProfileName() : 'default');
+  const stored: Profile = needStore ? ((await store.profile(name)) ?? {}) : {};
+  if (profile && needStore && !(await store.profile(name))) {
+    throw new UsageError(`no profile named "${name}"`, 'list them with: payrec config profiles');
+  }
+
+  const [chain, chainSource] = pick(flags.chain, env.PAYREC_CHAIN, stored.chain);
+  const [baseUrl, baseUrlSource] = pick(flags.baseUrl, env.PAYREC_BASE_URL, stored.baseUrl);
+  const [apiKey, apiKeySource] = pick(undefined, env.PAYREC_API_KEY, stored.apiKey);
+
+  const settings: Settings = {
+    profile: name,
+    chain: chain ?? DEFAULT_CHAIN,
+    baseUrl: baseUrl ?? DEFAULT_BASE_URL,
+    apiKey,
+    sources: { profile: profileSource, chain: chainSource, baseUrl: baseUrlSource, apiKey: apiKey ? apiKeySource : undefined },
+  };
+  validateSettings(settings);
+  return settings;
+}
+
+export function validateSettings(s: Settings): void {
+  const chain = chainSchema.safeParse(s.chain);
+  if (!chain.success) throw new UsageError(`invalid --chain "${printable(s.chain)}": ${chain.error.issues[0].message}`);
+  checkBaseUrl(s.baseUrl);
+  if (s.apiKey !== undefined) checkApiKey(s.apiKey);
+}
+
+export function checkApiKey(key: string): void {
+  // Never echo the key itself, not even in this message.
+  if (key.length === 0) throw new UsageError('the API key is empty');
+  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(key)) {
+    throw new UsageError('the API key contains whitespace, a newline or a control character', 'copy the key again without line breaks');
+  }
+  if (key.length > 512) throw new UsageError('the API key is longer than 512 characters');
+}
+
+export function requireKey(s: Settings): string {
+  if (!s.apiKey) {
+    throw new PayrecError(
+      `no API key for profile "${s.profile}" (chain ${s.chain})`,
+      EXIT.auth,
+      'set PAYREC_API_KEY, run payrec auth login, or try payrec --emulator …',
+    );
+  }
+  return s.apiKey;
+}
+
+function pick(flag: string | undefined, env: string | undefined, profile: string | undefined): [string | undefined, Source] {
+  if (flag !== undefined) return [flag, 'flag'];
+  if (env !== undefined && env !== '') return [env, 'env'];
+  if (profile !== undefined) return [profile, 'profile'];
+  return [undefined, 'default'];
+}
+
+/** Shows a user's value in a message without letting it break the terminal. */
+export function printable(s: string): string {
+  return JSON.stringify(s).slice(1, -1);
+}
