@@ -6,6 +6,7 @@ import { EXIT, InterruptedError } from './core/errors.js';
 import { removePendingFiles } from './core/atomic-file.js';
 import { addRegistryCommands } from './commands/registry-commands.js';
 import { addEmulatorCommands } from './commands/emulator.js';
+import { addCompletionCommand } from './commands/completion.js';
 import pkg from '../package.json' with { type: 'json' };
 
 // Assembles the command tree: global flags, commands generated from the registry,
@@ -42,6 +43,7 @@ export function buildProgram(ctx: Context): Command {
   const action = makeAction(ctx);
   addRegistryCommands(program, action);
   addEmulatorCommands(program, action);
+  addCompletionCommand(program, action);
   applyToTree(program, (c) => {
     c.exitOverride();
     c.configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => ctx.stderr.write(s) });

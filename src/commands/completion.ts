@@ -1,0 +1,29 @@
+import type { Command } from 'commander';
+import type { CommandAction } from '../core/action.js';
+import { UsageError } from '../core/errors.js';
+import { completionModel } from '../completion/model.js';
+import { SHELLS, type Shell } from '../completion/scripts.js';
+
+export function addCompletionCommand(program: Command, action: CommandAction): void {
+  program
+    .command('completion')
+    .description('Print the shell completion script for bash, zsh or fish')
+    .argument('<shell>', 'bash, zsh or fish')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ source <(payrec completion bash)\n  $ payrec completion zsh > "${fpath[1]}/_payrec"\n  $ payrec completion fish > ~/.config/fish/completions/payrec.fish\n',
+    )
+    .action(
+      action(async (session, cmd) => {
+        const shell = cmd.args[0];
+        if (!(shell in SHELLS)) throw new UsageError(`invalid <shell> "${shell}": expected bash, zsh or fish`);
+        session.ctx.stdout.write(SHELLS[shell as Shell](completionModel(rootOf(cmd))));
+      }),
+    );
+}
+
+function rootOf(cmd: Command): Command {
+  let c = cmd;
+  while (c.parent) c = c.parent;
+  return c;
+}

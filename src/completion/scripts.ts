@@ -1,0 +1,163 @@
+import { allNodes, type CompletionModel } from './model.js';
+
+// Completion scripts for bash, zsh and fish. All three share one design: a table of
+// (path, word) → child path, and per path the words and flags to offer; only the
+// glue that talks to each shell differs.
+
+const HEADER = '# payrec shell completion. Generated from the command tree by `payrec completion`; do not edit.';
+
+/** `case` arms in the syntax bash and zsh share. */
+function shCaseTables(m: CompletionModel): string {
+  const nodes = allNodes(m.root);
+  const child = nodes.flatMap((n) =>
+    n.children.flatMap((c) => c.names.map((name) => `    '${n.path.join(' ')}|${name}') echo '${c.path.join(' ')}' ;;`)),
+  );
+  const words = nodes.map((n) => `    '${n.path.join(' ')}') echo '${n.children.map((c) => c.names[0]).join(' ')}' ;;`);
+  const flags = nodes.map((n) => `    '${n.path.join(' ')}') echo '${n.flags.join(' ')}' ;;`);
+  const values = Object.entries(m.values).map(([f, v]) => `    ${f}) echo '${v.join(' ')}' ;;`);
+  return `_payrec_child() {
+  case "$1|$2" in
+${child.join('\n')}
+    *) return 1 ;;
+  esac
+}
+_payrec_words() {
+  case "$1" in
+${words.join('\n')}
+  esac
+}
+_payrec_flags() {
+  case "$1" in
+${flags.join('\n')}
+  esac
+}
+_payrec_values() {
+  case "$1" in
+${values.join('\n')}
+    *) return 1 ;;
+  esac
+}
+_payrec_takes_value() {
+  case "$1" in
+    ${m.valueFlags.join('|')}) return 0 ;;
+  esac
+  return 1
+}
+# Walks the words before the cursor to the command they name (aliases resolved).
+_payrec_path() {
+  local path="" skip=0 w next
+  for w in "$@"; do
+    if [ "$skip" = 1 ]; then skip=0; continue; fi
+    case "$w" in
+      -*) _payrec_takes_value "$w" && skip=1; continue ;;
+    esac
+    next=$(_payrec_child "$path" "$w") && path="$next"
+  done
+  echo "$path"
+}`;
+}
+
+export function bashScript(m: CompletionModel): string {
+  return `${HEADER}
+# Install: source <(payrec completion bash)   or copy to /etc/bash_completion.d/payrec
+${shCaseTables(m)}
+_payrec() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" path values
+  path=$(_payrec_path "\${COMP_WORDS[@]:1:COMP_CWORD-1}")
+  if values=$(_payrec_values "$prev"); then
+    COMPREPLY=($(compgen -W "$values" -- "$cur")); return
+  fi
+  case "$prev" in
+    -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+  esac
+  if _payrec_takes_value "$prev"; then COMPREPLY=(); return; fi
+  if [[ "$cur" == -* ]]; then
+    COMPREPLY=($(compgen -W "$(_payrec_flags "$path") $(_payrec_flags '')" -- "$cur"))
+  else
+    COMPREPLY=($(compgen -W "$(_payrec_words "$path")" -- "$cur"))
+  fi
+}
+complete -o default -F _payrec payrec
+`;
+}
+
+export function zshScript(m: CompletionModel): string {
+  return `#compdef payrec
+${HEADER}
+# Install: payrec completion zsh > "\${fpath[1]}/_payrec"   (then restart zsh)
+${shCaseTables(m)}
+_payrec() {
+  local cur=\${words[CURRENT]} prev=\${words[CURRENT-1]} path values
+  path=$(_payrec_path "\${(@)words[2,CURRENT-1]}")
+  if values=$(_payrec_values "$prev"); then compadd -- \${=values}; return; fi
+  case "$prev" in
+    -o|--output) _files; return ;;
+  esac
+  if _payrec_takes_value "$prev"; then return; fi
+  if [[ "$cur" == -* ]]; then
+    compadd -- \${=$(_payrec_flags "$path")} \${=$(_payrec_flags '')}
+  else
+    compadd -- \${=$(_payrec_words "$path")}
+  fi
+}
+compdef _payrec payrec
+`;
+}
+
+export function fishScript(m: CompletionModel): string {
+  const nodes = allNodes(m.root);
+  const arm = (key: string, out: string) => `        case '${key}'\n            ${out}`;
+  const child = nodes.flatMap((n) => n.children.flatMap((c) => c.names.map((name) => arm(`${n.path.join(' ')}|${name}`, `echo '${c.path.join(' ')}'`))));
+  const words = nodes.map((n) => arm(n.path.join(' '), `printf '%s\\n' ${n.children.map((c) => c.names[0]).join(' ')}`));
+  const flags = nodes.map((n) => arm(n.path.join(' '), `printf '%s\\n' ${n.flags.join(' ')}`));
+  const values = Object.entries(m.values).map(([f, v]) => arm(f, `printf '%s\\n' ${v.join(' ')}`));
+  const table = (name: string, arms: string[]) =>
+    `function ${name}\n    switch "$argv[1]"\n${arms.join('\n')}\n        case '*'\n            return 1\n    end\nend`;
+  return `${HEADER}
+# Install: payrec completion fish > ~/.config/fish/completions/payrec.fish
+function __payrec_child
+    switch "$argv[1]|$argv[2]"
+${child.join('\n')}
+        case '*'
+            return 1
+    end
+end
+${table('__payrec_words', words)}
+${table('__payrec_flags', flags)}
+${table('__payrec_values', values)}
+function __payrec_complete
+    set -l words (commandline -opc)
+    set -l cur (commandline -ct)
+    set -l path ''
+    set -l skip 0
+    for w in $words[2..-1]
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        if string match -q -- '-*' $w
+            contains -- $w ${m.valueFlags.join(' ')}; and set skip 1
+            continue
+        end
+        set -l next (__payrec_child "$path" $w); and set path $next
+    end
+    set -l prev $words[-1]
+    __payrec_values $prev; and return
+    if contains -- $prev -o --output
+        __fish_complete_path $cur
+        return
+    end
+    contains -- $prev ${m.valueFlags.join(' ')}; and return
+    if string match -q -- '-*' $cur
+        __payrec_flags $path
+        test -n "$path"; and __payrec_flags ''
+    else
+        __payrec_words $path
+    end
+end
+complete -c payrec -f -a '(__payrec_complete)'
+`;
+}
+
+export const SHELLS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
+export type Shell = keyof typeof SHELLS;
