@@ -7,6 +7,8 @@ import { removePendingFiles } from './core/atomic-file.js';
 import { addRegistryCommands } from './commands/registry-commands.js';
 import { addEmulatorCommands } from './commands/emulator.js';
 import { addCompletionCommand } from './commands/completion.js';
+import { addAuthCommands } from './commands/auth.js';
+import { addConfigCommands } from './commands/config.js';
 import pkg from '../package.json' with { type: 'json' };
 
 // Assembles the command tree: global flags, commands generated from the registry,
@@ -43,6 +45,8 @@ export function buildProgram(ctx: Context): Command {
   const action = makeAction(ctx);
   addRegistryCommands(program, action);
   addEmulatorCommands(program, action);
+  addAuthCommands(program, action);
+  addConfigCommands(program, action);
   addCompletionCommand(program, action);
   applyToTree(program, (c) => {
     c.exitOverride();

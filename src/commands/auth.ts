@@ -1,0 +1,116 @@
+import type { Command } from 'commander';
+import type { CommandAction } from '../core/action.js';
+import { ApiError, EXIT, PayrecError, UsageError } from '../core/errors.js';
+import { ApiClient } from '../core/http.js';
+import { ask, askHidden, readAll } from '../core/prompt.js';
+import type { Session } from '../core/session.js';
+import { checkApiKey, DEFAULT_BASE_URL, DEFAULT_CHAIN, validateSettings, type Settings } from '../core/settings.js';
+import { KNOWN_CHAINS } from '../registry/validators.js';
+
+// `payrec auth login|status|logout`. The key is read from a hidden prompt or stdin,
+// never from argv, and is shown only as its last four characters.
+
+export function maskKey(key: string | undefined): string {
+  if (!key) return '(none)';
+  return key.length <= 8 ? '****' : `****${key.slice(-4)}`;
+}
+
+/** One cheap authenticated request: the first short url of the caller, if any. */
+async function keyWorks(session: Session, s: Settings, apiKey: string): Promise<{ ok: boolean; reason?: string }> {
+  const client = new ApiClient({
+    baseUrl: s.baseUrl,
+    chain: s.chain,
+    apiKey,
+    timeoutMs: 15_000,
+    retries: 1,
+    signal: session.ctx.signal,
+    debug: session.flags.debug ? (l) => session.ctx.stderr.write(`debug: ${l}\n`) : undefined,
+  });
+  try {
+    await client.json({ method: 'GET', path: '/fixed-recurring/short-urls', query: { limit: 1 } });
+    return { ok: true };
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return { ok: false, reason: 'the key was rejected' };
+    throw err;
+  } finally {
+    await client.close();
+  }
+}
+
+export function addAuthCommands(program: Command, action: CommandAction): void {
+  const auth = program.command('auth').description('Log in with an API key, check it, log out');
+
+  auth
+    .command('login')
+    .description('Store an API key for a profile (read from a hidden prompt, or from stdin when piped)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ payrec auth login --chain sandbox\n  $ printf %s "$KEY" | payrec auth login --profile ci --chain bsc\n\nKeys are per chain: a bsc key does not work on polygon. The key is checked with one request before it is saved.\n',
+    )
+    .action(
+      action(async (session) => {
+        const { ctx, flags } = session;
+        const profile = flags.profile ?? ctx.env.PAYREC_PROFILE ?? 'default';
+        let chain = flags.chain ?? ctx.env.PAYREC_CHAIN;
+        if (!chain && ctx.stdinIsTTY) chain = (await ask(ctx, `Chain (${KNOWN_CHAINS.join(', ')}) [${DEFAULT_CHAIN}]: `)) || undefined;
+        const baseUrl = flags.baseUrl ?? ctx.env.PAYREC_BASE_URL ?? DEFAULT_BASE_URL;
+        const s: Settings = {
+          profile,
+          chain: chain ?? DEFAULT_CHAIN,
+          baseUrl,
+          sources: { profile: 'flag', chain: 'flag', baseUrl: 'flag' },
+        };
+        validateSettings(s);
+        const key = ctx.stdinIsTTY ? await askHidden(ctx, `API key for ${s.chain}: `) : (await readAll(ctx.stdin, 4096)).replace(/\r?\n$/, '');
+        checkApiKey(key);
+        const check = await keyWorks(session, s, key);
+        if (!check.ok) throw new PayrecError(`not saved: ${check.reason} by ${s.baseUrl} for chain ${s.chain}`, EXIT.auth, 'keys are per chain: check --chain');
+        await session.store.saveProfile(profile, {
+          chain: s.chain,
+          ...(baseUrl !== DEFAULT_BASE_URL ? { baseUrl } : {}),
+          apiKey: key,
+        });
+        await session.store.setCurrentProfile(profile);
+        ctx.stderr.write(`Logged in: profile ${profile}, chain ${s.chain}, ${s.baseUrl}, key ${maskKey(key)}\n`);
+      }),
+    );
+
+  auth
+    .command('status')
+    .description('Show the profile, chain, base URL and key in use (last 4 characters) and whether the key works')
+    .addHelpText('after', '\nExamples:\n  $ payrec auth status\n  $ payrec auth status --profile ci -f json\n')
+    .action(
+      action(async (session) => {
+        const s = await session.settings();
+        const check = s.apiKey ? await keyWorks(session, s, s.apiKey) : { ok: false, reason: 'no key' };
+        const status = {
+          profile: s.profile,
+          chain: s.chain,
+          baseUrl: s.baseUrl,
+          key: maskKey(s.apiKey),
+          keySource: s.sources.apiKey ?? 'none',
+          works: check.ok,
+          ...(check.reason ? { reason: check.reason } : {}),
+          configFile: await session.store.path(),
+        };
+        if (session.format === 'json') session.ctx.stdout.write(JSON.stringify(status, null, 2) + '\n');
+        else for (const [k, v] of Object.entries(status)) session.ctx.stdout.write(`${k}\t${v}\n`);
+        if (!check.ok) throw new PayrecError(`not logged in: ${check.reason}`, EXIT.auth, 'run payrec auth login, or set PAYREC_API_KEY');
+      }),
+    );
+
+  auth
+    .command('logout')
+    .description('Remove the stored key of a profile')
+    .addHelpText('after', '\nExamples:\n  $ payrec auth logout\n  $ payrec auth logout --profile ci\n')
+    .action(
+      action(async (session) => {
+        const name = session.flags.profile ?? session.ctx.env.PAYREC_PROFILE ?? (await session.store.currentProfileName());
+        const profile = await session.store.profile(name);
+        if (!profile?.apiKey) throw new UsageError(`profile "${name}" has no stored key`);
+        const { apiKey: _removed, ...rest } = profile;
+        await session.store.saveProfile(name, rest);
+        session.ctx.stderr.write(`Logged out: the key of profile ${name} was removed\n`);
+      }),
+    );
+}
