@@ -8,6 +8,8 @@ import { addRegistryCommands } from './commands/registry-commands.js';
 import { addEmulatorCommands } from './commands/emulator.js';
 import { addCompletionCommand } from './commands/completion.js';
 import { addAuthCommands } from './commands/auth.js';
+import { addShortUrlWriteCommands } from './commands/short-url-write.js';
+import { addWebhookSetCommand } from './commands/webhook-set.js';
 import { addConfigCommands } from './commands/config.js';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -44,6 +46,9 @@ export function buildProgram(ctx: Context): Command {
   });
   const action = makeAction(ctx);
   addRegistryCommands(program, action);
+  addShortUrlWriteCommands(program, action, 'fixed-recurring');
+  addShortUrlWriteCommands(program, action, 'on-demand');
+  addWebhookSetCommand(program, action);
   addEmulatorCommands(program, action);
   addAuthCommands(program, action);
   addConfigCommands(program, action);

@@ -9,6 +9,7 @@ import type { Session } from '../core/session.js';
 import { parseTime } from '../core/time.js';
 import { printable } from '../core/settings.js';
 import type { CommandAction } from '../core/action.js';
+import { confirm } from '../core/prompt.js';
 
 // The generic builder (Stripe CLI's OperationCmd): every registry entry becomes a
 // command. Entries that share a command path (billings by plan or by subscription)
@@ -68,6 +69,7 @@ function defineOptions(cmd: Command, group: Endpoint[]): void {
       seen.add(f.name);
     }
   }
+  if (group.some((e) => e.confirm)) cmd.option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)');
   if (group.some((e) => e.kind === 'list')) addListOptions(cmd, group.some((e) => e.timeWindow));
   const examples = group.flatMap((e) => e.examples);
   cmd.addHelpText('after', `\nExamples:\n${examples.map((x) => `  $ ${x}`).join('\n')}\n`);
@@ -130,11 +132,23 @@ async function runGroup(session: Session, cmd: Command, group: Endpoint[]): Prom
     const value = opts[f.name];
     if (typeof value === 'string') filters[f.name] = validate(f.schema, value, flagOf(f.name));
   }
+  if (endpoint.confirm) await confirmOrRefuse(session, endpoint, pathValues, opts.yes === true);
   const list = endpoint.kind === 'list' ? parseListFlags(opts as ListFlags, session.ctx.now()) : undefined;
   if (list && !endpoint.timeWindow) {
     list.to = undefined;
   }
   await runEndpoint(session, endpoint, pathValues, filters, list);
+}
+
+async function confirmOrRefuse(session: Session, endpoint: Endpoint, values: Record<string, string>, yes: boolean): Promise<void> {
+  if (yes || session.flags.dryRun) return;
+  const what = `${endpoint.command.slice(0, -1).join(' ')} ${endpoint.params.map((p) => values[p.name]).join(' ')}`.trim();
+  if (!session.ctx.stdinIsTTY || !session.ctx.stderrIsTTY) {
+    throw new UsageError(`refusing to ${endpoint.command.at(-1)} ${what} without --yes (not on a terminal)`);
+  }
+  if (!(await confirm(session.ctx, `${endpoint.command.at(-1)} ${what} on ${(await session.settings()).chain}?`))) {
+    throw new UsageError('cancelled: nothing was deleted');
+  }
 }
 
 /** Picks the endpoint whose flag parameters are exactly those given. */

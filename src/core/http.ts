@@ -186,6 +186,8 @@ export class ApiClient {
       err.retryAfterMs = parseRetryAfter(retryAfter, Date.now());
       throw err;
     }
+    // Writes may answer 204 or an empty 200: nothing to show, not an error.
+    if (text === '' && req.method !== 'GET') return null;
     if (parsed === NOT_JSON) {
       throw new MalformedResponseError(`${label}: the response is not JSON (${describeNonJson(text, contentType)})`);
     }

@@ -30,6 +30,16 @@ export async function runEndpoint(
   const client = await session.client();
   const path = fillPath(endpoint, pathValues);
 
+  if (endpoint.method === 'DELETE') {
+    const body = await client.json({ method: 'DELETE', path });
+    // The answer to a delete is undocumented: show it only to scripts that asked for data.
+    if (body !== null && (outputOptions.format === 'json' || outputOptions.format === 'jsonl')) {
+      session.ctx.stdout.write(JSON.stringify(body) + '\n');
+    }
+    if (!session.quiet) session.ctx.stderr.write(`Deleted ${path.replace(/^\//, '')}\n`);
+    return;
+  }
+
   if (endpoint.kind === 'single') {
     const body = await client.json({ method: endpoint.method, path });
     const record = checkRecord(endpoint, body, session);

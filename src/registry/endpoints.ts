@@ -76,6 +76,19 @@ function shortUrlReads(product: Product): Endpoint[] {
       summary: 'Show one short url',
       examples: [`payrec ${product} short-urls get f9yth`],
     },
+    {
+      ...common,
+      id: `${product}.short-urls.delete`,
+      command: ['short-urls', 'delete'],
+      method: 'DELETE',
+      path: `/${product}/short-urls/:path`,
+      params: [arg('path', v.shortUrlPath, 'short url code, the last segment of its link')],
+      kind: 'single',
+      record: s.deletion,
+      confirm: true,
+      summary: 'Delete a short url (asks first on a terminal; --yes otherwise)',
+      examples: [`payrec ${product} short-urls delete f9yth`, `payrec ${product} short-urls delete f9yth --yes`],
+    },
   ];
 }
 
@@ -202,6 +215,23 @@ export const endpoints: Endpoint[] = [
     collection: 'fixed-recurring/webhooks',
     summary: 'Show the webhook URL of a plan',
     examples: ['payrec fixed-recurring webhook get --plan-id 0x57b2…6bf7'],
+  },
+  {
+    id: 'fixed-recurring.webhook.delete',
+    product: 'fixed-recurring',
+    command: ['webhook', 'delete'],
+    method: 'DELETE',
+    path: '/fixed-recurring/plans/:planId/webhook',
+    params: [planId],
+    filters: [],
+    kind: 'single',
+    timeWindow: false,
+    record: s.deletion,
+    identity: ['webhook'],
+    columns: ['webhook'],
+    collection: 'fixed-recurring/webhooks',
+    summary: 'Remove the webhook of a plan (pending deliveries stop)',
+    examples: ['payrec fixed-recurring webhook delete --plan-id 0x57b2…6bf7'],
   },
 
   ...cancellationReads('variable-recurring'),

@@ -149,6 +149,9 @@ export const notification = z.looseObject({
   extra: z.record(z.string(), z.unknown()).optional(),
 });
 
+/** What a DELETE answers: not documented, so anything goes (an empty body too). */
+export const deletion = z.looseObject({}).nullable();
+
 /** The list envelope every list endpoint answers with. */
 export const envelope = z.looseObject({
   data: z.array(z.unknown()),

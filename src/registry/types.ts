@@ -60,6 +60,11 @@ export interface Endpoint {
   columns: string[];
   /** Emulator collection that holds the records. */
   collection: string;
+  /**
+   * Destructive: ask on a terminal, and require --yes when not on one (DESIGN.md).
+   * The question names the record by its path parameters.
+   */
+  confirm?: boolean;
   /** One line for --help and the README reference. */
   summary: string;
   /** Shown under "Examples" in --help. */

@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import type { CommandAction } from '../core/action.js';
+import { UsageError } from '../core/errors.js';
+import { printable } from '../core/settings.js';
+import { hexId, httpUrl } from '../registry/validators.js';
+import { commandAt, productCommand } from './registry-commands.js';
+
+// `fixed-recurring webhook set --plan-id ID URL`: hand-written because it has a body.
+
+export function addWebhookSetCommand(program: Command, action: CommandAction): void {
+  commandAt(productCommand(program, 'fixed-recurring'), ['webhook'])
+    .command('set')
+    .description('Set the URL that receives the notifications of a plan')
+    .argument('<url>', 'http(s) URL of your receiver')
+    .requiredOption('--plan-id <id>', 'plan id (0x + 64 hex)')
+    .addHelpText('after', '\nExamples:\n  $ payrec fixed-recurring webhook set --plan-id 0x57b2…6bf7 https://shop.example/hooks/payrec\n')
+    .action(
+      action(async (session, cmd) => {
+        const planId = cmd.opts().planId as string;
+        const url = cmd.args[0];
+        const p = hexId.safeParse(planId);
+        if (!p.success) throw new UsageError(`invalid --plan-id "${printable(planId)}": ${p.error.issues[0].message}`);
+        const u = httpUrl.safeParse(url);
+        if (!u.success) throw new UsageError(`invalid <url> "${printable(url)}": ${u.error.issues[0].message}`);
+        const client = await session.client();
+        const body = await client.json({ method: 'PUT', path: `/fixed-recurring/plans/${planId}/webhook`, body: { webhook: url } });
+        if (session.format === 'json' || session.format === 'jsonl') session.ctx.stdout.write(JSON.stringify(body ?? { webhook: url }) + '\n');
+        else if (!session.quiet) session.ctx.stderr.write(`Webhook of plan ${planId} set to ${url}\n`);
+      }),
+    );
+}
