@@ -10,6 +10,8 @@ import { addCompletionCommand } from './commands/completion.js';
 import { addAuthCommands } from './commands/auth.js';
 import { addShortUrlWriteCommands } from './commands/short-url-write.js';
 import { addWebhookSetCommand } from './commands/webhook-set.js';
+import { addWebhookNotificationCommands } from './commands/webhook-notifications.js';
+import { addListenCommand } from './commands/listen.js';
 import { addConfigCommands } from './commands/config.js';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -49,6 +51,8 @@ export function buildProgram(ctx: Context): Command {
   addShortUrlWriteCommands(program, action, 'fixed-recurring');
   addShortUrlWriteCommands(program, action, 'on-demand');
   addWebhookSetCommand(program, action);
+  addWebhookNotificationCommands(program, action);
+  addListenCommand(program, action);
   addEmulatorCommands(program, action);
   addAuthCommands(program, action);
   addConfigCommands(program, action);

@@ -1,0 +1,215 @@
+// One collection of one chain, kept sorted by (timestamp, position) so a time window is
+// two binary searches and a page is a slice: nothing is copied or re-sorted per request.
+// Each record is serialised once; a page body is the join of the stored strings.
+// Fields that filters and path parameters compare with are extracted once into columns,
+// so a filtered scan never parses JSON.
+
+/** A record as a generator or a write route hands it over. */
+export interface StoredRecord {
+  timestamp: number;
+  /** The public record: exactly what the API answers. */
+  record: object;
+  /** Values that are matched but never shown (a billing's planId, a payment's real email, the owner). */
+  internal?: Record<string, string>;
+}
+
+/** `field` must equal `value` (any element of it, for fields that walk an array). */
+export interface Condition {
+  field: string;
+  value: string;
+}
+
+export interface PageQuery {
+  from: number;
+  to: number;
+  sort: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+  where: Condition[];
+}
+
+export interface Page {
+  total: number;
+  bodies: string[];
+}
+
+type KeyValue = string | string[] | undefined;
+
+const HEX = /^0x[0-9a-fA-F]+$/;
+
+/** Addresses and ids compare case-insensitively; everything else exactly. */
+export function normalizeKey(value: string): string {
+  return HEX.test(value) ? value.toLowerCase() : value;
+}
+
+/** Values repeat a lot (a few dozen wallets); memoising keeps one string per value, not per record. */
+const normalized = new Map<string, string>();
+function normalizeShared(value: string): string {
+  let out = normalized.get(value);
+  if (out === undefined) {
+    out = normalizeKey(value);
+    if (normalized.size < 100_000) normalized.set(value, out);
+  }
+  return out;
+}
+
+/** Reads a dotted path where `name[]` walks every element of an array. */
+function extract(record: object, internal: Record<string, string> | undefined, path: string): KeyValue {
+  if (internal && path in internal) return normalizeShared(internal[path]);
+  let values: unknown[] = [record];
+  for (const part of path.split('.')) {
+    const walk = part.endsWith('[]');
+    const name = walk ? part.slice(0, -2) : part;
+    const next: unknown[] = [];
+    for (const v of values) {
+      const child = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[name] : undefined;
+      if (walk && Array.isArray(child)) next.push(...child);
+      else if (!walk && child !== undefined) next.push(child);
+    }
+    values = next;
+  }
+  const strings = values.filter((v) => typeof v !== 'object').map((v) => normalizeShared(String(v)));
+  if (!path.includes('[]')) return strings[0];
+  return strings;
+}
+
+export class RecordStore {
+  private readonly timestamps: number[] = [];
+  private readonly bodies: string[] = [];
+  private readonly columns = new Map<string, KeyValue[]>();
+
+  constructor(keyFields: Iterable<string>) {
+    for (const field of keyFields) this.columns.set(field, []);
+  }
+
+  get size(): number {
+    return this.bodies.length;
+  }
+
+  /**
+   * Inserts after every record with the same or an earlier timestamp, so among equal
+   * timestamps arrival order is the tie-break. O(1) for the newest record.
+   */
+  insert(entry: StoredRecord): number {
+    const n = this.size;
+    const pos = n === 0 || entry.timestamp >= this.timestamps[n - 1] ? n : this.upperBound(entry.timestamp);
+    const body = JSON.stringify(entry.record);
+    if (pos === n) {
+      this.timestamps.push(entry.timestamp);
+      this.bodies.push(body);
+      for (const [field, column] of this.columns) column.push(extract(entry.record, entry.internal, field));
+    } else {
+      this.timestamps.splice(pos, 0, entry.timestamp);
+      this.bodies.splice(pos, 0, body);
+      for (const [field, column] of this.columns) column.splice(pos, 0, extract(entry.record, entry.internal, field));
+    }
+    return pos;
+  }
+
+  remove(pos: number): void {
+    this.timestamps.splice(pos, 1);
+    this.bodies.splice(pos, 1);
+    for (const column of this.columns.values()) column.splice(pos, 1);
+  }
+
+  /** Replaces a record in place; its timestamp (the sort key) must not change. */
+  replace(pos: number, entry: StoredRecord): void {
+    this.bodies[pos] = JSON.stringify(entry.record);
+    for (const [field, column] of this.columns) column[pos] = extract(entry.record, entry.internal, field);
+  }
+
+  body(pos: number): string {
+    return this.bodies[pos];
+  }
+
+  /** Position of the latest record that meets every condition, or -1. */
+  findLast(where: Condition[]): number {
+    const conditions = this.compile(where);
+    if (conditions === undefined) return -1;
+    for (let pos = this.size - 1; pos >= 0; pos--) {
+      if (matches(conditions, pos)) return pos;
+    }
+    return -1;
+  }
+
+  /** Every position that meets the conditions, oldest first. */
+  findAll(where: Condition[]): number[] {
+    const conditions = this.compile(where);
+    const out: number[] = [];
+    if (conditions === undefined) return out;
+    for (let pos = 0; pos < this.size; pos++) if (matches(conditions, pos)) out.push(pos);
+    return out;
+  }
+
+  page(q: PageQuery): Page {
+    const lo = this.lowerBound(q.from);
+    const hi = Math.max(lo, this.upperBound(q.to));
+    const asc = q.sort === 'asc';
+    if (q.where.length === 0) {
+      const total = hi - lo;
+      const count = Math.max(0, Math.min(q.limit, total - q.offset));
+      if (count === 0) return { total, bodies: [] };
+      if (asc) return { total, bodies: this.bodies.slice(lo + q.offset, lo + q.offset + count) };
+      const bodies = new Array<string>(count);
+      for (let i = 0, pos = hi - 1 - q.offset; i < count; i++, pos--) bodies[i] = this.bodies[pos];
+      return { total, bodies };
+    }
+    const conditions = this.compile(q.where);
+    if (conditions === undefined) return { total: 0, bodies: [] };
+    const bodies: string[] = [];
+    let total = 0;
+    const end = q.offset + q.limit;
+    for (let i = 0; i < hi - lo; i++) {
+      const pos = asc ? lo + i : hi - 1 - i;
+      if (!matches(conditions, pos)) continue;
+      if (total >= q.offset && total < end) bodies.push(this.bodies[pos]);
+      total++;
+    }
+    return { total, bodies };
+  }
+
+  /** Conditions bound to their columns; undefined when a field is not indexed (nothing matches). */
+  private compile(where: Condition[]): [KeyValue[], string][] | undefined {
+    const out: [KeyValue[], string][] = [];
+    for (const c of where) {
+      const column = this.columns.get(c.field);
+      if (column === undefined) return undefined;
+      out.push([column, normalizeKey(c.value)]);
+    }
+    return out;
+  }
+
+  /** First position with timestamp >= t. */
+  private lowerBound(t: number): number {
+    let lo = 0;
+    let hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.timestamps[mid] < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** First position with timestamp > t. */
+  private upperBound(t: number): number {
+    let lo = 0;
+    let hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.timestamps[mid] <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+function matches(conditions: [KeyValue[], string][], pos: number): boolean {
+  for (const [column, value] of conditions) {
+    const actual = column[pos];
+    if (actual === value) continue;
+    if (Array.isArray(actual) && actual.includes(value)) continue;
+    return false;
+  }
+  return true;
+}

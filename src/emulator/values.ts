@@ -1,0 +1,108 @@
+import type { Random } from './prng.js';
+
+// Realistic field values: ids, addresses, amounts, statuses and free text, including the
+// hostile text a client must print safely (escapes, RTL, newlines, CSV and formula traps).
+
+export const hexId = (r: Random): string => `0x${r.hex(64)}`;
+
+/** Mixed case, as checksummed addresses are, so case-insensitive matching is exercised. */
+export function address(r: Random): string {
+  let out = '0x';
+  for (const c of r.hex(40)) out += c >= 'a' && r.chance(0.5) ? c.toUpperCase() : c;
+  return out;
+}
+
+export function uuid(r: Random): string {
+  const h = r.hex(32);
+  const variant = '89ab'[r.int(0, 3)];
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Fraction digits without trailing zeros ('' when all are zero). */
+function fraction(r: Random, max: number): string {
+  return r.digits(r.int(0, max)).replace(/0+$/, '');
+}
+
+/**
+ * A token amount as a decimal string: mostly everyday values with up to 18 decimals,
+ * sometimes dust, and now and then a 25–30 digit integer part that overflows a double.
+ */
+export function amount(r: Random): string {
+  const roll = r.float();
+  let whole: string;
+  if (roll < 0.04) whole = r.digits(r.int(25, 30), true);
+  else if (roll < 0.14) whole = '0';
+  else whole = String(r.int(1, 9999));
+  let frac = fraction(r, 18);
+  if (whole === '0' && frac === '') frac = `${r.digits(r.int(0, 17))}${r.int(1, 9)}`;
+  return frac === '' ? whole : `${whole}.${frac}`;
+}
+
+/** A fee: small, often a fraction of a unit. */
+export function fee(r: Random): string {
+  const whole = r.chance(0.8) ? '0' : String(r.int(1, 20));
+  const frac = `${r.digits(r.int(1, 17))}${r.int(1, 9)}`;
+  return `${whole}.${frac}`;
+}
+
+export function transactionStatus(r: Random): string {
+  const roll = r.float();
+  if (roll < 0.9) return 'confirmed';
+  return roll < 0.96 ? 'pending' : 'failed';
+}
+
+export const TOKENS_BY_CHAIN: Record<string, readonly string[]> = {
+  bsc: ['USDT', 'BUSD', '8PAY', 'BNB', 'USDC'],
+  ethereum: ['ETH', 'USDT', 'USDC', 'DAI', '8PAY'],
+  polygon: ['MATIC', 'USDT', 'USDC', '8PAY', 'DAI'],
+  sandbox: ['USDT', 'BUSD', '8PAY', 'BNB', 'USDC'],
+};
+
+/** Text that breaks naive output: each line targets a different mistake. */
+export const HOSTILE_TEXT: readonly string[] = [
+  'Café ☕ & croissant 🥐',
+  'اشتراك شهري',
+  'מנוי חודשי',
+  'Invoice, "final", v2',
+  'Line one\nLine two',
+  '\u001b[31mRED ALERT\u001b[0m',
+  '\u001b]0;pwned\u0007Renamed window',
+  '=HYPERLINK("http://example.com","click")',
+  '+1-555-0100',
+  '@SUM(A1:A9)',
+  '-2+3',
+  'tab\tseparated',
+  '\u202eevil.exe\u202c',
+  '👨‍👩‍👧‍👦 family plan',
+];
+
+export const DESCRIPTIONS: readonly string[] = [
+  'Ebook', 'Monthly membership', 'Pro plan', 'Coffee beans 1kg', 'Consulting hour', 'Concert ticket',
+  'Donation', 'Cloud storage', 'Online course', 'Newsletter', 'Gym access', 'Domain renewal',
+];
+
+export const CATEGORIES: readonly string[] = ['Shop', 'Services', 'Donation', 'Subscription', 'Food & Drink', 'Education'];
+
+export const TAGS: readonly string[] = [
+  'ebook_859294', 'order_1001', 'order_1002', 'invoice-2025-07', 'spring_sale', 'vip', 'referral_42', 'b2b',
+];
+
+/** Tags that are hostile yet still valid filter values (no control characters). */
+export const HOSTILE_TAGS: readonly string[] = ['promo,"spring"', '🎁gift', '=1+1', '@home', 'שלום'];
+
+export const EMAILS: readonly string[] = [
+  'ana@example.com', 'bo.li@example.org', 'chris+shop@example.net', 'dana@example.com',
+  'eli@example.io', 'fatima@example.org', 'gus@example.com', 'hana@example.net',
+];
+
+/** Everyday text most of the time, hostile text in about one record out of ten. */
+export function freeText(r: Random, everyday: readonly string[]): string {
+  return r.chance(0.1) ? r.pick(HOSTILE_TEXT) : r.pick(everyday);
+}
+
+export function tag(r: Random): string {
+  return r.chance(0.1) ? r.pick(HOSTILE_TAGS) : r.pick(TAGS);
+}
+
+/** The hidden form of an email, as the API returns it. */
+export const HIDDEN_EMAIL = '********';

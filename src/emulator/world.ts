@@ -1,0 +1,178 @@
+import { DOC_PLAN_ID, DOC_RECEIVER, DOC_SENDER, DOC_SHORT_URL } from './doc-examples.js';
+import { Random, hashString, mixSeed } from './prng.js';
+import * as val from './values.js';
+
+// The small, fixed cast of one chain: plans, subscriptions, strategies, schedules and
+// wallets. Every generated record picks from it, so filters such as --plan-id or
+// --sender find records, and billings of a subscription name that subscription's plan.
+
+export const SUBSCRIPTION_PRODUCTS = ['fixed-recurring', 'variable-recurring', 'on-demand'] as const;
+export type SubscriptionProduct = (typeof SUBSCRIPTION_PRODUCTS)[number];
+
+const PLANS_PER_PRODUCT = 5;
+const SUBSCRIPTIONS_PER_PRODUCT = 40;
+
+export interface Plan {
+  id: string;
+  token: string;
+  amount: string;
+  /** The plan admin's wallet: receives the payments. */
+  receiver: string;
+  periodDays: number;
+}
+
+export interface Subscription {
+  id: string;
+  planId: string;
+  subscriber: string;
+}
+
+export interface Strategy {
+  id: string;
+  inputToken: string;
+}
+
+export interface Schedule {
+  id: string;
+  sender: string;
+  receiver: string;
+  token: string;
+}
+
+/** A short url present from the start; `owner` is the user part of the key ('' = the demo key). */
+export interface SeedShortUrl {
+  product: 'fixed-recurring' | 'on-demand';
+  owner: string;
+  record: ShortUrlRecord;
+}
+
+export interface ShortUrlRecord {
+  path: string;
+  name: string;
+  planId: string;
+  createdAt: number;
+  updatedAt: number;
+  params: { callbackSuccess?: string; callbackError?: string; extra?: Record<string, string> };
+  link: string;
+}
+
+export interface WorldOptions {
+  seed: number;
+  records: number;
+  /** Unix seconds: generated timestamps lie in the 365 days before it. */
+  now: number;
+}
+
+export class World {
+  readonly tokens: readonly string[];
+  readonly plans = {} as Record<SubscriptionProduct, Plan[]>;
+  readonly subscriptions = {} as Record<SubscriptionProduct, Subscription[]>;
+  readonly strategies: Strategy[] = [];
+  readonly schedules: Schedule[] = [];
+  /** Customers: senders of payments, subscribers. */
+  readonly payers: string[];
+  /** Merchants and plan admins: receivers. */
+  readonly merchants: string[];
+  /** Operational accounts: trigger billings and forced cancellations. */
+  readonly operators: string[];
+  readonly shortUrls: SeedShortUrl[] = [];
+  private readonly planById = new Map<string, Plan>();
+  private readonly base: number;
+
+  constructor(
+    readonly chain: string,
+    readonly options: WorldOptions,
+  ) {
+    this.base = mixSeed(options.seed, hashString(chain));
+    const r = new Random(mixSeed(this.base, hashString('world')));
+    this.tokens = val.TOKENS_BY_CHAIN[chain] ?? val.TOKENS_BY_CHAIN.bsc;
+    this.payers = [DOC_SENDER, ...Array.from({ length: 23 }, () => val.address(r))];
+    this.merchants = [DOC_RECEIVER, ...Array.from({ length: 7 }, () => val.address(r))];
+    this.operators = Array.from({ length: 3 }, () => val.address(r));
+
+    for (const product of SUBSCRIPTION_PRODUCTS) {
+      const plans = Array.from({ length: PLANS_PER_PRODUCT }, (_, i) => ({
+        id: product === 'fixed-recurring' && i === 0 ? DOC_PLAN_ID : val.hexId(r),
+        token: r.pick(this.tokens),
+        amount: String(r.pick([5, 9.99, 10, 25, 49.5, 100])),
+        receiver: this.merchants[i % this.merchants.length],
+        periodDays: r.pick([7, 30, 30, 365]),
+      }));
+      this.plans[product] = plans;
+      for (const plan of plans) this.planById.set(plan.id, plan);
+      this.subscriptions[product] = Array.from({ length: SUBSCRIPTIONS_PER_PRODUCT }, (_, i) => ({
+        id: val.hexId(r),
+        planId: plans[i % plans.length].id,
+        subscriber: r.pick(this.payers),
+      }));
+    }
+    for (let i = 0; i < 10; i++) this.strategies.push({ id: val.hexId(r), inputToken: r.pick(this.tokens) });
+    for (let i = 0; i < 10; i++) {
+      this.schedules.push({ id: val.hexId(r), sender: r.pick(this.payers), receiver: r.pick(this.merchants), token: r.pick(this.tokens) });
+    }
+    this.seedShortUrls(r);
+  }
+
+  plan(id: string): Plan | undefined {
+    return this.planById.get(id);
+  }
+
+  /** Seed of the record at `index` of a collection: records are generated independently. */
+  recordSeed(collection: string, index: number): number {
+    return mixSeed(this.base, hashString(collection), index);
+  }
+
+  /** Seed of a whole collection (its timestamps). */
+  collectionSeed(collection: string): number {
+    return mixSeed(this.base, hashString(collection), 0xffffffff);
+  }
+
+  /**
+   * Id of the index-th one-time payment. A separate stream from the record itself, so
+   * transfers and fixtures can name payments without generating the collection.
+   */
+  oneTimePaymentId(index: number): string {
+    return val.hexId(new Random(this.recordSeed('one-time/payments#id', index)));
+  }
+
+  walletToWalletPaymentId(index: number): string {
+    return val.uuid(new Random(this.recordSeed('wallet-to-wallet/payments#id', index)));
+  }
+
+  private seedShortUrls(r: Random): void {
+    this.shortUrls.push({ product: 'fixed-recurring', owner: '', record: structuredClone(DOC_SHORT_URL) });
+    const taken = new Set([DOC_SHORT_URL.path]);
+    for (const product of ['fixed-recurring', 'on-demand'] as const) {
+      for (let i = 0; i < 7; i++) {
+        let path = shortPath(r);
+        while (taken.has(path)) path = shortPath(r);
+        taken.add(path);
+        const createdAt = this.options.now - r.int(1, 365 * 86400);
+        const extra: Record<string, string> = r.chance(0.7) ? { campaign: r.pick(['spring', 'launch', 'retarget']), source: r.pick(['twitter', 'newsletter', 'qr']) } : {};
+        this.shortUrls.push({
+          product,
+          // The last two belong to another user: lists must not show them to the demo key.
+          owner: i < 5 ? '' : 'other',
+          record: {
+            path,
+            name: val.freeText(r, ['Twitter bio', 'Newsletter footer', 'QR code at the counter', 'Partner site', 'Launch promo']),
+            planId: r.pick(this.plans[product]).id,
+            createdAt,
+            updatedAt: createdAt + r.int(0, 86400),
+            params: { callbackSuccess: 'https://shop.example.com/thanks', callbackError: 'https://shop.example.com/sorry', extra },
+            link: `https://8pay.me/${path}`,
+          },
+        });
+      }
+    }
+  }
+}
+
+const PATH_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A 5-character short url code. */
+export function shortPath(r: Random): string {
+  let path = '';
+  for (let i = 0; i < 5; i++) path += PATH_ALPHABET[r.int(0, PATH_ALPHABET.length - 1)];
+  return path;
+}
