@@ -1,0 +1,57 @@
+// Server data is untrusted text. These helpers keep it from acting on the terminal
+// that shows it or on the spreadsheet that opens an export.
+
+// C0 controls (with \t, \n, \r), DEL, C1 controls (8-bit CSI \x9b and OSC \x9d
+// among them), the bidi embedding/override/isolate characters that can make text
+// read in a different order than it is stored, and the Unicode line/paragraph
+// separators that some terminals treat as line breaks.
+const UNSAFE_FOR_TERMINAL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+
+const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function visibleEscape(c: string): string {
+  const code = c.charCodeAt(0);
+  return NAMED_ESCAPES[c] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`);
+}
+
+/**
+ * Makes server text inert on a terminal. Every unsafe character becomes a visible
+ * escape (`\n`, `\t`, `\x1b`, `\u202e`) rather than being dropped: once the ESC (or
+ * 8-bit CSI/OSC) byte is escaped, the rest of any escape sequence is plain printable
+ * text, so nothing can move the cursor, set the title or change colours, and the
+ * reader still sees that the server sent something odd. Line breaks and tabs become
+ * `\n`/`\t` too, so every record stays on one line and columns stay aligned.
+ */
+export function neutraliseTerminal(s: string): string {
+  return s.replace(UNSAFE_FOR_TERMINAL, visibleEscape);
+}
+
+// Amounts are decimal strings such as "-12.5": they are data, not formulas, and a
+// leading quote would corrupt them, so they are left alone. A decimal cannot invoke
+// a function or reference, so letting it through carries no injection risk.
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+
+// OWASP's list (= + - @ tab CR), plus the full-width = + - @ that some spreadsheets
+// (Apple Numbers) normalise to their ASCII forms before evaluating.
+const FORMULA_START = new Set(['=', '+', '-', '@', '\t', '\r', '\uff1d', '\uff0b', '\uff0d', '\uff20']);
+
+/** Prefixes `'` to a CSV cell a spreadsheet would run as a formula (OWASP CSV injection). */
+export function neutraliseFormula(s: string): string {
+  if (s.length === 0 || !FORMULA_START.has(s[0]) || DECIMAL.test(s)) return s;
+  return `'${s}`;
+}
+
+/**
+ * Shortens the middle of a long value to `max` characters, keeping both ends
+ * recognisable: `0x57b2…6bf7` at 11. The head gets the extra character, so a hex
+ * value keeps its `0x` plus as many digits as its tail.
+ */
+export function shortenMiddle(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const chars = Array.from(s); // code points, so a surrogate pair is never cut in half
+  if (chars.length <= max) return s;
+  if (max <= 1) return '…'.slice(0, Math.max(0, max));
+  const head = Math.min(max - 1, Math.ceil((max - 1) / 2) + 1);
+  const tail = max - 1 - head;
+  return chars.slice(0, head).join('') + '…' + (tail > 0 ? chars.slice(-tail).join('') : '');
+}
