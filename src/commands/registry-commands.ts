@@ -7,6 +7,7 @@ import { flagOf, optionSchemas, parseOption } from '../core/options.js';
 import { runEndpoint, type ListQuery } from '../core/run-endpoint.js';
 import type { Session } from '../core/session.js';
 import { parseTime } from '../core/time.js';
+import { token as tokenSchema } from '../registry/validators.js';
 import { printable } from '../core/settings.js';
 import type { CommandAction } from '../core/action.js';
 import { confirm } from '../core/prompt.js';
@@ -70,12 +71,13 @@ function defineOptions(cmd: Command, group: Endpoint[]): void {
     }
   }
   if (group.some((e) => e.confirm)) cmd.option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)');
-  if (group.some((e) => e.kind === 'list')) addListOptions(cmd, group.some((e) => e.timeWindow));
+  if (group.some((e) => e.kind === 'list')) addListOptions(cmd, group.some((e) => e.timeWindow), seen.has('token'));
   const examples = group.flatMap((e) => e.examples);
   cmd.addHelpText('after', `\nExamples:\n${examples.map((x) => `  $ ${x}`).join('\n')}\n`);
 }
 
-export function addListOptions(cmd: Command, timeWindow: boolean): void {
+/** `hasTokenFilter`: the list's own --token filter also picks the token to chart. */
+export function addListOptions(cmd: Command, timeWindow: boolean, hasTokenFilter: boolean): void {
   if (timeWindow) {
     cmd
       .option('--from <time>', 'oldest record: Unix seconds, ISO 8601 date or date-time, or an age (30m, 24h, 7d, 2w)')
@@ -87,10 +89,24 @@ export function addListOptions(cmd: Command, timeWindow: boolean): void {
     .option('--all', 'every record (pages through the whole list)')
     .option('--page-size <n>', 'records per request, 1–1000 (default: the smaller of --limit and 1000)')
     .option('--offset <n>', 'skip this many records first')
-    .option('--concurrency <n>', 'pages fetched at once with --all (default 4)');
+    .option('--concurrency <n>', 'pages fetched at once with --all (default 4)')
+    .option('--summary', 'print count, exact totals per token, counts per status and first/last time instead of the records');
+  if (timeWindow) {
+    cmd
+      .option('--chart <period>', 'bar chart of records per day, week or month (with --token: of that token\'s amount)');
+    if (!hasTokenFilter) cmd.option('--token <symbol>', 'with --chart: chart the amount of this token instead of the count');
+    cmd
+      .option('--follow', 'keep polling and print each new record once (Ctrl-C to stop)')
+      .option('--interval <seconds>', 'with --follow: seconds between polls (default 10)');
+  }
 }
 
 interface ListFlags {
+  summary?: boolean;
+  chart?: string;
+  token?: string;
+  follow?: boolean;
+  interval?: string;
   from?: string;
   to?: string;
   sort?: string;
@@ -101,7 +117,7 @@ interface ListFlags {
   concurrency?: string;
 }
 
-export function parseListFlags(flags: ListFlags, nowMs: number): ListQuery {
+export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: boolean): ListQuery {
   if (flags.all && flags.limit !== undefined) throw new UsageError('give either --limit or --all, not both');
   const limit = flags.all ? Infinity : flags.limit !== undefined ? parseOption(optionSchemas.limit, flags.limit, '--limit') : 100;
   const pageSize = flags.pageSize !== undefined ? parseOption(optionSchemas.pageSize, flags.pageSize, '--page-size') : Math.min(limit, 1000);
@@ -113,7 +129,26 @@ export function parseListFlags(flags: ListFlags, nowMs: number): ListQuery {
   const to = flags.to !== undefined ? parseTime(flags.to, nowMs, '--to') : Math.floor(nowMs / 1000);
   if (from !== undefined && from > to) throw new UsageError(`--from (${from}) is later than --to (${to})`);
   const sort = flags.sort !== undefined ? parseOption(optionSchemas.sort, flags.sort, '--sort') : undefined;
-  return { window: { limit, pageSize, offset, concurrency }, from, to, sort };
+  const query: ListQuery = { window: { limit, pageSize, offset, concurrency }, from, to, sort };
+  const modes = [flags.summary && '--summary', flags.chart !== undefined && '--chart', flags.follow && '--follow'].filter(Boolean);
+  if (modes.length > 1) throw new UsageError(`give only one of ${modes.join(', ')}`);
+  query.summary = flags.summary;
+  if (flags.chart !== undefined) {
+    query.chart = { period: parseOption(optionSchemas.period, flags.chart, '--chart') };
+    if (flags.token !== undefined) query.chart.token = parseOption(tokenSchema, flags.token, '--token');
+  } else if (flags.token !== undefined && !hasTokenFilter) {
+    throw new UsageError('--token goes with --chart (to filter records by token, use the list\'s own --token where it has one)');
+  }
+  if (flags.follow) {
+    if (flags.all || flags.limit !== undefined || flags.offset !== undefined || flags.to !== undefined) {
+      throw new UsageError('--follow prints new records as they come: it does not take --all, --limit, --offset or --to');
+    }
+    query.to = undefined;
+    query.follow = { intervalMs: parseOption(optionSchemas.interval, flags.interval ?? '10', '--interval') * 1000 };
+  } else if (flags.interval !== undefined) {
+    throw new UsageError('--interval goes with --follow');
+  }
+  return query;
 }
 
 async function runGroup(session: Session, cmd: Command, group: Endpoint[]): Promise<void> {
@@ -133,7 +168,7 @@ async function runGroup(session: Session, cmd: Command, group: Endpoint[]): Prom
     if (typeof value === 'string') filters[f.name] = validate(f.schema, value, flagOf(f.name));
   }
   if (endpoint.confirm) await confirmOrRefuse(session, endpoint, pathValues, opts.yes === true);
-  const list = endpoint.kind === 'list' ? parseListFlags(opts as ListFlags, session.ctx.now()) : undefined;
+  const list = endpoint.kind === 'list' ? parseListFlags(opts as ListFlags, session.ctx.now(), endpoint.filters.some((f) => f.name === 'token')) : undefined;
   if (list && !endpoint.timeWindow) {
     list.to = undefined;
   }

@@ -23,6 +23,12 @@ export const optionSchemas = {
     .regex(/^\d+(\.\d+)?$/, 'expected seconds, such as 30 or 2.5')
     .transform(Number)
     .refine((n) => n > 0 && n <= 3600, 'expected seconds from more than 0 to 3600'),
+  interval: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'expected seconds, such as 10 or 0.5')
+    .transform(Number)
+    .refine((n) => n >= 0.1 && n <= 86_400, 'expected seconds from 0.1 to 86400'),
+  period: z.enum(['day', 'week', 'month'], { error: 'expected day, week or month' }),
   sort: z.enum(['asc', 'desc'], { error: 'expected asc or desc' }),
   format: z.enum(['table', 'json', 'jsonl', 'csv'], { error: 'expected table, json, jsonl or csv' }),
 };

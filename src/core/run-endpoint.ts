@@ -1,17 +1,25 @@
 import type { Endpoint } from '../registry/types.js';
-import { schemaFields, validateColumns, createWriter } from './output.js';
+import { ChartBuilder, type Period } from './chart.js';
+import { InterruptedError } from './errors.js';
+import { createWriter, schemaFields, validateColumns } from './output.js';
 import { paginate, type PageWindow } from './paginate.js';
+import { Progress } from './progress.js';
 import { checkEnvelope, checkRecord } from './records.js';
 import type { Session } from './session.js';
+import { Summariser } from './summary.js';
+import { follow } from './follow.js';
 
 // Runs one registry endpoint: fills the path, sends the query, checks what comes
-// back and streams it to the chosen output.
+// back and streams it to the chosen output (records, a summary or a chart).
 
 export interface ListQuery {
   window: PageWindow;
   from?: number;
   to?: number;
   sort?: 'asc' | 'desc';
+  summary?: boolean;
+  chart?: { period: Period; token?: string };
+  follow?: { intervalMs: number };
 }
 
 export function fillPath(endpoint: Endpoint, values: Record<string, string>): string {
@@ -51,28 +59,73 @@ export async function runEndpoint(
     return;
   }
 
-  const w = list!.window;
-  const query = { ...filters, from: list!.from, to: list!.to, sort: list!.sort };
-  const pages = paginate(
-    async ({ offset, limit }) => checkEnvelope(endpoint, await client.json({ method: 'GET', path, query: { ...query, limit, offset } })),
-    w,
-  );
+  const q = list!;
+  const baseQuery = { ...filters, from: q.from, to: q.to, sort: q.sort };
+  const fetchPage = async (query: Record<string, string | number | undefined>, offset: number, limit: number) =>
+    checkEnvelope(endpoint, await client.json({ method: 'GET', path, query: { ...query, limit, offset } }));
+
+  if (q.follow) {
+    await follow(session, endpoint, (query, offset, limit) => fetchPage({ ...filters, ...query }, offset, limit), q, outputOptions);
+    return;
+  }
+
+  const w = q.window;
+  const pages = paginate(({ offset, limit }) => fetchPage(baseQuery, offset, limit), w);
+  const summary = q.summary ? new Summariser() : undefined;
+  const chart = q.chart ? new ChartBuilder(q.chart.period, q.chart.token) : undefined;
   const target = await session.openOutput();
-  const writer = createWriter(target.stream, outputOptions);
+  const writer = summary || chart ? undefined : createWriter(target.stream, outputOptions);
+  const progress = new Progress(session, w.limit === Infinity);
   let total = 0;
   let count = 0;
-  for await (const page of pages) {
-    total = page.total;
-    for (const r of page.records) {
-      if (count >= w.limit) break;
-      await writer.write(checkRecord(endpoint, r, session));
-      count++;
+  try {
+    for await (const page of pages) {
+      total = page.total;
+      for (const r of page.records) {
+        if (count >= w.limit) break;
+        const record = checkRecord(endpoint, r, session);
+        if (summary) summary.add(record);
+        else if (chart) chart.add(record);
+        else await writer!.write(record);
+        count++;
+      }
+      await progress.update(count, Math.min(w.limit, Math.max(0, total - w.offset)));
+      if (session.ctx.signal.aborted) throw new InterruptedError();
     }
+  } finally {
+    progress.stop();
   }
-  await writer.end();
+  if (writer) await writer.end();
+  if (summary) await writeSummary(session, target.stream, summary);
+  if (chart) target.stream.write(chart.render(session.ctx.columns, session.color && outputOptions.tty));
   await target.commit();
   const available = Math.max(0, total - w.offset);
-  if (count < available) {
+  if (count < available && !summary) {
     session.notice(`showing ${count.toLocaleString('en-US')} of ${available.toLocaleString('en-US')} (use --limit N or --all for more)`);
   }
+}
+
+async function writeSummary(session: Session, out: NodeJS.WritableStream, s: Summariser): Promise<void> {
+  const result = s.result();
+  const format = session.format;
+  if (format === 'json' || format === 'jsonl') {
+    out.write(JSON.stringify(result, null, format === 'json' ? 2 : undefined) + '\n');
+    return;
+  }
+  // Other formats: one flat field/value record through the output module.
+  const flat: Record<string, unknown> = { count: result.count };
+  if (result.firstTimestamp !== undefined) {
+    flat.first = result.firstTimestamp;
+    flat.last = result.lastTimestamp;
+  }
+  for (const [status, n] of Object.entries(result.statuses)) flat[`status.${status}`] = n;
+  if (result.succeeded !== undefined) Object.assign(flat, { succeeded: result.succeeded, failed: result.failed });
+  if (result.forced !== undefined) flat.forced = result.forced;
+  for (const [token, fields] of Object.entries(result.totals)) {
+    for (const [field, value] of Object.entries(fields)) flat[`total.${token}.${field}`] = value;
+  }
+  const options = session.output('single', Object.keys(flat));
+  const writer = createWriter(out, { ...options, columns: undefined, flatten: undefined });
+  await writer.write(flat);
+  await writer.end();
 }

@@ -1,0 +1,35 @@
+import type { Session } from './session.js';
+
+// One progress line on stderr for long exports: records fetched of total, rate, ETA.
+// Only for a person at a terminal, never with --quiet; ora is loaded only then.
+
+type Spinner = { text: string; stop(): void };
+
+export class Progress {
+  private spinner?: Spinner;
+  private loading?: Promise<void>;
+  private readonly started = performance.now();
+
+  constructor(
+    private readonly session: Session,
+    enabled: boolean,
+  ) {
+    if (!enabled || session.quiet || !session.ctx.stderrIsTTY) return;
+    this.loading = import('ora').then(({ default: ora }) => {
+      this.spinner = ora({ stream: session.ctx.stderr as NodeJS.WritableStream & { isTTY?: boolean }, discardStdin: false }).start('fetching…');
+    });
+  }
+
+  async update(done: number, total: number): Promise<void> {
+    if (!this.loading) return;
+    await this.loading;
+    const seconds = (performance.now() - this.started) / 1000;
+    const rate = seconds > 0 ? done / seconds : 0;
+    const eta = rate > 0 && total > done ? ` · ETA ${Math.ceil((total - done) / rate)} s` : '';
+    this.spinner!.text = `${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} records · ${Math.round(rate).toLocaleString('en-US')}/s${eta}`;
+  }
+
+  stop(): void {
+    this.spinner?.stop();
+  }
+}
