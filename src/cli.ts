@@ -12,6 +12,7 @@ import { addShortUrlWriteCommands } from './commands/short-url-write.js';
 import { addWebhookSetCommand } from './commands/webhook-set.js';
 import { addWebhookNotificationCommands } from './commands/webhook-notifications.js';
 import { addListenCommand } from './commands/listen.js';
+import { addApiCommand } from './commands/api.js';
 import { addConfigCommands } from './commands/config.js';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -56,6 +57,7 @@ export function buildProgram(ctx: Context): Command {
   addEmulatorCommands(program, action);
   addAuthCommands(program, action);
   addConfigCommands(program, action);
+  addApiCommand(program, action);
   addCompletionCommand(program, action);
   applyToTree(program, (c) => {
     c.exitOverride();

@@ -1,0 +1,98 @@
+import type { Command } from 'commander';
+import type { CommandAction } from '../core/action.js';
+import { UsageError } from '../core/errors.js';
+import type { ApiRequest } from '../core/http.js';
+import { optionSchemas, parseOption } from '../core/options.js';
+import { paginate } from '../core/paginate.js';
+import { envelope } from '../registry/schemas.js';
+import { printable } from '../core/settings.js';
+import { MalformedResponseError } from '../core/errors.js';
+
+// `payrec api PATH`: an authenticated request to any path under /v1/<chain>/, for
+// endpoints payrec has no command for yet (like `gh api`).
+
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
+
+export function checkApiPath(raw: string): string {
+  const path = '/' + raw.replace(/^\/+/, '');
+  const bad = (why: string) => new UsageError(`invalid PATH "${printable(raw)}": ${why}`);
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(path)) throw bad('expected no spaces or control characters');
+  if (path.includes('?') || path.includes('#')) throw bad('put query parameters in --query k=v');
+  if (path.split('/').some((seg) => seg === '.' || seg === '..') || /%2e|%2f/i.test(path)) throw bad('expected no . or .. segments and no encoded slashes');
+  if (path.includes('//')) throw bad('expected no empty segments');
+  if (/^\/v1\//.test(path)) throw bad('give the path below /v1/<chain>/, e.g. one-time/transfers');
+  return path;
+}
+
+function parseQuery(pairs: string[]): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new UsageError(`invalid --query "${printable(pair)}": expected key=value`);
+    const [k, v] = [pair.slice(0, eq), pair.slice(eq + 1)];
+    if (/[\u0000-\u001f\u007f-\u009f]/.test(pair)) throw new UsageError(`invalid --query "${printable(pair)}": expected no control characters`);
+    query[k] = v;
+  }
+  return query;
+}
+
+export function addApiCommand(program: Command, action: CommandAction): void {
+  program
+    .command('api')
+    .description('Send an authenticated request to any API path below /v1/<chain>/ and print the JSON')
+    .argument('<path>', 'path below /v1/<chain>/, e.g. one-time/transfers')
+    .option('-X, --method <method>', 'GET, POST, PUT or DELETE (default GET)')
+    .option('--query <k=v>', 'query parameter (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--body <json>', 'JSON request body')
+    .option('--all', 'page through a list envelope and print every record in one document')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ payrec api one-time/transfers --query token=USDT --query limit=5\n  $ payrec api fixed-recurring/plans/0x57b2…6bf7/webhook -X PUT --body \'{"webhook":"https://shop.example/hook"}\'\n  $ payrec api dollar-cost-average/executions --all > executions.json\n',
+    )
+    .action(
+      action(async (session, cmd) => {
+        const o = cmd.opts() as { method?: string; query?: string[]; body?: string; all?: boolean };
+        const method = (o.method ?? 'GET').toUpperCase() as (typeof METHODS)[number];
+        if (!METHODS.includes(method)) throw new UsageError(`invalid --method "${printable(o.method!)}": expected GET, POST, PUT or DELETE`);
+        const path = checkApiPath(cmd.args[0]);
+        const query = parseQuery(o.query ?? []);
+        let body: unknown;
+        if (o.body !== undefined) {
+          try {
+            body = JSON.parse(o.body);
+          } catch {
+            throw new UsageError('invalid --body: expected JSON, e.g. \'{"webhook":"https://…"}\'');
+          }
+        }
+        if (o.all && method !== 'GET') throw new UsageError('--all pages GET lists only');
+        const client = await session.client();
+        const req: ApiRequest = { method, path, query, body };
+        const out = session.ctx.stdout;
+        if (!o.all) {
+          out.write(JSON.stringify(await client.json(req), null, 2) + '\n');
+          return;
+        }
+        const pageSize = query.limit !== undefined ? parseOption(optionSchemas.pageSize, query.limit, '--query limit') : 1000;
+        const start = query.offset !== undefined ? parseOption(optionSchemas.offset, query.offset, '--query offset') : 0;
+        // Streamed as one envelope-shaped document: {"data":[…],"total":N}.
+        let total = 0;
+        let first = true;
+        out.write('{"data":[');
+        for await (const page of paginate(
+          async ({ offset, limit }) => {
+            const r = envelope.safeParse(await client.json({ ...req, query: { ...query, offset, limit } }));
+            if (!r.success) throw new MalformedResponseError(`GET ${path}: --all needs a list envelope ({data, limit, offset, total})`);
+            return r.data;
+          },
+          { limit: Infinity, pageSize, offset: start, concurrency: 4 },
+        )) {
+          total = page.total;
+          for (const r of page.records) {
+            out.write((first ? '\n' : ',\n') + JSON.stringify(r));
+            first = false;
+          }
+        }
+        out.write(`\n],"total":${total}}\n`);
+      }),
+    );
+}
