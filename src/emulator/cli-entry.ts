@@ -1,0 +1,67 @@
+import { ApiError, NetworkError } from '../core/errors.js';
+import { KNOWN_CHAINS } from '../registry/validators.js';
+import { CONTROL_PREFIX } from './control.js';
+import { demoKey } from './fixtures.js';
+import { startEmulator, type EmulatorOptions } from './index.js';
+
+// What `payrec emulator start|trigger` run: the command layer parses flags, these do the work.
+
+export type EmulatorStartOptions = Pick<EmulatorOptions, 'port' | 'host' | 'records' | 'seed' | 'now' | 'faults'>;
+
+/** Starts the emulator, prints how to use it, and serves until `signal` aborts. */
+export async function runEmulatorStart(opts: EmulatorStartOptions, out: NodeJS.WritableStream, signal: AbortSignal): Promise<void> {
+  const emulator = await startEmulator(opts);
+  try {
+    const width = Math.max(...KNOWN_CHAINS.map((c) => c.length));
+    out.write(
+      [
+        `payrec emulator listening on ${emulator.url}`,
+        '',
+        'Demo API keys (any prk_demo_<chain>_<name> is another user of that chain):',
+        ...KNOWN_CHAINS.map((chain) => `  ${chain.padEnd(width)}  ${demoKey(chain)}`),
+        '',
+        'Try:',
+        `  PAYREC_BASE_URL=${emulator.url} PAYREC_API_KEY=${demoKey('bsc')} payrec one-time transfers`,
+        '',
+        `Fixtures (ids present in the data): ${emulator.url}${CONTROL_PREFIX}/fixtures?chain=bsc`,
+        'Press Ctrl-C to stop.',
+        '',
+      ].join('\n'),
+    );
+    if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  } finally {
+    await emulator.close();
+  }
+}
+
+export interface TriggerBody {
+  chain: string;
+  event: string;
+  planId: string;
+  /** Product of the event; the emulator infers it from the plan or the event when absent. */
+  type?: string;
+}
+
+/** Fires an event on a running emulator; answers {notification, delivered}. */
+export async function triggerEvent(baseUrl: string, body: TriggerBody): Promise<unknown> {
+  const url = `${baseUrl.replace(/\/+$/, '')}${CONTROL_PREFIX}/trigger`;
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  } catch (err) {
+    const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    throw new NetworkError(`cannot reach the emulator at ${baseUrl}${cause}`, 'start one with: payrec emulator start');
+  }
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ApiError(`unexpected answer from ${url} (HTTP ${response.status}): is ${baseUrl} an emulator?`, response.status, 'emulator.trigger');
+  }
+  if (!response.ok) {
+    const message = (parsed as { error?: { message?: string } }).error?.message ?? `HTTP ${response.status}`;
+    throw new ApiError(message, response.status, 'emulator.trigger');
+  }
+  return parsed;
+}

@@ -1,0 +1,91 @@
+import type { AddressInfo } from 'node:net';
+import { type RequestLogEntry } from './control.js';
+import { Datasets } from './datasets.js';
+import { Deliverer, type DeliveryOptions } from './delivery.js';
+import { FaultInjector, type FaultOptions } from './faults.js';
+import { demoKey, fixturesOf, type Fixtures } from './fixtures.js';
+import { Random, mixSeed } from './prng.js';
+import { createEmulatorServer } from './server.js';
+
+// The emulator's public face: start a seeded, loopback-only server of the whole API.
+
+export type { Fixtures } from './fixtures.js';
+export type { RequestLogEntry } from './control.js';
+export type { FaultOptions, FaultKind } from './faults.js';
+export type { DeliveryOptions, DeliveryAttempt } from './delivery.js';
+
+export interface EmulatorOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1: the emulator is for this machine only. */
+  host?: string;
+  /** Records per collection per chain (default 250). */
+  records?: number;
+  /** Seed of all generated data (default 1). */
+  seed?: number;
+  /** Unix seconds: generated data lies in the 365 days before it (default: today's UTC midnight). */
+  now?: number;
+  /** Faults active from the start (see POST /_emulator/faults). */
+  faults?: FaultOptions;
+  /** Webhook delivery retries (default 5 attempts, 200 ms doubling). */
+  delivery?: DeliveryOptions;
+}
+
+export interface Emulator {
+  /** http://127.0.0.1:PORT, no trailing slash. */
+  url: string;
+  port: number;
+  /** The demo key of a chain, or of another user of that chain. */
+  keyFor(chain: string, user?: string): string;
+  /** Every API request so far (control routes excluded); never holds the Authorization header. */
+  requests: RequestLogEntry[];
+  clearLog(): void;
+  fixtures(chain: string): Fixtures;
+  close(): Promise<void>;
+}
+
+export function todayUtcMidnight(): number {
+  const now = new Date();
+  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) / 1000;
+}
+
+export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulator> {
+  const seed = opts.seed ?? 1;
+  const records = opts.records ?? 250;
+  if (!Number.isInteger(records) || records < 0) throw new RangeError(`records must be an integer >= 0, got ${records}`);
+  const datasets = new Datasets({ seed, records, now: opts.now ?? todayUtcMidnight() });
+  const deliverer = new Deliverer(opts.delivery);
+  const faults = new FaultInjector();
+  faults.configure(opts.faults);
+  const requests: RequestLogEntry[] = [];
+  const server = createEmulatorServer({ datasets, deliverer, faults, requests, random: new Random(mixSeed(seed, 0x7219)) });
+
+  const host = opts.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    keyFor: demoKey,
+    requests,
+    clearLog: () => {
+      requests.length = 0;
+    },
+    fixtures: (chain) => fixturesOf(datasets.world(chain)),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        deliverer.close();
+        server.close((err) => (err ? reject(err) : resolve()));
+        // Keep-alive connections would hold close() open until they time out.
+        server.closeAllConnections();
+      }),
+  };
+}

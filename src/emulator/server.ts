@@ -1,0 +1,125 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { KNOWN_CHAINS } from '../registry/validators.js';
+import type { ApiRoute } from './api-route.js';
+import { authenticate } from './auth.js';
+import { CONTROL_PREFIX, controlRouter, type ControlState } from './control.js';
+import { readRoutes } from './read-routes.js';
+import { HttpError, errorReply, pageNotFound, type Reply } from './reply.js';
+import { Router } from './router.js';
+import { shortUrlRoutes } from './short-urls.js';
+import { webhookRoutes } from './webhooks.js';
+
+// The HTTP front: routes a request to the API (key checked, logged, maybe faulted) or to
+// a control route, and writes the reply. Handlers return replies; only this file
+// touches sockets, which keeps faults (reset, truncate, slow) in one place.
+
+const MAX_BODY = 1024 * 1024;
+
+export function createEmulatorServer(state: ControlState): Server {
+  const api = new Router<ApiRoute>();
+  for (const route of [...readRoutes(state.datasets), ...shortUrlRoutes(state.datasets, state.random), ...webhookRoutes(state.datasets)]) {
+    api.add(route.method, route.template, route);
+  }
+  const control = controlRouter(state);
+
+  return createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      // An HttpError from reading the body, or a bug: answer in the documented shape rather than hang the client.
+      if (err instanceof HttpError) send(res, errorReply(err.status, err.message));
+      else send(res, errorReply(500, `Emulator error: ${err instanceof Error ? err.message : String(err)}`));
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    const method = req.method ?? 'GET';
+    const body = await readBody(req);
+    if (url.pathname === CONTROL_PREFIX || url.pathname.startsWith(`${CONTROL_PREFIX}/`)) {
+      send(res, await answer(() => {
+        const match = control.match(method, url.pathname);
+        if (!match) return pageNotFound();
+        return match.route({ query: url.searchParams, body: parseControlBody(body) });
+      }));
+      return;
+    }
+
+    const fault = state.faults.next();
+    const log = (status: number) =>
+      state.requests.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), status });
+    if (fault === 'reset') {
+      log(0);
+      req.socket.destroy();
+      return;
+    }
+    const reply =
+      fault === '500' || fault === '502' || fault === '503'
+        ? errorReply(Number(fault), 'Injected fault')
+        : fault === '429'
+          ? { ...errorReply(429, 'Too many requests'), headers: { 'retry-after': String(state.faults.current?.retryAfter ?? 1) } }
+          : await answer(() => apiReply(method, url, req.headers.authorization, body));
+    log(reply.status);
+    if (fault === 'slow') await sleep(state.faults.current?.slowMs ?? 0);
+    if (fault === 'truncate') truncate(res, reply);
+    else send(res, reply);
+  }
+
+  function apiReply(method: string, url: URL, authorization: string | undefined, body: string): Reply | Promise<Reply> {
+    const match = api.match(method, url.pathname);
+    if (!match) return pageNotFound();
+    const chain = match.params.chain;
+    if (!(KNOWN_CHAINS as readonly string[]).includes(chain)) return errorReply(404, `Unknown chain ${chain}`);
+    const user = authenticate(authorization, chain);
+    return match.route.handle({ chain, user, params: match.params, query: url.searchParams, body });
+  }
+}
+
+/** Runs a handler, turning a thrown HttpError into its error reply. */
+async function answer(run: () => Reply | Promise<Reply>): Promise<Reply> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof HttpError) return errorReply(err.status, err.message);
+    throw err;
+  }
+}
+
+function parseControlBody(body: string): Record<string, unknown> {
+  if (body.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw new HttpError(400, 'Invalid request body: expected JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError(400, 'Invalid request body: expected a JSON object');
+  return value as Record<string, unknown>;
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  const body = Buffer.from(reply.body);
+  res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length, ...reply.headers });
+  res.end(body);
+}
+
+/** Announces the full length, sends half, then drops the connection. */
+function truncate(res: ServerResponse, reply: Reply): void {
+  const body = Buffer.from(reply.body);
+  res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length, ...reply.headers });
+  res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.destroy());
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new HttpError(413, 'Request body too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
