@@ -45,7 +45,7 @@ export function addRegistryCommands(program: Command, action: CommandAction): vo
   }
 }
 
-function groupByCommand(all: Endpoint[]): Endpoint[][] {
+function groupByCommand(all: readonly Endpoint[]): Endpoint[][] {
   const groups = new Map<string, Endpoint[]>();
   for (const e of all) {
     const key = [e.product, ...e.command].join(' ');

@@ -101,12 +101,12 @@ export class Session {
   }
 
   /** Output options for the chosen format; --columns are validated by the caller. */
-  output(kind: 'list' | 'single', defaultColumns: string[]): OutputOptions {
+  output(kind: 'list' | 'single', defaultColumns: readonly string[]): OutputOptions {
     return {
       format: this.format,
       kind,
       columns: this.columns,
-      defaultColumns,
+      defaultColumns: [...defaultColumns],
       flatten: this.flags.flatten,
       csvRaw: Boolean(this.flags.csvRaw),
       tty: this.ctx.stdoutIsTTY && !this.flags.output,

@@ -13,28 +13,31 @@ const planId = flag('planId', v.hexId, 'plan id (0x + 64 hex)');
 const subscriptionFlag = flag('subscriptionId', v.hexId, 'subscription id (0x + 64 hex)');
 const subscriptionArg = arg('subscriptionId', v.hexId, 'subscription id (0x + 64 hex)');
 
+/** Filters keep the wide Filter type: the emulator reads the optional `field`. */
+const filter = (x: Filter): Filter => x;
+
 const f = {
-  triggeredBy: { name: 'triggeredBy', schema: v.address, help: 'only records triggered by this wallet address' },
-  sender: { name: 'sender', schema: v.address, help: 'only records sent by this wallet address' },
-  receiver: { name: 'receiver', schema: v.address, help: 'only records received by this wallet address' },
-  receiverOfPayment: {
+  triggeredBy: filter({ name: 'triggeredBy', schema: v.address, help: 'only records triggered by this wallet address' }),
+  sender: filter({ name: 'sender', schema: v.address, help: 'only records sent by this wallet address' }),
+  receiver: filter({ name: 'receiver', schema: v.address, help: 'only records received by this wallet address' }),
+  receiverOfPayment: filter({
     name: 'receiver',
     schema: v.address,
     help: 'only payments with this wallet address among the receivers',
     field: 'receivers[].user',
-  },
-  token: { name: 'token', schema: v.token, help: 'only records in this token (symbol)' },
-  tag: { name: 'tag', schema: v.text, help: 'only records with this tag' },
-  email: { name: 'email', schema: v.email, help: 'only records of this email address' },
-  planId: { name: 'planId', schema: v.hexId, help: 'only records of this plan' },
-  scheduleId: { name: 'scheduleId', schema: v.hexId, help: 'only transfers of this schedule' },
-  transactionHash: { name: 'transactionHash', schema: v.txHash, help: 'only the payment with this transaction hash' },
-} satisfies Record<string, Filter>;
+  }),
+  token: filter({ name: 'token', schema: v.token, help: 'only records in this token (symbol)' }),
+  tag: filter({ name: 'tag', schema: v.text, help: 'only records with this tag' }),
+  email: filter({ name: 'email', schema: v.email, help: 'only records of this email address' }),
+  planId: filter({ name: 'planId', schema: v.hexId, help: 'only records of this plan' }),
+  scheduleId: filter({ name: 'scheduleId', schema: v.hexId, help: 'only transfers of this schedule' }),
+  transactionHash: filter({ name: 'transactionHash', schema: v.txHash, help: 'only the payment with this transaction hash' }),
+};
 
 const transferColumns = ['timestamp', 'sender', 'receiver', 'amount', 'fee', 'token', 'description', 'transactionStatus', 'transactionHash'];
 
 /** Short url reads exist for fixed-recurring and on-demand, with identical shapes. */
-function shortUrlReads(product: Product): Endpoint[] {
+function shortUrlReads<P extends Product>(product: P) {
   const common = {
     product,
     method: 'GET' as const,
@@ -89,11 +92,11 @@ function shortUrlReads(product: Product): Endpoint[] {
       summary: 'Delete a short url (asks first on a terminal; --yes otherwise)',
       examples: [`payrec ${product} short-urls delete f9yth`, `payrec ${product} short-urls delete f9yth --yes`],
     },
-  ];
+  ] as const satisfies readonly Endpoint[];
 }
 
 /** Cancellations read the same way on fixed-recurring and variable-recurring. */
-function cancellationReads(product: Product): Endpoint[] {
+function cancellationReads<P extends Product>(product: P) {
   const common = {
     product,
     method: 'GET' as const,
@@ -127,10 +130,10 @@ function cancellationReads(product: Product): Endpoint[] {
       summary: 'Show the cancellation of a subscription',
       examples: [`payrec ${product} cancellation 0x9a3c…01fe`],
     },
-  ];
+  ] as const satisfies readonly Endpoint[];
 }
 
-function transfers(product: Product, filters: Filter[], record: Endpoint['record'], columns = transferColumns): Endpoint {
+function transfers<P extends Product, R extends Endpoint['record']>(product: P, filters: readonly Filter[], record: R, columns: readonly string[] = transferColumns) {
   return {
     id: `${product}.transfers`,
     product,
@@ -147,7 +150,7 @@ function transfers(product: Product, filters: Filter[], record: Endpoint['record
     collection: `${product}/transfers`,
     summary: `List ${product} transfers`,
     examples: [`payrec ${product} transfers --from 7d --format csv -o transfers.csv`, `payrec ${product} transfers --token USDT --all --summary`],
-  };
+  } as const satisfies Endpoint;
 }
 
 const billingCommon = {
@@ -175,7 +178,7 @@ const executionCommon = {
   collection: 'dollar-cost-average/executions',
 };
 
-export const endpoints: Endpoint[] = [
+export const endpoints = [
   ...shortUrlReads('fixed-recurring'),
   {
     ...billingCommon,
@@ -384,7 +387,10 @@ export const endpoints: Endpoint[] = [
     summary: 'Show a stored webhook notification',
     examples: ['payrec webhook-notifications get 5ccf8bdc7707a8effa371d01452644d3a388b975290b968874d0a44ec0219226'],
   },
-];
+] as const satisfies readonly Endpoint[];
+
+export type AnyEndpoint = (typeof endpoints)[number];
+export type EndpointId = AnyEndpoint['id'];
 
 /** Short aliases of the product commands (DESIGN.md). */
 export const productAliases: Record<Product, string> = {

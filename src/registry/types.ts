@@ -42,12 +42,12 @@ export interface Endpoint {
   id: string;
   product: Product;
   /** Words under the product command: `['billings']`, `['short-urls', 'get']`. */
-  command: string[];
+  command: readonly string[];
   method: 'GET' | 'PUT' | 'POST' | 'DELETE';
   /** Path below `/v1/:chain`, with `:name` path parameters. */
   path: string;
-  params: PathParam[];
-  filters: Filter[];
+  params: readonly PathParam[];
+  filters: readonly Filter[];
   /** `list` answers the list envelope; `single` one record. */
   kind: 'list' | 'single';
   /** Lists that take from/to/sort (every list but the short url lists). */
@@ -55,9 +55,9 @@ export interface Endpoint {
   /** Schema of one record; unknown fields are kept. */
   record: z.ZodType;
   /** Fields that identify a record (for de-duplication when following). */
-  identity: string[];
+  identity: readonly string[];
   /** Default columns of the table format (dotted paths). */
-  columns: string[];
+  columns: readonly string[];
   /** Emulator collection that holds the records. */
   collection: string;
   /**
@@ -68,5 +68,5 @@ export interface Endpoint {
   /** One line for --help and the README reference. */
   summary: string;
   /** Shown under "Examples" in --help. */
-  examples: string[];
+  examples: readonly string[];
 }
