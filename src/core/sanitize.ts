@@ -33,11 +33,11 @@ const DECIMAL = /^-?\d+(\.\d+)?$/;
 
 // OWASP's list (= + - @ tab CR), plus the full-width = + - @ that some spreadsheets
 // (Apple Numbers) normalise to their ASCII forms before evaluating.
-const FORMULA_START = new Set(['=', '+', '-', '@', '\t', '\r', '\uff1d', '\uff0b', '\uff0d', '\uff20']);
+const FORMULA_START = /^[=+\-@\t\r\uff1d\uff0b\uff0d\uff20]/;
 
 /** Prefixes `'` to a CSV cell a spreadsheet would run as a formula (OWASP CSV injection). */
 export function neutraliseFormula(s: string): string {
-  if (s.length === 0 || !FORMULA_START.has(s[0]) || DECIMAL.test(s)) return s;
+  if (!FORMULA_START.test(s) || DECIMAL.test(s)) return s;
   return `'${s}`;
 }
 

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { neutraliseFormula, neutraliseTerminal, shortenMiddle } from '../../src/core/sanitize.js';
+
+describe('neutraliseTerminal', () => {
+  it('leaves ordinary text, emoji and right-to-left scripts alone', () => {
+    for (const s of ['Coffee, "large" ☕', 'مرحبا بالعالم', 'שלום', '🎉👩‍👩‍👧', '']) expect(neutraliseTerminal(s)).toBe(s);
+  });
+
+  it('turns line breaks and tabs into visible escapes, so a record stays on one line', () => {
+    expect(neutraliseTerminal('a\nb\r\nc\td')).toBe('a\\nb\\r\\nc\\td');
+  });
+
+  it('defuses CSI, OSC and other escape sequences', () => {
+    const hostile = '\x1b[2J\x1b[31mred\x1b]0;pwned\x07\x1b]8;;http://evil\x1b\\link\x1bc\x9b31m\x9d0;t\x9c';
+    const safe = neutraliseTerminal(hostile);
+    expect(safe).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+    expect(safe).toBe('\\x1b[2J\\x1b[31mred\\x1b]0;pwned\\x07\\x1b]8;;http://evil\\x1b\\link\\x1bc\\x9b31m\\x9d0;t\\x9c');
+  });
+
+  it('escapes every C0 and C1 control character and DEL', () => {
+    for (let code = 0; code <= 0x9f; code++) {
+      if (code >= 0x20 && code < 0x7f) continue;
+      expect(neutraliseTerminal(String.fromCharCode(code))).toMatch(/^\\(x[0-9a-f]{2}|[nrt])$/);
+    }
+  });
+
+  it('neutralises bidi overrides and isolates, and Unicode line separators', () => {
+    const bidi = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029';
+    expect(neutraliseTerminal(`evil${bidi}txt.exe`)).toBe(
+      'evil\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069\\u2028\\u2029txt.exe',
+    );
+  });
+});
+
+describe('neutraliseFormula', () => {
+  it.each(['=1+1', '+1', '-cmd', '@SUM(A1)', '\tx', '\rx', '=HYPERLINK("http://evil","click")', '\uff1d1', '-', '-1e5', '-12.5.3'])(
+    'prefixes a quote to %j',
+    (s) => expect(neutraliseFormula(s)).toBe(`'${s}`),
+  );
+
+  it.each(['-12.5', '-0', '12', '0.000001', '-1000000000000000000000.5', 'abc', '', 'a=b', ' =1', "'=1"])('leaves %j alone', (s) =>
+    expect(neutraliseFormula(s)).toBe(s),
+  );
+});
+
+describe('shortenMiddle', () => {
+  const hash = '0x57b2aa0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f9016bf7';
+
+  it('keeps 0x, the first and the last digits', () => {
+    expect(shortenMiddle(hash, 11)).toBe('0x57b2…6bf7');
+    expect(shortenMiddle(hash, 11)).toHaveLength(11);
+  });
+
+  it('leaves values that fit alone', () => {
+    expect(shortenMiddle('0x1234', 11)).toBe('0x1234');
+    expect(shortenMiddle('12345678901', 11)).toBe('12345678901');
+  });
+
+  it('never exceeds max and never splits a surrogate pair', () => {
+    for (let max = 0; max < 14; max++) {
+      const out = shortenMiddle('🎉'.repeat(20), max);
+      expect(Array.from(out).length).toBeLessThanOrEqual(max);
+      expect(out).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+    }
+  });
+});

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/core/errors.js';
+import { formatTimestamp, parseTime } from '../../src/core/time.js';
+
+const NOW_MS = Date.UTC(2026, 0, 31, 12, 0, 0); // 2026-01-31T12:00:00Z
+const NOW = NOW_MS / 1000;
+
+const parse = (value: string) => parseTime(value, NOW_MS, '--from');
+
+describe('parseTime', () => {
+  it('takes Unix seconds as they are', () => {
+    expect(parse('0')).toBe(0);
+    expect(parse('1769860800')).toBe(1769860800);
+    expect(parse('99999999999')).toBe(99999999999);
+  });
+
+  it('takes an ISO 8601 date as UTC midnight', () => {
+    expect(parse('2026-01-31')).toBe(Date.UTC(2026, 0, 31) / 1000);
+    expect(parse('2024-02-29')).toBe(Date.UTC(2024, 1, 29) / 1000);
+  });
+
+  it('takes ISO 8601 date-times with and without a zone (no zone is UTC)', () => {
+    expect(parse('2026-01-31T12:00:00Z')).toBe(NOW);
+    expect(parse('2026-01-31T12:00:00')).toBe(NOW);
+    expect(parse('2026-01-31T12:00')).toBe(NOW);
+    expect(parse('2026-01-31T14:00:00+02:00')).toBe(NOW);
+    expect(parse('2026-01-31T06:30:00-0530')).toBe(NOW);
+    expect(parse('2026-01-31T12:00:00.999Z')).toBe(NOW);
+    expect(parse('2026-01-31t12:00:00z')).toBe(NOW);
+  });
+
+  it('takes ages as now minus that long', () => {
+    expect(parse('30s')).toBe(NOW - 30);
+    expect(parse('30m')).toBe(NOW - 1800);
+    expect(parse('24h')).toBe(NOW - 86_400);
+    expect(parse('7d')).toBe(NOW - 7 * 86_400);
+    expect(parse('2w')).toBe(NOW - 14 * 86_400);
+    expect(parse('0s')).toBe(NOW);
+  });
+
+  it('rounds a fractional now down to whole seconds', () => {
+    expect(parseTime('1s', NOW_MS + 999, '--to')).toBe(NOW - 1);
+  });
+
+  it.each([
+    '', ' ', ' 1769860800', '1769860800 ', '7x', '-5', '+5', '-7d', '7 d', '7D', '1.5', '1e9', '0x10',
+    '2026-13-01', '2026-00-10', '2026-02-30', '2025-02-29', '2026-1-31', '26-01-31', '2026-01-31T24:00:00Z',
+    '2026-01-31T12:60', '2026-01-31T12:00:60Z', '2026-01-31 12:00:00', '2026-01-31T12:00:00+24:00',
+    '2026-01-31T12:00:00+02', '1969-12-31', '1970-01-01T00:00:00+01:00', 'yesterday', 'now',
+    '100000000000', '999999999999999999999', '9999999999999d', '60000w',
+  ])('rejects %j with a UsageError naming the flag and the value', (value) => {
+    let error: unknown;
+    try {
+      parse(value);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toContain(`invalid --from ${JSON.stringify(value)}:`);
+    expect((error as UsageError).exitCode).toBe(2);
+  });
+
+  it('says what is expected', () => {
+    expect(() => parse('7x')).toThrow(
+      'invalid --from "7x": expected Unix seconds, an ISO 8601 date (2026-01-31) or date-time, or an age such as 30m, 24h, 7d, 2w',
+    );
+  });
+
+  it('recognises milliseconds and hints at seconds', () => {
+    try {
+      parseTime('1769860800123', NOW_MS, '--to');
+      expect.unreachable();
+    } catch (err) {
+      expect((err as UsageError).message).toContain('invalid --to "1769860800123": this looks like milliseconds');
+      expect((err as UsageError).hint).toContain('1769860800');
+    }
+  });
+
+  it('names an impossible calendar date as such', () => {
+    expect(() => parse('2026-02-30')).toThrow(/no such calendar date/);
+  });
+});
+
+describe('formatTimestamp', () => {
+  it('prints local date and time as YYYY-MM-DD HH:MM:SS', () => {
+    const seconds = 1769860800;
+    const d = new Date(seconds * 1000);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    const expected = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+    expect(formatTimestamp(seconds)).toBe(expected);
+    expect(formatTimestamp(seconds)).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+  });
+
+  it('prints a value that is no time as it is', () => {
+    expect(formatTimestamp(Number.NaN)).toBe('NaN');
+    expect(formatTimestamp(1e300)).toBe('1e+300');
+  });
+});
