@@ -102,6 +102,12 @@ export async function main(): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   process.on('exit', removePendingFiles);
+  // `payrec … | head`: the reader left; stop quietly like other Unix tools.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    removePendingFiles();
+    process.exit(EXIT.ok);
+  });
   const ctx = processContext(controller.signal);
   const code = await run(process.argv.slice(2), ctx);
   process.exitCode = controller.signal.aborted ? EXIT.interrupted : code;

@@ -1,0 +1,72 @@
+import { execa, type ResultPromise } from 'execa';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
+
+// End-to-end helpers: the built binary, run as a user would, against a real emulator
+// on an ephemeral loopback port.
+
+export const BIN = resolve(import.meta.dirname, '../../bin/payrec.js');
+
+/** A fixed anchor so generated data (the 365 days before it) is the same every run. */
+export const ANCHOR = 1_767_225_600; // 2026-01-01T00:00:00Z
+
+export async function emulator(opts: EmulatorOptions = {}): Promise<Emulator> {
+  return startEmulator({ port: 0, records: 250, seed: 1, now: ANCHOR, ...opts });
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'payrec-test-'));
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  input?: string;
+  cwd?: string;
+  /** Key of this chain's demo user; `null` for no key at all. */
+  chain?: string;
+}
+
+/** Runs `payrec args…` against `emu` with its demo key, never throwing on exit codes. */
+export function payrec(emu: Emulator | undefined, args: string[], o: RunOptions = {}): ResultPromise<{ reject: false }> {
+  const chain = o.chain ?? 'bsc';
+  return execa('node', [BIN, ...args], {
+    reject: false,
+    input: o.input,
+    cwd: o.cwd,
+    extendEnv: false,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      TZ: 'UTC',
+      NO_COLOR: '1',
+      PAYREC_CONFIG_DIR: tempDir(),
+      ...(emu ? { PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor(chain), PAYREC_CHAIN: chain } : {}),
+      ...o.env,
+    },
+  }) as ResultPromise<{ reject: false }>;
+}
+
+/** Parses CSV the way a spreadsheet would (RFC 4180), for assertions. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') row.push(cell), (cell = '');
+    else if (c === '\n' || (c === '\r' && text[i + 1] === '\n')) {
+      if (c === '\r') i++;
+      row.push(cell), rows.push(row), (row = []), (cell = '');
+    } else cell += c;
+  }
+  if (cell !== '' || row.length) row.push(cell), rows.push(row);
+  return rows;
+}
