@@ -1,0 +1,340 @@
+import { Writable } from 'node:stream';
+import { stringify as csvStringify } from 'csv-stringify/sync';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/core/errors.js';
+import { createWriter, FORMATS, schemaFields, validateColumns, type OutputOptions } from '../../src/core/output.js';
+import { formatTimestamp } from '../../src/core/time.js';
+import * as schemas from '../../src/registry/schemas.js';
+
+const HASH = '0x57b2aa0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f9016bf7';
+const ALICE = '0xabababababababababababababababababababab';
+const BOB = '0xcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd';
+
+function payment(i: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: HASH,
+    timestamp: 1769860800 + i,
+    sender: ALICE,
+    description: `order ${i}`,
+    token: 'USDT',
+    tag: 'shop',
+    transactionStatus: 'confirmed',
+    transactionHash: HASH,
+    receivers: [
+      { user: BOB, amount: '1.5', fee: '0.01' },
+      { user: ALICE, amount: '-2', fee: '0' },
+    ],
+    ...extra,
+  };
+}
+
+const COLUMNS = ['timestamp', 'id', 'sender', 'description', 'token', 'receivers', 'tag', 'transactionStatus'];
+
+const base: OutputOptions = { format: 'json', kind: 'list', defaultColumns: COLUMNS, csvRaw: false, tty: false, color: false };
+
+function collector(highWaterMark?: number) {
+  const chunks: string[] = [];
+  const out = new Writable({
+    decodeStrings: false,
+    highWaterMark,
+    write(chunk, _encoding, done) {
+      chunks.push(String(chunk));
+      // A slow consumer, so that backpressure shows.
+      if (highWaterMark) setImmediate(done);
+      else done();
+    },
+  });
+  return { out, text: () => chunks.join('') };
+}
+
+async function render(records: Record<string, unknown>[], opts: Partial<OutputOptions>) {
+  const { out, text } = collector();
+  const writer = createWriter(out, { ...base, ...opts });
+  for (const r of records) await writer.write(r);
+  await writer.end();
+  return { text: text(), count: writer.count };
+}
+
+const lines = (text: string, eol = '\n') => text.split(eol).slice(0, -1);
+
+describe('FORMATS', () => {
+  it('lists every --format value', () => expect([...FORMATS]).toEqual(['table', 'json', 'jsonl', 'csv']));
+});
+
+describe('json', () => {
+  it('prints [] for no records', async () => {
+    expect((await render([], { format: 'json' })).text).toBe('[]\n');
+  });
+
+  it('is one valid document across many records, one record per line', async () => {
+    const records = Array.from({ length: 2500 }, (_, i) => payment(i));
+    const { text, count } = await render(records, { format: 'json' });
+    expect(JSON.parse(text)).toEqual(records);
+    expect(count).toBe(2500);
+    expect(text.split('\n')).toHaveLength(2500 + 3); // [, records, ], trailing newline
+  });
+
+  it('keeps amounts as strings and timestamps as numbers', async () => {
+    const [r] = JSON.parse((await render([payment(0)], { format: 'json' })).text);
+    expect(r.receivers[0].amount).toBe('1.5');
+    expect(r.timestamp).toBe(1769860800);
+  });
+
+  it('streams: records reach the stream before the list ends', async () => {
+    const { out, text } = collector();
+    const writer = createWriter(out, { ...base, format: 'json' });
+    await writer.write(payment(0));
+    await new Promise((r) => setImmediate(r));
+    expect(text()).toBe('[\n' + JSON.stringify(payment(0)));
+    await writer.end();
+    expect(JSON.parse(text())).toEqual([payment(0)]);
+  });
+
+  it('prints a single record as a pretty object, not an array', async () => {
+    const { text } = await render([payment(0)], { format: 'json', kind: 'single' });
+    expect(text).toBe(JSON.stringify(payment(0), null, 2) + '\n');
+  });
+
+  it('picks --columns as flat dotted keys, in order, null when missing', async () => {
+    const record = { ...payment(0), params: { extra: { banner: 'hi' } } };
+    const { text } = await render([record, payment(1)], { format: 'json', columns: ['token', 'params.extra.banner', 'timestamp'] });
+    const parsed = JSON.parse(text);
+    expect(parsed[0]).toEqual({ token: 'USDT', 'params.extra.banner': 'hi', timestamp: 1769860800 });
+    expect(Object.keys(parsed[0])).toEqual(['token', 'params.extra.banner', 'timestamp']);
+    expect(parsed[1]['params.extra.banner']).toBeNull();
+  });
+
+  it('honours backpressure and keeps every record in order', async () => {
+    const { out, text } = collector(16);
+    const writer = createWriter(out, { ...base, format: 'json' });
+    const records = Array.from({ length: 3000 }, (_, i) => payment(i, { description: 'x'.repeat(100) }));
+    let waited = 0;
+    for (const r of records) {
+      const pending = writer.write(r);
+      if (pending) {
+        waited++;
+        await pending;
+      }
+    }
+    await writer.end();
+    expect(waited).toBeGreaterThan(0);
+    expect(JSON.parse(text())).toEqual(records);
+  });
+});
+
+describe('jsonl', () => {
+  it('prints one compact record per line', async () => {
+    const records = [payment(0), payment(1)];
+    const { text } = await render(records, { format: 'jsonl' });
+    expect(lines(text).map((l) => JSON.parse(l))).toEqual(records);
+    expect(text).toBe(records.map((r) => JSON.stringify(r) + '\n').join(''));
+  });
+
+  it('prints nothing for no records', async () => {
+    expect((await render([], { format: 'jsonl' })).text).toBe('');
+  });
+});
+
+describe('csv', () => {
+  it('derives a header from the first record: nested objects dotted, arrays as JSON', async () => {
+    const record = { a: 1, nested: { b: 'x', deep: { c: true } }, list: [1, 2], empty: {}, none: null };
+    const { text } = await render([record], { format: 'csv' });
+    expect(text).toBe('a,nested.b,nested.deep.c,list,empty,none\r\n1,x,true,"[1,2]",{},\r\n');
+  });
+
+  it('ends every record with CRLF (RFC 4180)', async () => {
+    const { text } = await render([payment(0), payment(1)], { format: 'csv', columns: ['token', 'tag'] });
+    expect(text).toBe('token,tag\r\nUSDT,shop\r\nUSDT,shop\r\n');
+  });
+
+  it('quotes commas, quotes and line breaks, and keeps emoji and right-to-left text as they are', async () => {
+    const cells = ['a,b', 'say "hi"', 'two\nlines', 'cr\ronly', 'crlf\r\n', '🎉 emoji', 'مرحبا', 'plain', '', ' padded '];
+    const record = Object.fromEntries(cells.map((c, i) => [`c${i}`, c]));
+    const { text } = await render([record], { format: 'csv', csvRaw: true });
+    expect(text).toBe(
+      'c0,c1,c2,c3,c4,c5,c6,c7,c8,c9\r\n"a,b","say ""hi""","two\nlines","cr\ronly","crlf\r\n",🎉 emoji,مرحبا,plain,, padded \r\n',
+    );
+    // The same bytes csv-stringify writes for RFC 4180 with CRLF.
+    expect(text).toBe(csvStringify([Object.keys(record), cells], { record_delimiter: 'windows', quote_record_delimiter: true }));
+  });
+
+  it('neutralises formulas in text cells but leaves decimal amounts and numbers alone', async () => {
+    const record = { f1: '=HYPERLINK("http://evil")', f2: '+1', f3: '@SUM(A1)', f4: '-cmd', f5: '\tx', amount: '-12.5', n: -3 };
+    const { text } = await render([record], { format: 'csv' });
+    expect(lines(text, '\r\n')[1]).toBe(`"'=HYPERLINK(""http://evil"")",'+1,'@SUM(A1),'-cmd,'\tx,-12.5,-3`);
+  });
+
+  it('--csv-raw turns neutralisation off', async () => {
+    const { text } = await render([{ f: '=1+1', g: '-x' }], { format: 'csv', csvRaw: true });
+    expect(text).toBe('f,g\r\n=1+1,-x\r\n');
+  });
+
+  it('neutralises formulas in header names taken from the server', async () => {
+    const { text } = await render([{ '=evil': 1 }], { format: 'csv' });
+    expect(lines(text, '\r\n')[0]).toBe("'=evil");
+  });
+
+  it('uses --columns, in order, with empty cells for missing fields', async () => {
+    const { text } = await render([payment(0)], { format: 'csv', columns: ['tag', 'missing', 'timestamp'] });
+    expect(text).toBe('tag,missing,timestamp\r\nshop,,1769860800\r\n');
+  });
+
+  it('prints only the header for no records with --columns, and nothing without', async () => {
+    expect((await render([], { format: 'csv', columns: ['a', 'b.c'] })).text).toBe('a,b.c\r\n');
+    expect((await render([], { format: 'csv' })).text).toBe('');
+  });
+
+  it('keeps full values: no shortening, raw timestamps', async () => {
+    const { text } = await render([payment(0)], { format: 'csv', columns: ['id', 'timestamp'] });
+    expect(lines(text, '\r\n')[1]).toBe(`${HASH},1769860800`);
+  });
+});
+
+describe('--flatten', () => {
+  it('gives one csv row per element, parent fields repeated, element fields dotted', async () => {
+    const { text, count } = await render([payment(0)], { format: 'csv', flatten: 'receivers', columns: ['id', 'receivers.user', 'receivers.amount'] });
+    expect(text).toBe(`id,receivers.user,receivers.amount\r\n${HASH},${BOB},1.5\r\n${HASH},${ALICE},-2\r\n`);
+    expect(count).toBe(2);
+  });
+
+  it('derives element columns from the first row', async () => {
+    const { text } = await render([{ id: 1, receivers: [{ user: 'u', amount: '1' }] }], { format: 'csv', flatten: 'receivers' });
+    expect(text).toBe('id,receivers.user,receivers.amount\r\n1,u,1\r\n');
+  });
+
+  it('keeps a record whose array is empty as one row with empty element cells', async () => {
+    const records = [payment(0), payment(1, { receivers: [] })];
+    const { text, count } = await render(records, { format: 'csv', flatten: 'receivers', columns: ['description', 'receivers.user'] });
+    expect(lines(text, '\r\n')).toEqual(['description,receivers.user', `order 0,${BOB}`, `order 0,${ALICE}`, 'order 1,']);
+    expect(count).toBe(3);
+  });
+
+  it('gives json records with the element in place of the array, as a list even for a single record', async () => {
+    const { text } = await render([payment(0)], { format: 'json', kind: 'single', flatten: 'receivers' });
+    const rows = JSON.parse(text);
+    expect(rows).toHaveLength(2);
+    expect(rows[1].receivers).toEqual({ user: ALICE, amount: '-2', fee: '0' });
+  });
+
+  it('replaces the array column of the default table columns by its element fields', async () => {
+    const { text } = await render([payment(0)], { format: 'table', flatten: 'receivers' });
+    expect(lines(text)[0].split('\t')).toEqual([
+      'timestamp', 'id', 'sender', 'description', 'token', 'receivers.user', 'receivers.amount', 'receivers.fee', 'tag', 'transactionStatus',
+    ]);
+  });
+
+  it('rejects a field that is not a list, and a nested field', async () => {
+    await expect(render([payment(0)], { format: 'csv', flatten: 'token' })).rejects.toThrow(UsageError);
+    expect(() => createWriter(collector().out, { ...base, flatten: 'a.b' })).toThrow(UsageError);
+  });
+});
+
+describe('table, not on a terminal (tab-separated)', () => {
+  it('prints a header line and one line per record with full, raw values', async () => {
+    const { text } = await render([payment(0)], { format: 'table' });
+    const [header, row] = lines(text);
+    expect(header).toBe(COLUMNS.join('\t'));
+    expect(row.split('\t')).toEqual([
+      '1769860800', HASH, ALICE, 'order 0', 'USDT', JSON.stringify(payment(0).receivers), 'shop', 'confirmed',
+    ]);
+  });
+
+  it('keeps each record on one line and every column in place, with no escape sequences', async () => {
+    const { text } = await render([payment(0, { description: 'a\tb\nc\x1b[31m' })], { format: 'table', columns: ['description', 'tag'] });
+    expect(lines(text)).toEqual(['description\ttag', 'a\\tb\\nc\\x1b[31m\tshop']);
+  });
+
+  it('prints the header for no records', async () => {
+    expect((await render([], { format: 'table', columns: ['a', 'b'] })).text).toBe('a\tb\n');
+  });
+
+  it('prints a single record as field<TAB>value lines', async () => {
+    const { text } = await render([{ webhook: 'https://x.test/hook', n: 1 }], { format: 'table', kind: 'single' });
+    expect(text).toBe('webhook\thttps://x.test/hook\nn\t1\n');
+  });
+});
+
+describe('table on a terminal', () => {
+  const tty = { format: 'table' as const, tty: true };
+
+  it('draws a box with local timestamps and shortened hashes', async () => {
+    const { text } = await render([payment(0)], { ...tty, columns: ['timestamp', 'id', 'token'] });
+    expect(text).toContain('┌');
+    expect(text).toContain(formatTimestamp(1769860800));
+    expect(text).toContain('0x57b2…6bf7');
+    expect(text).not.toContain(HASH);
+    expect(text).not.toContain('\x1b');
+  });
+
+  it('shows arrays as compact, shortened JSON', async () => {
+    const { text } = await render([payment(0)], { ...tty, columns: ['receivers'] });
+    expect(text).toContain('[{"user":"0xcdcd…cdcd"');
+    expect(text).toContain('…');
+  });
+
+  it('neutralises escape sequences, control characters and bidi overrides from the server', async () => {
+    const description = '\x1b]0;pwned\x07\x1b[2J\u202eevil\r\nnext';
+    const { text } = await render([payment(0, { description })], { ...tty, columns: ['description'] });
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(text).toContain('\\x1b]0;pwned\\x07\\x1b[2J\\u202eevil\\r\\nnext');
+  });
+
+  it('colours statuses only when colour is allowed', async () => {
+    const records = [payment(0), payment(1, { transactionStatus: 'failed' }), payment(2, { transactionStatus: 'pending' })];
+    const coloured = (await render(records, { ...tty, columns: ['transactionStatus'], color: true })).text;
+    expect(coloured).toContain('\x1b[32mconfirmed\x1b[39m');
+    expect(coloured).toContain('\x1b[31mfailed\x1b[39m');
+    expect(coloured).toContain('\x1b[33mpending\x1b[39m');
+    const plain = (await render(records, { ...tty, columns: ['transactionStatus'], color: false })).text;
+    expect(plain).not.toContain('\x1b');
+  });
+
+  it('fits the terminal width, keeping timestamps whole', async () => {
+    const records = [payment(0, { description: 'a long description that would never fit '.repeat(4) })];
+    const { text } = await render(records, { ...tty, width: 90 });
+    for (const line of lines(text)) expect(line.length).toBeLessThanOrEqual(90);
+    expect(text).toContain(formatTimestamp(1769860800));
+  });
+
+  it('prints a single record as a field/value view with full values', async () => {
+    const { text } = await render([payment(0)], { ...tty, kind: 'single', width: 120 });
+    expect(text).toContain('field');
+    expect(text).toContain(HASH);
+    expect(text).toContain('receivers');
+    expect(text).toContain(formatTimestamp(1769860800));
+  });
+
+  it('counts the rows', async () => {
+    expect((await render([payment(0), payment(1)], tty)).count).toBe(2);
+  });
+});
+
+describe('schemaFields and validateColumns', () => {
+  it('lists dotted paths, array element fields and open maps', () => {
+    expect(schemaFields(schemas.oneTimePayment)).toEqual(
+      expect.arrayContaining(['id', 'timestamp', 'receivers', 'receivers.user', 'receivers.amount', 'transactionStatus']),
+    );
+    expect(schemaFields(schemas.shortUrl)).toEqual(
+      expect.arrayContaining(['params', 'params.callbackSuccess', 'params.extra', 'params.extra.*', 'createdAt']),
+    );
+    expect(schemaFields(schemas.notification)).toEqual(expect.arrayContaining(['data', 'data.*', 'extra.*']));
+  });
+
+  it('accepts known columns and keys below open maps', () => {
+    const known = schemaFields(schemas.shortUrl);
+    expect(() => validateColumns(['path', 'params.extra.banner', 'params.callbackError'], known)).not.toThrow();
+  });
+
+  it('rejects unknown columns, naming them and listing the known ones', () => {
+    const known = schemaFields(schemas.billing);
+    try {
+      validateColumns(['amount', 'amout', 'tokn'], known);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(UsageError);
+      const message = (err as UsageError).message;
+      expect(message).toContain('unknown columns "amout", "tokn"');
+      expect(message).toContain('subscriptionId, success, amount');
+    }
+  });
+});
