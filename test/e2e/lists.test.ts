@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import type { Emulator, Fixtures } from '../../src/emulator/index.js';
+import { ANCHOR, emulator, payrec } from './helpers.js';
+
+// Filters, time windows, sorting and pagination, read from the user's side (stdout)
+// and from the server's side (the emulator's request log).
+
+let emu: Emulator;
+let fx: Fixtures;
+
+async function api(path: string): Promise<any> {
+  const res = await fetch(`${emu.url}/v1/bsc${path}`, { headers: { authorization: `Bearer ${emu.keyFor('bsc')}` } });
+  return res.json();
+}
+
+const json = (stdout: string) => JSON.parse(stdout) as Record<string, any>[];
+
+beforeAll(async () => {
+  emu = await emulator({ records: 1234 });
+  fx = emu.fixtures('bsc');
+});
+afterAll(() => emu.close());
+beforeEach(() => emu.clearLog());
+
+describe('pagination', () => {
+  test('--limit cuts across page boundaries and keeps the server order', async () => {
+    const r = await payrec(emu, ['one-time', 'transfers', '--limit', '250', '--page-size', '100', '-f', 'json', '--to', String(ANCHOR)]);
+    expect(r.exitCode).toBe(0);
+    const got = json(r.stdout);
+    expect(got).toHaveLength(250);
+    const pages = emu.requests.filter((q) => q.path === '/v1/bsc/one-time/transfers');
+    expect(pages.map((q) => [q.query.offset, q.query.limit])).toEqual([
+      ['0', '100'],
+      ['100', '100'],
+      ['200', '50'],
+    ]);
+    const truth = await api(`/one-time/transfers?limit=250&to=${ANCHOR}`);
+    expect(got).toEqual(truth.data);
+  });
+
+  test('--all returns exactly the total, each record once, with `to` pinned on every page', async () => {
+    const r = await payrec(emu, ['one-time', 'transfers', '--all', '--page-size', '100', '-f', 'jsonl']);
+    expect(r.exitCode).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const pages = emu.requests.filter((q) => q.path === '/v1/bsc/one-time/transfers');
+    const total = (await api('/one-time/transfers?limit=1')).total;
+    expect(total).toBe(1234);
+    expect(lines).toHaveLength(total);
+    expect(new Set(lines.map((t) => t.transactionHash)).size).toBe(total);
+    expect(pages).toHaveLength(13);
+    const tos = new Set(pages.map((q) => q.query.to));
+    expect(tos.size).toBe(1);
+    expect(Number([...tos][0])).toBeGreaterThan(ANCHOR);
+  });
+
+  test('--offset skips records', async () => {
+    const all = json((await payrec(emu, ['one-time', 'transfers', '--limit', '20', '-f', 'json'])).stdout);
+    const r = await payrec(emu, ['one-time', 'transfers', '--limit', '5', '--offset', '10', '-f', 'json']);
+    expect(json(r.stdout)).toEqual(all.slice(10, 15));
+  });
+
+  test('--all with one-record pages still gives the same records as one big page', async () => {
+    const small = await payrec(emu, ['scheduled-payments', 'transfers', '--from', String(ANCHOR - 20 * 86400), '--all', '--page-size', '7', '-f', 'csv']);
+    const big = await payrec(emu, ['scheduled-payments', 'transfers', '--from', String(ANCHOR - 20 * 86400), '--all', '-f', 'csv']);
+    expect(small.exitCode).toBe(0);
+    expect(small.stdout.split('\n').length).toBeGreaterThan(10);
+    expect(small.stdout).toBe(big.stdout);
+  });
+});
+
+describe('time window and sort', () => {
+  test('--from and --to are inclusive at both ends', async () => {
+    const some = json((await payrec(emu, ['one-time', 'transfers', '--limit', '50', '-f', 'json'])).stdout);
+    const hi = some[10].timestamp;
+    const lo = some[40].timestamp;
+    const r = await payrec(emu, ['one-time', 'transfers', '--from', String(lo), '--to', String(hi), '--all', '-f', 'json']);
+    const got = json(r.stdout);
+    expect(got[0].timestamp).toBe(hi);
+    expect(got.at(-1)!.timestamp).toBe(lo);
+    expect(got.every((t) => t.timestamp >= lo && t.timestamp <= hi)).toBe(true);
+    expect(got.length).toBeGreaterThanOrEqual(31);
+  });
+
+  test('ISO dates and relative ages become Unix seconds on the wire', async () => {
+    await payrec(emu, ['one-time', 'transfers', '--from', '2025-12-01', '--to', '2025-12-31T23:59:59Z', '--limit', '1']);
+    expect(emu.requests[0].query.from).toBe(String(Date.UTC(2025, 11, 1) / 1000));
+    expect(emu.requests[0].query.to).toBe(String(Date.UTC(2025, 11, 31, 23, 59, 59) / 1000));
+    emu.clearLog();
+    const before = Math.floor(Date.now() / 1000);
+    await payrec(emu, ['one-time', 'transfers', '--from', '7d', '--limit', '1']);
+    const from = Number(emu.requests[0].query.from);
+    expect(Math.abs(from - (before - 7 * 86400))).toBeLessThan(30);
+  });
+
+  test('--sort asc is the exact reverse of desc, ties included', async () => {
+    const window = ['--from', String(ANCHOR - 60 * 86400), '--to', String(ANCHOR), '--all', '-f', 'jsonl', '--columns', 'transactionHash'];
+    const desc = (await payrec(emu, ['one-time', 'transfers', ...window, '--sort', 'desc'])).stdout.trimEnd().split('\n');
+    const asc = (await payrec(emu, ['one-time', 'transfers', ...window, '--sort', 'asc'])).stdout.trimEnd().split('\n');
+    expect(desc.length).toBeGreaterThan(50);
+    expect(asc).toEqual([...desc].reverse());
+  });
+});
+
+describe('filters', () => {
+  test('--token keeps only that token and is sent as the API parameter', async () => {
+    const token = fx.tokens[0];
+    const r = await payrec(emu, ['one-time', 'transfers', '--token', token, '--all', '-f', 'json']);
+    const got = json(r.stdout);
+    expect(got.length).toBeGreaterThan(0);
+    expect(got.every((t) => t.token === token)).toBe(true);
+    expect(emu.requests[0].query.token).toBe(token);
+  });
+
+  test('billings by plan with --triggered-by, and by subscription', async () => {
+    const plan = fx.plans['fixed-recurring'][0];
+    const all = json((await payrec(emu, ['fixed-recurring', 'billings', '--plan-id', plan, '--all', '-f', 'json'])).stdout);
+    expect(all.length).toBeGreaterThan(0);
+    const who = all[0].triggeredBy;
+    const mine = json((await payrec(emu, ['fr', 'billings', '--plan-id', plan, '--triggered-by', who, '--all', '-f', 'json'])).stdout);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.length).toBeLessThanOrEqual(all.length);
+    expect(mine.every((b) => b.triggeredBy.toLowerCase() === who.toLowerCase())).toBe(true);
+    const sub = all[0].subscriptionId;
+    const bySub = json((await payrec(emu, ['fr', 'billings', '--subscription-id', sub, '--all', '-f', 'json'])).stdout);
+    expect(bySub.length).toBeGreaterThan(0);
+    expect(bySub.every((b) => b.subscriptionId === sub)).toBe(true);
+  });
+
+  test('one-time payments by receiver match any of the receivers', async () => {
+    const receiver = fx.addresses.receivers[0];
+    const got = json((await payrec(emu, ['one-time', 'payments', 'list', '--receiver', receiver, '--all', '-f', 'json'])).stdout);
+    expect(got.length).toBeGreaterThan(0);
+    expect(got.every((p) => p.receivers.some((x: any) => x.user.toLowerCase() === receiver.toLowerCase()))).toBe(true);
+  });
+
+  test('executions of one strategy use the strategy endpoint', async () => {
+    const id = fx.strategies[0];
+    const r = await payrec(emu, ['dca', 'executions', '--strategy-id', id, '--limit', '3', '-f', 'json']);
+    expect(r.exitCode).toBe(0);
+    expect(json(r.stdout).every((x) => x.strategyId === id)).toBe(true);
+    expect(emu.requests[0].path).toBe(`/v1/bsc/dollar-cost-average/strategies/${id}/executions`);
+  });
+
+  test('a filter that belongs to the other variant is refused before sending', async () => {
+    const r = await payrec(emu, ['fr', 'billings', '--subscription-id', fx.subscriptions['fixed-recurring'][0], '--triggered-by', fx.addresses.triggeredBy[0]]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--triggered-by works only with --plan-id/);
+    expect(emu.requests).toHaveLength(0);
+  });
+});
