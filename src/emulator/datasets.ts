@@ -69,7 +69,8 @@ export class Datasets {
     let next = this.options.records + (this.appended.get(key) ?? 0);
     for (let i = 0; i < count; i++, next++) {
       const r = new Random(world.recordSeed(collection, next));
-      store.insert({ timestamp, ...spec.generate({ world, r, index: next, timestamp }) });
+      const { record, internal } = spec.generate({ world, r, index: next, timestamp });
+      store.insert({ timestamp, record, internal });
     }
     this.appended.set(key, next - this.options.records);
     return store.size;
@@ -92,7 +93,8 @@ export class Datasets {
       for (let index = 0; index < timestamps.length; index++) {
         const timestamp = timestamps[index];
         const r = new Random(world.recordSeed(collection, index));
-        store.insert({ timestamp, ...spec.generate({ world, r, index, timestamp }) });
+        const { record, internal } = spec.generate({ world, r, index, timestamp });
+        store.insert({ timestamp, record, internal });
       }
     }
     return store;

@@ -23,7 +23,9 @@ export function hashString(text: string): number {
   return h >>> 0;
 }
 
-const HEX = '0123456789abcdef';
+const DIGITS = '0123456789';
+/** Room for 64 hex characters; multiple of 4 for writeUInt32BE. */
+const scratch = Buffer.alloc(32);
 
 export class Random {
   private state: number;
@@ -59,19 +61,18 @@ export class Random {
     return items[Math.floor(this.float() * items.length)];
   }
 
-  /** `count` lower-case hex characters. */
+  /** `count` lower-case hex characters (at most 64). Buffer's hex encoder is the fastest way to a flat string. */
   hex(count: number): string {
-    let out = '';
-    while (out.length < count) {
-      out += this.uint32().toString(16).padStart(8, '0');
-    }
+    const bytes = Math.ceil(count / 2);
+    for (let i = 0; i < bytes; i += 4) scratch.writeUInt32BE(this.uint32(), i);
+    const out = scratch.toString('hex', 0, bytes);
     return out.length === count ? out : out.slice(0, count);
   }
 
   /** `count` decimal digits; the first is never 0 when `leadingNonZero`. */
   digits(count: number, leadingNonZero = false): string {
     let out = leadingNonZero ? String(this.int(1, 9)) : '';
-    while (out.length < count) out += HEX[this.int(0, 9)];
+    while (out.length < count) out += DIGITS[this.int(0, 9)];
     return out;
   }
 }

@@ -53,33 +53,53 @@ function normalizeShared(value: string): string {
   return out;
 }
 
-/** Reads a dotted path where `name[]` walks every element of an array. */
-function extract(record: object, internal: Record<string, string> | undefined, path: string): KeyValue {
-  if (internal && path in internal) return normalizeShared(internal[path]);
-  let values: unknown[] = [record];
-  for (const part of path.split('.')) {
-    const walk = part.endsWith('[]');
-    const name = walk ? part.slice(0, -2) : part;
-    const next: unknown[] = [];
-    for (const v of values) {
-      const child = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[name] : undefined;
-      if (walk && Array.isArray(child)) next.push(...child);
-      else if (!walk && child !== undefined) next.push(child);
-    }
-    values = next;
+type Reader = (record: object, internal: Record<string, string> | undefined) => KeyValue;
+
+/**
+ * Compiles a field path to a reader, once per column. A dotted path walks objects and
+ * `name[]` walks every element of an array; an internal value of the same name wins.
+ */
+function reader(path: string): Reader {
+  const parts = path.split('.');
+  if (parts.length === 1 && !path.endsWith('[]')) {
+    return (record, internal) => {
+      if (internal && path in internal) return normalizeShared(internal[path]);
+      const value = (record as Record<string, unknown>)[path];
+      return value === undefined || (typeof value === 'object' && value !== null) ? undefined : normalizeShared(String(value));
+    };
   }
-  const strings = values.filter((v) => typeof v !== 'object').map((v) => normalizeShared(String(v)));
-  if (!path.includes('[]')) return strings[0];
-  return strings;
+  const many = path.includes('[]');
+  return (record, internal) => {
+    if (internal && path in internal) return normalizeShared(internal[path]);
+    let values: unknown[] = [record];
+    for (const part of parts) {
+      const walk = part.endsWith('[]');
+      const name = walk ? part.slice(0, -2) : part;
+      const next: unknown[] = [];
+      for (const v of values) {
+        const child = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[name] : undefined;
+        if (walk && Array.isArray(child)) next.push(...child);
+        else if (!walk && child !== undefined) next.push(child);
+      }
+      values = next;
+    }
+    const strings = values.filter((v) => typeof v !== 'object').map((v) => normalizeShared(String(v)));
+    return many ? strings : strings[0];
+  };
+}
+
+interface Column {
+  read: Reader;
+  values: KeyValue[];
 }
 
 export class RecordStore {
   private readonly timestamps: number[] = [];
   private readonly bodies: string[] = [];
-  private readonly columns = new Map<string, KeyValue[]>();
+  private readonly columns = new Map<string, Column>();
 
   constructor(keyFields: Iterable<string>) {
-    for (const field of keyFields) this.columns.set(field, []);
+    for (const field of keyFields) this.columns.set(field, { read: reader(field), values: [] });
   }
 
   get size(): number {
@@ -97,11 +117,11 @@ export class RecordStore {
     if (pos === n) {
       this.timestamps.push(entry.timestamp);
       this.bodies.push(body);
-      for (const [field, column] of this.columns) column.push(extract(entry.record, entry.internal, field));
+      for (const column of this.columns.values()) column.values.push(column.read(entry.record, entry.internal));
     } else {
       this.timestamps.splice(pos, 0, entry.timestamp);
       this.bodies.splice(pos, 0, body);
-      for (const [field, column] of this.columns) column.splice(pos, 0, extract(entry.record, entry.internal, field));
+      for (const column of this.columns.values()) column.values.splice(pos, 0, column.read(entry.record, entry.internal));
     }
     return pos;
   }
@@ -109,13 +129,13 @@ export class RecordStore {
   remove(pos: number): void {
     this.timestamps.splice(pos, 1);
     this.bodies.splice(pos, 1);
-    for (const column of this.columns.values()) column.splice(pos, 1);
+    for (const column of this.columns.values()) column.values.splice(pos, 1);
   }
 
   /** Replaces a record in place; its timestamp (the sort key) must not change. */
   replace(pos: number, entry: StoredRecord): void {
     this.bodies[pos] = JSON.stringify(entry.record);
-    for (const [field, column] of this.columns) column[pos] = extract(entry.record, entry.internal, field);
+    for (const column of this.columns.values()) column.values[pos] = column.read(entry.record, entry.internal);
   }
 
   body(pos: number): string {
@@ -174,7 +194,7 @@ export class RecordStore {
     for (const c of where) {
       const column = this.columns.get(c.field);
       if (column === undefined) return undefined;
-      out.push([column, normalizeKey(c.value)]);
+      out.push([column.values, normalizeKey(c.value)]);
     }
     return out;
   }
