@@ -33,6 +33,8 @@ export function payrec(emu: Emulator | undefined, args: string[], o: RunOptions 
   const chain = o.chain ?? 'bsc';
   return execa('node', [BIN, ...args], {
     reject: false,
+    // Keep stdout byte for byte, as a file would get it.
+    stripFinalNewline: false,
     input: o.input,
     cwd: o.cwd,
     extendEnv: false,
