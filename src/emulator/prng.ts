@@ -23,7 +23,6 @@ export function hashString(text: string): number {
   return h >>> 0;
 }
 
-const DIGITS = '0123456789';
 /** Room for 64 hex characters; multiple of 4 for writeUInt32BE. */
 const scratch = Buffer.alloc(32);
 
@@ -69,10 +68,10 @@ export class Random {
     return out.length === count ? out : out.slice(0, count);
   }
 
-  /** `count` decimal digits; the first is never 0 when `leadingNonZero`. */
+  /** `count` decimal digits; the first is never 0 when `leadingNonZero`. Nine digits per draw. */
   digits(count: number, leadingNonZero = false): string {
     let out = leadingNonZero ? String(this.int(1, 9)) : '';
-    while (out.length < count) out += DIGITS[this.int(0, 9)];
-    return out;
+    while (out.length < count) out += String(this.uint32() % 1_000_000_000).padStart(9, '0');
+    return out.length === count ? out : out.slice(0, count);
   }
 }

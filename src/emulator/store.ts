@@ -42,14 +42,17 @@ export function normalizeKey(value: string): string {
   return HEX.test(value) ? value.toLowerCase() : value;
 }
 
-/** Values repeat a lot (a few dozen wallets); memoising keeps one string per value, not per record. */
-const normalized = new Map<string, string>();
+/**
+ * Mixed-case addresses repeat a lot (a few dozen wallets): memoising their lower-case
+ * form keeps one string per wallet, not one per record. Values that need no change
+ * (ids, hashes, tokens) are returned as they are and not memoised.
+ */
+const lowered = new Map<string, string>();
 function normalizeShared(value: string): string {
-  let out = normalized.get(value);
-  if (out === undefined) {
-    out = normalizeKey(value);
-    if (normalized.size < 100_000) normalized.set(value, out);
-  }
+  const known = lowered.get(value);
+  if (known !== undefined) return known;
+  const out = normalizeKey(value);
+  if (out !== value && lowered.size < 100_000) lowered.set(value, out);
   return out;
 }
 
