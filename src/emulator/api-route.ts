@@ -22,10 +22,14 @@ export interface ApiRoute {
 
 /** The body as a JSON object; {} when empty; 400 when it is not a JSON object. */
 export function jsonObjectBody(req: ApiRequest): Record<string, unknown> {
-  if (req.body.trim() === '') return {};
+  return parseJsonObject(req.body);
+}
+
+export function parseJsonObject(text: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
   let value: unknown;
   try {
-    value = JSON.parse(req.body);
+    value = JSON.parse(text);
   } catch {
     throw new HttpError(400, 'Invalid request body: expected JSON');
   }

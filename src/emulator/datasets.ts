@@ -40,11 +40,6 @@ export class Datasets {
     return world;
   }
 
-  /** Whether a collection is known: named by the registry or by a generator. */
-  has(collection: string): boolean {
-    return collection in collectionSpecs || endpoints.some((e) => e.collection === collection);
-  }
-
   isOwned(collection: string): boolean {
     return collectionSpecs[collection]?.owned === true;
   }

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { KNOWN_CHAINS } from '../registry/validators.js';
-import type { ApiRoute } from './api-route.js';
+import { parseJsonObject, type ApiRoute } from './api-route.js';
 import { authenticate } from './auth.js';
 import { CONTROL_PREFIX, controlRouter, type ControlState } from './control.js';
 import { readRoutes } from './read-routes.js';
@@ -39,7 +39,7 @@ export function createEmulatorServer(state: ControlState): Server {
       send(res, await answer(() => {
         const match = control.match(method, url.pathname);
         if (!match) return pageNotFound();
-        return match.route({ query: url.searchParams, body: parseControlBody(body) });
+        return match.route({ query: url.searchParams, body: parseJsonObject(body) });
       }));
       return;
     }
@@ -82,18 +82,6 @@ async function answer(run: () => Reply | Promise<Reply>): Promise<Reply> {
     if (err instanceof HttpError) return errorReply(err.status, err.message);
     throw err;
   }
-}
-
-function parseControlBody(body: string): Record<string, unknown> {
-  if (body.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    throw new HttpError(400, 'Invalid request body: expected JSON');
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError(400, 'Invalid request body: expected a JSON object');
-  return value as Record<string, unknown>;
 }
 
 function send(res: ServerResponse, reply: Reply): void {
