@@ -391,9 +391,6 @@ const LONG_HEX_INSIDE = /0x[0-9a-fA-F]{19,}/g;
 const HEX_SHORT = 11; // 0x57b2…6bf7
 const JSON_CELL_MAX = 48;
 const MIN_COLUMN_WIDTH = 8;
-// Fitting shrinks columns wider than this first, so local timestamps (19 characters)
-// and short hashes stay whole while free text and JSON give way.
-const COMFORTABLE_COLUMN_WIDTH = 23;
 
 const STATUS_COLOURS: Record<string, 'green' | 'red' | 'yellow'> = { confirmed: 'green', failed: 'red', pending: 'yellow' };
 
@@ -418,30 +415,40 @@ function paintStatus(paint: ChalkInstance | undefined, name: string, text: strin
   return colour ? paint![colour](text) : text;
 }
 
+const DECIMAL_CELL = /^-?\d+(\.\d+)?$/;
+
 /**
- * Column widths (padding included) that fit `width`. The widest column gives up a
- * character at a time: first every column down to a comfortable width, then the
- * columns that are not timestamps down to a minimum, then all of them; cli-table3
- * truncates the cells of narrowed columns with `…`.
+ * Column widths (padding included) that fit `width`, and how many trailing columns
+ * must be left out. Numbers, timestamps, short hashes and statuses are what people
+ * compare, so they are never cut: only free text and JSON cells give way (down to a
+ * minimum, cut with `…` by cli-table3). Headers may be cut to their column's content.
+ * When even that is too wide, trailing columns are left out rather than showing a
+ * truncated amount.
  */
-function fitColumns(names: string[], rows: string[][], width: number | undefined): number[] | undefined {
-  if (!width) return undefined;
-  const widths = names.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i].length), h.length) + 2);
-  const isTimestamp = names.map((n) => TIMESTAMP_FIELDS.has(n.slice(n.lastIndexOf('.') + 1)));
-  let excess = widths.reduce((a, b) => a + b, 0) + widths.length + 1 - width;
-  const shrink = (floor: number, spare: boolean[]) => {
-    while (excess > 0) {
-      const widest = widths.reduce((best, w, i) => (!spare[i] && w > floor && (best === -1 || w > widths[best]) ? i : best), -1);
-      if (widest === -1) return;
-      widths[widest]--;
-      excess--;
-    }
-  };
-  const none = widths.map(() => false);
-  shrink(COMFORTABLE_COLUMN_WIDTH, none);
-  shrink(MIN_COLUMN_WIDTH, isTimestamp);
-  shrink(MIN_COLUMN_WIDTH, none);
-  return widths;
+function fitColumns(names: string[], rows: string[][], width: number | undefined): { widths?: number[]; shown: number } {
+  if (!width) return { shown: names.length };
+  const content = names.map((_, i) => rows.reduce((w, r) => Math.max(w, r[i].length), 1) + 2);
+  const rigid = names.map((n, i) => {
+    const field = n.slice(n.lastIndexOf('.') + 1);
+    return TIMESTAMP_FIELDS.has(field) || rows.every((r) => r[i].length <= HEX_SHORT || DECIMAL_CELL.test(r[i]));
+  });
+  const widths = names.map((h, i) => (rigid[i] ? Math.max(content[i], Math.min(h.length + 2, 12)) : Math.max(content[i], h.length + 2)));
+  const total = (n: number) => widths.slice(0, n).reduce((a, b) => a + b, 0) + n + 1;
+  // Flexible columns give up a character at a time, the widest first.
+  let excess = total(widths.length) - width;
+  while (excess > 0) {
+    const widest = widths.reduce((best, w, i) => (!rigid[i] && w > MIN_COLUMN_WIDTH && (best === -1 || w > widths[best]) ? i : best), -1);
+    if (widest === -1) break;
+    widths[widest]--;
+    excess--;
+  }
+  // Rigid columns may lose header characters beyond their content.
+  for (let i = 0; i < widths.length && total(widths.length) > width; i++) {
+    if (rigid[i]) widths[i] = Math.max(content[i], MIN_COLUMN_WIDTH);
+  }
+  let shown = widths.length;
+  while (shown > 1 && total(shown) > width) shown--;
+  return { widths: widths.slice(0, shown), shown };
 }
 
 function newTable(head: string[], colWidths: number[] | undefined, paint: ChalkInstance | undefined, wrap: boolean) {
@@ -465,9 +472,12 @@ function boxTable(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
       const columns = tableColumns(opts, rows[0]);
       const head = columns.map((c) => neutraliseTerminal(c.name));
       const cells = rows.map((row) => columns.map((c) => terminalCell(c.name, c.get(row), false)));
-      const table = newTable(head, fitColumns(columns.map((c) => c.name), cells, opts.width), paint, false);
-      for (const r of cells) table.push(r.map((text, i) => paintStatus(paint, columns[i].name, text)));
-      return sink.push(table.toString() + '\n');
+      const fit = fitColumns(columns.map((c) => c.name), cells, opts.width);
+      const table = newTable(head.slice(0, fit.shown), fit.widths, paint, false);
+      for (const r of cells) table.push(r.slice(0, fit.shown).map((text, i) => paintStatus(paint, columns[i].name, text)));
+      const hidden = columns.slice(fit.shown).map((c) => c.name);
+      const note = hidden.length ? `(${hidden.join(', ')} not shown: too wide for the terminal; pick fields with --columns)\n` : '';
+      return sink.push(table.toString() + '\n' + note);
     },
   };
 }
