@@ -237,6 +237,7 @@ function neutral(s: string): string {
 function hintFor(status: number): string | undefined {
   if (status === 401) return 'check the API key: payrec auth status (keys are per chain)';
   if (status === 403) return 'this key may not do that';
+  if (status === 404) return 'check the id, and --chain: records are per chain';
   if (status === 429) return 'the service is rate limiting; try again later or lower --concurrency';
   if (status >= 500) return 'the service failed; try again later';
   return undefined;

@@ -1,7 +1,7 @@
 import type { Endpoint } from '../registry/types.js';
 import { ChartBuilder, type Period } from './chart.js';
 import { InterruptedError } from './errors.js';
-import { createWriter, schemaFields, validateColumns } from './output.js';
+import { createWriter, schemaFields, validateColumns, validateFlatten } from './output.js';
 import { paginate, type PageWindow } from './paginate.js';
 import { Progress } from './progress.js';
 import { checkEnvelope, checkRecord } from './records.js';
@@ -35,6 +35,7 @@ export async function runEndpoint(
 ): Promise<void> {
   const outputOptions = session.output(endpoint.kind, endpoint.columns);
   if (outputOptions.columns) validateColumns(outputOptions.columns, schemaFields(endpoint.record));
+  if (outputOptions.flatten !== undefined) validateFlatten(outputOptions.flatten, endpoint.record);
   const client = await session.client();
   const path = fillPath(endpoint, pathValues);
 
@@ -49,9 +50,10 @@ export async function runEndpoint(
   }
 
   if (endpoint.kind === 'single') {
+    // Opened first: an unwritable --output must fail before anything is sent.
+    const target = await session.openOutput();
     const body = await client.json({ method: endpoint.method, path });
     const record = checkRecord(endpoint, body, session);
-    const target = await session.openOutput();
     const writer = createWriter(target.stream, outputOptions);
     await writer.write(record);
     await writer.end();
@@ -115,8 +117,9 @@ async function writeSummary(session: Session, out: NodeJS.WritableStream, s: Sum
   // Other formats: one flat field/value record through the output module.
   const flat: Record<string, unknown> = { count: result.count };
   if (result.firstTimestamp !== undefined) {
-    flat.first = result.firstTimestamp;
-    flat.last = result.lastTimestamp;
+    // Named so that tables show them as dates.
+    flat['first.timestamp'] = result.firstTimestamp;
+    flat['last.timestamp'] = result.lastTimestamp;
   }
   for (const [status, n] of Object.entries(result.statuses)) flat[`status.${status}`] = n;
   if (result.succeeded !== undefined) Object.assign(flat, { succeeded: result.succeeded, failed: result.failed });

@@ -34,7 +34,8 @@ const f = {
   transactionHash: filter({ name: 'transactionHash', schema: v.txHash, help: 'only the payment with this transaction hash' }),
 };
 
-const transferColumns = ['timestamp', 'sender', 'receiver', 'amount', 'fee', 'token', 'description', 'transactionStatus', 'transactionHash'];
+// Table columns, most telling first: a narrow terminal drops columns from the right.
+const transferColumns = ['timestamp', 'amount', 'token', 'transactionStatus', 'sender', 'receiver', 'description', 'transactionHash', 'fee'];
 
 /** Short url reads exist for fixed-recurring and on-demand, with identical shapes. */
 function shortUrlReads<P extends Product>(product: P) {
@@ -102,7 +103,7 @@ function cancellationReads<P extends Product>(product: P) {
     method: 'GET' as const,
     record: s.cancellation,
     identity: ['subscriptionId', 'transactionHash'],
-    columns: ['timestamp', 'subscriptionId', 'forced', 'triggeredBy', 'transactionStatus', 'transactionHash'],
+    columns: ['timestamp', 'forced', 'transactionStatus', 'subscriptionId', 'triggeredBy', 'transactionHash'],
     collection: `${product}/cancellations`,
   };
   return [
@@ -161,7 +162,7 @@ const billingCommon = {
   timeWindow: true,
   record: s.billing,
   identity: ['transactionHash'],
-  columns: ['timestamp', 'subscriptionId', 'amount', 'fee', 'token', 'success', 'transactionStatus', 'transactionHash'],
+  columns: ['timestamp', 'amount', 'token', 'success', 'transactionStatus', 'subscriptionId', 'triggeredBy', 'transactionHash', 'fee'],
   collection: 'fixed-recurring/billings',
 };
 
@@ -174,7 +175,7 @@ const executionCommon = {
   timeWindow: true,
   record: s.execution,
   identity: ['transactionHash'],
-  columns: ['timestamp', 'strategyId', 'inputToken', 'fee', 'swaps', 'transactionStatus', 'transactionHash'],
+  columns: ['timestamp', 'inputToken', 'transactionStatus', 'strategyId', 'swaps', 'fee', 'transactionHash'],
   collection: 'dollar-cost-average/executions',
 };
 
@@ -250,7 +251,7 @@ export const endpoints = [
     timeWindow: true,
     record: s.cancellationRequest,
     identity: ['subscriptionId', 'transactionHash'],
-    columns: ['timestamp', 'subscriptionId', 'transactionStatus', 'transactionHash'],
+    columns: ['timestamp', 'transactionStatus', 'subscriptionId', 'transactionHash'],
     collection: 'variable-recurring/cancellation-requests',
     summary: 'List the cancellation requests of a plan’s subscriptions',
     examples: ['payrec variable-recurring cancellation-requests --plan-id 0x57b2…6bf7'],
@@ -267,7 +268,7 @@ export const endpoints = [
     timeWindow: false,
     record: s.cancellationRequest,
     identity: ['subscriptionId', 'transactionHash'],
-    columns: ['timestamp', 'subscriptionId', 'transactionStatus', 'transactionHash'],
+    columns: ['timestamp', 'transactionStatus', 'subscriptionId', 'transactionHash'],
     collection: 'variable-recurring/cancellation-requests',
     summary: 'Show the cancellation request of a subscription',
     examples: ['payrec vr cancellation-request 0x9a3c…01fe'],
@@ -289,7 +290,7 @@ export const endpoints = [
     timeWindow: true,
     record: s.oneTimePayment,
     identity: ['id'],
-    columns: ['timestamp', 'id', 'sender', 'description', 'token', 'receivers', 'tag', 'transactionStatus'],
+    columns: ['timestamp', 'token', 'transactionStatus', 'description', 'id', 'sender', 'tag', 'receivers'],
     collection: 'one-time/payments',
     summary: 'List one-time payments',
     examples: ['payrec one-time payments list --tag ebook_859294', 'payrec ot payments list --flatten receivers -f csv'],
@@ -306,7 +307,7 @@ export const endpoints = [
     timeWindow: false,
     record: s.oneTimePayment,
     identity: ['id'],
-    columns: ['timestamp', 'id', 'sender', 'description', 'token', 'receivers', 'tag', 'transactionStatus'],
+    columns: ['timestamp', 'token', 'transactionStatus', 'description', 'id', 'sender', 'tag', 'receivers'],
     collection: 'one-time/payments',
     summary: 'Show one one-time payment',
     examples: ['payrec one-time payments get 0x1f0c…aa31'],
@@ -325,7 +326,7 @@ export const endpoints = [
     timeWindow: true,
     record: s.walletToWalletPayment,
     identity: ['id'],
-    columns: ['timestamp', 'id', 'description', 'token', 'serviceFee', 'receivers', 'tag'],
+    columns: ['timestamp', 'token', 'serviceFee', 'description', 'id', 'tag', 'receivers'],
     collection: 'wallet-to-wallet/payments',
     summary: 'List wallet-to-wallet payments',
     examples: ['payrec wallet-to-wallet payments list --token USDT', 'payrec w2w payments list --flatten receivers -f csv'],
@@ -342,13 +343,13 @@ export const endpoints = [
     timeWindow: false,
     record: s.walletToWalletPayment,
     identity: ['id'],
-    columns: ['timestamp', 'id', 'description', 'token', 'serviceFee', 'receivers', 'tag'],
+    columns: ['timestamp', 'token', 'serviceFee', 'description', 'id', 'tag', 'receivers'],
     collection: 'wallet-to-wallet/payments',
     summary: 'Show one wallet-to-wallet payment',
     examples: ['payrec w2w payments get 123e4567-e89b-12d3-a456-426614174000'],
   },
   transfers('wallet-to-wallet', [f.email, f.token], s.walletToWalletTransfer, [
-    'timestamp', 'receiver', 'amount', 'fee', 'token', 'description', 'payment_id', 'transactionStatus', 'transactionHash',
+    'timestamp', 'amount', 'token', 'transactionStatus', 'receiver', 'description', 'payment_id', 'transactionHash', 'fee',
   ]),
 
   transfers('scheduled-payments', [f.scheduleId, f.sender, f.receiver, f.token], s.scheduledTransfer),
@@ -392,25 +393,6 @@ export const endpoints = [
 export type AnyEndpoint = (typeof endpoints)[number];
 export type EndpointId = AnyEndpoint['id'];
 
-/** Short aliases of the product commands (DESIGN.md). */
-export const productAliases: Record<Product, string> = {
-  'fixed-recurring': 'fr',
-  'variable-recurring': 'vr',
-  'on-demand': 'od',
-  'one-time': 'ot',
-  'wallet-to-wallet': 'w2w',
-  'scheduled-payments': 'sp',
-  'dollar-cost-average': 'dca',
-  'webhook-notifications': 'wn',
-};
-
-export const productDescriptions: Record<Product, string> = {
-  'fixed-recurring': 'Fixed-recurring plans: short urls, billings, cancellations, plan webhooks',
-  'variable-recurring': 'Variable-recurring plans: cancellations, cancellation requests, transfers',
-  'on-demand': 'On-demand plans: short urls, transfers',
-  'one-time': 'One-time payments and their transfers',
-  'wallet-to-wallet': 'Wallet-to-wallet payments and their transfers',
-  'scheduled-payments': 'Scheduled payment transfers',
-  'dollar-cost-average': 'Dollar-cost-average strategy executions',
-  'webhook-notifications': 'Fetch, verify and receive webhook notifications',
-};
+// Product names, aliases and descriptions live in a zod-free module so that
+// `payrec --help` can list the products without loading the schemas.
+export { productAliases, productDescriptions } from './products.js';
