@@ -1,0 +1,256 @@
+# payrec shell completion. Generated from the command tree by `payrec completion`; do not edit.
+# Install: source <(payrec completion bash)   or copy to /etc/bash_completion.d/payrec
+_payrec_child() {
+  case "$1|$2" in
+    '|fixed-recurring') echo 'fixed-recurring' ;;
+    '|fr') echo 'fixed-recurring' ;;
+    '|variable-recurring') echo 'variable-recurring' ;;
+    '|vr') echo 'variable-recurring' ;;
+    '|on-demand') echo 'on-demand' ;;
+    '|od') echo 'on-demand' ;;
+    '|one-time') echo 'one-time' ;;
+    '|ot') echo 'one-time' ;;
+    '|wallet-to-wallet') echo 'wallet-to-wallet' ;;
+    '|w2w') echo 'wallet-to-wallet' ;;
+    '|scheduled-payments') echo 'scheduled-payments' ;;
+    '|sp') echo 'scheduled-payments' ;;
+    '|dollar-cost-average') echo 'dollar-cost-average' ;;
+    '|dca') echo 'dollar-cost-average' ;;
+    '|webhook-notifications') echo 'webhook-notifications' ;;
+    '|wn') echo 'webhook-notifications' ;;
+    '|emulator') echo 'emulator' ;;
+    '|auth') echo 'auth' ;;
+    '|config') echo 'config' ;;
+    '|api') echo 'api' ;;
+    '|completion') echo 'completion' ;;
+    'fixed-recurring|short-urls') echo 'fixed-recurring short-urls' ;;
+    'fixed-recurring|billings') echo 'fixed-recurring billings' ;;
+    'fixed-recurring|cancellations') echo 'fixed-recurring cancellations' ;;
+    'fixed-recurring|cancellation') echo 'fixed-recurring cancellation' ;;
+    'fixed-recurring|webhook') echo 'fixed-recurring webhook' ;;
+    'fixed-recurring short-urls|list') echo 'fixed-recurring short-urls list' ;;
+    'fixed-recurring short-urls|get') echo 'fixed-recurring short-urls get' ;;
+    'fixed-recurring short-urls|delete') echo 'fixed-recurring short-urls delete' ;;
+    'fixed-recurring short-urls|create') echo 'fixed-recurring short-urls create' ;;
+    'fixed-recurring short-urls|update') echo 'fixed-recurring short-urls update' ;;
+    'fixed-recurring webhook|get') echo 'fixed-recurring webhook get' ;;
+    'fixed-recurring webhook|delete') echo 'fixed-recurring webhook delete' ;;
+    'fixed-recurring webhook|set') echo 'fixed-recurring webhook set' ;;
+    'variable-recurring|cancellations') echo 'variable-recurring cancellations' ;;
+    'variable-recurring|cancellation') echo 'variable-recurring cancellation' ;;
+    'variable-recurring|cancellation-requests') echo 'variable-recurring cancellation-requests' ;;
+    'variable-recurring|cancellation-request') echo 'variable-recurring cancellation-request' ;;
+    'variable-recurring|transfers') echo 'variable-recurring transfers' ;;
+    'on-demand|short-urls') echo 'on-demand short-urls' ;;
+    'on-demand|transfers') echo 'on-demand transfers' ;;
+    'on-demand short-urls|list') echo 'on-demand short-urls list' ;;
+    'on-demand short-urls|get') echo 'on-demand short-urls get' ;;
+    'on-demand short-urls|delete') echo 'on-demand short-urls delete' ;;
+    'on-demand short-urls|create') echo 'on-demand short-urls create' ;;
+    'on-demand short-urls|update') echo 'on-demand short-urls update' ;;
+    'one-time|payments') echo 'one-time payments' ;;
+    'one-time|transfers') echo 'one-time transfers' ;;
+    'one-time payments|list') echo 'one-time payments list' ;;
+    'one-time payments|get') echo 'one-time payments get' ;;
+    'wallet-to-wallet|payments') echo 'wallet-to-wallet payments' ;;
+    'wallet-to-wallet|transfers') echo 'wallet-to-wallet transfers' ;;
+    'wallet-to-wallet payments|list') echo 'wallet-to-wallet payments list' ;;
+    'wallet-to-wallet payments|get') echo 'wallet-to-wallet payments get' ;;
+    'scheduled-payments|transfers') echo 'scheduled-payments transfers' ;;
+    'dollar-cost-average|executions') echo 'dollar-cost-average executions' ;;
+    'webhook-notifications|get') echo 'webhook-notifications get' ;;
+    'webhook-notifications|verify') echo 'webhook-notifications verify' ;;
+    'webhook-notifications|listen') echo 'webhook-notifications listen' ;;
+    'emulator|start') echo 'emulator start' ;;
+    'emulator|trigger') echo 'emulator trigger' ;;
+    'auth|login') echo 'auth login' ;;
+    'auth|status') echo 'auth status' ;;
+    'auth|logout') echo 'auth logout' ;;
+    'config|list') echo 'config list' ;;
+    'config|get') echo 'config get' ;;
+    'config|set') echo 'config set' ;;
+    'config|profiles') echo 'config profiles' ;;
+    'config|use') echo 'config use' ;;
+    *) return 1 ;;
+  esac
+}
+_payrec_words() {
+  case "$1" in
+    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications emulator auth config api completion' ;;
+    'fixed-recurring') echo 'short-urls billings cancellations cancellation webhook' ;;
+    'fixed-recurring short-urls') echo 'list get delete create update' ;;
+    'fixed-recurring short-urls list') echo '' ;;
+    'fixed-recurring short-urls get') echo '' ;;
+    'fixed-recurring short-urls delete') echo '' ;;
+    'fixed-recurring short-urls create') echo '' ;;
+    'fixed-recurring short-urls update') echo '' ;;
+    'fixed-recurring billings') echo '' ;;
+    'fixed-recurring cancellations') echo '' ;;
+    'fixed-recurring cancellation') echo '' ;;
+    'fixed-recurring webhook') echo 'get delete set' ;;
+    'fixed-recurring webhook get') echo '' ;;
+    'fixed-recurring webhook delete') echo '' ;;
+    'fixed-recurring webhook set') echo '' ;;
+    'variable-recurring') echo 'cancellations cancellation cancellation-requests cancellation-request transfers' ;;
+    'variable-recurring cancellations') echo '' ;;
+    'variable-recurring cancellation') echo '' ;;
+    'variable-recurring cancellation-requests') echo '' ;;
+    'variable-recurring cancellation-request') echo '' ;;
+    'variable-recurring transfers') echo '' ;;
+    'on-demand') echo 'short-urls transfers' ;;
+    'on-demand short-urls') echo 'list get delete create update' ;;
+    'on-demand short-urls list') echo '' ;;
+    'on-demand short-urls get') echo '' ;;
+    'on-demand short-urls delete') echo '' ;;
+    'on-demand short-urls create') echo '' ;;
+    'on-demand short-urls update') echo '' ;;
+    'on-demand transfers') echo '' ;;
+    'one-time') echo 'payments transfers' ;;
+    'one-time payments') echo 'list get' ;;
+    'one-time payments list') echo '' ;;
+    'one-time payments get') echo '' ;;
+    'one-time transfers') echo '' ;;
+    'wallet-to-wallet') echo 'payments transfers' ;;
+    'wallet-to-wallet payments') echo 'list get' ;;
+    'wallet-to-wallet payments list') echo '' ;;
+    'wallet-to-wallet payments get') echo '' ;;
+    'wallet-to-wallet transfers') echo '' ;;
+    'scheduled-payments') echo 'transfers' ;;
+    'scheduled-payments transfers') echo '' ;;
+    'dollar-cost-average') echo 'executions' ;;
+    'dollar-cost-average executions') echo '' ;;
+    'webhook-notifications') echo 'get verify listen' ;;
+    'webhook-notifications get') echo '' ;;
+    'webhook-notifications verify') echo '' ;;
+    'webhook-notifications listen') echo '' ;;
+    'emulator') echo 'start trigger' ;;
+    'emulator start') echo '' ;;
+    'emulator trigger') echo '' ;;
+    'auth') echo 'login status logout' ;;
+    'auth login') echo '' ;;
+    'auth status') echo '' ;;
+    'auth logout') echo '' ;;
+    'config') echo 'list get set profiles use' ;;
+    'config list') echo '' ;;
+    'config get') echo '' ;;
+    'config set') echo '' ;;
+    'config profiles') echo '' ;;
+    'config use') echo '' ;;
+    'api') echo '' ;;
+    'completion') echo '' ;;
+  esac
+}
+_payrec_flags() {
+  case "$1" in
+    '') echo '--version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --csv-raw --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'fixed-recurring') echo '' ;;
+    'fixed-recurring short-urls') echo '' ;;
+    'fixed-recurring short-urls list') echo '--plan-id --limit --all --page-size --offset --concurrency --summary' ;;
+    'fixed-recurring short-urls get') echo '' ;;
+    'fixed-recurring short-urls delete') echo '--yes -y' ;;
+    'fixed-recurring short-urls create') echo '--name --plan-id --success-url --error-url --extra' ;;
+    'fixed-recurring short-urls update') echo '--name --plan-id --success-url --error-url --extra' ;;
+    'fixed-recurring billings') echo '--plan-id --subscription-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval' ;;
+    'fixed-recurring cancellations') echo '--plan-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval' ;;
+    'fixed-recurring cancellation') echo '' ;;
+    'fixed-recurring webhook') echo '' ;;
+    'fixed-recurring webhook get') echo '--plan-id' ;;
+    'fixed-recurring webhook delete') echo '--plan-id' ;;
+    'fixed-recurring webhook set') echo '--plan-id' ;;
+    'variable-recurring') echo '' ;;
+    'variable-recurring cancellations') echo '--plan-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval' ;;
+    'variable-recurring cancellation') echo '' ;;
+    'variable-recurring cancellation-requests') echo '--plan-id --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval' ;;
+    'variable-recurring cancellation-request') echo '' ;;
+    'variable-recurring transfers') echo '--plan-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval' ;;
+    'on-demand') echo '' ;;
+    'on-demand short-urls') echo '' ;;
+    'on-demand short-urls list') echo '--plan-id --limit --all --page-size --offset --concurrency --summary' ;;
+    'on-demand short-urls get') echo '' ;;
+    'on-demand short-urls delete') echo '--yes -y' ;;
+    'on-demand short-urls create') echo '--name --plan-id --success-url --error-url --extra' ;;
+    'on-demand short-urls update') echo '--name --plan-id --success-url --error-url --extra' ;;
+    'on-demand transfers') echo '--plan-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval' ;;
+    'one-time') echo '' ;;
+    'one-time payments') echo '' ;;
+    'one-time payments list') echo '--transaction-hash --tag --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval' ;;
+    'one-time payments get') echo '' ;;
+    'one-time transfers') echo '--tag --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval' ;;
+    'wallet-to-wallet') echo '' ;;
+    'wallet-to-wallet payments') echo '' ;;
+    'wallet-to-wallet payments list') echo '--tag --receiver --token --email --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval' ;;
+    'wallet-to-wallet payments get') echo '' ;;
+    'wallet-to-wallet transfers') echo '--email --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval' ;;
+    'scheduled-payments') echo '' ;;
+    'scheduled-payments transfers') echo '--schedule-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval' ;;
+    'dollar-cost-average') echo '' ;;
+    'dollar-cost-average executions') echo '--strategy-id --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval' ;;
+    'webhook-notifications') echo '' ;;
+    'webhook-notifications get') echo '' ;;
+    'webhook-notifications verify') echo '' ;;
+    'webhook-notifications listen') echo '--port --host --forward-to' ;;
+    'emulator') echo '' ;;
+    'emulator start') echo '--port --host --records --seed --now --fault-rate --fault-kinds --fault-seed' ;;
+    'emulator trigger') echo '--plan-id --type' ;;
+    'auth') echo '' ;;
+    'auth login') echo '' ;;
+    'auth status') echo '' ;;
+    'auth logout') echo '' ;;
+    'config') echo '' ;;
+    'config list') echo '' ;;
+    'config get') echo '' ;;
+    'config set') echo '' ;;
+    'config profiles') echo '' ;;
+    'config use') echo '' ;;
+    'api') echo '--method -X --query --body --all' ;;
+    'completion') echo '' ;;
+  esac
+}
+_payrec_values() {
+  case "$1" in
+    --format) echo 'table json jsonl csv' ;;
+    -f) echo 'table json jsonl csv' ;;
+    --sort) echo 'asc desc' ;;
+    --chain) echo 'bsc ethereum polygon sandbox' ;;
+    --flatten) echo 'receivers swaps' ;;
+    --chart) echo 'day week month' ;;
+    *) return 1 ;;
+  esac
+}
+_payrec_takes_value() {
+  case "$1" in
+    --base-url|--body|--chain|--chart|--columns|--concurrency|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--flatten|--format|--forward-to|--from|--host|--interval|--limit|--method|--name|--now|--offset|--output|--page-size|--plan-id|--port|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--strategy-id|--subscription-id|--success-url|--tag|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|-X|-f|-o) return 0 ;;
+  esac
+  return 1
+}
+# Walks the words before the cursor to the command they name (aliases resolved).
+# (Named cmdpath, not path: in zsh $path is tied to $PATH.)
+_payrec_path() {
+  local cmdpath="" skip=0 w next
+  for w in "$@"; do
+    if [ "$skip" = 1 ]; then skip=0; continue; fi
+    case "$w" in
+      -*) _payrec_takes_value "$w" && skip=1; continue ;;
+    esac
+    next=$(_payrec_child "$cmdpath" "$w") && cmdpath="$next"
+  done
+  echo "$cmdpath"
+}
+_payrec() {
+  local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" cmdpath values
+  cmdpath=$(_payrec_path "${COMP_WORDS[@]:1:COMP_CWORD-1}")
+  if values=$(_payrec_values "$prev"); then
+    COMPREPLY=($(compgen -W "$values" -- "$cur")); return
+  fi
+  case "$prev" in
+    -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+  esac
+  if _payrec_takes_value "$prev"; then COMPREPLY=(); return; fi
+  if [[ "$cur" == -* ]]; then
+    # The global flags (those of the root) are valid after any command.
+    COMPREPLY=($(compgen -W "$(_payrec_flags "$cmdpath") $([ -n "$cmdpath" ] && _payrec_flags '')" -- "$cur"))
+  else
+    COMPREPLY=($(compgen -W "$(_payrec_words "$cmdpath")" -- "$cur"))
+  fi
+}
+complete -o default -F _payrec payrec

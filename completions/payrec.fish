@@ -1,0 +1,455 @@
+# payrec shell completion. Generated from the command tree by `payrec completion`; do not edit.
+# Install: payrec completion fish > ~/.config/fish/completions/payrec.fish
+function __payrec_child
+    switch "$argv[1]|$argv[2]"
+        case '|fixed-recurring'
+            echo 'fixed-recurring'
+        case '|fr'
+            echo 'fixed-recurring'
+        case '|variable-recurring'
+            echo 'variable-recurring'
+        case '|vr'
+            echo 'variable-recurring'
+        case '|on-demand'
+            echo 'on-demand'
+        case '|od'
+            echo 'on-demand'
+        case '|one-time'
+            echo 'one-time'
+        case '|ot'
+            echo 'one-time'
+        case '|wallet-to-wallet'
+            echo 'wallet-to-wallet'
+        case '|w2w'
+            echo 'wallet-to-wallet'
+        case '|scheduled-payments'
+            echo 'scheduled-payments'
+        case '|sp'
+            echo 'scheduled-payments'
+        case '|dollar-cost-average'
+            echo 'dollar-cost-average'
+        case '|dca'
+            echo 'dollar-cost-average'
+        case '|webhook-notifications'
+            echo 'webhook-notifications'
+        case '|wn'
+            echo 'webhook-notifications'
+        case '|emulator'
+            echo 'emulator'
+        case '|auth'
+            echo 'auth'
+        case '|config'
+            echo 'config'
+        case '|api'
+            echo 'api'
+        case '|completion'
+            echo 'completion'
+        case 'fixed-recurring|short-urls'
+            echo 'fixed-recurring short-urls'
+        case 'fixed-recurring|billings'
+            echo 'fixed-recurring billings'
+        case 'fixed-recurring|cancellations'
+            echo 'fixed-recurring cancellations'
+        case 'fixed-recurring|cancellation'
+            echo 'fixed-recurring cancellation'
+        case 'fixed-recurring|webhook'
+            echo 'fixed-recurring webhook'
+        case 'fixed-recurring short-urls|list'
+            echo 'fixed-recurring short-urls list'
+        case 'fixed-recurring short-urls|get'
+            echo 'fixed-recurring short-urls get'
+        case 'fixed-recurring short-urls|delete'
+            echo 'fixed-recurring short-urls delete'
+        case 'fixed-recurring short-urls|create'
+            echo 'fixed-recurring short-urls create'
+        case 'fixed-recurring short-urls|update'
+            echo 'fixed-recurring short-urls update'
+        case 'fixed-recurring webhook|get'
+            echo 'fixed-recurring webhook get'
+        case 'fixed-recurring webhook|delete'
+            echo 'fixed-recurring webhook delete'
+        case 'fixed-recurring webhook|set'
+            echo 'fixed-recurring webhook set'
+        case 'variable-recurring|cancellations'
+            echo 'variable-recurring cancellations'
+        case 'variable-recurring|cancellation'
+            echo 'variable-recurring cancellation'
+        case 'variable-recurring|cancellation-requests'
+            echo 'variable-recurring cancellation-requests'
+        case 'variable-recurring|cancellation-request'
+            echo 'variable-recurring cancellation-request'
+        case 'variable-recurring|transfers'
+            echo 'variable-recurring transfers'
+        case 'on-demand|short-urls'
+            echo 'on-demand short-urls'
+        case 'on-demand|transfers'
+            echo 'on-demand transfers'
+        case 'on-demand short-urls|list'
+            echo 'on-demand short-urls list'
+        case 'on-demand short-urls|get'
+            echo 'on-demand short-urls get'
+        case 'on-demand short-urls|delete'
+            echo 'on-demand short-urls delete'
+        case 'on-demand short-urls|create'
+            echo 'on-demand short-urls create'
+        case 'on-demand short-urls|update'
+            echo 'on-demand short-urls update'
+        case 'one-time|payments'
+            echo 'one-time payments'
+        case 'one-time|transfers'
+            echo 'one-time transfers'
+        case 'one-time payments|list'
+            echo 'one-time payments list'
+        case 'one-time payments|get'
+            echo 'one-time payments get'
+        case 'wallet-to-wallet|payments'
+            echo 'wallet-to-wallet payments'
+        case 'wallet-to-wallet|transfers'
+            echo 'wallet-to-wallet transfers'
+        case 'wallet-to-wallet payments|list'
+            echo 'wallet-to-wallet payments list'
+        case 'wallet-to-wallet payments|get'
+            echo 'wallet-to-wallet payments get'
+        case 'scheduled-payments|transfers'
+            echo 'scheduled-payments transfers'
+        case 'dollar-cost-average|executions'
+            echo 'dollar-cost-average executions'
+        case 'webhook-notifications|get'
+            echo 'webhook-notifications get'
+        case 'webhook-notifications|verify'
+            echo 'webhook-notifications verify'
+        case 'webhook-notifications|listen'
+            echo 'webhook-notifications listen'
+        case 'emulator|start'
+            echo 'emulator start'
+        case 'emulator|trigger'
+            echo 'emulator trigger'
+        case 'auth|login'
+            echo 'auth login'
+        case 'auth|status'
+            echo 'auth status'
+        case 'auth|logout'
+            echo 'auth logout'
+        case 'config|list'
+            echo 'config list'
+        case 'config|get'
+            echo 'config get'
+        case 'config|set'
+            echo 'config set'
+        case 'config|profiles'
+            echo 'config profiles'
+        case 'config|use'
+            echo 'config use'
+        case '*'
+            return 1
+    end
+end
+function __payrec_words
+    switch "$argv[1]"
+        case ''
+            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications emulator auth config api completion
+        case 'fixed-recurring'
+            printf '%s\n' short-urls billings cancellations cancellation webhook
+        case 'fixed-recurring short-urls'
+            printf '%s\n' list get delete create update
+        case 'fixed-recurring short-urls list'
+            printf '%s\n' 
+        case 'fixed-recurring short-urls get'
+            printf '%s\n' 
+        case 'fixed-recurring short-urls delete'
+            printf '%s\n' 
+        case 'fixed-recurring short-urls create'
+            printf '%s\n' 
+        case 'fixed-recurring short-urls update'
+            printf '%s\n' 
+        case 'fixed-recurring billings'
+            printf '%s\n' 
+        case 'fixed-recurring cancellations'
+            printf '%s\n' 
+        case 'fixed-recurring cancellation'
+            printf '%s\n' 
+        case 'fixed-recurring webhook'
+            printf '%s\n' get delete set
+        case 'fixed-recurring webhook get'
+            printf '%s\n' 
+        case 'fixed-recurring webhook delete'
+            printf '%s\n' 
+        case 'fixed-recurring webhook set'
+            printf '%s\n' 
+        case 'variable-recurring'
+            printf '%s\n' cancellations cancellation cancellation-requests cancellation-request transfers
+        case 'variable-recurring cancellations'
+            printf '%s\n' 
+        case 'variable-recurring cancellation'
+            printf '%s\n' 
+        case 'variable-recurring cancellation-requests'
+            printf '%s\n' 
+        case 'variable-recurring cancellation-request'
+            printf '%s\n' 
+        case 'variable-recurring transfers'
+            printf '%s\n' 
+        case 'on-demand'
+            printf '%s\n' short-urls transfers
+        case 'on-demand short-urls'
+            printf '%s\n' list get delete create update
+        case 'on-demand short-urls list'
+            printf '%s\n' 
+        case 'on-demand short-urls get'
+            printf '%s\n' 
+        case 'on-demand short-urls delete'
+            printf '%s\n' 
+        case 'on-demand short-urls create'
+            printf '%s\n' 
+        case 'on-demand short-urls update'
+            printf '%s\n' 
+        case 'on-demand transfers'
+            printf '%s\n' 
+        case 'one-time'
+            printf '%s\n' payments transfers
+        case 'one-time payments'
+            printf '%s\n' list get
+        case 'one-time payments list'
+            printf '%s\n' 
+        case 'one-time payments get'
+            printf '%s\n' 
+        case 'one-time transfers'
+            printf '%s\n' 
+        case 'wallet-to-wallet'
+            printf '%s\n' payments transfers
+        case 'wallet-to-wallet payments'
+            printf '%s\n' list get
+        case 'wallet-to-wallet payments list'
+            printf '%s\n' 
+        case 'wallet-to-wallet payments get'
+            printf '%s\n' 
+        case 'wallet-to-wallet transfers'
+            printf '%s\n' 
+        case 'scheduled-payments'
+            printf '%s\n' transfers
+        case 'scheduled-payments transfers'
+            printf '%s\n' 
+        case 'dollar-cost-average'
+            printf '%s\n' executions
+        case 'dollar-cost-average executions'
+            printf '%s\n' 
+        case 'webhook-notifications'
+            printf '%s\n' get verify listen
+        case 'webhook-notifications get'
+            printf '%s\n' 
+        case 'webhook-notifications verify'
+            printf '%s\n' 
+        case 'webhook-notifications listen'
+            printf '%s\n' 
+        case 'emulator'
+            printf '%s\n' start trigger
+        case 'emulator start'
+            printf '%s\n' 
+        case 'emulator trigger'
+            printf '%s\n' 
+        case 'auth'
+            printf '%s\n' login status logout
+        case 'auth login'
+            printf '%s\n' 
+        case 'auth status'
+            printf '%s\n' 
+        case 'auth logout'
+            printf '%s\n' 
+        case 'config'
+            printf '%s\n' list get set profiles use
+        case 'config list'
+            printf '%s\n' 
+        case 'config get'
+            printf '%s\n' 
+        case 'config set'
+            printf '%s\n' 
+        case 'config profiles'
+            printf '%s\n' 
+        case 'config use'
+            printf '%s\n' 
+        case 'api'
+            printf '%s\n' 
+        case 'completion'
+            printf '%s\n' 
+        case '*'
+            return 1
+    end
+end
+function __payrec_flags
+    switch "$argv[1]"
+        case ''
+            printf '%s\n' --version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --csv-raw --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'fixed-recurring'
+            printf '%s\n' 
+        case 'fixed-recurring short-urls'
+            printf '%s\n' 
+        case 'fixed-recurring short-urls list'
+            printf '%s\n' --plan-id --limit --all --page-size --offset --concurrency --summary
+        case 'fixed-recurring short-urls get'
+            printf '%s\n' 
+        case 'fixed-recurring short-urls delete'
+            printf '%s\n' --yes -y
+        case 'fixed-recurring short-urls create'
+            printf '%s\n' --name --plan-id --success-url --error-url --extra
+        case 'fixed-recurring short-urls update'
+            printf '%s\n' --name --plan-id --success-url --error-url --extra
+        case 'fixed-recurring billings'
+            printf '%s\n' --plan-id --subscription-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval
+        case 'fixed-recurring cancellations'
+            printf '%s\n' --plan-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval
+        case 'fixed-recurring cancellation'
+            printf '%s\n' 
+        case 'fixed-recurring webhook'
+            printf '%s\n' 
+        case 'fixed-recurring webhook get'
+            printf '%s\n' --plan-id
+        case 'fixed-recurring webhook delete'
+            printf '%s\n' --plan-id
+        case 'fixed-recurring webhook set'
+            printf '%s\n' --plan-id
+        case 'variable-recurring'
+            printf '%s\n' 
+        case 'variable-recurring cancellations'
+            printf '%s\n' --plan-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval
+        case 'variable-recurring cancellation'
+            printf '%s\n' 
+        case 'variable-recurring cancellation-requests'
+            printf '%s\n' --plan-id --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval
+        case 'variable-recurring cancellation-request'
+            printf '%s\n' 
+        case 'variable-recurring transfers'
+            printf '%s\n' --plan-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval
+        case 'on-demand'
+            printf '%s\n' 
+        case 'on-demand short-urls'
+            printf '%s\n' 
+        case 'on-demand short-urls list'
+            printf '%s\n' --plan-id --limit --all --page-size --offset --concurrency --summary
+        case 'on-demand short-urls get'
+            printf '%s\n' 
+        case 'on-demand short-urls delete'
+            printf '%s\n' --yes -y
+        case 'on-demand short-urls create'
+            printf '%s\n' --name --plan-id --success-url --error-url --extra
+        case 'on-demand short-urls update'
+            printf '%s\n' --name --plan-id --success-url --error-url --extra
+        case 'on-demand transfers'
+            printf '%s\n' --plan-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval
+        case 'one-time'
+            printf '%s\n' 
+        case 'one-time payments'
+            printf '%s\n' 
+        case 'one-time payments list'
+            printf '%s\n' --transaction-hash --tag --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval
+        case 'one-time payments get'
+            printf '%s\n' 
+        case 'one-time transfers'
+            printf '%s\n' --tag --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval
+        case 'wallet-to-wallet'
+            printf '%s\n' 
+        case 'wallet-to-wallet payments'
+            printf '%s\n' 
+        case 'wallet-to-wallet payments list'
+            printf '%s\n' --tag --receiver --token --email --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval
+        case 'wallet-to-wallet payments get'
+            printf '%s\n' 
+        case 'wallet-to-wallet transfers'
+            printf '%s\n' --email --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval
+        case 'scheduled-payments'
+            printf '%s\n' 
+        case 'scheduled-payments transfers'
+            printf '%s\n' --schedule-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval
+        case 'dollar-cost-average'
+            printf '%s\n' 
+        case 'dollar-cost-average executions'
+            printf '%s\n' --strategy-id --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval
+        case 'webhook-notifications'
+            printf '%s\n' 
+        case 'webhook-notifications get'
+            printf '%s\n' 
+        case 'webhook-notifications verify'
+            printf '%s\n' 
+        case 'webhook-notifications listen'
+            printf '%s\n' --port --host --forward-to
+        case 'emulator'
+            printf '%s\n' 
+        case 'emulator start'
+            printf '%s\n' --port --host --records --seed --now --fault-rate --fault-kinds --fault-seed
+        case 'emulator trigger'
+            printf '%s\n' --plan-id --type
+        case 'auth'
+            printf '%s\n' 
+        case 'auth login'
+            printf '%s\n' 
+        case 'auth status'
+            printf '%s\n' 
+        case 'auth logout'
+            printf '%s\n' 
+        case 'config'
+            printf '%s\n' 
+        case 'config list'
+            printf '%s\n' 
+        case 'config get'
+            printf '%s\n' 
+        case 'config set'
+            printf '%s\n' 
+        case 'config profiles'
+            printf '%s\n' 
+        case 'config use'
+            printf '%s\n' 
+        case 'api'
+            printf '%s\n' --method -X --query --body --all
+        case 'completion'
+            printf '%s\n' 
+        case '*'
+            return 1
+    end
+end
+function __payrec_values
+    switch "$argv[1]"
+        case '--format'
+            printf '%s\n' table json jsonl csv
+        case '-f'
+            printf '%s\n' table json jsonl csv
+        case '--sort'
+            printf '%s\n' asc desc
+        case '--chain'
+            printf '%s\n' bsc ethereum polygon sandbox
+        case '--flatten'
+            printf '%s\n' receivers swaps
+        case '--chart'
+            printf '%s\n' day week month
+        case '*'
+            return 1
+    end
+end
+function __payrec_complete
+    set -l words (commandline -opc)
+    set -l cur (commandline -ct)
+    set -l cmdpath ''
+    set -l skip 0
+    for w in $words[2..-1]
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        if string match -q -- '-*' $w
+            contains -- $w --base-url --body --chain --chart --columns --concurrency --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --limit --method --name --now --offset --output --page-size --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --strategy-id --subscription-id --success-url --tag --timeout --to --token --transaction-hash --triggered-by --type -X -f -o; and set skip 1
+            continue
+        end
+        set -l next (__payrec_child "$cmdpath" $w); and set cmdpath $next
+    end
+    set -l prev $words[-1]
+    __payrec_values $prev; and return
+    if contains -- $prev -o --output
+        __fish_complete_path $cur
+        return
+    end
+    contains -- $prev --base-url --body --chain --chart --columns --concurrency --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --limit --method --name --now --offset --output --page-size --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --strategy-id --subscription-id --success-url --tag --timeout --to --token --transaction-hash --triggered-by --type -X -f -o; and return
+    if string match -q -- '-*' $cur
+        __payrec_flags $cmdpath
+        test -n "$cmdpath"; and __payrec_flags ''
+    else
+        __payrec_words $cmdpath
+    end
+end
+complete -c payrec -f -a '(__payrec_complete)'
