@@ -6,7 +6,7 @@ import { UsageError } from './errors.js';
 import { ApiClient } from './http.js';
 import { optionSchemas, parseOption } from './options.js';
 import type { OutputOptions } from './output.js';
-import { requireKey, resolveSettings, type Settings } from './settings.js';
+import { printable, requireKey, resolveSettings, type Settings } from './settings.js';
 
 // One run of one command: the global options, parsed once, and what they lead to
 // (settings, the HTTP client, where output goes). Commands get everything from here.
@@ -64,6 +64,9 @@ export class Session {
     chalk.level = this.color ? chalk.level || 1 : 0;
     this.timeoutMs = parseOption(optionSchemas.timeout, flags.timeout ?? '30', '--timeout') * 1000;
     this.retries = parseOption(optionSchemas.retries, flags.retries ?? '3', '--retries');
+    if (flags.output !== undefined && (flags.output === '' || /[\u0000-\u001f\u007f-\u009f]/.test(flags.output))) {
+      throw new UsageError(`invalid --output "${printable(flags.output)}": expected a file path without control characters`);
+    }
   }
 
   settings(): Promise<Settings> {

@@ -49,7 +49,13 @@ export async function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEn
   return settings;
 }
 
+/** Profile names are keys in the config file and appear in messages: keep them plain. */
+const PROFILE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
 export function validateSettings(s: Settings): void {
+  if (!PROFILE_NAME.test(s.profile)) {
+    throw new UsageError(`invalid --profile "${printable(s.profile)}": expected a name of at most 64 letters, digits, _ . -`);
+  }
   const chain = chainSchema.safeParse(s.chain);
   if (!chain.success) throw new UsageError(`invalid --chain "${printable(s.chain)}": ${chain.error.issues[0].message}`);
   checkBaseUrl(s.baseUrl);
@@ -83,7 +89,14 @@ function pick(flag: string | undefined, env: string | undefined, profile: string
   return [undefined, 'default'];
 }
 
-/** Shows a user's value in a message without letting it break the terminal. */
+/** Longest part of a user's value quoted back in a message. */
+const SHOWN_CHARS = 80;
+
+/**
+ * Shows a user's value in a message without letting it break the terminal; an
+ * oversize value is cut (its length said), so one bad flag cannot flood stderr.
+ */
 export function printable(s: string): string {
-  return JSON.stringify(s).slice(1, -1);
+  const shown = s.length > SHOWN_CHARS ? `${s.slice(0, SHOWN_CHARS)}… (${s.length} characters)` : s;
+  return JSON.stringify(shown).slice(1, -1);
 }

@@ -1,4 +1,5 @@
 import { UsageError } from './errors.js';
+import { printable } from './settings.js';
 
 // Times a user types for --from/--to, and how tables show the API's Unix seconds.
 
@@ -25,7 +26,7 @@ const MAX_SECONDS_DIGITS = 11;
  * signs or impossible calendar dates, is a UsageError that names the flag.
  */
 export function parseTime(value: string, nowMs: number, flag: string): number {
-  const invalid = (why = EXPECTED, hint?: string) => new UsageError(`invalid ${flag} ${JSON.stringify(value)}: ${why}`, hint);
+  const invalid = (why = EXPECTED, hint?: string) => new UsageError(`invalid ${flag} "${printable(value)}": ${why}`, hint);
 
   if (UNIX_SECONDS.test(value)) {
     if (value.length === 13) {
