@@ -90,9 +90,10 @@ export function addShortUrlWriteCommands(program: Command, action: CommandAction
 
   const send = async (session: Parameters<Parameters<CommandAction>[0]>[0], method: 'POST' | 'PUT', path: string, fields: ShortUrlFields) => {
     const client = await session.client();
+    // Opened first: an unwritable --output must fail before anything is sent.
+    const target = await session.openOutput();
     const body = await client.json({ method, path, query: encodeShortUrlFields(fields) });
     const record = checkRecord(getEndpoint, body, session);
-    const target = await session.openOutput();
     const writer = createWriter(target.stream, session.output('single', getEndpoint.columns));
     await writer.write(record);
     await writer.end();

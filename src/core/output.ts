@@ -2,6 +2,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import { z } from 'zod';
 import { UsageError } from './errors.js';
+import { printable } from './settings.js';
 import { neutraliseFormula, neutraliseTerminal, shortenMiddle } from './sanitize.js';
 import { formatTimestamp } from './time.js';
 
@@ -58,8 +59,7 @@ export function schemaFields(schema: z.ZodType): string[] {
 }
 
 function collectFields(schema: z.ZodType, prefix: string, out: string[]): void {
-  let s: z.ZodType = schema;
-  while (s instanceof z.ZodOptional || s instanceof z.ZodNullable) s = s.unwrap() as z.ZodType;
+  const s = unwrapOptional(schema);
   if (s instanceof z.ZodArray) return collectFields(s.element as z.ZodType, prefix, out);
   if (s instanceof z.ZodObject) {
     for (const [key, child] of Object.entries(s.shape)) {
@@ -82,6 +82,28 @@ export function validateColumns(columns: string[], knownFields: string[]): void 
   throw new UsageError(
     `unknown ${unknown.length === 1 ? 'column' : 'columns'} ${names} in --columns; known: ${knownFields.join(', ')}`,
   );
+}
+
+/** Throws a UsageError unless --flatten names a top-level list field of these records. */
+export function validateFlatten(field: string, schema: z.ZodType): void {
+  const lists = listFields(schema);
+  if (lists.includes(field)) return;
+  const expected = lists.length > 0 ? `expected one of ${lists.join(', ')}` : 'these records have no list field to flatten';
+  throw new UsageError(`invalid --flatten "${printable(field)}": ${expected}`);
+}
+
+function listFields(schema: z.ZodType): string[] {
+  const s = unwrapOptional(schema);
+  if (!(s instanceof z.ZodObject)) return [];
+  return Object.entries(s.shape)
+    .filter(([, child]) => unwrapOptional(child as z.ZodType) instanceof z.ZodArray)
+    .map(([key]) => key);
+}
+
+function unwrapOptional(schema: z.ZodType): z.ZodType {
+  let s = schema;
+  while (s instanceof z.ZodOptional || s instanceof z.ZodNullable) s = s.unwrap() as z.ZodType;
+  return s;
 }
 
 // ---------------------------------------------------------------------------
