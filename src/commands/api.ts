@@ -16,6 +16,7 @@ const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
 export function checkApiPath(raw: string): string {
   const path = '/' + raw.replace(/^\/+/, '');
   const bad = (why: string) => new UsageError(`invalid PATH "${printable(raw)}": ${why}`);
+  if (path.length > 2048) throw bad('expected at most 2048 characters');
   if (/[\u0000-\u0020\u007f-\u009f]/.test(path)) throw bad('expected no spaces or control characters');
   if (path.includes('?') || path.includes('#')) throw bad('put query parameters in --query k=v');
   if (path.split('/').some((seg) => seg === '.' || seg === '..') || /%2e|%2f/i.test(path)) throw bad('expected no . or .. segments and no encoded slashes');
