@@ -122,7 +122,8 @@ export class ApiClient {
       floor = (err as RetryableApiError).retryAfterMs ?? 0;
     } else if (err instanceof NetworkError && (idempotent || (err as { refused?: boolean }).refused)) {
       reason = err.message.replace(/^.*?: /, '');
-    } else if (err instanceof MalformedResponseError && idempotent) {
+    } else if (err instanceof MalformedResponseError && !(err instanceof ResponseTooLargeError) && idempotent) {
+      // A garbled or cut body may be a glitch; an oversize one would only come again.
       reason = 'a malformed response';
     }
     if (reason === undefined) return undefined;
@@ -189,7 +190,7 @@ export class ApiClient {
     // Writes may answer 204 or an empty 200: nothing to show, not an error.
     if (text === '' && req.method !== 'GET') return null;
     if (parsed === NOT_JSON) {
-      throw new MalformedResponseError(`${label}: the response is not JSON (${describeNonJson(text, contentType)})`);
+      throw new MalformedResponseError(`${label}: the response is not valid JSON (${describeNonJson(text, contentType)})`);
     }
     return parsed;
   }
@@ -247,10 +248,13 @@ function headerValue(h: string | string[] | undefined): string | undefined {
   return Array.isArray(h) ? h[0] : h;
 }
 
-function networkError(err: unknown, label: string, url: URL): NetworkError {
+/** A body over MAX_BODY_BYTES: not the API's answer, and not worth another try. */
+class ResponseTooLargeError extends MalformedResponseError {}
+
+function networkError(err: unknown, label: string, url: URL): NetworkError | ResponseTooLargeError {
   const code = (err as { code?: string })?.code ?? '';
   if (err instanceof undiciErrors.ResponseExceededMaxSizeError) {
-    return new NetworkError(`${label}: the response exceeds ${MAX_BODY_BYTES / 1024 / 1024} MB`);
+    return new ResponseTooLargeError(`${label}: the response is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB, more than any API answer should be`, 'check --base-url: is it the API?');
   }
   const e = new NetworkError(
     `${label}: ${describeCode(code, url)}`,
@@ -278,8 +282,9 @@ function describeCode(code: string, url: URL): string {
   }
 }
 
+/** "2 s", "1.5 s", "250 ms". */
 function formatDelay(ms: number): string {
-  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+  return ms >= 1000 ? `${Number((ms / 1000).toFixed(1))} s` : `${Math.round(ms)} ms`;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
