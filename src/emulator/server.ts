@@ -3,6 +3,7 @@ import { KNOWN_CHAINS } from '../registry/validators.js';
 import { parseJsonObject, type ApiRoute } from './api-route.js';
 import { authenticate } from './auth.js';
 import { CONTROL_PREFIX, controlRouter, type ControlState } from './control.js';
+import { corruptReply } from './faults.js';
 import { readRoutes } from './read-routes.js';
 import { HttpError, errorReply, pageNotFound, type Reply } from './reply.js';
 import { Router } from './router.js';
@@ -61,7 +62,7 @@ export function createEmulatorServer(state: ControlState): Server {
     log(reply.status);
     if (fault === 'slow') await sleep(state.faults.current?.slowMs ?? 0);
     if (fault === 'truncate') truncate(res, reply);
-    else send(res, reply);
+    else send(res, fault ? corruptReply(fault, reply) : reply);
   }
 
   function apiReply(method: string, url: URL, authorization: string | undefined, body: string): Reply | Promise<Reply> {
