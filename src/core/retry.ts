@@ -21,6 +21,8 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
   const trimmed = value.trim();
   let ms: number;
   if (/^\d+$/.test(trimmed)) ms = Number(trimmed) * 1000;
+  // Only an HTTP date (it names a weekday or month): Date.parse would read "1.5" or "-5" as a year.
+  else if (!/[a-z]{3}/i.test(trimmed)) return undefined;
   else {
     const at = Date.parse(trimmed);
     if (Number.isNaN(at)) return undefined;
