@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { topCommand } from './top-level.js';
 import type { CommandAction } from '../core/action.js';
 import { UsageError } from '../core/errors.js';
 import type { ApiRequest } from '../core/http.js';
@@ -38,9 +39,7 @@ function parseQuery(pairs: string[]): Record<string, string> {
 }
 
 export function addApiCommand(program: Command, action: CommandAction): void {
-  program
-    .command('api')
-    .description('Send an authenticated request to any API path below /v1/<chain>/ and print the JSON')
+  topCommand(program, 'api')
     .argument('<path>', 'path below /v1/<chain>/, e.g. one-time/transfers')
     .option('-X, --method <method>', 'GET, POST, PUT or DELETE (default GET)')
     .option('--query <k=v>', 'query parameter (repeatable)', (v: string, prev: string[] = []) => [...prev, v])

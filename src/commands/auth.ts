@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { topCommand } from './top-level.js';
 import type { CommandAction } from '../core/action.js';
 import { ApiError, EXIT, PayrecError, UsageError } from '../core/errors.js';
 import { ApiClient } from '../core/http.js';
@@ -38,7 +39,7 @@ async function keyWorks(session: Session, s: Settings, apiKey: string): Promise<
 }
 
 export function addAuthCommands(program: Command, action: CommandAction): void {
-  const auth = program.command('auth').description('Log in with an API key, check it, log out');
+  const auth = topCommand(program, 'auth');
 
   auth
     .command('login')

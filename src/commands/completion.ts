@@ -1,13 +1,12 @@
 import type { Command } from 'commander';
+import { topCommand } from './top-level.js';
 import type { CommandAction } from '../core/action.js';
 import { UsageError } from '../core/errors.js';
 import { completionModel } from '../completion/model.js';
 import { SHELLS, type Shell } from '../completion/scripts.js';
 
 export function addCompletionCommand(program: Command, action: CommandAction): void {
-  program
-    .command('completion')
-    .description('Print the shell completion script for bash, zsh or fish')
+  topCommand(program, 'completion')
     .argument('<shell>', 'bash, zsh or fish')
     .addHelpText(
       'after',

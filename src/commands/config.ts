@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { topCommand } from './top-level.js';
 import type { CommandAction } from '../core/action.js';
 import { UsageError } from '../core/errors.js';
 import type { Session } from '../core/session.js';
@@ -22,7 +23,7 @@ async function profileName(session: Session): Promise<string> {
 }
 
 export function addConfigCommands(program: Command, action: CommandAction): void {
-  const config = program.command('config').description('Show and change stored profiles (precedence: flag > environment > profile > default)');
+  const config = topCommand(program, 'config');
 
   config
     .command('list')

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { topCommand } from './top-level.js';
 import type { CommandAction } from '../core/action.js';
 import { UsageError } from '../core/errors.js';
 import { parseOption } from '../core/options.js';
@@ -33,7 +34,7 @@ function parseFaults(o: Record<string, string | undefined>): FaultOptions | unde
 }
 
 export function addEmulatorCommands(program: Command, action: CommandAction): void {
-  const emulator = program.command('emulator').description('Run the built-in emulator of the API (for trying payrec and for tests)');
+  const emulator = topCommand(program, 'emulator');
 
   emulator
     .command('start')

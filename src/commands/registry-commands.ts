@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { endpoints, productAliases, productDescriptions } from '../registry/endpoints.js';
+import { endpoints } from '../registry/endpoints.js';
 import type { Endpoint, Product } from '../registry/types.js';
 import { PRODUCTS } from '../registry/types.js';
 import { UsageError } from '../core/errors.js';
@@ -11,18 +11,14 @@ import { token as tokenSchema } from '../registry/validators.js';
 import { printable } from '../core/settings.js';
 import type { CommandAction } from '../core/action.js';
 import { confirm } from '../core/prompt.js';
+import { topCommand } from './top-level.js';
 
 // The generic builder (Stripe CLI's OperationCmd): every registry entry becomes a
 // command. Entries that share a command path (billings by plan or by subscription)
 // become one command; the path parameters the user gives choose the endpoint.
 
 export function productCommand(program: Command, product: Product): Command {
-  const existing = program.commands.find((c) => c.name() === product);
-  if (existing) return existing;
-  return program
-    .command(product)
-    .alias(productAliases[product])
-    .description(productDescriptions[product]);
+  return topCommand(program, product);
 }
 
 /** The command at `words` below `parent`, created as a plain group where missing. */

@@ -10,7 +10,7 @@ import { REFERENCE_END, REFERENCE_START, referenceMarkdown } from '../completion
 
 export const COMPLETION_FILES = { bash: 'completions/payrec.bash', zsh: 'completions/_payrec', fish: 'completions/payrec.fish' } as const;
 
-const program = buildProgram(processContext(new AbortController().signal));
+const program = await buildProgram(processContext(new AbortController().signal));
 const model = completionModel(program);
 for (const [shell, file] of Object.entries(COMPLETION_FILES)) {
   writeFileSync(file, SHELLS[shell as keyof typeof SHELLS](model));

@@ -1,0 +1,73 @@
+import { Command, CommanderError } from 'commander';
+import { makeAction } from './core/action.js';
+import type { Context } from './core/context.js';
+import { reportError } from './core/report-error.js';
+import { EXIT } from './core/errors.js';
+import { addTopLevelCommands } from './commands/top-level.js';
+import pkg from '../package.json' with { type: 'json' };
+
+// The command tree: the global flags, then the top-level commands (generated from
+// the registry, and the hand-written ones beside them), and the run of one argv.
+
+/**
+ * The command tree. Only the top-level commands that `words` name get their
+ * subcommands and flags (see top-level.ts); without `words`, every command does
+ * (completion scripts and the README reference walk the whole tree).
+ */
+export async function buildProgram(ctx: Context, words?: readonly string[]): Promise<Command> {
+  const program = new Command('payrec')
+    .description('Query subscription and payment records (billings, transfers, payments, executions), manage short urls and plan webhooks, verify webhook notifications.')
+    .version(pkg.version, '-V, --version')
+    .option('--profile <name>', 'stored profile to use (env PAYREC_PROFILE)')
+    .option('--chain <chain>', 'chain: bsc, ethereum, polygon, sandbox… (env PAYREC_CHAIN; default bsc)')
+    .option('--base-url <url>', 'API base URL (env PAYREC_BASE_URL; default https://api.8pay.network)')
+    .option('--emulator', 'run the command against a built-in emulator with demo data (no account needed)')
+    .option('-f, --format <format>', 'table, json, jsonl or csv (default table)')
+    .option('--columns <list>', 'fields to show, in order, comma-separated (dotted paths for nested fields)')
+    .option('--flatten <field>', 'one row per element of an array field (receivers, swaps)')
+    .option('-o, --output <file>', 'write to FILE atomically instead of stdout')
+    .option('--csv-raw', 'do not neutralise spreadsheet formulas in CSV cells')
+    .option('--strict', 'fail (exit 6) when a response does not match the documented schema, instead of warning')
+    .option('-q, --quiet', 'no progress, hints or warnings on stderr')
+    .option('--debug', 'print HTTP requests and responses to stderr (the key is redacted)')
+    .option('--no-color', 'no colour (also NO_COLOR)')
+    .option('--timeout <seconds>', 'per-request timeout (default 30)')
+    .option('--retries <n>', 'retries of failed safe requests (default 3)')
+    .option('--dry-run', 'print the requests as curl commands instead of sending them')
+    .showSuggestionAfterError(true)
+    .addHelpText('after', `\nExamples:\n  $ payrec --emulator one-time transfers --limit 5\n  $ payrec one-time transfers --from 30d --all -f csv -o transfers.csv\n  $ payrec fr billings --plan-id 0x57b2…6bf7 --summary\n\nDocs: https://github.com/payrec/payrec#readme`);
+
+  program.exitOverride();
+  program.configureOutput({
+    writeOut: (s) => ctx.stdout.write(s),
+    writeErr: (s) => ctx.stderr.write(s),
+  });
+  await addTopLevelCommands(program, makeAction(ctx), words);
+  applyToTree(program, (c) => {
+    c.exitOverride();
+    c.configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => ctx.stderr.write(s) });
+  });
+  return program;
+}
+
+function applyToTree(cmd: Command, fn: (c: Command) => void): void {
+  fn(cmd);
+  for (const c of cmd.commands) applyToTree(c, fn);
+}
+
+/** Runs payrec with `argv` (without node and script) and returns the exit code. */
+export async function run(argv: string[], ctx: Context): Promise<number> {
+  const program = await buildProgram(ctx, argv);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Commander printed its own message already (help, version, or a usage error).
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      if (err.code === 'commander.executeSubCommandAsync') return EXIT.ok;
+      return EXIT.usage;
+    }
+    return reportError(err, ctx, argv.includes('--debug'));
+  }
+}
