@@ -234,8 +234,9 @@ export const endpoints = [
     identity: ['webhook'],
     columns: ['webhook'],
     collection: 'fixed-recurring/webhooks',
-    summary: 'Remove the webhook of a plan (pending deliveries stop)',
-    examples: ['payrec fixed-recurring webhook delete --plan-id 0x57b2…6bf7'],
+    confirm: true,
+    summary: 'Remove the webhook of a plan (asks first on a terminal; --yes otherwise; pending deliveries stop)',
+    examples: ['payrec fixed-recurring webhook delete --plan-id 0x57b2…6bf7', 'payrec fixed-recurring webhook delete --plan-id 0x57b2…6bf7 --yes'],
   },
 
   ...cancellationReads('variable-recurring'),
