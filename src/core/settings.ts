@@ -25,12 +25,13 @@ export interface SettingFlags {
 }
 
 export async function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, store: ConfigStore): Promise<Settings> {
-  const [profile, profileSource] = pick(flags.profile, env.PAYREC_PROFILE, undefined);
   // Read the store only when a profile could matter: env alone is enough for CI.
   const needStore = !(flags.chain ?? env.PAYREC_CHAIN) || !(flags.baseUrl ?? env.PAYREC_BASE_URL) || !env.PAYREC_API_KEY;
-  const name = profile ?? (needStore ? await store.currentProfileName() : 'default');
+  const current = needStore ? (await store.read()).currentProfile : undefined; // chosen by `config use`
+  const [profile, profileSource] = pick(flags.profile, env.PAYREC_PROFILE, current);
+  const name = profile ?? 'default';
   const stored: Profile = needStore ? ((await store.profile(name)) ?? {}) : {};
-  if (profile && needStore && !(await store.profile(name))) {
+  if (profile && profileSource !== 'profile' && needStore && !(await store.profile(name))) {
     throw new UsageError(`no profile named "${name}"`, 'list them with: payrec config profiles');
   }
 
