@@ -13,8 +13,8 @@ import { commandAt, productCommand } from './registry-commands.js';
 
 export interface Verdict {
   id: string;
-  /** true: the service stored exactly this; false: it differs; undefined: unknown id. */
-  authentic: boolean | undefined;
+  /** true: the service stored exactly this; false: it differs; null: unknown id (null, not absent, in JSON). */
+  authentic: boolean | null;
   integrity: Integrity;
   differences: Difference[];
 }
@@ -44,7 +44,7 @@ export async function verifyNotification(session: Session, received: Record<stri
     const diffs = differences(received, stored);
     return { id, authentic: diffs.length === 0, integrity, differences: diffs };
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return { id, authentic: undefined, integrity, differences: [] };
+    if (err instanceof ApiError && err.status === 404) return { id, authentic: null, integrity, differences: [] };
     throw err;
   }
 }
@@ -83,13 +83,16 @@ export function addWebhookNotificationCommands(program: Command, action: Command
           out.write(`authentic\nid\t${v.id}\nintegrity\t${v.integrity}\n`);
         } else if (v.authentic === false) {
           out.write(`not authentic: ${v.differences.length} field(s) differ from the stored notification\n`);
-          for (const d of v.differences) out.write(`  ${d.field}\treceived ${show(d.received)}\tstored ${show(d.stored)}\n`);
+          for (const d of v.differences) out.write(`  ${neutraliseTerminal(d.field)}\treceived ${show(d.received)}\tstored ${show(d.stored)}\n`);
           out.write(`integrity\t${v.integrity}\n`);
         }
-        if (v.authentic === undefined) {
+        if (v.authentic === null) {
           throw new PayrecError(`unknown notification id ${v.id}: the service has no such notification`, EXIT.notFound, 'check --chain: notifications are per chain');
         }
-        if (!v.authentic) throw new VerificationError('verification failed');
+        if (!v.authentic) {
+          const fields = neutraliseTerminal(v.differences.map((d) => d.field).join(', '));
+          throw new VerificationError(`verification failed: ${fields} differ${v.differences.length === 1 ? 's' : ''} from the notification the service stored`);
+        }
       }),
     );
 }
