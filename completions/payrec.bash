@@ -155,7 +155,7 @@ _payrec_flags() {
     'fixed-recurring cancellation') echo '' ;;
     'fixed-recurring webhook') echo '' ;;
     'fixed-recurring webhook get') echo '--plan-id' ;;
-    'fixed-recurring webhook delete') echo '--plan-id' ;;
+    'fixed-recurring webhook delete') echo '--plan-id --yes -y' ;;
     'fixed-recurring webhook set') echo '--plan-id' ;;
     'variable-recurring') echo '' ;;
     'variable-recurring cancellations') echo '--plan-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval' ;;

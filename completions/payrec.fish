@@ -303,7 +303,7 @@ function __payrec_flags
         case 'fixed-recurring webhook get'
             printf '%s\n' --plan-id
         case 'fixed-recurring webhook delete'
-            printf '%s\n' --plan-id
+            printf '%s\n' --plan-id --yes -y
         case 'fixed-recurring webhook set'
             printf '%s\n' --plan-id
         case 'variable-recurring'

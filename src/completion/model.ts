@@ -44,7 +44,8 @@ export function completionModel(program: Command): CompletionModel {
         if (o.required || o.optional) valueFlags.add(f);
       }
     }
-    flags.push('--help');
+    // --help works everywhere; it is listed once, with the global flags that every command is offered.
+    if (path.length === 0) flags.push('--help');
     const children = cmd.commands
       .filter((c) => !(c as unknown as { _hidden?: boolean })._hidden)
       .map((c) => walk(c, [...path, c.name()]));

@@ -44,16 +44,17 @@ _payrec_takes_value() {
   return 1
 }
 # Walks the words before the cursor to the command they name (aliases resolved).
+# (Named cmdpath, not path: in zsh $path is tied to $PATH.)
 _payrec_path() {
-  local path="" skip=0 w next
+  local cmdpath="" skip=0 w next
   for w in "$@"; do
     if [ "$skip" = 1 ]; then skip=0; continue; fi
     case "$w" in
       -*) _payrec_takes_value "$w" && skip=1; continue ;;
     esac
-    next=$(_payrec_child "$path" "$w") && path="$next"
+    next=$(_payrec_child "$cmdpath" "$w") && cmdpath="$next"
   done
-  echo "$path"
+  echo "$cmdpath"
 }`;
 }
 
@@ -62,8 +63,8 @@ export function bashScript(m: CompletionModel): string {
 # Install: source <(payrec completion bash)   or copy to /etc/bash_completion.d/payrec
 ${shCaseTables(m)}
 _payrec() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" path values
-  path=$(_payrec_path "\${COMP_WORDS[@]:1:COMP_CWORD-1}")
+  local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}" cmdpath values
+  cmdpath=$(_payrec_path "\${COMP_WORDS[@]:1:COMP_CWORD-1}")
   if values=$(_payrec_values "$prev"); then
     COMPREPLY=($(compgen -W "$values" -- "$cur")); return
   fi
@@ -72,9 +73,10 @@ _payrec() {
   esac
   if _payrec_takes_value "$prev"; then COMPREPLY=(); return; fi
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "$(_payrec_flags "$path") $(_payrec_flags '')" -- "$cur"))
+    # The global flags (those of the root) are valid after any command.
+    COMPREPLY=($(compgen -W "$(_payrec_flags "$cmdpath") $([ -n "$cmdpath" ] && _payrec_flags '')" -- "$cur"))
   else
-    COMPREPLY=($(compgen -W "$(_payrec_words "$path")" -- "$cur"))
+    COMPREPLY=($(compgen -W "$(_payrec_words "$cmdpath")" -- "$cur"))
   fi
 }
 complete -o default -F _payrec payrec
@@ -85,22 +87,30 @@ export function zshScript(m: CompletionModel): string {
   return `#compdef payrec
 ${HEADER}
 # Install: payrec completion zsh > "\${fpath[1]}/_payrec"   (then restart zsh)
+#     or: source <(payrec completion zsh)   (after compinit)
 ${shCaseTables(m)}
 _payrec() {
-  local cur=\${words[CURRENT]} prev=\${words[CURRENT-1]} path values
-  path=$(_payrec_path "\${(@)words[2,CURRENT-1]}")
+  local cur=\${words[CURRENT]} prev=\${words[CURRENT-1]} cmdpath values
+  cmdpath=$(_payrec_path "\${(@)words[2,CURRENT-1]}")
   if values=$(_payrec_values "$prev"); then compadd -- \${=values}; return; fi
   case "$prev" in
     -o|--output) _files; return ;;
   esac
   if _payrec_takes_value "$prev"; then return; fi
   if [[ "$cur" == -* ]]; then
-    compadd -- \${=$(_payrec_flags "$path")} \${=$(_payrec_flags '')}
+    compadd -- \${=$(_payrec_flags "$cmdpath")}
+    [[ -n "$cmdpath" ]] && compadd -- \${=$(_payrec_flags '')}
   else
-    compadd -- \${=$(_payrec_words "$path")}
+    compadd -- \${=$(_payrec_words "$cmdpath")}
   fi
 }
-compdef _payrec payrec
+# Autoloaded from $fpath, this file is the body of _payrec: complete now.
+# Sourced (source <(payrec completion zsh)), it registers the function.
+if [[ "\${funcstack[1]}" == _payrec ]]; then
+  _payrec "$@"
+else
+  compdef _payrec payrec
+fi
 `;
 }
 
@@ -128,7 +138,7 @@ ${table('__payrec_values', values)}
 function __payrec_complete
     set -l words (commandline -opc)
     set -l cur (commandline -ct)
-    set -l path ''
+    set -l cmdpath ''
     set -l skip 0
     for w in $words[2..-1]
         if test $skip = 1
@@ -139,7 +149,7 @@ function __payrec_complete
             contains -- $w ${m.valueFlags.join(' ')}; and set skip 1
             continue
         end
-        set -l next (__payrec_child "$path" $w); and set path $next
+        set -l next (__payrec_child "$cmdpath" $w); and set cmdpath $next
     end
     set -l prev $words[-1]
     __payrec_values $prev; and return
@@ -149,10 +159,10 @@ function __payrec_complete
     end
     contains -- $prev ${m.valueFlags.join(' ')}; and return
     if string match -q -- '-*' $cur
-        __payrec_flags $path
-        test -n "$path"; and __payrec_flags ''
+        __payrec_flags $cmdpath
+        test -n "$cmdpath"; and __payrec_flags ''
     else
-        __payrec_words $path
+        __payrec_words $cmdpath
     end
 end
 complete -c payrec -f -a '(__payrec_complete)'
