@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { topCommand } from './top-level.js';
 import type { CommandAction } from '../core/action.js';
 import { UsageError } from '../core/errors.js';
+import { printable } from '../core/settings.js';
 import { completionModel } from '../completion/model.js';
 import { SHELLS, type Shell } from '../completion/scripts.js';
 
@@ -15,7 +16,7 @@ export function addCompletionCommand(program: Command, action: CommandAction): v
     .action(
       action(async (session, cmd) => {
         const shell = cmd.args[0];
-        if (!(shell in SHELLS)) throw new UsageError(`invalid <shell> "${shell}": expected bash, zsh or fish`);
+        if (!(shell in SHELLS)) throw new UsageError(`invalid <shell> "${printable(shell)}": expected bash, zsh or fish`);
         session.ctx.stdout.write(SHELLS[shell as Shell](completionModel(rootOf(cmd))));
       }),
     );

@@ -3,7 +3,7 @@ import { topCommand } from './top-level.js';
 import type { CommandAction } from '../core/action.js';
 import { UsageError } from '../core/errors.js';
 import type { Session } from '../core/session.js';
-import { validateSettings, DEFAULT_BASE_URL, DEFAULT_CHAIN } from '../core/settings.js';
+import { printable, validateSettings, DEFAULT_BASE_URL, DEFAULT_CHAIN } from '../core/settings.js';
 import { maskKey } from './auth.js';
 
 // `payrec config …`: the stored profiles. Keys are set only by `auth login`, so they
@@ -14,7 +14,7 @@ type Key = keyof typeof KEYS;
 
 function keyName(raw: string): Key {
   if (raw === 'api-key') throw new UsageError('the API key is not set with config: use payrec auth login (it reads the key from a hidden prompt or stdin)');
-  if (!(raw in KEYS)) throw new UsageError(`invalid KEY "${raw}": expected chain or base-url`);
+  if (!(raw in KEYS)) throw new UsageError(`invalid KEY "${printable(raw)}": expected chain or base-url`);
   return raw as Key;
 }
 
@@ -114,7 +114,7 @@ export function addConfigCommands(program: Command, action: CommandAction): void
     .action(
       action(async (session, cmd) => {
         const name = cmd.args[0];
-        if (!(await session.store.profile(name))) throw new UsageError(`no profile named "${name}"`, 'list them with: payrec config profiles');
+        if (!(await session.store.profile(name))) throw new UsageError(`no profile named "${printable(name)}"`, 'list them with: payrec config profiles');
         await session.store.setCurrentProfile(name);
         session.ctx.stderr.write(`Now using profile ${name}\n`);
       }),

@@ -2,6 +2,7 @@ import { Agent, errors as undiciErrors } from 'undici';
 import { errorBody } from '../registry/schemas.js';
 import { ApiError, DryRunComplete, InterruptedError, MalformedResponseError, NetworkError, UsageError } from './errors.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, RETRY_BUDGET_MS } from './retry.js';
+import { printable } from './settings.js';
 
 // The one HTTP client: a keep-alive undici Agent, the Authorization header, timeouts,
 // retries of what is safe to retry, and the mapping of failures to typed errors.
@@ -50,10 +51,10 @@ export function checkBaseUrl(raw: string): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`invalid base URL "${raw}": expected an https:// URL such as https://api.8pay.network`);
+    throw new UsageError(`invalid base URL "${printable(raw)}": expected an https:// URL such as https://api.8pay.network`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`invalid base URL "${raw}": expected an https:// URL`);
+    throw new UsageError(`invalid base URL "${printable(raw)}": expected an https:// URL`);
   }
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
     throw new UsageError(
@@ -62,7 +63,7 @@ export function checkBaseUrl(raw: string): URL {
     );
   }
   if (url.username || url.password || url.search || url.hash) {
-    throw new UsageError(`invalid base URL "${raw}": expected no credentials, query or fragment`);
+    throw new UsageError(`invalid base URL "${printable(raw)}": expected no credentials, query or fragment`);
   }
   return url;
 }

@@ -129,7 +129,7 @@ export class Session {
       this.cleanups.unshift(() => target.abort());
       return target;
     } catch (err) {
-      throw new UsageError(`cannot write --output "${file}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      throw new UsageError(`cannot write --output "${printable(file)}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
   }
 
@@ -154,7 +154,7 @@ export class Session {
 function parseColumns(raw: string): string[] {
   const cols = raw.split(',').map((c) => c.trim());
   if (cols.length === 0 || cols.some((c) => !/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/.test(c))) {
-    throw new UsageError(`invalid --columns "${raw}": expected field names separated by commas, such as timestamp,amount,token`);
+    throw new UsageError(`invalid --columns "${printable(raw)}": expected field names separated by commas, such as timestamp,amount,token`);
   }
   return cols;
 }

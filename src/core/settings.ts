@@ -32,7 +32,7 @@ export async function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEn
   const name = profile ?? 'default';
   const stored: Profile = needStore ? ((await store.profile(name)) ?? {}) : {};
   if (profile && profileSource !== 'profile' && needStore && !(await store.profile(name))) {
-    throw new UsageError(`no profile named "${name}"`, 'list them with: payrec config profiles');
+    throw new UsageError(`no profile named "${printable(name)}"`, 'list them with: payrec config profiles');
   }
 
   const [chain, chainSource] = pick(flags.chain, env.PAYREC_CHAIN, stored.chain);
@@ -53,7 +53,13 @@ export async function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEn
 /** Profile names are keys in the config file and appear in messages: keep them plain. */
 const PROFILE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
+/** Profile names are keys in the config file and appear in messages: keep them plain. */
+const PROFILE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
 export function validateSettings(s: Settings): void {
+  if (!PROFILE_NAME.test(s.profile)) {
+    throw new UsageError(`invalid --profile "${printable(s.profile)}": expected a name of at most 64 letters, digits, _ . -`);
+  }
   if (!PROFILE_NAME.test(s.profile)) {
     throw new UsageError(`invalid --profile "${printable(s.profile)}": expected a name of at most 64 letters, digits, _ . -`);
   }
@@ -99,5 +105,8 @@ const SHOWN_CHARS = 80;
  */
 export function printable(s: string): string {
   const shown = s.length > SHOWN_CHARS ? `${s.slice(0, SHOWN_CHARS)}… (${s.length} characters)` : s;
-  return JSON.stringify(shown).slice(1, -1);
+  // JSON escapes C0 controls; DEL, C1 (8-bit CSI/OSC), bidi overrides and line separators it leaves raw.
+  return JSON.stringify(shown)
+    .slice(1, -1)
+    .replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
