@@ -83,5 +83,7 @@ export function exitCodeForStatus(status: number): number {
   if (status === 404) return EXIT.notFound;
   if (status >= 500) return EXIT.server;
   if (status >= 400) return EXIT.client;
+  // The API never redirects: whatever answered 3xx is misbehaving as a server would.
+  if (status >= 300) return EXIT.server;
   return EXIT.internal;
 }

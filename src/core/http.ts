@@ -3,6 +3,7 @@ import { errorBody } from '../registry/schemas.js';
 import { ApiError, DryRunComplete, InterruptedError, MalformedResponseError, NetworkError, UsageError } from './errors.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, RETRY_BUDGET_MS } from './retry.js';
 import { printable } from './settings.js';
+import { printable } from './settings.js';
 
 // The one HTTP client: a keep-alive undici Agent, the Authorization header, timeouts,
 // retries of what is safe to retry, and the mapping of failures to typed errors.
@@ -152,6 +153,7 @@ export class ApiClient {
     let status: number;
     let text: string;
     let retryAfter: string | undefined;
+    let location: string | undefined;
     let contentType = '';
     try {
       const res = await this.agent.request({
@@ -164,6 +166,7 @@ export class ApiClient {
       });
       status = res.statusCode;
       retryAfter = headerValue(res.headers['retry-after']);
+      location = headerValue(res.headers.location);
       contentType = headerValue(res.headers['content-type']) ?? '';
       text = await res.body.text();
     } catch (err) {
@@ -178,7 +181,8 @@ export class ApiClient {
 
     if (status >= 300 && status < 400) {
       // Redirects are not followed: a redirect to another origin must never carry the key.
-      throw new ApiError(`${label}: unexpected redirect (${status})`, status, label, 'check --base-url');
+      const to = location ? ` to ${neutral(location)}` : '';
+      throw new ApiError(`${label}: unexpected redirect (${status})${to}, not followed: the API never redirects`, status, label, 'check --base-url');
     }
     const parsed = parseJson(text);
     if (status >= 400) {
