@@ -6,7 +6,7 @@ import { parseOption } from '../core/options.js';
 import { hexId } from '../registry/validators.js';
 import { z } from 'zod';
 import { parseTime } from '../core/time.js';
-import { FAULT_KINDS, type FaultKind, type FaultOptions } from '../emulator/faults.js';
+import { DEFAULT_FAULT_KINDS, FAULT_KINDS, type FaultKind, type FaultOptions } from '../emulator/faults.js';
 
 // `payrec emulator start|trigger`: the built-in emulator as a long-running server,
 // and a way to fire webhook events at a running one.
@@ -23,7 +23,7 @@ function parseFaults(o: Record<string, string | undefined>): FaultOptions | unde
     if (o.faultKinds !== undefined || o.faultSeed !== undefined) throw new UsageError('--fault-kinds and --fault-seed go with --fault-rate');
     return undefined;
   }
-  const kinds = (o.faultKinds ?? FAULT_KINDS.join(',')).split(',') as FaultKind[];
+  const kinds = o.faultKinds === undefined ? DEFAULT_FAULT_KINDS : (o.faultKinds.split(',') as FaultKind[]);
   const unknown = kinds.filter((k) => !FAULT_KINDS.includes(k));
   if (unknown.length) throw new UsageError(`invalid --fault-kinds "${unknown.join(',')}": expected some of ${FAULT_KINDS.join(', ')}`);
   return {
@@ -45,7 +45,7 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
     .option('--seed <n>', 'seed of the generated data (default 1)')
     .option('--now <time>', 'anchor of the data: records lie in the year before it (default: today, UTC midnight)')
     .option('--fault-rate <0..1>', 'share of API responses that fail on purpose, to test retries (default 0)')
-    .option('--fault-kinds <list>', `comma-separated: ${FAULT_KINDS.join(',')} (default all)`)
+    .option('--fault-kinds <list>', `comma-separated: ${FAULT_KINDS.join(',')} (default ${DEFAULT_FAULT_KINDS.join(',')})`)
     .option('--fault-seed <n>', 'seed of which responses fail (default 1)')
     .addHelpText('after', '\nExamples:\n  $ payrec emulator start --port 8787\n  $ PAYREC_BASE_URL=http://127.0.0.1:8787 PAYREC_API_KEY=prk_demo_bsc payrec one-time transfers\n')
     .action(

@@ -11,7 +11,7 @@ export const FAULT_KINDS = ['500', '502', '503', '429', 'reset', 'truncate', 'sl
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Without `kinds`: the transient faults a client should ride out by retrying. */
-const DEFAULT_KINDS: FaultKind[] = ['500', '502', '503', '429', 'reset', 'truncate', 'slow'];
+export const DEFAULT_FAULT_KINDS: FaultKind[] = ['500', '502', '503', '429', 'reset', 'truncate', 'slow'];
 
 export interface FaultOptions {
   /** Share of API responses that fail, 0..1. */
@@ -27,7 +27,7 @@ export interface FaultOptions {
 export function parseFaultOptions(body: Record<string, unknown>): FaultOptions {
   const { rate, kinds, seed, retryAfter, slowMs } = body;
   if (typeof rate !== 'number' || !(rate >= 0 && rate <= 1)) throw new HttpError(400, 'Invalid rate: expected a number from 0 to 1');
-  const list = kinds ?? DEFAULT_KINDS;
+  const list = kinds ?? DEFAULT_FAULT_KINDS;
   if (!Array.isArray(list) || list.length === 0 || !list.every((k) => (FAULT_KINDS as readonly unknown[]).includes(k))) {
     throw new HttpError(400, `Invalid kinds: expected a non-empty array of ${FAULT_KINDS.join(', ')}`);
   }
@@ -42,6 +42,37 @@ export function parseFaultOptions(body: Record<string, unknown>): FaultOptions {
     retryAfter: optionalInt(retryAfter, 'retryAfter'),
     slowMs: optionalInt(slowMs, 'slowMs'),
   };
+}
+
+const HUGE_BYTES = 50 * 1024 * 1024;
+
+/**
+ * The body faults: a complete, well-formed HTTP exchange whose body is wrong. Error
+ * replies pass unchanged, so a fault never turns a 404 into a success.
+ */
+export function corruptReply(kind: FaultKind, reply: Reply): Reply {
+  if (reply.status >= 400) return reply;
+  switch (kind) {
+    case 'html': // a proxy or captive portal answering in the API's place
+      return { status: 200, body: '<!DOCTYPE html><html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>', headers: { 'content-type': 'text/html; charset=utf-8' } };
+    case 'partial': // JSON cut in half, with a Content-Length that matches the cut body
+      return { ...reply, body: reply.body.slice(0, Math.floor(reply.body.length / 2)) };
+    case 'drift': // schema drift: every number of every record arrives as a string
+      return { ...reply, body: JSON.stringify(driftBody(JSON.parse(reply.body))) };
+    case 'huge':
+      return { ...reply, body: `{"data":[],"limit":0,"offset":0,"total":0,"padding":"${'x'.repeat(HUGE_BYTES)}"}` };
+    default:
+      return reply;
+  }
+}
+
+function driftBody(body: unknown): unknown {
+  const drift = (r: unknown) =>
+    r !== null && typeof r === 'object' ? Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? String(v) : v])) : r;
+  if (body !== null && typeof body === 'object' && Array.isArray((body as { data?: unknown }).data)) {
+    return { ...body, data: (body as { data: unknown[] }).data.map(drift) };
+  }
+  return drift(body);
 }
 
 const HUGE_BYTES = 50 * 1024 * 1024;
