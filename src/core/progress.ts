@@ -15,6 +15,9 @@ export class Progress {
     enabled: boolean,
   ) {
     if (!enabled || session.quiet || !session.ctx.stderrIsTTY) return;
+    // A terminal of unknown size (a pty nobody sized, as under `script` in CI) reports
+    // 0 columns, and ora divides by the width: it would clear lines forever.
+    if (!(session.ctx.stderr as { columns?: number }).columns) return;
     this.loading = import('ora').then(({ default: ora }) => {
       this.spinner = ora({ stream: session.ctx.stderr as NodeJS.WritableStream & { isTTY?: boolean }, discardStdin: false }).start('fetching…');
     });
