@@ -1,0 +1,116 @@
+import { execa } from 'execa';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, test, vi } from 'vitest';
+import { payrec } from './helpers.js';
+
+// Shell completions: the committed completions/ files are exactly what
+// `payrec completion SHELL` prints (a stale file fails here: run npm run generate),
+// and they complete commands, aliases, flags and flag values in the real shells.
+
+vi.setConfig({ testTimeout: 30_000 });
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const FILES = { bash: 'completions/payrec.bash', zsh: 'completions/_payrec', fish: 'completions/payrec.fish' } as const;
+const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
+const skipReason = (shell: string) => (has(shell) ? '' : ` (skipped: ${shell} is not installed; apt-get install ${shell})`);
+
+describe('generated files are up to date', () => {
+  test.concurrent.each(Object.entries(FILES))('%s: %s equals `payrec completion` output', async (shell, file) => {
+    const r = await payrec(undefined, ['completion', shell]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.length).toBeGreaterThan(1000);
+    expect(r.stdout, `${file} is stale: run npm run generate`).toBe(readFileSync(resolve(ROOT, file), 'utf8'));
+  });
+
+  test.concurrent('npm run generate --check finds nothing stale (completions, and the README reference when it has markers)', async () => {
+    const r = await execa('node', ['dist/tools/generate.js', '--check'], { cwd: ROOT, reject: false });
+    expect(r.stderr).not.toMatch(/stale/);
+    expect(r.exitCode).toBe(0);
+  });
+
+  test.concurrent('an unknown shell exits 2', async () => {
+    const r = await payrec(undefined, ['completion', 'powershell']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/invalid <shell> "powershell": expected bash, zsh or fish/);
+  });
+});
+
+/** What bash offers for the words typed so far (the last one is being completed). */
+async function bashComplete(...words: string[]): Promise<string[]> {
+  const script = `source ${FILES.bash}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _payrec; echo "\${COMPREPLY[@]}"`;
+  const r = await execa('bash', ['-c', script], { cwd: ROOT });
+  return r.stdout.split(/\s+/).filter(Boolean);
+}
+
+describe('bash completes', () => {
+  test.concurrent('a subcommand, by its full path and through an alias', async () => {
+    expect(await bashComplete('payrec', 'fixed-recurring', 'sh')).toEqual(['short-urls']);
+    expect(await bashComplete('payrec', 'fr', 'sh')).toEqual(['short-urls']);
+    expect(await bashComplete('payrec', 'fr', 'short-urls', '')).toEqual(['list', 'get', 'delete', 'create', 'update']);
+    expect(await bashComplete('payrec', '')).toEqual(expect.arrayContaining(['fixed-recurring', 'one-time', 'webhook-notifications', 'auth', 'config', 'completion']));
+  });
+
+  test.concurrent('flags of the command, and the global flags after it', async () => {
+    expect(await bashComplete('payrec', 'fr', 'billings', '--pl')).toEqual(['--plan-id']);
+    const create = await bashComplete('payrec', 'od', 'short-urls', 'create', '--');
+    expect(create).toEqual(expect.arrayContaining(['--name', '--plan-id', '--success-url', '--error-url', '--extra', '--chain', '--format', '--help']));
+    expect(new Set(create).size).toBe(create.length); // each flag once
+  });
+
+  test.concurrent('values of --format, --sort and --chain', async () => {
+    expect(await bashComplete('payrec', 'fr', 'billings', '--format', '')).toEqual(['table', 'json', 'jsonl', 'csv']);
+    expect(await bashComplete('payrec', 'ot', 'transfers', '-f', 'js')).toEqual(['json', 'jsonl']);
+    expect(await bashComplete('payrec', 'ot', 'transfers', '--sort', '')).toEqual(['asc', 'desc']);
+    expect(await bashComplete('payrec', '--chain', '')).toEqual(['bsc', 'ethereum', 'polygon', 'sandbox']);
+  });
+
+  test.concurrent('a flag value is not taken for a command', async () => {
+    expect(await bashComplete('payrec', '--chain', 'bsc', '-f', 'json', 'wn', '')).toEqual(['get', 'verify', 'listen']);
+  });
+});
+
+describe.skipIf(!has('zsh'))(`zsh${skipReason('zsh')}`, () => {
+  test.concurrent('the script parses', async () => {
+    const r = await execa('zsh', ['-n', FILES.zsh], { cwd: ROOT, reject: false });
+    expect(r.stderr).toBe('');
+    expect(r.exitCode).toBe(0);
+  });
+
+  test.concurrent('installed in $fpath, it completes an alias path, a flag and a flag value at a real prompt', async () => {
+    // An interactive zsh on a pseudo-terminal (zsh/zpty), as a user would have it after compinit.
+    // Each read waits for text that only a completion can have produced.
+    const script = `
+      zmodload zsh/zpty
+      zpty z 'zsh -f -i'
+      zpty -w z 'PS1="> "; fpath=(${ROOT}/completions $fpath); autoload -U compinit; compinit -u -D'
+      zpty -w -n z $'payrec fr sh\\t'
+      zpty -r z out '*ort-urls*' && print ok:subcommand
+      zpty -w -n z $'\\C-upayrec fr billings --pla\\t'
+      zpty -r z out '*n-id*' && print ok:flag
+      zpty -w -n z $'\\C-upayrec ot transfers --sort d\\t'
+      zpty -r z out '*esc*' && print ok:value
+      zpty -d z`;
+    const r = await execa('zsh', ['-f', '-c', script], { cwd: ROOT, timeout: 20_000, reject: false });
+    expect(r.stdout.split('\n')).toEqual(['ok:subcommand', 'ok:flag', 'ok:value']);
+  });
+});
+
+describe.skipIf(!has('fish'))(`fish${skipReason('fish')}`, () => {
+  const fishComplete = async (line: string) =>
+    (await execa('fish', ['--no-config', '-c', `source ${FILES.fish}; complete -C '${line}'`], { cwd: ROOT })).stdout.split('\n').map((l) => l.split('\t')[0]);
+
+  test.concurrent('the script parses', async () => {
+    const r = await execa('fish', ['-n', FILES.fish], { cwd: ROOT, reject: false });
+    expect(r.stderr).toBe('');
+    expect(r.exitCode).toBe(0);
+  });
+
+  test.concurrent('it completes an alias path, a flag and flag values', async () => {
+    expect(await fishComplete('payrec fr sh')).toEqual(['short-urls']);
+    expect(await fishComplete('payrec fr billings --pl')).toEqual(['--plan-id']);
+    expect(await fishComplete('payrec fr billings --format ')).toEqual(['csv', 'json', 'jsonl', 'table']);
+    expect(await fishComplete('payrec --chain ')).toEqual(['bsc', 'ethereum', 'polygon', 'sandbox']);
+  });
+});
