@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createWriter, type OutputOptions } from '../../src/core/output.js';
 import { neutraliseFormula, neutraliseTerminal } from '../../src/core/sanitize.js';
+import { Summariser } from '../../src/core/summary.js';
 import { parseTime } from '../../src/core/time.js';
 
 const NOW_MS = Date.UTC(2026, 0, 31);
@@ -146,6 +147,60 @@ describe('json properties', () => {
         for (const r of records) await writer.write(r as Record<string, unknown>);
         await writer.end();
         expect(JSON.parse(chunks.join(''))).toEqual(JSON.parse(JSON.stringify(records)));
+      }),
+    );
+  });
+});
+
+describe('decimal totals properties', () => {
+  const SCALE = 18;
+  /** Up to 30 integer digits and up to 18 decimals, as the API's amount strings. */
+  const decimal = fc
+    .tuple(fc.stringMatching(/^(0|[1-9]\d{0,29})$/), fc.option(fc.stringMatching(/^\d{1,18}$/), { nil: undefined }))
+    .map(([whole, frac]) => (frac === undefined ? whole : `${whole}.${frac}`));
+
+  /** The independent reference: a decimal string as an integer count of 10^-18 units. */
+  const toUnits = (s: string) => {
+    const [whole, frac = ''] = s.split('.');
+    return BigInt(whole) * 10n ** BigInt(SCALE) + BigInt(frac.padEnd(SCALE, '0'));
+  };
+  const fromUnits = (units: bigint) => {
+    const whole = units / 10n ** BigInt(SCALE);
+    const frac = (units % 10n ** BigInt(SCALE)).toString().padStart(SCALE, '0').replace(/0+$/, '');
+    return frac ? `${whole}.${frac}` : `${whole}`;
+  };
+
+  it('per-token totals of amount and fee equal a BigInt sum, digit for digit', () => {
+    const record = fc.record({ token: fc.constantFrom('USDT', 'BNB', '8PAY'), amount: decimal, fee: decimal });
+    fc.assert(
+      fc.property(fc.array(record, { minLength: 1, maxLength: 40 }), (records) => {
+        const s = new Summariser();
+        for (const r of records) s.add(r);
+        const totals = s.result().totals;
+        const expected: Record<string, { amount: bigint; fee: bigint }> = {};
+        for (const r of records) {
+          const t = (expected[r.token] ??= { amount: 0n, fee: 0n });
+          t.amount += toUnits(r.amount);
+          t.fee += toUnits(r.fee);
+        }
+        expect(Object.keys(totals).sort()).toEqual(Object.keys(expected).sort());
+        for (const [token, t] of Object.entries(expected)) {
+          expect(totals[token].amount).toBe(fromUnits(t.amount));
+          expect(totals[token].fee).toBe(fromUnits(t.fee));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('receivers amounts of payments add up exactly too', () => {
+    const payment = fc.record({ token: fc.constant('USDT'), receivers: fc.array(fc.record({ amount: decimal, fee: decimal }), { minLength: 1, maxLength: 5 }) });
+    fc.assert(
+      fc.property(fc.array(payment, { minLength: 1, maxLength: 20 }), (payments) => {
+        const s = new Summariser();
+        for (const p of payments) s.add(p);
+        const sum = payments.flatMap((p) => p.receivers).reduce((acc, r) => acc + toUnits(r.amount), 0n);
+        expect(s.result().totals.USDT['receivers.amount']).toBe(fromUnits(sum));
       }),
     );
   });
