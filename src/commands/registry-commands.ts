@@ -115,7 +115,10 @@ interface ListFlags {
 
 export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: boolean): ListQuery {
   if (flags.all && flags.limit !== undefined) throw new UsageError('give either --limit or --all, not both');
-  const limit = flags.all ? Infinity : flags.limit !== undefined ? parseOption(optionSchemas.limit, flags.limit, '--limit') : 100;
+  // A summary or chart of the first 100 records would answer the wrong question:
+  // they read the whole window unless --limit says otherwise.
+  const whole = flags.all || ((flags.summary || flags.chart !== undefined) && flags.limit === undefined);
+  const limit = whole ? Infinity : flags.limit !== undefined ? parseOption(optionSchemas.limit, flags.limit, '--limit') : 100;
   const pageSize = flags.pageSize !== undefined ? parseOption(optionSchemas.pageSize, flags.pageSize, '--page-size') : Math.min(limit, 1000);
   const offset = flags.offset !== undefined ? parseOption(optionSchemas.offset, flags.offset, '--offset') : 0;
   const concurrency = flags.concurrency !== undefined ? parseOption(optionSchemas.concurrency, flags.concurrency, '--concurrency') : 4;

@@ -1,10 +1,16 @@
 import Big from 'big.js';
+import { amountsOf } from './summary.js';
 
 // --chart day|week|month: a bar chart of records (or of one token's amount) per
 // period, in UTC, readable in 80 columns. Bars use block characters on a terminal
 // with colour and plain '#' otherwise, so logs and pipes stay ASCII.
 
 export type Period = 'day' | 'week' | 'month';
+
+/** What a record moves in a token: a transfer's amount, a payment's receivers, an execution's swaps in. */
+const MOVED = new Set(['amount', 'receivers.amount', 'swaps.inputAmount']);
+/** Labels longer than this switch to exponent notation, so bars keep their room. */
+const LABEL_MAX = 14;
 
 export function periodStart(ts: number, period: Period): string {
   const d = new Date(ts * 1000);
@@ -15,6 +21,27 @@ export function periodStart(ts: number, period: Period): string {
     d.setUTCDate(d.getUTCDate() - day);
   }
   return d.toISOString().slice(0, 10);
+}
+
+/** The period after `key` (as periodStart writes it). */
+function nextPeriod(key: string, period: Period): string {
+  if (period === 'month') {
+    const [y, m] = key.split('-').map(Number);
+    return new Date(Date.UTC(y, m, 1)).toISOString().slice(0, 7);
+  }
+  const d = new Date(`${key}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + (period === 'week' ? 7 : 1));
+  return d.toISOString().slice(0, 10);
+}
+
+/** The bars' numbers: exact when they fit, else all to two decimals (the exact totals are --summary's). */
+function labels(values: Big[]): string[] {
+  const exact = values.map((v) => v.toFixed());
+  if (exact.every((l) => l.length <= LABEL_MAX)) return exact;
+  return values.map((v) => {
+    const cents = v.round(2).toFixed(2);
+    return cents.length <= LABEL_MAX ? cents : v.toExponential(3);
+  });
 }
 
 export class ChartBuilder {
@@ -30,18 +57,32 @@ export class ChartBuilder {
     if (typeof r.timestamp !== 'number') return;
     let value = new Big(1);
     if (this.token !== undefined) {
-      if (r.token !== this.token || typeof r.amount !== 'string' || !/^-?\d+(\.\d+)?$/.test(r.amount)) return;
-      value = new Big(r.amount);
+      value = new Big(0);
+      let moved = false;
+      for (const a of amountsOf(r)) {
+        if (a.token === this.token && MOVED.has(a.field)) (value = value.plus(a.value)), (moved = true);
+      }
+      if (!moved) return;
     }
     const key = periodStart(r.timestamp, this.period);
     this.buckets.set(key, (this.buckets.get(key) ?? new Big(0)).plus(value));
   }
 
+  /** Every period from the first to the last, empty ones included, so gaps show. */
+  private rows(): [string, Big][] {
+    const keys = [...this.buckets.keys()].sort();
+    const rows: [string, Big][] = [];
+    for (let key = keys[0]; key <= keys.at(-1)!; key = nextPeriod(key, this.period)) {
+      rows.push([key, this.buckets.get(key) ?? new Big(0)]);
+    }
+    return rows;
+  }
+
   render(width: number, fancy: boolean): string {
     if (this.buckets.size === 0) return `no records to chart\n`;
-    const rows = [...this.buckets].sort(([a], [b]) => a.localeCompare(b));
-    const labels = rows.map(([, v]) => v.toFixed());
-    const labelWidth = Math.max(...labels.map((l) => l.length));
+    const rows = this.rows();
+    const texts = labels(rows.map(([, v]) => v));
+    const labelWidth = Math.max(...texts.map((l) => l.length));
     const keyWidth = rows[0][0].length;
     const room = Math.max(10, Math.min(width, 120) - keyWidth - labelWidth - 3);
     const max = rows.reduce((m, [, v]) => (v.gt(m) ? v : m), new Big(0));
@@ -50,7 +91,7 @@ export class ChartBuilder {
     rows.forEach(([key, v], i) => {
       const n = max.eq(0) ? 0 : Math.round(Number(v.div(max).times(room).toFixed(4)));
       const bar = (fancy ? '█' : '#').repeat(Math.max(n, v.gt(0) ? 1 : 0));
-      lines.push(`${key} ${bar.padEnd(room)} ${labels[i].padStart(labelWidth)}`);
+      lines.push(`${key} ${bar.padEnd(room)} ${texts[i].padStart(labelWidth)}`);
     });
     return lines.join('\n') + '\n';
   }

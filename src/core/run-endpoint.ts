@@ -102,8 +102,9 @@ export async function runEndpoint(
   if (chart) target.stream.write(chart.render(session.ctx.columns, session.color && outputOptions.tty));
   await target.commit();
   const available = Math.max(0, total - w.offset);
-  if (count < available && !summary) {
-    session.notice(`showing ${count.toLocaleString('en-US')} of ${available.toLocaleString('en-US')} (use --limit N or --all for more)`);
+  if (count < available) {
+    const verb = summary ? 'summarised' : chart ? 'charted' : 'showing';
+    session.notice(`${verb} ${count.toLocaleString('en-US')} of ${available.toLocaleString('en-US')} (use --limit N or --all for more)`);
   }
 }
 

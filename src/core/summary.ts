@@ -18,6 +18,8 @@ export interface Summary {
 }
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;
+/** Totals print in this order within a token, whichever record came first. */
+const FIELD_ORDER = ['amount', 'fee', 'serviceFee', 'receivers.amount', 'receivers.fee', 'swaps.inputAmount', 'swaps.outputAmount'];
 
 export class Summariser {
   private count = 0;
@@ -33,15 +35,10 @@ export class Summariser {
 
   add(r: Record<string, unknown>): void {
     this.count++;
-    const token = str(r.token) ?? str(r.inputToken) ?? '(no token)';
-    for (const field of ['amount', 'fee', 'serviceFee']) this.addAmount(token, field, r[field]);
-    for (const rec of arr(r.receivers)) {
-      this.addAmount(token, 'receivers.amount', rec.amount);
-      this.addAmount(token, 'receivers.fee', rec.fee);
-    }
-    for (const swap of arr(r.swaps)) {
-      this.addAmount(token, 'swaps.inputAmount', swap.inputAmount);
-      this.addAmount(str(swap.outputToken) ?? '(no token)', 'swaps.outputAmount', swap.outputAmount);
+    for (const { token, field, value } of amountsOf(r)) {
+      let fields = this.totals.get(token);
+      if (!fields) this.totals.set(token, (fields = new Map()));
+      fields.set(field, (fields.get(field) ?? new Big(0)).plus(value));
     }
     const status = str(r.transactionStatus);
     if (status !== undefined) this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
@@ -60,17 +57,11 @@ export class Summariser {
     }
   }
 
-  private addAmount(token: string, field: string, value: unknown): void {
-    if (typeof value !== 'string' || !DECIMAL.test(value)) return;
-    let fields = this.totals.get(token);
-    if (!fields) this.totals.set(token, (fields = new Map()));
-    fields.set(field, (fields.get(field) ?? new Big(0)).plus(value));
-  }
-
   result(): Summary {
     const totals: Summary['totals'] = {};
     for (const [token, fields] of [...this.totals].sort(([a], [b]) => a.localeCompare(b))) {
-      totals[token] = Object.fromEntries([...fields].map(([f, v]) => [f, v.toFixed()]));
+      const ordered = [...fields].sort(([a], [b]) => FIELD_ORDER.indexOf(a) - FIELD_ORDER.indexOf(b));
+      totals[token] = Object.fromEntries(ordered.map(([f, v]) => [f, v.toFixed()]));
     }
     return {
       count: this.count,
@@ -80,6 +71,33 @@ export class Summariser {
       ...(this.sawForced ? { forced: this.forced } : {}),
       ...(this.first !== undefined ? { firstTimestamp: this.first, lastTimestamp: this.last } : {}),
     };
+  }
+}
+
+export interface Amount {
+  token: string;
+  /** Where in the record: `amount`, `fee`, `serviceFee`, `receivers.amount`, `swaps.outputAmount`… */
+  field: string;
+  /** A decimal string, never a float. */
+  value: string;
+}
+
+/**
+ * Every amount a record carries, with its token: what --summary totals and what
+ * --chart --token sums. A swap's output is counted in its own output token.
+ */
+export function* amountsOf(r: Record<string, unknown>): Generator<Amount> {
+  const token = str(r.token) ?? str(r.inputToken) ?? '(no token)';
+  const at = (token: string, field: string, value: unknown): Amount[] =>
+    typeof value === 'string' && DECIMAL.test(value) ? [{ token, field, value }] : [];
+  for (const field of ['amount', 'fee', 'serviceFee']) yield* at(token, field, r[field]);
+  for (const rec of arr(r.receivers)) {
+    yield* at(token, 'receivers.amount', rec.amount);
+    yield* at(token, 'receivers.fee', rec.fee);
+  }
+  for (const swap of arr(r.swaps)) {
+    yield* at(token, 'swaps.inputAmount', swap.inputAmount);
+    yield* at(str(swap.outputToken) ?? '(no token)', 'swaps.outputAmount', swap.outputAmount);
   }
 }
 
