@@ -67,17 +67,19 @@ export function addApiCommand(program: Command, action: CommandAction): void {
         if (o.all && method !== 'GET') throw new UsageError('--all pages GET lists only');
         const client = await session.client();
         const req: ApiRequest = { method, path, query, body };
-        const out = session.ctx.stdout;
+        const target = await session.openOutput();
+        const out = target.stream;
         if (!o.all) {
           out.write(JSON.stringify(await client.json(req), null, 2) + '\n');
+          await target.commit();
           return;
         }
         const pageSize = query.limit !== undefined ? parseOption(optionSchemas.pageSize, query.limit, '--query limit') : 1000;
         const start = query.offset !== undefined ? parseOption(optionSchemas.offset, query.offset, '--query offset') : 0;
-        // Streamed as one envelope-shaped document: {"data":[…],"total":N}.
+        // Streamed as one envelope-shaped document: {"data":[…],"total":N}, opened only
+        // once the first page is in, so a failed first request leaves stdout empty.
         let total = 0;
-        let first = true;
-        out.write('{"data":[');
+        let opening = '{"data":[\n';
         for await (const page of paginate(
           async ({ offset, limit }) => {
             const r = envelope.safeParse(await client.json({ ...req, query: { ...query, offset, limit } }));
@@ -88,11 +90,12 @@ export function addApiCommand(program: Command, action: CommandAction): void {
         )) {
           total = page.total;
           for (const r of page.records) {
-            out.write((first ? '\n' : ',\n') + JSON.stringify(r));
-            first = false;
+            out.write(opening + JSON.stringify(r));
+            opening = ',\n';
           }
         }
-        out.write(`\n],"total":${total}}\n`);
+        out.write(opening === ',\n' ? `\n],"total":${total}}\n` : `{"data":[],"total":${total}}\n`);
+        await target.commit();
       }),
     );
 }
