@@ -59,6 +59,14 @@ function fill(e: AnyEndpoint, params: Record<string, string> = {}): string {
   return e.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(params[name]));
 }
 
+/** The types promise the schema's shape, so a record that breaks it is an error, not a warning as in the CLI. */
+function checked(e: AnyEndpoint, record: unknown): unknown {
+  const r = e.record.safeParse(record);
+  if (r.success) return record;
+  const issue = r.error.issues[0];
+  throw new MalformedResponseError(`${e.method} ${e.path}: field "${issue.path.join('.')}": ${issue.message}`);
+}
+
 export function createClient(config: ClientConfig) {
   const http = new ApiClient({
     apiKey: config.apiKey,
@@ -91,7 +99,7 @@ export function createClient(config: ClientConfig) {
       for await (const page of pages) {
         for (const record of page.records) {
           if (n++ >= (options.limit ?? Infinity)) return;
-          yield record as RecordOf<Id>;
+          yield checked(e, record) as RecordOf<Id>;
         }
       }
     },
@@ -99,7 +107,7 @@ export function createClient(config: ClientConfig) {
     /** One record. */
     async get<Id extends GetEndpointId>(id: Id, params: PathParams<Id>): Promise<RecordOf<Id>> {
       const e = endpointOf(id);
-      return (await http.json({ method: 'GET', path: fill(e, params as Record<string, string>) })) as RecordOf<Id>;
+      return checked(e, await http.json({ method: 'GET', path: fill(e, params as Record<string, string>) })) as RecordOf<Id>;
     },
 
     /** Closes the kept-alive connections. */
