@@ -49,7 +49,8 @@ function line(n: Record<string, unknown>, v: Verdict, forwarded?: string): strin
   const cell = (x: unknown) => neutraliseTerminal(String(x ?? ''));
   const verified = v.authentic === true ? 'verified' : v.authentic === false ? 'NOT VERIFIED (differs)' : 'NOT VERIFIED (unknown id)';
   const when = typeof n.timestamp === 'number' ? formatTimestamp(n.timestamp) : '-';
-  const parts = [when, cell(n.type), cell(n.event), cell(n.transactionStatus), shortenMiddle(cell(n.transactionHash), 13), verified];
+  // Padded to the usual widths so lines read as columns; the set of events is open, so longer ones just push.
+  const parts = [when, cell(n.type).padEnd(18), cell(n.event).padEnd(22), cell(n.transactionStatus).padEnd(9), shortenMiddle(cell(n.transactionHash), 13), verified];
   if (forwarded) parts.push(`→ ${forwarded}`);
   return parts.join('  ') + '\n';
 }
