@@ -1,0 +1,158 @@
+import { describe, expect, test, vi } from 'vitest';
+import type { Emulator } from '../../src/emulator/index.js';
+import { emulator, payrec } from './helpers.js';
+
+// --follow: records added to the emulator while payrec polls (POST /_emulator/records)
+// are printed once each, however many polls see them; Ctrl-C (SIGINT) ends it with 130
+// and, in json, a closed document. Each test has its own emulator: the request log and
+// the records added are its own.
+
+vi.setConfig({ testTimeout: 30_000 });
+
+const NO_STACK = /\n\s+at /;
+
+async function append(emu: Emulator, collection: string, count: number): Promise<void> {
+  const res = await fetch(`${emu.url}/_emulator/records`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ chain: 'bsc', collection, count }),
+  });
+  expect(res.status).toBe(201);
+}
+
+/** What the API itself holds from `from` on (the emulator's own answer, for comparison). */
+async function apiSince(emu: Emulator, path: string, from: number, query = ''): Promise<Record<string, any>[]> {
+  const res = await fetch(`${emu.url}/v1/bsc${path}?from=${from}&limit=1000${query}`, { headers: { authorization: `Bearer ${emu.keyFor('bsc')}` } });
+  return ((await res.json()) as { data: Record<string, any>[] }).data;
+}
+
+async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  for (const end = Date.now() + ms; !(await ok()); await new Promise((r) => setTimeout(r, 20))) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+  }
+}
+
+/** Starts `payrec … --follow --interval 0.2`, collecting stdout as it comes. */
+function follow(emu: Emulator, args: string[]) {
+  const child = payrec(emu, [...args, '--follow', '--interval', '0.2']);
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+  const polls = (path: string) => emu.requests.filter((q) => q.path === `/v1/bsc${path}`).length;
+  return { child, out: () => out, lines: () => out.split('\n').filter(Boolean), polls };
+}
+
+describe('--follow', () => {
+  test('transfers in jsonl: each added record exactly once across many polls; SIGINT exits 130', async () => {
+    const emu = await emulator();
+    const start = Math.floor(Date.now() / 1000);
+    const f = follow(emu, ['one-time', 'transfers', '-f', 'jsonl']);
+    const path = '/one-time/transfers';
+    await until('the first poll', () => f.polls(path) >= 1);
+    expect(f.out()).toBe(''); // history is not replayed: only what is new
+
+    await append(emu, 'one-time/transfers', 3);
+    await until('3 records', () => f.lines().length >= 3);
+    await append(emu, 'one-time/transfers', 2);
+    await until('5 records', () => f.lines().length >= 5);
+    // More polls over the same window must not print anything again.
+    const seen = f.polls(path);
+    await until('3 more polls', () => f.polls(path) >= seen + 3);
+
+    f.child.kill('SIGINT');
+    const r = await f.child;
+    expect(r.exitCode).toBe(130);
+    expect(r.stderr).toMatch(/^interrupted$/m);
+    expect(r.stderr).not.toMatch(NO_STACK);
+    // Every poll asked for oldest-first records from its cursor on, none from before the start.
+    const asked = emu.requests.filter((q) => q.path === `/v1/bsc${path}`);
+    expect(asked.length).toBeGreaterThan(5);
+    expect(asked.every((q) => q.query.sort === 'asc' && Number(q.query.from) >= start)).toBe(true);
+
+    const printed = f.lines().map((l) => JSON.parse(l));
+    const added = await apiSince(emu, path, start);
+    expect(added).toHaveLength(5);
+    expect(printed).toHaveLength(5);
+    expect(new Set(printed.map((t) => t.transactionHash)).size).toBe(5);
+    expect(printed.map((t) => t.transactionHash).sort()).toEqual(added.map((t) => t.transactionHash).sort());
+    // Oldest first, as they happened.
+    expect(printed.map((t) => t.timestamp)).toEqual([...printed.map((t) => t.timestamp)].sort((a, b) => a - b));
+    await emu.close();
+  });
+
+  test('-f json: SIGINT closes the document, which parses and holds each record once', async () => {
+    const emu = await emulator();
+    const f = follow(emu, ['scheduled-payments', 'transfers', '-f', 'json']);
+    await until('the first poll', () => f.polls('/scheduled-payments/transfers') >= 1);
+    await append(emu, 'scheduled-payments/transfers', 4);
+    await until('4 records', () => (f.out().match(/"transactionHash"/g) ?? []).length >= 4);
+    f.child.kill('SIGINT');
+    const r = await f.child;
+    expect(r.exitCode).toBe(130);
+    const doc = JSON.parse(r.stdout) as Record<string, any>[];
+    expect(doc).toHaveLength(4);
+    expect(new Set(doc.map((t) => t.transactionHash)).size).toBe(4);
+    await emu.close();
+  });
+
+  test('-f json with nothing new: an empty array, exit 130', async () => {
+    const emu = await emulator();
+    const f = follow(emu, ['one-time', 'transfers', '-f', 'json']);
+    await until('two polls', () => f.polls('/one-time/transfers') >= 2);
+    f.child.kill('SIGINT');
+    const r = await f.child;
+    expect(r.exitCode).toBe(130);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+    await emu.close();
+  });
+
+  test.concurrent.each([
+    ['billings of a plan', 'fixed-recurring/billings', ['fixed-recurring', 'billings', '--plan-id'], '/fixed-recurring/plans/:plan/billings'],
+    ['one-time payments', 'one-time/payments', ['one-time', 'payments', 'list'], '/one-time'],
+    ['dollar-cost-average executions', 'dollar-cost-average/executions', ['dollar-cost-average', 'executions'], '/dollar-cost-average/executions'],
+  ])('%s: the new records that match, once each', async (_name, collection, command, apiPath) => {
+    const emu = await emulator();
+    const plan = emu.fixtures('bsc').plans['fixed-recurring'][0];
+    const args = command.at(-1) === '--plan-id' ? [...command, plan] : command;
+    const path = apiPath.replace(':plan', plan);
+    const start = Math.floor(Date.now() / 1000);
+    const f = follow(emu, [...args, '-f', 'jsonl']);
+    await until('the first poll', () => f.polls(path) >= 1);
+    // Enough that some belong to the followed plan (generated records pick plans at random).
+    await append(emu, collection, 40);
+    const added = await apiSince(emu, path, start);
+    expect(added.length).toBeGreaterThan(0);
+    await until(`${added.length} records`, () => f.lines().length >= added.length);
+    const seen = f.polls(path);
+    await until('2 more polls', () => f.polls(path) >= seen + 2);
+    f.child.kill('SIGINT');
+    const r = await f.child;
+    expect(r.exitCode).toBe(130);
+    const printed = f.lines().map((l) => JSON.parse(l));
+    const key = (x: Record<string, any>) => x.id ?? x.transactionHash;
+    expect(printed.map(key).sort()).toEqual(added.map(key).sort());
+    await emu.close();
+  });
+
+  test.concurrent.each([
+    ['--all', ['--all'], /--follow .*does not take --all/],
+    ['--to', ['--to', '1d'], /--follow .*--to/],
+    ['a zero interval', ['--interval', '0'], /invalid --interval "0"/],
+    ['a word for an interval', ['--interval', 'often'], /invalid --interval "often"/],
+  ])('--follow with %s is exit 2 before anything is sent', async (_name, extra, message) => {
+    const emu = await emulator();
+    const r = await payrec(emu, ['one-time', 'transfers', '--follow', ...extra]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(emu.requests).toEqual([]);
+    await emu.close();
+  });
+
+  test('--interval without --follow is exit 2', async () => {
+    const emu = await emulator();
+    const r = await payrec(emu, ['one-time', 'transfers', '--interval', '5']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--interval goes with --follow/);
+    expect(emu.requests).toEqual([]);
+    await emu.close();
+  });
+});

@@ -1,0 +1,62 @@
+import { spawnSync } from 'node:child_process';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import type { Emulator } from '../../src/emulator/index.js';
+import { BIN, emulator, payrec, tempDir } from './helpers.js';
+
+// The progress line of --all exports: on stderr, only for a person at a terminal,
+// never with --quiet, never in a pipe.
+
+vi.setConfig({ testTimeout: 30_000 });
+
+let emu: Emulator;
+beforeAll(async () => (emu = await emulator({ records: 5000 })));
+afterAll(() => emu.close());
+
+const PROGRESS = /records · [\d,]+\/s|of [\d,]+ records|fetching/;
+
+/** Runs payrec on a pseudo-terminal (util-linux `script`) sized 100×30; returns what the terminal showed. */
+async function onTerminal(args: string[]): Promise<{ screen: string; exitCode?: number }> {
+  // An unsized pty reports 0 columns; a person's terminal has a size.
+  const command = `stty cols 100 rows 30; exec node ${BIN} ${args.join(' ')}`;
+  const r = await execa('script', ['-qec', command, '/dev/null'], {
+    reject: false,
+    stdin: 'ignore',
+    extendEnv: false,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', NO_COLOR: '1', PAYREC_CONFIG_DIR: tempDir(), PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc') },
+  });
+  return { screen: r.stdout, exitCode: r.exitCode };
+}
+
+const hasScript = spawnSync('sh', ['-c', 'command -v script']).status === 0;
+const why = hasScript ? '' : ' (skipped: util-linux script is not installed)';
+
+describe('progress', () => {
+  test.concurrent('piped: no progress text on stderr', async () => {
+    const r = await payrec(emu, ['one-time', 'transfers', '--all', '--page-size', '100', '-f', 'jsonl']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(5000);
+    expect(r.stderr).toBe('');
+  });
+
+  test.concurrent.skipIf(!hasScript)(`on a terminal: records fetched of the total, a rate, an ETA${why}`, async () => {
+    const { screen, exitCode } = await onTerminal(['one-time', 'transfers', '--all', '--page-size', '50', '--concurrency', '1', '--summary', '-f', 'json']);
+    expect(exitCode).toBe(0);
+    expect(screen).toMatch(/[\d,]+ of 5,000 records · [\d,]+\/s( · ETA \d+ s)?/);
+    // The line is cleared at the end, and the summary is still whole after it.
+    expect(screen).toMatch(/"count": 5000/);
+  });
+
+  test.concurrent.skipIf(!hasScript)(`on a terminal with --quiet: no progress${why}`, async () => {
+    const { screen, exitCode } = await onTerminal(['one-time', 'transfers', '--all', '--page-size', '50', '--concurrency', '1', '--summary', '-f', 'json', '--quiet']);
+    expect(exitCode).toBe(0);
+    expect(screen).toMatch(/"count": 5000/);
+    expect(screen).not.toMatch(PROGRESS);
+  });
+
+  test.concurrent.skipIf(!hasScript)(`on a terminal without --all: no progress line (one page is quick)${why}`, async () => {
+    const { screen, exitCode } = await onTerminal(['one-time', 'transfers', '--limit', '5', '-f', 'jsonl']);
+    expect(exitCode).toBe(0);
+    expect(screen).not.toMatch(PROGRESS);
+  });
+});

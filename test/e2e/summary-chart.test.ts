@@ -1,0 +1,261 @@
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import type { Emulator, Fixtures } from '../../src/emulator/index.js';
+import { emulator, payrec } from './helpers.js';
+
+// --summary and --chart, checked against totals and buckets computed here, independently
+// (BigInt fixed-point sums, UTC dates by hand), over the records the CLI prints with
+// `-f json --all`.
+
+vi.setConfig({ testTimeout: 30_000 });
+
+let emu: Emulator;
+let fx: Fixtures;
+
+beforeAll(async () => {
+  emu = await emulator({ records: 400 });
+  fx = emu.fixtures('bsc');
+});
+afterAll(() => emu.close());
+
+type Rec = Record<string, any>;
+
+async function records(args: string[]): Promise<Rec[]> {
+  const r = await payrec(emu, [...args, '--all', '-f', 'json']);
+  expect(r.exitCode).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+// ---------------------------------------------------------------------------
+// Exact decimal sums with BigInt, independent of the big.js code under test.
+
+const FRACTION = 30;
+function units(decimal: string): bigint {
+  const negative = decimal.startsWith('-');
+  const [whole, fraction = ''] = decimal.replace('-', '').split('.');
+  expect(fraction.length).toBeLessThanOrEqual(FRACTION);
+  const n = BigInt(whole) * 10n ** BigInt(FRACTION) + BigInt(fraction.padEnd(FRACTION, '0'));
+  return negative ? -n : n;
+}
+function decimal(n: bigint): string {
+  const sign = n < 0n ? '-' : '';
+  const abs = n < 0n ? -n : n;
+  const scale = 10n ** BigInt(FRACTION);
+  const fraction = (abs % scale).toString().padStart(FRACTION, '0').replace(/0+$/, '');
+  return `${sign}${abs / scale}${fraction ? '.' + fraction : ''}`;
+}
+
+/** token → field → total, the way a finance user would add them up in a spreadsheet of exact numbers. */
+function expectedTotals(recs: Rec[]): Record<string, Record<string, string>> {
+  const sums = new Map<string, Map<string, bigint>>();
+  const add = (token: string, field: string, value: string) => {
+    const fields = sums.get(token) ?? sums.set(token, new Map()).get(token)!;
+    fields.set(field, (fields.get(field) ?? 0n) + units(value));
+  };
+  for (const r of recs) {
+    const token = r.token ?? r.inputToken;
+    for (const f of ['amount', 'fee', 'serviceFee']) if (r[f] !== undefined) add(token, f, r[f]);
+    for (const x of r.receivers ?? []) {
+      add(token, 'receivers.amount', x.amount);
+      add(token, 'receivers.fee', x.fee);
+    }
+    for (const s of r.swaps ?? []) {
+      add(token, 'swaps.inputAmount', s.inputAmount);
+      add(s.outputToken, 'swaps.outputAmount', s.outputAmount);
+    }
+  }
+  const out: Record<string, Record<string, string>> = {};
+  for (const [token, fields] of sums) out[token] = Object.fromEntries([...fields].map(([f, v]) => [f, decimal(v)]));
+  return out;
+}
+
+function countBy(recs: Rec[], key: (r: Rec) => string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of recs) out[key(r)] = (out[key(r)] ?? 0) + 1;
+  return out;
+}
+
+const unordered = (o: Record<string, Record<string, string>>) =>
+  Object.fromEntries(Object.entries(o).map(([t, f]) => [t, Object.fromEntries(Object.entries(f).sort())]));
+
+describe('--summary', () => {
+  test.concurrent('one-time transfers: exact totals over 18-decimal and 30-digit amounts, statuses, first/last', async () => {
+    const recs = await records(['one-time', 'transfers']);
+    const r = await payrec(emu, ['one-time', 'transfers', '--all', '--summary', '-f', 'json']);
+    expect(r.exitCode).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.count).toBe(recs.length);
+    expect(unordered(s.totals)).toEqual(unordered(expectedTotals(recs)));
+    // The data holds what floats get wrong: 18 decimals, and integers beyond 2^53.
+    expect(recs.some((t) => /\.\d{18}$/.test(t.amount))).toBe(true);
+    expect(recs.some((t) => t.amount.split('.')[0].length > 16)).toBe(true);
+    expect(s.statuses).toEqual(countBy(recs, (t) => t.transactionStatus));
+    const times = recs.map((t) => t.timestamp);
+    expect(s.firstTimestamp).toBe(Math.min(...times));
+    expect(s.lastTimestamp).toBe(Math.max(...times));
+  });
+
+  test.concurrent('without --all or --limit it summarises the whole window, not the first 100', async () => {
+    const [all, implied] = await Promise.all([
+      payrec(emu, ['one-time', 'transfers', '--all', '--summary', '-f', 'json']),
+      payrec(emu, ['one-time', 'transfers', '--summary', '-f', 'json']),
+    ]);
+    expect(JSON.parse(implied.stdout).count).toBe(400);
+    expect(implied.stdout).toBe(all.stdout);
+    const cut = await payrec(emu, ['one-time', 'transfers', '--summary', '--limit', '30', '-f', 'json']);
+    expect(JSON.parse(cut.stdout).count).toBe(30);
+  });
+
+  test.concurrent('billings: succeeded and failed', async () => {
+    const args = ['fixed-recurring', 'billings', '--plan-id', fx.plans['fixed-recurring'][0]];
+    const recs = await records(args);
+    const s = JSON.parse((await payrec(emu, [...args, '--summary', '-f', 'json'])).stdout);
+    expect(recs.length).toBeGreaterThan(0);
+    expect(s.count).toBe(recs.length);
+    expect(s.succeeded).toBe(recs.filter((b) => b.success === 1).length);
+    expect(s.failed).toBe(recs.filter((b) => b.success !== 1).length);
+    expect(s.succeeded + s.failed).toBe(recs.length);
+    expect(unordered(s.totals)).toEqual(unordered(expectedTotals(recs)));
+  });
+
+  test.concurrent('cancellations: forced', async () => {
+    const args = ['variable-recurring', 'cancellations', '--plan-id', fx.plans['variable-recurring'][0]];
+    const recs = await records(args);
+    const s = JSON.parse((await payrec(emu, [...args, '--summary', '-f', 'json'])).stdout);
+    expect(recs.length).toBeGreaterThan(0);
+    expect(s.forced).toBe(recs.filter((c) => c.forced).length);
+    expect(s.statuses).toEqual(countBy(recs, (c) => c.transactionStatus));
+  });
+
+  test.concurrent('wallet-to-wallet payments: serviceFee and receivers amounts and fees', async () => {
+    const recs = await records(['wallet-to-wallet', 'payments', 'list']);
+    const s = JSON.parse((await payrec(emu, ['wallet-to-wallet', 'payments', 'list', '--summary', '-f', 'json'])).stdout);
+    expect(Object.values(s.totals).some((f: any) => f.serviceFee && f['receivers.amount'] && f['receivers.fee'])).toBe(true);
+    expect(unordered(s.totals)).toEqual(unordered(expectedTotals(recs)));
+  });
+
+  test.concurrent('dollar-cost-average executions: swaps in per input token, swaps out per output token', async () => {
+    const recs = await records(['dollar-cost-average', 'executions']);
+    const s = JSON.parse((await payrec(emu, ['dollar-cost-average', 'executions', '--summary', '-f', 'json'])).stdout);
+    expect(Object.values(s.totals).some((f: any) => f['swaps.inputAmount'])).toBe(true);
+    expect(unordered(s.totals)).toEqual(unordered(expectedTotals(recs)));
+  });
+
+  test.concurrent('piped table: field<TAB>value lines with the same numbers', async () => {
+    const [tsv, json] = await Promise.all([
+      payrec(emu, ['one-time', 'transfers', '--summary']),
+      payrec(emu, ['one-time', 'transfers', '--summary', '-f', 'json']),
+    ]);
+    expect(tsv.exitCode).toBe(0);
+    const s = JSON.parse(json.stdout);
+    const rows = Object.fromEntries(tsv.stdout.trimEnd().split('\n').map((l) => l.split('\t')));
+    expect(rows.count).toBe(String(s.count));
+    expect(rows['first.timestamp']).toBe(String(s.firstTimestamp));
+    for (const [token, fields] of Object.entries(s.totals as Record<string, Record<string, string>>)) {
+      for (const [field, value] of Object.entries(fields)) expect(rows[`total.${token}.${field}`]).toBe(value);
+    }
+    for (const [status, n] of Object.entries(s.statuses)) expect(rows[`status.${status}`]).toBe(String(n));
+  });
+
+  test('--summary with --chart is a usage error, nothing sent', async () => {
+    const own = await emulator();
+    const r = await payrec(own, ['one-time', 'transfers', '--summary', '--chart', 'day']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/only one of --summary, --chart/);
+    expect(own.requests).toEqual([]);
+    await own.close();
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Charts.
+
+const DAY = 86_400;
+/** Period key computed by hand: days since the epoch (a Thursday), Monday-based weeks. */
+function periodOf(ts: number, period: string): string {
+  const day = Math.floor(ts / DAY);
+  if (period === 'day') return new Date(day * DAY * 1000).toISOString().slice(0, 10);
+  if (period === 'week') return new Date((day - ((day + 3) % 7)) * DAY * 1000).toISOString().slice(0, 10);
+  return new Date(ts * 1000).toISOString().slice(0, 7);
+}
+
+function parseChart(stdout: string): { title: string; rows: [string, string][] } {
+  const [title, ...lines] = stdout.trimEnd().split('\n');
+  return {
+    title,
+    rows: lines.map((l) => {
+      const m = /^(\d{4}-\d{2}(?:-\d{2})?) [# ]+ (\S+)$/.exec(l);
+      expect(m, `chart line "${l}"`).not.toBeNull();
+      return [m![1], m![2]];
+    }),
+  };
+}
+
+describe('--chart', () => {
+  const window = ['--from', '2025-06-01', '--to', '2025-12-31T23:59:59Z'];
+
+  for (const period of ['day', 'week', 'month']) {
+    test.concurrent(`${period}: counts per period equal the records, every period in between shown, ASCII in 80 columns`, async () => {
+      const [recs, r] = await Promise.all([
+        records(['one-time', 'transfers', ...window]),
+        payrec(emu, ['one-time', 'transfers', ...window, '--chart', period]),
+      ]);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toMatch(/^[\x20-\x7e\n]+$/);
+      for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+      const { title, rows } = parseChart(r.stdout);
+      expect(title).toBe(`records per ${period} (UTC)`);
+      const expected = countBy(recs, (t) => periodOf(t.timestamp, period));
+      const got = Object.fromEntries(rows.map(([k, v]) => [k, Number(v)]));
+      expect(Object.fromEntries(Object.entries(got).filter(([, n]) => n > 0))).toEqual(expected);
+      // No holes: consecutive keys, first and last with records.
+      const keys = rows.map(([k]) => k);
+      expect(keys).toEqual([...keys].sort());
+      expect(new Set(keys).size).toBe(keys.length);
+      const spacing = period === 'day' ? 1 : period === 'week' ? 7 : undefined;
+      if (spacing) {
+        for (let i = 1; i < keys.length; i++) expect((Date.parse(keys[i]) - Date.parse(keys[i - 1])) / (DAY * 1000)).toBe(spacing);
+      } else {
+        expect(keys.length).toBe(new Set(recs.map((t) => periodOf(t.timestamp, 'month'))).size);
+      }
+      expect(got[keys[0]]).toBeGreaterThan(0);
+      expect(got[keys.at(-1)!]).toBeGreaterThan(0);
+    });
+  }
+
+  test.concurrent('--token charts that token\'s amount per month, bars proportional', async () => {
+    const [recs, r] = await Promise.all([
+      records(['one-time', 'transfers', '--token', 'USDT']),
+      payrec(emu, ['one-time', 'transfers', '--token', 'USDT', '--chart', 'month']),
+    ]);
+    expect(r.exitCode).toBe(0);
+    const { title, rows } = parseChart(r.stdout);
+    expect(title).toBe('USDT amount per month (UTC)');
+    const sums = new Map<string, bigint>();
+    for (const t of recs) sums.set(periodOf(t.timestamp, 'month'), (sums.get(periodOf(t.timestamp, 'month')) ?? 0n) + units(t.amount));
+    expect(rows.map(([k]) => k).filter((k) => sums.has(k))).toEqual([...sums.keys()].sort());
+    for (const [key, label] of rows) {
+      // Labels are exact, or rounded (two decimals, or exponent) when the exact one would not fit.
+      const exact = Number(decimal(sums.get(key) ?? 0n));
+      expect(Math.abs(Number(label) - exact)).toBeLessThanOrEqual(Math.max(0.005, exact * 1e-3));
+    }
+    for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
+  test.concurrent('payments are charted by their receivers\' amounts', async () => {
+    const r = await payrec(emu, ['one-time', 'payments', 'list', '--chart', 'month', '--token', 'USDT']);
+    expect(r.exitCode).toBe(0);
+    const { rows } = parseChart(r.stdout);
+    expect(rows.some(([, v]) => Number(v) > 0)).toBe(true);
+  });
+
+  test('a bad period is exit 2 naming the choices, nothing sent', async () => {
+    const own = await emulator();
+    const r = await payrec(own, ['one-time', 'transfers', '--chart', 'year']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--chart.*year/);
+    expect(r.stderr).toMatch(/day.*week.*month/);
+    expect(r.stdout).toBe('');
+    expect(own.requests).toEqual([]);
+    await own.close();
+  });
+});
