@@ -30,6 +30,7 @@ async function onTerminal(args: string[]): Promise<{ screen: string; exitCode?: 
 
 const hasScript = spawnSync('sh', ['-c', 'command -v script']).status === 0;
 const why = hasScript ? '' : ' (skipped: util-linux script is not installed)';
+const onPty = hasScript ? test.concurrent : test.concurrent.skip;
 
 describe('progress', () => {
   test.concurrent('piped: no progress text on stderr', async () => {
@@ -39,7 +40,7 @@ describe('progress', () => {
     expect(r.stderr).toBe('');
   });
 
-  test.concurrent.skipIf(!hasScript)(`on a terminal: records fetched of the total, a rate, an ETA${why}`, async () => {
+  onPty(`on a terminal: records fetched of the total, a rate, an ETA${why}`, async () => {
     const { screen, exitCode } = await onTerminal(['one-time', 'transfers', '--all', '--page-size', '50', '--concurrency', '1', '--summary', '-f', 'json']);
     expect(exitCode).toBe(0);
     expect(screen).toMatch(/[\d,]+ of 5,000 records · [\d,]+\/s( · ETA \d+ s)?/);
@@ -47,14 +48,14 @@ describe('progress', () => {
     expect(screen).toMatch(/"count": 5000/);
   });
 
-  test.concurrent.skipIf(!hasScript)(`on a terminal with --quiet: no progress${why}`, async () => {
+  onPty(`on a terminal with --quiet: no progress${why}`, async () => {
     const { screen, exitCode } = await onTerminal(['one-time', 'transfers', '--all', '--page-size', '50', '--concurrency', '1', '--summary', '-f', 'json', '--quiet']);
     expect(exitCode).toBe(0);
     expect(screen).toMatch(/"count": 5000/);
     expect(screen).not.toMatch(PROGRESS);
   });
 
-  test.concurrent.skipIf(!hasScript)(`on a terminal without --all: no progress line (one page is quick)${why}`, async () => {
+  onPty(`on a terminal without --all: no progress line (one page is quick)${why}`, async () => {
     const { screen, exitCode } = await onTerminal(['one-time', 'transfers', '--limit', '5', '-f', 'jsonl']);
     expect(exitCode).toBe(0);
     expect(screen).not.toMatch(PROGRESS);
