@@ -6,8 +6,9 @@ import type { Endpoint, Filter, PathParam, Product } from './types.js';
 // Commands, the HTTP request, response validation, emulator routes, completions
 // and the README reference are all derived from these entries.
 
-const flag = (name: string, schema: PathParam['schema'], help: string): PathParam => ({ name, as: 'flag', schema, help });
-const arg = (name: string, schema: PathParam['schema'], help: string): PathParam => ({ name, as: 'argument', schema, help });
+// Names stay literal types, so the library can type path parameters (`{ planId }`).
+const flag = <N extends string>(name: N, schema: PathParam['schema'], help: string) => ({ name, as: 'flag' as const, schema, help }) satisfies PathParam;
+const arg = <N extends string>(name: N, schema: PathParam['schema'], help: string) => ({ name, as: 'argument' as const, schema, help }) satisfies PathParam;
 
 const planId = flag('planId', v.hexId, 'plan id (0x + 64 hex)');
 const subscriptionFlag = flag('subscriptionId', v.hexId, 'subscription id (0x + 64 hex)');
