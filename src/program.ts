@@ -1,8 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { makeAction } from './core/action.js';
-import type { Context } from './core/context.js';
+import { processContext, type Context } from './core/context.js';
 import { reportError } from './core/report-error.js';
-import { EXIT } from './core/errors.js';
+import { EXIT, InterruptedError } from './core/errors.js';
+import { removePendingFiles } from './core/atomic-file.js';
 import { addTopLevelCommands } from './commands/top-level.js';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -70,4 +71,30 @@ export async function run(argv: string[], ctx: Context): Promise<number> {
     }
     return reportError(err, ctx, argv.includes('--debug'));
   }
+}
+
+/** The whole process: signals, a reader that leaves early, the exit code. */
+export async function runProcess(argv: string[]): Promise<void> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts++;
+    controller.abort(new InterruptedError());
+    if (interrupts > 1) {
+      removePendingFiles();
+      process.exit(EXIT.interrupted);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('exit', removePendingFiles);
+  // `payrec … | head`: the reader left; stop quietly like other Unix tools.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    removePendingFiles();
+    process.exit(EXIT.ok);
+  });
+  const ctx = processContext(controller.signal);
+  const code = await run(argv, ctx);
+  process.exitCode = controller.signal.aborted ? EXIT.interrupted : code;
 }

@@ -1,0 +1,228 @@
+#!/usr/bin/env node
+// `npm run bench`: payrec's speed against baselines measured in the same run, so the
+// ratios mean something on any machine (absolute times do not).
+//   1. start-up: `payrec --version` and `payrec --help` against `node -e 0`;
+//   2. CSV export of 300,000 transfers from the emulator, against a curl+jq loop
+//      (what a user would otherwise write) and the same pages fetched in parallel
+//      with curl and thrown away (the floor: the network and the server);
+//   3. peak RSS of that export at 100,000 and 1,000,000 records;
+//   4. the emulator's latency for a 1000-record page of a 1,000,000-record collection.
+// The emulator runs in its own process: it must not share payrec's event loop.
+// Not a vitest file (vitest picks up *.test.* only); `npm test` never runs it.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const BIN = join(ROOT, 'bin/payrec.js');
+const NODE = process.execPath;
+const CHAIN = 'bsc';
+const KEY = 'prk_demo_bsc';
+const LIST = `/v1/${CHAIN}/one-time/transfers`;
+const PAGE = 1000;
+const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 21);
+const EXPORT_RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 3);
+const EXPORT_RECORDS = 300_000;
+
+const work = mkdtempSync(join(tmpdir(), 'payrec-bench-'));
+const env = { ...process.env, PAYREC_CONFIG_DIR: work, PAYREC_API_KEY: KEY, PAYREC_CHAIN: CHAIN, NO_COLOR: '1' };
+const rows = [];
+
+function requireTools() {
+  const tools = { curl: 'curl', jq: 'jq', xargs: 'findutils', bash: 'bash', '/usr/bin/time': 'time' };
+  const missing = Object.entries(tools).filter(([t]) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
+  if (missing.length > 0) {
+    console.error(`missing: ${missing.map(([t]) => t).join(', ')}; install with: sudo apt-get install ${missing.map(([, p]) => p).join(' ')}`);
+    process.exit(1);
+  }
+}
+
+/** Wall time of one run in milliseconds; throws when the command fails. */
+function timed(cmd, args, options = {}) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { env, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26, ...options });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return ms;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
+
+/** Runs each named command `runs` times, interleaved (so load changes hit all alike); medians. */
+function interleaved(commands, runs) {
+  const times = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
+  for (let i = 0; i < runs; i++) for (const [name, run] of Object.entries(commands)) times[name].push(run());
+  return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+}
+
+function target(what, value, limit, pass, detail) {
+  rows.push({ what, value, limit, result: pass ? 'PASS' : 'MISS', detail });
+}
+
+/** `payrec emulator start` in its own process; resolves once it prints its URL. */
+function startEmulator(records) {
+  const child = spawn(NODE, [BIN, 'emulator', 'start', '--records', String(records), '--port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolveStart, reject) => {
+    let out = '';
+    child.on('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /listening on (\S+)/.exec(out);
+      if (!m) return;
+      const url = m[1];
+      // The first request generates the collection; keep that out of the timings.
+      curlJson(`${url}${LIST}?limit=1`);
+      resolveStart({
+        url,
+        stop: () => new Promise((done) => (child.removeAllListeners('exit'), child.once('exit', done), child.kill('SIGTERM'))),
+      });
+    });
+  });
+}
+
+function curlJson(url) {
+  const r = spawnSync('curl', ['-sSf', '-H', `Authorization: Bearer ${KEY}`, url], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`curl ${url}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** CSV records in a file (header included): line feeds outside quoted cells. */
+function csvRecords(file) {
+  let n = 0;
+  let quoted = false;
+  for (const b of readFileSync(file)) {
+    if (b === 34) quoted = !quoted;
+    else if (b === 10 && !quoted) n++;
+  }
+  return n;
+}
+
+// ---------------------------------------------------------------------------
+
+function benchStartup() {
+  const t = interleaved(
+    {
+      floor: () => timed(NODE, ['-e', '0']),
+      version: () => timed(NODE, [BIN, '--version']),
+      help: () => timed(NODE, [BIN, '--help']),
+    },
+    STARTUP_RUNS,
+  );
+  const v = t.version / t.floor;
+  const h = t.help / t.floor;
+  console.log(`start-up (median of ${STARTUP_RUNS}): node -e 0 ${fmt(t.floor)}, --version ${fmt(t.version)}, --help ${fmt(t.help)}`);
+  target('payrec --version / node -e 0', `${v.toFixed(2)}×`, '≤ 1.25×', v <= 1.25, `${fmt(t.version)} vs ${fmt(t.floor)}`);
+  target('payrec --help / node -e 0', `${h.toFixed(2)}×`, '≤ 1.5×', h <= 1.5, `${fmt(t.help)} vs ${fmt(t.floor)}`);
+}
+
+async function benchExport() {
+  const emu = await startEmulator(EXPORT_RECORDS);
+  try {
+    const url = `${emu.url}${LIST}`;
+    const to = Math.floor(Date.now() / 1000);
+    const first = curlJson(`${url}?limit=1&to=${to}`);
+    const total = first.total;
+    const fields = Object.keys(first.data[0]);
+    const shell = { ...env, URL: url, TO: String(to), TOTAL: String(total), AUTH: `Authorization: Bearer ${KEY}` };
+    const payrecOut = join(work, 'payrec.csv');
+    const loopOut = join(work, 'loop.csv');
+
+    const payrec = () =>
+      timed(NODE, [BIN, '--base-url', emu.url, '--quiet', 'one-time', 'transfers', '--all', '--to', String(to), '--format', 'csv', '--output', payrecOut]);
+    // The fetch floor: every page, 4 at a time, bodies thrown away.
+    const floor = () =>
+      timed('bash', ['-c', 'seq 0 1000 $((TOTAL - 1)) | xargs -P 4 -I{} curl -sSf -o /dev/null -H "$AUTH" "$URL?limit=1000&offset={}&to=$TO"'], { env: shell });
+    // What a user would otherwise write: a loop of curl | jq, one page at a time.
+    const jqFilter = `.data[] | [${fields.map((f) => `.${f}`).join(', ')}] | @csv`;
+    const loop = () =>
+      timed(
+        'bash',
+        [
+          '-c',
+          `set -eo pipefail; { echo "${fields.join(',')}"; for ((o = 0; o < TOTAL; o += ${PAGE})); do curl -sSf -H "$AUTH" "$URL?limit=${PAGE}&offset=$o&to=$TO" | jq -r '${jqFilter}'; done; } > "${loopOut}"`,
+        ],
+        { env: shell },
+      );
+
+    const t = interleaved({ payrec, floor }, EXPORT_RUNS);
+    const loopMs = loop();
+    const got = { payrec: csvRecords(payrecOut), loop: csvRecords(loopOut) };
+    if (got.payrec !== total + 1 || got.loop !== total + 1) throw new Error(`CSV rows: payrec ${got.payrec}, loop ${got.loop}, expected ${total + 1}`);
+    console.log(
+      `export of ${total.toLocaleString('en-US')} transfers to CSV: payrec ${fmt(t.payrec)} (median of ${EXPORT_RUNS}), ` +
+        `parallel curl floor ${fmt(t.floor)} (median of ${EXPORT_RUNS}), curl+jq loop ${fmt(loopMs)}`,
+    );
+    const speedup = loopMs / t.payrec;
+    const overFloor = t.payrec / t.floor;
+    target(`CSV export of ${total.toLocaleString('en-US')}: curl+jq loop / payrec`, `${speedup.toFixed(1)}×`, '≥ 3×', speedup >= 3, `${fmt(loopMs)} vs ${fmt(t.payrec)}`);
+    target(`CSV export of ${total.toLocaleString('en-US')}: payrec / parallel curl floor`, `${overFloor.toFixed(2)}×`, '≤ 1.5×', overFloor <= 1.5, `${fmt(t.payrec)} vs ${fmt(t.floor)}`);
+  } finally {
+    await emu.stop();
+  }
+}
+
+/** Peak RSS in MB of a CSV export of every record (GNU time's maximum resident set size). */
+function peakRss(emuUrl) {
+  const out = join(work, 'rss.csv');
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', NODE, BIN, '--base-url', emuUrl, '--quiet', 'one-time', 'transfers', '--all', '--format', 'csv', '--output', out], {
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  if (r.status !== 0) throw new Error(`export failed: ${r.stderr}`);
+  const kb = Number(r.stderr.trim().split('\n').at(-1));
+  const lines = csvRecords(out);
+  rmSync(out);
+  return { mb: kb / 1024, lines };
+}
+
+async function benchMemoryAndEmulator() {
+  const rss = {};
+  for (const records of [100_000, 1_000_000]) {
+    const emu = await startEmulator(records);
+    try {
+      const { mb, lines } = peakRss(emu.url);
+      if (lines !== records + 1) throw new Error(`exported ${lines - 1} of ${records} records`);
+      rss[records] = mb;
+      if (records === 1_000_000) {
+        const pageMs = (offset) => {
+          const r = spawnSync('curl', ['-sSf', '-o', '/dev/null', '-w', '%{time_total}', '-H', `Authorization: Bearer ${KEY}`, `${emu.url}${LIST}?limit=${PAGE}&offset=${offset}`], { encoding: 'utf8' });
+          return Number(r.stdout) * 1000;
+        };
+        const ms = median(Array.from({ length: 11 }, (_, i) => pageMs((i * 90_001) % 999_000)));
+        console.log(`emulator: a ${PAGE}-record page of 1,000,000 records in ${fmt(ms)} (median of 11, curl's total time)`);
+        target('emulator: 1000-record page of 1,000,000', fmt(ms), '≤ 10 ms', ms <= 10, 'median of 11 offsets');
+      }
+    } finally {
+      await emu.stop();
+    }
+  }
+  console.log(`peak RSS of the CSV export: ${rss[100_000].toFixed(0)} MB at 100,000 records, ${rss[1_000_000].toFixed(0)} MB at 1,000,000`);
+  const growth = rss[1_000_000] / rss[100_000] - 1;
+  target('peak RSS, export of 1,000,000', `${rss[1_000_000].toFixed(0)} MB`, '< 150 MB', rss[1_000_000] < 150, '');
+  target('peak RSS growth, 100,000 → 1,000,000', `${(growth * 100).toFixed(0)} %`, '≤ 20 %', growth <= 0.2, `${rss[100_000].toFixed(0)} MB → ${rss[1_000_000].toFixed(0)} MB`);
+}
+
+function printTable() {
+  const head = { what: 'target', value: 'measured', limit: 'goal', result: 'result', detail: 'detail' };
+  const all = [head, ...rows];
+  const widths = Object.keys(head).map((k) => Math.max(...all.map((r) => String(r[k]).length)));
+  const line = (r) => Object.keys(head).map((k, i) => String(r[k]).padEnd(widths[i])).join('  ').trimEnd();
+  console.log(['', line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n'));
+}
+
+requireTools();
+console.log(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`);
+try {
+  benchStartup();
+  await benchExport();
+  await benchMemoryAndEmulator();
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+printTable();
+process.exitCode = rows.every((r) => r.result === 'PASS') ? 0 : 1;
