@@ -454,7 +454,7 @@ function fitColumns(names: string[], rows: string[][], width: number | undefined
     const field = n.slice(n.lastIndexOf('.') + 1);
     return TIMESTAMP_FIELDS.has(field) || rows.every((r) => r[i].length <= HEX_SHORT || DECIMAL_CELL.test(r[i]));
   });
-  const widths = names.map((h, i) => (rigid[i] ? Math.max(content[i], Math.min(h.length + 2, 12)) : Math.max(content[i], h.length + 2)));
+  const widths = names.map((h, i) => Math.max(content[i], h.length + 2));
   const total = (n: number) => widths.slice(0, n).reduce((a, b) => a + b, 0) + n + 1;
   // Flexible columns give up a character at a time, the widest first.
   let excess = total(widths.length) - width;
@@ -464,9 +464,14 @@ function fitColumns(names: string[], rows: string[][], width: number | undefined
     widths[widest]--;
     excess--;
   }
-  // Rigid columns may lose header characters beyond their content.
-  for (let i = 0; i < widths.length && total(widths.length) > width; i++) {
-    if (rigid[i]) widths[i] = Math.max(content[i], MIN_COLUMN_WIDTH);
+  // Rigid columns may then lose header characters beyond their content, the longest
+  // header first and only as many as needed.
+  excess = total(widths.length) - width;
+  while (excess > 0) {
+    const i = widths.reduce((best, w, j) => (rigid[j] && w > Math.max(content[j], MIN_COLUMN_WIDTH) && (best === -1 || w > widths[best]) ? j : best), -1);
+    if (i === -1) break;
+    widths[i]--;
+    excess--;
   }
   let shown = widths.length;
   while (shown > 1 && total(shown) > width) shown--;
