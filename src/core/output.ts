@@ -454,28 +454,27 @@ function fitColumns(names: string[], rows: string[][], width: number | undefined
     const field = n.slice(n.lastIndexOf('.') + 1);
     return TIMESTAMP_FIELDS.has(field) || rows.every((r) => r[i].length <= HEX_SHORT || DECIMAL_CELL.test(r[i]));
   });
-  const widths = names.map((h, i) => Math.max(content[i], h.length + 2));
-  const total = (n: number) => widths.slice(0, n).reduce((a, b) => a + b, 0) + n + 1;
-  // Flexible columns give up a character at a time, the widest first.
-  let excess = total(widths.length) - width;
-  while (excess > 0) {
-    const widest = widths.reduce((best, w, i) => (!rigid[i] && w > MIN_COLUMN_WIDTH && (best === -1 || w > widths[best]) ? i : best), -1);
-    if (widest === -1) break;
-    widths[widest]--;
-    excess--;
-  }
-  // Rigid columns may then lose header characters beyond their content, the longest
-  // header first and only as many as needed.
-  excess = total(widths.length) - width;
-  while (excess > 0) {
-    const i = widths.reduce((best, w, j) => (rigid[j] && w > Math.max(content[j], MIN_COLUMN_WIDTH) && (best === -1 || w > widths[best]) ? j : best), -1);
-    if (i === -1) break;
-    widths[i]--;
-    excess--;
-  }
-  let shown = widths.length;
-  while (shown > 1 && total(shown) > width) shown--;
-  return { widths: widths.slice(0, shown), shown };
+  const full = names.map((h, i) => Math.max(content[i], h.length + 2));
+  const least = full.map((w, i) => Math.min(w, rigid[i] ? Math.max(content[i], MIN_COLUMN_WIDTH) : MIN_COLUMN_WIDTH));
+  const total = (ws: number[]) => ws.reduce((a, b) => a + b, 0) + ws.length + 1;
+  // First decide which columns can be shown at all (at their narrowest)…
+  let shown = names.length;
+  while (shown > 1 && total(least.slice(0, shown)) > width) shown--;
+  // …then give them room: free text gives way first, widest first; rigid columns
+  // lose only header characters beyond their content.
+  const widths = full.slice(0, shown);
+  const shrink = (canShrink: (i: number) => boolean) => {
+    let excess = total(widths) - width;
+    while (excess > 0) {
+      const i = widths.reduce((best, w, j) => (canShrink(j) && w > least[j] && (best === -1 || w > widths[best]) ? j : best), -1);
+      if (i === -1) return;
+      widths[i]--;
+      excess--;
+    }
+  };
+  shrink((i) => !rigid[i]);
+  shrink((i) => rigid[i]);
+  return { widths, shown };
 }
 
 function newTable(head: string[], colWidths: number[] | undefined, paint: ChalkInstance | undefined, wrap: boolean) {
