@@ -16,6 +16,13 @@ export interface ClientOptions {
   timeoutMs: number;
   /** Retries after the first attempt, for idempotent requests. */
   retries: number;
+  /**
+   * Most connections kept open to the API (default 16). Set it to the pages fetched
+   * at once: undici opens a new connection for a request sent while the previous
+   * response is still being released, so a higher cap means fresh connections
+   * instead of reused ones.
+   */
+  connections?: number;
   signal: AbortSignal;
   /** --debug: one line per request and response, the key redacted. */
   debug?: (line: string) => void;
@@ -84,7 +91,7 @@ export class ApiClient {
   constructor(private readonly opts: ClientOptions) {
     checkBaseUrl(opts.baseUrl);
     // One agent for the whole run: connections are kept alive between pages.
-    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: 16, maxResponseSize: MAX_BODY_BYTES });
+    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: opts.connections ?? 16, maxResponseSize: MAX_BODY_BYTES });
   }
 
   async close(): Promise<void> {

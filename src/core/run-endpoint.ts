@@ -36,7 +36,7 @@ export async function runEndpoint(
   const outputOptions = session.output(endpoint.kind, endpoint.columns);
   if (outputOptions.columns) validateColumns(outputOptions.columns, schemaFields(endpoint.record));
   if (outputOptions.flatten !== undefined) validateFlatten(outputOptions.flatten, endpoint.record);
-  const client = await session.client();
+  const client = await session.client(list?.window.concurrency);
   const path = fillPath(endpoint, pathValues);
 
   if (endpoint.method === 'DELETE') {

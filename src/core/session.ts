@@ -85,7 +85,8 @@ export class Session {
     return { ...s, baseUrl: emulator.url, apiKey: emulator.keyFor(s.chain), sources: { ...s.sources, baseUrl: 'flag', apiKey: 'flag' } };
   }
 
-  client(): Promise<ApiClient> {
+  /** The HTTP client of this run; `connections`: pages fetched at once (lists with --all). */
+  client(connections?: number): Promise<ApiClient> {
     this.clientP ??= this.settings().then((s) => {
       tuneMemoryForStreaming();
       const client = new ApiClient({
@@ -94,6 +95,7 @@ export class Session {
         apiKey: this.flags.dryRun ? '' : requireKey(s),
         timeoutMs: this.timeoutMs,
         retries: this.retries,
+        connections,
         signal: this.ctx.signal,
         debug: this.flags.debug ? (line) => this.ctx.stderr.write(`debug: ${line}\n`) : undefined,
         onRetry: (m) => this.notice(m),

@@ -22,6 +22,8 @@ export interface RequestLogEntry {
   path: string;
   query: Record<string, string>;
   status: number;
+  /** The client's port: requests that share it came over one keep-alive connection. */
+  connection: number;
 }
 
 export interface ControlState {

@@ -215,7 +215,7 @@ describe('keys, chains and routes', () => {
     emu.clearLog();
     await call(emu, `${TRANSFERS}?limit=5&token=USDT`);
     await call(emu, '/_emulator/fixtures?chain=bsc');
-    expect(emu.requests).toEqual([{ method: 'GET', path: TRANSFERS, query: { limit: '5', token: 'USDT' }, status: 200 }]);
+    expect(emu.requests).toEqual([{ method: 'GET', path: TRANSFERS, query: { limit: '5', token: 'USDT' }, status: 200, connection: expect.any(Number) }]);
     const log = await call(emu, '/_emulator/requests');
     expect(log.body).toEqual(emu.requests);
     expect(JSON.stringify(log.body)).not.toContain('prk_demo');
