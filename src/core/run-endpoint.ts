@@ -4,7 +4,7 @@ import { InterruptedError } from './errors.js';
 import { createWriter, schemaFields, validateColumns, validateFlatten } from './output.js';
 import { paginate, type PageWindow } from './paginate.js';
 import { Progress } from './progress.js';
-import { checkEnvelope, checkRecord } from './records.js';
+import { checkEnvelope, checkRecord, recordChecker } from './records.js';
 import type { Session } from './session.js';
 import { Summariser } from './summary.js';
 import { follow } from './follow.js';
@@ -78,6 +78,7 @@ export async function runEndpoint(
   const target = await session.openOutput();
   const writer = summary || chart ? undefined : createWriter(target.stream, outputOptions);
   const progress = new Progress(session, w.limit === Infinity);
+  const check = recordChecker(endpoint, session);
   let total = 0;
   let count = 0;
   try {
@@ -85,7 +86,7 @@ export async function runEndpoint(
       total = page.total;
       for (const r of page.records) {
         if (count >= w.limit) break;
-        const record = checkRecord(endpoint, r, session);
+        const record = check(r);
         if (summary) summary.add(record);
         else if (chart) chart.add(record);
         else await writer!.write(record);
