@@ -53,13 +53,7 @@ export async function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEn
 /** Profile names are keys in the config file and appear in messages: keep them plain. */
 const PROFILE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
-/** Profile names are keys in the config file and appear in messages: keep them plain. */
-const PROFILE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-
 export function validateSettings(s: Settings): void {
-  if (!PROFILE_NAME.test(s.profile)) {
-    throw new UsageError(`invalid --profile "${printable(s.profile)}": expected a name of at most 64 letters, digits, _ . -`);
-  }
   if (!PROFILE_NAME.test(s.profile)) {
     throw new UsageError(`invalid --profile "${printable(s.profile)}": expected a name of at most 64 letters, digits, _ . -`);
   }

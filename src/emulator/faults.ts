@@ -75,37 +75,6 @@ function driftBody(body: unknown): unknown {
   return drift(body);
 }
 
-const HUGE_BYTES = 50 * 1024 * 1024;
-
-/**
- * The body faults: a complete, well-formed HTTP exchange whose body is wrong. Error
- * replies pass unchanged, so a fault never turns a 404 into a success.
- */
-export function corruptReply(kind: FaultKind, reply: Reply): Reply {
-  if (reply.status >= 400) return reply;
-  switch (kind) {
-    case 'html': // a proxy or captive portal answering in the API's place
-      return { status: 200, body: '<!DOCTYPE html><html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>', headers: { 'content-type': 'text/html; charset=utf-8' } };
-    case 'partial': // JSON cut in half, with a Content-Length that matches the cut body
-      return { ...reply, body: reply.body.slice(0, Math.floor(reply.body.length / 2)) };
-    case 'drift': // schema drift: every number of every record arrives as a string
-      return { ...reply, body: JSON.stringify(driftBody(JSON.parse(reply.body))) };
-    case 'huge':
-      return { ...reply, body: `{"data":[],"limit":0,"offset":0,"total":0,"padding":"${'x'.repeat(HUGE_BYTES)}"}` };
-    default:
-      return reply;
-  }
-}
-
-function driftBody(body: unknown): unknown {
-  const drift = (r: unknown) =>
-    r !== null && typeof r === 'object' ? Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? String(v) : v])) : r;
-  if (body !== null && typeof body === 'object' && Array.isArray((body as { data?: unknown }).data)) {
-    return { ...body, data: (body as { data: unknown[] }).data.map(drift) };
-  }
-  return drift(body);
-}
-
 export class FaultInjector {
   private options: Required<FaultOptions> | undefined;
   private random = new Random(0);
