@@ -36,7 +36,7 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     .option('--retries <n>', 'retries of failed safe requests (default 3)')
     .option('--dry-run', 'print the requests as curl commands instead of sending them')
     .showSuggestionAfterError(true)
-    .addHelpText('after', `\nExamples:\n  $ payrec --emulator one-time transfers --limit 5\n  $ payrec one-time transfers --from 30d --all -f csv -o transfers.csv\n  $ payrec fr billings --plan-id 0x57b2…6bf7 --summary\n\nDocs: https://github.com/payrec/payrec#readme`);
+    .addHelpText('after', `\nExamples:\n  $ payrec --emulator one-time transfers --limit 5\n  $ payrec one-time transfers --from 30d --all -f csv -o transfers.csv\n  $ payrec fr billings --plan-id 0x57b2…6bf7 --summary\n\nEvery command has --help with its flags and examples. Exit codes: 0 ok, 2 bad input,\n3 auth, 4 not found, 5 API 4xx, 6 API 5xx, 7 network, 8 verification failed, 130 interrupted.`);
 
   program.exitOverride();
   program.configureOutput({
