@@ -3,6 +3,7 @@ import { topCommand } from './top-level.js';
 import type { CommandAction } from '../core/action.js';
 import { ApiError, EXIT, PayrecError, UsageError } from '../core/errors.js';
 import { ApiClient } from '../core/http.js';
+import { createWriter } from '../core/output.js';
 import { ask, askHidden, readAll } from '../core/prompt.js';
 import type { Session } from '../core/session.js';
 import { checkApiKey, DEFAULT_BASE_URL, DEFAULT_CHAIN, validateSettings, type Settings } from '../core/settings.js';
@@ -94,8 +95,11 @@ export function addAuthCommands(program: Command, action: CommandAction): void {
           ...(check.reason ? { reason: check.reason } : {}),
           configFile: await session.store.path(),
         };
-        if (session.format === 'json') session.ctx.stdout.write(JSON.stringify(status, null, 2) + '\n');
-        else for (const [k, v] of Object.entries(status)) session.ctx.stdout.write(`${k}\t${v}\n`);
+        // Through the output module like any record: a field/value table on a terminal,
+        // `field<TAB>value` lines in a pipe, or json/jsonl/csv.
+        const writer = createWriter(session.ctx.stdout, session.output('single', Object.keys(status)));
+        await writer.write(status);
+        await writer.end();
         if (!check.ok) throw new PayrecError(`not logged in: ${check.reason}`, EXIT.auth, 'run payrec auth login, or set PAYREC_API_KEY');
       }),
     );
