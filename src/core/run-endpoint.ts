@@ -89,7 +89,11 @@ export async function runEndpoint(
         const record = check(r);
         if (summary) summary.add(record);
         else if (chart) chart.add(record);
-        else await writer!.write(record);
+        else {
+          // Only wait when the output asks to (backpressure): no microtask per record.
+          const draining = writer!.write(record);
+          if (draining) await draining;
+        }
         count++;
       }
       await progress.update(count, Math.min(w.limit, Math.max(0, total - w.offset)));

@@ -2,7 +2,8 @@ import { execa, type ResultPromise } from 'execa';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../../src/emulator/index.js';
+import { afterAll, beforeAll } from 'vitest';
+import { startEmulator, type Emulator, type EmulatorOptions, type Fixtures } from '../../src/emulator/index.js';
 
 // End-to-end helpers: the built binary, run as a user would, against a real emulator
 // on an ephemeral loopback port.
@@ -14,6 +15,27 @@ export const ANCHOR = 1_767_225_600; // 2026-01-01T00:00:00Z
 
 export async function emulator(opts: EmulatorOptions = {}): Promise<Emulator> {
   return startEmulator({ port: 0, records: 250, seed: 1, now: ANCHOR, ...opts });
+}
+
+export interface SuiteEmulators {
+  emu: Emulator;
+  /** Receives only bad input: its request log must stay empty. */
+  quiet: Emulator;
+  /** What exists in `emu`'s bsc data. */
+  fx: Fixtures;
+}
+
+/** Starts, for the whole test file, an emulator with data and an empty one for bad input. */
+export function suiteEmulators(): SuiteEmulators {
+  const suite = {} as SuiteEmulators;
+  beforeAll(async () => {
+    [suite.emu, suite.quiet] = await Promise.all([emulator(), emulator({ records: 0 })]);
+    suite.fx = suite.emu.fixtures('bsc');
+  });
+  afterAll(async () => {
+    await Promise.all([suite.emu.close(), suite.quiet.close()]);
+  });
+  return suite;
 }
 
 export function tempDir(): string {

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import type { Emulator, Fixtures } from '../../src/emulator/index.js';
-import { emulator, payrec } from './helpers.js';
+import { describe, expect, test, vi } from 'vitest';
+import { payrec, suiteEmulators } from './helpers.js';
 
 // Short url create, read, update and delete on both products that have them, as the
 // owner and as another user of the same chain (who must not see any of it).
@@ -8,26 +7,15 @@ import { emulator, payrec } from './helpers.js';
 // Each test runs the binary a few times; on two busy cores that can take seconds.
 vi.setConfig({ testTimeout: 30_000 });
 
-let emu: Emulator;
-/** Receives only bad input: its request log must stay empty. */
-let quiet: Emulator;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  [emu, quiet] = await Promise.all([emulator(), emulator({ records: 0 })]);
-  fx = emu.fixtures('bsc');
-});
-afterAll(async () => {
-  await Promise.all([emu.close(), quiet.close()]);
-});
+const s = suiteEmulators();
 
 const json = (stdout: string) => JSON.parse(stdout) as Record<string, any>;
-const other = () => ({ env: { PAYREC_API_KEY: emu.keyFor('bsc', 'other') } });
+const other = () => ({ env: { PAYREC_API_KEY: s.emu.keyFor('bsc', 'other') } });
 
 describe.concurrent.each(['fixed-recurring', 'on-demand'] as const)('%s short urls', (product) => {
   test('create, get, list, update and delete, each seen by the owner only', async () => {
-    const [plan, plan2] = fx.plans[product];
-    const created = await payrec(emu, [
+    const [plan, plan2] = s.fx.plans[product];
+    const created = await payrec(s.emu, [
       product, 'short-urls', 'create', '--name', 'Facebook banner', '--plan-id', plan,
       '--success-url', 'https://shop.example/ok', '--error-url', 'https://shop.example/ko',
       '--extra', 'banner=BR69', '--extra', 'traffic=facebook', '-f', 'json',
@@ -45,7 +33,7 @@ describe.concurrent.each(['fixed-recurring', 'on-demand'] as const)('%s short ur
     expect(url.updatedAt).toBe(url.createdAt);
 
     // Sent as documented: query parameters with dotted names, params.extra as a JSON string.
-    const post = emu.requests.find((q) => q.method === 'POST' && q.query.name === 'Facebook banner' && q.query.planId === plan);
+    const post = s.emu.requests.find((q) => q.method === 'POST' && q.query.name === 'Facebook banner' && q.query.planId === plan);
     expect(post?.path).toBe(`/v1/bsc/${product}/short-urls`);
     expect(post?.query).toEqual({
       name: 'Facebook banner',
@@ -55,20 +43,20 @@ describe.concurrent.each(['fixed-recurring', 'on-demand'] as const)('%s short ur
       'params.extra': '{"banner":"BR69","traffic":"facebook"}',
     });
 
-    const got = await payrec(emu, [product, 'short-urls', 'get', url.path, '-f', 'json']);
+    const got = await payrec(s.emu, [product, 'short-urls', 'get', url.path, '-f', 'json']);
     expect(got.exitCode).toBe(0);
     expect(json(got.stdout)).toEqual(url);
 
-    const listed = await payrec(emu, [product, 'short-urls', 'list', '--plan-id', plan, '-f', 'jsonl']);
+    const listed = await payrec(s.emu, [product, 'short-urls', 'list', '--plan-id', plan, '-f', 'jsonl']);
     expect(listed.exitCode).toBe(0);
     expect(listed.stdout.trim().split('\n').map((l) => JSON.parse(l).path)).toContain(url.path);
 
     // Another key of the same chain neither sees nor touches it: 404 as if absent.
     const [otherList, otherGet, otherUpdate, otherDelete] = await Promise.all([
-      payrec(emu, [product, 'short-urls', 'list', '--all', '-f', 'jsonl'], other()),
-      payrec(emu, [product, 'short-urls', 'get', url.path], other()),
-      payrec(emu, [product, 'short-urls', 'update', url.path, '--name', 'stolen'], other()),
-      payrec(emu, [product, 'short-urls', 'delete', url.path, '--yes'], other()),
+      payrec(s.emu, [product, 'short-urls', 'list', '--all', '-f', 'jsonl'], other()),
+      payrec(s.emu, [product, 'short-urls', 'get', url.path], other()),
+      payrec(s.emu, [product, 'short-urls', 'update', url.path, '--name', 'stolen'], other()),
+      payrec(s.emu, [product, 'short-urls', 'delete', url.path, '--yes'], other()),
     ]);
     expect(otherList.exitCode).toBe(0);
     expect(otherList.stdout).not.toContain(url.path);
@@ -79,7 +67,7 @@ describe.concurrent.each(['fixed-recurring', 'on-demand'] as const)('%s short ur
     }
 
     // Update changes what is given and keeps the rest.
-    const updated = await payrec(emu, [product, 'short-urls', 'update', url.path, '--name', 'Instagram banner', '--plan-id', plan2, '--extra', 'traffic=instagram', '-f', 'json']);
+    const updated = await payrec(s.emu, [product, 'short-urls', 'update', url.path, '--name', 'Instagram banner', '--plan-id', plan2, '--extra', 'traffic=instagram', '-f', 'json']);
     expect(updated.exitCode).toBe(0);
     const after = json(updated.stdout);
     expect(after).toMatchObject({
@@ -91,25 +79,25 @@ describe.concurrent.each(['fixed-recurring', 'on-demand'] as const)('%s short ur
       params: { callbackSuccess: 'https://shop.example/ok', callbackError: 'https://shop.example/ko', extra: { traffic: 'instagram' } },
     });
     expect(after.updatedAt).toBeGreaterThanOrEqual(url.createdAt);
-    const put = emu.requests.find((q) => q.method === 'PUT' && q.path === `/v1/bsc/${product}/short-urls/${url.path}` && q.status === 200);
+    const put = s.emu.requests.find((q) => q.method === 'PUT' && q.path === `/v1/bsc/${product}/short-urls/${url.path}` && q.status === 200);
     expect(put?.query).toEqual({ name: 'Instagram banner', planId: plan2, 'params.extra': '{"traffic":"instagram"}' });
-    expect(json((await payrec(emu, [product, 'short-urls', 'get', url.path, '-f', 'json'])).stdout)).toEqual(after);
+    expect(json((await payrec(s.emu, [product, 'short-urls', 'get', url.path, '-f', 'json'])).stdout)).toEqual(after);
 
     // Not on a terminal, delete needs --yes; without it nothing is sent.
-    const refused = await payrec(emu, [product, 'short-urls', 'delete', url.path]);
+    const refused = await payrec(s.emu, [product, 'short-urls', 'delete', url.path]);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(new RegExp(`refusing to delete short-urls ${url.path} without --yes`));
-    expect(emu.requests.some((q) => q.method === 'DELETE' && q.path.endsWith(`/${url.path}`) && q.status === 200)).toBe(false);
+    expect(s.emu.requests.some((q) => q.method === 'DELETE' && q.path.endsWith(`/${url.path}`) && q.status === 200)).toBe(false);
 
-    const deleted = await payrec(emu, [product, 'short-urls', 'delete', url.path, '--yes', '-f', 'json']);
+    const deleted = await payrec(s.emu, [product, 'short-urls', 'delete', url.path, '--yes', '-f', 'json']);
     expect(deleted.exitCode).toBe(0);
     expect(json(deleted.stdout)).toEqual({ deleted: true, path: url.path });
-    const gone = await payrec(emu, [product, 'short-urls', 'get', url.path]);
+    const gone = await payrec(s.emu, [product, 'short-urls', 'get', url.path]);
     expect(gone.exitCode).toBe(4);
   });
 
   test('create prints the short url with its full link (tab-separated when piped)', async () => {
-    const r = await payrec(emu, [product, 'short-urls', 'create', '--name', 'QR code', '--plan-id', fx.plans[product][0]]);
+    const r = await payrec(s.emu, [product, 'short-urls', 'create', '--name', 'QR code', '--plan-id', s.fx.plans[product][0]]);
     expect(r.exitCode).toBe(0);
     const rows = Object.fromEntries(r.stdout.trimEnd().split('\n').map((l) => l.split('\t')));
     expect(rows.name).toBe('QR code');
@@ -117,11 +105,11 @@ describe.concurrent.each(['fixed-recurring', 'on-demand'] as const)('%s short ur
   });
 
   test('--dry-run shows the create request with the encoded fields and sends nothing', async () => {
-    const r = await payrec(quiet, [product, 'short-urls', 'create', '--name', 'A b', '--plan-id', fx.plans[product][0], '--extra', 'k=v w', '--dry-run']);
+    const r = await payrec(s.quiet, [product, 'short-urls', 'create', '--name', 'A b', '--plan-id', s.fx.plans[product][0], '--extra', 'k=v w', '--dry-run']);
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toContain(`-X POST '${quiet.url}/v1/bsc/${product}/short-urls?name=A+b&planId=${fx.plans[product][0]}&params.extra=%7B%22k%22%3A%22v+w%22%7D'`);
-    expect(r.stdout).not.toContain(quiet.keyFor('bsc'));
-    expect(quiet.requests).toHaveLength(0);
+    expect(r.stdout).toContain(`-X POST '${s.quiet.url}/v1/bsc/${product}/short-urls?name=A+b&planId=${s.fx.plans[product][0]}&params.extra=%7B%22k%22%3A%22v+w%22%7D'`);
+    expect(r.stdout).not.toContain(s.quiet.keyFor('bsc'));
+    expect(s.quiet.requests).toHaveLength(0);
   });
 });
 
@@ -143,11 +131,11 @@ describe('bad input exits 2, names the value and sends nothing', () => {
     ['delete of a bad code', ['od', 'short-urls', 'delete', '../x', '--yes'], /invalid <path> "..\/x"/],
   ];
   test.concurrent.each(cases)('%s', async (_name, args, message) => {
-    const r = await payrec(quiet, args);
+    const r = await payrec(s.quiet, args);
     expect(r.stderr).toMatch(message);
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr).not.toMatch(/\n\s+at /);
-    expect(quiet.requests).toHaveLength(0);
+    expect(s.quiet.requests).toHaveLength(0);
   });
 });

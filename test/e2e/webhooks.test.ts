@@ -1,28 +1,16 @@
-import { afterAll, beforeAll, expect, test, vi } from 'vitest';
-import type { Emulator, Fixtures } from '../../src/emulator/index.js';
-import { emulator, payrec } from './helpers.js';
+import { expect, test, vi } from 'vitest';
+import { payrec, suiteEmulators } from './helpers.js';
 
 // Plan webhooks: set (PUT {"webhook": url}), get, change, delete.
 
 // Each test runs the binary a few times; on two busy cores that can take seconds.
 vi.setConfig({ testTimeout: 30_000 });
 
-let emu: Emulator;
-/** Receives only bad input: its request log must stay empty. */
-let quiet: Emulator;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  [emu, quiet] = await Promise.all([emulator(), emulator({ records: 0 })]);
-  fx = emu.fixtures('bsc');
-});
-afterAll(async () => {
-  await Promise.all([emu.close(), quiet.close()]);
-});
+const s = suiteEmulators();
 
 test('set, get, change and delete the webhook of a plan', async () => {
-  const plan = fx.plans['fixed-recurring'][1];
-  const webhook = (args: string[]) => payrec(emu, ['fixed-recurring', 'webhook', ...args]);
+  const plan = s.fx.plans['fixed-recurring'][1];
+  const webhook = (args: string[]) => payrec(s.emu, ['fixed-recurring', 'webhook', ...args]);
 
   const none = await webhook(['get', '--plan-id', plan]);
   expect(none.exitCode).toBe(4);
@@ -32,13 +20,13 @@ test('set, get, change and delete the webhook of a plan', async () => {
   expect(set.exitCode).toBe(0);
   expect(set.stdout).toBe('');
   expect(set.stderr).toBe(`Webhook of plan ${plan} set to https://shop.example/hooks/payrec\n`);
-  expect(emu.requests.find((q) => q.method === 'PUT')).toMatchObject({ path: `/v1/bsc/fixed-recurring/plans/${plan}/webhook`, status: 200 });
+  expect(s.emu.requests.find((q) => q.method === 'PUT')).toMatchObject({ path: `/v1/bsc/fixed-recurring/plans/${plan}/webhook`, status: 200 });
 
   const got = await webhook(['get', '--plan-id', plan]);
   expect(got.exitCode).toBe(0);
   expect(got.stdout).toBe('webhook\thttps://shop.example/hooks/payrec\n');
 
-  const changed = await payrec(emu, ['fr', 'webhook', 'set', '--plan-id', plan, 'http://127.0.0.1:8788/', '-f', 'json']);
+  const changed = await payrec(s.emu, ['fr', 'webhook', 'set', '--plan-id', plan, 'http://127.0.0.1:8788/', '-f', 'json']);
   expect(changed.exitCode).toBe(0);
   expect(JSON.parse(changed.stdout)).toEqual({ webhook: 'http://127.0.0.1:8788/' });
   const again = await webhook(['get', '--plan-id', plan, '-f', 'json']);
@@ -48,7 +36,7 @@ test('set, get, change and delete the webhook of a plan', async () => {
   const refused = await webhook(['delete', '--plan-id', plan]);
   expect(refused.exitCode).toBe(2);
   expect(refused.stderr).toMatch(/refusing to delete webhook .* without --yes/);
-  expect(emu.requests.some((q) => q.method === 'DELETE')).toBe(false);
+  expect(s.emu.requests.some((q) => q.method === 'DELETE')).toBe(false);
 
   const deleted = await webhook(['delete', '--plan-id', plan, '--yes', '-f', 'json']);
   expect(deleted.exitCode).toBe(0);
@@ -61,13 +49,13 @@ test('set, get, change and delete the webhook of a plan', async () => {
 });
 
 test.concurrent('--dry-run shows the PUT with its JSON body and no key', async () => {
-  const plan = fx.plans['fixed-recurring'][0];
-  const r = await payrec(quiet, ['fr', 'webhook', 'set', '--plan-id', plan, 'https://shop.example/h', '--dry-run']);
+  const plan = s.fx.plans['fixed-recurring'][0];
+  const r = await payrec(s.quiet, ['fr', 'webhook', 'set', '--plan-id', plan, 'https://shop.example/h', '--dry-run']);
   expect(r.exitCode).toBe(0);
   expect(r.stdout).toBe(
-    `curl -sS -X PUT '${quiet.url}/v1/bsc/fixed-recurring/plans/${plan}/webhook' -H "Authorization: Bearer $PAYREC_API_KEY" -H 'Content-Type: application/json' --data '{"webhook":"https://shop.example/h"}'\n`,
+    `curl -sS -X PUT '${s.quiet.url}/v1/bsc/fixed-recurring/plans/${plan}/webhook' -H "Authorization: Bearer $PAYREC_API_KEY" -H 'Content-Type: application/json' --data '{"webhook":"https://shop.example/h"}'\n`,
   );
-  expect(quiet.requests).toHaveLength(0);
+  expect(s.quiet.requests).toHaveLength(0);
 });
 
 const plan = '0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7';
@@ -79,8 +67,8 @@ test.concurrent.each([
   ['bad plan on get', ['fr', 'webhook', 'get', '--plan-id', 'plan'], /invalid --plan-id "plan"/],
   ['bad plan on delete', ['fr', 'webhook', 'delete', '--plan-id', '0x1', '--yes'], /invalid --plan-id "0x1"/],
 ] as [string, string[], RegExp][])('bad input exits 2 and sends nothing: %s', async (_name, args, message) => {
-  const r = await payrec(quiet, args);
+  const r = await payrec(s.quiet, args);
   expect(r.stderr).toMatch(message);
   expect(r.exitCode).toBe(2);
-  expect(quiet.requests).toHaveLength(0);
+  expect(s.quiet.requests).toHaveLength(0);
 });
