@@ -1,5 +1,5 @@
 import pkg from '../package.json' with { type: 'json' };
-import type { Context } from './core/context.js';
+import type { Context } from './core/runtime/context.js';
 
 // The entry point (bin/payrec.js). It imports nothing else until it knows there is
 // more to do than print the version: start-up time is paid by every script that

@@ -1,16 +1,16 @@
 import type { z } from 'zod';
-import { ApiClient } from './core/http.js';
-import { UsageError } from './core/errors.js';
-import { paginate } from './core/paginate.js';
+import { ApiClient } from './core/http/client.js';
+import { UsageError } from './core/runtime/errors.js';
+import { paginate } from './core/lists/paginate.js';
 import { endpoints, type AnyEndpoint, type EndpointId } from './registry/endpoints.js';
 import { envelope } from './registry/schemas.js';
-import { MalformedResponseError } from './core/errors.js';
+import { MalformedResponseError } from './core/runtime/errors.js';
 
 // The typed library: `import { createClient } from 'payrec'`. The same registry and
 // HTTP client as the CLI; record types are inferred from the registry's zod schemas.
 
 export type { EndpointId } from './registry/endpoints.js';
-export { PayrecError, ApiError, NetworkError, MalformedResponseError, UsageError } from './core/errors.js';
+export { PayrecError, ApiError, NetworkError, MalformedResponseError, UsageError } from './core/runtime/errors.js';
 
 type ById<Id extends EndpointId> = Extract<AnyEndpoint, { id: Id }>;
 /** The record type of an endpoint, e.g. `RecordOf<'one-time.transfers'>`. */

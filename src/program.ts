@@ -1,9 +1,9 @@
 import { Command, CommanderError } from 'commander';
-import { makeAction } from './core/action.js';
-import { processContext, type Context } from './core/context.js';
-import { reportError } from './core/report-error.js';
-import { EXIT, InterruptedError } from './core/errors.js';
-import { removePendingFiles } from './core/atomic-file.js';
+import { makeAction } from './core/runtime/action.js';
+import { processContext, type Context } from './core/runtime/context.js';
+import { reportError } from './core/runtime/report-error.js';
+import { EXIT, InterruptedError } from './core/runtime/errors.js';
+import { removePendingFiles } from './core/output/atomic-file.js';
 import { addTopLevelCommands } from './commands/top-level.js';
 import pkg from '../package.json' with { type: 'json' };
 

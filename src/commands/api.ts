@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
-import { topCommand } from './top-level.js';
-import type { CommandAction } from '../core/action.js';
-import { UsageError } from '../core/errors.js';
-import type { ApiRequest } from '../core/http.js';
-import { optionSchemas, parseOption } from '../core/options.js';
-import { paginate } from '../core/paginate.js';
+import { topCommand } from './tree.js';
+import type { CommandAction } from '../core/runtime/action.js';
+import { UsageError } from '../core/runtime/errors.js';
+import type { ApiRequest } from '../core/http/client.js';
+import { optionSchemas, parseOption } from '../core/runtime/options.js';
+import { paginate } from '../core/lists/paginate.js';
 import { envelope } from '../registry/schemas.js';
-import { printable } from '../core/settings.js';
-import { MalformedResponseError } from '../core/errors.js';
+import { printable } from '../core/output/sanitize.js';
+import { MalformedResponseError } from '../core/runtime/errors.js';
 
 // `payrec api PATH`: an authenticated request to any path under /v1/<chain>/, for
 // endpoints payrec has no command for yet (like `gh api`).

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import { topCommand } from './top-level.js';
-import type { CommandAction } from '../core/action.js';
-import { ApiError, EXIT, PayrecError, UsageError } from '../core/errors.js';
-import { ApiClient } from '../core/http.js';
-import { createWriter } from '../core/output.js';
-import { ask, askHidden, readAll } from '../core/prompt.js';
-import type { Session } from '../core/session.js';
-import { checkApiKey, DEFAULT_BASE_URL, DEFAULT_CHAIN, validateSettings, type Settings } from '../core/settings.js';
+import { topCommand } from './tree.js';
+import type { CommandAction } from '../core/runtime/action.js';
+import { ApiError, EXIT, PayrecError, UsageError } from '../core/runtime/errors.js';
+import { ApiClient } from '../core/http/client.js';
+import { createWriter } from '../core/output/writer.js';
+import { ask, askHidden, readAll } from '../core/runtime/prompt.js';
+import type { Session } from '../core/runtime/session.js';
+import { checkApiKey, DEFAULT_BASE_URL, DEFAULT_CHAIN, validateSettings, type Settings } from '../core/config/settings.js';
 import { KNOWN_CHAINS } from '../registry/validators.js';
 
 // `payrec auth login|status|logout`. The key is read from a hidden prompt or stdin,

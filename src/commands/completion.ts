@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { topCommand } from './top-level.js';
-import type { CommandAction } from '../core/action.js';
-import { UsageError } from '../core/errors.js';
-import { printable } from '../core/settings.js';
+import { topCommand } from './tree.js';
+import type { CommandAction } from '../core/runtime/action.js';
+import { UsageError } from '../core/runtime/errors.js';
+import { printable } from '../core/output/sanitize.js';
 import { completionModel } from '../completion/model.js';
 import { SHELLS, type Shell } from '../completion/scripts.js';
 

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import { topCommand } from './top-level.js';
-import type { CommandAction } from '../core/action.js';
-import { UsageError } from '../core/errors.js';
-import type { Session } from '../core/session.js';
-import { printable, validateSettings, DEFAULT_BASE_URL, DEFAULT_CHAIN } from '../core/settings.js';
+import { topCommand } from './tree.js';
+import type { CommandAction } from '../core/runtime/action.js';
+import { UsageError } from '../core/runtime/errors.js';
+import type { Session } from '../core/runtime/session.js';
+import { validateSettings, DEFAULT_BASE_URL, DEFAULT_CHAIN } from '../core/config/settings.js';
+import { printable } from '../core/output/sanitize.js';
 import { maskKey } from './auth.js';
 
 // `payrec config …`: the stored profiles. Keys are set only by `auth login`, so they

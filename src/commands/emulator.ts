@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { topCommand } from './top-level.js';
-import type { CommandAction } from '../core/action.js';
-import { UsageError } from '../core/errors.js';
-import { parseOption } from '../core/options.js';
+import { topCommand } from './tree.js';
+import type { CommandAction } from '../core/runtime/action.js';
+import { UsageError } from '../core/runtime/errors.js';
+import { parseOption } from '../core/runtime/options.js';
 import { hexId } from '../registry/validators.js';
 import { z } from 'zod';
-import { parseTime } from '../core/time.js';
+import { parseTime } from '../core/runtime/time.js';
 import { DEFAULT_FAULT_KINDS, FAULT_KINDS, type FaultKind, type FaultOptions } from '../emulator/faults.js';
 
 // `payrec emulator start|trigger`: the built-in emulator as a long-running server,

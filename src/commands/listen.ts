@@ -2,15 +2,15 @@ import type { Command } from 'commander';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { z } from 'zod';
-import type { CommandAction } from '../core/action.js';
-import { PayrecError, EXIT, InterruptedError } from '../core/errors.js';
-import { isLoopback } from '../core/http.js';
-import { parseOption } from '../core/options.js';
-import { neutraliseTerminal, shortenMiddle } from '../core/sanitize.js';
-import type { Session } from '../core/session.js';
+import type { CommandAction } from '../core/runtime/action.js';
+import { PayrecError, EXIT, InterruptedError } from '../core/runtime/errors.js';
+import { isLoopback } from '../core/http/client.js';
+import { parseOption } from '../core/runtime/options.js';
+import { neutraliseTerminal, shortenMiddle } from '../core/output/sanitize.js';
+import type { Session } from '../core/runtime/session.js';
 import { httpUrl } from '../registry/validators.js';
-import { formatTimestamp } from '../core/time.js';
-import { commandAt, productCommand } from './registry-commands.js';
+import { formatTimestamp } from '../core/runtime/time.js';
+import { commandAt, topCommand } from './tree.js';
 import { parseNotification, verifyNotification, type Verdict } from './webhook-notifications.js';
 
 // `webhook-notifications listen`: a local receiver for notifications (like
@@ -97,7 +97,7 @@ async function handle(session: Session, req: IncomingMessage, res: ServerRespons
 }
 
 export function addListenCommand(program: Command, action: CommandAction): void {
-  commandAt(productCommand(program, 'webhook-notifications'), [])
+  commandAt(topCommand(program, 'webhook-notifications'), [])
     .command('listen')
     .description('Receive notifications locally: verify, print and optionally forward each one; Ctrl-C stops')
     .option('--port <n>', 'port to listen on (default 8788; 0 picks a free one)')

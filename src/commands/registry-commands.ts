@@ -1,40 +1,27 @@
 import type { Command } from 'commander';
 import { endpoints } from '../registry/endpoints.js';
-import type { Endpoint, Product } from '../registry/types.js';
+import type { Endpoint } from '../registry/types.js';
 import { PRODUCTS } from '../registry/types.js';
-import { UsageError } from '../core/errors.js';
-import { flagOf, optionSchemas, parseOption } from '../core/options.js';
-import { runEndpoint, type ListQuery } from '../core/run-endpoint.js';
-import type { Session } from '../core/session.js';
-import { parseTime } from '../core/time.js';
+import { UsageError } from '../core/runtime/errors.js';
+import { flagOf, optionSchemas, parseOption } from '../core/runtime/options.js';
+import { runEndpoint, type ListQuery } from '../core/lists/run-endpoint.js';
+import type { Session } from '../core/runtime/session.js';
+import { parseTime } from '../core/runtime/time.js';
 import { token as tokenSchema } from '../registry/validators.js';
-import { printable } from '../core/settings.js';
-import type { CommandAction } from '../core/action.js';
-import { confirm } from '../core/prompt.js';
-import { topCommand } from './top-level.js';
+import { printable } from '../core/output/sanitize.js';
+import type { CommandAction } from '../core/runtime/action.js';
+import { confirm } from '../core/runtime/prompt.js';
+import { commandAt, topCommand } from './tree.js';
 
 // The generic builder (Stripe CLI's OperationCmd): every registry entry becomes a
 // command. Entries that share a command path (billings by plan or by subscription)
 // become one command; the path parameters the user gives choose the endpoint.
 
-export function productCommand(program: Command, product: Product): Command {
-  return topCommand(program, product);
-}
-
-/** The command at `words` below `parent`, created as a plain group where missing. */
-export function commandAt(parent: Command, words: string[]): Command {
-  let cmd = parent;
-  for (const word of words) {
-    cmd = cmd.commands.find((c) => c.name() === word) ?? cmd.command(word).description(`${word} commands`);
-  }
-  return cmd;
-}
-
 export function addRegistryCommands(program: Command, action: CommandAction): void {
-  for (const product of PRODUCTS) productCommand(program, product);
+  for (const product of PRODUCTS) topCommand(program, product);
   for (const group of groupByCommand(endpoints)) {
     const first = group[0];
-    const parent = commandAt(productCommand(program, first.product), first.command.slice(0, -1));
+    const parent = commandAt(topCommand(program, first.product), first.command.slice(0, -1));
     const cmd = parent.command(first.command.at(-1)!).description(first.summary);
     defineOptions(cmd, group);
     cmd.action(action((session, c) => runGroup(session, c, group)));

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
-import type { CommandAction } from '../core/action.js';
-import { UsageError } from '../core/errors.js';
-import { createWriter } from '../core/output.js';
-import { checkRecord } from '../core/records.js';
-import { printable } from '../core/settings.js';
+import type { CommandAction } from '../core/runtime/action.js';
+import { UsageError } from '../core/runtime/errors.js';
+import { createWriter } from '../core/output/writer.js';
+import { checkRecord } from '../core/lists/records.js';
+import { printable } from '../core/output/sanitize.js';
 import { endpoints } from '../registry/endpoints.js';
 import type { Product } from '../registry/types.js';
 import { hexId, httpUrl, shortUrlPath, text } from '../registry/validators.js';
-import { commandAt, productCommand } from './registry-commands.js';
+import { commandAt, topCommand } from './tree.js';
 
 // `short-urls create|update` (hand-written: they take a set of fields, not a path).
 
@@ -85,7 +85,7 @@ function fieldOptions(cmd: Command, required: boolean): Command {
 }
 
 export function addShortUrlWriteCommands(program: Command, action: CommandAction, product: Product): void {
-  const group = commandAt(productCommand(program, product), ['short-urls']);
+  const group = commandAt(topCommand(program, product), ['short-urls']);
   const getEndpoint = endpoints.find((e) => e.id === `${product}.short-urls.get`)!;
 
   const send = async (session: Parameters<Parameters<CommandAction>[0]>[0], method: 'POST' | 'PUT', path: string, fields: ShortUrlFields) => {

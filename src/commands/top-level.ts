@@ -1,19 +1,16 @@
 import type { Command } from 'commander';
-import type { CommandAction } from '../core/action.js';
-import { productAliases, productDescriptions } from '../registry/products.js';
+import type { CommandAction } from '../core/runtime/action.js';
 import { PRODUCTS } from '../registry/types.js';
+import { TOP_LEVEL, topCommand } from './tree.js';
 
-// The top-level commands, with just what `payrec --help` lists about them. Their
-// subcommands, flags and actions live in modules that are imported only when a
-// command is named on the command line: loading zod, undici and the registry costs
-// several times Node's own start-up, and `--help` or `auth status` need none of it.
+// The top-level commands' subcommands, flags and actions live in modules that are
+// imported only when a command is named on the command line: loading zod, undici and
+// the registry costs several times Node's own start-up, and `--help` or `auth status`
+// need none of it. The names and descriptions `--help` lists come from tree.ts.
 
 type Define = (program: Command, action: CommandAction) => void;
 
-interface TopLevel {
-  name: string;
-  alias?: string;
-  description: string;
+interface Loader {
   /** Imports the module(s) that add this command's subcommands, flags and actions. */
   load: () => Promise<Define>;
   /** Its action reads the whole command tree (completion scripts). */
@@ -40,45 +37,14 @@ const loadProducts = async (): Promise<Define> => {
   };
 };
 
-export const TOP_LEVEL: readonly TopLevel[] = [
-  ...PRODUCTS.map((p) => ({ name: p, alias: productAliases[p], description: productDescriptions[p], load: loadProducts })),
-  {
-    name: 'emulator',
-    description: 'Run the built-in emulator of the API (for trying payrec and for tests)',
-    load: async () => (await import('./emulator.js')).addEmulatorCommands,
-  },
-  {
-    name: 'auth',
-    description: 'Log in with an API key, check it, log out',
-    load: async () => (await import('./auth.js')).addAuthCommands,
-  },
-  {
-    name: 'config',
-    description: 'Show and change stored profiles (precedence: flag > environment > profile > default)',
-    load: async () => (await import('./config.js')).addConfigCommands,
-  },
-  {
-    name: 'api',
-    description: 'Send an authenticated request to any API path below /v1/<chain>/ and print the JSON',
-    load: async () => (await import('./api.js')).addApiCommand,
-  },
-  {
-    name: 'completion',
-    description: 'Print the shell completion script for bash, zsh or fish',
-    load: async () => (await import('./completion.js')).addCompletionCommand,
-    wholeTree: true,
-  },
-];
-
-/** The top-level command `name`: the one already in `program`, or a new one with its name, alias and description. */
-export function topCommand(program: Command, name: string): Command {
-  const existing = program.commands.find((c) => c.name() === name);
-  if (existing) return existing;
-  const entry = TOP_LEVEL.find((t) => t.name === name);
-  if (!entry) throw new Error(`no top-level command "${name}"`);
-  const cmd = program.command(name).description(entry.description);
-  return entry.alias ? cmd.alias(entry.alias) : cmd;
-}
+const LOADERS: Record<string, Loader> = {
+  ...Object.fromEntries(PRODUCTS.map((p) => [p, { load: loadProducts }])),
+  emulator: { load: async () => (await import('./emulator.js')).addEmulatorCommands },
+  auth: { load: async () => (await import('./auth.js')).addAuthCommands },
+  config: { load: async () => (await import('./config.js')).addConfigCommands },
+  api: { load: async () => (await import('./api.js')).addApiCommand },
+  completion: { load: async () => (await import('./completion.js')).addCompletionCommand, wholeTree: true },
+};
 
 /**
  * Adds every top-level command to `program`, and the full subtree of those that
@@ -87,9 +53,9 @@ export function topCommand(program: Command, name: string): Command {
  */
 export async function addTopLevelCommands(program: Command, action: CommandAction, words?: readonly string[]): Promise<void> {
   for (const t of TOP_LEVEL) topCommand(program, t.name);
-  const named = (t: TopLevel) => words === undefined || words.includes(t.name) || (t.alias !== undefined && words.includes(t.alias));
-  const everything = words === undefined || TOP_LEVEL.some((t) => t.wholeTree && named(t));
-  const loaders = new Set(TOP_LEVEL.filter((t) => everything || named(t)).map((t) => t.load));
+  const named = (t: (typeof TOP_LEVEL)[number]) => words === undefined || words.includes(t.name) || (t.alias !== undefined && words.includes(t.alias));
+  const everything = words === undefined || TOP_LEVEL.some((t) => LOADERS[t.name].wholeTree && named(t));
+  const loaders = new Set(TOP_LEVEL.filter((t) => everything || named(t)).map((t) => LOADERS[t.name].load));
   const defines = await Promise.all([...loaders].map((load) => load()));
   for (const define of defines) define(program, action);
 }

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
-import type { CommandAction } from '../core/action.js';
-import { ApiError, EXIT, PayrecError, UsageError, VerificationError } from '../core/errors.js';
-import { differences, integrityOf, type Difference, type Integrity } from '../core/notification-check.js';
-import { readAll } from '../core/prompt.js';
-import { neutraliseTerminal } from '../core/sanitize.js';
-import type { Session } from '../core/session.js';
+import type { CommandAction } from '../core/runtime/action.js';
+import { ApiError, EXIT, PayrecError, UsageError, VerificationError } from '../core/runtime/errors.js';
+import { differences, integrityOf, type Difference, type Integrity } from './notification-check.js';
+import { readAll } from '../core/runtime/prompt.js';
+import { neutraliseTerminal } from '../core/output/sanitize.js';
+import type { Session } from '../core/runtime/session.js';
 import { notificationId } from '../registry/validators.js';
-import { commandAt, productCommand } from './registry-commands.js';
+import { commandAt, topCommand } from './tree.js';
 
 // `webhook-notifications verify` and the verification shared with `listen`.
 
@@ -54,7 +54,7 @@ function show(v: unknown): string {
 }
 
 export function addWebhookNotificationCommands(program: Command, action: CommandAction): void {
-  const wn = productCommand(program, 'webhook-notifications');
+  const wn = topCommand(program, 'webhook-notifications');
   commandAt(wn, [])
     .command('verify')
     .description('Check a received notification against the one the service stored (exit 0 authentic, 8 not, 4 unknown id)')

@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
-import type { CommandAction } from '../core/action.js';
-import { UsageError } from '../core/errors.js';
-import { printable } from '../core/settings.js';
+import type { CommandAction } from '../core/runtime/action.js';
+import { UsageError } from '../core/runtime/errors.js';
+import { printable } from '../core/output/sanitize.js';
 import { hexId, httpUrl } from '../registry/validators.js';
-import { commandAt, productCommand } from './registry-commands.js';
+import { commandAt, topCommand } from './tree.js';
 
 // `fixed-recurring webhook set --plan-id ID URL`: hand-written because it has a body.
 
 export function addWebhookSetCommand(program: Command, action: CommandAction): void {
-  commandAt(productCommand(program, 'fixed-recurring'), ['webhook'])
+  commandAt(topCommand(program, 'fixed-recurring'), ['webhook'])
     .command('set')
     .description('Set the URL that receives the notifications of a plan')
     .argument('<url>', 'http(s) URL of your receiver')

@@ -1,4 +1,4 @@
-import { ApiError, NetworkError } from '../core/errors.js';
+import { ApiError, NetworkError } from '../core/runtime/errors.js';
 import { KNOWN_CHAINS } from '../registry/validators.js';
 import { CONTROL_PREFIX } from './control.js';
 import { demoKey } from './fixtures.js';

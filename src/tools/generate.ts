@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { buildProgram } from '../cli.js';
-import { processContext } from '../core/context.js';
+import { processContext } from '../core/runtime/context.js';
 import { completionModel } from '../completion/model.js';
 import { SHELLS } from '../completion/scripts.js';
 import { REFERENCE_END, REFERENCE_START, referenceMarkdown } from '../completion/reference.js';

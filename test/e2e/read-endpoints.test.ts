@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { endpoints } from '../../src/registry/endpoints.js';
 import type { Endpoint } from '../../src/registry/types.js';
-import { flagOf } from '../../src/core/options.js';
+import { flagOf } from '../../src/core/runtime/options.js';
 import type { Emulator, Fixtures } from '../../src/emulator/index.js';
 import { emulator, parseCsv, payrec } from './helpers.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
-import type { Context } from '../../src/core/context.js';
+import type { Context } from '../../src/core/runtime/context.js';
 import type { Emulator, Fixtures } from '../../src/emulator/index.js';
 import { BIN, emulator, parseCsv, payrec, tempDir } from './helpers.js';
 

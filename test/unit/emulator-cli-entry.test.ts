@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/core/errors.js';
+import { ApiError } from '../../src/core/runtime/errors.js';
 import { DOC_PLAN_ID } from '../../src/emulator/doc-examples.js';
 import { runEmulatorStart, triggerEvent } from '../../src/emulator/cli-entry.js';
 

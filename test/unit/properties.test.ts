@@ -2,10 +2,10 @@ import { Writable } from 'node:stream';
 import { stringify as csvStringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createWriter, type OutputOptions } from '../../src/core/output.js';
-import { neutraliseFormula, neutraliseTerminal } from '../../src/core/sanitize.js';
-import { Summariser } from '../../src/core/summary.js';
-import { parseTime } from '../../src/core/time.js';
+import { createWriter, type OutputOptions } from '../../src/core/output/writer.js';
+import { neutraliseFormula, neutraliseTerminal } from '../../src/core/output/sanitize.js';
+import { Summariser } from '../../src/core/lists/summary.js';
+import { parseTime } from '../../src/core/runtime/time.js';
 
 const NOW_MS = Date.UTC(2026, 0, 31);
 

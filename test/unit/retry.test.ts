@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
-import { ApiError, MalformedResponseError, NetworkError } from '../../src/core/errors.js';
-import { ApiClient, type ApiRequest } from '../../src/core/http.js';
-import { backoffDelay, isRetryableStatus, parseRetryAfter, RETRY_BUDGET_MS } from '../../src/core/retry.js';
+import { ApiError, MalformedResponseError, NetworkError } from '../../src/core/runtime/errors.js';
+import { ApiClient, type ApiRequest } from '../../src/core/http/client.js';
+import { backoffDelay, isRetryableStatus, parseRetryAfter, RETRY_BUDGET_MS } from '../../src/core/http/retry.js';
 
 // The retry policy (retry.ts) as numbers, then the client applying it to a real
 // HTTP server on loopback that fails on purpose.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { neutraliseFormula, neutraliseTerminal, shortenMiddle } from '../../src/core/sanitize.js';
+import { neutraliseFormula, neutraliseTerminal, shortenMiddle } from '../../src/core/output/sanitize.js';
 
 describe('neutraliseTerminal', () => {
   it('leaves ordinary text, emoji and right-to-left scripts alone', () => {

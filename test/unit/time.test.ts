@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/core/errors.js';
-import { formatTimestamp, parseTime } from '../../src/core/time.js';
+import { UsageError } from '../../src/core/runtime/errors.js';
+import { formatTimestamp, parseTime } from '../../src/core/runtime/time.js';
 
 const NOW_MS = Date.UTC(2026, 0, 31, 12, 0, 0); // 2026-01-31T12:00:00Z
 const NOW = NOW_MS / 1000;

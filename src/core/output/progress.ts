@@ -1,4 +1,4 @@
-import type { Session } from './session.js';
+import type { Session } from '../runtime/session.js';
 
 // One progress line on stderr for long exports: records fetched of total, rate, ETA.
 // Only for a person at a terminal, never with --quiet; ora is loaded only then.

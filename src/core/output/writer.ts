@@ -1,10 +1,10 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import { z } from 'zod';
-import { UsageError } from './errors.js';
-import { printable } from './settings.js';
+import { UsageError } from '../runtime/errors.js';
+import { printable } from './sanitize.js';
 import { neutraliseFormula, neutraliseTerminal, shortenMiddle } from './sanitize.js';
-import { formatTimestamp } from './time.js';
+import { formatTimestamp } from '../runtime/time.js';
 
 // The one output module: every command's records go through createWriter, whatever
 // the format. Records stream out as they arrive (except the terminal table, which

@@ -1,26 +1,19 @@
-import type { Endpoint } from '../registry/types.js';
-import { ChartBuilder, type Period } from './chart.js';
-import { InterruptedError } from './errors.js';
-import { createWriter, schemaFields, validateColumns, validateFlatten } from './output.js';
-import { paginate, type PageWindow } from './paginate.js';
-import { Progress } from './progress.js';
+import type { Endpoint } from '../../registry/types.js';
+import { ChartBuilder } from './chart.js';
+import { InterruptedError } from '../runtime/errors.js';
+import { createWriter, schemaFields, validateColumns, validateFlatten } from '../output/writer.js';
+import { paginate } from './paginate.js';
+import { Progress } from '../output/progress.js';
 import { checkEnvelope, checkRecord, recordChecker } from './records.js';
-import type { Session } from './session.js';
+import type { Session } from '../runtime/session.js';
 import { Summariser } from './summary.js';
 import { follow } from './follow.js';
+import type { ListQuery } from './list-query.js';
+
+export type { ListQuery } from './list-query.js';
 
 // Runs one registry endpoint: fills the path, sends the query, checks what comes
 // back and streams it to the chosen output (records, a summary or a chart).
-
-export interface ListQuery {
-  window: PageWindow;
-  from?: number;
-  to?: number;
-  sort?: 'asc' | 'desc';
-  summary?: boolean;
-  chart?: { period: Period; token?: string };
-  follow?: { intervalMs: number };
-}
 
 export function fillPath(endpoint: Endpoint, values: Record<string, string>): string {
   return endpoint.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(values[name]));

@@ -1,11 +1,11 @@
-import type { Endpoint } from '../registry/types.js';
-import type { Envelope } from '../registry/schemas.js';
-import { InterruptedError } from './errors.js';
-import { createWriter, type OutputOptions, type RecordWriter } from './output.js';
+import type { Endpoint } from '../../registry/types.js';
+import type { Envelope } from '../../registry/schemas.js';
+import { InterruptedError } from '../runtime/errors.js';
+import { createWriter, type OutputOptions, type RecordWriter } from '../output/writer.js';
 import { paginate } from './paginate.js';
 import { checkRecord } from './records.js';
-import type { ListQuery } from './run-endpoint.js';
-import type { Session } from './session.js';
+import type { ListQuery } from './list-query.js';
+import type { Session } from '../runtime/session.js';
 
 // --follow: poll for new records and print each one once (like `stripe logs tail`).
 // Each poll asks for everything from the newest timestamp seen (inclusive, oldest

@@ -1,7 +1,7 @@
-import type { Endpoint } from '../registry/types.js';
-import { MalformedResponseError } from './errors.js';
-import { envelope, type Envelope } from '../registry/schemas.js';
-import type { Session } from './session.js';
+import type { Endpoint } from '../../registry/types.js';
+import { MalformedResponseError } from '../runtime/errors.js';
+import { envelope, type Envelope } from '../../registry/schemas.js';
+import type { Session } from '../runtime/session.js';
 
 // Checks what the API answered against the registry's schemas. Schema drift (a field
 // missing or of another type) is a warning by default: the data is still printed,

@@ -1,13 +1,14 @@
 import chalk from 'chalk';
 import { setFlagsFromString } from 'node:v8';
-import { openAtomic } from './atomic-file.js';
-import { ConfigStore } from './config-store.js';
+import { openAtomic } from '../output/atomic-file.js';
+import { ConfigStore } from '../config/config-store.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
-import { ApiClient } from './http.js';
+import { ApiClient } from '../http/client.js';
 import { optionSchemas, parseOption } from './options.js';
-import type { OutputOptions } from './output.js';
-import { printable, requireKey, resolveSettings, type Settings } from './settings.js';
+import type { OutputOptions } from '../output/writer.js';
+import { requireKey, resolveSettings, type Settings } from '../config/settings.js';
+import { printable } from '../output/sanitize.js';
 
 // One run of one command: the global options, parsed once, and what they lead to
 // (settings, the HTTP client, where output goes). Commands get everything from here.
@@ -79,7 +80,7 @@ export class Session {
     const s = await resolveSettings(this.flags, this.ctx.env, this.store);
     if (!this.flags.emulator) return s;
     // --emulator: an in-process emulator on an ephemeral loopback port, with its demo key.
-    const { startEmulator } = await import('../emulator/index.js');
+    const { startEmulator } = await import('../../emulator/index.js');
     const emulator = await startEmulator({ port: 0 });
     this.cleanups.push(() => emulator.close());
     return { ...s, baseUrl: emulator.url, apiKey: emulator.keyFor(s.chain), sources: { ...s.sources, baseUrl: 'flag', apiKey: 'flag' } };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { UsageError } from './errors.js';
-import { printable } from './settings.js';
+import { printable } from '../output/sanitize.js';
 
 // Numeric and enumerated options, each declared once as a zod schema that is also
 // its parser: the value a user typed in, a number or a clear exit-2 message out.

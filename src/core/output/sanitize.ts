@@ -55,3 +55,18 @@ export function shortenMiddle(s: string, max: number): string {
   const tail = max - 1 - head;
   return chars.slice(0, head).join('') + '…' + (tail > 0 ? chars.slice(-tail).join('') : '');
 }
+
+/** Longest part of a user's value quoted back in a message. */
+const SHOWN_CHARS = 80;
+
+/**
+ * Shows a user's value in a message without letting it break the terminal; an
+ * oversize value is cut (its length said), so one bad flag cannot flood stderr.
+ */
+export function printable(s: string): string {
+  const shown = s.length > SHOWN_CHARS ? `${s.slice(0, SHOWN_CHARS)}… (${s.length} characters)` : s;
+  // JSON escapes C0 controls; DEL, C1 (8-bit CSI/OSC), bidi overrides and line separators it leaves raw.
+  return JSON.stringify(shown)
+    .slice(1, -1)
+    .replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

@@ -1,5 +1,5 @@
 import { UsageError } from './errors.js';
-import { printable } from './settings.js';
+import { printable } from '../output/sanitize.js';
 
 // Times a user types for --from/--to, and how tables show the API's Unix seconds.
 

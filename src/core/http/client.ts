@@ -1,8 +1,8 @@
 import { Agent, errors as undiciErrors } from 'undici';
-import { errorBody } from '../registry/schemas.js';
-import { ApiError, DryRunComplete, InterruptedError, MalformedResponseError, NetworkError, UsageError } from './errors.js';
+import { errorBody } from '../../registry/schemas.js';
+import { ApiError, DryRunComplete, InterruptedError, MalformedResponseError, NetworkError, UsageError } from '../runtime/errors.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, RETRY_BUDGET_MS } from './retry.js';
-import { printable } from './settings.js';
+import { printable } from '../output/sanitize.js';
 
 // The one HTTP client: a keep-alive undici Agent, the Authorization header, timeouts,
 // retries of what is safe to retry, and the mapping of failures to typed errors.

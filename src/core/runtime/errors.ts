@@ -1,4 +1,4 @@
-// Typed errors. Commands throw these; src/core/run.ts is the one place that turns
+// Typed errors. Commands throw these; report-error.ts is the one place that turns
 // them into a message on stderr and an exit code (DESIGN.md "Exit codes").
 
 export const EXIT = {

@@ -1,4 +1,4 @@
-import type { Envelope } from '../registry/schemas.js';
+import type { Envelope } from '../../registry/schemas.js';
 
 // The one paginator. It asks for the first page, learns `total`, then fetches the
 // remaining pages with bounded concurrency and yields them strictly in order, so a

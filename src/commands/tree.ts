@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import { productAliases, productDescriptions } from '../registry/products.js';
+import { PRODUCTS } from '../registry/types.js';
+
+// Where commands hang in the tree: the top-level names, aliases and one-line
+// descriptions (all that `payrec --help` needs), and the lookups command modules use
+// to find their parent. It imports no command module, so none of them imports back.
+
+export interface TopLevelEntry {
+  name: string;
+  alias?: string;
+  description: string;
+}
+
+export const TOP_LEVEL: readonly TopLevelEntry[] = [
+  ...PRODUCTS.map((p) => ({ name: p, alias: productAliases[p], description: productDescriptions[p] })),
+  { name: 'emulator', description: 'Run the built-in emulator of the API (for trying payrec and for tests)' },
+  { name: 'auth', description: 'Log in with an API key, check it, log out' },
+  { name: 'config', description: 'Show and change stored profiles (precedence: flag > environment > profile > default)' },
+  { name: 'api', description: 'Send an authenticated request to any API path below /v1/<chain>/ and print the JSON' },
+  { name: 'completion', description: 'Print the shell completion script for bash, zsh or fish' },
+];
+
+/** The top-level command `name`: the one already in `program`, or a new one with its name, alias and description. */
+export function topCommand(program: Command, name: string): Command {
+  const existing = program.commands.find((c) => c.name() === name);
+  if (existing) return existing;
+  const entry = TOP_LEVEL.find((t) => t.name === name);
+  if (!entry) throw new Error(`no top-level command "${name}"`);
+  const cmd = program.command(name).description(entry.description);
+  return entry.alias ? cmd.alias(entry.alias) : cmd;
+}
+
+/** The command at `words` below `parent`, created as a plain group where missing. */
+export function commandAt(parent: Command, words: string[]): Command {
+  let cmd = parent;
+  for (const word of words) {
+    cmd = cmd.commands.find((c) => c.name() === word) ?? cmd.command(word).description(`${word} commands`);
+  }
+  return cmd;
+}
