@@ -4,7 +4,8 @@ import { z } from 'zod';
 // fields the service adds later are kept and printed, never dropped. Statuses are
 // plain strings because the service may send values beyond `confirmed`.
 
-const decimal = z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string');
+/** Amounts and fees: decimal strings, never floats (the mirror keeps them exact by this schema). */
+export const decimal = z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string');
 const timestamp = z.number().int().nonnegative();
 const hex = z.string().regex(/^0x[0-9a-fA-F]*$/, 'expected 0x-prefixed hex');
 

@@ -4,6 +4,8 @@
 export const EXIT = {
   ok: 0,
   internal: 1,
+  /** A resource another payrec holds (a mirror being synced); DESIGN.md gives it 1. */
+  busy: 1,
   usage: 2,
   auth: 3,
   notFound: 4,
@@ -62,6 +64,13 @@ export class NetworkError extends PayrecError {
 export class VerificationError extends PayrecError {
   constructor(message: string) {
     super(message, EXIT.verification);
+  }
+}
+
+/** Something another process holds right now, such as a mirror another sync is writing. */
+export class BusyError extends PayrecError {
+  constructor(message: string, hint?: string) {
+    super(message, EXIT.busy, hint);
   }
 }
 

@@ -1,0 +1,124 @@
+import { UsageError } from '../core/runtime/errors.js';
+import { printable } from '../core/output/sanitize.js';
+import { AMOUNT_MACROS, EXACT_SUFFIX } from './amounts.js';
+import { CATALOG, TRANSFER_COLLECTIONS, type MirroredCollection } from './catalog.js';
+import { amountPaths, ident, LAST_UPDATED_COLUMN, recordFields, tableColumns, type Field } from './schema.js';
+import { clearCursors, readMeta, STATE_DDL, writeMeta } from './state.js';
+import type { MirrorDb } from './store.js';
+
+// Creates a mirror's tables, macros and views, and brings an older mirror up to date.
+// The format version covers what payrec itself decides (bookkeeping columns, the
+// exact-amount representation, the state tables); the tables' API columns follow the
+// registry and are compared column by column on every sync: a new collection gets
+// its table, a new field its column, and a change payrec cannot make in place is
+// refused with the way to rebuild.
+
+/** Version of the mirror's own layout. Raise it with a migration in MIGRATIONS. */
+export const MIRROR_FORMAT = 1;
+
+/** Statements that take a mirror of format N-1 to format N, keyed by N. */
+const MIGRATIONS: Record<number, readonly string[]> = {};
+
+export interface TableLayout {
+  collection: MirroredCollection;
+  fields: Field[];
+}
+
+export const LAYOUTS: readonly TableLayout[] = CATALOG.map((collection) => ({ collection, fields: recordFields(collection.endpoint.record) }));
+
+export function layoutOf(collection: MirroredCollection): TableLayout {
+  return LAYOUTS.find((l) => l.collection === collection)!;
+}
+
+export interface Migration {
+  /** Collections whose table gained columns: their cursors were reset so the next sync fills them. */
+  refilled: string[];
+}
+
+const rebuildHint = (file: string) =>
+  `rebuild it: payrec sync --full --db NEW_FILE (then use NEW_FILE), or move ${printable(file)} away and run payrec sync`;
+
+/** Makes `db` a mirror of this payrec's layout (inside the caller's transaction). */
+export async function ensureLayout(db: MirrorDb): Promise<Migration> {
+  for (const ddl of STATE_DDL) await db.run(ddl);
+  const stored = await readMeta(db, 'format');
+  const format = stored === undefined ? MIRROR_FORMAT : Number(stored);
+  if (!Number.isInteger(format) || format > MIRROR_FORMAT) {
+    throw new UsageError(
+      `the mirror ${printable(db.file)} was made by a newer payrec (mirror format ${printable(stored ?? '?')}; this payrec knows up to ${MIRROR_FORMAT}); nothing was changed`,
+      'upgrade payrec, or give another --db',
+    );
+  }
+  for (let v = format + 1; v <= MIRROR_FORMAT; v++) for (const sql of MIGRATIONS[v] ?? []) await db.run(sql);
+  await writeMeta(db, 'format', String(MIRROR_FORMAT));
+
+  for (const sql of AMOUNT_MACROS) await db.run(sql);
+  const refilled: string[] = [];
+  for (const layout of LAYOUTS) if (await ensureTable(db, layout)) refilled.push(layout.collection.name);
+  await createViews(db);
+  return { refilled };
+}
+
+/** Creates the table, or adds the columns it lacks; true when columns were added. */
+async function ensureTable(db: MirrorDb, { collection, fields }: TableLayout): Promise<boolean> {
+  const columns = tableColumns(fields);
+  const identity = collection.endpoint.identity.map(ident).join(', ');
+  const definition = `(${columns.map(([name, type]) => `${ident(name)} ${type}`).join(', ')}, PRIMARY KEY (chain, ${identity}))`;
+  const existing = await columnTypes(db, 'main', collection.table);
+  if (existing.size === 0) {
+    await db.run(`CREATE TABLE ${ident(collection.table)} ${definition}`);
+    return false;
+  }
+  // DuckDB's own spelling of each type, to compare with what is stored.
+  const probe = `payrec_expected_${collection.table}`;
+  await db.run(`CREATE OR REPLACE TEMP TABLE ${ident(probe)} ${definition}`);
+  const wanted = await columnTypes(db, 'temp', probe);
+  await db.run(`DROP TABLE temp.${ident(probe)}`);
+  let added = false;
+  for (const [name, type] of wanted) {
+    const have = existing.get(name);
+    if (have === undefined) {
+      await db.run(`ALTER TABLE ${ident(collection.table)} ADD COLUMN ${ident(name)} ${type}`);
+      added = true;
+    } else if (have !== type) {
+      throw new UsageError(
+        `the mirror ${printable(db.file)} keeps ${collection.table}.${name} as ${have}, and this payrec as ${type}: it cannot convert it in place; nothing was changed`,
+        rebuildHint(db.file),
+      );
+    }
+  }
+  if (added) await clearCursors(db, collection.name);
+  return added;
+}
+
+async function columnTypes(db: MirrorDb, schema: string, table: string): Promise<Map<string, string>> {
+  const rows = await db.rows(
+    `SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = (CASE WHEN $1 = 'temp' THEN 'temp' ELSE current_database() END) AND schema_name = 'main' AND table_name = $2 ORDER BY column_index`,
+    [schema, table],
+  );
+  return new Map(rows.map((r) => [String(r.column_name), String(r.data_type)]));
+}
+
+/** `transfers` (every transfer table, with its product) and `inexact_amounts`. */
+async function createViews(db: MirrorDb): Promise<void> {
+  const transfers = TRANSFER_COLLECTIONS.map((c) => `SELECT '${c.product}' AS product, * FROM ${ident(c.table)}`);
+  await db.run(`CREATE OR REPLACE VIEW transfers AS ${transfers.join(' UNION ALL BY NAME ')}`);
+
+  const inexact: string[] = [];
+  for (const { collection, fields } of LAYOUTS) {
+    const t = ident(collection.table);
+    const id = collection.endpoint.identity.map((f) => `${t}.${ident(f)}::VARCHAR`).join(` || ' ' || `);
+    for (const p of amountPaths(fields)) {
+      const head = `SELECT '${collection.table}' AS "table", ${t}.chain, ${id} AS id, '${p.label}' AS field`;
+      const tail = `${t}.${ident(LAST_UPDATED_COLUMN)}`;
+      if (p.member === undefined) {
+        const exact = `${t}.${ident(p.column + EXACT_SUFFIX)}`;
+        inexact.push(`${head}, ${t}.${ident(p.column)} AS text, ${tail} FROM ${t} WHERE ${exact} IS NOT NULL AND ${exact}.whole IS NULL`);
+      } else {
+        const exact = `u.e.${ident(p.member + EXACT_SUFFIX)}`;
+        inexact.push(`${head}, u.e.${ident(p.member)} AS text, ${tail} FROM ${t}, UNNEST(${t}.${ident(p.column)}) AS u(e) WHERE ${exact} IS NOT NULL AND ${exact}.whole IS NULL`);
+      }
+    }
+  }
+  await db.run(`CREATE OR REPLACE VIEW inexact_amounts AS ${inexact.join(' UNION ALL ')}`);
+}

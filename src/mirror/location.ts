@@ -1,0 +1,36 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { UsageError } from '../core/runtime/errors.js';
+import { printable } from '../core/output/sanitize.js';
+import type { Session } from '../core/runtime/session.js';
+
+// Where a mirror lives: --db FILE, else PAYREC_DB, else one file per profile in the
+// XDG data directory (DESIGN.md): `<data>/payrec/<profile>.duckdb`, and
+// `emulator.duckdb` beside them for the built-in emulator's records.
+
+export interface MirrorLocation {
+  file: string;
+  /** The default location (its directory may be created); false for --db / PAYREC_DB. */
+  isDefault: boolean;
+}
+
+/** The XDG data directory of payrec (LOCALAPPDATA on Windows), from the injected environment. */
+export function dataDir(env: NodeJS.ProcessEnv, platform = process.platform): string {
+  if (platform === 'win32') return join(env.LOCALAPPDATA || join(env.USERPROFILE || homedir(), 'AppData', 'Local'), 'payrec', 'Data');
+  return join(env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share'), 'payrec');
+}
+
+export async function mirrorLocation(session: Session, dbFlag: string | undefined): Promise<MirrorLocation> {
+  const { env } = session.ctx;
+  const given = dbFlag ?? (env.PAYREC_DB || undefined);
+  if (given !== undefined) {
+    const flag = dbFlag !== undefined ? '--db' : 'PAYREC_DB';
+    if (given === '' || /[\u0000-\u001f\u007f-\u009f]/.test(given)) {
+      throw new UsageError(`invalid ${flag} "${printable(given)}": expected a file path without control characters`);
+    }
+    return { file: resolve(given), isDefault: false };
+  }
+  // --emulator needs no profile (and asking for the settings would start the emulator).
+  const name = session.flags.emulator ? 'emulator' : (await session.settings()).profile;
+  return { file: join(dataDir(env), `${name}.duckdb`), isDefault: true };
+}

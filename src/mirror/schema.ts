@@ -1,0 +1,270 @@
+import { z } from 'zod';
+import { decimal } from '../registry/schemas.js';
+import { EXACT_SUFFIX, EXACT_TYPE } from './amounts.js';
+
+// Table layouts from the registry's zod record schemas (never a second hand-written
+// list): strings are VARCHAR, whole numbers BIGINT, other numbers DOUBLE, nested
+// objects STRUCT, arrays LIST, open maps and anything else JSON. Each amount (the
+// registry's `decimal` schema) also gets its exact companion (see amounts.ts), inside
+// nested structs too, so `UNNEST(receivers)` yields `amount` and `amount_exact`.
+// Fields a record has beyond its schema, and values of an unexpected type, are kept
+// in one JSON column, `extra_fields`, keyed by their path (`memo`, `receivers[1].note`).
+
+export type FieldType =
+  | { kind: 'text' }
+  | { kind: 'decimal' }
+  | { kind: 'integer' }
+  | { kind: 'number' }
+  | { kind: 'boolean' }
+  | { kind: 'json' }
+  | { kind: 'struct'; fields: Field[] }
+  | { kind: 'list'; element: FieldType };
+
+export interface Field {
+  name: string;
+  type: FieldType;
+}
+
+/** Columns of every table besides the API's fields. */
+export const CHAIN_COLUMN = 'chain';
+export const EXTRA_COLUMN = 'extra_fields';
+export const FIRST_SEEN_COLUMN = 'first_seen';
+export const LAST_UPDATED_COLUMN = 'last_updated';
+const BOOKKEEPING = [CHAIN_COLUMN, EXTRA_COLUMN, FIRST_SEEN_COLUMN, LAST_UPDATED_COLUMN];
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let s = schema;
+  while (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault) s = s.unwrap() as z.ZodType;
+  return s;
+}
+
+export function fieldType(schema: z.ZodType): FieldType {
+  const s = unwrap(schema);
+  if (s === decimal) return { kind: 'decimal' };
+  if (s instanceof z.ZodString || s instanceof z.ZodEnum) return { kind: 'text' };
+  if (s instanceof z.ZodNumber) return { kind: s.isInt ? 'integer' : 'number' };
+  if (s instanceof z.ZodBoolean) return { kind: 'boolean' };
+  if (s instanceof z.ZodObject) return { kind: 'struct', fields: objectFields(s) };
+  if (s instanceof z.ZodArray) return { kind: 'list', element: fieldType(s.element as z.ZodType) };
+  return { kind: 'json' };
+}
+
+function objectFields(schema: z.ZodObject): Field[] {
+  return Object.entries(schema.shape).map(([name, child]) => ({ name, type: fieldType(child as z.ZodType) }));
+}
+
+/** The API's fields of a record schema (a zod object), in the schema's order. */
+export function recordFields(schema: z.ZodType): Field[] {
+  const s = unwrap(schema);
+  if (!(s instanceof z.ZodObject)) throw new Error('a mirrored record schema must be an object');
+  const fields = objectFields(s);
+  const names = new Set(fields.flatMap(storedNames));
+  for (const b of BOOKKEEPING) if (names.has(b)) throw new Error(`record field "${b}" collides with the mirror's own column`);
+  return fields;
+}
+
+/** Quotes an identifier for DuckDB. */
+export const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
+const hasDecimal = (t: FieldType): boolean =>
+  t.kind === 'decimal' || (t.kind === 'struct' && t.fields.some((f) => hasDecimal(f.type))) || (t.kind === 'list' && hasDecimal(t.element));
+
+/** A field's stored names: itself, and its exact companion for an amount. */
+function storedNames(f: Field): string[] {
+  return f.type.kind === 'decimal' ? [f.name, f.name + EXACT_SUFFIX] : [f.name];
+}
+
+// ---------------------------------------------------------------------------
+// Types and DDL.
+
+export function sqlType(t: FieldType): string {
+  switch (t.kind) {
+    case 'text':
+    case 'decimal':
+      return 'VARCHAR';
+    case 'integer':
+      return 'BIGINT';
+    case 'number':
+      return 'DOUBLE';
+    case 'boolean':
+      return 'BOOLEAN';
+    case 'json':
+      return 'JSON';
+    case 'list':
+      return `${sqlType(t.element)}[]`;
+    case 'struct':
+      return `STRUCT(${t.fields.flatMap((f) => storedColumns(f).map(([name, type]) => `${ident(name)} ${type}`)).join(', ')})`;
+  }
+}
+
+/** [name, SQL type] of what a field stores. */
+function storedColumns(f: Field): [string, string][] {
+  const own: [string, string] = [f.name, sqlType(f.type)];
+  return f.type.kind === 'decimal' ? [own, [f.name + EXACT_SUFFIX, EXACT_TYPE]] : [own];
+}
+
+/** Every column of a table, in order: chain, the API's fields (and companions), then bookkeeping. */
+export function tableColumns(fields: Field[]): [string, string][] {
+  return [
+    [CHAIN_COLUMN, 'VARCHAR NOT NULL'],
+    ...fields.flatMap(storedColumns),
+    [EXTRA_COLUMN, 'JSON'],
+    [FIRST_SEEN_COLUMN, 'TIMESTAMPTZ NOT NULL'],
+    [LAST_UPDATED_COLUMN, 'TIMESTAMPTZ NOT NULL'],
+  ];
+}
+
+/** The columns that hold a record's content: compared to tell an updated record from an unchanged one. */
+export function contentColumns(fields: Field[]): string[] {
+  return [...fields.flatMap(storedNames), EXTRA_COLUMN];
+}
+
+// ---------------------------------------------------------------------------
+// From JSON text to rows: the structure DuckDB's from_json reads, and the projection
+// that adds the exact companions.
+
+/** from_json's structure argument: amounts are read as text, open maps as JSON. */
+export function jsonStructure(fields: Field[]): Record<string, unknown> {
+  const of = (t: FieldType): unknown => {
+    if (t.kind === 'struct') return jsonStructure(t.fields);
+    if (t.kind === 'list') return [of(t.element)];
+    return sqlType(t);
+  };
+  return Object.fromEntries([...fields.map((f) => [f.name, of(f.type)]), [EXTRA_COLUMN, 'JSON']]);
+}
+
+/** The stored value of a field read from `expr` (a from_json struct member). */
+function valueSql(t: FieldType, expr: string): string {
+  if (!hasDecimal(t)) return expr;
+  if (t.kind === 'list') return `list_transform(${expr}, lambda e: ${valueSql(t.element, 'e')})`;
+  if (t.kind === 'struct') {
+    const members = t.fields.flatMap((f) => {
+      const member = `${expr}.${ident(f.name)}`;
+      const own = `${ident(f.name)} := ${valueSql(f.type, member)}`;
+      return f.type.kind === 'decimal' ? [own, `${ident(f.name + EXACT_SUFFIX)} := payrec_exact(${member})`] : [own];
+    });
+    return `(CASE WHEN ${expr} IS NULL THEN NULL ELSE struct_pack(${members.join(', ')}) END)`;
+  }
+  return expr; // a decimal's own text
+}
+
+/** `SELECT` list turning the from_json struct `r` into the table's content columns. */
+export function contentProjection(fields: Field[], r = 'r'): string[] {
+  return [
+    ...fields.flatMap((f) => {
+      const member = `${r}.${ident(f.name)}`;
+      const own = `${valueSql(f.type, member)} AS ${ident(f.name)}`;
+      return f.type.kind === 'decimal' ? [own, `payrec_exact(${member}) AS ${ident(f.name + EXACT_SUFFIX)}`] : [own];
+    }),
+    `${r}.${ident(EXTRA_COLUMN)} AS ${ident(EXTRA_COLUMN)}`,
+  ];
+}
+
+/** Paths of every amount field, for finding the ones that cannot be held exactly. */
+export interface AmountPath {
+  /** Top-level field, or the list field that holds it. */
+  column: string;
+  /** Inside a list of structs: the member (`amount` in `receivers[].amount`). */
+  member?: string;
+  /** How reports name it: `amount`, `receivers[].amount`. */
+  label: string;
+}
+
+export function amountPaths(fields: Field[]): AmountPath[] {
+  const out: AmountPath[] = [];
+  for (const f of fields) {
+    if (f.type.kind === 'decimal') out.push({ column: f.name, label: f.name });
+    if (f.type.kind === 'list' && f.type.element.kind === 'struct') {
+      for (const m of f.type.element.fields) {
+        if (m.type.kind === 'decimal') out.push({ column: f.name, member: m.name, label: `${f.name}[].${m.name}` });
+      }
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Records as the API sent them → what from_json may read without guessing. DuckDB's
+// JSON reader converts quietly (1.5 into a BIGINT is 2, a string into BIGINT NULL),
+// so every value is checked against its field's type first: one that does not match,
+// and every field the schema does not know, moves into `extra_fields` by its path.
+
+type Conformer = (value: unknown, path: string, extras: Record<string, unknown>) => unknown;
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function conformer(t: FieldType): Conformer {
+  const scalar = (ok: (v: unknown) => boolean): Conformer => (v, path, extras) => {
+    if (v === null || v === undefined || ok(v)) return v;
+    extras[path] = v;
+    return null;
+  };
+  switch (t.kind) {
+    case 'text':
+    case 'decimal':
+      return scalar((v) => typeof v === 'string');
+    case 'integer':
+      return scalar((v) => Number.isSafeInteger(v));
+    case 'number':
+      return scalar((v) => typeof v === 'number');
+    case 'boolean':
+      return scalar((v) => typeof v === 'boolean');
+    case 'json':
+      return (v) => v;
+    case 'list': {
+      const element = conformer(t.element);
+      return (v, path, extras) => {
+        if (v === null || v === undefined) return v;
+        if (!Array.isArray(v)) {
+          extras[path] = v;
+          return null;
+        }
+        for (let i = 0; i < v.length; i++) v[i] = element(v[i], `${path}[${i}]`, extras);
+        return v;
+      };
+    }
+    case 'struct': {
+      const object = objectConformer(t.fields);
+      return (v, path, extras) => {
+        if (v === null || v === undefined) return v;
+        if (!isObject(v)) {
+          extras[path] = v;
+          return null;
+        }
+        object(v, path + '.', extras);
+        return v;
+      };
+    }
+  }
+}
+
+function objectConformer(fields: Field[]): (o: Record<string, unknown>, prefix: string, extras: Record<string, unknown>) => void {
+  const known = new Map(fields.map((f) => [f.name, conformer(f.type)]));
+  return (o, prefix, extras) => {
+    for (const key in o) {
+      const conform = known.get(key);
+      if (conform === undefined) extras[prefix + key] = o[key];
+      else {
+        const value = o[key];
+        const kept = conform(value, prefix + key, extras);
+        if (kept !== value) o[key] = kept;
+      }
+    }
+  };
+}
+
+/**
+ * Prepares records for from_json, in place: values that do not match their field's
+ * type become null, and they and unknown fields are kept in `extra_fields`. Returns the paths that held a value of an unexpected type or an unknown field.
+ */
+export function recordConformer(fields: Field[]): (record: Record<string, unknown>) => string[] {
+  const object = objectConformer(fields);
+  return (record) => {
+    const extras: Record<string, unknown> = {};
+    object(record, '', extras);
+    const paths = Object.keys(extras);
+    // An object, not its text: from_json reads the JSON column as the value itself.
+    record[EXTRA_COLUMN] = paths.length === 0 ? null : extras;
+    return paths;
+  };
+}

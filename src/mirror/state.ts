@@ -1,0 +1,56 @@
+import type { MirrorDb } from './store.js';
+
+// What the mirror knows about itself, kept in the same DuckDB file as the records and
+// written in the same transactions, so records and cursors can never disagree:
+// the format version, the service the records came from, a cursor per (chain,
+// collection, scope) and the plan and strategy ids given to earlier syncs.
+
+export const META_TABLE = 'payrec_meta';
+export const CURSOR_TABLE = 'payrec_cursors';
+export const SCOPE_TABLE = 'payrec_scopes';
+
+export const STATE_DDL: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS ${META_TABLE} (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)`,
+  // cursor: every record with a timestamp up to it was committed (as the service showed it then).
+  `CREATE TABLE IF NOT EXISTS ${CURSOR_TABLE} (
+    chain VARCHAR NOT NULL, collection VARCHAR NOT NULL, scope VARCHAR NOT NULL,
+    cursor BIGINT NOT NULL, synced_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (chain, collection, scope))`,
+  `CREATE TABLE IF NOT EXISTS ${SCOPE_TABLE} (
+    chain VARCHAR NOT NULL, param VARCHAR NOT NULL, id VARCHAR NOT NULL, added_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (chain, param, id))`,
+];
+
+/** A scope in the cursor table: '' for a whole list, `planId=0x…` for one plan's. */
+export const scopeKey = (param?: string, id?: string): string => (param && id ? `${param}=${id}` : '');
+
+export async function readMeta(db: MirrorDb, key: string): Promise<string | undefined> {
+  const rows = await db.rows(`SELECT value FROM ${META_TABLE} WHERE key = $1`, [key]);
+  return rows.length ? String(rows[0].value) : undefined;
+}
+
+export async function writeMeta(db: MirrorDb, key: string, value: string): Promise<void> {
+  await db.run(`INSERT OR REPLACE INTO ${META_TABLE} VALUES ($1, $2)`, [key, value]);
+}
+
+export async function readCursor(db: MirrorDb, chain: string, collection: string, scope: string): Promise<number | undefined> {
+  const rows = await db.rows(`SELECT cursor FROM ${CURSOR_TABLE} WHERE chain = $1 AND collection = $2 AND scope = $3`, [chain, collection, scope]);
+  return rows.length ? Number(rows[0].cursor) : undefined;
+}
+
+export async function writeCursor(db: MirrorDb, chain: string, collection: string, scope: string, cursor: number): Promise<void> {
+  await db.run(`INSERT OR REPLACE INTO ${CURSOR_TABLE} VALUES ($1, $2, $3, $4, now())`, [chain, collection, scope, cursor]);
+}
+
+/** Forgets a collection's cursors (its table changed layout): the next sync reads it from the start. */
+export async function clearCursors(db: MirrorDb, collection: string): Promise<void> {
+  await db.run(`DELETE FROM ${CURSOR_TABLE} WHERE collection = $1`, [collection]);
+}
+
+export async function rememberScopes(db: MirrorDb, chain: string, param: string, ids: readonly string[]): Promise<void> {
+  for (const id of ids) await db.run(`INSERT OR IGNORE INTO ${SCOPE_TABLE} VALUES ($1, $2, $3, now())`, [chain, param, id]);
+}
+
+export async function rememberedScopes(db: MirrorDb, chain: string, param: string): Promise<string[]> {
+  const rows = await db.rows(`SELECT id FROM ${SCOPE_TABLE} WHERE chain = $1 AND param = $2 ORDER BY added_at, id`, [chain, param]);
+  return rows.map((r) => String(r.id));
+}

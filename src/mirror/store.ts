@@ -1,0 +1,106 @@
+import type { DuckDBConnection, DuckDBInstance, DuckDBResult, DuckDBValue, Json } from '@duckdb/node-api';
+import { BusyError, UsageError } from '../core/runtime/errors.js';
+import { printable } from '../core/output/sanitize.js';
+
+// The one door to the DuckDB file. @duckdb/node-api is a native addon of several
+// megabytes: it is imported here, on first open, so that only `sync` and `sql` load it.
+// DuckDB's own file lock is what makes a second writer wait: an operating-system lock,
+// released when its process ends in any way (kill -9 too), so it never goes stale.
+
+export type Access = 'write' | 'read';
+
+/** Options for every open: DuckDB never downloads or loads extensions (JSON and Parquet are built in). */
+const BASE_OPTIONS = { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' };
+
+/**
+ * Read-only opens also forbid file access from SQL (COPY TO, read_csv, ATTACH…): a
+ * query typed into `payrec sql` reads the mirror and nothing else.
+ */
+const READ_OPTIONS = { ...BASE_OPTIONS, access_mode: 'READ_ONLY', enable_external_access: 'false' };
+
+export class MirrorDb {
+  private constructor(
+    readonly file: string,
+    private readonly instance: DuckDBInstance,
+    private readonly connection: DuckDBConnection,
+  ) {}
+
+  static async open(file: string, access: Access): Promise<MirrorDb> {
+    const { DuckDBInstance } = await import('@duckdb/node-api');
+    let instance: DuckDBInstance;
+    try {
+      instance = await DuckDBInstance.create(file, access === 'read' ? READ_OPTIONS : BASE_OPTIONS);
+    } catch (err) {
+      throw openError(file, access, err);
+    }
+    return new MirrorDb(file, instance, await instance.connect());
+  }
+
+  /** Runs statements, discarding any result. */
+  async run(sql: string, params?: DuckDBValue[]): Promise<void> {
+    await this.connection.run(sql, params);
+  }
+
+  /** Rows as plain objects; integers beyond a double and decimals come as strings, never rounded. */
+  async rows(sql: string, params?: DuckDBValue[]): Promise<Record<string, Json>[]> {
+    return (await this.connection.runAndReadAll(sql, params)).getRowObjectsJson();
+  }
+
+  /** A streaming result, read chunk by chunk (for queries of any size). */
+  stream(sql: string): Promise<DuckDBResult> {
+    return this.connection.stream(sql);
+  }
+
+  /** How many statements `sql` holds (parsing only; nothing runs). */
+  async statementCount(sql: string): Promise<number> {
+    return (await this.connection.extractStatements(sql)).count;
+  }
+
+  /** Runs `work` in one transaction: all of it is committed, or none of it. */
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    await this.connection.run('BEGIN TRANSACTION');
+    try {
+      const result = await work();
+      await this.connection.run('COMMIT');
+      return result;
+    } catch (err) {
+      await this.connection.run('ROLLBACK').catch(() => {});
+      throw err;
+    }
+  }
+
+  /** Stops a running query (Ctrl-C): it fails at once and its transaction is rolled back. */
+  interrupt(): void {
+    this.connection.interrupt();
+  }
+
+  close(): void {
+    this.connection.closeSync();
+    this.instance.closeSync();
+  }
+}
+
+/** DuckDB's open errors, said in terms of the mirror. */
+function openError(file: string, access: Access, err: unknown): Error {
+  const message = err instanceof Error ? err.message : String(err);
+  const shown = printable(file);
+  const lock = /Conflicting lock is held in .*\(PID (\d+)\)/.exec(message);
+  if (lock) {
+    return new BusyError(
+      `the mirror ${shown} is busy: another process (PID ${lock[1]}) is using it, most likely a payrec sync`,
+      'run again when it has finished (a sync commits as it goes, so nothing is lost by waiting)',
+    );
+  }
+  if (/not a valid DuckDB database file/i.test(message)) {
+    return new UsageError(`${shown} is not a payrec mirror (not a DuckDB database file); nothing was changed`, 'give another --db, or move that file away');
+  }
+  if (access === 'read' && /database does not exist/i.test(message)) {
+    return new UsageError(`there is no mirror at ${shown}`, 'create it with: payrec sync (or give --db FILE)');
+  }
+  const cause = /No such file or directory/i.test(message)
+    ? 'its directory does not exist'
+    : /Permission denied/i.test(message)
+      ? 'permission denied'
+      : printable(message.split('\n')[0]);
+  return new UsageError(`cannot open the mirror ${shown}: ${cause}`, 'check --db (or PAYREC_DB)');
+}

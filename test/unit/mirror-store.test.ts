@@ -1,0 +1,116 @@
+import Big from 'big.js';
+import fc from 'fast-check';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveCollections } from '../../src/mirror/catalog.js';
+import { ensureLayout, layoutOf } from '../../src/mirror/layout.js';
+import { MirrorDb } from '../../src/mirror/store.js';
+import { Upserter } from '../../src/mirror/upsert.js';
+import { tempDir } from '../e2e/helpers.js';
+
+// The mirror's storage in-process: tables from the registry, upserts by identity with
+// their counts, and exact amounts checked against big.js (what --summary uses).
+
+const dir = tempDir();
+let db: MirrorDb;
+
+beforeAll(async () => {
+  db = await MirrorDb.open(join(dir, 'unit.duckdb'), 'write');
+  await db.transaction(() => ensureLayout(db));
+});
+afterAll(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const [transfers] = resolveCollections(['ot/transfers']);
+const [payments] = resolveCollections(['one-time/payments']);
+
+function transfer(hash: string, amount: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    description: 'Ebook', amount, fee: '0.01', token: 'USDT', category: 'Shop', timestamp: 1_700_000_000,
+    transactionHash: hash, transactionStatus: 'confirmed', sender: '0xaa', receiver: '0xbb', oneTimeId: '0xcc', ...extra,
+  };
+}
+
+const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+
+describe('upserts', () => {
+  it('inserts new records, updates changed ones and counts unchanged ones', async () => {
+    const up = new Upserter(db, layoutOf(transfers), 'bsc', '2026-01-01T00:00:00Z');
+    const first = await db.transaction(() => up.write([transfer(hash(1), '1.5'), transfer(hash(2), '2')]));
+    expect(first).toEqual({ new: 2, updated: 0, unchanged: 0 });
+    const up2 = new Upserter(db, layoutOf(transfers), 'bsc', '2026-01-02T00:00:00Z');
+    const second = await db.transaction(() =>
+      up2.write([transfer(hash(1), '1.5'), transfer(hash(2), '2', { transactionStatus: 'failed' }), transfer(hash(3), '3')]),
+    );
+    expect(second).toEqual({ new: 1, updated: 1, unchanged: 1 });
+    const rows = await db.rows(
+      `SELECT transactionHash, transactionStatus, first_seen::VARCHAR AS first, last_updated::VARCHAR AS last FROM one_time_transfers WHERE chain = 'bsc' ORDER BY 1`,
+    );
+    expect(rows.map((r) => [r.transactionStatus, r.first === r.last])).toEqual([
+      ['confirmed', true],
+      ['failed', false],
+      ['confirmed', true],
+    ]);
+  });
+
+  it('keeps unknown fields and values of an unexpected type in extra_fields, by path', async () => {
+    const up = new Upserter(db, layoutOf(payments), 'bsc', '2026-01-01T00:00:00Z');
+    const record = {
+      id: hash(9), description: 'x', sender: '0xaa', token: 'USDT', category: 'Shop', tag: 't', timestamp: 1_700_000_000,
+      transactionHash: hash(10), transactionStatus: 'confirmed', memo: { a: 1 },
+      receivers: [{ user: '0x01', amount: '1', fee: '0' }, { user: '0x02', amount: 7, fee: '0', note: 'n' }],
+    };
+    await db.transaction(() => up.write([record]));
+    expect(Object.fromEntries(up.drift)).toEqual({ memo: 1, 'receivers[].amount': 1, 'receivers[].note': 1 });
+    const [row] = await db.rows(`SELECT extra_fields, receivers FROM one_time_payments WHERE id = $1`, [hash(9)]);
+    expect(JSON.parse(String(row.extra_fields))).toEqual({ memo: { a: 1 }, 'receivers[1].amount': 7, 'receivers[1].note': 'n' });
+    expect((row.receivers as { amount: string | null }[]).map((r) => r.amount)).toEqual(['1', null]);
+  });
+
+  it('refuses a batch whose records lack their identity, writing nothing', async () => {
+    const up = new Upserter(db, layoutOf(transfers), 'bsc', '2026-01-03T00:00:00Z');
+    const before = await db.rows('SELECT count(*)::INTEGER AS n FROM one_time_transfers');
+    await expect(db.transaction(() => up.write([transfer(hash(20), '1'), transfer(null as never, '2')]))).rejects.toThrow(/transactionHash/);
+    expect(await db.rows('SELECT count(*)::INTEGER AS n FROM one_time_transfers')).toEqual(before);
+  });
+});
+
+describe('exact amounts', () => {
+  const decimalText = fc
+    .tuple(
+      fc.boolean(),
+      fc.oneof(fc.bigInt({ min: 0n, max: 9999n }), fc.bigInt({ min: 0n, max: 10n ** 30n - 1n })),
+      fc.integer({ min: 0, max: 18 }),
+      fc.bigInt({ min: 0n, max: 10n ** 18n - 1n }),
+    )
+    .map(([negative, whole, digits, frac]) => {
+      const f = digits === 0 ? '' : frac.toString().padStart(18, '0').slice(0, digits);
+      return `${negative ? '-' : ''}${whole}${f ? '.' + f : ''}`;
+    });
+
+  it('exact_sum equals big.js digit for digit, whatever the signs and sizes', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(decimalText, { minLength: 1, maxLength: 40 }), async (amounts) => {
+        const expected = amounts.reduce((s, a) => s.plus(a), new Big(0)).toFixed();
+        const values = amounts.map((_, i) => `($${i + 1})`).join(', ');
+        const [row] = await db.rows(`SELECT exact_sum(payrec_exact(a)) AS total FROM (VALUES ${values}) v(a)`, amounts);
+        expect(row.total).toBe(expected === '-0' ? '0' : expected);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('refuses to sum a value it cannot hold, and lists it in inexact_amounts', async () => {
+    const up = new Upserter(db, layoutOf(transfers), 'polygon', '2026-01-04T00:00:00Z');
+    await db.transaction(() => up.write([transfer(hash(30), '1.1234567890123456789'), transfer(hash(31), '1e5'), transfer(hash(32), '5')]));
+    await expect(db.rows(`SELECT exact_sum(amount_exact) FROM one_time_transfers WHERE chain = 'polygon'`)).rejects.toThrow(/2 of the amounts cannot be held exactly/);
+    const listed = await db.rows(`SELECT id, field, text FROM inexact_amounts WHERE chain = 'polygon' ORDER BY id`);
+    expect(listed).toEqual([
+      { id: hash(30), field: 'amount', text: '1.1234567890123456789' },
+      { id: hash(31), field: 'amount', text: '1e5' },
+    ]);
+  });
+});
