@@ -61,6 +61,15 @@ export function parseTime(value: string, nowMs: number, flag: string): number {
   return seconds;
 }
 
+const DURATION = /^(\d{1,9})([smhdw])?$/;
+
+/** Parses a duration a user types (`90s`, `10m`, `2h`, `7d`, or plain seconds) into seconds. */
+export function parseDuration(value: string, flag: string): number {
+  const m = DURATION.exec(value);
+  if (!m) throw new UsageError(`invalid ${flag} "${printable(value)}": expected a duration such as 90s, 10m, 2h or 7d (or plain seconds)`);
+  return Number(m[1]) * UNIT_SECONDS[(m[2] ?? 's') as keyof typeof UNIT_SECONDS];
+}
+
 function daysInMonth(year: number, month: number): number {
   // Day 0 of the next month is the last day of this one.
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
