@@ -21,6 +21,8 @@ _payrec_child() {
     '|emulator') echo 'emulator' ;;
     '|auth') echo 'auth' ;;
     '|config') echo 'config' ;;
+    '|sync') echo 'sync' ;;
+    '|sql') echo 'sql' ;;
     '|api') echo 'api' ;;
     '|completion') echo 'completion' ;;
     'fixed-recurring|short-urls') echo 'fixed-recurring short-urls' ;;
@@ -76,7 +78,7 @@ _payrec_child() {
 }
 _payrec_words() {
   case "$1" in
-    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications emulator auth config api completion' ;;
+    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications emulator auth config sync sql api completion' ;;
     'fixed-recurring') echo 'short-urls billings cancellations cancellation webhook' ;;
     'fixed-recurring short-urls') echo 'list get delete create update' ;;
     'fixed-recurring short-urls list') echo '' ;;
@@ -136,6 +138,8 @@ _payrec_words() {
     'config set') echo '' ;;
     'config profiles') echo '' ;;
     'config use') echo '' ;;
+    'sync') echo '' ;;
+    'sql') echo '' ;;
     'api') echo '' ;;
     'completion') echo '' ;;
   esac
@@ -202,6 +206,8 @@ _payrec_flags() {
     'config set') echo '' ;;
     'config profiles') echo '' ;;
     'config use') echo '' ;;
+    'sync') echo '--plan-id --strategy-id --db --lookback --from --full --concurrency --parquet' ;;
+    'sql') echo '--db' ;;
     'api') echo '--method -X --query --body --all' ;;
     'completion') echo '' ;;
   esac
@@ -219,7 +225,7 @@ _payrec_values() {
 }
 _payrec_takes_value() {
   case "$1" in
-    --base-url|--body|--chain|--chart|--columns|--concurrency|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--flatten|--format|--forward-to|--from|--host|--interval|--limit|--lookback|--method|--name|--now|--offset|--output|--page-size|--plan-id|--port|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--strategy-id|--subscription-id|--success-url|--tag|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|-X|-f|-o) return 0 ;;
+    --base-url|--body|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--flatten|--format|--forward-to|--from|--host|--interval|--limit|--lookback|--method|--name|--now|--offset|--output|--page-size|--parquet|--plan-id|--port|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--strategy-id|--subscription-id|--success-url|--tag|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|-X|-f|-o) return 0 ;;
   esac
   return 1
 }

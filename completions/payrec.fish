@@ -40,6 +40,10 @@ function __payrec_child
             echo 'auth'
         case '|config'
             echo 'config'
+        case '|sync'
+            echo 'sync'
+        case '|sql'
+            echo 'sql'
         case '|api'
             echo 'api'
         case '|completion'
@@ -147,7 +151,7 @@ end
 function __payrec_words
     switch "$argv[1]"
         case ''
-            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications emulator auth config api completion
+            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications emulator auth config sync sql api completion
         case 'fixed-recurring'
             printf '%s\n' short-urls billings cancellations cancellation webhook
         case 'fixed-recurring short-urls'
@@ -265,6 +269,10 @@ function __payrec_words
         case 'config profiles'
             printf '%s\n' 
         case 'config use'
+            printf '%s\n' 
+        case 'sync'
+            printf '%s\n' 
+        case 'sql'
             printf '%s\n' 
         case 'api'
             printf '%s\n' 
@@ -396,6 +404,10 @@ function __payrec_flags
             printf '%s\n' 
         case 'config use'
             printf '%s\n' 
+        case 'sync'
+            printf '%s\n' --plan-id --strategy-id --db --lookback --from --full --concurrency --parquet
+        case 'sql'
+            printf '%s\n' --db
         case 'api'
             printf '%s\n' --method -X --query --body --all
         case 'completion'
@@ -433,7 +445,7 @@ function __payrec_complete
             continue
         end
         if string match -q -- '-*' $w
-            contains -- $w --base-url --body --chain --chart --columns --concurrency --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --limit --lookback --method --name --now --offset --output --page-size --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --strategy-id --subscription-id --success-url --tag --timeout --to --token --transaction-hash --triggered-by --type -X -f -o; and set skip 1
+            contains -- $w --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --limit --lookback --method --name --now --offset --output --page-size --parquet --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --strategy-id --subscription-id --success-url --tag --timeout --to --token --transaction-hash --triggered-by --type -X -f -o; and set skip 1
             continue
         end
         set -l next (__payrec_child "$cmdpath" $w); and set cmdpath $next
@@ -444,7 +456,7 @@ function __payrec_complete
         __fish_complete_path $cur
         return
     end
-    contains -- $prev --base-url --body --chain --chart --columns --concurrency --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --limit --lookback --method --name --now --offset --output --page-size --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --strategy-id --subscription-id --success-url --tag --timeout --to --token --transaction-hash --triggered-by --type -X -f -o; and return
+    contains -- $prev --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --limit --lookback --method --name --now --offset --output --page-size --parquet --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --strategy-id --subscription-id --success-url --tag --timeout --to --token --transaction-hash --triggered-by --type -X -f -o; and return
     if string match -q -- '-*' $cur
         __payrec_flags $cmdpath
         test -n "$cmdpath"; and __payrec_flags ''

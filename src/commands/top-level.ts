@@ -42,6 +42,9 @@ const LOADERS: Record<string, Loader> = {
   emulator: { load: async () => (await import('./emulator.js')).addEmulatorCommands },
   auth: { load: async () => (await import('./auth.js')).addAuthCommands },
   config: { load: async () => (await import('./config.js')).addConfigCommands },
+  // The mirror's commands load DuckDB (a native addon) only when one of them runs.
+  sync: { load: async () => (await import('./sync.js')).addSyncCommand },
+  sql: { load: async () => (await import('./sql.js')).addSqlCommand },
   api: { load: async () => (await import('./api.js')).addApiCommand },
   completion: { load: async () => (await import('./completion.js')).addCompletionCommand, wholeTree: true },
 };

@@ -17,6 +17,8 @@ export const TOP_LEVEL: readonly TopLevelEntry[] = [
   { name: 'emulator', description: 'Run the built-in emulator of the API (for trying payrec and for tests)' },
   { name: 'auth', description: 'Log in with an API key, check it, log out' },
   { name: 'config', description: 'Show and change stored profiles (precedence: flag > environment > profile > default)' },
+  { name: 'sync', description: 'Keep a local mirror (DuckDB) of every record up to date: incremental, resumable, exact' },
+  { name: 'sql', description: 'Query the local mirror with SQL (read-only): exact totals, exports, what failed since yesterday' },
   { name: 'api', description: 'Send an authenticated request to any API path below /v1/<chain>/ and print the JSON' },
   { name: 'completion', description: 'Print the shell completion script for bash, zsh or fish' },
 ];

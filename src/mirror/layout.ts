@@ -3,7 +3,7 @@ import { printable } from '../core/output/sanitize.js';
 import { AMOUNT_MACROS, EXACT_SUFFIX } from './amounts.js';
 import { CATALOG, TRANSFER_COLLECTIONS, type MirroredCollection } from './catalog.js';
 import { amountPaths, ident, LAST_UPDATED_COLUMN, recordFields, tableColumns, type Field } from './schema.js';
-import { clearCursors, readMeta, STATE_DDL, writeMeta } from './state.js';
+import { clearCursors, META_TABLE, readMeta, STATE_DDL, writeMeta } from './state.js';
 import type { MirrorDb } from './store.js';
 
 // Creates a mirror's tables, macros and views, and brings an older mirror up to date.
@@ -40,6 +40,7 @@ const rebuildHint = (file: string) =>
 
 /** Makes `db` a mirror of this payrec's layout (inside the caller's transaction). */
 export async function ensureLayout(db: MirrorDb): Promise<Migration> {
+  await refuseForeign(db);
   for (const ddl of STATE_DDL) await db.run(ddl);
   const stored = await readMeta(db, 'format');
   const format = stored === undefined ? MIRROR_FORMAT : Number(stored);
@@ -57,6 +58,17 @@ export async function ensureLayout(db: MirrorDb): Promise<Migration> {
   for (const layout of LAYOUTS) if (await ensureTable(db, layout)) refilled.push(layout.collection.name);
   await createViews(db);
   return { refilled };
+}
+
+/** A DuckDB file with tables but without payrec's state is someone else's database: leave it alone. */
+async function refuseForeign(db: MirrorDb): Promise<void> {
+  const [row] = await db.rows(
+    `SELECT count(*) FILTER (WHERE table_name = $1)::INTEGER AS ours, count(*)::INTEGER AS tables FROM duckdb_tables() WHERE database_name = current_database()`,
+    [META_TABLE],
+  );
+  if (Number(row.tables) > 0 && Number(row.ours) === 0) {
+    throw new UsageError(`${printable(db.file)} is a DuckDB database but not a payrec mirror; nothing was changed`, 'give another --db');
+  }
 }
 
 /** Creates the table, or adds the columns it lacks; true when columns were added. */

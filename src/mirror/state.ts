@@ -3,11 +3,14 @@ import type { MirrorDb } from './store.js';
 // What the mirror knows about itself, kept in the same DuckDB file as the records and
 // written in the same transactions, so records and cursors can never disagree:
 // the format version, the service the records came from, a cursor per (chain,
-// collection, scope) and the plan and strategy ids given to earlier syncs.
+// collection, scope), the plan and strategy ids given to earlier syncs, and what the
+// Parquet partitions held when they were last written.
 
 export const META_TABLE = 'payrec_meta';
 export const CURSOR_TABLE = 'payrec_cursors';
 export const SCOPE_TABLE = 'payrec_scopes';
+/** What each Parquet partition held when it was last written, per --parquet directory. */
+export const EXPORTS_TABLE = 'payrec_parquet_exports';
 
 export const STATE_DDL: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS ${META_TABLE} (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)`,
@@ -18,6 +21,9 @@ export const STATE_DDL: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS ${SCOPE_TABLE} (
     chain VARCHAR NOT NULL, param VARCHAR NOT NULL, id VARCHAR NOT NULL, added_at TIMESTAMPTZ NOT NULL,
     PRIMARY KEY (chain, param, id))`,
+  `CREATE TABLE IF NOT EXISTS ${EXPORTS_TABLE} (
+    dir VARCHAR NOT NULL, "table" VARCHAR NOT NULL, chain VARCHAR NOT NULL, month VARCHAR NOT NULL, fingerprint VARCHAR NOT NULL,
+    PRIMARY KEY (dir, "table", chain, month))`,
 ];
 
 /** A scope in the cursor table: '' for a whole list, `planId=0x…` for one plan's. */

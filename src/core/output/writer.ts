@@ -22,6 +22,8 @@ export interface OutputOptions {
   columns?: string[];
   /** The registry's table columns; json, jsonl and csv print every field unless --columns. */
   defaultColumns: string[];
+  /** The default columns are names as they are, not dotted paths (SQL result columns such as `sum(t.x)`). */
+  literalColumns?: boolean;
   /** --flatten FIELD: one row per element of that top-level array field. */
   flatten?: string;
   /** --csv-raw: no spreadsheet-formula neutralisation. */
@@ -171,12 +173,13 @@ function flattenRecord(record: Row, field: string): Row[] {
  */
 function tableColumns(opts: OutputOptions, firstRow: Row | undefined): Column[] {
   if (opts.columns) return columnsNamed(opts.columns);
+  const named = (names: string[]) => (opts.literalColumns ? names.map((n) => column([n])) : columnsNamed(names));
   const field = opts.flatten;
   const element = field !== undefined && firstRow ? firstRow[field] : undefined;
-  if (field === undefined || !isPlainObject(element)) return columnsNamed(opts.defaultColumns);
+  if (field === undefined || !isPlainObject(element)) return named(opts.defaultColumns);
   const elementColumns = leafPaths(element, [field]).map(column);
   const at = opts.defaultColumns.indexOf(field);
-  const defaults = columnsNamed(opts.defaultColumns.filter((c) => c !== field));
+  const defaults = named(opts.defaultColumns.filter((c) => c !== field));
   defaults.splice(at === -1 ? defaults.length : at, 0, ...elementColumns);
   return defaults;
 }

@@ -1,0 +1,109 @@
+import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import type { CommandAction } from '../core/runtime/action.js';
+import { InterruptedError, UsageError } from '../core/runtime/errors.js';
+import type { Session } from '../core/runtime/session.js';
+import { neutraliseTerminal, printable } from '../core/output/sanitize.js';
+import { createWriter } from '../core/output/writer.js';
+import { topCommand } from './tree.js';
+import { mirrorLocation } from '../mirror/location.js';
+import { describeMirror } from '../mirror/describe.js';
+import { resultRecords } from '../mirror/results.js';
+import { MirrorDb } from '../mirror/store.js';
+
+// `payrec sql [QUERY]`: one read-only query over the mirror, printed through the usual
+// output module (table, tab-separated when piped, json, jsonl, csv; -o atomically).
+// Without a query it lists the tables with their row counts and columns.
+
+export function addSqlCommand(program: Command, action: CommandAction): void {
+  topCommand(program, 'sql')
+    .argument('[query]', 'one SQL query (read-only); without it, the tables, their row counts and columns')
+    .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  $ payrec sql',
+        `  $ payrec sql "SELECT token, count(*) AS n, exact_sum(amount_exact) AS total FROM one_time_transfers GROUP BY token ORDER BY token"`,
+        `  $ payrec sql "SELECT * FROM transfers WHERE transactionStatus = 'failed'" -f csv -o failed.csv`,
+        '',
+        'Amounts are text (exact, as the API sent them); sum them with exact_sum(<field>_exact).',
+        '',
+      ].join('\n'),
+    )
+    .action(action((session, cmd) => runSql(session, cmd)));
+}
+
+async function runSql(session: Session, cmd: Command): Promise<void> {
+  const query = cmd.args[0] as string | undefined;
+  if (query !== undefined && query.trim() === '') throw new UsageError('the query is empty', 'give one SQL query, or none to list the tables');
+  const location = await mirrorLocation(session, (cmd.opts() as { db?: string }).db);
+  if (location.isDefault && !existsSync(location.file)) {
+    throw new UsageError(`there is no mirror at ${printable(location.file)} yet`, `create it with: payrec ${session.flags.emulator ? '--emulator ' : ''}sync`);
+  }
+  const target = await session.openOutput();
+  const db = await MirrorDb.open(location.file, 'read');
+  try {
+    if (query === undefined) {
+      const output = session.output('list', ['table', 'kind', 'rows', 'columns']);
+      const writer = createWriter(target.stream, output);
+      for (const t of await describeMirror(db)) await writer.write({ ...t });
+      await writer.end();
+    } else {
+      await runQuery(session, db, query, target.stream);
+    }
+  } finally {
+    db.close();
+  }
+  await target.commit();
+}
+
+async function runQuery(session: Session, db: MirrorDb, query: string, out: NodeJS.WritableStream): Promise<void> {
+  const result = await asUsage(async () => {
+    if ((await db.statementCount(query)) !== 1) throw new UsageError('give exactly one SQL statement');
+    return db.stream(query);
+  });
+  const columns = result.deduplicatedColumnNames();
+  // Column names are the query's own (`sum(t.x)`, `r.user`): never dotted paths.
+  const writer = createWriter(out, { ...session.output('list', columns), literalColumns: true });
+  const stop = () => db.interrupt();
+  session.ctx.signal.addEventListener('abort', stop, { once: true });
+  try {
+    await asUsage(async () => {
+      for await (const records of resultRecords(result, columns)) {
+        for (const r of records) {
+          const draining = writer.write(r);
+          if (draining) await draining;
+        }
+      }
+    });
+  } finally {
+    session.ctx.signal.removeEventListener('abort', stop);
+  }
+  if (session.ctx.signal.aborted) throw new InterruptedError();
+  await writer.end();
+}
+
+/** DuckDB's errors about the query become exit 2 with its message (a write says the mirror is read-only here). */
+async function asUsage<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof InterruptedError) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    if (/read-only mode|file system operations are disabled/i.test(message)) {
+      throw new UsageError(`payrec sql only reads: ${neutraliseTerminal(message.split('\n')[0])}`, 'the mirror changes only through payrec sync; export results with -o FILE');
+    }
+    if (/interrupted/i.test(message)) throw new InterruptedError();
+    throw new UsageError(`the query failed: ${neutraliseTerminal(message.split('\n')[0])}`, firstHint(message));
+  }
+}
+
+/** DuckDB's LINE/caret lines are useful for syntax errors: keep the hint short. */
+function firstHint(message: string): string | undefined {
+  if (/No function matches the given name and argument types 'sum\(VARCHAR\)'/.test(message)) {
+    return 'amounts are exact text: total them with exact_sum(<field>_exact), e.g. exact_sum(amount_exact)';
+  }
+  return undefined;
+}

@@ -1,0 +1,37 @@
+import type { DuckDBResult, DuckDBType, DuckDBValue, DuckDBValueConverter, Json } from '@duckdb/node-api';
+
+// Query results as records for the output module, never through a lossy JavaScript
+// number: DECIMALs come as their exact text, 64- and 128-bit integers as numbers only
+// while a double holds them exactly (as strings beyond), JSON columns as their value.
+// Everything else follows DuckDB's own JSON conversion.
+
+type Value = ReturnType<DuckDBValueConverter<unknown>>;
+
+/** Converts DuckDB values for output; the library is loaded by the caller already. */
+export async function resultConverter(): Promise<DuckDBValueConverter<unknown>> {
+  const { DuckDBTypeId, JsonDuckDBValueConverter } = await import('@duckdb/node-api');
+  const WIDE_INTEGERS = new Set<number>([DuckDBTypeId.BIGINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT, DuckDBTypeId.BIGNUM]);
+  const convert = (value: DuckDBValue, type: DuckDBType, converter: DuckDBValueConverter<unknown>): Value => {
+    if (value === null) return null;
+    if (WIDE_INTEGERS.has(type.typeId)) {
+      const n = BigInt(value as bigint);
+      return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
+    }
+    if (type.typeId === DuckDBTypeId.VARCHAR && type.alias === 'JSON') return JSON.parse(String(value));
+    // Lists, structs and maps recurse through `converter`, so their members are converted as above.
+    return JsonDuckDBValueConverter(value, type, converter as DuckDBValueConverter<Json>);
+  };
+  return convert;
+}
+
+/** The rows of a streaming result as records, chunk by chunk; `columns` are the record keys. */
+export async function* resultRecords(result: DuckDBResult, columns: string[]): AsyncGenerator<Record<string, unknown>[]> {
+  const converter = await resultConverter();
+  for await (const rows of result.yieldConvertedRows(converter)) {
+    yield rows.map((row) => {
+      const record: Record<string, unknown> = {};
+      for (let i = 0; i < columns.length; i++) record[columns[i]] = row[i];
+      return record;
+    });
+  }
+}

@@ -1,0 +1,234 @@
+import { InterruptedError, UsageError } from '../core/runtime/errors.js';
+import { flagOf } from '../core/runtime/options.js';
+import { fillPath } from '../core/lists/run-endpoint.js';
+import { identityOf, paginate, type Page, type PageRequest } from '../core/lists/paginate.js';
+import { checkEnvelope } from '../core/lists/records.js';
+import { Progress } from '../core/output/progress.js';
+import type { Session } from '../core/runtime/session.js';
+import type { Endpoint } from '../registry/types.js';
+import { CATALOG, SCOPE_PARAMS, type MirroredCollection, type ScopeParam } from './catalog.js';
+import { ensureLayout, layoutOf } from './layout.js';
+import { readCursor, rememberedScopes, rememberScopes, scopeKey, writeCursor } from './state.js';
+import { checkService, type Service } from './service.js';
+import type { MirrorDb } from './store.js';
+import { Upserter, type UpsertCounts } from './upsert.js';
+
+// The sync engine: one loop over the registry's collections. A list with a time window
+// is walked oldest first from its cursor minus the lookback up to the moment the sync
+// began (the paginator keeps such a walk exact while records arrive), and every batch
+// is upserted together with the cursor it reached, in one transaction: however the run
+// ends, the records and the cursor agree, and the next run goes on from there. A list
+// without a time window (short urls) is read whole in one transaction, and the records
+// it no longer lists are removed.
+
+export interface SyncRequest {
+  /** Collections named on the command line; undefined: the default set. */
+  collections?: MirroredCollection[];
+  /** Plan and strategy ids given now (remembered for later syncs). */
+  ids: Record<ScopeParam, string[]>;
+  /** Seconds re-read before each cursor, for records that arrive late or change. */
+  lookback: number;
+  /** Where a collection's first sync starts (Unix seconds; default the beginning). */
+  from?: number;
+  /** Re-read everything from `from`, whatever the cursors say. */
+  full: boolean;
+  concurrency: number;
+}
+
+export interface CollectionReport {
+  collection: string;
+  table: string;
+  fetched: number;
+  new: number;
+  updated: number;
+  unchanged: number;
+  /** Records the service no longer lists (lists without a time window only). */
+  deleted: number;
+  requests: number;
+  seconds: number;
+}
+
+/** A list to walk: a collection as a whole, or one plan's or strategy's part of it. */
+interface Target {
+  collection: MirroredCollection;
+  endpoint: Endpoint;
+  param?: ScopeParam;
+  id?: string;
+}
+
+const PAGE_SIZE = 1000;
+/** Records written per transaction: bigger batches write faster, smaller ones lose less to an interruption. */
+const BATCH_RECORDS = 5000;
+
+export async function syncMirror(session: Session, db: MirrorDb, service: Service, req: SyncRequest): Promise<CollectionReport[]> {
+  const { chain } = await session.settings();
+  // Everything that can refuse the run does so before the first request.
+  const scopes = await db.transaction(async () => {
+    await ensureLayout(db);
+    await checkService(db, service);
+    const ids = {} as Record<ScopeParam, string[]>;
+    for (const param of SCOPE_PARAMS) {
+      await rememberScopes(db, chain, param, req.ids[param]);
+      ids[param] = await rememberedScopes(db, chain, param);
+    }
+    return ids;
+  });
+  const targets = planTargets(req.collections, scopes);
+  const client = await session.client(req.concurrency);
+  const nowMs = session.ctx.now();
+  const run: Run = { session, db, chain, req, runAt: new Date(nowMs).toISOString(), to: Math.floor(nowMs / 1000), client };
+
+  const reports: CollectionReport[] = [];
+  for (const collection of uniqueCollections(targets)) {
+    const started = performance.now();
+    const report: CollectionReport = { collection: collection.name, table: collection.table, fetched: 0, new: 0, updated: 0, unchanged: 0, deleted: 0, requests: 0, seconds: 0 };
+    const upserter = new Upserter(db, layoutOf(collection), chain, run.runAt);
+    for (const target of targets.filter((t) => t.collection === collection)) {
+      await (collection.endpoint.timeWindow ? walkWindow : walkWhole)(run, target, upserter, report);
+    }
+    report.seconds = Math.round((performance.now() - started) / 10) / 100;
+    reports.push(report);
+    await warnAbout(run, collection, upserter);
+  }
+  return reports;
+}
+
+interface Run {
+  session: Session;
+  db: MirrorDb;
+  chain: string;
+  req: SyncRequest;
+  runAt: string;
+  /** The walks' end: the moment the sync began (Unix seconds), so no walk chases new records forever. */
+  to: number;
+  client: Awaited<ReturnType<Session['client']>>;
+}
+
+/**
+ * The lists to walk. Named collections, or by default every list that needs no id;
+ * lists that need a plan or strategy id once per id given now or remembered. A
+ * collection that has a whole list is read through it alone: its scoped lists are parts of it.
+ */
+function planTargets(named: MirroredCollection[] | undefined, ids: Record<ScopeParam, string[]>): Target[] {
+  const targets: Target[] = [];
+  for (const collection of named ?? CATALOG) {
+    if (collection.whole) {
+      targets.push({ collection, endpoint: collection.whole });
+      continue;
+    }
+    const scoped = Object.entries(collection.scoped) as [ScopeParam, Endpoint][];
+    const before = targets.length;
+    for (const [param, endpoint] of scoped) for (const id of ids[param]) targets.push({ collection, endpoint, param, id });
+    if (named && targets.length === before) {
+      const flags = scoped.map(([param]) => flagOf(param)).join(' or ');
+      throw new UsageError(`${collection.name} is kept per plan or strategy: give ${flags} (ids given once are remembered by the mirror)`);
+    }
+  }
+  return targets;
+}
+
+function uniqueCollections(targets: Target[]): MirroredCollection[] {
+  return [...new Set(targets.map((t) => t.collection))];
+}
+
+/** Fetches pages of a target's list, counting requests. */
+function pageFetcher(run: Run, target: Target, report: CollectionReport, window?: { from: number; to: number }) {
+  const path = fillPath(target.endpoint, target.param ? { [target.param]: target.id! } : {});
+  return async ({ offset, limit, ...range }: PageRequest) => {
+    report.requests++;
+    const query = window ? { from: range.from ?? window.from, to: range.to ?? window.to, sort: 'asc', limit, offset } : { limit, offset };
+    return checkEnvelope(target.endpoint, await run.client.json({ method: 'GET', path, query }));
+  };
+}
+
+/** A list with a time window: from the cursor minus the lookback to the run's start, committed batch by batch. */
+async function walkWindow(run: Run, target: Target, upserter: Upserter, report: CollectionReport): Promise<void> {
+  const { db, chain, req } = run;
+  const scope = scopeKey(target.param, target.id);
+  const name = target.collection.name;
+  const cursor = req.full ? undefined : await readCursor(db, chain, name, scope);
+  const from = Math.min(run.to, cursor !== undefined ? Math.max(0, cursor - req.lookback) : (req.from ?? 0));
+  const pages = paginate(pageFetcher(run, target, report, { from, to: run.to }), { limit: Infinity, pageSize: PAGE_SIZE, offset: 0, concurrency: req.concurrency }, {
+    sort: 'asc',
+    from,
+    to: run.to,
+    identity: identityOf(target.endpoint),
+  });
+  const commit = (records: Record<string, unknown>[], reached: number) =>
+    db.transaction(async () => {
+      add(report, await upserter.write(records));
+      await writeCursor(db, chain, name, scope, reached);
+    });
+  await inBatches(run, target, pages, report, async (records) => {
+    // Ascending walk: the last record is the newest committed.
+    await commit(records, records[records.length - 1].timestamp as number);
+  });
+  // The whole window is in: the next sync starts from the moment this one began.
+  await commit([], run.to);
+}
+
+/** A list without a time window: read whole in one transaction; what it no longer lists is removed. */
+async function walkWhole(run: Run, target: Target, upserter: Upserter, report: CollectionReport): Promise<void> {
+  const pages = paginate(pageFetcher(run, target, report), { limit: Infinity, pageSize: PAGE_SIZE, offset: 0, concurrency: run.req.concurrency });
+  await run.db.transaction(async () => {
+    await upserter.startSeen();
+    await inBatches(run, target, pages, report, async (records) => add(report, await upserter.write(records, true)));
+    // Only a list of every record can tell what is gone; a plan's list shows a part.
+    if (!target.param) report.deleted += await upserter.removeUnseen(run.chain);
+  });
+}
+
+/** Feeds the records of `pages` to `write` in batches of about BATCH_RECORDS, with a progress line. */
+async function inBatches(
+  run: Run,
+  target: Target,
+  pages: AsyncGenerator<Page>,
+  report: CollectionReport,
+  write: (records: Record<string, unknown>[]) => Promise<void>,
+): Promise<void> {
+  const label = target.id ? `${target.collection.table} (${flagOf(target.param!)} ${target.id.slice(0, 10)}…)` : target.collection.table;
+  const progress = new Progress(run.session, true, label);
+  let batch: Record<string, unknown>[] = [];
+  let fetched = 0;
+  try {
+    for await (const page of pages) {
+      fetched += page.records.length;
+      report.fetched += page.records.length;
+      batch = batch.concat(page.records);
+      if (batch.length >= BATCH_RECORDS) {
+        await write(batch);
+        batch = [];
+      }
+      await progress.update(fetched, Math.max(fetched, page.total));
+      if (run.session.ctx.signal.aborted) throw new InterruptedError();
+    }
+    if (batch.length > 0) await write(batch);
+  } finally {
+    progress.stop();
+  }
+}
+
+function add(report: CollectionReport, counts: UpsertCounts): void {
+  report.new += counts.new;
+  report.updated += counts.updated;
+  report.unchanged += counts.unchanged;
+}
+
+/** Warnings about what this run stored: fields beyond the schema, amounts kept only as text. */
+async function warnAbout(run: Run, collection: MirroredCollection, upserter: Upserter): Promise<void> {
+  if (upserter.drift.size > 0) {
+    const paths = [...upserter.drift].map(([path, n]) => `${path} (${n.toLocaleString('en-US')})`).join(', ');
+    run.session.warn(`${collection.table}: fields the documented schema does not have, or values of another type: ${paths}; kept in extra_fields`);
+  }
+  const [row] = await run.db.rows(
+    `SELECT count(*)::INTEGER AS n FROM inexact_amounts WHERE "table" = $1 AND chain = $2 AND last_updated = $3::TIMESTAMPTZ`,
+    [collection.table, run.chain, run.runAt],
+  );
+  const n = Number(row.n);
+  if (n > 0) {
+    run.session.warn(
+      `${collection.table}: ${n.toLocaleString('en-US')} amounts cannot be held exactly (more than 18 decimals, or not a decimal): ` +
+        'their text is kept and exact_sum() refuses them rather than round them; list them with: payrec sql "SELECT * FROM inexact_amounts"',
+    );
+  }
+}
