@@ -35,23 +35,24 @@ export const EXACT_TYPE = 'STRUCT(whole DECIMAL(38,0), frac BIGINT)';
 
 const UNIT = '1' + '0'.repeat(FRACTION_DIGITS);
 
-/** A decimal the exact form can hold (SQL regular expression and its JavaScript twin). */
-const HOLDABLE = `-?[0-9]{1,38}(\\.[0-9]{1,${FRACTION_DIGITS}})?`;
-export const HOLDABLE_DECIMAL = new RegExp(`^${HOLDABLE}$`);
+/** A decimal the exact form can hold: up to 38 integer digits and FRACTION_DIGITS decimals. */
+const HOLDABLE = new RegExp(`^-?[0-9]{1,38}(\\.[0-9]{1,${FRACTION_DIGITS}})?$`);
+
+/** The exact parts of an amount's text, or undefined when it cannot be held exactly. */
+export function exactParts(text: string): { whole: bigint; frac: bigint } | undefined {
+  if (!HOLDABLE.test(text)) return undefined;
+  const dot = text.indexOf('.');
+  if (dot < 0) return { whole: BigInt(text), frac: 0n };
+  const frac = BigInt(text.slice(dot + 1).padEnd(FRACTION_DIGITS, '0'));
+  // '-0.5': the whole part is 0 and the sign lives in the fraction.
+  return { whole: BigInt(text.slice(0, dot)), frac: text.startsWith('-') ? -frac : frac };
+}
 
 /**
  * SQL macros stored in the mirror (so the DuckDB CLI and any other client can use
- * them too). `payrec_exact` splits a text at sync time; `exact_sum` is the one exact
- * total users call; the others join the parts back into text.
+ * them too): `exact_sum`, the one exact total users call, and the text it returns.
  */
 export const AMOUNT_MACROS: readonly string[] = [
-  `CREATE OR REPLACE MACRO payrec_exact(x) AS (
-    CASE WHEN x IS NULL THEN NULL
-    WHEN regexp_full_match(x, '${HOLDABLE}') THEN struct_pack(
-      whole := (CASE WHEN instr(x, '.') = 0 THEN x ELSE substr(x, 1, instr(x, '.') - 1) END)::DECIMAL(38,0),
-      frac := (CASE WHEN instr(x, '.') = 0 THEN 0 ELSE rpad(substr(x, instr(x, '.') + 1), ${FRACTION_DIGITS}, '0')::BIGINT END)
-        * (CASE WHEN starts_with(x, '-') THEN -1 ELSE 1 END))
-    ELSE struct_pack(whole := NULL::DECIMAL(38,0), frac := NULL::BIGINT) END)`,
   // The text of w + f/10^18 (integers, |f| may exceed 10^18). Each step binds its values
   // once through a one-element list_transform: a macro repeats its arguments where they
   // are used, and repeated aggregates made planning alone take 50 ms.

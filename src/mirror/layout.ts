@@ -2,7 +2,7 @@ import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import { AMOUNT_MACROS, EXACT_SUFFIX } from './amounts.js';
 import { CATALOG, TRANSFER_COLLECTIONS, type MirroredCollection } from './catalog.js';
-import { amountPaths, ident, LAST_UPDATED_COLUMN, recordFields, tableColumns, type Field } from './schema.js';
+import { amountPaths, EXTRA_COLUMN, ident, LAST_UPDATED_COLUMN, recordFields, tableColumns, type Field } from './schema.js';
 import { clearCursors, META_TABLE, readMeta, STATE_DDL, writeMeta } from './state.js';
 import type { MirrorDb } from './store.js';
 
@@ -54,6 +54,9 @@ export async function ensureLayout(db: MirrorDb): Promise<Migration> {
   await writeMeta(db, 'format', String(MIRROR_FORMAT));
 
   for (const sql of AMOUNT_MACROS) await db.run(sql);
+  // The views read the tables: out of the way while a table is rebuilt, then made anew.
+  await db.run('DROP VIEW IF EXISTS transfers');
+  await db.run('DROP VIEW IF EXISTS inexact_amounts');
   const refilled: string[] = [];
   for (const layout of LAYOUTS) if (await ensureTable(db, layout)) refilled.push(layout.collection.name);
   await createViews(db);
@@ -71,34 +74,49 @@ async function refuseForeign(db: MirrorDb): Promise<void> {
   }
 }
 
-/** Creates the table, or adds the columns it lacks; true when columns were added. */
+/**
+ * Creates the table, or brings an older one to the current layout: rows are appended
+ * column by column in the layout's order, so a table with other columns is rebuilt in
+ * that order, new columns empty. True when columns were added (the collection is
+ * then read again from the start, which fills them).
+ */
 async function ensureTable(db: MirrorDb, { collection, fields }: TableLayout): Promise<boolean> {
   const columns = tableColumns(fields);
-  const identity = collection.endpoint.identity.map(ident).join(', ');
-  const definition = `(${columns.map(([name, type]) => `${ident(name)} ${type}`).join(', ')}, PRIMARY KEY (chain, ${identity}))`;
+  // No primary-key index: it would triple the cost of every insert; identity_hash finds rows instead (upsert.ts).
+  const definition = `(${columns.map(([name, type]) => `${ident(name)} ${type}`).join(', ')})`;
+  const table = ident(collection.table);
   const existing = await columnTypes(db, 'main', collection.table);
   if (existing.size === 0) {
-    await db.run(`CREATE TABLE ${ident(collection.table)} ${definition}`);
+    await db.run(`CREATE TABLE ${table} ${definition}`);
     return false;
   }
   // DuckDB's own spelling of each type, to compare with what is stored.
-  const probe = `payrec_expected_${collection.table}`;
-  await db.run(`CREATE OR REPLACE TEMP TABLE ${ident(probe)} ${definition}`);
-  const wanted = await columnTypes(db, 'temp', probe);
-  await db.run(`DROP TABLE temp.${ident(probe)}`);
-  let added = false;
+  const probe = ident(`payrec_expected_${collection.table}`);
+  await db.run(`CREATE OR REPLACE TEMP TABLE ${probe} ${definition}`);
+  const wanted = await columnTypes(db, 'temp', `payrec_expected_${collection.table}`);
+  await db.run(`DROP TABLE temp.${probe}`);
   for (const [name, type] of wanted) {
     const have = existing.get(name);
-    if (have === undefined) {
-      await db.run(`ALTER TABLE ${ident(collection.table)} ADD COLUMN ${ident(name)} ${type}`);
-      added = true;
-    } else if (have !== type) {
+    if (have !== undefined && have !== type) {
       throw new UsageError(
         `the mirror ${printable(db.file)} keeps ${collection.table}.${name} as ${have}, and this payrec as ${type}: it cannot convert it in place; nothing was changed`,
         rebuildHint(db.file),
       );
     }
   }
+  if ([...wanted.keys()].join(',') === [...existing.keys()].join(',')) return false;
+  // Columns this payrec no longer has (a field the registry dropped) keep their values in extra_fields.
+  const dropped = [...existing.keys()].filter((n) => !wanted.has(n));
+  const kept = dropped.length === 0 ? ident(EXTRA_COLUMN) : `json_merge_patch(coalesce(${ident(EXTRA_COLUMN)}, '{}'::JSON), json_object(${dropped.map((n) => `'${n.replaceAll("'", "''")}', ${ident(n)}`).join(', ')}))`;
+  const select = [...wanted].map(([name, type]) =>
+    name === EXTRA_COLUMN ? `${kept} AS ${ident(name)}` : existing.has(name) ? ident(name) : `NULL::${type} AS ${ident(name)}`,
+  );
+  const rebuilt = ident(`payrec_rebuilt_${collection.table}`);
+  await db.run(`CREATE TABLE ${rebuilt} ${definition}`);
+  await db.run(`INSERT INTO ${rebuilt} SELECT ${select.join(', ')} FROM ${table}`);
+  await db.run(`DROP TABLE ${table}`);
+  await db.run(`ALTER TABLE ${rebuilt} RENAME TO ${table}`);
+  const added = [...wanted.keys()].some((n) => !existing.has(n));
   if (added) await clearCursors(db, collection.name);
   return added;
 }

@@ -8,7 +8,8 @@ import { EXACT_SUFFIX, EXACT_TYPE } from './amounts.js';
 // registry's `decimal` schema) also gets its exact companion (see amounts.ts), inside
 // nested structs too, so `UNNEST(receivers)` yields `amount` and `amount_exact`.
 // Fields a record has beyond its schema, and values of an unexpected type, are kept
-// in one JSON column, `extra_fields`, keyed by their path (`memo`, `receivers[1].note`).
+// in one JSON column, `extra_fields`, keyed by their path (`memo`, `receivers[1].note`):
+// DuckDB would otherwise convert them quietly (1.5 into a BIGINT is 2).
 
 export type FieldType =
   | { kind: 'text' }
@@ -30,7 +31,9 @@ export const CHAIN_COLUMN = 'chain';
 export const EXTRA_COLUMN = 'extra_fields';
 export const FIRST_SEEN_COLUMN = 'first_seen';
 export const LAST_UPDATED_COLUMN = 'last_updated';
-const BOOKKEEPING = [CHAIN_COLUMN, EXTRA_COLUMN, FIRST_SEEN_COLUMN, LAST_UPDATED_COLUMN];
+/** A hash of (chain, identity): finds a record's row without reading the text columns (identity-hash.ts). */
+export const IDENTITY_HASH_COLUMN = 'identity_hash';
+const BOOKKEEPING = [CHAIN_COLUMN, EXTRA_COLUMN, FIRST_SEEN_COLUMN, LAST_UPDATED_COLUMN, IDENTITY_HASH_COLUMN];
 
 function unwrap(schema: z.ZodType): z.ZodType {
   let s = schema;
@@ -65,9 +68,6 @@ export function recordFields(schema: z.ZodType): Field[] {
 
 /** Quotes an identifier for DuckDB. */
 export const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`;
-
-const hasDecimal = (t: FieldType): boolean =>
-  t.kind === 'decimal' || (t.kind === 'struct' && t.fields.some((f) => hasDecimal(f.type))) || (t.kind === 'list' && hasDecimal(t.element));
 
 /** A field's stored names: itself, and its exact companion for an amount. */
 function storedNames(f: Field): string[] {
@@ -111,53 +111,13 @@ export function tableColumns(fields: Field[]): [string, string][] {
     [EXTRA_COLUMN, 'JSON'],
     [FIRST_SEEN_COLUMN, 'TIMESTAMPTZ NOT NULL'],
     [LAST_UPDATED_COLUMN, 'TIMESTAMPTZ NOT NULL'],
+    [IDENTITY_HASH_COLUMN, 'BIGINT NOT NULL'],
   ];
 }
 
 /** The columns that hold a record's content: compared to tell an updated record from an unchanged one. */
 export function contentColumns(fields: Field[]): string[] {
   return [...fields.flatMap(storedNames), EXTRA_COLUMN];
-}
-
-// ---------------------------------------------------------------------------
-// From JSON text to rows: the structure DuckDB's from_json reads, and the projection
-// that adds the exact companions.
-
-/** from_json's structure argument: amounts are read as text, open maps as JSON. */
-export function jsonStructure(fields: Field[]): Record<string, unknown> {
-  const of = (t: FieldType): unknown => {
-    if (t.kind === 'struct') return jsonStructure(t.fields);
-    if (t.kind === 'list') return [of(t.element)];
-    return sqlType(t);
-  };
-  return Object.fromEntries([...fields.map((f) => [f.name, of(f.type)]), [EXTRA_COLUMN, 'JSON']]);
-}
-
-/** The stored value of a field read from `expr` (a from_json struct member). */
-function valueSql(t: FieldType, expr: string): string {
-  if (!hasDecimal(t)) return expr;
-  if (t.kind === 'list') return `list_transform(${expr}, lambda e: ${valueSql(t.element, 'e')})`;
-  if (t.kind === 'struct') {
-    const members = t.fields.flatMap((f) => {
-      const member = `${expr}.${ident(f.name)}`;
-      const own = `${ident(f.name)} := ${valueSql(f.type, member)}`;
-      return f.type.kind === 'decimal' ? [own, `${ident(f.name + EXACT_SUFFIX)} := payrec_exact(${member})`] : [own];
-    });
-    return `(CASE WHEN ${expr} IS NULL THEN NULL ELSE struct_pack(${members.join(', ')}) END)`;
-  }
-  return expr; // a decimal's own text
-}
-
-/** `SELECT` list turning the from_json struct `r` into the table's content columns. */
-export function contentProjection(fields: Field[], r = 'r'): string[] {
-  return [
-    ...fields.flatMap((f) => {
-      const member = `${r}.${ident(f.name)}`;
-      const own = `${valueSql(f.type, member)} AS ${ident(f.name)}`;
-      return f.type.kind === 'decimal' ? [own, `payrec_exact(${member}) AS ${ident(f.name + EXACT_SUFFIX)}`] : [own];
-    }),
-    `${r}.${ident(EXTRA_COLUMN)} AS ${ident(EXTRA_COLUMN)}`,
-  ];
 }
 
 /** Paths of every amount field, for finding the ones that cannot be held exactly. */
@@ -184,31 +144,78 @@ export function amountPaths(fields: Field[]): AmountPath[] {
 }
 
 // ---------------------------------------------------------------------------
-// Records as the API sent them → what from_json may read without guessing. DuckDB's
-// JSON reader converts quietly (1.5 into a BIGINT is 2, a string into BIGINT NULL),
-// so every value is checked against its field's type first: one that does not match,
-// and every field the schema does not know, moves into `extra_fields` by its path.
+// Records as the API sent them → values that fit their columns. Every value is checked
+// against its field's type: one that does not match becomes null, and it and every
+// field the schema does not know go into `extra_fields`, by path.
 
 type Conformer = (value: unknown, path: string, extras: Record<string, unknown>) => unknown;
+type Check = (value: unknown) => boolean;
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/**
+ * True when a value (absent or null included) fits its field exactly, with no unknown
+ * key at any depth: the common case, checked without allocating anything.
+ */
+function fits(t: FieldType): Check {
+  switch (t.kind) {
+    case 'text':
+    case 'decimal':
+      return (v) => v == null || typeof v === 'string';
+    case 'integer':
+      return (v) => v == null || Number.isSafeInteger(v);
+    case 'number':
+      return (v) => v == null || typeof v === 'number';
+    case 'boolean':
+      return (v) => v == null || typeof v === 'boolean';
+    case 'json':
+      return () => true;
+    case 'list': {
+      const element = fits(t.element);
+      return (v) => {
+        if (v == null) return true;
+        if (!Array.isArray(v)) return false;
+        for (let i = 0; i < v.length; i++) if (!element(v[i])) return false;
+        return true;
+      };
+    }
+    case 'struct': {
+      const object = objectFits(t.fields);
+      return (v) => v == null || object(v);
+    }
+  }
+}
+
+function objectFits(fields: Field[]): Check {
+  const names = fields.map((f) => f.name);
+  const checks = fields.map((f) => fits(f.type));
+  return (v) => {
+    if (!isObject(v)) return false;
+    let present = 0;
+    for (let i = 0; i < names.length; i++) {
+      const value = v[names[i]];
+      if (value !== undefined) present++;
+      if (!checks[i](value)) return false;
+    }
+    let keys = 0;
+    for (const _ in v) keys++;
+    return keys === present;
+  };
+}
+
 function conformer(t: FieldType): Conformer {
-  const scalar = (ok: (v: unknown) => boolean): Conformer => (v, path, extras) => {
-    if (v === null || v === undefined || ok(v)) return v;
+  const scalar = (ok: Check): Conformer => (v, path, extras) => {
+    if (ok(v)) return v;
     extras[path] = v;
     return null;
   };
   switch (t.kind) {
     case 'text':
     case 'decimal':
-      return scalar((v) => typeof v === 'string');
     case 'integer':
-      return scalar((v) => Number.isSafeInteger(v));
     case 'number':
-      return scalar((v) => typeof v === 'number');
     case 'boolean':
-      return scalar((v) => typeof v === 'boolean');
+      return scalar(fits(t));
     case 'json':
       return (v) => v;
     case 'list': {
@@ -254,17 +261,17 @@ function objectConformer(fields: Field[]): (o: Record<string, unknown>, prefix: 
 }
 
 /**
- * Prepares records for from_json, in place: values that do not match their field's
- * type become null, and they and unknown fields are kept in `extra_fields`. Returns the paths that held a value of an unexpected type or an unknown field.
+ * Makes a record's values fit their fields, in place: a value of another type becomes
+ * null. Returns what goes into `extra_fields` (those values and the fields the schema
+ * does not know, by path), or undefined when the record fits as it is.
  */
-export function recordConformer(fields: Field[]): (record: Record<string, unknown>) => string[] {
+export function recordConformer(fields: Field[]): (record: Record<string, unknown>) => Record<string, unknown> | undefined {
+  const clean = objectFits(fields);
   const object = objectConformer(fields);
   return (record) => {
+    if (clean(record)) return undefined;
     const extras: Record<string, unknown> = {};
     object(record, '', extras);
-    const paths = Object.keys(extras);
-    // An object, not its text: from_json reads the JSON column as the value itself.
-    record[EXTRA_COLUMN] = paths.length === 0 ? null : extras;
-    return paths;
+    return extras;
   };
 }

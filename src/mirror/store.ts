@@ -1,9 +1,9 @@
-import type { DuckDBConnection, DuckDBInstance, DuckDBResult, DuckDBValue, Json } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection, type DuckDBResult, type DuckDBValue, type Json } from '@duckdb/node-api';
 import { BusyError, UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 
 // The one door to the DuckDB file. @duckdb/node-api is a native addon of several
-// megabytes: it is imported here, on first open, so that only `sync` and `sql` load it.
+// megabytes: only `sync` and `sql` import this folder (lazily, see commands/top-level.ts).
 // DuckDB's own file lock is what makes a second writer wait: an operating-system lock,
 // released when its process ends in any way (kill -9 too), so it never goes stale.
 
@@ -26,7 +26,6 @@ export class MirrorDb {
   ) {}
 
   static async open(file: string, access: Access): Promise<MirrorDb> {
-    const { DuckDBInstance } = await import('@duckdb/node-api');
     let instance: DuckDBInstance;
     try {
       instance = await DuckDBInstance.create(file, access === 'read' ? READ_OPTIONS : BASE_OPTIONS);
@@ -46,6 +45,16 @@ export class MirrorDb {
     return (await this.connection.runAndReadAll(sql, params)).getRowObjectsJson();
   }
 
+  /** Appends rows to a table (in the current transaction) through `fill`, then flushes them. */
+  async append(table: string, catalog: 'main' | 'temp', fill: (appender: DuckDBAppender) => void): Promise<void> {
+    const appender = await this.connection.createAppender(table, 'main', catalog === 'temp' ? 'temp' : null);
+    try {
+      fill(appender);
+    } finally {
+      appender.closeSync();
+    }
+  }
+
   /** A streaming result, read chunk by chunk (for queries of any size). */
   stream(sql: string): Promise<DuckDBResult> {
     return this.connection.stream(sql);
@@ -56,15 +65,27 @@ export class MirrorDb {
     return (await this.connection.extractStatements(sql)).count;
   }
 
+  async begin(): Promise<void> {
+    await this.connection.run('BEGIN TRANSACTION');
+  }
+
+  async commit(): Promise<void> {
+    await this.connection.run('COMMIT');
+  }
+
+  async rollback(): Promise<void> {
+    await this.connection.run('ROLLBACK').catch(() => {});
+  }
+
   /** Runs `work` in one transaction: all of it is committed, or none of it. */
   async transaction<T>(work: () => Promise<T>): Promise<T> {
-    await this.connection.run('BEGIN TRANSACTION');
+    await this.begin();
     try {
       const result = await work();
-      await this.connection.run('COMMIT');
+      await this.commit();
       return result;
     } catch (err) {
-      await this.connection.run('ROLLBACK').catch(() => {});
+      await this.rollback();
       throw err;
     }
   }

@@ -57,8 +57,12 @@ interface Target {
 }
 
 const PAGE_SIZE = 1000;
-/** Records written per transaction: bigger batches write faster, smaller ones lose less to an interruption. */
-const BATCH_RECORDS = 5000;
+/** Records are written to DuckDB (one statement) once a second, or at this many. */
+const BATCH_RECORDS = 20_000;
+const BATCH_MS = 1000;
+/** See Committer. */
+const COMMIT_RECORDS = 122_880; // DuckDB's row group: a transaction this large bypasses its log
+const COMMIT_MS = 3000;
 
 export async function syncMirror(session: Session, db: MirrorDb, service: Service, req: SyncRequest): Promise<CollectionReport[]> {
   const { chain } = await session.settings();
@@ -141,7 +145,7 @@ function pageFetcher(run: Run, target: Target, report: CollectionReport, window?
   };
 }
 
-/** A list with a time window: from the cursor minus the lookback to the run's start, committed batch by batch. */
+/** A list with a time window: from the cursor minus the lookback to the run's start, committed as it goes. */
 async function walkWindow(run: Run, target: Target, upserter: Upserter, report: CollectionReport): Promise<void> {
   const { db, chain, req } = run;
   const scope = scopeKey(target.param, target.id);
@@ -154,17 +158,62 @@ async function walkWindow(run: Run, target: Target, upserter: Upserter, report: 
     to: run.to,
     identity: identityOf(target.endpoint),
   });
-  const commit = (records: Record<string, unknown>[], reached: number) =>
-    db.transaction(async () => {
+  const tx = new Committer(db);
+  try {
+    await inBatches(run, target, pages, report, async (records) => {
+      await tx.open();
       add(report, await upserter.write(records));
-      await writeCursor(db, chain, name, scope, reached);
+      // Ascending walk: the last record is the newest written; the cursor travels in the same transaction.
+      await writeCursor(db, chain, name, scope, records[records.length - 1].timestamp as number);
+      await tx.wrote(records.length);
     });
-  await inBatches(run, target, pages, report, async (records) => {
-    // Ascending walk: the last record is the newest committed.
-    await commit(records, records[records.length - 1].timestamp as number);
-  });
-  // The whole window is in: the next sync starts from the moment this one began.
-  await commit([], run.to);
+    // The whole window is in: the next sync starts from the moment this one began.
+    await tx.open();
+    await writeCursor(db, chain, name, scope, run.to);
+    await tx.close();
+  } catch (err) {
+    await tx.abandon();
+    throw err;
+  }
+}
+
+/**
+ * Commits every COMMIT_MS or COMMIT_RECORDS, whichever comes first: DuckDB writes a
+ * large transaction straight into the file, a small one through its log and again at
+ * the next checkpoint, so fewer commits write much faster; and a few seconds of
+ * fetching is all that an interruption can cost.
+ */
+class Committer {
+  private inTransaction = false;
+  private records = 0;
+  private since = 0;
+
+  constructor(private readonly db: MirrorDb) {}
+
+  async open(): Promise<void> {
+    if (this.inTransaction) return;
+    await this.db.begin();
+    this.inTransaction = true;
+    this.records = 0;
+    this.since = performance.now();
+  }
+
+  async wrote(records: number): Promise<void> {
+    this.records += records;
+    if (this.records >= COMMIT_RECORDS || performance.now() - this.since >= COMMIT_MS) await this.close();
+  }
+
+  async close(): Promise<void> {
+    if (!this.inTransaction) return;
+    this.inTransaction = false;
+    await this.db.commit();
+  }
+
+  async abandon(): Promise<void> {
+    if (!this.inTransaction) return;
+    this.inTransaction = false;
+    await this.db.rollback();
+  }
 }
 
 /** A list without a time window: read whole in one transaction; what it no longer lists is removed. */
@@ -172,13 +221,18 @@ async function walkWhole(run: Run, target: Target, upserter: Upserter, report: C
   const pages = paginate(pageFetcher(run, target, report), { limit: Infinity, pageSize: PAGE_SIZE, offset: 0, concurrency: run.req.concurrency });
   await run.db.transaction(async () => {
     await upserter.startSeen();
-    await inBatches(run, target, pages, report, async (records) => add(report, await upserter.write(records, true)));
+    await inBatches(run, target, pages, report, async (records) => add(report, await upserter.write(records, { remember: true })));
     // Only a list of every record can tell what is gone; a plan's list shows a part.
-    if (!target.param) report.deleted += await upserter.removeUnseen(run.chain);
+    if (!target.param) report.deleted += await upserter.removeUnseen();
   });
 }
 
-/** Feeds the records of `pages` to `write` in batches of about BATCH_RECORDS, with a progress line. */
+/**
+ * Feeds the records of `pages` to `write` in batches (see BATCH_RECORDS), with a
+ * progress line. A batch is written while the next one is fetched: DuckDB works on its
+ * own threads, so the writing overlaps the network and the parsing of pages. Writes
+ * still run one after another, in order.
+ */
 async function inBatches(
   run: Run,
   target: Target,
@@ -190,19 +244,32 @@ async function inBatches(
   const progress = new Progress(run.session, true, label);
   let batch: Record<string, unknown>[] = [];
   let fetched = 0;
+  let started = performance.now();
+  let writing: Promise<void> = Promise.resolve();
+  const flush = async () => {
+    await writing;
+    const records = batch;
+    batch = [];
+    started = performance.now();
+    writing = write(records);
+    // Its failure surfaces at the next flush or at the end, not as an unhandled rejection.
+    writing.catch(() => {});
+  };
   try {
     for await (const page of pages) {
       fetched += page.records.length;
       report.fetched += page.records.length;
-      batch = batch.concat(page.records);
-      if (batch.length >= BATCH_RECORDS) {
-        await write(batch);
-        batch = [];
-      }
+      for (const r of page.records) batch.push(r);
+      if (batch.length >= BATCH_RECORDS || (batch.length > 0 && performance.now() - started >= BATCH_MS)) await flush();
       await progress.update(fetched, Math.max(fetched, page.total));
       if (run.session.ctx.signal.aborted) throw new InterruptedError();
     }
-    if (batch.length > 0) await write(batch);
+    if (batch.length > 0) await flush();
+    await writing;
+  } catch (err) {
+    // The transaction is the caller's to roll back, once no write is running in it.
+    await writing.catch(() => {});
+    throw err;
   } finally {
     progress.stop();
   }
