@@ -16,7 +16,9 @@
 // error, never a wrap) and joins them into a decimal string written as --summary
 // writes it (big.js toFixed: no exponent, no trailing zeros): digit for digit equal.
 // Plain `SUM(amount)` is refused by DuckDB (no SUM of VARCHAR), and so is comparing the
-// text with a number: a mistake is an error, not a wrong total.
+// text with a number: a mistake is an error, not a wrong total. Texts sort as texts, so
+// `exact_value(text)` gives the number itself (a BIGNUM of 10^-18 units) to sort or
+// compare amounts and totals exactly: ORDER BY exact_value(exact_sum(amount_exact)).
 //
 // A value that does not fit (more than 18 fraction digits, more than 38 integer
 // digits, or not a decimal at all) keeps its text in `amount`, gets
@@ -66,6 +68,11 @@ export const AMOUNT_MACROS: readonly string[] = [
       lambda q: CASE WHEN q.n IS NULL OR q.r IS NULL THEN NULL ELSE
         (CASE WHEN q.n < 0 OR q.r < 0 THEN '-' ELSE '' END) || abs(q.n)::VARCHAR ||
         (CASE WHEN q.r = 0 THEN '' ELSE '.' || rtrim(lpad(abs(q.r)::VARCHAR, ${FRACTION_DIGITS}, '0'), '0') END) END)[1])[1]`,
+  `CREATE OR REPLACE MACRO exact_value(t) AS (
+    CASE WHEN t IS NULL THEN NULL
+    WHEN regexp_full_match(t, '-?[0-9]+(\\.[0-9]{1,${FRACTION_DIGITS}})?')
+    THEN (split_part(t, '.', 1) || rpad(split_part(t, '.', 2), ${FRACTION_DIGITS}, '0'))::BIGNUM
+    ELSE error('exact_value: "' || t || '" is not a decimal with at most ${FRACTION_DIGITS} decimals') END)`,
   `CREATE OR REPLACE MACRO exact_sum(x) AS (
     CASE WHEN count(x) > count(x.whole)
     THEN error('exact_sum: ' || (count(x) - count(x.whole)) || ' of the amounts cannot be held exactly (their text is kept; see SELECT * FROM inexact_amounts)')

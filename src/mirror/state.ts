@@ -19,8 +19,8 @@ export const STATE_DDL: readonly string[] = [
     chain VARCHAR NOT NULL, collection VARCHAR NOT NULL, scope VARCHAR NOT NULL,
     cursor BIGINT NOT NULL, synced_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (chain, collection, scope))`,
   `CREATE TABLE IF NOT EXISTS ${SCOPE_TABLE} (
-    chain VARCHAR NOT NULL, param VARCHAR NOT NULL, id VARCHAR NOT NULL, added_at TIMESTAMPTZ NOT NULL,
-    PRIMARY KEY (chain, param, id))`,
+    chain VARCHAR NOT NULL, collection VARCHAR NOT NULL, param VARCHAR NOT NULL, id VARCHAR NOT NULL, added_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (chain, collection, param, id))`,
   `CREATE TABLE IF NOT EXISTS ${EXPORTS_TABLE} (
     dir VARCHAR NOT NULL, "table" VARCHAR NOT NULL, chain VARCHAR NOT NULL, month VARCHAR NOT NULL, fingerprint VARCHAR NOT NULL,
     PRIMARY KEY (dir, "table", chain, month))`,
@@ -52,11 +52,12 @@ export async function clearCursors(db: MirrorDb, collection: string): Promise<vo
   await db.run(`DELETE FROM ${CURSOR_TABLE} WHERE collection = $1`, [collection]);
 }
 
-export async function rememberScopes(db: MirrorDb, chain: string, param: string, ids: readonly string[]): Promise<void> {
-  for (const id of ids) await db.run(`INSERT OR IGNORE INTO ${SCOPE_TABLE} VALUES ($1, $2, $3, now())`, [chain, param, id]);
+/** Notes the ids a collection was synced for, so later syncs keep them without being told. */
+export async function rememberScopes(db: MirrorDb, chain: string, collection: string, param: string, ids: readonly string[]): Promise<void> {
+  for (const id of ids) await db.run(`INSERT OR IGNORE INTO ${SCOPE_TABLE} VALUES ($1, $2, $3, $4, now())`, [chain, collection, param, id]);
 }
 
-export async function rememberedScopes(db: MirrorDb, chain: string, param: string): Promise<string[]> {
-  const rows = await db.rows(`SELECT id FROM ${SCOPE_TABLE} WHERE chain = $1 AND param = $2 ORDER BY added_at, id`, [chain, param]);
+export async function rememberedScopes(db: MirrorDb, chain: string, collection: string, param: string): Promise<string[]> {
+  const rows = await db.rows(`SELECT id FROM ${SCOPE_TABLE} WHERE chain = $1 AND collection = $2 AND param = $3 ORDER BY added_at, id`, [chain, collection, param]);
   return rows.map((r) => String(r.id));
 }

@@ -6,7 +6,7 @@ import { checkEnvelope } from '../core/lists/records.js';
 import { Progress } from '../core/output/progress.js';
 import type { Session } from '../core/runtime/session.js';
 import type { Endpoint } from '../registry/types.js';
-import { CATALOG, SCOPE_PARAMS, type MirroredCollection, type ScopeParam } from './catalog.js';
+import { CATALOG, type MirroredCollection, type ScopeParam } from './catalog.js';
 import { ensureLayout, layoutOf } from './layout.js';
 import { readCursor, rememberedScopes, rememberScopes, scopeKey, writeCursor } from './state.js';
 import { checkService, type Service } from './service.js';
@@ -67,17 +67,11 @@ const COMMIT_MS = 3000;
 export async function syncMirror(session: Session, db: MirrorDb, service: Service, req: SyncRequest): Promise<CollectionReport[]> {
   const { chain } = await session.settings();
   // Everything that can refuse the run does so before the first request.
-  const scopes = await db.transaction(async () => {
+  const targets = await db.transaction(async () => {
     await ensureLayout(db);
     await checkService(db, service);
-    const ids = {} as Record<ScopeParam, string[]>;
-    for (const param of SCOPE_PARAMS) {
-      await rememberScopes(db, chain, param, req.ids[param]);
-      ids[param] = await rememberedScopes(db, chain, param);
-    }
-    return ids;
+    return planTargets(db, chain, req);
   });
-  const targets = planTargets(req.collections, scopes);
   const client = await session.client(req.concurrency);
   const nowMs = session.ctx.now();
   const run: Run = { session, db, chain, req, runAt: new Date(nowMs).toISOString(), to: Math.floor(nowMs / 1000), client };
@@ -109,23 +103,27 @@ interface Run {
 }
 
 /**
- * The lists to walk. Named collections, or by default every list that needs no id;
- * lists that need a plan or strategy id once per id given now or remembered. A
- * collection that has a whole list is read through it alone: its scoped lists are parts of it.
+ * The lists to walk: the named collections, or by default every list that needs no id.
+ * A collection kept per plan or strategy is walked once per id: the ids given now
+ * (remembered for it from then on) and those remembered for it. A collection that has
+ * a list of every record is read through that list alone: its scoped lists are parts of it.
  */
-function planTargets(named: MirroredCollection[] | undefined, ids: Record<ScopeParam, string[]>): Target[] {
+async function planTargets(db: MirrorDb, chain: string, req: SyncRequest): Promise<Target[]> {
   const targets: Target[] = [];
-  for (const collection of named ?? CATALOG) {
+  for (const collection of req.collections ?? CATALOG) {
     if (collection.whole) {
       targets.push({ collection, endpoint: collection.whole });
       continue;
     }
     const scoped = Object.entries(collection.scoped) as [ScopeParam, Endpoint][];
     const before = targets.length;
-    for (const [param, endpoint] of scoped) for (const id of ids[param]) targets.push({ collection, endpoint, param, id });
-    if (named && targets.length === before) {
+    for (const [param, endpoint] of scoped) {
+      await rememberScopes(db, chain, collection.name, param, req.ids[param]);
+      for (const id of await rememberedScopes(db, chain, collection.name, param)) targets.push({ collection, endpoint, param, id });
+    }
+    if (req.collections && targets.length === before) {
       const flags = scoped.map(([param]) => flagOf(param)).join(' or ');
-      throw new UsageError(`${collection.name} is kept per plan or strategy: give ${flags} (ids given once are remembered by the mirror)`);
+      throw new UsageError(`${collection.name} is kept per plan or strategy: give ${flags} (the mirror remembers ids once given)`);
     }
   }
   return targets;

@@ -120,6 +120,18 @@ describe('exact amounts', () => {
     );
   });
 
+  it('exact_value orders decimal texts as numbers, exactly', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(decimalText, { minLength: 2, maxLength: 30 }), async (texts) => {
+        const values = texts.map((_, i) => `($${i + 1})`).join(', ');
+        const rows = await db.rows(`SELECT t FROM (VALUES ${values}) v(t) ORDER BY exact_value(t), t`, texts);
+        const sorted = [...texts].sort((a, b) => new Big(a).cmp(b) || (a < b ? -1 : a > b ? 1 : 0));
+        expect(rows.map((r) => r.t)).toEqual(sorted);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
   it('refuses to sum a value it cannot hold, and lists it in inexact_amounts', async () => {
     const up = new Upserter(db, layoutOf(transfers), 'polygon', '2026-01-04T00:00:00Z');
     await db.transaction(() => up.write([transfer(hash(30), '1.1234567890123456789'), transfer(hash(31), '1e5'), transfer(hash(32), '5')]));

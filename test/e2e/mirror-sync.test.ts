@@ -1,0 +1,212 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Emulator, Fixtures } from '../../src/emulator/index.js';
+import { ANCHOR, emulator, payrec, tempDir } from './helpers.js';
+import { decimalSum, expectMirrorsList, listOf, requestsTo, sql, type Row } from './mirror-helpers.js';
+
+// `payrec sync` through the binary against the emulator: the mirror holds exactly the
+// service's records, totals equal --summary and BigInt sums, later syncs fetch only
+// what is new, plan scopes are remembered, and the report says what happened.
+
+/** The lists `payrec sync` reads with no collection named, and what identifies their records. */
+const DEFAULTS: [table: string, path: string, identity: string[]][] = [
+  ['fixed_recurring_short_urls', '/fixed-recurring/short-urls', ['path']],
+  ['variable_recurring_transfers', '/variable-recurring/transfers', ['transactionHash']],
+  ['on_demand_short_urls', '/on-demand/short-urls', ['path']],
+  ['on_demand_transfers', '/on-demand/transfers', ['transactionHash']],
+  ['one_time_payments', '/one-time', ['id']],
+  ['one_time_transfers', '/one-time/transfers', ['transactionHash']],
+  ['wallet_to_wallet_payments', '/wallet-to-wallet/payments', ['id']],
+  ['wallet_to_wallet_transfers', '/wallet-to-wallet/transfers', ['transactionHash']],
+  ['scheduled_payments_transfers', '/scheduled-payments/transfers', ['transactionHash']],
+  ['dollar_cost_average_executions', '/dollar-cost-average/executions', ['transactionHash']],
+];
+
+let emu: Emulator;
+let fx: Fixtures;
+let dir: string;
+let db: string;
+let first: Row[];
+
+beforeAll(async () => {
+  emu = await emulator({ records: 1500 });
+  fx = emu.fixtures('bsc');
+  dir = tempDir();
+  db = join(dir, 'mirror.duckdb');
+  const r = await payrec(emu, ['sync', '--db', db, '-f', 'json']);
+  expect(r.stderr).toBe('');
+  expect(r.exitCode).toBe(0);
+  first = JSON.parse(r.stdout) as Row[];
+});
+afterAll(() => emu.close());
+
+describe('a first sync', () => {
+  test('mirrors every record of every default list exactly', async () => {
+    for (const [table, path, identity] of DEFAULTS) await expectMirrorsList(db, table, identity, await listOf(emu, path));
+  });
+
+  test('reports per collection what it fetched and wrote, and how many requests it took', async () => {
+    expect(first.map((r) => r.table)).toEqual(DEFAULTS.map(([t]) => t));
+    for (const [table, path] of DEFAULTS) {
+      const total = (await listOf(emu, path)).length;
+      const row = first.find((r) => r.table === table)!;
+      expect(row).toMatchObject({ fetched: total, new: total, updated: 0, unchanged: 0, deleted: 0, requests: Math.max(1, Math.ceil(total / 1000)) });
+      expect(typeof row.seconds).toBe('number');
+    }
+  });
+
+  test('totals per token equal BigInt sums of the API amounts, and --summary digit for digit', async () => {
+    const transfers = await listOf(emu, '/one-time/transfers');
+    const got = await sql(db, 'SELECT token, exact_sum(amount_exact) AS total, exact_sum(fee_exact) AS fees FROM one_time_transfers GROUP BY token ORDER BY token');
+    const tokens = [...new Set(transfers.map((t) => t.token as string))].sort();
+    expect(got).toEqual(
+      tokens.map((token) => {
+        const of = transfers.filter((t) => t.token === token);
+        return { token, total: decimalSum(of.map((t) => t.amount as string)), fees: decimalSum(of.map((t) => t.fee as string)) };
+      }),
+    );
+    const summary = JSON.parse((await payrec(emu, ['ot', 'transfers', '--all', '--summary', '-f', 'json', '--to', '99999999999'])).stdout);
+    for (const row of got) expect(row.total).toBe(summary.totals[row.token as string].amount);
+  });
+
+  test('receivers of a payment sum exactly through UNNEST', async () => {
+    const payments = await listOf(emu, '/one-time');
+    const got = await sql(db, 'SELECT r.user AS receiver, exact_sum(r.amount_exact) AS total FROM one_time_payments, UNNEST(receivers) AS u(r) GROUP BY ALL');
+    const amounts = new Map<string, string[]>();
+    for (const p of payments) for (const r of p.receivers as Row[]) amounts.set(r.user as string, [...(amounts.get(r.user as string) ?? []), r.amount as string]);
+    expect(new Map(got.map((g) => [g.receiver, g.total]))).toEqual(new Map([...amounts].map(([user, a]) => [user, decimalSum(a)])));
+  });
+
+  test('the transfers view unites the five transfer tables with their product', async () => {
+    const got = await sql(db, 'SELECT product, count(*) AS n FROM transfers GROUP BY product ORDER BY product');
+    const want = await Promise.all(
+      ['dollar-cost-average', 'on-demand', 'one-time', 'scheduled-payments', 'variable-recurring', 'wallet-to-wallet']
+        .filter((p) => p !== 'dollar-cost-average')
+        .map(async (p) => ({ product: p, n: (await listOf(emu, `/${p}/transfers`)).length })),
+    );
+    expect(got).toEqual(want);
+  });
+});
+
+describe('later syncs', () => {
+  test('fetch only what is new: late records within the lookback are added, the rest is not fetched again', async () => {
+    emu.clearLog();
+    // Two records a minute old (inside the default 1h lookback), one of them in the past of the newest.
+    for (const timestamp of [Math.floor(Date.now() / 1000) - 60, Math.floor(Date.now() / 1000) - 30]) {
+      const res = await fetch(`${emu.url}/_emulator/records`, { method: 'POST', body: JSON.stringify({ chain: 'bsc', collection: 'one-time/transfers', timestamp }) });
+      expect(res.status).toBe(201);
+    }
+    const r = await payrec(emu, ['sync', '--db', db, '-f', 'json']);
+    expect(r.exitCode).toBe(0);
+    const report = JSON.parse(r.stdout) as Row[];
+    expect(report.find((x) => x.table === 'one_time_transfers')).toMatchObject({ fetched: 2, new: 2, updated: 0, unchanged: 0 });
+    for (const row of report.filter((x) => x.table !== 'one_time_transfers')) expect(row.new).toBe(0);
+    // A no-change sync of every default collection: at most 2 requests each.
+    for (const [, path] of DEFAULTS) expect(requestsTo(emu, `/v1/bsc${path}`)).toBeLessThanOrEqual(2);
+    await expectMirrorsList(db, 'one_time_transfers', ['transactionHash'], await listOf(emu, '/one-time/transfers'));
+  });
+
+  test('--full reads everything again and finds nothing changed', async () => {
+    const r = await payrec(emu, ['sync', 'ot/transfers', '--full', '--db', db, '-f', 'json']);
+    const total = (await listOf(emu, '/one-time/transfers')).length;
+    expect(JSON.parse(r.stdout)).toEqual([expect.objectContaining({ table: 'one_time_transfers', fetched: total, new: 0, updated: 0, unchanged: total })]);
+  });
+
+  test('a short url deleted on the service is removed from the mirror', async () => {
+    const [mine] = await listOf(emu, '/on-demand/short-urls');
+    const del = await payrec(emu, ['od', 'short-urls', 'delete', mine.path as string, '--yes']);
+    expect(del.exitCode).toBe(0);
+    const r = await payrec(emu, ['sync', 'od/short-urls', '--db', db, '-f', 'json']);
+    expect(JSON.parse(r.stdout)).toEqual([expect.objectContaining({ table: 'on_demand_short_urls', deleted: 1 })]);
+    await expectMirrorsList(db, 'on_demand_short_urls', ['path'], await listOf(emu, '/on-demand/short-urls'));
+  });
+});
+
+describe('plan and strategy scopes', () => {
+  test('lists of a plan need --plan-id, and the id is remembered by the mirror', async () => {
+    const missing = await payrec(emu, ['sync', 'fr/billings', '--db', db]);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toMatch(/fixed-recurring\/billings is kept per plan or strategy: give --plan-id/);
+
+    const plan = fx.plans['fixed-recurring'][0];
+    const r = await payrec(emu, ['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plan, '--db', db, '-f', 'json']);
+    expect(r.exitCode).toBe(0);
+    const billings = await listOf(emu, `/fixed-recurring/plans/${plan}/billings`);
+    expect(billings.length).toBeGreaterThan(0);
+    await expectMirrorsList(db, 'fixed_recurring_billings', ['transactionHash'], billings);
+    await expectMirrorsList(db, 'fixed_recurring_cancellations', ['subscriptionId', 'transactionHash'], await listOf(emu, `/fixed-recurring/plans/${plan}/cancellations`));
+
+    // Remembered for those lists: a plain sync now also keeps them (and no other list of that plan).
+    const again = JSON.parse((await payrec(emu, ['sync', '--db', db, '-f', 'json'])).stdout) as Row[];
+    expect(again.map((x) => x.table)).toEqual([...DEFAULTS.map(([t]) => t).slice(0, 1), 'fixed_recurring_billings', 'fixed_recurring_cancellations', ...DEFAULTS.map(([t]) => t).slice(1)]);
+    expect(await sql(db, "SELECT scope FROM payrec_cursors WHERE collection = 'fixed-recurring/billings'")).toEqual([{ scope: `planId=${plan}` }]);
+  });
+});
+
+describe('where the mirror lives', () => {
+  test('--emulator keeps emulator.duckdb in the XDG data directory, and payrec sql finds it there', async () => {
+    const data = tempDir();
+    const env = { XDG_DATA_HOME: data };
+    const r = await payrec(undefined, ['--emulator', 'sync', 'ot/transfers', '-q'], { env });
+    expect(r.exitCode).toBe(0);
+    const file = join(data, 'payrec', 'emulator.duckdb');
+    expect(existsSync(file)).toBe(true);
+    const q = await payrec(undefined, ['--emulator', 'sql', 'SELECT count(*) AS n FROM one_time_transfers', '-f', 'json'], { env });
+    expect(JSON.parse(q.stdout)).toEqual([{ n: 250 }]);
+    // A second --emulator run (another port) is the same service: no refusal, nothing new.
+    const again = await payrec(undefined, ['--emulator', 'sync', 'ot/transfers', '-f', 'json'], { env });
+    expect(again.exitCode).toBe(0);
+    expect(JSON.parse(again.stdout)[0]).toMatchObject({ new: 0 });
+  });
+
+  test('PAYREC_DB names the file when --db is not given; the profile names the default one', async () => {
+    const d = tempDir();
+    const file = join(d, 'ci.duckdb');
+    const r = await payrec(emu, ['sync', 'sp/transfers', '-q'], { env: { PAYREC_DB: file } });
+    expect(r.exitCode).toBe(0);
+    expect(statSync(file).size).toBeGreaterThan(0);
+    const data = tempDir();
+    const p = await payrec(emu, ['sync', 'sp/transfers', '-q'], { env: { XDG_DATA_HOME: data } });
+    expect(p.exitCode).toBe(0);
+    expect(existsSync(join(data, 'payrec', 'default.duckdb'))).toBe(true);
+  });
+});
+
+describe('payrec sql', () => {
+  test('lists tables with row counts when no query is given', async () => {
+    const r = await payrec(undefined, ['sql', '--db', db, '-f', 'json']);
+    const tables = JSON.parse(r.stdout) as Row[];
+    const transfers = tables.find((t) => t.table === 'one_time_transfers')!;
+    expect(transfers).toMatchObject({ kind: 'table', rows: (await listOf(emu, '/one-time/transfers')).length });
+    expect(String(transfers.columns)).toMatch(/^chain, description, amount, amount_exact, fee, fee_exact, token/);
+    expect(tables.find((t) => t.table === 'transfers')).toMatchObject({ kind: 'view' });
+  });
+
+  test('exports a month of transfers to CSV atomically, amounts as the API sent them', async () => {
+    const out = join(dir, 'month.csv');
+    const start = ANCHOR - 31 * 86400;
+    const r = await payrec(undefined, ['sql', '--db', db, '-f', 'csv', '-o', out, `SELECT transactionHash, amount, token FROM one_time_transfers WHERE timestamp >= ${start} AND timestamp < ${ANCHOR} ORDER BY timestamp, transactionHash`]);
+    expect(r.exitCode).toBe(0);
+    const lines = readFileSync(out, 'utf8').trimEnd().split('\r\n');
+    const truth = (await listOf(emu, '/one-time/transfers')).filter((t) => (t.timestamp as number) >= start && (t.timestamp as number) < ANCHOR);
+    expect(lines[0]).toBe('transactionHash,amount,token');
+    expect(new Set(lines.slice(1))).toEqual(new Set(truth.map((t) => `${t.transactionHash},${t.amount},${t.token}`)));
+  });
+
+  test('writing is refused, and so is more than one statement, with nothing changed', async () => {
+    const before = await sql(db, 'SELECT count(*) AS n FROM one_time_transfers');
+    for (const query of ['DELETE FROM one_time_transfers', "UPDATE one_time_transfers SET token = 'X'", 'DROP TABLE one_time_transfers', 'SELECT 1; SELECT 2', "COPY one_time_transfers TO '/tmp/x.csv'"]) {
+      const r = await payrec(undefined, ['sql', '--db', db, query]);
+      expect(r.exitCode, query).toBe(2);
+      expect(r.stderr).toMatch(/^error: (payrec sql only reads|give exactly one SQL statement)/);
+    }
+    expect(await sql(db, 'SELECT count(*) AS n FROM one_time_transfers')).toEqual(before);
+  });
+
+  test('SUM of an amount text is refused with a pointer to exact_sum', async () => {
+    const r = await payrec(undefined, ['sql', '--db', db, 'SELECT sum(amount) FROM one_time_transfers']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/hint: amounts are exact text: total them with exact_sum\(<field>_exact\)/);
+  });
+});
