@@ -170,7 +170,8 @@ async function walkWindow(run: Run, target: Target, upserter: Upserter, report: 
     await writeCursor(db, chain, name, scope, run.to);
     await tx.close();
   } catch (err) {
-    await tx.abandon();
+    // Stopped between batches (Ctrl-C, a network error): what was written is whole, with its cursor.
+    await tx.keep();
     throw err;
   }
 }
@@ -207,10 +208,11 @@ class Committer {
     await this.db.commit();
   }
 
-  async abandon(): Promise<void> {
+  /** Commits what was written; when a failed statement left the transaction unusable, rolls it back. */
+  async keep(): Promise<void> {
     if (!this.inTransaction) return;
     this.inTransaction = false;
-    await this.db.rollback();
+    await this.db.commit().catch(() => this.db.rollback());
   }
 }
 

@@ -1,0 +1,243 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import type { Emulator } from '../../src/emulator/index.js';
+import { emulator, payrec, tempDir } from './helpers.js';
+import { expectMirrorsList, listOf, sql, type Row } from './mirror-helpers.js';
+
+// What can go wrong around a mirror: bad input (exit 2, nothing sent, nothing written),
+// another service's mirror, a second sync at the same time, a sync stopped half-way
+// (Ctrl-C or kill -9: the mirror stays consistent and the next sync goes on), and
+// mirrors made by another version of payrec.
+
+let emu: Emulator;
+/** Receives only bad input: its request log must stay empty. */
+let quiet: Emulator;
+let dir: string;
+
+beforeAll(async () => {
+  [emu, quiet] = await Promise.all([emulator({ records: 400 }), emulator({ records: 0 })]);
+  dir = tempDir();
+});
+afterAll(async () => {
+  expect(quiet.requests).toEqual([]);
+  await Promise.all([emu.close(), quiet.close()]);
+});
+beforeEach(() => emu.clearLog());
+
+/** Runs SQL on a DuckDB file directly (to prepare a state payrec must cope with). */
+async function duck(file: string, ...statements: string[]): Promise<void> {
+  const instance = await DuckDBInstance.create(file);
+  const connection = await instance.connect();
+  for (const s of statements) await connection.run(s);
+  connection.closeSync();
+  instance.closeSync();
+}
+
+async function faults(target: Emulator, body: unknown): Promise<void> {
+  const res = await fetch(`${target.url}/_emulator/faults`, { method: body ? 'POST' : 'DELETE', body: body ? JSON.stringify(body) : undefined });
+  expect(res.ok).toBe(true);
+}
+
+describe('bad input exits 2 before any request, and writes nothing', () => {
+  const PLAN = '0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7';
+  const cases: [string, string[], RegExp][] = [
+    ['unknown collection', ['sync', 'ot/transfer'], /unknown collection "ot\/transfer": expected product\/collection, one of fixed-recurring\/short-urls, .*one-time\/transfers/],
+    ['collection without product', ['sync', 'transfers'], /unknown collection "transfers"/],
+    ['a lookback in years', ['sync', '--lookback', '1y'], /invalid --lookback "1y": expected a duration such as 90s, 10m, 2h/],
+    ['a negative lookback', ['sync', '--lookback', '-5m'], /invalid --lookback "-5m"/],
+    ['a lookback beyond a year', ['sync', '--lookback', '400d'], /invalid --lookback "400d": expected at most 366d \(to re-read everything, use --full\)/],
+    ['a bad plan id', ['sync', 'fr/billings', '--plan-id', '0x12'], /invalid --plan-id "0x12": expected 0x followed by 64 hex characters/],
+    ['a bad strategy id', ['sync', '--strategy-id', `${PLAN}z`], /invalid --strategy-id/],
+    ['a bad --from', ['sync', '--from', '2026-02-30'], /invalid --from "2026-02-30": there is no such calendar date/],
+    ['a bad --concurrency', ['sync', '--concurrency', '0'], /invalid --concurrency "0": expected a whole number from 1 to 16/],
+    ['an unknown report column', ['sync', '--columns', 'table,bogus'], /unknown column "bogus" in --columns/],
+  ];
+  test.each(cases)('%s', async (_, args, message) => {
+    const db = join(dir, 'never.duckdb');
+    const r = await payrec(quiet, [...args, '--db', db]);
+    expect(r.stderr).toMatch(message);
+    expect(r.exitCode).toBe(2);
+    expect(existsSync(db)).toBe(false);
+  });
+
+  test('a --db in a directory that does not exist', async () => {
+    const r = await payrec(quiet, ['sync', '--db', join(dir, 'missing', 'm.duckdb')]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/error: cannot open the mirror .*missing\/m\.duckdb: its directory does not exist\nhint: check --db \(or PAYREC_DB\)/);
+  });
+
+  test('a --db that is not a DuckDB file is left as it was', async () => {
+    const file = join(dir, 'notes.txt');
+    writeFileSync(file, 'my notes, not a database\n');
+    const r = await payrec(quiet, ['sync', '--db', file]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/notes\.txt is not a payrec mirror \(not a DuckDB database file\); nothing was changed/);
+    expect(readFileSync(file, 'utf8')).toBe('my notes, not a database\n');
+    expect(existsSync(`${file}.wal`)).toBe(false);
+    const q = await payrec(undefined, ['sql', '--db', file, 'SELECT 1']);
+    expect(q.exitCode).toBe(2);
+  });
+
+  test('a DuckDB file that is someone else\'s database is left alone', async () => {
+    const file = join(dir, 'theirs.duckdb');
+    await duck(file, 'CREATE TABLE invoices (id INTEGER)', 'INSERT INTO invoices VALUES (7)');
+    const r = await payrec(quiet, ['sync', '--db', file]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/theirs\.duckdb is a DuckDB database but not a payrec mirror; nothing was changed/);
+    expect(await sql(file, 'SELECT table_name FROM duckdb_tables()')).toEqual([{ table_name: 'invoices' }]);
+  });
+
+  test('--parquet that is a file, not a directory', async () => {
+    const file = join(dir, 'plain-file');
+    writeFileSync(file, '');
+    const r = await payrec(quiet, ['sync', '--db', join(dir, 'p.duckdb'), '--parquet', file]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/cannot write --parquet ".*plain-file": EEXIST/);
+  });
+
+  test('payrec sql on a mirror that does not exist', async () => {
+    const r = await payrec(undefined, ['sql', '--db', join(dir, 'nothing.duckdb'), 'SELECT 1']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/there is no mirror at .*nothing\.duckdb\nhint: create it with: payrec sync/);
+    const d = await payrec(undefined, ['--emulator', 'sql'], { env: { XDG_DATA_HOME: tempDir() } });
+    expect(d.exitCode).toBe(2);
+    expect(d.stderr).toMatch(/hint: create it with: payrec --emulator sync/);
+  });
+});
+
+describe('one mirror, one service', () => {
+  test('records of another service are refused, and the mirror is unchanged', async () => {
+    const db = join(dir, 'one-service.duckdb');
+    expect((await payrec(emu, ['sync', 'ot/transfers', '--db', db, '-q'])).exitCode).toBe(0);
+    const before = await sql(db, 'SELECT count(*) AS n, max(last_updated)::VARCHAR AS at FROM one_time_transfers');
+    const r = await payrec(quiet, ['sync', 'ot/transfers', '--db', db]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`holds records of ${emu.url}, not of ${quiet.url}: a mirror never mixes services; nothing was changed`);
+    expect(r.stderr).toMatch(/hint: give another --db for this service/);
+    expect(await sql(db, 'SELECT count(*) AS n, max(last_updated)::VARCHAR AS at FROM one_time_transfers')).toEqual(before);
+    expect(await sql(db, "SELECT value FROM payrec_meta WHERE key = 'service'")).toEqual([{ value: emu.url }]);
+  });
+});
+
+describe('concurrent and interrupted syncs', () => {
+  let big: Emulator;
+  beforeAll(async () => (big = await emulator({ records: 60_000 })));
+  afterAll(() => big.close());
+
+  const waitFor = async (what: () => boolean, ms = 60_000) => {
+    const until = Date.now() + ms;
+    while (!what()) {
+      if (Date.now() > until) throw new Error('timed out waiting');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const pages = () => big.requests.filter((q) => q.path === '/v1/bsc/one-time/transfers').length;
+
+  test('a second sync while one runs exits 1 saying the mirror is busy, and so does payrec sql', async () => {
+    const db = join(dir, 'busy.duckdb');
+    await faults(big, { rate: 1, kinds: ['slow'], slowMs: 150 });
+    big.clearLog();
+    const running = payrec(big, ['sync', 'ot/transfers', '--db', db, '--concurrency', '1', '-q']);
+    try {
+      await waitFor(() => pages() >= 2);
+      const second = await payrec(big, ['sync', 'ot/transfers', '--db', db]);
+      expect(second.exitCode).toBe(1);
+      expect(second.stderr).toMatch(/error: the mirror .*busy\.duckdb is busy: another process \(PID \d+\) is using it, most likely a payrec sync\nhint: run again when it has finished/);
+      const query = await payrec(undefined, ['sql', '--db', db, 'SELECT 1']);
+      expect(query.exitCode).toBe(1);
+      expect(query.stderr).toMatch(/is busy/);
+    } finally {
+      await faults(big, undefined);
+    }
+    expect((await running).exitCode).toBe(0);
+    expect(await sql(db, 'SELECT count(*) AS n FROM one_time_transfers')).toEqual([{ n: 60_000 }]);
+  });
+
+  for (const signal of ['SIGINT', 'SIGKILL'] as const) {
+    test(`a sync stopped by ${signal} leaves a consistent mirror; the next one goes on with far fewer requests and ends exact`, async () => {
+      const db = join(dir, `stopped-${signal}.duckdb`);
+      const truth = await listOf(big, '/one-time/transfers');
+      await faults(big, { rate: 1, kinds: ['slow'], slowMs: 150 });
+      big.clearLog();
+      const run = payrec(big, ['sync', 'ot/transfers', '--db', db, '--concurrency', '1', '-q']);
+      let stopped;
+      try {
+        // Past the first commit (every 3 s), well before the end (60 pages).
+        await waitFor(() => pages() >= 45);
+        run.kill(signal);
+        stopped = await run;
+      } finally {
+        await faults(big, undefined);
+      }
+      if (signal === 'SIGINT') {
+        expect(stopped.exitCode).toBe(130);
+        expect(stopped.stderr).toBe('interrupted\n');
+      } else {
+        expect(stopped.signal).toBe('SIGKILL');
+      }
+      // Consistent: the records committed, each once, and the cursor at the newest of them.
+      const [state] = await sql(db, 'SELECT count(*) AS n, count(DISTINCT transactionHash) AS distinct_n, max("timestamp") AS newest FROM one_time_transfers');
+      expect(state.n).toBe(state.distinct_n);
+      expect(state.n).toBeGreaterThan(0);
+      expect(state.n).toBeLessThan(truth.length);
+      const [cursor] = await sql(db, "SELECT cursor FROM payrec_cursors WHERE collection = 'one-time/transfers'");
+      expect(cursor.cursor).toBe(state.newest);
+      // What was committed is a prefix of the walk: every record older than the cursor, nothing else.
+      const committed = new Set((await sql(db, 'SELECT transactionHash FROM one_time_transfers')).map((r) => r.transactionHash));
+      const newest = state.newest as number;
+      for (const t of truth) if ((t.timestamp as number) < newest) expect(committed.has(t.transactionHash)).toBe(true);
+      const when = new Map(truth.map((t) => [t.transactionHash, t.timestamp as number]));
+      for (const hash of committed) expect(when.get(hash)).toBeLessThanOrEqual(newest);
+
+      big.clearLog();
+      const resumed = await payrec(big, ['sync', 'ot/transfers', '--db', db, '-f', 'json', '--concurrency', '1']);
+      expect(resumed.exitCode).toBe(0);
+      const full = Math.ceil(truth.length / 1000);
+      const committedPages = Math.floor((state.n as number) / 1000);
+      expect(pages()).toBeLessThanOrEqual(full - committedPages + 2);
+      expect(pages()).toBeLessThan(full);
+      const report = JSON.parse(resumed.stdout) as Row[];
+      expect(report[0].new).toBe(truth.length - (state.n as number));
+      await expectMirrorsList(db, 'one_time_transfers', ['transactionHash'], truth);
+    });
+  }
+});
+
+describe('mirrors of other payrec versions', () => {
+  test('an older mirror gains the tables and columns this payrec has, and is filled again', async () => {
+    const db = join(dir, 'older.duckdb');
+    expect((await payrec(emu, ['sync', 'ot/transfers', 'sp/transfers', '--db', db, '-q'])).exitCode).toBe(0);
+    // As an older payrec would have left it: no `category` field yet, no executions table.
+    await duck(db, 'ALTER TABLE one_time_transfers DROP COLUMN category', 'DROP TABLE dollar_cost_average_executions');
+    const r = await payrec(emu, ['sync', 'ot/transfers', 'sp/transfers', '--db', db, '-f', 'json']);
+    expect(r.exitCode).toBe(0);
+    const report = JSON.parse(r.stdout) as Row[];
+    const transfers = await listOf(emu, '/one-time/transfers');
+    // The table that changed is read again from the start; the other goes on from its cursor.
+    expect(report[0]).toMatchObject({ table: 'one_time_transfers', fetched: transfers.length, updated: transfers.length });
+    expect(report[1]).toMatchObject({ table: 'scheduled_payments_transfers', fetched: 0 });
+    await expectMirrorsList(db, 'one_time_transfers', ['transactionHash'], transfers);
+    expect(await sql(db, 'SELECT count(*) AS n FROM dollar_cost_average_executions')).toEqual([{ n: 0 }]);
+  });
+
+  test('a column payrec cannot convert in place is refused with the way to rebuild', async () => {
+    const db = join(dir, 'retyped.duckdb');
+    expect((await payrec(emu, ['sync', 'sp/transfers', '--db', db, '-q'])).exitCode).toBe(0);
+    await duck(db, 'ALTER TABLE scheduled_payments_transfers ALTER COLUMN "timestamp" TYPE VARCHAR');
+    const r = await payrec(emu, ['sync', 'sp/transfers', '--db', db]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/keeps scheduled_payments_transfers\.timestamp as VARCHAR, and this payrec as BIGINT: it cannot convert it in place; nothing was changed\nhint: rebuild it: payrec sync --full --db NEW_FILE/);
+  });
+
+  test('a mirror made by a newer payrec is refused, not changed', async () => {
+    const db = join(dir, 'newer.duckdb');
+    expect((await payrec(emu, ['sync', 'sp/transfers', '--db', db, '-q'])).exitCode).toBe(0);
+    await duck(db, "UPDATE payrec_meta SET value = '99' WHERE key = 'format'");
+    const r = await payrec(emu, ['sync', 'sp/transfers', '--db', db]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/was made by a newer payrec \(mirror format 99; this payrec knows up to 1\); nothing was changed\nhint: upgrade payrec, or give another --db/);
+    expect(await sql(db, "SELECT value FROM payrec_meta WHERE key = 'format'")).toEqual([{ value: '99' }]);
+  });
+});
