@@ -26,7 +26,7 @@ export interface LiveStatus {
   pendingFraction: number;
   chains: string[];
   collections: string[];
-  /** Live records inserted since the emulator started, every run together. */
+  /** Live records inserted since the emulator started, every run together (fewer than the rate asks when the machine cannot keep up). */
   inserted: number;
   /** Live records still pending now. */
   pending: number;

@@ -156,6 +156,19 @@ const cases: Case[] = [
   ['API key with a space', ['ot', 'transfers'], /the API key contains whitespace, a newline or a control character/, { PAYREC_API_KEY: 'prk demo' }],
   ['oversize API key', ['ot', 'transfers'], /the API key is longer than 512 characters/, { PAYREC_API_KEY: long('k', 600) }],
 
+  // emulator live traffic
+  ['live rate 0', ['emulator', 'start', '--live', '0'], /invalid --live "0": expected records per second, more than 0 and at most 100000/],
+  ['live rate in words', ['emulator', 'start', '--live', 'fast'], /invalid --live "fast": expected records per second, such as 150 or 0.5/],
+  ['negative live rate', ['emulator', 'start', '--live', '-5'], /invalid --live "-5": expected records per second/],
+  ['live rate above the cap', ['emulator', 'start', '--live', '100001'], /invalid --live "100001": expected records per second, more than 0 and at most 100000/],
+  ['late fraction above 1', ['emulator', 'start', '--live', '10', '--late-fraction', '1.5'], /invalid --late-fraction "1.5": expected a share from 0 to 1/],
+  ['pending fraction in percent', ['emulator', 'start', '--live', '10', '--pending-fraction', '30%'], /invalid --pending-fraction "30%": expected a share from 0 to 1/],
+  ['late max of 0', ['emulator', 'start', '--live', '10', '--late-max', '0'], /invalid --late-max "0": expected a duration from 1s to 365d/],
+  ['late max beyond a year', ['emulator', 'start', '--live', '10', '--late-max', '400d'], /invalid --late-max "400d": expected a duration from 1s to 365d/],
+  ['late max in years', ['emulator', 'start', '--live', '10', '--late-max', '1y'], /invalid --late-max "1y": expected a duration such as 90s, 10m, 2h, 7d or plain seconds/],
+  ['late fraction without --live', ['emulator', 'start', '--late-fraction', '0.1'], /--late-fraction goes with --live\nhint: add --live RATE/],
+  ['late max and pending share without --live', ['emulator', 'start', '--late-max', '5m', '--pending-fraction', '0.5'], /--late-max and --pending-fraction go with --live/],
+
   // listener, completion, config
   ['listen port 70000', ['wn', 'listen', '--port', '70000'], /invalid --port "70000": expected a port from 0 to 65535/],
   ['listen host with a space', ['wn', 'listen', '--host', 'a b'], /invalid --host "a b": expected a host name or IP address/],
