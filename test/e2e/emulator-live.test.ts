@@ -9,9 +9,12 @@ vi.setConfig({ testTimeout: 30_000 });
 
 type Rec = Record<string, any>;
 
-/** Starts `payrec emulator start …` and resolves with its URL and banner once it is ready. */
+/**
+ * Starts `payrec emulator start …` and resolves with its URL and banner once it is ready.
+ * Its generated data lies in 2025, so whatever is stamped near now came live.
+ */
 async function startServer(args: string[]) {
-  const child = payrec(undefined, ['emulator', 'start', '--port', '0', '--records', '50', ...args]);
+  const child = payrec(undefined, ['emulator', 'start', '--port', '0', '--records', '50', '--now', '2026-01-01', ...args]);
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
   for (const end = Date.now() + 15_000; !out.includes('Press Ctrl-C'); await new Promise((r) => setTimeout(r, 20))) {
