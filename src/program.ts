@@ -5,6 +5,7 @@ import { reportError } from './core/runtime/report-error.js';
 import { EXIT, InterruptedError } from './core/runtime/errors.js';
 import { removePendingFiles } from './core/output/atomic-file.js';
 import { addTopLevelCommands } from './commands/top-level.js';
+import { findUnknownCommand, unknownCommandError } from './commands/unknown-command.js';
 import pkg from '../package.json' with { type: 'json' };
 
 // The command tree: the global flags, then the top-level commands (generated from
@@ -60,6 +61,8 @@ function applyToTree(cmd: Command, fn: (c: Command) => void): void {
 export async function run(argv: string[], ctx: Context): Promise<number> {
   const program = await buildProgram(ctx, argv);
   try {
+    const unknown = findUnknownCommand(program, argv);
+    if (unknown) throw await unknownCommandError(unknown, () => buildProgram(ctx));
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (err) {
