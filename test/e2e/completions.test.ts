@@ -1,9 +1,8 @@
 import { execa } from 'execa';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import { payrec } from './helpers.js';
+import { payrec, program } from './helpers.js';
 
 // Shell completions: the committed completions/ files are exactly what
 // `payrec completion SHELL` prints (a stale file fails here: run npm run generate),
@@ -13,8 +12,8 @@ vi.setConfig({ testTimeout: 30_000 });
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FILES = { bash: 'completions/payrec.bash', zsh: 'completions/_payrec', fish: 'completions/payrec.fish' } as const;
-const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
-const skipReason = (shell: string) => (has(shell) ? '' : ` (skipped: ${shell} is not installed; apt-get install ${shell})`);
+const zsh = program('zsh', 'zsh');
+const fish = program('fish', 'fish');
 
 describe('generated files are up to date', () => {
   test.concurrent.each(Object.entries(FILES))('%s: %s equals `payrec completion` output', async (shell, file) => {
@@ -71,7 +70,9 @@ describe('bash completes', () => {
   });
 });
 
-describe.skipIf(!has('zsh'))(`zsh${skipReason('zsh')}`, () => {
+describe.skipIf(zsh.skip)(`zsh${zsh.note}`, () => {
+  test('zsh is installed', () => expect(zsh.present).toBe(true));
+
   test.concurrent('the script parses', async () => {
     const r = await execa('zsh', ['-n', FILES.zsh], { cwd: ROOT, reject: false });
     expect(r.stderr).toBe('');
@@ -97,7 +98,9 @@ describe.skipIf(!has('zsh'))(`zsh${skipReason('zsh')}`, () => {
   });
 });
 
-describe.skipIf(!has('fish'))(`fish${skipReason('fish')}`, () => {
+describe.skipIf(fish.skip)(`fish${fish.note}`, () => {
+  test('fish is installed', () => expect(fish.present).toBe(true));
+
   const fishComplete = async (line: string) =>
     (await execa('fish', ['--no-config', '-c', `source ${FILES.fish}; complete -C '${line}'`], { cwd: ROOT })).stdout.split('\n').map((l) => l.split('\t')[0]);
 
