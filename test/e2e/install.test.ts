@@ -38,6 +38,8 @@ describe('install', () => {
     expect(installed.stderr).toBe('');
     expect(installed.exitCode).toBe(0);
 
+    // npm links the man page ("man" in package.json) where `man payrec` finds it.
+    expect(readFileSync(join(prefix, 'share', 'man', 'man1', 'payrec.1'), 'utf8')).toBe(readFileSync(join(ROOT, 'man', 'payrec.1'), 'utf8'));
     const bin = join(prefix, 'bin', 'payrec');
     const version = await execa(bin, ['--version'], { reject: false });
     expect(version.stdout).toBe(pkg.version);
