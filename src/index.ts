@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { ApiClient } from './core/http/client.js';
 import { UsageError } from './core/runtime/errors.js';
-import { paginate } from './core/lists/paginate.js';
+import { identityOf, paginate } from './core/lists/paginate.js';
 import { endpoints, type AnyEndpoint, type EndpointId } from './registry/endpoints.js';
 import { envelope } from './registry/schemas.js';
 import { MalformedResponseError } from './core/runtime/errors.js';
@@ -86,14 +86,18 @@ export function createClient(config: ClientConfig) {
         const value = options.filters?.[f.name];
         if (value !== undefined && !f.schema.safeParse(value).success) throw new UsageError(`invalid filter ${f.name} "${value}"`);
       }
-      const query = { ...options.filters, from: options.from, to: options.to ?? (e.timeWindow ? Math.floor(Date.now() / 1000) : undefined), sort: options.sort };
+      const to = options.to ?? (e.timeWindow ? Math.floor(Date.now() / 1000) : undefined);
+      const query = { ...options.filters, from: options.from, to, sort: options.sort };
+      // Lists with a time window are walked exactly: no record twice, none of the window missed, while records arrive.
+      const ordering = e.timeWindow ? { sort: options.sort ?? 'desc', from: options.from ?? 0, to: to!, identity: identityOf(e) } : undefined;
       const pages = paginate(
-        async ({ offset, limit }) => {
-          const r = envelope.safeParse(await http.json({ method: 'GET', path, query: { ...query, offset, limit } }));
+        async ({ offset, limit, ...range }) => {
+          const r = envelope.safeParse(await http.json({ method: 'GET', path, query: { ...query, from: range.from ?? query.from, to: range.to ?? query.to, offset, limit } }));
           if (!r.success) throw new MalformedResponseError(`GET ${e.path}: not a list envelope`);
           return r.data;
         },
         { limit: options.limit ?? Infinity, pageSize: options.pageSize ?? 1000, offset: 0, concurrency: options.concurrency ?? 4 },
+        ordering,
       );
       let n = 0;
       for await (const page of pages) {

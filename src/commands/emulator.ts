@@ -3,6 +3,7 @@ import { topCommand } from './tree.js';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
 import { parseOption } from '../core/runtime/options.js';
+import { terminalJson } from '../core/output/sanitize.js';
 import { hexId } from '../registry/validators.js';
 import { z } from 'zod';
 import { parseDuration, parseTime } from '../core/runtime/time.js';
@@ -17,6 +18,7 @@ const port = z.string().regex(/^\d+$/, 'expected a port from 0 to 65535').transf
 const count = z.string().regex(/^\d+$/, 'expected a whole number').transform(Number).refine((n) => n >= 1 && n <= 5_000_000, 'expected a whole number from 1 to 5,000,000');
 const seed = z.string().regex(/^\d+$/, 'expected a whole number').transform(Number);
 const event = z.string().regex(/^[A-Za-z]{1,64}$/, 'expected an event name such as Billing or Payment');
+const product = z.string().regex(/^[a-z][a-z-]{0,63}$/, 'expected a product such as fixed-recurring or one-time');
 
 const share = z.string().regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'expected a share from 0 to 1, such as 0.1').transform(Number);
 const liveRate = z
@@ -116,12 +118,13 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
         const o = cmd.opts() as Record<string, string | undefined>;
         const name = parseOption(event, cmd.args[0], '<event>');
         const planId = parseOption(hexId, o.planId!, '--plan-id');
+        const type = o.type === undefined ? undefined : parseOption(product, o.type, '--type');
         const s = await session.settings();
         if (session.flags.emulator) throw new UsageError('emulator trigger needs a running emulator: start one with payrec emulator start');
         const { triggerEvent } = await import('../emulator/cli-entry.js');
         // Without --type the emulator infers the product from the plan.
-        const result = await triggerEvent(s.baseUrl, { chain: s.chain, event: name, planId, ...(o.type ? { type: o.type } : {}) });
-        session.ctx.stdout.write(JSON.stringify(result, null, 2) + '\n');
+        const result = await triggerEvent(s.baseUrl, { chain: s.chain, event: name, planId, ...(type ? { type } : {}) });
+        session.ctx.stdout.write(terminalJson(result, 2) + '\n');
       }),
     );
 }

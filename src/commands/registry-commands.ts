@@ -6,7 +6,7 @@ import { UsageError } from '../core/runtime/errors.js';
 import { flagOf, optionSchemas, parseOption } from '../core/runtime/options.js';
 import { runEndpoint, type ListQuery } from '../core/lists/run-endpoint.js';
 import type { Session } from '../core/runtime/session.js';
-import { parseTime } from '../core/runtime/time.js';
+import { parseDuration, parseTime } from '../core/runtime/time.js';
 import { token as tokenSchema } from '../registry/validators.js';
 import { printable } from '../core/output/sanitize.js';
 import type { CommandAction } from '../core/runtime/action.js';
@@ -80,7 +80,8 @@ export function addListOptions(cmd: Command, timeWindow: boolean, hasTokenFilter
     if (!hasTokenFilter) cmd.option('--token <symbol>', 'with --chart: chart the amount of this token instead of the count');
     cmd
       .option('--follow', 'keep polling and print each new record once (Ctrl-C to stop)')
-      .option('--interval <seconds>', 'with --follow: seconds between polls (default 10)');
+      .option('--interval <seconds>', 'with --follow: seconds between polls (default 10)')
+      .option('--lookback <duration>', 'with --follow: how late a record may appear and still be printed (default 10m)');
   }
 }
 
@@ -90,6 +91,7 @@ interface ListFlags {
   token?: string;
   follow?: boolean;
   interval?: string;
+  lookback?: string;
   from?: string;
   to?: string;
   sort?: string;
@@ -110,8 +112,8 @@ export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: 
   const offset = flags.offset !== undefined ? parseOption(optionSchemas.offset, flags.offset, '--offset') : 0;
   const concurrency = flags.concurrency !== undefined ? parseOption(optionSchemas.concurrency, flags.concurrency, '--concurrency') : 4;
   const from = flags.from !== undefined ? parseTime(flags.from, nowMs, '--from') : undefined;
-  // `to` is pinned to the start of the command, so records that arrive while pages
-  // are fetched cannot shift the pages under us.
+  // `to` is pinned to the start of the command: the window is what existed then. Records
+  // that arrive meanwhile with a timestamp inside it (late ones) are the paginator's care.
   const to = flags.to !== undefined ? parseTime(flags.to, nowMs, '--to') : Math.floor(nowMs / 1000);
   if (from !== undefined && from > to) throw new UsageError(`--from (${from}) is later than --to (${to})`);
   const sort = flags.sort !== undefined ? parseOption(optionSchemas.sort, flags.sort, '--sort') : undefined;
@@ -130,9 +132,12 @@ export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: 
       throw new UsageError('--follow prints new records as they come: it does not take --all, --limit, --offset or --to');
     }
     query.to = undefined;
-    query.follow = { intervalMs: parseOption(optionSchemas.interval, flags.interval ?? '10', '--interval') * 1000 };
-  } else if (flags.interval !== undefined) {
-    throw new UsageError('--interval goes with --follow');
+    query.follow = {
+      intervalMs: parseOption(optionSchemas.interval, flags.interval ?? '10', '--interval') * 1000,
+      lookbackSeconds: parseDuration(flags.lookback ?? '10m', '--lookback'),
+    };
+  } else if (flags.interval !== undefined || flags.lookback !== undefined) {
+    throw new UsageError(`${flags.interval !== undefined ? '--interval' : '--lookback'} goes with --follow`);
   }
   return query;
 }

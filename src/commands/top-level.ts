@@ -44,6 +44,7 @@ const LOADERS: Record<string, Loader> = {
   config: { load: async () => (await import('./config.js')).addConfigCommands },
   api: { load: async () => (await import('./api.js')).addApiCommand },
   completion: { load: async () => (await import('./completion.js')).addCompletionCommand, wholeTree: true },
+  reference: { load: async () => (await import('./reference.js')).addReferenceCommand, wholeTree: true },
 };
 
 /**

@@ -102,6 +102,7 @@ const INVOCATIONS: Record<string, Invocation> = {
   'config use': { args: () => ['default'] },
   api: { args: () => ['one-time/transfers', '--query', 'limit=2'], sends: true },
   completion: { args: () => ['bash'] },
+  reference: { args: () => [] },
 };
 
 /** Runs one invocation in a fresh directory; returns everything it printed and wrote. */

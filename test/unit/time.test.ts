@@ -110,7 +110,7 @@ describe('parseDuration', () => {
 
   it.each(['', '-5m', '1.5h', '10 m', '5y', '10M', 'm', '1e3', ' 90', '999999999999w'])('refuses %j naming the flag', (value) => {
     expect(() => parseDuration(value, '--lookback')).toThrow(UsageError);
-    expect(() => parseDuration(value, '--lookback')).toThrow(/^invalid --lookback ".*": expected a duration such as 90s, 10m, 2h, 7d or plain seconds$/);
+    expect(() => parseDuration(value, '--lookback')).toThrow(/^invalid --lookback ".*": expected a duration such as 90s, 10m, 2h or 7d \(or plain seconds\)$/);
   });
 
   it('formats back in the largest unit that divides evenly', () => {

@@ -1,58 +1,65 @@
 import type { Endpoint } from '../../registry/types.js';
-import type { Envelope } from '../../registry/schemas.js';
 import { InterruptedError } from '../runtime/errors.js';
-import { createWriter, type OutputOptions, type RecordWriter } from '../output/writer.js';
-import { paginate } from './paginate.js';
-import { checkRecord } from './records.js';
-import type { ListQuery } from './list-query.js';
 import type { Session } from '../runtime/session.js';
+import { createWriter, type OutputOptions, type RecordWriter } from '../output/writer.js';
+import type { ListQuery, WalkWindow } from './list-query.js';
+import { identityOf } from './paginate.js';
+import { checkRecord } from './records.js';
 
 // --follow: poll for new records and print each one once (like `stripe logs tail`).
-// Each poll asks for everything from the newest timestamp seen (inclusive, oldest
-// first); records already printed are recognised by their identity fields.
+//
+// Records can appear late: indexed after their block, with a timestamp already in
+// the past (up to the lookback). So each poll re-reads, oldest first and exactly (the
+// paginator's guarantee), everything from `lookback` before the previous poll began up
+// to now; a record that appeared since then, however late its timestamp, is in that
+// window. Identities already printed are remembered with their timestamp and
+// forgotten once they fall out of every future window, so memory stays bounded by
+// the records of one lookback, however long it runs.
+//
+// Without --from, what exists when following starts is not new: the first poll only
+// learns it. With --from, the first poll prints the records since then as well.
 
-type FetchPage = (query: Record<string, string | number | undefined>, offset: number, limit: number) => Promise<Envelope>;
-
-export async function follow(session: Session, endpoint: Endpoint, fetchPage: FetchPage, q: ListQuery, options: OutputOptions): Promise<void> {
+export async function follow(session: Session, endpoint: Endpoint, walk: WalkWindow, q: ListQuery, options: OutputOptions): Promise<void> {
   const { ctx } = session;
-  let cursor = q.from ?? Math.floor(ctx.now() / 1000);
-  /** Identities printed at the cursor's second or later: a later poll may repeat them. */
-  let seen = new Map<string, number>();
-  const identity = (r: Record<string, unknown>) => endpoint.identity.map((f) => JSON.stringify(r[f])).join('|');
-
+  const { intervalMs, lookbackSeconds } = q.follow!;
+  const identity = identityOf(endpoint);
+  /** Identity → timestamp of every record printed (or known at the start) that a later poll may see again. */
+  const seen = new Map<string, number>();
   const target = await session.openOutput();
   // A table on a terminal is drawn per batch; other formats stream into one document.
   const perBatch = options.format === 'table' && options.tty;
   let writer: RecordWriter | undefined = perBatch ? undefined : createWriter(target.stream, options);
-  session.notice(`Waiting for new ${endpoint.command.join(' ')} since ${new Date(cursor * 1000).toISOString()} (every ${q.follow!.intervalMs / 1000} s; Ctrl-C to stop)`);
+  session.notice(
+    `Following ${endpoint.command.join(' ')}${q.from === undefined ? '' : ` since ${new Date(q.from * 1000).toISOString()}`}: ` +
+      `new records as they appear (every ${intervalMs / 1000} s, late ones up to ${lookbackSeconds} s old; Ctrl-C to stop)`,
+  );
 
+  let previousPoll: number | undefined;
   try {
     while (!ctx.signal.aborted) {
-      const to = Math.floor(ctx.now() / 1000);
-      const pages = paginate(({ offset, limit }) => fetchPage({ from: cursor, to, sort: 'asc' }, offset, limit), {
-        limit: Infinity,
-        pageSize: 1000,
-        offset: 0,
-        concurrency: 1,
-      });
+      const pollStarted = Math.floor(ctx.now() / 1000);
+      const from = previousPoll === undefined ? (q.from ?? pollStarted - lookbackSeconds) : Math.max(q.from ?? 0, previousPoll - lookbackSeconds);
+      const learnOnly = previousPoll === undefined && q.from === undefined;
       const fresh: Record<string, unknown>[] = [];
-      for await (const page of pages) {
+      for await (const page of walk({ limit: Infinity, pageSize: 1000, offset: 0, concurrency: 4 }, from, pollStarted, 'asc')) {
         for (const raw of page.records) {
           const r = checkRecord(endpoint, raw, session);
           const id = identity(r);
           if (seen.has(id)) continue;
-          seen.set(id, typeof r.timestamp === 'number' ? r.timestamp : cursor);
-          fresh.push(r);
+          seen.set(id, r.timestamp as number);
+          if (!learnOnly) fresh.push(r);
         }
       }
       if (fresh.length) {
         const batch = perBatch ? createWriter(target.stream, options) : writer!;
         for (const r of fresh) await batch.write(r);
         if (perBatch) await batch.end();
-        cursor = Math.max(cursor, ...fresh.map((r) => (typeof r.timestamp === 'number' ? r.timestamp : cursor)));
-        seen = new Map([...seen].filter(([, ts]) => ts >= cursor));
       }
-      await sleep(q.follow!.intervalMs, ctx.signal);
+      // The next poll starts at or after this one: nothing older than its window comes back.
+      const nextFrom = Math.max(q.from ?? 0, pollStarted - lookbackSeconds);
+      for (const [id, ts] of seen) if (ts < nextFrom) seen.delete(id);
+      previousPoll = pollStarted;
+      await sleep(intervalMs, ctx.signal);
     }
   } catch (err) {
     if (!(err instanceof InterruptedError) && !ctx.signal.aborted) throw err;
@@ -64,10 +71,16 @@ export async function follow(session: Session, endpoint: Endpoint, fetchPage: Fe
   throw new InterruptedError();
 }
 
+/** Waits `ms`, or less when interrupted; leaves no listener behind on the signal either way. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 }

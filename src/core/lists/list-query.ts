@@ -1,5 +1,5 @@
 import type { Period } from './chart.js';
-import type { PageWindow } from './paginate.js';
+import type { Page, PageWindow } from './paginate.js';
 
 /** What a list command asked for: the window of records and what to make of them. */
 export interface ListQuery {
@@ -9,5 +9,9 @@ export interface ListQuery {
   sort?: 'asc' | 'desc';
   summary?: boolean;
   chart?: { period: Period; token?: string };
-  follow?: { intervalMs: number };
+  /** --follow: poll every `intervalMs`, re-reading `lookbackSeconds` back for records that arrive late. */
+  follow?: { intervalMs: number; lookbackSeconds: number };
 }
+
+/** Walks [from, to] of a list in `sort` order (the API's default, desc, when absent). */
+export type WalkWindow = (window: PageWindow, from: number | undefined, to: number | undefined, sort: 'asc' | 'desc' | undefined) => AsyncGenerator<Page>;

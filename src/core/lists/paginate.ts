@@ -1,12 +1,48 @@
+import type { Endpoint } from '../../registry/types.js';
 import type { Envelope } from '../../registry/schemas.js';
+import { MalformedResponseError } from '../runtime/errors.js';
 
 // The one paginator. It asks for the first page, learns `total`, then fetches the
 // remaining pages with bounded concurrency and yields them strictly in order, so a
 // consumer can stream them out while at most `concurrency` pages are held in memory.
+//
+// Exact while records arrive (lists with a time window, given an `Ordering`)
+// --------------------------------------------------------------------------
+// The API pages by offset only. Records keep arriving while we read, some of them
+// late (a timestamp already inside the window), so the record at a given offset
+// moves: pages fetched at different moments can overlap (a record printed twice) or
+// leave a gap (a record never printed). Records are only ever added (a status may
+// change, the timestamp never does), and the list is ordered by timestamp. Hence:
+//
+// 1. `total` only grows. Two pages that report the same total saw the same list, so
+//    they join seamlessly: no overlap, no gap. In a quiet list every page agrees and
+//    nothing below costs a request.
+// 2. When the totals of two neighbouring pages differ, records were added between
+//    the two fetches and the join may hide a gap. Every record of the gap lies, by
+//    timestamp, between the last record covered so far and the first record of the
+//    new page, so we re-read exactly that time range (by timestamp, not by offset:
+//    usually one small request), one page after another. Read one after another,
+//    pages can only overlap, never skip (a record's offset only grows), and what
+//    was there before the repair began is all read.
+// 3. Overlaps are dropped as records pass: in ascending order a record older than
+//    the newest one emitted was emitted already (or arrived after we started); one
+//    of the same second is checked against the identities emitted in that second.
+//    So memory stays bounded by the records of one second.
+// 4. The walk does not stop where the first total said the list ends: records that
+//    were pushed further along are read until a page comes back short.
+//
+// Every record that was in the window when the walk started is therefore yielded,
+// exactly once; records that arrive meanwhile may or may not be. The same checks
+// refuse a service that breaks its own envelope: a page longer than asked, the same
+// page again, or fewer records than the total it announced (MalformedResponseError,
+// exit 6), so an export is never silently cut or endless.
 
 export interface PageRequest {
   offset: number;
   limit: number;
+  /** A narrower time range than the window's (repair requests); absent = the window's own. */
+  from?: number;
+  to?: number;
 }
 
 export interface PageWindow {
@@ -17,43 +53,260 @@ export interface PageWindow {
   concurrency: number;
 }
 
+/** How a time-window list is ordered, so the walk can stay exact while records arrive. */
+export interface Ordering {
+  sort: 'asc' | 'desc';
+  /** The window, inclusive Unix seconds. */
+  from: number;
+  to: number;
+  identity: (record: Record<string, unknown>) => string;
+}
+
 export interface Page {
-  records: unknown[];
-  /** The server's total for the whole query (not only from `offset`). */
+  records: Record<string, unknown>[];
+  /** The server's total for the whole window (not only from `offset`), as last seen. */
   total: number;
 }
 
-export async function* paginate(fetchPage: (req: PageRequest) => Promise<Envelope>, w: PageWindow): AsyncGenerator<Page> {
-  const firstSize = Math.min(w.pageSize, w.limit);
-  const first = await fetchPage({ offset: w.offset, limit: firstSize });
-  const total = first.total;
-  yield { records: first.data, total };
-  if (first.data.length < firstSize) return; // the server had no more
+type FetchPage = (req: PageRequest) => Promise<Envelope>;
 
-  const end = Math.min(total, w.offset + w.limit);
-  const offsets: number[] = [];
-  for (let o = w.offset + first.data.length; o < end; o += w.pageSize) offsets.push(o);
-
-  const inFlight: Promise<Envelope>[] = [];
-  let next = 0;
-  const launch = () => {
-    const offset = offsets[next++];
-    const p = fetchPage({ offset, limit: Math.min(w.pageSize, end - offset) });
-    // A page that fails while an earlier one is awaited must not become an unhandled
-    // rejection; its error surfaces when its turn comes.
-    p.catch(() => {});
-    inFlight.push(p);
-  };
-  try {
-    while (next < offsets.length && inFlight.length < w.concurrency) launch();
-    for (let i = 0; i < offsets.length; i++) {
-      const page = await inFlight.shift()!;
-      if (next < offsets.length) launch();
-      yield { records: page.data, total };
-      const asked = Math.min(w.pageSize, end - offsets[i]);
-      if (page.data.length < asked) return; // records vanished since the first page
-    }
-  } finally {
-    inFlight.length = 0;
+/** A record's identity from the endpoint's identity fields; the whole record when they are missing. */
+export function identityOf(endpoint: Pick<Endpoint, 'identity'>): (record: Record<string, unknown>) => string {
+  const fields = endpoint.identity;
+  if (fields.length === 1) {
+    const [field] = fields;
+    return (r) => {
+      const v = r[field];
+      return typeof v === 'string' ? v : v === undefined || v === null ? JSON.stringify(r) : JSON.stringify(v);
+    };
   }
+  return (r) => (fields.some((f) => r[f] === undefined) ? JSON.stringify(r) : fields.map((f) => JSON.stringify(r[f])).join('|'));
+}
+
+export async function* paginate(fetchPage: FetchPage, w: PageWindow, ordering?: Ordering): AsyncGenerator<Page> {
+  const walk = new Walk(fetchPage, w, ordering);
+  yield* walk.run();
+}
+
+/** A fetched page of the main walk, with what the joins need. */
+interface Fetched {
+  offset: number;
+  asked: number;
+  envelope: Envelope;
+}
+
+class Walk {
+  private readonly seen?: Overlaps;
+  /** Records yielded so far. */
+  private emitted = 0;
+  /** The smallest total the service announced: the walk must yield at least that many. */
+  private announced = Infinity;
+  /** The furthest record (in list order) up to which every record has been yielded. */
+  private covered?: Record<string, unknown>;
+  private previous?: { total: number; first: unknown; last: unknown; full: boolean };
+  /** The main walk's latest total, reported with every page (repair pages included). */
+  private total = 0;
+
+  constructor(
+    private readonly fetchPage: FetchPage,
+    private readonly w: PageWindow,
+    private readonly ordering?: Ordering,
+  ) {
+    if (ordering) this.seen = new Overlaps(ordering);
+  }
+
+  async *run(): AsyncGenerator<Page> {
+    const { w } = this;
+    const firstSize = Math.min(w.pageSize, w.limit);
+    const first = await this.fetch(w.offset, firstSize);
+    yield* this.accept(first);
+    if (first.envelope.data.length < firstSize) return this.checkComplete();
+
+    // The pages the first total promises, fetched `concurrency` at a time, yielded in order.
+    const end = Math.min(first.envelope.total, w.offset + w.limit);
+    let nextOffset = w.offset + firstSize;
+    const inFlight: Promise<Fetched>[] = [];
+    const launch = () => {
+      const offset = nextOffset;
+      nextOffset += w.pageSize;
+      const p = this.fetch(offset, Math.min(w.pageSize, end - offset));
+      // A page that fails while an earlier one is awaited must not become an unhandled
+      // rejection; its error surfaces when its turn comes.
+      p.catch(() => {});
+      inFlight.push(p);
+    };
+    let last = first;
+    try {
+      while (nextOffset < end && inFlight.length < w.concurrency) launch();
+      while (inFlight.length > 0) {
+        last = await inFlight.shift()!;
+        if (nextOffset < end) launch();
+        yield* this.accept(last);
+        if (last.envelope.data.length < last.asked) return this.checkComplete();
+      }
+    } finally {
+      inFlight.length = 0;
+    }
+
+    // Records pushed past the first total's end by records that arrived meanwhile.
+    let offset = last.offset + last.asked;
+    while (this.emitted < w.limit && offset < last.envelope.total) {
+      last = await this.fetch(offset, Math.min(w.pageSize, w.limit - this.emitted));
+      yield* this.accept(last);
+      if (last.envelope.data.length < last.asked) break;
+      offset += last.asked;
+    }
+    this.checkComplete();
+  }
+
+  private async fetch(offset: number, asked: number): Promise<Fetched> {
+    const envelope = await this.fetchPage({ offset, limit: asked });
+    checkLength(envelope, offset, asked);
+    return { offset, asked, envelope };
+  }
+
+  /** Yields a page of the main walk, repairing its join with what came before when needed. */
+  private async *accept(page: Fetched): AsyncGenerator<Page> {
+    const { data, total } = page.envelope;
+    this.total = total;
+    this.announced = Math.min(this.announced, Math.max(0, total - this.w.offset));
+    this.checkNotRepeated(page);
+    if (this.seen && this.covered !== undefined && data.length > 0) {
+      const head = asRecord(data[0]);
+      const seamless = this.previous?.total === total && this.previous.last === this.covered;
+      if (!seamless && !this.seen.before(head, this.covered)) yield* this.repair(timestampOf(this.covered), timestampOf(head));
+    }
+    const records = this.pass(data);
+    if (data.length > 0) {
+      const tail = data[data.length - 1] as Record<string, unknown>;
+      if (this.seen && (this.covered === undefined || !this.seen.before(tail, this.covered))) this.covered = tail;
+      this.previous = { total, first: data[0], last: tail, full: data.length === page.asked };
+    }
+    yield { records, total };
+  }
+
+  /**
+   * Re-reads the time range between two timestamps, one page after another (never in
+   * parallel: read in sequence, pages can only overlap), and yields what was missed.
+   */
+  private async *repair(a: number, b: number): AsyncGenerator<Page> {
+    const o = this.ordering!;
+    const from = Math.max(o.from, Math.min(a, b));
+    const to = Math.min(o.to, Math.max(a, b));
+    let previous: { total: number; first: string } | undefined;
+    for (let offset = 0; ; ) {
+      const envelope = await this.fetchPage({ offset, limit: this.w.pageSize, from, to });
+      checkLength(envelope, offset, this.w.pageSize);
+      const { data } = envelope;
+      const first = data.length > 0 ? o.identity(asRecord(data[0])) : undefined;
+      // The same full page at the next offset of a range that did not grow: the service repeats itself.
+      if (data.length === this.w.pageSize && previous?.total === envelope.total && previous.first === first) {
+        throw new MalformedResponseError(`the service returned the same records again at offset ${offset} (from ${from} to ${to}): paging does not advance`);
+      }
+      previous = first === undefined ? undefined : { total: envelope.total, first };
+      const records = this.pass(data);
+      if (records.length > 0) yield { records, total: this.total };
+      if (data.length < this.w.pageSize || offset + data.length >= envelope.total) return;
+      offset += data.length;
+    }
+  }
+
+  /** The records of a page that were not yielded before, checked to be in order. */
+  private pass(data: unknown[]): Record<string, unknown>[] {
+    if (!this.seen) {
+      this.emitted += data.length;
+      return data as Record<string, unknown>[];
+    }
+    const out: Record<string, unknown>[] = [];
+    for (let i = 0; i < data.length; i++) {
+      const r = asRecord(data[i]);
+      if (i > 0 && this.seen.before(r, data[i - 1] as Record<string, unknown>)) {
+        throw new MalformedResponseError(`the service sent records out of ${this.ordering!.sort === 'asc' ? 'ascending' : 'descending'} timestamp order`);
+      }
+      if (this.seen.isNew(r)) out.push(r);
+    }
+    this.emitted += out.length;
+    return out;
+  }
+
+  /** A full page whose records are those of the previous page, while the list did not grow: paging does not advance. */
+  private checkNotRepeated(page: Fetched): void {
+    const p = this.previous;
+    const { data, total } = page.envelope;
+    if (!p || !p.full || data.length !== page.asked || data.length === 0 || p.total !== total) return;
+    const sign = (r: unknown) => (this.ordering ? this.ordering.identity(asRecord(r)) : JSON.stringify(r));
+    if (sign(data[0]) === sign(p.first) && sign(data[data.length - 1]) === sign(p.last)) {
+      throw new MalformedResponseError(`the service returned the same records again at offset ${page.offset}: paging does not advance (it announced ${total.toLocaleString('en-US')} records)`);
+    }
+  }
+
+  /** The walk ended: it must have yielded at least what the service announced. */
+  private checkComplete(): void {
+    const expected = Math.min(this.announced, this.w.limit);
+    if (this.emitted < expected) {
+      throw new MalformedResponseError(
+        `the service announced ${expected.toLocaleString('en-US')} records but sent only ${this.emitted.toLocaleString('en-US')}: the list is incomplete`,
+        'try again later; if it persists, the service is not paging correctly',
+      );
+    }
+  }
+}
+
+/**
+ * Drops the records a walk has already yielded. In list order a record earlier than the
+ * newest yielded one was yielded already (or arrived after the walk began), so only the
+ * identities of the current second are kept: memory is bounded by one second of records.
+ */
+class Overlaps {
+  private readonly asc: boolean;
+  private current: number;
+  /** Records yielded in the current second; their identities are computed only when a second record of it comes. */
+  private run: Record<string, unknown>[] = [];
+  private ids?: Set<string>;
+
+  constructor(private readonly ordering: Ordering) {
+    this.asc = ordering.sort === 'asc';
+    this.current = this.asc ? -Infinity : Infinity;
+  }
+
+  /** `a` comes strictly before `b` in list order (by timestamp: the tie-break is the server's). */
+  before(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+    return this.asc ? timestampOf(a) < timestampOf(b) : timestampOf(a) > timestampOf(b);
+  }
+
+  isNew(r: Record<string, unknown>): boolean {
+    const t = timestampOf(r);
+    if (t === this.current) {
+      this.ids ??= new Set(this.run.map(this.ordering.identity));
+      const id = this.ordering.identity(r);
+      if (this.ids.has(id)) return false;
+      this.ids.add(id);
+      this.run.push(r);
+      return true;
+    }
+    if (this.asc ? t < this.current : t > this.current) return false;
+    this.current = t;
+    this.run = [r];
+    this.ids = undefined;
+    return true;
+  }
+}
+
+function checkLength(envelope: Envelope, offset: number, asked: number): void {
+  if (envelope.data.length > asked) {
+    throw new MalformedResponseError(`the service sent ${envelope.data.length.toLocaleString('en-US')} records for a page of ${asked.toLocaleString('en-US')} at offset ${offset}`);
+  }
+}
+
+function asRecord(r: unknown): Record<string, unknown> {
+  if (r === null || typeof r !== 'object' || Array.isArray(r)) throw new MalformedResponseError('a record is not a JSON object');
+  return r as Record<string, unknown>;
+}
+
+function timestampOf(r: Record<string, unknown>): number {
+  const t = r.timestamp;
+  if (typeof t === 'number' && Number.isFinite(t)) return t;
+  // Drift to numbers sent as strings still orders (the schema check reports the drift itself).
+  if (typeof t === 'string' && /^\d{1,15}$/.test(t)) return Number(t);
+  throw new MalformedResponseError('a record has no numeric timestamp: the list cannot be paged exactly');
 }

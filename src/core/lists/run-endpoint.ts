@@ -1,14 +1,15 @@
 import type { Endpoint } from '../../registry/types.js';
 import { ChartBuilder } from './chart.js';
 import { InterruptedError } from '../runtime/errors.js';
+import { terminalJson } from '../output/sanitize.js';
 import { createWriter, schemaFields, validateColumns, validateFlatten } from '../output/writer.js';
-import { paginate } from './paginate.js';
+import { identityOf, paginate } from './paginate.js';
 import { Progress } from '../output/progress.js';
 import { checkEnvelope, checkRecord, recordChecker } from './records.js';
 import type { Session } from '../runtime/session.js';
 import { Summariser } from './summary.js';
 import { follow } from './follow.js';
-import type { ListQuery } from './list-query.js';
+import type { ListQuery, WalkWindow } from './list-query.js';
 
 export type { ListQuery } from './list-query.js';
 
@@ -36,7 +37,7 @@ export async function runEndpoint(
     const body = await client.json({ method: 'DELETE', path });
     // The answer to a delete is undocumented: show it only to scripts that asked for data.
     if (body !== null && (outputOptions.format === 'json' || outputOptions.format === 'jsonl')) {
-      session.ctx.stdout.write(JSON.stringify(body) + '\n');
+      session.ctx.stdout.write(terminalJson(body) + '\n');
     }
     if (!session.quiet) session.ctx.stderr.write(`Deleted ${path.replace(/^\//, '')}\n`);
     return;
@@ -55,17 +56,25 @@ export async function runEndpoint(
   }
 
   const q = list!;
-  const baseQuery = { ...filters, from: q.from, to: q.to, sort: q.sort };
-  const fetchPage = async (query: Record<string, string | number | undefined>, offset: number, limit: number) =>
-    checkEnvelope(endpoint, await client.json({ method: 'GET', path, query: { ...query, limit, offset } }));
+  const identity = identityOf(endpoint);
+  /** A walk of [from, to] with the command's filters; exact while records arrive when the list has a time window. */
+  const walk: WalkWindow = (window, from, to, sort) =>
+    paginate(
+      async ({ offset, limit, ...range }) => {
+        const query = { ...filters, from: range.from ?? from, to: range.to ?? to, sort, limit, offset };
+        return checkEnvelope(endpoint, await client.json({ method: 'GET', path, query }));
+      },
+      window,
+      endpoint.timeWindow ? { sort: sort ?? 'desc', from: from ?? 0, to: to ?? Number.MAX_SAFE_INTEGER, identity } : undefined,
+    );
 
   if (q.follow) {
-    await follow(session, endpoint, (query, offset, limit) => fetchPage({ ...filters, ...query }, offset, limit), q, outputOptions);
+    await follow(session, endpoint, walk, q, outputOptions);
     return;
   }
 
   const w = q.window;
-  const pages = paginate(({ offset, limit }) => fetchPage(baseQuery, offset, limit), w);
+  const pages = walk(w, q.from, q.to, q.sort);
   const summary = q.summary ? new Summariser() : undefined;
   const chart = q.chart ? new ChartBuilder(q.chart.period, q.chart.token) : undefined;
   const target = await session.openOutput();
@@ -110,7 +119,8 @@ async function writeSummary(session: Session, out: NodeJS.WritableStream, s: Sum
   const result = s.result();
   const format = session.format;
   if (format === 'json' || format === 'jsonl') {
-    out.write(JSON.stringify(result, null, format === 'json' ? 2 : undefined) + '\n');
+    // Token names are the server's text: escaped like every JSON we print.
+    out.write(terminalJson(result, format === 'json' ? 2 : undefined) + '\n');
     return;
   }
   // Other formats: one flat field/value record through the output module.

@@ -1,19 +1,14 @@
 import { UsageError } from './errors.js';
 import { printable } from '../output/sanitize.js';
 
-// Times a user types for --from/--to, durations (--late-max, --lookback), and how
-// tables show the API's Unix seconds.
+// Times a user types for --from/--to, and how tables show the API's Unix seconds.
 
 const EXPECTED = 'expected Unix seconds, an ISO 8601 date (2026-01-31) or date-time, or an age such as 30m, 24h, 7d, 2w';
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 } as const;
 
-type Unit = keyof typeof UNIT_SECONDS;
-
 const UNIX_SECONDS = /^\d+$/;
 const AGE = /^(\d{1,12})([smhdw])$/;
-const DURATION = /^(\d{1,12})([smhdw])?$/;
-const EXPECTED_DURATION = 'expected a duration such as 90s, 10m, 2h, 7d or plain seconds';
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 // Minutes are required, seconds and fractions optional; the zone is Z or ±HH:MM (or ±HHMM).
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
@@ -43,7 +38,7 @@ export function parseTime(value: string, nowMs: number, flag: string): number {
 
   const age = AGE.exec(value);
   if (age) {
-    const seconds = Math.floor(nowMs / 1000) - Number(age[1]) * UNIT_SECONDS[age[2] as Unit];
+    const seconds = Math.floor(nowMs / 1000) - Number(age[1]) * UNIT_SECONDS[age[2] as keyof typeof UNIT_SECONDS];
     if (seconds < 0) throw invalid('this age reaches back before 1970');
     return seconds;
   }
@@ -66,20 +61,18 @@ export function parseTime(value: string, nowMs: number, flag: string): number {
   return seconds;
 }
 
-/**
- * Parses a duration into whole seconds: plain seconds (`90`) or a number with a unit
- * (`90s`, `10m`, `2h`, `7d`, `2w`). Ranges are the caller's to check (0 is a duration).
- */
+const DURATION = /^(\d{1,9})([smhdw])?$/;
+
+/** Parses a duration a user types (`90s`, `10m`, `2h`, `7d`, or plain seconds) into seconds. */
 export function parseDuration(value: string, flag: string): number {
   const m = DURATION.exec(value);
-  const seconds = m ? Number(m[1]) * UNIT_SECONDS[(m[2] ?? 's') as Unit] : NaN;
-  if (!Number.isSafeInteger(seconds)) throw new UsageError(`invalid ${flag} "${printable(value)}": ${EXPECTED_DURATION}`);
-  return seconds;
+  if (!m) throw new UsageError(`invalid ${flag} "${printable(value)}": expected a duration such as 90s, 10m, 2h or 7d (or plain seconds)`);
+  return Number(m[1]) * UNIT_SECONDS[(m[2] ?? 's') as keyof typeof UNIT_SECONDS];
 }
 
 /** Seconds in the largest unit that divides them evenly: 600 → 10m, 90 → 90s, 7200 → 2h. */
 export function formatDuration(seconds: number): string {
-  const units = Object.entries(UNIT_SECONDS).reverse() as [Unit, number][];
+  const units = Object.entries(UNIT_SECONDS).reverse() as [keyof typeof UNIT_SECONDS, number][];
   const [unit, size] = units.find(([, size]) => seconds > 0 && seconds % size === 0) ?? ['s', 1];
   return `${seconds / size}${unit}`;
 }
