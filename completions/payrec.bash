@@ -194,7 +194,7 @@ _payrec_flags() {
     'webhook-notifications verify') echo '' ;;
     'webhook-notifications listen') echo '--port --host --forward-to' ;;
     'emulator') echo '' ;;
-    'emulator start') echo '--port --host --records --seed --now --fault-rate --fault-kinds --fault-seed' ;;
+    'emulator start') echo '--port --host --records --seed --now --fault-rate --fault-kinds --fault-seed --live --late-fraction --late-max --pending-fraction' ;;
     'emulator trigger') echo '--plan-id --type' ;;
     'auth') echo '' ;;
     'auth login') echo '' ;;
@@ -225,7 +225,7 @@ _payrec_values() {
 }
 _payrec_takes_value() {
   case "$1" in
-    --base-url|--body|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--flatten|--format|--forward-to|--from|--host|--interval|--limit|--lookback|--method|--name|--now|--offset|--output|--page-size|--parquet|--plan-id|--port|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--strategy-id|--subscription-id|--success-url|--tag|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|-X|-f|-o) return 0 ;;
+    --base-url|--body|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--flatten|--format|--forward-to|--from|--host|--interval|--late-fraction|--late-max|--limit|--live|--lookback|--method|--name|--now|--offset|--output|--page-size|--parquet|--pending-fraction|--plan-id|--port|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--strategy-id|--subscription-id|--success-url|--tag|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|-X|-f|-o) return 0 ;;
   esac
   return 1
 }

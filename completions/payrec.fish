@@ -381,7 +381,7 @@ function __payrec_flags
         case 'emulator'
             printf '%s\n' 
         case 'emulator start'
-            printf '%s\n' --port --host --records --seed --now --fault-rate --fault-kinds --fault-seed
+            printf '%s\n' --port --host --records --seed --now --fault-rate --fault-kinds --fault-seed --live --late-fraction --late-max --pending-fraction
         case 'emulator trigger'
             printf '%s\n' --plan-id --type
         case 'auth'
@@ -445,7 +445,7 @@ function __payrec_complete
             continue
         end
         if string match -q -- '-*' $w
-            contains -- $w --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --limit --lookback --method --name --now --offset --output --page-size --parquet --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --strategy-id --subscription-id --success-url --tag --timeout --to --token --transaction-hash --triggered-by --type -X -f -o; and set skip 1
+            contains -- $w --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --strategy-id --subscription-id --success-url --tag --timeout --to --token --transaction-hash --triggered-by --type -X -f -o; and set skip 1
             continue
         end
         set -l next (__payrec_child "$cmdpath" $w); and set cmdpath $next
@@ -456,7 +456,7 @@ function __payrec_complete
         __fish_complete_path $cur
         return
     end
-    contains -- $prev --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --limit --lookback --method --name --now --offset --output --page-size --parquet --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --strategy-id --subscription-id --success-url --tag --timeout --to --token --transaction-hash --triggered-by --type -X -f -o; and return
+    contains -- $prev --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --strategy-id --subscription-id --success-url --tag --timeout --to --token --transaction-hash --triggered-by --type -X -f -o; and return
     if string match -q -- '-*' $cur
         __payrec_flags $cmdpath
         test -n "$cmdpath"; and __payrec_flags ''

@@ -2,9 +2,10 @@ import { Command, CommanderError } from 'commander';
 import { makeAction } from './core/runtime/action.js';
 import { processContext, type Context } from './core/runtime/context.js';
 import { reportError } from './core/runtime/report-error.js';
-import { EXIT, InterruptedError } from './core/runtime/errors.js';
+import { EXIT, EXIT_MEANINGS, InterruptedError } from './core/runtime/errors.js';
 import { removePendingFiles } from './core/output/atomic-file.js';
 import { addTopLevelCommands } from './commands/top-level.js';
+import { findUnknownCommand, unknownCommandError } from './commands/unknown-command.js';
 import pkg from '../package.json' with { type: 'json' };
 
 // The command tree: the global flags, then the top-level commands (generated from
@@ -36,7 +37,7 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     .option('--retries <n>', 'retries of failed safe requests (default 3)')
     .option('--dry-run', 'print the requests as curl commands instead of sending them')
     .showSuggestionAfterError(true)
-    .addHelpText('after', `\nExamples:\n  $ payrec --emulator one-time transfers --limit 5\n  $ payrec one-time transfers --from 30d --all -f csv -o transfers.csv\n  $ payrec fr billings --plan-id 0x57b2…6bf7 --summary\n\nEvery command has --help with its flags and examples. Exit codes: 0 ok, 2 bad input,\n3 auth, 4 not found, 5 API 4xx, 6 API 5xx, 7 network, 8 verification failed, 130 interrupted.`);
+    .addHelpText('after', `\nExamples:\n  $ payrec --emulator one-time transfers --limit 5\n  $ payrec one-time transfers --from 30d --all -f csv -o transfers.csv\n  $ payrec fr billings --plan-id 0x57b2…6bf7 --summary\n\nEvery command has --help with its flags and examples; the whole reference:\npayrec help reference (also man payrec).\n\n${exitCodes()}`);
 
   program.exitOverride();
   program.configureOutput({
@@ -51,6 +52,18 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
   return program;
 }
 
+/** "Exit codes: 0 ok, 2 bad input, …", in lines that fit an 80-column terminal. */
+function exitCodes(): string {
+  const lines = ['Exit codes:'];
+  const shown = EXIT_MEANINGS.filter((e) => e.code !== EXIT.internal);
+  for (const [i, e] of shown.entries()) {
+    const item = ` ${e.code} ${e.short}${i === shown.length - 1 ? '.' : ','}`;
+    if (lines.at(-1)!.length + item.length > 80) lines.push(item.trimStart());
+    else lines[lines.length - 1] += item;
+  }
+  return lines.join('\n');
+}
+
 function applyToTree(cmd: Command, fn: (c: Command) => void): void {
   fn(cmd);
   for (const c of cmd.commands) applyToTree(c, fn);
@@ -60,6 +73,8 @@ function applyToTree(cmd: Command, fn: (c: Command) => void): void {
 export async function run(argv: string[], ctx: Context): Promise<number> {
   const program = await buildProgram(ctx, argv);
   try {
+    const unknown = findUnknownCommand(program, argv);
+    if (unknown) throw await unknownCommandError(unknown, () => buildProgram(ctx));
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (err) {

@@ -6,8 +6,9 @@ import type { ApiRequest } from '../core/http/client.js';
 import { optionSchemas, parseOption } from '../core/runtime/options.js';
 import { paginate } from '../core/lists/paginate.js';
 import { envelope } from '../registry/schemas.js';
-import { printable } from '../core/output/sanitize.js';
+import { hasControlCharacters, printable, terminalJson } from '../core/output/sanitize.js';
 import { MalformedResponseError } from '../core/runtime/errors.js';
+import { NO_CONTROL_CHARACTERS } from '../registry/validators.js';
 
 // `payrec api PATH`: an authenticated request to any path under /v1/<chain>/, for
 // endpoints payrec has no command for yet (like `gh api`).
@@ -18,7 +19,7 @@ export function checkApiPath(raw: string): string {
   const path = '/' + raw.replace(/^\/+/, '');
   const bad = (why: string) => new UsageError(`invalid PATH "${printable(raw)}": ${why}`);
   if (path.length > 2048) throw bad('expected at most 2048 characters');
-  if (/[\u0000-\u0020\u007f-\u009f]/.test(path)) throw bad('expected no spaces or control characters');
+  if (path.includes(' ') || hasControlCharacters(path)) throw bad('expected no spaces or control characters');
   if (path.includes('?') || path.includes('#')) throw bad('put query parameters in --query k=v');
   if (path.split('/').some((seg) => seg === '.' || seg === '..') || /%2e|%2f/i.test(path)) throw bad('expected no . or .. segments and no encoded slashes');
   if (path.includes('//')) throw bad('expected no empty segments');
@@ -32,10 +33,34 @@ function parseQuery(pairs: string[]): Record<string, string> {
     const eq = pair.indexOf('=');
     if (eq <= 0) throw new UsageError(`invalid --query "${printable(pair)}": expected key=value`);
     const [k, v] = [pair.slice(0, eq), pair.slice(eq + 1)];
-    if (/[\u0000-\u001f\u007f-\u009f]/.test(pair)) throw new UsageError(`invalid --query "${printable(pair)}": expected no control characters`);
+    if (hasControlCharacters(pair)) throw new UsageError(`invalid --query "${printable(pair)}": ${NO_CONTROL_CHARACTERS}`);
     query[k] = v;
   }
   return query;
+}
+
+function parseBody(text: string): unknown {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new UsageError('invalid --body: expected JSON, e.g. \'{"webhook":"https://…"}\'');
+  }
+  const where = controlCharacterAt(body, '');
+  if (where !== undefined) throw new UsageError(`invalid --body: the string at ${where ? `"${printable(where)}"` : 'the top level'}: ${NO_CONTROL_CHARACTERS}`);
+  return body;
+}
+
+/** The dotted path of the first string (key or value) in `value` that holds a control character. */
+function controlCharacterAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return hasControlCharacters(value) ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const at = path ? `${path}.${k}` : k;
+    const found = hasControlCharacters(k) ? at : controlCharacterAt(v, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 export function addApiCommand(program: Command, action: CommandAction): void {
@@ -56,21 +81,14 @@ export function addApiCommand(program: Command, action: CommandAction): void {
         if (!METHODS.includes(method)) throw new UsageError(`invalid --method "${printable(o.method!)}": expected GET, POST, PUT or DELETE`);
         const path = checkApiPath(cmd.args[0]);
         const query = parseQuery(o.query ?? []);
-        let body: unknown;
-        if (o.body !== undefined) {
-          try {
-            body = JSON.parse(o.body);
-          } catch {
-            throw new UsageError('invalid --body: expected JSON, e.g. \'{"webhook":"https://…"}\'');
-          }
-        }
+        const body = o.body === undefined ? undefined : parseBody(o.body);
         if (o.all && method !== 'GET') throw new UsageError('--all pages GET lists only');
         const client = await session.client();
         const req: ApiRequest = { method, path, query, body };
         const target = await session.openOutput();
         const out = target.stream;
         if (!o.all) {
-          out.write(JSON.stringify(await client.json(req), null, 2) + '\n');
+          out.write(terminalJson(await client.json(req), 2) + '\n');
           await target.commit();
           return;
         }
@@ -90,7 +108,7 @@ export function addApiCommand(program: Command, action: CommandAction): void {
         )) {
           total = page.total;
           for (const r of page.records) {
-            out.write(opening + JSON.stringify(r));
+            out.write(opening + terminalJson(r));
             opening = ',\n';
           }
         }

@@ -3,10 +3,13 @@ import { topCommand } from './tree.js';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
 import { parseOption } from '../core/runtime/options.js';
+import { terminalJson } from '../core/output/sanitize.js';
 import { hexId } from '../registry/validators.js';
 import { z } from 'zod';
-import { parseTime } from '../core/runtime/time.js';
+import { parseDuration, parseTime } from '../core/runtime/time.js';
+import { printable } from '../core/output/sanitize.js';
 import { DEFAULT_FAULT_KINDS, FAULT_KINDS, type FaultKind, type FaultOptions } from '../emulator/faults.js';
+import { MAX_LATE_SECONDS, MAX_LIVE_RATE, type LiveOptions } from '../emulator/live-options.js';
 
 // `payrec emulator start|trigger`: the built-in emulator as a long-running server,
 // and a way to fire webhook events at a running one.
@@ -15,8 +18,14 @@ const port = z.string().regex(/^\d+$/, 'expected a port from 0 to 65535').transf
 const count = z.string().regex(/^\d+$/, 'expected a whole number').transform(Number).refine((n) => n >= 1 && n <= 5_000_000, 'expected a whole number from 1 to 5,000,000');
 const seed = z.string().regex(/^\d+$/, 'expected a whole number').transform(Number);
 const event = z.string().regex(/^[A-Za-z]{1,64}$/, 'expected an event name such as Billing or Payment');
+const product = z.string().regex(/^[a-z][a-z-]{0,63}$/, 'expected a product such as fixed-recurring or one-time');
 
-const rate = z.string().regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'expected a share from 0 to 1, such as 0.1').transform(Number);
+const share = z.string().regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'expected a share from 0 to 1, such as 0.1').transform(Number);
+const liveRate = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, 'expected records per second, such as 150 or 0.5')
+  .transform(Number)
+  .refine((n) => n > 0 && n <= MAX_LIVE_RATE, `expected records per second, more than 0 and at most ${MAX_LIVE_RATE}`);
 
 function parseFaults(o: Record<string, string | undefined>): FaultOptions | undefined {
   if (o.faultRate === undefined) {
@@ -27,9 +36,31 @@ function parseFaults(o: Record<string, string | undefined>): FaultOptions | unde
   const unknown = kinds.filter((k) => !FAULT_KINDS.includes(k));
   if (unknown.length) throw new UsageError(`invalid --fault-kinds "${unknown.join(',')}": expected some of ${FAULT_KINDS.join(', ')}`);
   return {
-    rate: parseOption(rate, o.faultRate, '--fault-rate'),
+    rate: parseOption(share, o.faultRate, '--fault-rate'),
     kinds,
     seed: o.faultSeed === undefined ? undefined : parseOption(seed, o.faultSeed, '--fault-seed'),
+  };
+}
+
+const LIVE_FLAGS = { lateFraction: '--late-fraction', lateMax: '--late-max', pendingFraction: '--pending-fraction' } as const;
+
+function parseLive(o: Record<string, string | undefined>): LiveOptions | undefined {
+  if (o.live === undefined) {
+    const given = Object.entries(LIVE_FLAGS).filter(([name]) => o[name] !== undefined).map(([, flag]) => flag);
+    if (given.length > 0) throw new UsageError(`${given.join(' and ')} ${given.length === 1 ? 'goes' : 'go'} with --live`, 'add --live RATE (records a second), e.g. --live 150');
+    return undefined;
+  }
+  const rate = parseOption(liveRate, o.live, '--live');
+  let lateMaxSeconds: number | undefined;
+  if (o.lateMax !== undefined) {
+    lateMaxSeconds = parseDuration(o.lateMax, '--late-max');
+    if (lateMaxSeconds < 1 || lateMaxSeconds > MAX_LATE_SECONDS) throw new UsageError(`invalid --late-max "${printable(o.lateMax)}": expected a duration from 1s to 365d`);
+  }
+  return {
+    rate,
+    lateFraction: o.lateFraction === undefined ? undefined : parseOption(share, o.lateFraction, '--late-fraction'),
+    lateMaxSeconds,
+    pendingFraction: o.pendingFraction === undefined ? undefined : parseOption(share, o.pendingFraction, '--pending-fraction'),
   };
 }
 
@@ -47,7 +78,14 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
     .option('--fault-rate <0..1>', 'share of API responses that fail on purpose, to test retries (default 0)')
     .option('--fault-kinds <list>', `comma-separated: ${FAULT_KINDS.join(',')} (default ${DEFAULT_FAULT_KINDS.join(',')})`)
     .option('--fault-seed <n>', 'seed of which responses fail (default 1)')
-    .addHelpText('after', '\nExamples:\n  $ payrec emulator start --port 8787\n  $ PAYREC_BASE_URL=http://127.0.0.1:8787 PAYREC_API_KEY=prk_demo_bsc payrec one-time transfers\n')
+    .option('--live <rate>', 'live traffic: insert RATE records a second across the list collections (e.g. 150)')
+    .option('--late-fraction <0..1>', 'with --live: share of records stamped up to --late-max in the past (default 0.2)')
+    .option('--late-max <duration>', 'with --live: how late a late record can be: 90s, 10m, 2h or seconds (default 10m)')
+    .option('--pending-fraction <0..1>', 'with --live: share of records that arrive pending, then turn confirmed or failed 1-5 s later (default 0.3)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ payrec emulator start --port 8787\n  $ PAYREC_BASE_URL=http://127.0.0.1:8787 PAYREC_API_KEY=prk_demo_bsc payrec one-time transfers\n  $ payrec emulator start --port 8787 --live 150 --late-fraction 0.3 --late-max 20m\n',
+    )
     .action(
       action(async (session, cmd) => {
         const o = cmd.opts() as Record<string, string | undefined>;
@@ -60,6 +98,7 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
             seed: o.seed === undefined ? undefined : parseOption(seed, o.seed, '--seed'),
             now: o.now === undefined ? undefined : parseTime(o.now, session.ctx.now(), '--now'),
             faults: parseFaults(o),
+            live: parseLive(o),
           },
           session.ctx.stdout,
           session.ctx.signal,
@@ -79,12 +118,13 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
         const o = cmd.opts() as Record<string, string | undefined>;
         const name = parseOption(event, cmd.args[0], '<event>');
         const planId = parseOption(hexId, o.planId!, '--plan-id');
+        const type = o.type === undefined ? undefined : parseOption(product, o.type, '--type');
         const s = await session.settings();
         if (session.flags.emulator) throw new UsageError('emulator trigger needs a running emulator: start one with payrec emulator start');
         const { triggerEvent } = await import('../emulator/cli-entry.js');
         // Without --type the emulator infers the product from the plan.
-        const result = await triggerEvent(s.baseUrl, { chain: s.chain, event: name, planId, ...(o.type ? { type: o.type } : {}) });
-        session.ctx.stdout.write(JSON.stringify(result, null, 2) + '\n');
+        const result = await triggerEvent(s.baseUrl, { chain: s.chain, event: name, planId, ...(type ? { type } : {}) });
+        session.ctx.stdout.write(terminalJson(result, 2) + '\n');
       }),
     );
 }

@@ -6,7 +6,7 @@ import type { CommandAction } from '../core/runtime/action.js';
 import { PayrecError, EXIT, InterruptedError } from '../core/runtime/errors.js';
 import { isLoopback } from '../core/http/client.js';
 import { parseOption } from '../core/runtime/options.js';
-import { neutraliseTerminal, shortenMiddle } from '../core/output/sanitize.js';
+import { neutraliseTerminal, shortenMiddle, terminalJson } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';
 import { httpUrl } from '../registry/validators.js';
 import { formatTimestamp } from '../core/runtime/time.js';
@@ -51,7 +51,7 @@ function line(n: Record<string, unknown>, v: Verdict, forwarded?: string): strin
   const when = typeof n.timestamp === 'number' ? formatTimestamp(n.timestamp) : '-';
   // Padded to the usual widths so lines read as columns; the set of events is open, so longer ones just push.
   const parts = [when, cell(n.type).padEnd(18), cell(n.event).padEnd(22), cell(n.transactionStatus).padEnd(9), shortenMiddle(cell(n.transactionHash), 13), verified];
-  if (forwarded) parts.push(`→ ${forwarded}`);
+  if (forwarded) parts.push(`→ ${cell(forwarded)}`);
   return parts.join('  ') + '\n';
 }
 
@@ -84,7 +84,7 @@ async function handle(session: Session, req: IncomingMessage, res: ServerRespons
     const verdict = await verifyNotification(session, notification);
     const forwarded = forwardTo ? await forward(forwardTo, raw, session.ctx.signal) : undefined;
     if (session.format === 'jsonl' || session.format === 'json') {
-      session.ctx.stdout.write(JSON.stringify({ notification, verified: verdict.authentic === true, verdict, ...(forwarded ? { forwarded } : {}) }) + '\n');
+      session.ctx.stdout.write(terminalJson({ notification, verified: verdict.authentic === true, verdict, ...(forwarded ? { forwarded } : {}) }) + '\n');
     } else {
       session.ctx.stdout.write(line(notification, verdict, forwarded));
     }

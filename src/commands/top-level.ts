@@ -47,6 +47,7 @@ const LOADERS: Record<string, Loader> = {
   sql: { load: async () => (await import('./sql.js')).addSqlCommand },
   api: { load: async () => (await import('./api.js')).addApiCommand },
   completion: { load: async () => (await import('./completion.js')).addCompletionCommand, wholeTree: true },
+  reference: { load: async () => (await import('./reference.js')).addReferenceCommand, wholeTree: true },
 };
 
 /**

@@ -10,6 +10,8 @@ export interface TopLevelEntry {
   name: string;
   alias?: string;
   description: string;
+  /** Not listed by --help or completion (reached as `payrec help reference`). */
+  hidden?: boolean;
 }
 
 export const TOP_LEVEL: readonly TopLevelEntry[] = [
@@ -21,6 +23,7 @@ export const TOP_LEVEL: readonly TopLevelEntry[] = [
   { name: 'sql', description: 'Query the local mirror with SQL (read-only): exact totals, exports, what failed since yesterday' },
   { name: 'api', description: 'Send an authenticated request to any API path below /v1/<chain>/ and print the JSON' },
   { name: 'completion', description: 'Print the shell completion script for bash, zsh or fish' },
+  { name: 'reference', description: 'Print every command and flag as Markdown (payrec help reference)', hidden: true },
 ];
 
 /** The top-level command `name`: the one already in `program`, or a new one with its name, alias and description. */
@@ -29,7 +32,7 @@ export function topCommand(program: Command, name: string): Command {
   if (existing) return existing;
   const entry = TOP_LEVEL.find((t) => t.name === name);
   if (!entry) throw new Error(`no top-level command "${name}"`);
-  const cmd = program.command(name).description(entry.description);
+  const cmd = program.command(name, { hidden: entry.hidden }).description(entry.description);
   return entry.alias ? cmd.alias(entry.alias) : cmd;
 }
 

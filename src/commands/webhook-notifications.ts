@@ -4,7 +4,7 @@ import type { CommandAction } from '../core/runtime/action.js';
 import { ApiError, EXIT, PayrecError, UsageError, VerificationError } from '../core/runtime/errors.js';
 import { differences, integrityOf, type Difference, type Integrity } from './notification-check.js';
 import { readAll } from '../core/runtime/prompt.js';
-import { neutraliseTerminal } from '../core/output/sanitize.js';
+import { neutraliseTerminal, terminalJson } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';
 import { notificationId } from '../registry/validators.js';
 import { commandAt, topCommand } from './tree.js';
@@ -50,7 +50,7 @@ export async function verifyNotification(session: Session, received: Record<stri
 }
 
 function show(v: unknown): string {
-  return neutraliseTerminal(JSON.stringify(v) ?? 'absent');
+  return v === undefined ? 'absent' : terminalJson(v);
 }
 
 export function addWebhookNotificationCommands(program: Command, action: CommandAction): void {
@@ -78,7 +78,7 @@ export function addWebhookNotificationCommands(program: Command, action: Command
         const v = await verifyNotification(session, received);
         const out = session.ctx.stdout;
         if (session.format === 'json' || session.format === 'jsonl') {
-          out.write(JSON.stringify(v, null, session.format === 'json' ? 2 : undefined) + '\n');
+          out.write(terminalJson(v, session.format === 'json' ? 2 : undefined) + '\n');
         } else if (v.authentic === true) {
           out.write(`authentic\nid\t${v.id}\nintegrity\t${v.integrity}\n`);
         } else if (v.authentic === false) {

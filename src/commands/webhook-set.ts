@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
-import { printable } from '../core/output/sanitize.js';
+import { printable, terminalJson } from '../core/output/sanitize.js';
 import { hexId, httpUrl } from '../registry/validators.js';
 import { commandAt, topCommand } from './tree.js';
 
@@ -24,7 +24,7 @@ export function addWebhookSetCommand(program: Command, action: CommandAction): v
         if (!u.success) throw new UsageError(`invalid <url> "${printable(url)}": ${u.error.issues[0].message}`);
         const client = await session.client();
         const body = await client.json({ method: 'PUT', path: `/fixed-recurring/plans/${planId}/webhook`, body: { webhook: url } });
-        if (session.format === 'json' || session.format === 'jsonl') session.ctx.stdout.write(JSON.stringify(body ?? { webhook: url }) + '\n');
+        if (session.format === 'json' || session.format === 'jsonl') session.ctx.stdout.write(terminalJson(body ?? { webhook: url }) + '\n');
         else if (!session.quiet) session.ctx.stderr.write(`Webhook of plan ${planId} set to ${url}\n`);
       }),
     );

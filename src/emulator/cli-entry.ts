@@ -1,12 +1,13 @@
 import { ApiError, NetworkError } from '../core/runtime/errors.js';
+import { formatDuration } from '../core/runtime/time.js';
 import { KNOWN_CHAINS } from '../registry/validators.js';
 import { CONTROL_PREFIX } from './control.js';
 import { demoKey } from './fixtures.js';
-import { startEmulator, type EmulatorOptions } from './index.js';
+import { startEmulator, type Emulator, type EmulatorOptions } from './index.js';
 
 // What `payrec emulator start|trigger` run: the command layer parses flags, these do the work.
 
-export type EmulatorStartOptions = Pick<EmulatorOptions, 'port' | 'host' | 'records' | 'seed' | 'now' | 'faults'>;
+export type EmulatorStartOptions = Pick<EmulatorOptions, 'port' | 'host' | 'records' | 'seed' | 'now' | 'faults' | 'live'>;
 
 /** Starts the emulator, prints how to use it, and serves until `signal` aborts. */
 export async function runEmulatorStart(opts: EmulatorStartOptions, out: NodeJS.WritableStream, signal: AbortSignal): Promise<void> {
@@ -24,6 +25,7 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, out: NodeJS.W
         `  PAYREC_BASE_URL=${emulator.url} PAYREC_API_KEY=${demoKey('bsc')} payrec one-time transfers`,
         '',
         `Fixtures (ids present in the data): ${emulator.url}${CONTROL_PREFIX}/fixtures?chain=bsc`,
+        ...liveLines(emulator),
         'Press Ctrl-C to stop.',
         '',
       ].join('\n'),
@@ -32,6 +34,19 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, out: NodeJS.W
   } finally {
     await emulator.close();
   }
+}
+
+/** What the live traffic does and where to watch or change it; nothing when it is off. */
+function liveLines(emulator: Emulator): string[] {
+  const live = emulator.live.status();
+  if (!live.running) return [];
+  const percent = (share: number) => `${Number((share * 100).toFixed(2))} %`;
+  return [
+    '',
+    `Live traffic: ${live.rate} records/s, ${percent(live.lateFraction)} late (up to ${formatDuration(live.lateMaxSeconds)}), ${percent(live.pendingFraction)} pending`,
+    `  status, start, stop: GET|POST|DELETE ${emulator.url}${CONTROL_PREFIX}/live`,
+    `  ground truth:        GET ${emulator.url}${CONTROL_PREFIX}/records?chain=bsc&collection=one-time/transfers`,
+  ];
 }
 
 export interface TriggerBody {

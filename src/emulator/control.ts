@@ -5,6 +5,9 @@ import type { Datasets } from './datasets.js';
 import type { Deliverer } from './delivery.js';
 import { FaultInjector, parseFaultOptions } from './faults.js';
 import { fixturesOf } from './fixtures.js';
+import { groundTruthJson, unknownTarget } from './ground-truth.js';
+import type { LiveTraffic } from './live.js';
+import { InvalidLiveOptions, type LiveOptions } from './live-options.js';
 import { buildNotification, parseTrigger } from './notifications.js';
 import type { Random } from './prng.js';
 import { HttpError, json, type Reply } from './reply.js';
@@ -13,7 +16,7 @@ import { currentWebhook } from './webhooks.js';
 
 // Control routes under /_emulator/: not part of the API, no key needed, never logged or
 // faulted. They let tests and users look inside (fixtures, request log, deliveries) and
-// act on the emulator (fire events, inject faults, add records).
+// act on the emulator (fire events, inject faults, add records, run live traffic).
 
 export const CONTROL_PREFIX = '/_emulator';
 
@@ -24,12 +27,20 @@ export interface RequestLogEntry {
   status: number;
   /** The client's port: requests that share it came over one keep-alive connection. */
   connection: number;
+  /**
+   * The insertion counter when the request was answered. The emulator is single-threaded,
+   * so a record whose arrival is <= seq (see GET /_emulator/records) was visible to it.
+   */
+  seq: number;
+  /** When it was answered (Date.now(), ms). */
+  at: number;
 }
 
 export interface ControlState {
   datasets: Datasets;
   deliverer: Deliverer;
   faults: FaultInjector;
+  live: LiveTraffic;
   requests: RequestLogEntry[];
   /** Drives notification content, so a run of triggers is reproducible. */
   random: Random;
@@ -94,6 +105,33 @@ export function controlRouter(state: ControlState): Router<ControlHandler> {
     return json(201, { appended: count, total });
   });
 
+  // The ground truth: a collection's complete current records, as tests compare them.
+  route('GET', '/records', ({ query }) => {
+    const chain = query.get('chain');
+    const collection = query.get('collection');
+    if (chain === null || collection === null) {
+      throw new HttpError(400, `Missing ${chain === null ? 'chain' : 'collection'}: expected ?chain=bsc&collection=one-time/transfers`);
+    }
+    const unknown = unknownTarget(chain, collection);
+    if (unknown !== undefined) throw new HttpError(404, unknown);
+    return { status: 200, body: groundTruthJson(state.datasets, chain, collection) };
+  });
+
+  route('GET', '/live', () => json(200, state.live.status()));
+  route('POST', '/live', ({ body }) => {
+    try {
+      state.live.start(body as unknown as LiveOptions);
+    } catch (err) {
+      if (err instanceof InvalidLiveOptions) throw new HttpError(400, err.message);
+      throw err;
+    }
+    return json(200, state.live.status());
+  });
+  route('DELETE', '/live', () => {
+    state.live.stop();
+    return json(200, state.live.status());
+  });
+
   return router;
 }
 
@@ -108,7 +146,7 @@ function trigger(state: ControlState, body: Record<string, unknown>) {
   const world = datasets.world(request.chain);
   const timestamp = nowSeconds();
   const notification = buildNotification(world, state.random, request, planExtra(datasets, request.chain, request.planId), timestamp);
-  datasets.store(request.chain, 'webhook-notifications').insert({
+  datasets.insert(request.chain, 'webhook-notifications', {
     timestamp,
     record: notification,
     internal: { notificationId: notification.id },

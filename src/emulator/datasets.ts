@@ -5,7 +5,11 @@ import { RecordStore, type StoredRecord } from './store.js';
 import { World, type WorldOptions } from './world.js';
 
 // Every (chain, collection) store, built lazily on first access: a million records per
-// collection costs nothing until a request touches that collection.
+// collection costs nothing until a request touches that collection. Records added later
+// (live traffic, POST /_emulator/records, short url creates, notifications) go through
+// insert(): each takes the next value of one counter (`seq`), its arrival. For a store
+// not built yet they wait in a backlog, applied in order when it is built, so adding
+// records never forces a build and the API and the ground truth always agree.
 
 const YEAR = 365 * 86400;
 /** Share of records that reuse the previous record's second, so tie-breaks are exercised. */
@@ -23,13 +27,28 @@ function keyFieldsOf(collection: string): Set<string> {
   return fields;
 }
 
+interface Arrival {
+  entry: StoredRecord;
+  arrival: number;
+}
+
+const keyOf = (chain: string, collection: string) => `${chain}\u0000${collection}`;
+
 export class Datasets {
   private readonly worlds = new Map<string, World>();
   private readonly stores = new Map<string, RecordStore>();
-  /** Records appended after generation, per store: their index continues after `records`. */
+  /** Records generated after start, per store: their index continues after `records`. */
   private readonly appended = new Map<string, number>();
+  /** Records inserted into stores that are not built yet, in arrival order. */
+  private readonly backlogs = new Map<string, Arrival[]>();
+  private counter = 0;
 
   constructor(readonly options: WorldOptions) {}
+
+  /** Insertions since start, every store together. */
+  get seq(): number {
+    return this.counter;
+  }
 
   world(chain: string): World {
     let world = this.worlds.get(chain);
@@ -45,30 +64,68 @@ export class Datasets {
   }
 
   store(chain: string, collection: string): RecordStore {
-    const key = `${chain}\u0000${collection}`;
+    const key = keyOf(chain, collection);
     let store = this.stores.get(key);
     if (!store) {
       store = this.build(chain, collection);
       this.stores.set(key, store);
+      for (const { entry, arrival } of this.backlogs.get(key) ?? []) store.insert(entry, arrival);
+      this.backlogs.delete(key);
     }
     return store;
   }
 
-  /** Generates `count` more records stamped `timestamp`; returns the new size. */
-  append(chain: string, collection: string, count: number, timestamp: number): number {
+  /** Adds a record after start; returns its arrival (the counter's new value). */
+  insert(chain: string, collection: string, entry: StoredRecord): number {
+    const arrival = ++this.counter;
+    const key = keyOf(chain, collection);
+    const store = this.stores.get(key);
+    if (store) store.insert(entry, arrival);
+    else {
+      const backlog = this.backlogs.get(key) ?? [];
+      backlog.push({ entry, arrival });
+      this.backlogs.set(key, backlog);
+    }
+    return arrival;
+  }
+
+  /** Replaces the record that arrived at `arrival` (same timestamp: the sort key never changes). */
+  update(chain: string, collection: string, arrival: number, entry: StoredRecord): void {
+    const key = keyOf(chain, collection);
+    const store = this.stores.get(key);
+    if (store) {
+      const pos = store.positionOf(entry.timestamp, arrival);
+      if (pos < 0) throw new Error(`no record of ${collection} on ${chain} arrived at ${arrival}`);
+      store.replace(pos, entry);
+      return;
+    }
+    const backlog = this.backlogs.get(key) ?? [];
+    const at = sortedIndex(backlog, arrival);
+    if (backlog[at]?.arrival !== arrival) throw new Error(`no record of ${collection} on ${chain} arrived at ${arrival}`);
+    backlog[at] = { entry, arrival };
+  }
+
+  /** A new record from the collection's generator: its index continues after the existing ones. */
+  generate(chain: string, collection: string, timestamp: number): StoredRecord {
     const spec = collectionSpecs[collection];
     if (!spec?.generate) throw new Error(`collection ${collection} has no generator`);
-    const store = this.store(chain, collection);
+    const key = keyOf(chain, collection);
     const world = this.world(chain);
-    const key = `${chain}\u0000${collection}`;
-    let next = this.options.records + (this.appended.get(key) ?? 0);
-    for (let i = 0; i < count; i++, next++) {
-      const r = new Random(world.recordSeed(collection, next));
-      const { record, internal } = spec.generate({ world, r, index: next, timestamp });
-      store.insert({ timestamp, record, internal });
-    }
-    this.appended.set(key, next - this.options.records);
-    return store.size;
+    const index = this.options.records + (this.appended.get(key) ?? 0);
+    this.appended.set(key, index - this.options.records + 1);
+    const { record, internal } = spec.generate({ world, r: new Random(world.recordSeed(collection, index)), index, timestamp });
+    return { timestamp, record, internal };
+  }
+
+  /** Generates `count` more records stamped `timestamp`; returns the new size. */
+  append(chain: string, collection: string, count: number, timestamp: number): number {
+    for (let i = 0; i < count; i++) this.insert(chain, collection, this.generate(chain, collection, timestamp));
+    return this.store(chain, collection).size;
+  }
+
+  /** Every record of a store as the API would serve it now (building it if needed), with the counter. */
+  snapshot(chain: string, collection: string): { seq: number; bodies: string[]; arrivals: number[] } {
+    return { seq: this.counter, ...this.store(chain, collection).snapshot() };
   }
 
   canAppend(collection: string): boolean {
@@ -105,4 +162,16 @@ export class Datasets {
     for (let i = 1; i < records; i++) if (r.chance(COLLISION_RATE)) out[i] = out[i - 1];
     return out;
   }
+}
+
+/** First index of a backlog (ascending arrivals) whose arrival is >= `arrival`. */
+function sortedIndex(backlog: Arrival[], arrival: number): number {
+  let lo = 0;
+  let hi = backlog.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (backlog[mid].arrival < arrival) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

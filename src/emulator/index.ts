@@ -4,6 +4,9 @@ import { Datasets } from './datasets.js';
 import { Deliverer, type DeliveryOptions } from './delivery.js';
 import { FaultInjector, type FaultOptions } from './faults.js';
 import { demoKey, fixturesOf, type Fixtures } from './fixtures.js';
+import { groundTruth, type GroundTruth } from './ground-truth.js';
+import { LiveTraffic } from './live.js';
+import type { LiveOptions, LiveStatus } from './live-options.js';
 import { Random, mixSeed } from './prng.js';
 import { createEmulatorServer } from './server.js';
 
@@ -13,6 +16,8 @@ export type { Fixtures } from './fixtures.js';
 export type { RequestLogEntry } from './control.js';
 export type { FaultOptions, FaultKind } from './faults.js';
 export type { DeliveryOptions, DeliveryAttempt } from './delivery.js';
+export type { LiveOptions, LiveStatus } from './live-options.js';
+export type { GroundTruth } from './ground-truth.js';
 
 export interface EmulatorOptions {
   /** 0 (default) picks a free port. */
@@ -29,6 +34,19 @@ export interface EmulatorOptions {
   faults?: FaultOptions;
   /** Webhook delivery retries (default 5 attempts, 200 ms doubling). */
   delivery?: DeliveryOptions;
+  /** Live traffic from the start (see POST /_emulator/live). */
+  live?: LiveOptions;
+}
+
+/** Live traffic (DESIGN.md "Live traffic"); the same as GET|POST|DELETE /_emulator/live. */
+export interface LiveControl {
+  /** (Re)configures and starts; throws a RangeError naming a bad field. */
+  start(options: LiveOptions): void;
+  /** Stops inserting; records still pending keep resolving. */
+  stop(): void;
+  status(): LiveStatus;
+  /** Resolves once traffic is stopped and no record is pending any more. */
+  settle(): Promise<void>;
 }
 
 export interface Emulator {
@@ -41,6 +59,9 @@ export interface Emulator {
   requests: RequestLogEntry[];
   clearLog(): void;
   fixtures(chain: string): Fixtures;
+  live: LiveControl;
+  /** A collection's complete current records as the API serves them (GET /_emulator/records). */
+  records(chain: string, collection: string): GroundTruth;
   close(): Promise<void>;
 }
 
@@ -58,13 +79,20 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const faults = new FaultInjector();
   faults.configure(opts.faults);
   const requests: RequestLogEntry[] = [];
-  const server = createEmulatorServer({ datasets, deliverer, faults, requests, random: new Random(mixSeed(seed, 0x7219)) });
+  const live = new LiveTraffic(datasets, seed);
+  // Before listening: bad live options throw with nothing left running.
+  if (opts.live) live.start(opts.live);
+  const server = createEmulatorServer({ datasets, deliverer, faults, live, requests, random: new Random(mixSeed(seed, 0x7219)) });
 
   const host = opts.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const fail = (err: Error) => {
+      live.close();
+      reject(err);
+    };
+    server.once('error', fail);
     server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
+      server.off('error', fail);
       resolve();
     });
   });
@@ -80,8 +108,16 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       requests.length = 0;
     },
     fixtures: (chain) => fixturesOf(datasets.world(chain)),
+    live: {
+      start: (o) => live.start(o),
+      stop: () => live.stop(),
+      status: () => live.status(),
+      settle: () => live.settle(),
+    },
+    records: (chain, collection) => groundTruth(datasets, chain, collection),
     close: () =>
       new Promise<void>((resolve, reject) => {
+        live.close();
         deliverer.close();
         server.close((err) => (err ? reject(err) : resolve()));
         // Keep-alive connections would hold close() open until they time out.

@@ -47,7 +47,15 @@ export function createEmulatorServer(state: ControlState): Server {
 
     const fault = state.faults.next();
     const log = (status: number) =>
-      state.requests.push({ method, path: url.pathname, query: Object.fromEntries(url.searchParams), status, connection: req.socket.remotePort ?? 0 });
+      state.requests.push({
+        method,
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        status,
+        connection: req.socket.remotePort ?? 0,
+        seq: state.datasets.seq,
+        at: Date.now(),
+      });
     if (fault === 'reset') {
       log(0);
       req.socket.destroy();

@@ -58,7 +58,7 @@ export function shortUrlRoutes(datasets: Datasets, random: Random): ApiRoute[] {
             params: paramsOf(input, {}),
             link: `${SHORT_LINK_BASE}/${path}`,
           };
-          datasets.store(req.chain, collection).insert({ timestamp: now, record, internal: { owner: req.user } });
+          datasets.insert(req.chain, collection, { timestamp: now, record, internal: { owner: req.user } });
           return json(201, record);
         },
       },

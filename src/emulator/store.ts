@@ -1,4 +1,4 @@
-// One collection of one chain, kept sorted by (timestamp, position) so a time window is
+// One collection of one chain, kept sorted by (timestamp, arrival) so a time window is
 // two binary searches and a page is a slice: nothing is copied or re-sorted per request.
 // Each record is serialised once; a page body is the join of the stored strings.
 // Fields that filters and path parameters compare with are extracted once into columns,
@@ -99,6 +99,8 @@ interface Column {
 export class RecordStore {
   private readonly timestamps: number[] = [];
   private readonly bodies: string[] = [];
+  /** The insertion counter when each record arrived (0 for the data generated at start). */
+  private readonly arrivals: number[] = [];
   private readonly columns = new Map<string, Column>();
 
   constructor(keyFields: Iterable<string>) {
@@ -111,19 +113,22 @@ export class RecordStore {
 
   /**
    * Inserts after every record with the same or an earlier timestamp, so among equal
-   * timestamps arrival order is the tie-break. O(1) for the newest record.
+   * timestamps arrival order is the tie-break. O(1) for the newest record; a late one
+   * lands in the middle and moves every later record one offset on, as in the real API.
    */
-  insert(entry: StoredRecord): number {
+  insert(entry: StoredRecord, arrival = 0): number {
     const n = this.size;
     const pos = n === 0 || entry.timestamp >= this.timestamps[n - 1] ? n : this.upperBound(entry.timestamp);
     const body = JSON.stringify(entry.record);
     if (pos === n) {
       this.timestamps.push(entry.timestamp);
       this.bodies.push(body);
+      this.arrivals.push(arrival);
       for (const column of this.columns.values()) column.values.push(column.read(entry.record, entry.internal));
     } else {
       this.timestamps.splice(pos, 0, entry.timestamp);
       this.bodies.splice(pos, 0, body);
+      this.arrivals.splice(pos, 0, arrival);
       for (const column of this.columns.values()) column.values.splice(pos, 0, column.read(entry.record, entry.internal));
     }
     return pos;
@@ -132,7 +137,25 @@ export class RecordStore {
   remove(pos: number): void {
     this.timestamps.splice(pos, 1);
     this.bodies.splice(pos, 1);
+    this.arrivals.splice(pos, 1);
     for (const column of this.columns.values()) column.values.splice(pos, 1);
+  }
+
+  /**
+   * Position of the record that arrived at `arrival` with `timestamp`, or -1. Inserts
+   * move positions, but never the (timestamp, arrival) order: a binary search finds the
+   * run of equal timestamps, and the arrival picks the record within it.
+   */
+  positionOf(timestamp: number, arrival: number): number {
+    for (let pos = this.lowerBound(timestamp); pos < this.size && this.timestamps[pos] === timestamp; pos++) {
+      if (this.arrivals[pos] === arrival) return pos;
+    }
+    return -1;
+  }
+
+  /** Every record's body and arrival, in store order: the ground truth. */
+  snapshot(): { bodies: string[]; arrivals: number[] } {
+    return { bodies: [...this.bodies], arrivals: [...this.arrivals] };
   }
 
   /** Replaces a record in place; its timestamp (the sort key) must not change. */

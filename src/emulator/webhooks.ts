@@ -32,7 +32,7 @@ export function webhookRoutes(datasets: Datasets): ApiRoute[] {
           const entry = { timestamp: nowSeconds(), record: { webhook: result.data }, internal: { planId: req.params.planId } };
           // A changed webhook keeps its place: only lookups by plan ever read this collection.
           if (pos >= 0) store.replace(pos, entry);
-          else store.insert(entry);
+          else datasets.insert(req.chain, collection, entry);
           return json(200, { webhook: result.data });
         },
       },

@@ -1,12 +1,17 @@
 import { z } from 'zod';
+import { hasControlCharacters } from '../core/output/sanitize.js';
 
 // Validators for values a user types. Each message says what is expected, because
 // it is shown as is: "invalid --plan-id "0x12": expected 0x followed by 64 hex characters".
 
-// Control characters (C0, DEL, C1) never belong in a value we send.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+export const NO_CONTROL_CHARACTERS = 'expected no control characters (newlines, escapes, bidi overrides)';
 
-const noControl = (s: string) => !CONTROL.test(s);
+/**
+ * The one rule for free text that is sent: no control characters (C0, DEL, C1), no
+ * bidi embeddings, overrides or isolates, no line separators: the characters that
+ * would be neutralised were they shown. Every free-text schema starts from it.
+ */
+export const typedText = z.string().refine((s) => !hasControlCharacters(s), NO_CONTROL_CHARACTERS);
 
 export const hexId = z
   .string()
@@ -25,19 +30,12 @@ export const uuid = z
     'expected a UUID such as 123e4567-e89b-12d3-a456-426614174000',
   );
 
-export const token = z
-  .string()
-  .regex(/^[A-Za-z0-9._$-]{1,32}$/, 'expected a token symbol such as USDT (letters, digits, . _ $ -)');
+export const token = typedText.regex(/^[A-Za-z0-9._$-]{1,32}$/, 'expected a token symbol such as USDT (letters, digits, . _ $ -)');
 
 /** Free text such as a tag or a short url name: printable, at most 256 characters. */
-export const text = z
-  .string()
-  .min(1, 'expected a non-empty value')
-  .max(256, 'expected at most 256 characters')
-  .refine(noControl, 'expected no control characters or newlines');
+export const text = typedText.min(1, 'expected a non-empty value').max(256, 'expected at most 256 characters');
 
-export const email = z
-  .string()
+export const email = typedText
   .max(254, 'expected at most 254 characters')
   .regex(/^[^\s@]+@[^\s@]+$/, 'expected an email address such as ana@example.com');
 
@@ -58,10 +56,8 @@ export const chain = z
 
 export const KNOWN_CHAINS = ['bsc', 'ethereum', 'polygon', 'sandbox'] as const;
 
-export const httpUrl = z
-  .string()
+export const httpUrl = typedText
   .max(2048, 'expected at most 2048 characters')
-  .refine(noControl, 'expected no control characters')
   .refine((s) => {
     try {
       const u = new URL(s);

@@ -1,13 +1,16 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import pkg from '../../package.json' with { type: 'json' };
 import { buildProgram } from '../cli.js';
 import { processContext } from '../core/runtime/context.js';
 import { completionModel } from '../completion/model.js';
 import { SHELLS } from '../completion/scripts.js';
-import { REFERENCE_END, REFERENCE_START, referenceMarkdown } from '../completion/reference.js';
+import { referenceMarkdown } from '../completion/reference.js';
+import { manPage } from '../completion/man-page.js';
 
-// `npm run generate`: rewrites completions/ and the README command reference from the
-// command tree. `--check` writes nothing and exits 1 when any of them is stale (for CI).
-// A README without the reference markers is left alone: only completions are written.
+// `npm run generate`: rewrites the files generated from the command tree: completions/,
+// the command reference (docs/reference.md, what `payrec help reference` prints) and the
+// man page (man/payrec.1). `--check` writes nothing and exits 1 when any is stale (for CI).
 
 const COMPLETION_FILES = { bash: 'completions/payrec.bash', zsh: 'completions/_payrec', fish: 'completions/payrec.fish' } as const;
 
@@ -17,15 +20,8 @@ const model = completionModel(program);
 
 const wanted = new Map<string, string>();
 for (const [shell, file] of Object.entries(COMPLETION_FILES)) wanted.set(file, SHELLS[shell as keyof typeof SHELLS](model));
-
-const readme = existsSync('README.md') ? readFileSync('README.md', 'utf8') : undefined;
-const start = readme?.indexOf(REFERENCE_START) ?? -1;
-const end = readme?.indexOf(REFERENCE_END) ?? -1;
-if (readme !== undefined && start >= 0 && end > start) {
-  wanted.set('README.md', readme.slice(0, start + REFERENCE_START.length) + '\n\n' + referenceMarkdown(program) + '\n' + readme.slice(end));
-} else {
-  process.stderr.write(`README.md ${readme === undefined ? 'is missing' : 'lacks the reference markers'}: only completions/ is generated\n`);
-}
+wanted.set('docs/reference.md', referenceMarkdown(program));
+wanted.set(pkg.man[0].replace(/^\.\//, ''), manPage(program, pkg.version));
 
 const stale = [...wanted].filter(([file, text]) => !existsSync(file) || readFileSync(file, 'utf8') !== text).map(([file]) => file);
 if (check) {
@@ -34,6 +30,9 @@ if (check) {
     process.exitCode = 1;
   }
 } else {
-  for (const file of stale) writeFileSync(file, wanted.get(file)!);
+  for (const file of stale) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, wanted.get(file)!);
+  }
   process.stderr.write(stale.length ? `wrote ${stale.join(', ')}\n` : 'everything was up to date\n');
 }

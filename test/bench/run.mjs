@@ -6,7 +6,13 @@
 //      (what a user would otherwise write) and the same pages fetched in parallel
 //      with curl and thrown away (the floor: the network and the server);
 //   3. peak RSS of that export at 100,000 and 1,000,000 records;
-//   4. the emulator's latency for a 1000-record page of a 1,000,000-record collection.
+//   4. the emulator's latency for a 1000-record page of a 1,000,000-record collection;
+//   5. what exact paging costs: the paginator over the same 300 pages with and without
+//      its ordering (in-process), against the whole export's time; and the export of
+//      300,000 transfers while 200 records a second arrive (30 % late, 40 % pending),
+//      checked against the emulator's ground truth;
+//   6. the emulator's latency for a 1000-record page of a 300,000-record collection while
+//      live traffic inserts 2,000 records a second into it, against the same pages at rest.
 // The emulator runs in its own process: it must not share payrec's event loop.
 // Not a vitest file (vitest picks up *.test.* only); `npm test` never runs it.
 
@@ -64,8 +70,8 @@ function target(what, value, limit, pass, detail) {
 }
 
 /** `payrec emulator start` in its own process; resolves once it prints its URL. */
-function startEmulator(records) {
-  const child = spawn(NODE, [BIN, 'emulator', 'start', '--records', String(records), '--port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+function startEmulator(records, extra = []) {
+  const child = spawn(NODE, [BIN, 'emulator', 'start', '--records', String(records), '--port', '0', ...extra], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolveStart, reject) => {
     let out = '';
     child.on('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
@@ -84,11 +90,13 @@ function startEmulator(records) {
   });
 }
 
-function curlJson(url) {
-  const r = spawnSync('curl', ['-sSf', '-H', `Authorization: Bearer ${KEY}`, url], { encoding: 'utf8', maxBuffer: 1 << 26 });
+function curlText(url, extra = []) {
+  const r = spawnSync('curl', ['-sSf', '-H', `Authorization: Bearer ${KEY}`, ...extra, url], { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.status !== 0) throw new Error(`curl ${url}: ${r.stderr}`);
-  return JSON.parse(r.stdout);
+  return r.stdout;
 }
+
+const curlJson = (url, extra) => JSON.parse(curlText(url, extra));
 
 /** CSV records in a file (header included): line feeds outside quoted cells. */
 function csvRecords(file) {
@@ -118,6 +126,9 @@ function benchStartup() {
   target('payrec --version / node -e 0', `${v.toFixed(2)}×`, '≤ 1.25×', v <= 1.25, `${fmt(t.version)} vs ${fmt(t.floor)}`);
   target('payrec --help / node -e 0', `${h.toFixed(2)}×`, '≤ 1.5×', h <= 1.5, `${fmt(t.help)} vs ${fmt(t.floor)}`);
 }
+
+/** Median time of the quiet 300k CSV export, for the exact-paging figures. */
+let exportMs;
 
 async function benchExport() {
   const emu = await startEmulator(EXPORT_RECORDS);
@@ -149,6 +160,7 @@ async function benchExport() {
       );
 
     const t = interleaved({ payrec, floor }, EXPORT_RUNS);
+    exportMs = t.payrec;
     const loopMs = loop();
     const got = { payrec: csvRecords(payrecOut), loop: csvRecords(loopOut) };
     if (got.payrec !== total + 1 || got.loop !== total + 1) throw new Error(`CSV rows: payrec ${got.payrec}, loop ${got.loop}, expected ${total + 1}`);
@@ -207,6 +219,139 @@ async function benchMemoryAndEmulator() {
   target('peak RSS growth, 100,000 → 1,000,000', `${(growth * 100).toFixed(0)} %`, '≤ 20 %', growth <= 0.2, `${rss[100_000].toFixed(0)} MB → ${rss[1_000_000].toFixed(0)} MB`);
 }
 
+/**
+ * The paginator alone over the same 300 pages (parsed from memory, no network), with
+ * the ordering that makes it exact and without: what exactness costs per export.
+ */
+async function benchExactPagingCost() {
+  const emu = await startEmulator(EXPORT_RECORDS);
+  let bodies;
+  try {
+    const to = Math.floor(Date.now() / 1000);
+    const total = curlJson(`${emu.url}${LIST}?limit=1&to=${to}`).total;
+    bodies = [];
+    for (let o = 0; o < total; o += PAGE) bodies.push(curlText(`${emu.url}${LIST}?limit=${PAGE}&offset=${o}&to=${to}`));
+  } finally {
+    await emu.stop();
+  }
+  const { build } = await import('esbuild');
+  const bundle = join(work, 'paginate.mjs');
+  await build({ entryPoints: [join(ROOT, 'src/core/lists/paginate.ts')], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'warning' });
+  const { paginate, identityOf } = await import(bundle);
+  const ordering = { sort: 'desc', from: 0, to: Number.MAX_SAFE_INTEGER, identity: identityOf({ identity: ['transactionHash'] }) };
+  const walk = async (o) => {
+    const t0 = performance.now();
+    let n = 0;
+    const pages = paginate(async ({ offset }) => JSON.parse(bodies[offset / PAGE]), { limit: Infinity, pageSize: PAGE, offset: 0, concurrency: 4 }, o);
+    for await (const page of pages) n += page.records.length;
+    if (n !== EXPORT_RECORDS) throw new Error(`paginate yielded ${n} records`);
+    return performance.now() - t0;
+  };
+  const times = { plain: [], exact: [] };
+  for (let i = 0; i < 7; i++) {
+    times.plain.push(await walk(undefined));
+    times.exact.push(await walk(ordering));
+  }
+  const cost = median(times.exact) - median(times.plain);
+  const share = cost / exportMs;
+  console.log(`paginator over 300 pages (JSON.parse included): ${fmt(median(times.plain))} plain, ${fmt(median(times.exact))} exact (median of 7)`);
+  target('exact paging: added time / quiet 300k export', `${(share * 100).toFixed(1)} %`, '≤ 10 %', share <= 0.1, `+${fmt(Math.max(0, cost))} of ${fmt(exportMs)}`);
+}
+
+/** The 300k export while records arrive, checked against the emulator's ground truth. */
+async function benchLiveExport() {
+  const emu = await startEmulator(EXPORT_RECORDS, ['--now', String(Math.floor(Date.now() / 1000))]);
+  try {
+    const live = { rate: 200, lateFraction: 0.3, pendingFraction: 0.4, chains: [CHAIN], collections: ['one-time/transfers'] };
+    curlJson(`${emu.url}/_emulator/live`, ['-X', 'POST', '--data', JSON.stringify(live)]);
+    spawnSync('sleep', ['1']);
+    const before = curlJson(`${emu.url}/_emulator/records?chain=${CHAIN}&collection=one-time/transfers`);
+    const out = join(work, 'live.csv');
+    const started = before.seq;
+    spawnSync('curl', ['-sSf', '-X', 'DELETE', `${emu.url}/_emulator/requests`]);
+    const ms = timed(NODE, [BIN, '--base-url', emu.url, '--quiet', 'one-time', 'transfers', '--all', '--format', 'jsonl', '--output', out]);
+    const after = curlJson(`${emu.url}/_emulator/records?chain=${CHAIN}&collection=one-time/transfers`);
+    const requests = curlJson(`${emu.url}/_emulator/requests`).filter((r) => r.path === LIST);
+    curlJson(`${emu.url}/_emulator/live`, ['-X', 'DELETE']);
+    const hashes = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l).transactionHash);
+    const got = new Set(hashes);
+    const missing = before.records.filter((r) => !got.has(r.transactionHash)).length;
+    const doubled = hashes.length - got.size;
+    const arrived = after.arrivals.filter((a) => a > started).length;
+    const repairs = requests.filter((r) => r.query.from !== undefined).length;
+    console.log(
+      `live export: ${hashes.length.toLocaleString('en-US')} transfers in ${fmt(ms)} while ${arrived.toLocaleString('en-US')} arrived; ` +
+        `${requests.length} requests (${repairs} re-reads of a join), ${doubled} printed twice, ${missing} of the start's missing`,
+    );
+    target('live export: printed twice / missing', `${doubled} / ${missing}`, '0 / 0', doubled === 0 && missing === 0, `${hashes.length.toLocaleString('en-US')} printed`);
+    target('live export time / quiet export', `${(ms / exportMs).toFixed(2)}×`, 'report', true, `${fmt(ms)} vs ${fmt(exportMs)}`);
+  } finally {
+    await emu.stop();
+  }
+}
+
+/** curl's total time of one page, in ms. */
+function pageTimeMs(emuUrl, query) {
+  const r = spawnSync('curl', ['-sSf', '-o', '/dev/null', '-w', '%{time_total}', '-H', `Authorization: Bearer ${KEY}`, `${emuUrl}${LIST}?${query}`], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`curl ${query}: ${r.stderr}`);
+  return Number(r.stdout) * 1000;
+}
+
+async function benchEmulatorUnderTraffic() {
+  const RATE = 2000;
+  const ROUNDS = 3;
+  const emu = await startEmulator(EXPORT_RECORDS);
+  try {
+    const live = (args) => curlJson(`${emu.url}/_emulator/live`, args);
+    // 21 pages spread over the collection, newest first and oldest first, then the newest page (where records arrive).
+    const queries = [...Array.from({ length: 20 }, (_, i) => `limit=${PAGE}&offset=${(i * 14_983) % (EXPORT_RECORDS - PAGE)}&sort=${i % 2 ? 'asc' : 'desc'}`), `limit=${PAGE}`];
+    const sample = () => queries.map((q) => pageTimeMs(emu.url, q));
+    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+    /** Pages read while traffic runs with `options`, and the insert rate it achieved meanwhile. */
+    const underTraffic = async (options) => {
+      live(['-X', 'POST', '--data', JSON.stringify({ rate: RATE, chains: [CHAIN], collections: ['one-time/transfers'], ...options })]);
+      await sleep(500);
+      // The rate is counted between two snapshots, each taken by one curl call: the same lag at both ends.
+      const before = live();
+      const t0 = performance.now();
+      const times = sample();
+      const after = live();
+      const ms = performance.now() - t0;
+      live(['-X', 'DELETE']);
+      return { times, inserted: after.inserted - before.inserted, ms };
+    };
+    // Rounds at rest and under traffic alternate, so a change in the machine's load hits both alike.
+    const rest = [];
+    const busy = { times: [], inserted: 0, ms: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      rest.push(...sample());
+      const r = await underTraffic({});
+      busy.times.push(...r.times);
+      busy.inserted += r.inserted;
+      busy.ms += r.ms;
+    }
+    // Late by up to a year: every insert lands somewhere in the middle and moves the records after it.
+    const anywhere = await underTraffic({ lateFraction: 1, lateMaxSeconds: 365 * 86400 });
+    const rate = (x) => (x.inserted * 1000) / x.ms;
+    const summary = (xs) => `median ${fmt(median(xs))}, max ${fmt(Math.max(...xs))}`;
+    console.log(
+      `emulator, ${PAGE}-record pages of ${EXPORT_RECORDS.toLocaleString('en-US')} records (${queries.length} pages × ${ROUNDS} rounds, curl's total time): ` +
+        `at rest ${summary(rest)}; under ${RATE} inserts/s (${rate(busy).toFixed(0)} achieved; 20 % up to 10m late) ${summary(busy.times)}; ` +
+        `all of them late by up to a year (${rate(anywhere).toFixed(0)} inserts/s achieved) ${summary(anywhere.times)}`,
+    );
+    const ms = median(busy.times);
+    target(
+      `emulator: 1000-record page of 300,000 under ${RATE} inserts/s`,
+      fmt(ms),
+      '≤ 10 ms',
+      ms <= 10 && rate(busy) >= RATE * 0.95,
+      `at rest ${fmt(median(rest))}; ${rate(busy).toFixed(0)} inserts/s achieved`,
+    );
+  } finally {
+    await emu.stop();
+  }
+}
+
 function printTable() {
   const head = { what: 'target', value: 'measured', limit: 'goal', result: 'result', detail: 'detail' };
   const all = [head, ...rows];
@@ -217,10 +362,17 @@ function printTable() {
 
 requireTools();
 console.log(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`);
+// BENCH_ONLY=export,live runs only those sections (exact paging needs the export's time);
+// the others are startup, exact, memory and traffic.
+const only = process.env.BENCH_ONLY?.split(',');
+const wanted = (name) => !only || only.includes(name);
 try {
-  benchStartup();
-  await benchExport();
-  await benchMemoryAndEmulator();
+  if (wanted('startup')) benchStartup();
+  if (wanted('export') || wanted('exact') || wanted('live')) await benchExport();
+  if (wanted('exact')) await benchExactPagingCost();
+  if (wanted('live')) await benchLiveExport();
+  if (wanted('memory')) await benchMemoryAndEmulator();
+  if (wanted('traffic')) await benchEmulatorUnderTraffic();
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

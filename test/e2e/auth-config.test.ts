@@ -1,10 +1,9 @@
 import { execa } from 'execa';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { BIN, emulator, payrec, tempDir } from './helpers.js';
+import { BIN, emulator, payrec, program, tempDir } from './helpers.js';
 
 // auth login/status/logout and config over an isolated config directory, and the
 // precedence of settings: flag > environment > profile > default.
@@ -101,8 +100,8 @@ describe('auth', () => {
     expect(existsSync(configFile(dir))).toBe(false);
   });
 
-  const hasScript = spawnSync('sh', ['-c', 'command -v script']).status === 0;
-  test.skipIf(!hasScript)(`on a terminal, login asks for the chain and reads the key without echoing it${hasScript ? '' : ' (skipped: util-linux script is not installed)'}`, async () => {
+  const script = program('script', 'bsdutils');
+  test.skipIf(script.skip)(`on a terminal, login asks for the chain and reads the key without echoing it${script.note}`, async () => {
     // `script` gives payrec a pseudo-terminal, as a person typing at the prompt would.
     const dir = tempDir();
     const proc = execa('script', ['-qec', `node ${BIN} auth login --base-url ${emu.url}`, '/dev/null'], {

@@ -26,6 +26,7 @@ const TIME = 'expected Unix seconds, an ISO 8601 date';
 const URL_ = 'expected an http:// or https:// URL';
 const CODE = 'expected a short url code \\(letters, digits, _ and -\\)';
 const CHAIN = 'expected a lower-case chain name';
+const CONTROL = 'expected no control characters \\(newlines, escapes, bidi overrides\\)';
 
 type Case = [name: string, args: string[], message: RegExp, env?: Record<string, string>];
 
@@ -100,7 +101,7 @@ const cases: Case[] = [
   ['ftp success url', ['fr', 'short-urls', 'create', '--name', 'x', '--plan-id', PLAN, '--success-url', 'ftp://example.com/x'], new RegExp(`invalid --success-url "ftp://example.com/x": ${URL_}`)],
   ['javascript error url', ['od', 'short-urls', 'create', '--name', 'x', '--plan-id', PLAN, '--error-url', 'javascript:alert(1)'], new RegExp(`invalid --error-url "javascript:alert\\(1\\)": ${URL_}`)],
   ['url without a host', ['fr', 'short-urls', 'update', 'abc', '--success-url', 'http://'], new RegExp(`invalid --success-url "http://": ${URL_}`)],
-  ['url with a newline', ['fr', 'short-urls', 'update', 'abc', '--success-url', 'https://ex\nample.com/'], /invalid --success-url "https:\/\/ex\\nample.com\/": expected no control characters/],
+  ['url with a newline', ['fr', 'short-urls', 'update', 'abc', '--success-url', 'https://ex\nample.com/'], new RegExp(`invalid --success-url "https://ex\\\\nample.com/": ${CONTROL}`)],
   ['oversize url', ['fr', 'short-urls', 'update', 'abc', '--error-url', `https://example.com/${long('v', 3000)}`], new RegExp(`invalid --error-url ${cut(`https://example.com/${long('v', 3000)}`)}: expected at most 2048 characters`)],
   ['javascript webhook', ['fr', 'webhook', 'set', '--plan-id', PLAN, 'javascript:alert(1)'], new RegExp(`invalid <url> "javascript:alert\\(1\\)": ${URL_}`)],
   ['file webhook', ['fr', 'webhook', 'set', '--plan-id', PLAN, 'file:///etc/passwd'], new RegExp(`invalid <url> "file:///etc/passwd": ${URL_}`)],
@@ -130,31 +131,70 @@ const cases: Case[] = [
   ['extra without =', ['fr', 'short-urls', 'create', '--name', 'x', '--plan-id', PLAN, '--extra', 'novalue'], /invalid --extra "novalue": expected key=value with a non-empty key/],
   ['extra without a key', ['fr', 'short-urls', 'create', '--name', 'x', '--plan-id', PLAN, '--extra', '=v'], /invalid --extra "=v": expected key=value with a non-empty key/],
   ['extra key too long', ['od', 'short-urls', 'update', 'abc', '--extra', `${long('k', 70)}=v`], new RegExp(`invalid --extra key "${long('k', 70)}": expected letters, digits, _ . - \\(at most 64\\)`)],
-  ['extra value with an escape', ['od', 'short-urls', 'update', 'abc', '--extra', 'k=a\u001bb'], /invalid --extra k "a\\u001bb": expected no control characters or newlines/],
+  ['extra value with an escape', ['od', 'short-urls', 'update', 'abc', '--extra', 'k=a\u001bb'], new RegExp(`invalid --extra k "a\\\\u001bb": ${CONTROL}`)],
   ['oversize extra value', ['fr', 'short-urls', 'update', 'abc', '--extra', `k=${long('v', 300)}`], new RegExp(`invalid --extra k ${cut(long('v', 300))}: expected at most 256 characters`)],
 
   // control characters and oversize values
-  ['name with a newline', ['fr', 'short-urls', 'create', '--name', 'a\nb', '--plan-id', PLAN], /invalid --name "a\\nb": expected no control characters or newlines/],
-  ['name with a C1 control', ['fr', 'short-urls', 'update', 'abc', '--name', 'a\u009bb'], /invalid --name "a\\u009bb": expected no control characters or newlines/],
+  ['name with a newline', ['fr', 'short-urls', 'create', '--name', 'a\nb', '--plan-id', PLAN], new RegExp(`invalid --name "a\\\\nb": ${CONTROL}`)],
+  ['name with a C1 control', ['fr', 'short-urls', 'update', 'abc', '--name', 'a\u009bb'], new RegExp(`invalid --name "a\\\\u009bb": ${CONTROL}`)],
   ['oversize name', ['fr', 'short-urls', 'update', 'abc', '--name', long('n', 300)], new RegExp(`invalid --name ${cut(long('n', 300))}: expected at most 256 characters`)],
-  ['tag with a bell', ['ot', 'payments', 'list', '--tag', 'a\u0007b'], /invalid --tag "a\\u0007b": expected no control characters or newlines/],
+  ['tag with a bell', ['ot', 'payments', 'list', '--tag', 'a\u0007b'], new RegExp(`invalid --tag "a\\\\u0007b": ${CONTROL}`)],
   ['oversize tag', ['ot', 'payments', 'list', '--tag', long('t', 5000)], new RegExp(`invalid --tag ${cut(long('t', 5000))}: expected at most 256 characters`)],
-  ['email with a newline', ['w2w', 'payments', 'list', '--email', 'a@b\nc'], /invalid --email "a@b\\nc": expected an email address/],
+  ['email with a newline', ['w2w', 'payments', 'list', '--email', 'a@b\nc'], new RegExp(`invalid --email "a@b\\\\nc": ${CONTROL}`)],
   ['email without @', ['w2w', 'transfers', '--email', 'notanemail'], /invalid --email "notanemail": expected an email address such as ana@example.com/],
   ['token with a space', ['ot', 'transfers', '--token', 'US DT'], /invalid --token "US DT": expected a token symbol such as USDT/],
-  ['chart token with a newline', ['fr', 'cancellations', '--plan-id', PLAN, '--chart', 'day', '--token', 'USDT\n'], /invalid --token "USDT\\n": expected a token symbol/],
+  ['chart token with a newline', ['fr', 'cancellations', '--plan-id', PLAN, '--chart', 'day', '--token', 'USDT\n'], new RegExp(`invalid --token "USDT\\\\n": ${CONTROL}`)],
   ['profile with a newline', ['ot', 'transfers', '--profile', 'a\nb'], /invalid --profile "a\\nb": expected a name of at most 64 letters, digits, _ . -/],
   ['oversize profile', ['ot', 'transfers', '--profile', long('p', 300)], new RegExp(`invalid --profile ${cut(long('p', 300))}: expected a name`)],
   ['api path with a newline', ['api', 'one-time/transfers\nx'], /invalid PATH "one-time\/transfers\\nx": expected no spaces or control characters/],
-  ['api query with a newline', ['api', 'one-time/transfers', '--query', 'k=a\nb'], /invalid --query "k=a\\nb": expected no control characters/],
+  ['api query with a newline', ['api', 'one-time/transfers', '--query', 'k=a\nb'], new RegExp(`invalid --query "k=a\\\\nb": ${CONTROL}`)],
   ['oversize api path', ['api', long('a', 5000)], new RegExp(`invalid PATH ${cut(long('a', 5000))}: expected at most 2048 characters`)],
   ['api path with ..', ['api', 'one-time/../fixed-recurring/short-urls'], /invalid PATH "one-time\/..\/fixed-recurring\/short-urls": expected no . or .. segments/],
   ['api path with %2F', ['api', 'one-time%2Ftransfers'], /invalid PATH "one-time%2Ftransfers": expected no . or .. segments and no encoded slashes/],
+
+  // control characters in free text a user types: C0 escapes, C1, bidi overrides and
+  // isolates, line separators; the same rule for every value that goes into a query or body
+  ['email with an ESC sequence', ['wallet-to-wallet', 'transfers', '--email', 'a@b.c\u001b[31m'], new RegExp(`invalid --email "a@b.c\\\\u001b\\[31m": ${CONTROL}`)],
+  ['email with a C1 NEL', ['w2w', 'payments', 'list', '--email', 'a@b\u0085.c'], new RegExp(`invalid --email "a@b\\\\u0085.c": ${CONTROL}`)],
+  ['email with a right-to-left override', ['w2w', 'transfers', '--email', 'moc.b@\u202ea'], new RegExp(`invalid --email "moc.b@\\\\u202ea": ${CONTROL}`)],
+  ['tag with a right-to-left override', ['ot', 'payments', 'list', '--tag', 'ebook\u202e'], new RegExp(`invalid --tag "ebook\\\\u202e": ${CONTROL}`)],
+  ['tag with a left-to-right embedding', ['ot', 'transfers', '--tag', '\u202aebook'], new RegExp(`invalid --tag "\\\\u202aebook": ${CONTROL}`)],
+  ['tag with a first-strong isolate', ['w2w', 'payments', 'list', '--tag', 'a\u2068b\u2069'], new RegExp(`invalid --tag "a\\\\u2068b\\\\u2069": ${CONTROL}`)],
+  ['tag with a line separator', ['ot', 'transfers', '--tag', 'a\u2028b'], new RegExp(`invalid --tag "a\\\\u2028b": ${CONTROL}`)],
+  ['token with a C1 control', ['ot', 'transfers', '--token', 'USDT\u0085'], new RegExp(`invalid --token "USDT\\\\u0085": ${CONTROL}`)],
+  ['token with a right-to-left isolate', ['vr', 'transfers', '--token', '\u2067USDT'], new RegExp(`invalid --token "\\\\u2067USDT": ${CONTROL}`)],
+  ['short url name with a right-to-left override', ['fr', 'short-urls', 'create', '--name', 'gpj.\u202eexe', '--plan-id', PLAN], new RegExp(`invalid --name "gpj.\\\\u202eexe": ${CONTROL}`)],
+  ['success url with a right-to-left override', ['od', 'short-urls', 'update', 'abc', '--success-url', 'https://shop.example/\u202eok'], new RegExp(`invalid --success-url "https://shop.example/\\\\u202eok": ${CONTROL}`)],
+  ['error url with a C1 CSI', ['fr', 'short-urls', 'update', 'abc', '--error-url', 'https://shop.example/\u009b2J'], new RegExp(`invalid --error-url "https://shop.example/\\\\u009b2J": ${CONTROL}`)],
+  ['extra value with a pop isolate', ['od', 'short-urls', 'update', 'abc', '--extra', 'banner=BR\u206969'], new RegExp(`invalid --extra banner "BR\\\\u206969": ${CONTROL}`)],
+  ['webhook url with a right-to-left override', ['fr', 'webhook', 'set', '--plan-id', PLAN, 'https://shop.example/\u202ehook'], new RegExp(`invalid <url> "https://shop.example/\\\\u202ehook": ${CONTROL}`)],
+  ['forward target with an escape', ['wn', 'listen', '--port', '0', '--forward-to', 'http://127.0.0.1/\u001b[2J'], new RegExp(`invalid --forward-to "http://127.0.0.1/\\\\u001b\\[2J": ${CONTROL}`)],
+  ['api query with a right-to-left override', ['api', 'one-time/transfers', '--query', 'tag=a\u202eb'], new RegExp(`invalid --query "tag=a\\\\u202eb": ${CONTROL}`)],
+  ['api query key with a C1 control', ['api', 'one-time/transfers', '--query', 't\u0085ag=ebook'], new RegExp(`invalid --query "t\\\\u0085ag=ebook": ${CONTROL}`)],
+  ['api path with a right-to-left override', ['api', 'one-time/\u202etransfers'], /invalid PATH "one-time\/\\u202etransfers": expected no spaces or control characters/],
+  ['api body with an escaped ESC in a string', ['api', 'fixed-recurring/plans/x/webhook', '-X', 'PUT', '--body', '{"webhook":"https://x.example/\\u001b[2J"}'], new RegExp(`invalid --body: the string at "webhook": ${CONTROL}`)],
+  ['api body with a raw right-to-left override deep inside', ['api', 'x', '-X', 'POST', '--body', '{"a":[{"b":"c\u202e"}]}'], new RegExp(`invalid --body: the string at "a.0.b": ${CONTROL}`)],
+  ['api body with a control character in a key', ['api', 'x', '-X', 'POST', '--body', '{"k\\u0085":1}'], new RegExp(`invalid --body: the string at "k\\\\u0085": ${CONTROL}`)],
+  ['api body that is one string with a C1 control', ['api', 'x', '-X', 'POST', '--body', '"\\u009b"'], new RegExp(`invalid --body: the string at the top level: ${CONTROL}`)],
+  ['trigger product with an escape', ['emulator', 'trigger', 'Billing', '--plan-id', PLAN, '--type', 'one-time\u001b[2J'], /invalid --type "one-time\\u001b\[2J": expected a product such as fixed-recurring or one-time/],
 
   // the API key (never echoed: the message names the variable's problem, not its value)
   ['API key with a carriage return', ['ot', 'transfers'], /the API key contains whitespace, a newline or a control character/, { PAYREC_API_KEY: 'prk_demo_bsc\r' }],
   ['API key with a space', ['ot', 'transfers'], /the API key contains whitespace, a newline or a control character/, { PAYREC_API_KEY: 'prk demo' }],
   ['oversize API key', ['ot', 'transfers'], /the API key is longer than 512 characters/, { PAYREC_API_KEY: long('k', 600) }],
+
+  // emulator live traffic
+  ['live rate 0', ['emulator', 'start', '--live', '0'], /invalid --live "0": expected records per second, more than 0 and at most 100000/],
+  ['live rate in words', ['emulator', 'start', '--live', 'fast'], /invalid --live "fast": expected records per second, such as 150 or 0.5/],
+  ['negative live rate', ['emulator', 'start', '--live', '-5'], /invalid --live "-5": expected records per second/],
+  ['live rate above the cap', ['emulator', 'start', '--live', '100001'], /invalid --live "100001": expected records per second, more than 0 and at most 100000/],
+  ['late fraction above 1', ['emulator', 'start', '--live', '10', '--late-fraction', '1.5'], /invalid --late-fraction "1.5": expected a share from 0 to 1/],
+  ['pending fraction in percent', ['emulator', 'start', '--live', '10', '--pending-fraction', '30%'], /invalid --pending-fraction "30%": expected a share from 0 to 1/],
+  ['late max of 0', ['emulator', 'start', '--live', '10', '--late-max', '0'], /invalid --late-max "0": expected a duration from 1s to 365d/],
+  ['late max beyond a year', ['emulator', 'start', '--live', '10', '--late-max', '400d'], /invalid --late-max "400d": expected a duration from 1s to 365d/],
+  ['late max in years', ['emulator', 'start', '--live', '10', '--late-max', '1y'], /invalid --late-max "1y": expected a duration such as 90s, 10m, 2h or 7d \(or plain seconds\)/],
+  ['late fraction without --live', ['emulator', 'start', '--late-fraction', '0.1'], /--late-fraction goes with --live\nhint: add --live RATE/],
+  ['late max and pending share without --live', ['emulator', 'start', '--late-max', '5m', '--pending-fraction', '0.5'], /--late-max and --pending-fraction go with --live/],
 
   // listener, completion, config
   ['listen port 70000', ['wn', 'listen', '--port', '70000'], /invalid --port "70000": expected a port from 0 to 65535/],

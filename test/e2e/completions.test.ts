@@ -1,9 +1,8 @@
 import { execa } from 'execa';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import { payrec } from './helpers.js';
+import { payrec, program } from './helpers.js';
 
 // Shell completions: the committed completions/ files are exactly what
 // `payrec completion SHELL` prints (a stale file fails here: run npm run generate),
@@ -13,8 +12,8 @@ vi.setConfig({ testTimeout: 30_000 });
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FILES = { bash: 'completions/payrec.bash', zsh: 'completions/_payrec', fish: 'completions/payrec.fish' } as const;
-const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
-const skipReason = (shell: string) => (has(shell) ? '' : ` (skipped: ${shell} is not installed; apt-get install ${shell})`);
+const zsh = program('zsh', 'zsh');
+const fish = program('fish', 'fish');
 
 describe('generated files are up to date', () => {
   test.concurrent.each(Object.entries(FILES))('%s: %s equals `payrec completion` output', async (shell, file) => {
@@ -24,7 +23,29 @@ describe('generated files are up to date', () => {
     expect(r.stdout, `${file} is stale: run npm run generate`).toBe(readFileSync(resolve(ROOT, file), 'utf8'));
   });
 
-  test.concurrent('npm run generate --check finds nothing stale (completions, and the README reference when it has markers)', async () => {
+  test.concurrent('docs/reference.md is exactly what `payrec help reference` prints, and names every command', async () => {
+    const r = await payrec(undefined, ['help', 'reference']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout, 'docs/reference.md is stale: run npm run generate').toBe(readFileSync(resolve(ROOT, 'docs/reference.md'), 'utf8'));
+    // Commands of the tree DESIGN.md fixes each have a section.
+    for (const path of ['fixed-recurring billings', 'one-time payments get <id>', 'webhook-notifications listen', 'auth login', 'completion <shell>']) {
+      expect(r.stdout).toContain(`\n## payrec ${path}\n`);
+    }
+  });
+
+  test.concurrent('the man page is generated from the same tree and ships with the package', async () => {
+    const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { man: string[]; version: string; files: string[] };
+    expect(pkg.man).toEqual(['./man/payrec.1']);
+    const page = readFileSync(resolve(ROOT, pkg.man[0]), 'utf8');
+    expect(page).toMatch(new RegExp(`^\\.TH PAYREC 1 "" "payrec ${pkg.version.replace(/\./g, '\\.')}"`));
+    expect(page).toContain('\n.SS "payrec fixed\\-recurring billings"\n');
+    expect(page).toContain('\n.B \\-\\-plan\\-id <id>\n');
+    expect(page).not.toMatch(/[^\x00-\x7f]/); // roff sees only ASCII: other characters are \[uXXXX]
+    expect(pkg.files).toContain('man/');
+  });
+
+  test.concurrent('npm run generate --check finds nothing stale (completions, docs/reference.md, the man page)', async () => {
     const r = await execa('node', ['dist/tools/generate.js', '--check'], { cwd: ROOT, reject: false });
     expect(r.stderr).not.toMatch(/stale/);
     expect(r.exitCode).toBe(0);
@@ -71,7 +92,9 @@ describe('bash completes', () => {
   });
 });
 
-describe.skipIf(!has('zsh'))(`zsh${skipReason('zsh')}`, () => {
+describe.skipIf(zsh.skip)(`zsh${zsh.note}`, () => {
+  test('zsh is installed', () => expect(zsh.present).toBe(true));
+
   test.concurrent('the script parses', async () => {
     const r = await execa('zsh', ['-n', FILES.zsh], { cwd: ROOT, reject: false });
     expect(r.stderr).toBe('');
@@ -97,7 +120,9 @@ describe.skipIf(!has('zsh'))(`zsh${skipReason('zsh')}`, () => {
   });
 });
 
-describe.skipIf(!has('fish'))(`fish${skipReason('fish')}`, () => {
+describe.skipIf(fish.skip)(`fish${fish.note}`, () => {
+  test('fish is installed', () => expect(fish.present).toBe(true));
+
   const fishComplete = async (line: string) =>
     (await execa('fish', ['--no-config', '-c', `source ${FILES.fish}; complete -C '${line}'`], { cwd: ROOT })).stdout.split('\n').map((l) => l.split('\t')[0]);
 

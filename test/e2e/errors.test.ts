@@ -77,7 +77,7 @@ describe('invalid input exits 2 and sends nothing', () => {
     ['both ids', ['fr', 'billings', '--plan-id', plan, '--subscription-id', plan], /give --plan-id, or --subscription-id/],
     ['plain http to a remote host', ['ot', 'transfers', '--base-url', 'http://api.example.com'], /refusing to send the API key over plain http/],
     ['key with a newline', ['ot', 'transfers'], /API key contains whitespace, a newline/],
-    ['unknown command', ['ot', 'transferz'], /unknown command 'transferz'/],
+    ['unknown command', ['ot', 'transferz'], /unknown command "transferz" in payrec one-time\nhint: did you mean payrec one-time transfers\?/],
   ];
   test.each(cases)('%s', async (name, args, message) => {
     const env = name === 'key with a newline' ? { PAYREC_API_KEY: 'prk_demo_bsc\nX' } : {};

@@ -1,4 +1,5 @@
 import { execa, type ResultPromise } from 'execa';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -36,6 +37,30 @@ export function suiteEmulators(): SuiteEmulators {
     await Promise.all([suite.emu.close(), suite.quiet.close()]);
   });
   return suite;
+}
+
+/** CI runs every test: `CI` is set there (and .ci/run installs the programs below). */
+const IN_CI = !['', '0', 'false'].includes(process.env.CI ?? '');
+
+export interface ProgramCheck {
+  present: boolean;
+  /** Skip the tests that need it: only off CI, where a developer may lack the program. */
+  skip: boolean;
+  /** Appended to the test name: why it is skipped, or why it fails. */
+  note: string;
+}
+
+/**
+ * A program that some tests drive (zsh, fish, util-linux `script` for a pseudo-terminal).
+ * Missing on a developer's machine, those tests are skipped and say so; missing under
+ * CI, they run and fail, so CI never proves less than the suite holds.
+ */
+export function program(name: string, debianPackage: string): ProgramCheck {
+  const present = spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
+  const skip = !present && !IN_CI;
+  const install = `apt-get install ${debianPackage}`;
+  const note = present ? '' : skip ? ` (skipped: ${name} is not installed; ${install})` : ` (failing: ${name} is not installed and CI runs every test; ${install})`;
+  return { present, skip, note };
 }
 
 export function tempDir(): string {

@@ -122,16 +122,16 @@ export async function total(): Promise<string[]> {
 });
 
 describe('npm pack', () => {
-  test('ships only what users need: dist (without the generator), bin, completions, README, LICENSE, package.json', async () => {
+  test('ships only what users need: dist (without the generator), bin, completions, the man page, README, LICENSE, package.json', async () => {
     // --ignore-scripts: prepack would empty dist under the other tests' feet.
     const r = await execa('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT });
     const files = (JSON.parse(r.stdout) as { files: { path: string }[] }[])[0].files.map((f) => f.path);
-    const allowed = /^(dist\/.+\.(js|d\.ts)|bin\/payrec\.js|completions\/(_payrec|payrec\.bash|payrec\.fish)|README\.md|LICENSE|package\.json)$/;
+    const allowed = /^(dist\/.+\.(js|d\.ts)|bin\/payrec\.js|completions\/(_payrec|payrec\.bash|payrec\.fish)|man\/payrec\.1|README\.md|LICENSE|package\.json)$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     expect(files.filter((f) => f.startsWith('dist/tools/'))).toEqual([]);
     // Everything package.json points at is in it.
     const pkg = JSON.parse((await execa('cat', [join(ROOT, 'package.json')])).stdout);
-    for (const target of [pkg.bin.payrec, pkg.main, pkg.types, pkg.exports['.'].import, pkg.exports['.'].types]) {
+    for (const target of [pkg.bin.payrec, pkg.main, pkg.types, pkg.exports['.'].import, pkg.exports['.'].types, ...pkg.man]) {
       expect(files).toContain(target.replace(/^\.\//, ''));
     }
     expect(files).toEqual(expect.arrayContaining(['dist/cli.js', 'README.md', 'LICENSE', 'completions/payrec.bash']));

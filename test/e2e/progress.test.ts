@@ -1,8 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { BIN, emulator, payrec, tempDir } from './helpers.js';
+import { BIN, emulator, payrec, program, tempDir } from './helpers.js';
 
 // The progress line of --all exports: on stderr, only for a person at a terminal,
 // never with --quiet, never in a pipe.
@@ -28,9 +27,9 @@ async function onTerminal(args: string[]): Promise<{ screen: string; exitCode?: 
   return { screen: r.stdout, exitCode: r.exitCode };
 }
 
-const hasScript = spawnSync('sh', ['-c', 'command -v script']).status === 0;
-const why = hasScript ? '' : ' (skipped: util-linux script is not installed)';
-const onPty = hasScript ? test.concurrent : test.concurrent.skip;
+const script = program('script', 'bsdutils');
+const why = script.note;
+const onPty = script.skip ? test.concurrent.skip : test.concurrent;
 
 describe('progress', () => {
   test.concurrent('piped: no progress text on stderr', async () => {

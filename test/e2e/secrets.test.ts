@@ -101,7 +101,11 @@ const INVOCATIONS: Record<string, Invocation> = {
   'config profiles': { args: () => [] },
   'config use': { args: () => ['default'] },
   api: { args: () => ['one-time/transfers', '--query', 'limit=2'], sends: true },
+  // The mirror file is among the files checked: it must not hold the key either.
+  sync: { args: () => ['ot/transfers', '--db', 'mirror.duckdb'], sends: true },
+  sql: { args: () => ['--db', 'mirror.duckdb'] },
   completion: { args: () => ['bash'] },
+  reference: { args: () => [] },
 };
 
 /** Runs one invocation in a fresh directory; returns everything it printed and wrote. */

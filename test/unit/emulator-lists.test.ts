@@ -213,9 +213,15 @@ describe('keys, chains and routes', () => {
 
   it('logs API requests without the key, and not control routes', async () => {
     emu.clearLog();
+    const before = Date.now();
     await call(emu, `${TRANSFERS}?limit=5&token=USDT`);
+    const after = Date.now();
     await call(emu, '/_emulator/fixtures?chain=bsc');
-    expect(emu.requests).toEqual([{ method: 'GET', path: TRANSFERS, query: { limit: '5', token: 'USDT' }, status: 200, connection: expect.any(Number) }]);
+    expect(emu.requests).toEqual([
+      { method: 'GET', path: TRANSFERS, query: { limit: '5', token: 'USDT' }, status: 200, connection: expect.any(Number), seq: 0, at: expect.any(Number) },
+    ]);
+    expect(emu.requests[0].at).toBeGreaterThanOrEqual(before);
+    expect(emu.requests[0].at).toBeLessThanOrEqual(after);
     const log = await call(emu, '/_emulator/requests');
     expect(log.body).toEqual(emu.requests);
     expect(JSON.stringify(log.body)).not.toContain('prk_demo');

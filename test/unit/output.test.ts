@@ -122,6 +122,19 @@ describe('json', () => {
   });
 });
 
+describe('json and jsonl on a terminal', () => {
+  const hostile = payment(0, { description: 'txt.\u202eexe \x1b[31m \x9b2J \u0085 \u2066x\u2069 \u2028' });
+
+  it.each(['json', 'jsonl'] as const)('%s writes characters that could act on the terminal as \\u escapes: the same JSON', async (format) => {
+    const onTerminal = (await render([hostile], { format, tty: true })).text;
+    expect(onTerminal).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/);
+    expect(onTerminal).toContain('txt.\\u202eexe \\u001b[31m \\u009b2J \\u0085 \\u2066x\\u2069 \\u2028');
+    const piped = (await render([hostile], { format, tty: false })).text;
+    expect(JSON.parse(format === 'json' ? onTerminal : onTerminal.trim())).toEqual(JSON.parse(format === 'json' ? piped : piped.trim()));
+    expect(piped).toContain('txt.\u202eexe'); // files and pipes keep JSON.stringify's bytes
+  });
+});
+
 describe('jsonl', () => {
   it('prints one compact record per line', async () => {
     const records = [payment(0), payment(1)];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/runtime/errors.js';
-import { formatTimestamp, parseTime } from '../../src/core/runtime/time.js';
+import { formatDuration, formatTimestamp, parseDuration, parseTime } from '../../src/core/runtime/time.js';
 
 const NOW_MS = Date.UTC(2026, 0, 31, 12, 0, 0); // 2026-01-31T12:00:00Z
 const NOW = NOW_MS / 1000;
@@ -94,5 +94,29 @@ describe('formatTimestamp', () => {
   it('prints a value that is no time as it is', () => {
     expect(formatTimestamp(Number.NaN)).toBe('NaN');
     expect(formatTimestamp(1e300)).toBe('1e+300');
+  });
+});
+
+describe('parseDuration', () => {
+  it('takes plain seconds or a number with a unit', () => {
+    expect(parseDuration('0', '--late-max')).toBe(0);
+    expect(parseDuration('90', '--late-max')).toBe(90);
+    expect(parseDuration('90s', '--late-max')).toBe(90);
+    expect(parseDuration('10m', '--late-max')).toBe(600);
+    expect(parseDuration('2h', '--late-max')).toBe(7200);
+    expect(parseDuration('7d', '--late-max')).toBe(7 * 86_400);
+    expect(parseDuration('2w', '--late-max')).toBe(14 * 86_400);
+  });
+
+  it.each(['', '-5m', '1.5h', '10 m', '5y', '10M', 'm', '1e3', ' 90', '999999999999w'])('refuses %j naming the flag', (value) => {
+    expect(() => parseDuration(value, '--lookback')).toThrow(UsageError);
+    expect(() => parseDuration(value, '--lookback')).toThrow(/^invalid --lookback ".*": expected a duration such as 90s, 10m, 2h or 7d \(or plain seconds\)$/);
+  });
+
+  it('formats back in the largest unit that divides evenly', () => {
+    for (const [seconds, text] of [[600, '10m'], [90, '90s'], [7200, '2h'], [5400, '90m'], [86_400, '1d'], [1_209_600, '2w'], [0, '0s']] as const) {
+      expect(formatDuration(seconds)).toBe(text);
+      expect(parseDuration(text, '--late-max')).toBe(seconds);
+    }
   });
 });

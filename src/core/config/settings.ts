@@ -2,7 +2,7 @@ import { chain as chainSchema } from '../../registry/validators.js';
 import type { ConfigStore, Profile } from './config-store.js';
 import { PayrecError, EXIT, UsageError } from '../runtime/errors.js';
 import { checkBaseUrl } from '../http/client.js';
-import { printable } from '../output/sanitize.js';
+import { hasControlCharacters, printable } from '../output/sanitize.js';
 
 // Where each setting comes from, in order: flag > environment > profile > default.
 
@@ -67,7 +67,7 @@ export function validateSettings(s: Settings): void {
 export function checkApiKey(key: string): void {
   // Never echo the key itself, not even in this message.
   if (key.length === 0) throw new UsageError('the API key is empty');
-  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(key)) {
+  if (/\s/.test(key) || hasControlCharacters(key)) {
     throw new UsageError('the API key contains whitespace, a newline or a control character', 'copy the key again without line breaks');
   }
   if (key.length > 512) throw new UsageError('the API key is longer than 512 characters');

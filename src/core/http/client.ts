@@ -2,7 +2,7 @@ import { Agent, errors as undiciErrors } from 'undici';
 import { errorBody } from '../../registry/schemas.js';
 import { ApiError, DryRunComplete, InterruptedError, MalformedResponseError, NetworkError, UsageError } from '../runtime/errors.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, RETRY_BUDGET_MS } from './retry.js';
-import { printable } from '../output/sanitize.js';
+import { neutraliseTerminal, printable } from '../output/sanitize.js';
 
 // The one HTTP client: a keep-alive undici Agent, the Authorization header, timeouts,
 // retries of what is safe to retry, and the mapping of failures to typed errors.
@@ -187,14 +187,14 @@ export class ApiClient {
 
     if (status >= 300 && status < 400) {
       // Redirects are not followed: a redirect to another origin must never carry the key.
-      const to = location ? ` to ${neutral(location)}` : '';
+      const to = location ? ` to ${serverText(location)}` : '';
       throw new ApiError(`${label}: unexpected redirect (${status})${to}, not followed: the API never redirects`, status, label, 'check --base-url');
     }
     const parsed = parseJson(text);
     if (status >= 400) {
       const e = errorBody.safeParse(parsed);
       const detail = e.success ? e.data.error.message : describeNonJson(text, contentType);
-      const err = new ApiError(`${label}: ${status} ${neutral(detail)}`, status, label, hintFor(status)) as RetryableApiError;
+      const err = new ApiError(`${label}: ${status} ${serverText(detail)}`, status, label, hintFor(status)) as RetryableApiError;
       err.retryAfterMs = parseRetryAfter(retryAfter, Date.now());
       throw err;
     }
@@ -238,12 +238,15 @@ function parseJson(text: string): unknown {
 function describeNonJson(text: string, contentType: string): string {
   if (text === '') return 'empty body';
   const kind = contentType.split(';')[0] || 'unknown content type';
-  return `${kind}, ${text.length} bytes: ${neutral(text.slice(0, 60).replace(/\s+/g, ' '))}…`;
+  return serverText(`${kind}, ${text.length} bytes: ${text.slice(0, 60).replace(/\s+/g, ' ')}…`);
 }
 
-/** Server text in our messages must not carry terminal escapes. */
-function neutral(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, 300);
+/** Longest part of a server's text quoted in a message. */
+const SERVER_TEXT_SHOWN = 300;
+
+/** Server text in our messages: cut to a line's worth, and inert on a terminal like record text. */
+function serverText(s: string): string {
+  return neutraliseTerminal(s.length > SERVER_TEXT_SHOWN ? `${s.slice(0, SERVER_TEXT_SHOWN)}…` : s);
 }
 
 function hintFor(status: number): string | undefined {

@@ -151,7 +151,7 @@ class Walk {
     // Records pushed past the first total's end by records that arrived meanwhile.
     let offset = last.offset + last.asked;
     while (this.emitted < w.limit && offset < last.envelope.total) {
-      last = await this.fetch(offset, Math.min(w.pageSize, w.offset + w.limit - offset));
+      last = await this.fetch(offset, Math.min(w.pageSize, w.limit - this.emitted));
       yield* this.accept(last);
       if (last.envelope.data.length < last.asked) break;
       offset += last.asked;

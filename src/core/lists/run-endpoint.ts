@@ -1,6 +1,7 @@
 import type { Endpoint } from '../../registry/types.js';
 import { ChartBuilder } from './chart.js';
 import { InterruptedError } from '../runtime/errors.js';
+import { terminalJson } from '../output/sanitize.js';
 import { createWriter, schemaFields, validateColumns, validateFlatten } from '../output/writer.js';
 import { identityOf, paginate } from './paginate.js';
 import { Progress } from '../output/progress.js';
@@ -36,7 +37,7 @@ export async function runEndpoint(
     const body = await client.json({ method: 'DELETE', path });
     // The answer to a delete is undocumented: show it only to scripts that asked for data.
     if (body !== null && (outputOptions.format === 'json' || outputOptions.format === 'jsonl')) {
-      session.ctx.stdout.write(JSON.stringify(body) + '\n');
+      session.ctx.stdout.write(terminalJson(body) + '\n');
     }
     if (!session.quiet) session.ctx.stderr.write(`Deleted ${path.replace(/^\//, '')}\n`);
     return;
@@ -118,7 +119,8 @@ async function writeSummary(session: Session, out: NodeJS.WritableStream, s: Sum
   const result = s.result();
   const format = session.format;
   if (format === 'json' || format === 'jsonl') {
-    out.write(JSON.stringify(result, null, format === 'json' ? 2 : undefined) + '\n');
+    // Token names are the server's text: escaped like every JSON we print.
+    out.write(terminalJson(result, format === 'json' ? 2 : undefined) + '\n');
     return;
   }
   // Other formats: one flat field/value record through the output module.

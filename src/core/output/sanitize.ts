@@ -5,7 +5,16 @@
 // among them), the bidi embedding/override/isolate characters that can make text
 // read in a different order than it is stored, and the Unicode line/paragraph
 // separators that some terminals treat as line breaks.
-const UNSAFE_FOR_TERMINAL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+// The same set is refused in what a user types (validators.ts): a value that would be
+// neutralised when shown has no business being sent.
+const UNSAFE_CHARACTERS = '\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069\\u2028\\u2029';
+const UNSAFE_FOR_TERMINAL = new RegExp(`[${UNSAFE_CHARACTERS}]`, 'g');
+const HAS_UNSAFE = new RegExp(`[${UNSAFE_CHARACTERS}]`);
+
+/** True when `s` holds a character that neutraliseTerminal() would escape. */
+export function hasControlCharacters(s: string): boolean {
+  return HAS_UNSAFE.test(s);
+}
 
 const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -65,8 +74,23 @@ const SHOWN_CHARS = 80;
  */
 export function printable(s: string): string {
   const shown = s.length > SHOWN_CHARS ? `${s.slice(0, SHOWN_CHARS)}… (${s.length} characters)` : s;
-  // JSON escapes C0 controls; DEL, C1 (8-bit CSI/OSC), bidi overrides and line separators it leaves raw.
-  return JSON.stringify(shown)
-    .slice(1, -1)
-    .replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escapeRawInJson(JSON.stringify(shown).slice(1, -1));
+}
+
+// JSON.stringify escapes C0 controls; DEL, C1 (8-bit CSI/OSC), bidi overrides and
+// line separators it leaves raw. They can only stand inside JSON strings, where a
+// \uXXXX escape means the same character.
+const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+function escapeRawInJson(json: string): string {
+  return json.replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * JSON of server data for a terminal: the same document JSON.stringify writes (it
+ * parses to the same value), with every character that could act on a terminal
+ * written as a \uXXXX escape.
+ */
+export function terminalJson(value: unknown, indent?: number): string {
+  return escapeRawInJson(JSON.stringify(value, null, indent));
 }

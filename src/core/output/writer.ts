@@ -3,7 +3,7 @@ import Table from 'cli-table3';
 import { z } from 'zod';
 import { UsageError } from '../runtime/errors.js';
 import { printable } from './sanitize.js';
-import { neutraliseFormula, neutraliseTerminal, shortenMiddle } from './sanitize.js';
+import { neutraliseFormula, neutraliseTerminal, shortenMiddle, terminalJson } from './sanitize.js';
 import { formatTimestamp } from '../runtime/time.js';
 
 // The one output module: every command's records go through createWriter, whatever
@@ -296,7 +296,17 @@ function rowEmitter(opts: OutputOptions, kind: 'list' | 'single', sink: ChunkedS
   }
 }
 
-/** json/jsonl with --columns print just those fields, as flat dotted keys in that order. */
+/**
+ * json/jsonl: each record as JSON, just the --columns fields (flat dotted keys, in that
+ * order) when given. On a terminal, characters that could act on it are \u escapes (the
+ * same JSON); files and pipes get JSON.stringify's bytes, at no cost per record.
+ */
+function jsonOf(opts: OutputOptions): (row: Row, indent?: number) => string {
+  const project = projector(opts);
+  const stringify = opts.tty ? terminalJson : (v: unknown, indent?: number) => JSON.stringify(v, null, indent);
+  return (row, indent) => stringify(project(row), indent);
+}
+
 function projector(opts: OutputOptions): (row: Row) => unknown {
   if (!opts.columns) return (row) => row;
   const columns = columnsNamed(opts.columns);
@@ -309,21 +319,21 @@ function projector(opts: OutputOptions): (row: Row) => unknown {
 
 // One JSON document however many pages arrive: `[`, one record per line, `]`.
 function jsonList(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
-  const project = projector(opts);
+  const json = jsonOf(opts);
   return {
-    row: (row, index) => sink.push((index === 0 ? '[\n' : ',\n') + JSON.stringify(project(row))),
+    row: (row, index) => sink.push((index === 0 ? '[\n' : ',\n') + json(row)),
     end: (count) => sink.push(count === 0 ? '[]\n' : '\n]\n'),
   };
 }
 
 function jsonSingle(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
-  const project = projector(opts);
-  return { row: (row) => sink.push(JSON.stringify(project(row), null, 2) + '\n'), end: () => {} };
+  const json = jsonOf(opts);
+  return { row: (row) => sink.push(json(row, 2) + '\n'), end: () => {} };
 }
 
 function jsonLines(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
-  const project = projector(opts);
-  return { row: (row) => sink.push(JSON.stringify(project(row)) + '\n'), end: () => {} };
+  const json = jsonOf(opts);
+  return { row: (row) => sink.push(json(row) + '\n'), end: () => {} };
 }
 
 // RFC 4180: a field holding a comma, a double quote, CR or LF is quoted, with inner

@@ -16,6 +16,20 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
+/** Every exit code with a short name (root --help) and its meaning (man page, reference). */
+export const EXIT_MEANINGS: readonly { code: number; short: string; meaning: string }[] = [
+  { code: EXIT.ok, short: 'ok', meaning: 'success' },
+  { code: EXIT.internal, short: 'internal error', meaning: 'unexpected internal error (please report it; --debug shows details)' },
+  { code: EXIT.usage, short: 'bad input', meaning: 'usage or invalid input; nothing was sent' },
+  { code: EXIT.auth, short: 'auth', meaning: 'authentication or permission: no key, or the API answered 401/403' },
+  { code: EXIT.notFound, short: 'not found', meaning: 'not found (404)' },
+  { code: EXIT.client, short: 'API 4xx', meaning: 'other client error from the API (4xx, including 429 after retries)' },
+  { code: EXIT.server, short: 'API 5xx', meaning: 'server error (5xx) after retries, or a response payrec cannot use (not JSON, not the documented shape with --strict)' },
+  { code: EXIT.network, short: 'network', meaning: 'network error or timeout after retries' },
+  { code: EXIT.verification, short: 'verification failed', meaning: 'verification failed (webhook-notifications verify)' },
+  { code: EXIT.interrupted, short: 'interrupted', meaning: 'interrupted (Ctrl-C)' },
+];
+
 export class PayrecError extends Error {
   constructor(
     message: string,

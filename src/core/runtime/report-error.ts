@@ -1,8 +1,11 @@
 import type { Context } from './context.js';
 import { EXIT, PayrecError } from './errors.js';
+import { neutraliseTerminal } from '../output/sanitize.js';
 
 // The one place where an error becomes a message on stderr and an exit code.
 // Users see what went wrong and what to do; stack traces only with --debug.
+// Messages quote servers (an API error, an emulator's answer, a forwarded reply), so
+// each line is neutralised here as record text is, whoever built the message.
 
 export function reportError(err: unknown, ctx: Context, debug: boolean): number {
   if (err instanceof PayrecError) {
@@ -11,8 +14,8 @@ export function reportError(err: unknown, ctx: Context, debug: boolean): number 
       ctx.stderr.write('interrupted\n');
       return EXIT.interrupted;
     }
-    ctx.stderr.write(`error: ${err.message}\n`);
-    if (err.hint) ctx.stderr.write(`hint: ${err.hint}\n`);
+    ctx.stderr.write(`error: ${neutraliseTerminal(err.message)}\n`);
+    if (err.hint) ctx.stderr.write(`hint: ${neutraliseTerminal(err.hint)}\n`);
     if (debug && err.stack) ctx.stderr.write(err.stack + '\n');
     return err.exitCode;
   }
@@ -22,7 +25,7 @@ export function reportError(err: unknown, ctx: Context, debug: boolean): number 
   }
   const e = err as NodeJS.ErrnoException;
   if (e?.code === 'EPIPE') return EXIT.ok; // the reader went away (payrec … | head)
-  ctx.stderr.write(`error: unexpected internal error: ${e?.message ?? String(err)}\n`);
+  ctx.stderr.write(`error: unexpected internal error: ${neutraliseTerminal(e?.message ?? String(err))}\n`);
   ctx.stderr.write(debug && e?.stack ? e.stack + '\n' : 'hint: run again with --debug for details, and report it\n');
   return EXIT.internal;
 }

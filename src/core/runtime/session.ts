@@ -8,7 +8,7 @@ import { ApiClient } from '../http/client.js';
 import { optionSchemas, parseOption } from './options.js';
 import type { OutputOptions } from '../output/writer.js';
 import { requireKey, resolveSettings, type Settings } from '../config/settings.js';
-import { printable } from '../output/sanitize.js';
+import { hasControlCharacters, neutraliseTerminal, printable } from '../output/sanitize.js';
 
 // One run of one command: the global options, parsed once, and what they lead to
 // (settings, the HTTP client, where output goes). Commands get everything from here.
@@ -66,7 +66,7 @@ export class Session {
     chalk.level = this.color ? chalk.level || 1 : 0;
     this.timeoutMs = parseOption(optionSchemas.timeout, flags.timeout ?? '30', '--timeout') * 1000;
     this.retries = parseOption(optionSchemas.retries, flags.retries ?? '3', '--retries');
-    if (flags.output !== undefined && (flags.output === '' || /[\u0000-\u001f\u007f-\u009f]/.test(flags.output))) {
+    if (flags.output !== undefined && (flags.output === '' || hasControlCharacters(flags.output))) {
       throw new UsageError(`invalid --output "${printable(flags.output)}": expected a file path without control characters`);
     }
   }
@@ -98,7 +98,7 @@ export class Session {
         retries: this.retries,
         connections,
         signal: this.ctx.signal,
-        debug: this.flags.debug ? (line) => this.ctx.stderr.write(`debug: ${line}\n`) : undefined,
+        debug: this.flags.debug ? (line) => this.ctx.stderr.write(`debug: ${neutraliseTerminal(line)}\n`) : undefined,
         onRetry: (m) => this.notice(m),
         dryRun: this.flags.dryRun ? (curl) => this.ctx.stdout.write(curl + '\n') : undefined,
       });
@@ -138,17 +138,20 @@ export class Session {
     }
   }
 
-  /** A warning for the user: stderr, once per distinct text, silenced by --quiet. */
+  /**
+   * A warning for the user: stderr, once per distinct text, silenced by --quiet.
+   * Warnings name what a server sent (fields, messages), so they are neutralised.
+   */
   warn(message: string): void {
     if (this.quiet || this.warned.has(message)) return;
     this.warned.add(message);
-    this.ctx.stderr.write(`warning: ${message}\n`);
+    this.ctx.stderr.write(`warning: ${neutraliseTerminal(message)}\n`);
   }
 
-  /** Progress and hints: only for a person at a terminal. */
+  /** Progress and hints: only for a person at a terminal (they may quote a server: a retried status, a link). */
   notice(message: string): void {
     if (this.quiet || !this.ctx.stderrIsTTY) return;
-    this.ctx.stderr.write(message + '\n');
+    this.ctx.stderr.write(neutraliseTerminal(message) + '\n');
   }
 
   async close(): Promise<void> {

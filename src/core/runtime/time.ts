@@ -70,6 +70,13 @@ export function parseDuration(value: string, flag: string): number {
   return Number(m[1]) * UNIT_SECONDS[(m[2] ?? 's') as keyof typeof UNIT_SECONDS];
 }
 
+/** Seconds in the largest unit that divides them evenly: 600 → 10m, 90 → 90s, 7200 → 2h. */
+export function formatDuration(seconds: number): string {
+  const units = Object.entries(UNIT_SECONDS).reverse() as [keyof typeof UNIT_SECONDS, number][];
+  const [unit, size] = units.find(([, size]) => seconds > 0 && seconds % size === 0) ?? ['s', 1];
+  return `${seconds / size}${unit}`;
+}
+
 function daysInMonth(year: number, month: number): number {
   // Day 0 of the next month is the last day of this one.
   return new Date(Date.UTC(year, month, 0)).getUTCDate();

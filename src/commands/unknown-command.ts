@@ -1,0 +1,110 @@
+import type { Command } from 'commander';
+import leven from 'leven';
+import { UsageError } from '../core/runtime/errors.js';
+import { printable } from '../core/output/sanitize.js';
+
+// Unknown command words. Commander answers `payrec biling --help` (an unknown word
+// followed by --help) with the help of the nearest known command and exit 0, so a
+// script cannot tell a typo from success. The command words of a line are checked
+// against the tree before commander parses it: an unknown one is a usage error (exit
+// 2), with or without --help, that names the closest commands.
+
+export interface UnknownCommand {
+  /** The command under which a subcommand was expected. */
+  parent: Command;
+  word: string;
+}
+
+/**
+ * The first word of `argv` that stands where a subcommand is expected and names none.
+ * Global option values are skipped (`--chain bsc`); the walk stops at a command that
+ * takes arguments, at `--`, and at an option it does not know (commander reports those).
+ */
+export function findUnknownCommand(program: Command, argv: readonly string[]): UnknownCommand | undefined {
+  let cmd = program;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') return undefined;
+    if (arg.length > 1 && arg.startsWith('-')) {
+      const takes = optionTakesValue(cmd, arg);
+      if (takes === undefined) return undefined;
+      if (takes) i++;
+      continue;
+    }
+    if (cmd.commands.length === 0) return undefined; // a leaf: the rest are its arguments
+    const sub = cmd.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
+    if (sub) cmd = sub;
+    else if (arg !== 'help') return { parent: cmd, word: arg }; // `payrec help fr` names commands after it
+  }
+  return undefined;
+}
+
+/** Whether `arg` is an option of `cmd` or its ancestors that takes the next word as its value; undefined when unknown. */
+function optionTakesValue(cmd: Command, arg: string): boolean | undefined {
+  if (arg === '-h' || arg === '--help') return false;
+  const [flag, attached] = arg.startsWith('--') ? [arg.split('=')[0], arg.includes('=')] : [arg.slice(0, 2), arg.length > 2];
+  for (let c: Command | null = cmd; c; c = c.parent) {
+    const option = c.options.find((o) => o.long === flag || o.short === flag);
+    if (!option) continue;
+    const takesValue = option.required || option.optional;
+    if (attached && !takesValue) return undefined; // -qV and the like: leave bundles to commander
+    return takesValue && !attached;
+  }
+  return undefined;
+}
+
+/**
+ * The usage error for an unknown command, naming the closest commands: first among the
+ * siblings the word stood for, else anywhere in the whole tree (`payrec biling` →
+ * `payrec fixed-recurring billings`). Only the top-level commands a line names are
+ * defined (top-level.ts), so `wholeTree` loads the rest, paid for only on this error.
+ */
+export async function unknownCommandError(unknown: UnknownCommand, wholeTree: () => Promise<Command>): Promise<UsageError> {
+  const where = pathOf(unknown.parent);
+  let close = closest(unknown.word, unknown.parent.commands.map((c) => ({ names: [c.name(), ...c.aliases()], path: pathOf(c) })));
+  if (close.length === 0) close = closest(unknown.word, everyCommand(await wholeTree()));
+  const hint = close.length > 0 ? `did you mean ${close.join(', or ')}?` : `see ${where} --help for the commands`;
+  return new UsageError(`unknown command "${printable(unknown.word)}"${unknown.parent.parent ? ` in ${where}` : ''}`, hint);
+}
+
+interface Candidate {
+  /** What a user may type for it: the name and the aliases. */
+  names: string[];
+  /** `payrec fixed-recurring billings` */
+  path: string;
+}
+
+/** At most this many edits, as commander's own suggestions. */
+const MAX_DISTANCE = 3;
+/** Longest list of suggestions (five products have `transfers`). */
+const MAX_SUGGESTIONS = 6;
+
+/** The candidates at the smallest edit distance from `word`, when close enough to be a typo. */
+function closest(word: string, candidates: Candidate[]): string[] {
+  let best = Infinity;
+  let found: string[] = [];
+  for (const c of candidates) {
+    const d = Math.min(...c.names.map((n) => typoDistance(word, n)));
+    if (d < best) [best, found] = [d, [c.path]];
+    else if (d === best && d !== Infinity && !found.includes(c.path)) found.push(c.path);
+  }
+  return found.slice(0, MAX_SUGGESTIONS);
+}
+
+/** Edit distance from `word` to `name`; Infinity when too far for a typo (as commander: over 3 edits, or 40 % or less in common). */
+function typoDistance(word: string, name: string): number {
+  const d = leven(word, name, { maxDistance: MAX_DISTANCE + 1 });
+  const length = Math.max(word.length, name.length);
+  return d <= MAX_DISTANCE && (length - d) / length > 0.4 ? d : Infinity;
+}
+
+function everyCommand(program: Command): Candidate[] {
+  const walk = (cmd: Command): Candidate[] => cmd.commands.flatMap((c) => [{ names: [c.name(), ...c.aliases()], path: pathOf(c) }, ...walk(c)]);
+  return walk(program);
+}
+
+function pathOf(cmd: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) words.unshift(c.name());
+  return words.join(' ');
+}

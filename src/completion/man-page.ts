@@ -1,0 +1,57 @@
+import type { Command, Option } from 'commander';
+import { EXIT_MEANINGS } from '../core/runtime/errors.js';
+import { commandPages, optionRows } from './reference.js';
+
+// The man page (man/payrec.1, installed by npm through "man" in package.json), rendered
+// by walking the real command tree like the reference, so both list the same commands.
+
+/** Variables payrec reads (config/settings.ts, session.ts, config-store.ts). */
+const ENVIRONMENT: readonly [string, string][] = [
+  ['PAYREC_API_KEY', 'API key; otherwise the key stored by payrec auth login for the profile.'],
+  ['PAYREC_PROFILE', 'stored profile to use (--profile).'],
+  ['PAYREC_CHAIN', 'chain (--chain); default bsc.'],
+  ['PAYREC_BASE_URL', 'API base URL (--base-url); default https://api.8pay.network.'],
+  ['PAYREC_FORMAT', 'output format (--format).'],
+  ['PAYREC_CONFIG_DIR', 'directory of the configuration file (default: the XDG config directory).'],
+  ['NO_COLOR', 'any value turns colour off (--no-color).'],
+];
+
+export function manPage(program: Command, version: string): string {
+  const out: string[] = [];
+  out.push(`.TH PAYREC 1 "" "payrec ${text(version)}" "User Commands"`);
+  out.push('.SH NAME', `payrec \\- ${text(program.description())}`);
+  out.push('.SH SYNOPSIS', '.B payrec', '[\\fIglobal flags\\fR] \\fIcommand\\fR [\\fIsubcommand\\fR] [\\fIflags\\fR] [\\fIarguments\\fR]');
+  out.push(
+    '.SH DESCRIPTION',
+    text('Commands mirror the API\'s product segments, with short aliases (fr, vr, od, ot, w2w, sp, dca, wn). Every command has --help with its flags and examples; payrec help reference prints this reference as Markdown. Add --emulator to any command to run it against the built-in emulator, with no account.'),
+  );
+  out.push('.SH GLOBAL FLAGS', 'Accepted by every command.', ...options(program.options));
+  out.push('.SH COMMANDS');
+  for (const page of commandPages(program)) {
+    out.push(`.SS "${text(page.usage)}"`, text(page.description));
+    if (page.shortForm) out.push('.PP', `Short form: \\fBpayrec ${text(page.shortForm)}\\fR`);
+    out.push(...options(page.options));
+  }
+  out.push('.SH ENVIRONMENT', ...ENVIRONMENT.flatMap(([name, meaning]) => ['.TP', `.B ${name}`, text(meaning)]));
+  out.push('.SH EXIT STATUS', ...EXIT_MEANINGS.flatMap((e) => ['.TP', `.B ${e.code}`, text(e.meaning)]));
+  out.push('.SH SEE ALSO', text('payrec help reference; payrec COMMAND --help; payrec completion bash|zsh|fish.'));
+  return out.join('\n') + '\n';
+}
+
+function options(list: readonly Option[]): string[] {
+  return optionRows(list).flatMap((o) => ['.TP', `.B ${text(o.flags)}`, text(o.description)]);
+}
+
+/**
+ * Text as roff reads it: backslashes kept, minus signs as minus signs (so flags copy
+ * right), other than ASCII as named code points (… is \[u2026]), and no line taken for a request.
+ */
+function text(s: string): string {
+  return s
+    .replace(/\\/g, '\\e')
+    .replace(/-/g, '\\-')
+    .replace(/[^\x00-\x7f]/gu, (c) => `\\[u${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`)
+    .split('\n')
+    .map((line) => (/^[.']/.test(line) ? `\\&${line}` : line))
+    .join('\n');
+}

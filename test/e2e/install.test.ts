@@ -1,0 +1,57 @@
+import { execa } from 'execa';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, test, vi } from 'vitest';
+import { tempDir } from './helpers.js';
+
+// A clean install, as a newcomer makes it: the packed tarball installed globally (into a
+// temporary prefix, offline from npm's cache, which npm ci filled) prints no warning and
+// gives a working `payrec`; and the clone's own dependencies run no install script that
+// package.json has not reviewed (npm 11 warns about each one on npm ci).
+
+vi.setConfig({ testTimeout: 120_000 });
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+
+/** npm as a fresh machine runs it: none of this machine's own npm settings (an empty user config). */
+function npm(args: string[], cwd: string) {
+  const userconfig = join(tempDir(), 'npmrc');
+  writeFileSync(userconfig, '');
+  return execa('npm', args, {
+    cwd,
+    reject: false,
+    extendEnv: false,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, npm_config_userconfig: userconfig, npm_config_update_notifier: 'false' },
+  });
+}
+
+describe('install', () => {
+  test.concurrent('the packed tarball installs globally without a warning, and payrec runs from it', async () => {
+    const dir = tempDir();
+    // dist/ is already built (npm test builds first); --ignore-scripts: prepack would empty it under the other tests.
+    const packed = await npm(['pack', '--ignore-scripts', '--pack-destination', dir], ROOT);
+    expect(packed.exitCode).toBe(0);
+    const tarball = join(dir, `${pkg.name}-${pkg.version}.tgz`);
+    const prefix = join(dir, 'prefix');
+    const installed = await npm(['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball], dir);
+    expect(installed.stderr).toBe('');
+    expect(installed.exitCode).toBe(0);
+
+    // npm links the man page ("man" in package.json) where `man payrec` finds it.
+    expect(readFileSync(join(prefix, 'share', 'man', 'man1', 'payrec.1'), 'utf8')).toBe(readFileSync(join(ROOT, 'man', 'payrec.1'), 'utf8'));
+    const bin = join(prefix, 'bin', 'payrec');
+    const version = await execa(bin, ['--version'], { reject: false });
+    expect(version.stdout).toBe(pkg.version);
+    const run = await execa(bin, ['--emulator', 'one-time', 'transfers', '--limit', '2', '-f', 'jsonl'], { reject: false, env: { NO_COLOR: '1' } });
+    expect(run.stderr).toBe('');
+    expect(run.stdout.split('\n').map((l) => JSON.parse(l).transactionStatus)).toHaveLength(2);
+  });
+
+  test.concurrent('every dependency install script is reviewed in package.json (allowScripts)', async () => {
+    const r = await npm(['install-scripts', 'ls'], ROOT);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('No packages with unreviewed install scripts.');
+    expect(r.exitCode).toBe(0);
+  });
+});
