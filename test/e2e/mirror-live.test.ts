@@ -1,0 +1,100 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { Emulator } from '../../src/emulator/index.js';
+import { emulator, payrec, tempDir } from './helpers.js';
+import { decimalSum, expectMirrorsList, listOf, sql, type Row } from './mirror-helpers.js';
+
+// The mirror under live traffic (DESIGN.md "Live traffic"): records keep arriving, a
+// third of them late (stamped up to two minutes in the past) and a third pending
+// (confirmed or failed seconds later). Syncs run one after another while it goes on;
+// then the traffic stops, the last records resolve, and one more sync must leave every
+// table equal to the emulator's ground truth: no record missing, none twice, every
+// status current, every amount exact.
+
+const UNSCOPED: [table: string, collection: string, identity: string[]][] = [
+  ['variable_recurring_transfers', 'variable-recurring/transfers', ['transactionHash']],
+  ['on_demand_transfers', 'on-demand/transfers', ['transactionHash']],
+  ['one_time_payments', 'one-time/payments', ['id']],
+  ['one_time_transfers', 'one-time/transfers', ['transactionHash']],
+  ['wallet_to_wallet_payments', 'wallet-to-wallet/payments', ['id']],
+  ['wallet_to_wallet_transfers', 'wallet-to-wallet/transfers', ['transactionHash']],
+  ['scheduled_payments_transfers', 'scheduled-payments/transfers', ['transactionHash']],
+  ['dollar_cost_average_executions', 'dollar-cost-average/executions', ['transactionHash']],
+];
+const SCOPED = ['fixed-recurring/billings', 'fixed-recurring/cancellations', 'variable-recurring/cancellations', 'variable-recurring/cancellation-requests'];
+
+let emu: Emulator;
+let db: string;
+
+beforeAll(async () => {
+  // Generated data in 2025; everything stamped near now arrives live.
+  emu = await emulator({ records: 300, now: 1_767_225_600 });
+  db = join(tempDir(), 'live.duckdb');
+});
+afterAll(() => emu.close());
+
+test('repeated syncs under live traffic, then one after it stops: every table equals the ground truth', async () => {
+  const fx = emu.fixtures('bsc');
+  const frPlan = fx.plans['fixed-recurring'][0];
+  const vrPlan = fx.plans['variable-recurring'][0];
+  const scopes = ['--plan-id', frPlan, '--plan-id', vrPlan];
+  emu.live.start({
+    rate: 120,
+    lateFraction: 0.3,
+    lateMaxSeconds: 120,
+    pendingFraction: 0.3,
+    chains: ['bsc'],
+    collections: [...UNSCOPED.map(([, c]) => c), ...SCOPED],
+  });
+  const reports: Row[][] = [];
+  const sync = async (args: string[]) => {
+    const r = await payrec(emu, ['sync', '--db', db, '--lookback', '5m', '-f', 'json', ...args]);
+    expect(r.stderr).toBe('');
+    expect(r.exitCode).toBe(0);
+    reports.push(JSON.parse(r.stdout) as Row[]);
+  };
+  try {
+    await sync(['fr/billings', 'fr/cancellations', 'vr/cancellations', 'vr/cancellation-requests', ...scopes]);
+    for (let i = 0; i < 4; i++) {
+      await sync([]);
+      // Never a record twice, at any moment.
+      for (const [table, , identity] of UNSCOPED) {
+        const [row] = await sql(db, `SELECT count(*) AS n, count(DISTINCT (${identity.join(', ')})) AS d FROM ${table}`);
+        expect(row.n, table).toBe(row.d);
+      }
+    }
+  } finally {
+    emu.live.stop();
+  }
+  await emu.live.settle();
+  const inserted = emu.live.status().inserted;
+  expect(inserted).toBeGreaterThan(300);
+  await sync([]);
+
+  // Records arrived and changed while the syncs ran: some were new, some updated (pending → confirmed/failed).
+  const total = (key: 'new' | 'updated') => reports.slice(1).flat().reduce((n, r) => n + (r[key] as number), 0);
+  expect(total('new')).toBeGreaterThan(0);
+  expect(total('updated')).toBeGreaterThan(0);
+
+  for (const [table, collection, identity] of UNSCOPED) {
+    await expectMirrorsList(db, table, identity, emu.records('bsc', collection).records);
+  }
+  // Lists of one plan: the API at this quiet moment is the ground truth (records carry no plan id).
+  await expectMirrorsList(db, 'fixed_recurring_billings', ['transactionHash'], await listOf(emu, `/fixed-recurring/plans/${frPlan}/billings`));
+  await expectMirrorsList(db, 'fixed_recurring_cancellations', ['subscriptionId', 'transactionHash'], await listOf(emu, `/fixed-recurring/plans/${frPlan}/cancellations`));
+  await expectMirrorsList(db, 'variable_recurring_cancellations', ['subscriptionId', 'transactionHash'], await listOf(emu, `/variable-recurring/plans/${vrPlan}/cancellations`));
+  await expectMirrorsList(db, 'variable_recurring_cancellation_requests', ['subscriptionId', 'transactionHash'], await listOf(emu, `/variable-recurring/plans/${vrPlan}/cancellation-requests`));
+
+  // Totals per token of the synced mirror equal BigInt sums of the ground truth.
+  const transfers = emu.records('bsc', 'one-time/transfers').records;
+  const got = await sql(db, 'SELECT token, exact_sum(amount_exact) AS total FROM one_time_transfers GROUP BY token ORDER BY token');
+  const tokens = [...new Set(transfers.map((t) => t.token as string))].sort();
+  expect(got).toEqual(tokens.map((token) => ({ token, total: decimalSum(transfers.filter((t) => t.token === token).map((t) => t.amount as string)) })));
+  // And statuses: counts per status as the service has them now.
+  const statuses = await sql(db, 'SELECT transactionStatus AS s, count(*) AS n FROM transfers GROUP BY s ORDER BY s');
+  const want = new Map<string, number>();
+  for (const [, collection] of UNSCOPED.filter(([t]) => t.endsWith('_transfers'))) {
+    for (const r of emu.records('bsc', collection).records) want.set(r.transactionStatus as string, (want.get(r.transactionStatus as string) ?? 0) + 1);
+  }
+  expect(statuses).toEqual([...want].sort(([a], [b]) => a.localeCompare(b)).map(([s, n]) => ({ s, n })));
+}, 180_000);
