@@ -32,7 +32,10 @@ export class MirrorDb {
     } catch (err) {
       throw openError(file, access, err);
     }
-    return new MirrorDb(file, instance, await instance.connect());
+    const connection = await instance.connect();
+    // Dates in UTC, as everywhere in payrec: the same query gives the same months on every machine.
+    await connection.run("SET TimeZone = 'UTC'");
+    return new MirrorDb(file, instance, connection);
   }
 
   /** Runs statements, discarding any result. */
