@@ -40,14 +40,25 @@ const UNIT = '1' + '0'.repeat(FRACTION_DIGITS);
 /** A decimal the exact form can hold: up to 38 integer digits and FRACTION_DIGITS decimals. */
 const HOLDABLE = new RegExp(`^-?[0-9]{1,38}(\\.[0-9]{1,${FRACTION_DIGITS}})?$`);
 
-/** The exact parts of an amount's text, or undefined when it cannot be held exactly. */
-export function exactParts(text: string): { whole: bigint; frac: bigint } | undefined {
+/**
+ * The exact parts of an amount's text, as digits (DuckDB reads them into integers), or
+ * undefined when the exact form cannot hold it. '-12.5' gives whole '-12' and frac
+ * '-500000000000000000': the sign of the value lives in both parts ('-0.5': whole '0').
+ */
+export function exactDigits(text: string): { whole: string; frac: string } | undefined {
   if (!HOLDABLE.test(text)) return undefined;
+  const negative = text.charCodeAt(0) === 45; /* - */
   const dot = text.indexOf('.');
-  if (dot < 0) return { whole: BigInt(text), frac: 0n };
-  const frac = BigInt(text.slice(dot + 1).padEnd(FRACTION_DIGITS, '0'));
-  // '-0.5': the whole part is 0 and the sign lives in the fraction.
-  return { whole: BigInt(text.slice(0, dot)), frac: text.startsWith('-') ? -frac : frac };
+  const whole = trimZeros(text.slice(negative ? 1 : 0, dot < 0 ? text.length : dot));
+  const frac = dot < 0 ? '0' : trimZeros(text.slice(dot + 1).padEnd(FRACTION_DIGITS, '0'));
+  return negative ? { whole: whole === '0' ? '0' : '-' + whole, frac: frac === '0' ? '0' : '-' + frac } : { whole, frac };
+}
+
+/** Digits without leading zeros (DuckDB's strict JSON reader takes no '007'). */
+function trimZeros(digits: string): string {
+  let i = 0;
+  while (i < digits.length - 1 && digits.charCodeAt(i) === 48) i++;
+  return i === 0 ? digits : digits.slice(i);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import { AMOUNT_MACROS, EXACT_SUFFIX } from './amounts.js';
@@ -30,16 +31,11 @@ export function layoutOf(collection: MirroredCollection): TableLayout {
   return LAYOUTS.find((l) => l.collection === collection)!;
 }
 
-export interface Migration {
-  /** Collections whose table gained columns: their cursors were reset so the next sync fills them. */
-  refilled: string[];
-}
-
 const rebuildHint = (file: string) =>
   `rebuild it: payrec sync --full --db NEW_FILE (then use NEW_FILE), or move ${printable(file)} away and run payrec sync`;
 
 /** Makes `db` a mirror of this payrec's layout (inside the caller's transaction). */
-export async function ensureLayout(db: MirrorDb): Promise<Migration> {
+export async function ensureLayout(db: MirrorDb): Promise<void> {
   await refuseForeign(db);
   for (const ddl of STATE_DDL) await db.run(ddl);
   const stored = await readMeta(db, 'format');
@@ -50,6 +46,8 @@ export async function ensureLayout(db: MirrorDb): Promise<Migration> {
       'upgrade payrec, or give another --db',
     );
   }
+  // The usual case, a mirror this payrec made: one look at the column names suffices.
+  if ((await readMeta(db, 'layout')) === LAYOUT_KEY && (await columnsAsLaidOut(db))) return;
   for (let v = format + 1; v <= MIRROR_FORMAT; v++) for (const sql of MIGRATIONS[v] ?? []) await db.run(sql);
   await writeMeta(db, 'format', String(MIRROR_FORMAT));
 
@@ -57,10 +55,19 @@ export async function ensureLayout(db: MirrorDb): Promise<Migration> {
   // The views read the tables: out of the way while a table is rebuilt, then made anew.
   await db.run('DROP VIEW IF EXISTS transfers');
   await db.run('DROP VIEW IF EXISTS inexact_amounts');
-  const refilled: string[] = [];
-  for (const layout of LAYOUTS) if (await ensureTable(db, layout)) refilled.push(layout.collection.name);
-  await createViews(db);
-  return { refilled };
+  for (const layout of LAYOUTS) await ensureTable(db, layout);
+  await db.run(transfersView());
+  await db.run(inexactAmountsView());
+  await writeMeta(db, 'layout', LAYOUT_KEY);
+}
+
+/** Whether every table has exactly its layout's columns, in order (names only: the key vouches for the types). */
+async function columnsAsLaidOut(db: MirrorDb): Promise<boolean> {
+  const rows = await db.rows(
+    `SELECT table_name AS t, string_agg(column_name, ',' ORDER BY column_index) AS c FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' GROUP BY table_name`,
+  );
+  const have = new Map(rows.map((r) => [String(r.t), String(r.c)]));
+  return LAYOUTS.every(({ collection, fields }) => have.get(collection.table) === tableColumns(fields).map(([name]) => name).join(','));
 }
 
 /** A DuckDB file with tables but without payrec's state is someone else's database: leave it alone. */
@@ -75,12 +82,10 @@ async function refuseForeign(db: MirrorDb): Promise<void> {
 }
 
 /**
- * Creates the table, or brings an older one to the current layout: rows are appended
- * column by column in the layout's order, so a table with other columns is rebuilt in
- * that order, new columns empty. True when columns were added (the collection is
- * then read again from the start, which fills them).
+ * Creates the table, or brings an older one to the current layout: a table whose
+ * columns differ is rebuilt in the layout's order, new columns empty.
  */
-async function ensureTable(db: MirrorDb, { collection, fields }: TableLayout): Promise<boolean> {
+async function ensureTable(db: MirrorDb, { collection, fields }: TableLayout): Promise<void> {
   const columns = tableColumns(fields);
   // No primary-key index: it would triple the cost of every insert; identity_hash finds rows instead (upsert.ts).
   const definition = `(${columns.map(([name, type]) => `${ident(name)} ${type}`).join(', ')})`;
@@ -88,7 +93,7 @@ async function ensureTable(db: MirrorDb, { collection, fields }: TableLayout): P
   const existing = await columnTypes(db, 'main', collection.table);
   if (existing.size === 0) {
     await db.run(`CREATE TABLE ${table} ${definition}`);
-    return false;
+    return;
   }
   // DuckDB's own spelling of each type, to compare with what is stored.
   const probe = ident(`payrec_expected_${collection.table}`);
@@ -104,7 +109,7 @@ async function ensureTable(db: MirrorDb, { collection, fields }: TableLayout): P
       );
     }
   }
-  if ([...wanted.keys()].join(',') === [...existing.keys()].join(',')) return false;
+  if ([...wanted.keys()].join(',') === [...existing.keys()].join(',')) return;
   // Columns this payrec no longer has (a field the registry dropped) keep their values in extra_fields.
   const dropped = [...existing.keys()].filter((n) => !wanted.has(n));
   const kept = dropped.length === 0 ? ident(EXTRA_COLUMN) : `json_merge_patch(coalesce(${ident(EXTRA_COLUMN)}, '{}'::JSON), json_object(${dropped.map((n) => `'${n.replaceAll("'", "''")}', ${ident(n)}`).join(', ')}))`;
@@ -116,9 +121,8 @@ async function ensureTable(db: MirrorDb, { collection, fields }: TableLayout): P
   await db.run(`INSERT INTO ${rebuilt} SELECT ${select.join(', ')} FROM ${table}`);
   await db.run(`DROP TABLE ${table}`);
   await db.run(`ALTER TABLE ${rebuilt} RENAME TO ${table}`);
-  const added = [...wanted.keys()].some((n) => !existing.has(n));
-  if (added) await clearCursors(db, collection.name);
-  return added;
+  // New columns are filled by reading the collection again from the start.
+  if ([...wanted.keys()].some((n) => !existing.has(n))) await clearCursors(db, collection.name);
 }
 
 async function columnTypes(db: MirrorDb, schema: string, table: string): Promise<Map<string, string>> {
@@ -129,11 +133,14 @@ async function columnTypes(db: MirrorDb, schema: string, table: string): Promise
   return new Map(rows.map((r) => [String(r.column_name), String(r.data_type)]));
 }
 
-/** `transfers` (every transfer table, with its product) and `inexact_amounts`. */
-async function createViews(db: MirrorDb): Promise<void> {
+/** Every transfer table, with its product. */
+function transfersView(): string {
   const transfers = TRANSFER_COLLECTIONS.map((c) => `SELECT '${c.product}' AS product, * FROM ${ident(c.table)}`);
-  await db.run(`CREATE OR REPLACE VIEW transfers AS ${transfers.join(' UNION ALL BY NAME ')}`);
+  return `CREATE OR REPLACE VIEW transfers AS ${transfers.join(' UNION ALL BY NAME ')}`;
+}
 
+/** Every amount whose text the exact form cannot hold, with where it is. */
+function inexactAmountsView(): string {
   const inexact: string[] = [];
   for (const { collection, fields } of LAYOUTS) {
     const t = ident(collection.table);
@@ -150,5 +157,13 @@ async function createViews(db: MirrorDb): Promise<void> {
       }
     }
   }
-  await db.run(`CREATE OR REPLACE VIEW inexact_amounts AS ${inexact.join(' UNION ALL ')}`);
+  return `CREATE OR REPLACE VIEW inexact_amounts AS ${inexact.join(' UNION ALL ')}`;
 }
+
+/**
+ * What this payrec lays out, as one key: a mirror whose stored key is the same was
+ * laid out by a payrec with the same tables, macros and views.
+ */
+const LAYOUT_KEY = createHash('sha256')
+  .update(JSON.stringify([MIRROR_FORMAT, AMOUNT_MACROS, LAYOUTS.map(({ collection, fields }) => [collection.table, tableColumns(fields)]), transfersView(), inexactAmountsView()]))
+  .digest('hex');

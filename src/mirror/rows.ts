@@ -1,131 +1,123 @@
-import {
-  BIGINT,
-  BOOLEAN,
-  DECIMAL,
-  DOUBLE,
-  LIST,
-  STRUCT,
-  TIMESTAMPTZ,
-  VARCHAR,
-  DuckDBDataChunk,
-  decimalValue,
-  listValue,
-  structValue,
-  timestampTZValue,
-  type DuckDBAppender,
-  type DuckDBType,
-  type DuckDBValue,
-} from '@duckdb/node-api';
-import { EXACT_SUFFIX, exactParts } from './amounts.js';
-import type { Field, FieldType } from './schema.js';
+import { EXACT_SUFFIX, exactDigits } from './amounts.js';
+import { EXTRA_COLUMN, IDENTITY_HASH_COLUMN, type Field, type FieldType } from './schema.js';
 
-// Records to table rows, column by column, for DuckDB's appender: a record's fields in
-// the table's order (amounts followed by their exact parts, inside nested structs too),
-// then the mirror's own columns. Appending typed columns costs DuckDB half of what
-// reading the same records from JSON text costs, and no value passes through text.
+// Records to table rows. The records travel to DuckDB as one JSON file per batch and
+// are taken apart by DuckDB's JSON reader, on DuckDB's own threads, while payrec goes
+// on fetching pages: so the costly part of a write overlaps the network. Each record
+// is completed in place first: the exact parts next to each amount (inside nested
+// structs too), its identity hash and its extra fields, under the table's column
+// names; everything else is the record as the API sent it.
 
 /** What a row carries besides the record's fields. */
 export interface RowExtras {
-  chain: string;
   /** Fields beyond the schema and values of another type, by path (schema.ts), or undefined. */
   extra?: Record<string, unknown>;
-  /** Microseconds since the epoch. */
-  at: bigint;
   identityHash: number;
 }
 
-type Convert = (value: unknown) => DuckDBValue;
+type Complete = (value: unknown) => void;
 
-const EXACT: DuckDBType = STRUCT({ whole: DECIMAL(38, 0), frac: BIGINT });
-
-/** An amount's exact parts, or parts of NULL when the text cannot be held exactly (amounts.ts). */
-const exact: Convert = (v) => {
-  if (v === null || v === undefined) return null;
-  const parts = exactParts(v as string);
-  return parts ? structValue({ whole: decimalValue(parts.whole, 38, 0), frac: parts.frac }) : structValue({ whole: null, frac: null });
-};
-
-function duckType(t: FieldType): DuckDBType {
+/** DuckDB's type for the JSON reader: integer parts arrive as text and are cast exactly. */
+function readType(t: FieldType): unknown {
   switch (t.kind) {
     case 'text':
     case 'decimal':
-    case 'json': // JSON columns take their text
-      return VARCHAR;
+      return 'VARCHAR';
     case 'integer':
-      return BIGINT;
+      return 'BIGINT';
     case 'number':
-      return DOUBLE;
+      return 'DOUBLE';
     case 'boolean':
-      return BOOLEAN;
-    case 'list':
-      return LIST(duckType(t.element));
-    case 'struct':
-      return STRUCT(Object.fromEntries(t.fields.flatMap((f) => stored(f).map(([name, , type]) => [name, type]))));
-  }
-}
-
-function converter(t: FieldType): Convert {
-  switch (t.kind) {
-    case 'text':
-    case 'decimal':
-    case 'number':
-    case 'boolean':
-      return (v) => (v === undefined ? null : (v as DuckDBValue));
-    case 'integer':
-      return (v) => (v === undefined || v === null ? null : BigInt(v as number));
+      return 'BOOLEAN';
     case 'json':
-      return (v) => (v === undefined || v === null ? null : JSON.stringify(v));
-    case 'list': {
-      const element = converter(t.element);
-      return (v) => (v === undefined || v === null ? null : listValue((v as unknown[]).map(element)));
-    }
-    case 'struct': {
-      const members = t.fields.flatMap(stored);
-      return (v) => {
-        if (v === undefined || v === null) return null;
-        const o = v as Record<string, unknown>;
-        return structValue(Object.fromEntries(members.map(([name, source, , convert]) => [name, convert(o[source])])));
-      };
-    }
+      return 'JSON';
+    case 'list':
+      return [readType(t.element)];
+    case 'struct':
+      return structure(t.fields);
   }
 }
 
-/** [column or member name, the record field it reads, its type, its conversion]: an amount gives two. */
-function stored(f: Field): [string, string, DuckDBType, Convert][] {
-  const own: [string, string, DuckDBType, Convert] = [f.name, f.name, duckType(f.type), converter(f.type)];
-  return f.type.kind === 'decimal' ? [own, [f.name + EXACT_SUFFIX, f.name, EXACT, exact]] : [own];
+/** The exact parts as the JSON reader takes them: HUGEINT from digits (a cast of text to DECIMAL is fifty times slower). */
+const EXACT_READ = { whole: 'HUGEINT', frac: 'BIGINT' };
+
+function structure(fields: Field[]): Record<string, unknown> {
+  return Object.fromEntries(fields.flatMap((f) => (f.type.kind === 'decimal' ? [[f.name, 'VARCHAR'], [f.name + EXACT_SUFFIX, EXACT_READ]] : [[f.name, readType(f.type)]])));
 }
 
-/** Appends records as rows of a table laid out by tableColumns(fields). */
-export class RowAppender {
-  private readonly columns: [string, DuckDBType, (record: Record<string, unknown>, extras: RowExtras) => DuckDBValue][];
+export class RowJson {
+  /** read_json's columns for a row: name → DuckDB type. */
+  readonly columns: Record<string, string>;
+  private readonly complete: (record: Record<string, unknown>) => void;
+  /** Amounts seen whose text the exact form could not hold. */
+  inexact = 0;
 
   constructor(fields: Field[]) {
-    this.columns = [
-      ['chain', VARCHAR, (_, x) => x.chain],
-      ...fields.flatMap(stored).map(([name, source, type, convert]): (typeof this.columns)[number] => [name, type, (r) => convert(r[source])]),
-      ['extra_fields', VARCHAR, (_, x) => (x.extra === undefined ? null : JSON.stringify(x.extra))],
-      ['first_seen', TIMESTAMPTZ, (_, x) => timestampTZValue(x.at)],
-      ['last_updated', TIMESTAMPTZ, (_, x) => timestampTZValue(x.at)],
-      ['identity_hash', BIGINT, (_, x) => BigInt(x.identityHash)],
-    ];
+    this.columns = Object.fromEntries(Object.entries({ ...structure(fields), [EXTRA_COLUMN]: 'JSON', [IDENTITY_HASH_COLUMN]: 'BIGINT' }).map(([k, t]) => [k, typeName(t)]));
+    this.complete = this.objectCompleter(fields);
   }
 
-  /** Appends rows in chunks of DuckDB's vector size. */
-  append(appender: DuckDBAppender, records: Record<string, unknown>[], extras: RowExtras[]): void {
-    const types = this.columns.map(([, type]) => type);
-    for (let start = 0; start < records.length; start += CHUNK) {
-      const end = Math.min(records.length, start + CHUNK);
-      const chunk = DuckDBDataChunk.create(types, end - start);
-      this.columns.forEach(([, , value], c) => {
-        const values = new Array<DuckDBValue>(end - start);
-        for (let i = start; i < end; i++) values[i - start] = value(records[i], extras[i]);
-        chunk.setColumnValues(c, values);
-      });
-      appender.appendDataChunk(chunk);
+  /** The JSON text of the rows of `records` (completed in place: give each record once). */
+  text(records: Record<string, unknown>[], extras: RowExtras[]): string {
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i];
+      this.complete(r);
+      r[EXTRA_COLUMN] = extras[i].extra ?? null;
+      r[IDENTITY_HASH_COLUMN] = extras[i].identityHash;
     }
+    return JSON.stringify(records);
+  }
+
+  /** Adds `<amount>_exact` beside every amount of an object, at any depth. */
+  private objectCompleter(fields: Field[]): (o: Record<string, unknown>) => void {
+    const steps: ((o: Record<string, unknown>) => void)[] = [];
+    for (const f of fields) {
+      if (f.type.kind === 'decimal') {
+        const name = f.name;
+        const exactName = name + EXACT_SUFFIX;
+        steps.push((o) => {
+          const v = o[name];
+          if (v === null || v === undefined) return void (o[exactName] = null);
+          const parts = exactDigits(v as string);
+          if (parts === undefined) this.inexact++;
+          o[exactName] = parts ?? { whole: null, frac: null };
+        });
+      } else {
+        const inner = this.completer(f.type);
+        if (inner) steps.push((o) => inner(o[f.name]));
+      }
+    }
+    return (o) => {
+      for (const step of steps) step(o);
+    };
+  }
+
+  /** Completes the amounts inside a value of type `t`; undefined when it holds none. */
+  private completer(t: FieldType): Complete | undefined {
+    if (t.kind === 'struct') {
+      if (!hasDecimal(t)) return undefined;
+      const object = this.objectCompleter(t.fields);
+      return (v) => {
+        if (v !== null && typeof v === 'object') object(v as Record<string, unknown>);
+      };
+    }
+    if (t.kind === 'list') {
+      const element = this.completer(t.element);
+      if (!element) return undefined;
+      return (v) => {
+        if (Array.isArray(v)) for (const e of v) element(e);
+      };
+    }
+    return undefined;
   }
 }
 
-/** DuckDB's vector size: a data chunk holds at most this many rows. */
-const CHUNK = 2048;
+/** A read type as DuckDB writes it: 'VARCHAR', ['VARCHAR'] → VARCHAR[], {a: …} → STRUCT("a" …). */
+function typeName(t: unknown): string {
+  if (typeof t === 'string') return t;
+  if (Array.isArray(t)) return `${typeName(t[0])}[]`;
+  return `STRUCT(${Object.entries(t as Record<string, unknown>).map(([k, v]) => `"${k.replaceAll('"', '""')}" ${typeName(v)}`).join(', ')})`;
+}
+
+const hasDecimal = (t: FieldType): boolean =>
+  t.kind === 'decimal' || (t.kind === 'struct' && t.fields.some((f) => hasDecimal(f.type))) || (t.kind === 'list' && hasDecimal(t.element));

@@ -1,4 +1,7 @@
-import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection, type DuckDBResult, type DuckDBValue, type Json } from '@duckdb/node-api';
+import { BIGINT, DuckDBDataChunk, DuckDBInstance, type DuckDBConnection, type DuckDBResult, type DuckDBValue, type Json } from '@duckdb/node-api';
+import { mkdirSync, rmSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { BusyError, UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 
@@ -8,6 +11,9 @@ import { printable } from '../core/output/sanitize.js';
 // released when its process ends in any way (kill -9 too), so it never goes stale.
 
 export type Access = 'write' | 'read';
+
+/** DuckDB's vector size: a data chunk holds at most this many rows. */
+const VECTOR_SIZE = 2048;
 
 /** Options for every open: DuckDB never downloads or loads extensions (JSON and Parquet are built in). */
 const BASE_OPTIONS = { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' };
@@ -19,11 +25,22 @@ const BASE_OPTIONS = { autoinstall_known_extensions: 'false', autoload_known_ext
 const READ_OPTIONS = { ...BASE_OPTIONS, access_mode: 'READ_ONLY', enable_external_access: 'false' };
 
 export class MirrorDb {
+  /**
+   * Where batches of records wait for DuckDB's JSON reader: beside the mirror, made on
+   * first use and removed on close; what a killed sync left there goes at the next open
+   * for writing (only the lock holder uses it).
+   */
+  private readonly stagingDir: string;
+  private staging = false;
+  private staged = 0;
+
   private constructor(
     readonly file: string,
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
-  ) {}
+  ) {
+    this.stagingDir = join(dirname(file), `.${basename(file)}.staging`);
+  }
 
   static async open(file: string, access: Access): Promise<MirrorDb> {
     let instance: DuckDBInstance;
@@ -35,7 +52,9 @@ export class MirrorDb {
     const connection = await instance.connect();
     // Dates in UTC, as everywhere in payrec: the same query gives the same months on every machine.
     await connection.run("SET TimeZone = 'UTC'");
-    return new MirrorDb(file, instance, connection);
+    const db = new MirrorDb(file, instance, connection);
+    if (access === 'write') rmSync(db.stagingDir, { recursive: true, force: true });
+    return db;
   }
 
   /** Runs statements, discarding any result. */
@@ -48,11 +67,34 @@ export class MirrorDb {
     return (await this.connection.runAndReadAll(sql, params)).getRowObjectsJson();
   }
 
-  /** Appends rows to a table (in the current transaction) through `fill`, then flushes them. */
-  async append(table: string, catalog: 'main' | 'temp', fill: (appender: DuckDBAppender) => void): Promise<void> {
-    const appender = await this.connection.createAppender(table, 'main', catalog === 'temp' ? 'temp' : null);
+  /**
+   * Runs `work` with `text` in a file of its own, for DuckDB's file readers: writing a
+   * file costs payrec far less than handing DuckDB the same text as a query parameter,
+   * and DuckDB reads it on its own threads.
+   */
+  async withFile<T>(text: string, work: (quotedPath: string) => Promise<T>): Promise<T> {
+    if (!this.staging) mkdirSync(this.stagingDir, { recursive: true });
+    this.staging = true;
+    const file = join(this.stagingDir, `batch-${this.staged++}.json`);
+    await writeFile(file, text);
     try {
-      fill(appender);
+      return await work(`'${file.replaceAll("'", "''")}'`);
+    } finally {
+      await rm(file, { force: true });
+    }
+  }
+
+  /** Replaces a temporary one-column table of BIGINTs with `values` (appended as a vector, no text). */
+  async tempIntegers(table: string, values: readonly number[]): Promise<void> {
+    await this.connection.run(`CREATE OR REPLACE TEMP TABLE ${table} (v BIGINT)`);
+    const appender = await this.connection.createAppender(table, 'main', 'temp');
+    try {
+      for (let start = 0; start < values.length; start += VECTOR_SIZE) {
+        const part = values.slice(start, start + VECTOR_SIZE);
+        const chunk = DuckDBDataChunk.create([BIGINT], part.length);
+        chunk.setColumnValues(0, part.map(BigInt));
+        appender.appendDataChunk(chunk);
+      }
     } finally {
       appender.closeSync();
     }
@@ -101,6 +143,7 @@ export class MirrorDb {
   close(): void {
     this.connection.closeSync();
     this.instance.closeSync();
+    if (this.staging) rmSync(this.stagingDir, { recursive: true, force: true });
   }
 }
 

@@ -86,7 +86,7 @@ export async function syncMirror(session: Session, db: MirrorDb, service: Servic
     }
     report.seconds = Math.round((performance.now() - started) / 10) / 100;
     reports.push(report);
-    await warnAbout(run, collection, upserter);
+    warnAbout(run, collection, upserter);
   }
   return reports;
 }
@@ -282,16 +282,12 @@ function add(report: CollectionReport, counts: UpsertCounts): void {
 }
 
 /** Warnings about what this run stored: fields beyond the schema, amounts kept only as text. */
-async function warnAbout(run: Run, collection: MirroredCollection, upserter: Upserter): Promise<void> {
+function warnAbout(run: Run, collection: MirroredCollection, upserter: Upserter): void {
   if (upserter.drift.size > 0) {
     const paths = [...upserter.drift].map(([path, n]) => `${path} (${n.toLocaleString('en-US')})`).join(', ');
     run.session.warn(`${collection.table}: fields the documented schema does not have, or values of another type: ${paths}; kept in extra_fields`);
   }
-  const [row] = await run.db.rows(
-    `SELECT count(*)::INTEGER AS n FROM inexact_amounts WHERE "table" = $1 AND chain = $2 AND last_updated = $3::TIMESTAMPTZ`,
-    [collection.table, run.chain, run.runAt],
-  );
-  const n = Number(row.n);
+  const n = upserter.inexact;
   if (n > 0) {
     run.session.warn(
       `${collection.table}: ${n.toLocaleString('en-US')} amounts cannot be held exactly (more than 18 decimals, or not a decimal): ` +

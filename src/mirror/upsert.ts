@@ -2,8 +2,8 @@ import { MalformedResponseError } from '../core/runtime/errors.js';
 import { identityOf } from '../core/lists/paginate.js';
 import { identityHasher } from './identity-hash.js';
 import type { TableLayout } from './layout.js';
-import { RowAppender, type RowExtras } from './rows.js';
-import { CHAIN_COLUMN, contentColumns, ident, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN, recordConformer } from './schema.js';
+import { RowJson, type RowExtras } from './rows.js';
+import { CHAIN_COLUMN, contentColumns, FIRST_SEEN_COLUMN, ident, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN, recordConformer } from './schema.js';
 import type { MirrorDb } from './store.js';
 
 // Writes a batch of records into their table by identity: new ones are inserted,
@@ -16,8 +16,9 @@ import type { MirrorDb } from './store.js';
 // the batch's are found by scanning one integer column (about 10 ms a million rows),
 // and compared by the identity itself. A record is inserted only when no row has its
 // identity, so a table never holds a record twice. New records (all of them, in a
-// first sync) are appended straight into the table; known ones go through a staging
-// table, compared column by column with their rows, and only changed rows are updated.
+// first sync) go straight from their JSON text into the table (rows.ts); known ones go
+// through a staging table, compared column by column with their rows, and only changed
+// rows are updated.
 
 export interface UpsertCounts {
   new: number;
@@ -25,6 +26,8 @@ export interface UpsertCounts {
   unchanged: number;
 }
 
+/** The identity hashes of a batch. */
+const HASHES = 'payrec_hashes';
 /** Known records of the batch, and those of them that changed. */
 const KNOWN = 'payrec_known';
 const CHANGED = 'payrec_changed';
@@ -33,7 +36,10 @@ const SEEN = 'payrec_seen';
 
 export class Upserter {
   private readonly conform: ReturnType<typeof recordConformer>;
-  private readonly rows: RowAppender;
+  private readonly rows: RowJson;
+  /** SELECT of the rows in a JSON file (its quoted path): every column of the table. */
+  private readonly rowsFrom: (quotedPath: string) => string;
+  private newInexact = 0;
   private readonly identity: readonly string[];
   private readonly key: (record: Record<string, unknown>) => string;
   private readonly hashOf: (record: Record<string, unknown>) => number;
@@ -41,7 +47,6 @@ export class Upserter {
   private readonly knownSql: string;
   private readonly changedSql: string;
   private readonly updateSql: string;
-  private readonly at: bigint;
   /** Paths (without list indexes) that held an unknown field or a value of another type, with counts. */
   readonly drift = new Map<string, number>();
 
@@ -54,19 +59,23 @@ export class Upserter {
   ) {
     const { fields, collection } = layout;
     this.conform = recordConformer(fields);
-    this.rows = new RowAppender(fields);
+    this.rows = new RowJson(fields);
     this.identity = collection.endpoint.identity;
     this.key = identityOf(collection.endpoint);
     this.hashOf = identityHasher(chain, this.identity);
-    this.at = BigInt(Date.parse(runAt)) * 1000n;
+    const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+    const at = `${literal(runAt)}::TIMESTAMPTZ`;
+    const columns = `{${Object.entries(this.rows.columns).map(([k, t]) => `${literal(k)}: ${literal(t)}`).join(', ')}}`;
+    const select = `SELECT *, ${literal(chain)} AS ${ident(CHAIN_COLUMN)}, ${at} AS ${ident(FIRST_SEEN_COLUMN)}, ${at} AS ${ident(LAST_UPDATED_COLUMN)}`;
+    this.rowsFrom = (file) => `${select} FROM read_json(${file}, format = 'array', columns = ${columns})`;
     const table = (this.table = ident(collection.table));
     const keys = [CHAIN_COLUMN, ...this.identity].map(ident);
     const content = contentColumns(fields).map(ident);
     const hash = ident(IDENTITY_HASH_COLUMN);
-    const chainIs = `${ident(CHAIN_COLUMN)} = '${chain.replaceAll("'", "''")}'`;
+    const chainIs = `${ident(CHAIN_COLUMN)} = ${literal(chain)}`;
     const same = (a: string, b: string) => keys.map((k) => `${a}.${k} = ${b}.${k}`).join(' AND ');
-    // Candidates by hash ($1: a JSON list of hashes), then compared by identity in JavaScript.
-    this.knownSql = `SELECT ${this.identity.map(ident).join(', ')} FROM ${table} WHERE ${hash} IN (SELECT unnest(from_json($1, '["BIGINT"]'))) AND ${chainIs}`;
+    // Candidates by hash (the batch's, in a temporary table), then compared by identity in JavaScript.
+    this.knownSql = `SELECT ${this.identity.map(ident).join(', ')} FROM ${table} WHERE ${hash} IN (SELECT v FROM ${HASHES}) AND ${chainIs}`;
     this.changedSql =
       `CREATE OR REPLACE TEMP TABLE ${CHANGED} AS SELECT s.* FROM ${KNOWN} AS s ` +
       `JOIN (SELECT * FROM ${table} WHERE ${hash} IN (SELECT ${hash} FROM ${KNOWN}) AND ${chainIs}) AS t ON ${same('t', 's')} ` +
@@ -82,16 +91,22 @@ export class Upserter {
     if (batch.length === 0) return { new: 0, updated: 0, unchanged: 0 };
     this.checkIdentities(batch);
     const records = latestOfEach(batch, this.key);
-    const extras = records.map((r): RowExtras => ({ chain: this.chain, extra: this.conformed(r), at: this.at, identityHash: this.hashOf(r) }));
-    const known = new Set((await this.db.rows(this.knownSql, [JSON.stringify(extras.map((x) => x.identityHash))])).map((row) => this.key(row)));
+    const extras = records.map((r): RowExtras => ({ extra: this.conformed(r), identityHash: this.hashOf(r) }));
+    await this.db.tempIntegers(HASHES, extras.map((x) => x.identityHash));
+    const known = new Set((await this.db.rows(this.knownSql)).map((row) => this.key(row)));
     const fresh: number[] = [];
     const existing: number[] = [];
     records.forEach((r, i) => (known.has(this.key(r)) ? existing : fresh).push(i));
-    if (fresh.length > 0) await this.append(this.layout.collection.table, 'main', records, extras, fresh);
+    if (fresh.length > 0) {
+      const seen = this.rows.inexact;
+      const text = this.rowsText(records, extras, fresh);
+      this.newInexact += this.rows.inexact - seen;
+      await this.db.withFile(text, (file) => this.db.run(`INSERT INTO ${this.table} BY NAME ${this.rowsFrom(file)}`));
+    }
     let updated = 0;
     if (existing.length > 0) {
       await this.db.run(`CREATE OR REPLACE TEMP TABLE ${KNOWN} AS SELECT * FROM ${this.table} LIMIT 0`);
-      await this.append(KNOWN, 'temp', records, extras, existing);
+      await this.db.withFile(this.rowsText(records, extras, existing), (file) => this.db.run(`INSERT INTO ${KNOWN} BY NAME ${this.rowsFrom(file)}`));
       await this.db.run(this.changedSql);
       updated = Number((await this.db.rows(`SELECT count(*)::INTEGER AS n FROM ${CHANGED}`))[0].n);
       if (updated > 0) await this.db.run(this.updateSql);
@@ -104,11 +119,14 @@ export class Upserter {
     return { new: fresh.length, updated, unchanged: batch.length - fresh.length - updated };
   }
 
-  private append(table: string, catalog: 'main' | 'temp', records: Record<string, unknown>[], extras: RowExtras[], picked: number[]): Promise<void> {
+  /** Amounts of new records that the exact form could not hold (their text is kept). */
+  get inexact(): number {
+    return this.newInexact;
+  }
+
+  private rowsText(records: Record<string, unknown>[], extras: RowExtras[], picked: number[]): string {
     const all = picked.length === records.length;
-    return this.db.append(table, catalog, (appender) =>
-      this.rows.append(appender, all ? records : picked.map((i) => records[i]), all ? extras : picked.map((i) => extras[i])),
-    );
+    return this.rows.text(all ? records : picked.map((i) => records[i]), all ? extras : picked.map((i) => extras[i]));
   }
 
   /** Conforms a record to its fields, counting what went into extra_fields. */

@@ -209,8 +209,8 @@ describe('mirrors of other payrec versions', () => {
   test('an older mirror gains the tables and columns this payrec has, and is filled again', async () => {
     const db = join(dir, 'older.duckdb');
     expect((await payrec(emu, ['sync', 'ot/transfers', 'sp/transfers', '--db', db, '-q'])).exitCode).toBe(0);
-    // As an older payrec would have left it: no `category` field yet, no executions table.
-    await duck(db, 'ALTER TABLE one_time_transfers DROP COLUMN category', 'DROP TABLE dollar_cost_average_executions');
+    // As an older payrec would have left it: its own layout, without a `category` field or the executions table.
+    await duck(db, "UPDATE payrec_meta SET value = 'an older layout' WHERE key = 'layout'", 'ALTER TABLE one_time_transfers DROP COLUMN category', 'DROP TABLE dollar_cost_average_executions');
     const r = await payrec(emu, ['sync', 'ot/transfers', 'sp/transfers', '--db', db, '-f', 'json']);
     expect(r.exitCode).toBe(0);
     const report = JSON.parse(r.stdout) as Row[];
@@ -225,7 +225,7 @@ describe('mirrors of other payrec versions', () => {
   test('a column payrec cannot convert in place is refused with the way to rebuild', async () => {
     const db = join(dir, 'retyped.duckdb');
     expect((await payrec(emu, ['sync', 'sp/transfers', '--db', db, '-q'])).exitCode).toBe(0);
-    await duck(db, 'ALTER TABLE scheduled_payments_transfers ALTER COLUMN "timestamp" TYPE VARCHAR');
+    await duck(db, "UPDATE payrec_meta SET value = 'an older layout' WHERE key = 'layout'", 'ALTER TABLE scheduled_payments_transfers ALTER COLUMN "timestamp" TYPE VARCHAR');
     const r = await payrec(emu, ['sync', 'sp/transfers', '--db', db]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/keeps scheduled_payments_transfers\.timestamp as VARCHAR, and this payrec as BIGINT: it cannot convert it in place; nothing was changed\nhint: rebuild it: payrec sync --full --db NEW_FILE/);

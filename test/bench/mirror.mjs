@@ -1,0 +1,180 @@
+#!/usr/bin/env node
+// `npm run bench`, second part: the local mirror (payrec sync, payrec sql), against
+// baselines measured in the same run (run.mjs has the first part).
+//   1. a first sync of 300,000 transfers against the `--all -f csv` export of the same
+//      records (medians of BENCH_EXPORT_RUNS, interleaved);
+//   2. a sync of every default collection when nothing changed: wall time and requests
+//      per collection (from the emulator's request log);
+//   3. an exact total per token over 1,000,000 rows (payrec sql), and the mirror's file
+//      size per million transfers.
+// The emulator runs in its own process, as in run.mjs. Not part of `npm test`.
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const BIN = join(ROOT, 'bin/payrec.js');
+const NODE = process.execPath;
+const KEY = 'prk_demo_bsc';
+const RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 3);
+const QUERY_RUNS = 7;
+
+const work = mkdtempSync(join(tmpdir(), 'payrec-bench-mirror-'));
+const env = { ...process.env, PAYREC_CONFIG_DIR: work, PAYREC_API_KEY: KEY, PAYREC_CHAIN: 'bsc', NO_COLOR: '1' };
+const rows = [];
+
+/** Wall time of one run in milliseconds, and its stdout; throws when the command fails. */
+function run(args) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(NODE, [BIN, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`payrec ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return { ms, stdout: r.stdout };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
+
+function target(what, value, limit, pass, detail) {
+  rows.push({ what, value, limit, result: pass ? 'PASS' : 'MISS', detail });
+}
+
+/** `payrec emulator start` in its own process; resolves with its URL once it listens. */
+function startEmulator(records) {
+  const child = spawn(NODE, [BIN, 'emulator', 'start', '--records', String(records), '--port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolveStart, reject) => {
+    let out = '';
+    child.on('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /listening on (\S+)/.exec(out);
+      if (!m) return;
+      resolveStart({
+        url: m[1],
+        stop: () => new Promise((done) => (child.removeAllListeners('exit'), child.once('exit', done), child.kill('SIGTERM'))),
+      });
+    });
+  });
+}
+
+async function control(url, method, path) {
+  return (await fetch(`${url}/_emulator${path}`, { method })).json();
+}
+
+/** Generates a collection in the emulator before timing anything (the first request builds it). */
+async function warm(url, path) {
+  await fetch(`${url}/v1/bsc${path}?limit=1`, { headers: { authorization: `Bearer ${KEY}` } });
+}
+
+const removeDb = (db) => ['', '.wal'].forEach((s) => rmSync(db + s, { force: true }));
+
+// ---------------------------------------------------------------------------
+
+async function benchFirstSync() {
+  const records = 300_000;
+  const emu = await startEmulator(records);
+  try {
+    await warm(emu.url, '/one-time/transfers');
+    const to = Math.floor(Date.now() / 1000);
+    const csv = join(work, 'export.csv');
+    const db = join(work, 'first.duckdb');
+    const times = { export: [], sync: [] };
+    for (let i = 0; i < RUNS; i++) {
+      times.export.push(run(['--base-url', emu.url, '-q', 'one-time', 'transfers', '--all', '--to', String(to), '-f', 'csv', '-o', csv]).ms);
+      removeDb(db);
+      const s = run(['--base-url', emu.url, '-q', 'sync', 'ot/transfers', '--db', db, '-f', 'json']);
+      const [report] = JSON.parse(s.stdout);
+      if (report.fetched !== records) throw new Error(`the sync fetched ${report.fetched} of ${records}`);
+      times.sync.push(s.ms);
+    }
+    const exportMs = median(times.export);
+    const syncMs = median(times.sync);
+    const ratio = syncMs / exportMs;
+    console.log(`first sync of ${records.toLocaleString('en-US')} transfers ${fmt(syncMs)}, --all -f csv export ${fmt(exportMs)} (medians of ${RUNS}, interleaved)`);
+    target(`first sync of ${records.toLocaleString('en-US')} transfers / --all -f csv export`, `${ratio.toFixed(2)}×`, '≤ 1.5×', ratio <= 1.5, `${fmt(syncMs)} vs ${fmt(exportMs)}`);
+  } finally {
+    await emu.stop();
+  }
+}
+
+async function benchNoChangeSync() {
+  const emu = await startEmulator(20_000);
+  const db = join(work, 'incremental.duckdb');
+  try {
+    const first = JSON.parse(run(['--base-url', emu.url, '-q', 'sync', '--db', db, '-f', 'json']).stdout);
+    const times = [];
+    let report;
+    let requests;
+    for (let i = 0; i < 5; i++) {
+      await control(emu.url, 'DELETE', '/requests');
+      const r = run(['--base-url', emu.url, '-q', 'sync', '--db', db, '-f', 'json']);
+      times.push(r.ms);
+      report = JSON.parse(r.stdout);
+      requests = await control(emu.url, 'GET', '/requests');
+    }
+    if (report.some((c) => c.new + c.updated + c.deleted > 0)) throw new Error('records changed between syncs');
+    const ms = median(times);
+    const perCollection = Math.max(...report.map((c) => c.requests));
+    const logged = requests.length / report.length;
+    console.log(
+      `no-change sync of ${report.length} collections (${first.reduce((n, c) => n + c.fetched, 0).toLocaleString('en-US')} records mirrored): ` +
+        `${fmt(ms)} (median of 5), ${requests.length} requests`,
+    );
+    target(`no-change sync of all ${report.length} default collections`, fmt(ms), '≤ 1 s', ms <= 1000, 'median of 5, whole command');
+    target('requests per collection of a no-change sync', String(perCollection), '≤ 2', perCollection <= 2 && logged <= 2, `${requests.length} requests for ${report.length} collections`);
+  } finally {
+    await emu.stop();
+  }
+}
+
+async function benchMillion() {
+  const records = 1_000_000;
+  const emu = await startEmulator(records);
+  const db = join(work, 'million.duckdb');
+  try {
+    await warm(emu.url, '/one-time/transfers');
+    const sync = run(['--base-url', emu.url, '-q', 'sync', 'ot/transfers', '--db', db, '-f', 'json']);
+    const size = statSync(db).size + (existsSync(`${db}.wal`) ? statSync(`${db}.wal`).size : 0);
+    console.log(`sync of ${records.toLocaleString('en-US')} transfers: ${fmt(sync.ms)}; mirror file ${(size / 1e6).toFixed(0)} MB`);
+    rows.push({ what: 'mirror file size per 1,000,000 transfers', value: `${(size / 1e6).toFixed(0)} MB`, limit: '(reported)', result: 'PASS', detail: `sync took ${fmt(sync.ms)}` });
+
+    const sum = 'SELECT token, count(*) AS n, exact_sum(amount_exact) AS total FROM one_time_transfers GROUP BY token ORDER BY token';
+    const times = { sum: [], floor: [] };
+    for (let i = 0; i < QUERY_RUNS; i++) {
+      times.floor.push(run(['sql', '--db', db, 'SELECT 1']).ms);
+      const r = run(['sql', '--db', db, '-f', 'json', sum]);
+      const counted = JSON.parse(r.stdout).reduce((n, t) => n + t.n, 0);
+      if (counted !== records) throw new Error(`the total covered ${counted} rows`);
+      times.sum.push(r.ms);
+    }
+    const whole = median(times.sum);
+    const floor = median(times.floor);
+    const query = whole - floor;
+    console.log(`exact_sum per token over ${records.toLocaleString('en-US')} rows: ${fmt(whole)} for the command, ${fmt(floor)} for payrec sql "SELECT 1" (medians of ${QUERY_RUNS})`);
+    target(`exact_sum per token over ${records.toLocaleString('en-US')} rows (the query's own time)`, fmt(query), '≤ 500 ms', query <= 500, `${fmt(whole)} the whole command, ${fmt(floor)} of it start-up and open`);
+  } finally {
+    await emu.stop();
+  }
+}
+
+function printTable() {
+  const head = { what: 'target', value: 'measured', limit: 'goal', result: 'result', detail: 'detail' };
+  const all = [head, ...rows];
+  const widths = Object.keys(head).map((k) => Math.max(...all.map((r) => String(r[k]).length)));
+  const line = (r) => Object.keys(head).map((k, i) => String(r[k]).padEnd(widths[i])).join('  ').trimEnd();
+  console.log(['', line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n'));
+}
+
+console.log(`\nthe local mirror — node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`);
+try {
+  await benchFirstSync();
+  await benchNoChangeSync();
+  await benchMillion();
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+printTable();
+process.exitCode = rows.every((r) => r.result === 'PASS') ? 0 : 1;
