@@ -27,10 +27,12 @@ export async function resultConverter(): Promise<DuckDBValueConverter<unknown>> 
 /** The rows of a streaming result as records, chunk by chunk; `columns` are the record keys. */
 export async function* resultRecords(result: DuckDBResult, columns: string[]): AsyncGenerator<Record<string, unknown>[]> {
   const converter = await resultConverter();
+  // The chunks' own column types lose the JSON alias (nested types keep it): take it from the result.
+  const json = result.columnTypes().map((t) => t.alias === 'JSON');
   for await (const rows of result.yieldConvertedRows(converter)) {
     yield rows.map((row) => {
       const record: Record<string, unknown> = {};
-      for (let i = 0; i < columns.length; i++) record[columns[i]] = row[i];
+      for (let i = 0; i < columns.length; i++) record[columns[i]] = json[i] && typeof row[i] === 'string' ? JSON.parse(row[i] as string) : row[i];
       return record;
     });
   }
