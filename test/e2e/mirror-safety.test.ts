@@ -155,6 +155,48 @@ describe('concurrent and interrupted syncs', () => {
     expect(await sql(db, 'SELECT count(*) AS n FROM one_time_transfers')).toEqual([{ n: 60_000 }]);
   });
 
+  test('transient faults are retried as everywhere else, and the mirror ends exact', async () => {
+    const db = join(dir, 'faulty.duckdb');
+    await faults(big, { rate: 0.15, kinds: ['500', '503', 'reset', 'truncate'], seed: 7 });
+    big.clearLog();
+    let r;
+    try {
+      r = await payrec(big, ['sync', 'ot/transfers', '--db', db, '-f', 'json']);
+    } finally {
+      await faults(big, undefined);
+    }
+    expect(r.exitCode).toBe(0);
+    // Some answers failed and were asked again (the report counts pages, the log every attempt).
+    expect(big.requests.some((q) => q.status >= 500)).toBe(true);
+    expect(pages()).toBeGreaterThan(JSON.parse(r.stdout)[0].requests);
+    expect(await sql(db, 'SELECT count(*) AS n FROM one_time_transfers')).toEqual([{ n: 60_000 }]);
+  });
+
+  test('a network lost half-way exits 7 with what was fetched committed; the next sync goes on and ends exact', async () => {
+    const db = join(dir, 'lost.duckdb');
+    const truth = await listOf(big, '/one-time/transfers');
+    await faults(big, { rate: 1, kinds: ['slow'], slowMs: 150 });
+    big.clearLog();
+    const run = payrec(big, ['sync', 'ot/transfers', '--db', db, '--concurrency', '1', '--retries', '1']);
+    let lost;
+    try {
+      await waitFor(() => pages() >= 40);
+      // From now on every connection is reset: the network is gone.
+      await faults(big, { rate: 1, kinds: ['reset'] });
+      lost = await run;
+    } finally {
+      await faults(big, undefined);
+    }
+    expect(lost.exitCode).toBe(7);
+    expect(lost.stderr).toMatch(/error: GET \/v1\/bsc\/one-time\/transfers: connection reset/);
+    const [state] = await sql(db, 'SELECT count(*) AS n FROM one_time_transfers');
+    expect(state.n).toBeGreaterThan(0);
+    big.clearLog();
+    expect((await payrec(big, ['sync', 'ot/transfers', '--db', db, '--concurrency', '1'])).exitCode).toBe(0);
+    expect(pages()).toBeLessThan(60);
+    await expectMirrorsList(db, 'one_time_transfers', ['transactionHash'], truth);
+  });
+
   for (const signal of ['SIGINT', 'SIGKILL'] as const) {
     test(`a sync stopped by ${signal} leaves a consistent mirror; the next one goes on with far fewer requests and ends exact`, async () => {
       const db = join(dir, `stopped-${signal}.duckdb`);
