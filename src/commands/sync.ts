@@ -8,6 +8,7 @@ import { parseDuration, parseTime } from '../core/runtime/time.js';
 import type { Session } from '../core/runtime/session.js';
 import { createWriter, validateColumns } from '../core/output/writer.js';
 import { hexId } from '../registry/validators.js';
+import { printable } from '../core/output/sanitize.js';
 import { topCommand } from './tree.js';
 import { resolveCollections, SCOPE_PARAMS, type ScopeParam } from '../mirror/catalog.js';
 import { mirrorLocation } from '../mirror/location.js';
@@ -77,7 +78,7 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
     ids[param] = [...new Set((flags[param] ?? []).map((id) => parseOption(hexId, id, flag).toLowerCase()))];
   }
   const lookback = parseDuration(flags.lookback ?? '1h', '--lookback');
-  if (lookback > MAX_LOOKBACK) throw new UsageError(`invalid --lookback "${flags.lookback}": expected at most 366d (to re-read everything, use --full)`);
+  if (lookback > MAX_LOOKBACK) throw new UsageError(`invalid --lookback "${printable(flags.lookback!)}": expected at most 366d (to re-read everything, use --full)`);
   const from = flags.from !== undefined ? parseTime(flags.from, session.ctx.now(), '--from') : undefined;
   const concurrency = parseOption(optionSchemas.concurrency, flags.concurrency ?? '4', '--concurrency');
   const output = session.output('list', REPORT_COLUMNS);

@@ -143,14 +143,14 @@ async function benchMillion() {
 
     // The emulator's records are as many as it says, though some share an identity
     // (its generator's 32-bit seeds collide): the mirror holds each identity once.
-    const [{ rows }] = JSON.parse(run(['sql', '--db', db, '-f', 'json', 'SELECT count(*) AS rows FROM one_time_transfers']).stdout);
+    const [{ held }] = JSON.parse(run(["sql", "--db", db, "-f", "json", "SELECT count(*) AS held FROM one_time_transfers"]).stdout);
     const sum = 'SELECT token, count(*) AS n, exact_sum(amount_exact) AS total FROM one_time_transfers GROUP BY token ORDER BY token';
     const times = { sum: [], floor: [] };
     for (let i = 0; i < QUERY_RUNS; i++) {
       times.floor.push(run(['sql', '--db', db, 'SELECT 1']).ms);
       const r = run(['sql', '--db', db, '-f', 'json', sum]);
       const counted = JSON.parse(r.stdout).reduce((n, t) => n + t.n, 0);
-      if (counted !== rows) throw new Error(`the total covered ${counted} of ${rows} rows`);
+      if (counted !== held) throw new Error(`the total covered ${counted} of ${held} rows`);
       times.sum.push(r.ms);
     }
     const whole = median(times.sum);
