@@ -43,7 +43,7 @@ export function addSyncCommand(program: Command, action: CommandAction): void {
   topCommand(program, 'sync')
     .argument('[collection...]', 'product/collection to sync, such as ot/transfers or fr/billings (default: every list that needs no id, plus the lists of plans and strategies given now or before)')
     .option('--plan-id <id>', 'also keep the lists of this plan (billings, cancellations, cancellation requests); repeatable, remembered by the mirror', collect)
-    .option('--strategy-id <id>', 'also keep the executions of this strategy; repeatable, remembered by the mirror', collect)
+    .option('--strategy-id <id>', 'with dca/executions: read only the executions of this strategy (repeatable; without it, every execution)', collect)
     .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
     .option('--lookback <duration>', 're-read this far before each cursor, for late records and changed statuses (default 1h)')
     .option('--from <time>', "where a collection's first sync starts: Unix seconds, ISO 8601 date or date-time, or an age (default: its first record)")

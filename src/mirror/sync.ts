@@ -105,21 +105,25 @@ interface Run {
 /**
  * The lists to walk: the named collections, or by default every list that needs no id.
  * A collection kept per plan or strategy is walked once per id: the ids given now
- * (remembered for it from then on) and those remembered for it. A collection that has
- * a list of every record is read through that list alone: its scoped lists are parts of it.
+ * (remembered for it from then on) and those remembered for it. A collection that also
+ * has a list of every record is read through that list, which holds every scope;
+ * named with ids of its scope, only those scopes are read.
  */
 async function planTargets(db: MirrorDb, chain: string, req: SyncRequest): Promise<Target[]> {
   const targets: Target[] = [];
   for (const collection of req.collections ?? CATALOG) {
-    if (collection.whole) {
+    const scoped = Object.entries(collection.scoped) as [ScopeParam, Endpoint][];
+    const narrowed = req.collections !== undefined && scoped.some(([param]) => req.ids[param].length > 0);
+    if (collection.whole && !narrowed) {
       targets.push({ collection, endpoint: collection.whole });
       continue;
     }
-    const scoped = Object.entries(collection.scoped) as [ScopeParam, Endpoint][];
     const before = targets.length;
     for (const [param, endpoint] of scoped) {
-      await rememberScopes(db, chain, collection.name, param, req.ids[param]);
-      for (const id of await rememberedScopes(db, chain, collection.name, param)) targets.push({ collection, endpoint, param, id });
+      // A collection that has a list of every record keeps no scopes: its next sync reads that list.
+      if (!collection.whole) await rememberScopes(db, chain, collection.name, param, req.ids[param]);
+      const ids = collection.whole ? req.ids[param] : await rememberedScopes(db, chain, collection.name, param);
+      for (const id of ids) targets.push({ collection, endpoint, param, id });
     }
     if (req.collections && targets.length === before) {
       const flags = scoped.map(([param]) => flagOf(param)).join(' or ');

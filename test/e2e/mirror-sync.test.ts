@@ -142,6 +142,42 @@ describe('plan and strategy scopes', () => {
     expect(again.map((x) => x.table)).toEqual([...DEFAULTS.map(([t]) => t).slice(0, 1), 'fixed_recurring_billings', 'fixed_recurring_cancellations', ...DEFAULTS.map(([t]) => t).slice(1)]);
     expect(await sql(db, "SELECT scope FROM payrec_cursors WHERE collection = 'fixed-recurring/billings'")).toEqual([{ scope: `planId=${plan}` }]);
   });
+
+
+  test('a collection that has a list of every record, named with a scope id, reads only that scope', async () => {
+    const strategy = fx.strategies[0];
+    const d = join(tempDir(), 'strategy.duckdb');
+    const r = await payrec(emu, ['sync', 'dca/executions', '--strategy-id', strategy, '--db', d, '-f', 'json']);
+    expect(r.exitCode).toBe(0);
+    const mine = await listOf(emu, `/dollar-cost-average/strategies/${strategy}/executions`);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.length).toBeLessThan((await listOf(emu, '/dollar-cost-average/executions')).length);
+    await expectMirrorsList(d, 'dollar_cost_average_executions', ['transactionHash'], mine);
+  });
+});
+
+describe('--from', () => {
+  test('bounds a first sync', async () => {
+    const d = join(tempDir(), 'from.duckdb');
+    const from = ANCHOR - 30 * 86400;
+    const r = await payrec(emu, ['sync', 'sp/transfers', '--from', String(from), '--db', d, '-q']);
+    expect(r.exitCode).toBe(0);
+    await expectMirrorsList(d, 'scheduled_payments_transfers', ['transactionHash'], (await listOf(emu, '/scheduled-payments/transfers')).filter((t) => (t.timestamp as number) >= from));
+  });
+});
+
+describe('chains', () => {
+  test('two chains of one service share a mirror, each row with its chain', async () => {
+    const d = join(tempDir(), 'chains.duckdb');
+    for (const chain of ['bsc', 'ethereum']) expect((await payrec(emu, ['sync', 'ot/transfers', '--db', d, '-q'], { chain })).exitCode).toBe(0);
+    for (const chain of ['bsc', 'ethereum']) {
+      await expectMirrorsList(d, 'one_time_transfers', ['transactionHash'], await listOf(emu, '/one-time/transfers', chain), chain);
+    }
+    expect(await sql(d, 'SELECT chain, count(*) AS cursors FROM payrec_cursors GROUP BY chain ORDER BY chain')).toEqual([
+      { chain: 'bsc', cursors: 1 },
+      { chain: 'ethereum', cursors: 1 },
+    ]);
+  });
 });
 
 describe('where the mirror lives', () => {
