@@ -24,7 +24,7 @@ export interface CollectionSpec {
   owned?: boolean;
 }
 
-function billing({ world, r, timestamp }: RecordContext) {
+function billing({ world, r, index, timestamp }: RecordContext) {
   const sub = r.pick(world.subscriptions['fixed-recurring']);
   const plan = world.plan(sub.planId)!;
   const cycleStart = timestamp - r.int(0, 3600);
@@ -40,7 +40,7 @@ function billing({ world, r, timestamp }: RecordContext) {
       cycleStart,
       cycleEnd: cycleStart + plan.periodDays * 86400,
       triggeredBy: r.chance(0.6) ? sub.subscriber : r.pick(world.operators),
-      transactionHash: val.hexId(r),
+      transactionHash: val.uniqueHexId(r, index),
       transactionStatus: val.transactionStatus(r),
     },
     internal: { planId: plan.id },
@@ -48,7 +48,7 @@ function billing({ world, r, timestamp }: RecordContext) {
 }
 
 function cancellation(product: 'fixed-recurring' | 'variable-recurring') {
-  return ({ world, r, timestamp }: RecordContext) => {
+  return ({ world, r, index, timestamp }: RecordContext) => {
     const sub = r.pick(world.subscriptions[product]);
     const forced = r.chance(0.3);
     return {
@@ -57,18 +57,18 @@ function cancellation(product: 'fixed-recurring' | 'variable-recurring') {
         timestamp,
         forced,
         triggeredBy: forced ? r.pick(world.operators) : sub.subscriber,
-        transactionHash: val.hexId(r),
-      transactionStatus: val.transactionStatus(r),
+        transactionHash: val.uniqueHexId(r, index),
+        transactionStatus: val.transactionStatus(r),
       },
       internal: { planId: sub.planId },
     };
   };
 }
 
-function cancellationRequest({ world, r, timestamp }: RecordContext) {
+function cancellationRequest({ world, r, index, timestamp }: RecordContext) {
   const sub = r.pick(world.subscriptions['variable-recurring']);
   return {
-    record: { subscriptionId: sub.id, timestamp, transactionHash: val.hexId(r), transactionStatus: val.transactionStatus(r) },
+    record: { subscriptionId: sub.id, timestamp, transactionHash: val.uniqueHexId(r, index), transactionStatus: val.transactionStatus(r) },
     internal: { planId: sub.planId },
   };
 }
@@ -78,7 +78,7 @@ function cancellationRequest({ world, r, timestamp }: RecordContext) {
  * rather than spreads: a spread in the middle of a literal is several times slower,
  * and a million records are generated at once.
  */
-function transfer<T extends object>(r: Random, token: string, timestamp: number, own: T) {
+function transfer<T extends object>(r: Random, index: number, token: string, timestamp: number, own: T) {
   const common = {
     description: val.freeText(r, val.DESCRIPTIONS),
     amount: val.amount(r),
@@ -86,18 +86,18 @@ function transfer<T extends object>(r: Random, token: string, timestamp: number,
     token,
     category: val.freeText(r, val.CATEGORIES),
     timestamp,
-    transactionHash: val.hexId(r),
+    transactionHash: val.uniqueHexId(r, index),
     transactionStatus: val.transactionStatus(r),
   };
   return Object.assign(common, own);
 }
 
 function subscriptionTransfer(product: 'variable-recurring' | 'on-demand') {
-  return ({ world, r, timestamp }: RecordContext) => {
+  return ({ world, r, index, timestamp }: RecordContext) => {
     const sub = r.pick(world.subscriptions[product]);
     const plan = world.plan(sub.planId)!;
     return {
-      record: transfer(r, plan.token, timestamp, { sender: sub.subscriber, receiver: plan.receiver, planId: plan.id, subscriptionId: sub.id }),
+      record: transfer(r, index, plan.token, timestamp, { sender: sub.subscriber, receiver: plan.receiver, planId: plan.id, subscriptionId: sub.id }),
     };
   };
 }
@@ -112,16 +112,16 @@ function oneTimePayment({ world, r, index, timestamp }: RecordContext) {
       category: val.freeText(r, val.CATEGORIES),
       tag: val.tag(r),
       timestamp,
-      transactionHash: val.hexId(r),
+      transactionHash: val.uniqueHexId(r, index),
       transactionStatus: val.transactionStatus(r),
       receivers: Array.from({ length: r.int(1, 3) }, () => ({ user: r.pick(world.merchants), amount: val.amount(r), fee: val.fee(r) })),
     },
   };
 }
 
-function oneTimeTransfer({ world, r, timestamp }: RecordContext) {
+function oneTimeTransfer({ world, r, index, timestamp }: RecordContext) {
   return {
-    record: transfer(r, r.pick(world.tokens), timestamp, {
+    record: transfer(r, index, r.pick(world.tokens), timestamp, {
       sender: r.pick(world.payers),
       receiver: r.pick(world.merchants),
       oneTimeId: world.oneTimePaymentId(r.int(0, world.options.records - 1)),
@@ -154,10 +154,10 @@ function walletToWalletPayment({ world, r, index, timestamp }: RecordContext) {
   };
 }
 
-function walletToWalletTransfer({ world, r, timestamp }: RecordContext) {
+function walletToWalletTransfer({ world, r, index, timestamp }: RecordContext) {
   const email = r.pick(val.EMAILS);
   return {
-    record: transfer(r, r.pick(world.tokens), timestamp, {
+    record: transfer(r, index, r.pick(world.tokens), timestamp, {
       email: val.HIDDEN_EMAIL,
       receiver: r.pick(world.merchants),
       payment_id: world.walletToWalletPaymentId(r.int(0, world.options.records - 1)),
@@ -166,20 +166,20 @@ function walletToWalletTransfer({ world, r, timestamp }: RecordContext) {
   };
 }
 
-function scheduledTransfer({ world, r, timestamp }: RecordContext) {
+function scheduledTransfer({ world, r, index, timestamp }: RecordContext) {
   const schedule = r.pick(world.schedules);
   return {
-    record: transfer(r, schedule.token, timestamp, { sender: schedule.sender, receiver: schedule.receiver, scheduleId: schedule.id }),
+    record: transfer(r, index, schedule.token, timestamp, { sender: schedule.sender, receiver: schedule.receiver, scheduleId: schedule.id }),
   };
 }
 
-function execution({ world, r, timestamp }: RecordContext) {
+function execution({ world, r, index, timestamp }: RecordContext) {
   const strategy = r.pick(world.strategies);
   return {
     record: {
       strategyId: strategy.id,
       timestamp,
-      transactionHash: val.hexId(r),
+      transactionHash: val.uniqueHexId(r, index),
       transactionStatus: val.transactionStatus(r),
       inputToken: strategy.inputToken,
       fee: val.fee(r),

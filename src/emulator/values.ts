@@ -5,6 +5,27 @@ import type { Random } from './prng.js';
 
 export const hexId = (r: Random): string => `0x${r.hex(64)}`;
 
+/**
+ * A bijection of 32-bit integers (murmur3's finaliser: each step is invertible), so
+ * distinct indexes give distinct values that still look random.
+ */
+function permute32(n: number): number {
+  let h = n >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * A hex id unique to the index-th record of its collection: random, but its last 8
+ * digits encode the index one-to-one. Seeds are 32-bit, so across a million records
+ * two random streams coincide now and then; an identity (a transaction hash, a
+ * payment id) must not. Draws as much from `r` as hexId, so other fields stay as they were.
+ */
+export function uniqueHexId(r: Random, index: number): string {
+  return `0x${r.hex(64).slice(0, 56)}${permute32(index).toString(16).padStart(8, '0')}`;
+}
+
 /** Mixed case, as checksummed addresses are, so case-insensitive matching is exercised. */
 export function address(r: Random): string {
   let out = '0x';
@@ -12,10 +33,12 @@ export function address(r: Random): string {
   return out;
 }
 
-export function uuid(r: Random): string {
+export function uuid(r: Random, index?: number): string {
   const h = r.hex(32);
   const variant = '89ab'[r.int(0, 3)];
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  // With an index, the last 8 digits encode it one-to-one (see uniqueHexId).
+  const tail = index === undefined ? h.slice(20, 32) : h.slice(20, 24) + permute32(index).toString(16).padStart(8, '0');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${tail}`;
 }
 
 /** Fraction digits without trailing zeros ('' when all are zero). */

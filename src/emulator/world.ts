@@ -132,11 +132,11 @@ export class World {
    * transfers and fixtures can name payments without generating the collection.
    */
   oneTimePaymentId(index: number): string {
-    return val.hexId(new Random(this.recordSeed('one-time/payments#id', index)));
+    return val.uniqueHexId(new Random(this.recordSeed('one-time/payments#id', index)), index);
   }
 
   walletToWalletPaymentId(index: number): string {
-    return val.uuid(new Random(this.recordSeed('wallet-to-wallet/payments#id', index)));
+    return val.uuid(new Random(this.recordSeed('wallet-to-wallet/payments#id', index)), index);
   }
 
   private seedShortUrls(r: Random): void {

@@ -351,3 +351,25 @@ describe('schemaFields and validateColumns', () => {
     }
   });
 });
+
+describe('backpressure', () => {
+  it('a slow stream gets one drain listener, however many flushes wait on it', async () => {
+    let drainListeners = 0;
+    const out = new Writable({
+      decodeStrings: false,
+      highWaterMark: 1,
+      write(_chunk, _encoding, done) {
+        setTimeout(done, 5); // a slow disk: every write leaves the stream over its mark
+      },
+    });
+    const writer = createWriter(out, { ...base, format: 'jsonl' });
+    // Rows trickle in a turn of the event loop apart, so each one is flushed on its own.
+    for (let i = 0; i < 30; i++) {
+      writer.write(payment(i));
+      await new Promise((r) => setImmediate(r));
+      drainListeners = Math.max(drainListeners, out.listenerCount('drain'));
+    }
+    await writer.end();
+    expect(drainListeners).toBe(1);
+  });
+});

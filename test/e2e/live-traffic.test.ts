@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Emulator, GroundTruth, LiveOptions } from '../../src/emulator/index.js';
+import { emulator, parseCsv, payrec } from './helpers.js';
+
+// Exact lists while records keep arriving (DESIGN.md "Live traffic"). The emulator
+// inserts 200 records a second into the collection under test, 30 % of them late (a
+// timestamp up to 10 minutes back, so they land inside the window and shift every
+// offset after them) and 40 % pending (rewritten in place to confirmed or failed a few
+// seconds later). What payrec prints is compared with the emulator's own complete
+// records (the ground truth), taken before payrec starts and after it ends.
+
+const CHAIN = 'bsc';
+const COLLECTION = 'on-demand/transfers';
+const TRAFFIC: LiveOptions = { rate: 200, lateFraction: 0.3, lateMaxSeconds: 600, pendingFraction: 0.4, chains: [CHAIN], collections: [COLLECTION] };
+
+type Transfer = Record<string, unknown> & { transactionHash: string; timestamp: number; transactionStatus: string };
+
+/** The records a run printed, whatever the format. */
+function printed(format: string, stdout: string): Transfer[] {
+  if (format === 'json') return JSON.parse(stdout) as Transfer[];
+  if (format === 'jsonl') return stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Transfer);
+  const [head, ...rows] = parseCsv(stdout);
+  return rows.map((row) => Object.fromEntries(head.map((h, i) => [h, h === 'timestamp' ? Number(row[i]) : row[i]])) as Transfer);
+}
+
+const byHash = (truth: GroundTruth) => new Map((truth.records as Transfer[]).map((r) => [r.transactionHash, r]));
+
+function duplicatesOf(hashes: string[]): string[] {
+  const seen = new Set<string>();
+  return hashes.filter((h) => (seen.has(h) ? true : (seen.add(h), false)));
+}
+
+describe('--all while records arrive: every record of the window exactly once', () => {
+  let emu: Emulator;
+  beforeAll(async () => {
+    // Data up to this very second, so late records land among the generated ones.
+    emu = await emulator({ records: 20_000, now: Math.floor(Date.now() / 1000) });
+    emu.records(CHAIN, COLLECTION); // generate the collection before the traffic starts
+    emu.live.start(TRAFFIC);
+    await new Promise((r) => setTimeout(r, 1000));
+  });
+  afterAll(async () => {
+    emu.live.stop();
+    await emu.close();
+  });
+
+  const runs: [number, number, 'asc' | 'desc', string][] = [
+    [1, 100, 'desc', 'jsonl'],
+    [4, 100, 'asc', 'csv'],
+    [8, 100, 'desc', 'json'],
+    [1, 1000, 'asc', 'json'],
+    [4, 1000, 'desc', 'csv'],
+    [8, 1000, 'asc', 'jsonl'],
+    [8, 100, 'asc', 'csv'],
+    [4, 100, 'desc', 'jsonl'],
+  ];
+
+  test.each(runs)('--concurrency %i --page-size %i --sort %s -f %s', async (concurrency, pageSize, sort, format) => {
+    const before = emu.records(CHAIN, COLLECTION);
+    const r = await payrec(emu, ['on-demand', 'transfers', '--all', '--sort', sort, '-f', format, '--concurrency', String(concurrency), '--page-size', String(pageSize)]);
+    const after = emu.records(CHAIN, COLLECTION);
+    expect(r.stderr).toBe('');
+    expect(r.exitCode).toBe(0);
+
+    const out = printed(format, r.stdout);
+    const hashes = out.map((t) => t.transactionHash);
+    expect(before.records.length).toBeGreaterThanOrEqual(20_000);
+    expect(duplicatesOf(hashes)).toEqual([]);
+    const got = new Set(hashes);
+    const missing = (before.records as Transfer[]).filter((t) => !got.has(t.transactionHash)).map((t) => t.transactionHash);
+    expect(missing).toEqual([]);
+    // Nothing invented, and each record as the service had it (only its status may have moved on).
+    const end = byHash(after);
+    const start = byHash(before);
+    const wrong = out.filter((t) => {
+      const truth = end.get(t.transactionHash);
+      const statuses = [start.get(t.transactionHash)?.transactionStatus, 'pending', truth?.transactionStatus];
+      return truth === undefined || truth.timestamp !== t.timestamp || !statuses.includes(t.transactionStatus);
+    });
+    expect(wrong).toEqual([]);
+    const unordered = out.filter((t, i) => i > 0 && (sort === 'asc' ? t.timestamp < out[i - 1].timestamp : t.timestamp > out[i - 1].timestamp));
+    expect(unordered).toEqual([]);
+    // The traffic did land inside the window while payrec read it.
+    const newest = out.reduce((m, t) => Math.max(m, t.timestamp), 0);
+    const lateArrivals = (after.records as Transfer[]).filter((t, i) => after.arrivals[i] > before.seq && t.timestamp <= newest);
+    expect(lateArrivals.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  test('--summary counts the same exact set: every record of the window once, none twice', async () => {
+    const before = emu.records(CHAIN, COLLECTION);
+    const r = await payrec(emu, ['on-demand', 'transfers', '--summary', '-f', 'json', '--page-size', '100', '--concurrency', '8']);
+    const after = emu.records(CHAIN, COLLECTION);
+    expect(r.exitCode).toBe(0);
+    const summary = JSON.parse(r.stdout) as { count: number; totals: Record<string, { amount: string }> };
+    const arrived = (after.records as Transfer[]).filter((_, i) => after.arrivals[i] > before.seq);
+    expect(summary.count).toBeGreaterThanOrEqual(before.records.length);
+    expect(summary.count).toBeLessThanOrEqual(before.records.length + arrived.length);
+    // Exact totals: at least the start's, at most the start's plus every arrival's (amounts are never negative).
+    const sum = (rs: Transfer[], token: string) => rs.filter((t) => t.token === token).reduce((s, t) => s + scaled(t.amount as string), 0n);
+    for (const [token, total] of Object.entries(summary.totals)) {
+      const low = sum(before.records as Transfer[], token);
+      expect(scaled(total.amount)).toBeGreaterThanOrEqual(low);
+      expect(scaled(total.amount)).toBeLessThanOrEqual(low + sum(arrived, token));
+    }
+  }, 60_000);
+});
+
+/** A decimal string as an integer of 10^-18 units: exact, for comparisons. */
+function scaled(decimal: string): bigint {
+  const [whole, fraction = ''] = decimal.split('.');
+  return BigInt(whole) * 10n ** 18n + BigInt(fraction.padEnd(18, '0'));
+}
+
+describe('--follow while records arrive', () => {
+  test('every record that appears while it runs, late ones too, exactly once; no listener warning', async () => {
+    const emu = await emulator({ records: 1000 });
+    try {
+      emu.records(CHAIN, COLLECTION);
+      emu.live.start(TRAFFIC);
+      const child = payrec(emu, ['on-demand', 'transfers', '--follow', '--interval', '1', '-f', 'jsonl']);
+      let out = '';
+      child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+      const path = `/v1/${CHAIN}/${COLLECTION}`;
+      const polls = () => emu.requests.filter((q) => q.path === path);
+      const until = async (what: string, ok: () => boolean) => {
+        for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+        if (!ok()) throw new Error(`timed out waiting for ${what}`);
+      };
+      await until('the first poll', () => polls().length >= 1);
+      await new Promise((r) => setTimeout(r, 10_000));
+      emu.live.stop();
+      await emu.live.settle();
+      // Two more polls see everything that arrived before the traffic stopped.
+      const seen = polls().length;
+      await until('two more polls', () => new Set(polls().slice(seen).map((q) => q.at)).size >= 2 && polls().length >= seen + 2);
+      await new Promise((r) => setTimeout(r, 1500));
+      child.kill('SIGINT');
+      const r = await child;
+      expect(r.exitCode).toBe(130);
+      expect(r.stderr).not.toMatch(/MaxListenersExceededWarning|Warning/);
+
+      // What existed at the first poll is not new; everything that arrived after it is.
+      const firstPoll = polls()[0];
+      const truth = emu.records(CHAIN, COLLECTION);
+      const expected = (truth.records as Transfer[]).filter((_, i) => truth.arrivals[i] > firstPoll.seq).map((t) => t.transactionHash);
+      const hashes = out.trim().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as Transfer).transactionHash);
+      expect(expected.length).toBeGreaterThan(1000);
+      expect(duplicatesOf(hashes)).toEqual([]);
+      expect(hashes.filter((h) => !expected.includes(h))).toEqual([]);
+      const got = new Set(hashes);
+      expect(expected.filter((h) => !got.has(h))).toEqual([]);
+      const late = (truth.records as Transfer[]).filter((t, i) => truth.arrivals[i] > firstPoll.seq && t.timestamp < firstPoll.at / 1000 - 5);
+      expect(late.length).toBeGreaterThan(100); // late records were among them
+    } finally {
+      await emu.close();
+    }
+  }, 60_000);
+});
