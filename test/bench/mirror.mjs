@@ -141,8 +141,7 @@ async function benchMillion() {
     console.log(`sync of ${records.toLocaleString('en-US')} transfers: ${fmt(sync.ms)}; mirror file ${(size / 1e6).toFixed(0)} MB`);
     rows.push({ what: 'mirror file size per 1,000,000 transfers', value: `${(size / 1e6).toFixed(0)} MB`, limit: '(reported)', result: 'PASS', detail: `sync took ${fmt(sync.ms)}` });
 
-    // The emulator's records are as many as it says, though some share an identity
-    // (its generator's 32-bit seeds collide): the mirror holds each identity once.
+    // Every row of the mirror takes part in the total.
     const [{ held }] = JSON.parse(run(["sql", "--db", db, "-f", "json", "SELECT count(*) AS held FROM one_time_transfers"]).stdout);
     const sum = 'SELECT token, count(*) AS n, exact_sum(amount_exact) AS total FROM one_time_transfers GROUP BY token ORDER BY token';
     const times = { sum: [], floor: [] };
