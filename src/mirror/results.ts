@@ -1,4 +1,4 @@
-import type { DuckDBResult, DuckDBType, DuckDBValue, DuckDBValueConverter, Json } from '@duckdb/node-api';
+import { DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBResult, type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from '@duckdb/node-api';
 
 // Query results as records for the output module, never through a lossy JavaScript
 // number: DECIMALs come as their exact text, 64- and 128-bit integers as numbers only
@@ -7,29 +7,25 @@ import type { DuckDBResult, DuckDBType, DuckDBValue, DuckDBValueConverter, Json 
 
 type Value = ReturnType<DuckDBValueConverter<unknown>>;
 
-/** Converts DuckDB values for output; the library is loaded by the caller already. */
-export async function resultConverter(): Promise<DuckDBValueConverter<unknown>> {
-  const { DuckDBTypeId, JsonDuckDBValueConverter } = await import('@duckdb/node-api');
-  const WIDE_INTEGERS = new Set<number>([DuckDBTypeId.BIGINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT, DuckDBTypeId.BIGNUM]);
-  const convert = (value: DuckDBValue, type: DuckDBType, converter: DuckDBValueConverter<unknown>): Value => {
-    if (value === null) return null;
-    if (WIDE_INTEGERS.has(type.typeId)) {
-      const n = BigInt(value as bigint);
-      return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
-    }
-    if (type.typeId === DuckDBTypeId.VARCHAR && type.alias === 'JSON') return JSON.parse(String(value));
-    // Lists, structs and maps recurse through `converter`, so their members are converted as above.
-    return JsonDuckDBValueConverter(value, type, converter as DuckDBValueConverter<Json>);
-  };
-  return convert;
-}
+const WIDE_INTEGERS = new Set<number>([DuckDBTypeId.BIGINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT, DuckDBTypeId.BIGNUM]);
+
+/** Converts a DuckDB value for output. */
+const convert = (value: DuckDBValue, type: DuckDBType, converter: DuckDBValueConverter<unknown>): Value => {
+  if (value === null) return null;
+  if (WIDE_INTEGERS.has(type.typeId)) {
+    const n = BigInt(value as bigint);
+    return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
+  }
+  if (type.typeId === DuckDBTypeId.VARCHAR && type.alias === 'JSON') return JSON.parse(String(value));
+  // Lists, structs and maps recurse through `converter`, so their members are converted as above.
+  return JsonDuckDBValueConverter(value, type, converter as DuckDBValueConverter<Json>);
+};
 
 /** The rows of a streaming result as records, chunk by chunk; `columns` are the record keys. */
 export async function* resultRecords(result: DuckDBResult, columns: string[]): AsyncGenerator<Record<string, unknown>[]> {
-  const converter = await resultConverter();
   // The chunks' own column types lose the JSON alias (nested types keep it): take it from the result.
   const json = result.columnTypes().map((t) => t.alias === 'JSON');
-  for await (const rows of result.yieldConvertedRows(converter)) {
+  for await (const rows of result.yieldConvertedRows(convert)) {
     yield rows.map((row) => {
       const record: Record<string, unknown> = {};
       for (let i = 0; i < columns.length; i++) record[columns[i]] = json[i] && typeof row[i] === 'string' ? JSON.parse(row[i] as string) : row[i];
