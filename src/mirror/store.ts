@@ -7,7 +7,7 @@ import { printable } from '../core/output/sanitize.js';
 
 // The one door to the DuckDB file. @duckdb/node-api is a native addon of several
 // megabytes: only `sync` and `sql` import this folder (lazily, see commands/top-level.ts).
-// DuckDB's own file lock is what makes a second writer wait: an operating-system lock,
+// DuckDB's own file lock is what keeps a second sync out (it exits 1, busy): an operating-system lock,
 // released when its process ends in any way (kill -9 too), so it never goes stale.
 
 export type Access = 'write' | 'read';
