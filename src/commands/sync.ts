@@ -86,10 +86,13 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   const parquet = flags.parquet !== undefined ? await parquetTarget(flags.parquet) : undefined;
 
   const location = await mirrorLocation(session, flags.db);
-  if (location.isDefault) await mkdir(dirname(location.file), { recursive: true });
+  // --dry-run sends nothing and writes nothing: it prints the requests of a first sync
+  // against a mirror in memory, and leaves the mirror file as it was (or absent).
+  const dryRun = Boolean(session.flags.dryRun);
+  if (location.isDefault && !dryRun) await mkdir(dirname(location.file), { recursive: true });
   const service = await serviceOf(session);
   const target = await session.openOutput();
-  const db = await MirrorDb.open(location.file, 'write');
+  const db = await MirrorDb.open(dryRun ? ':memory:' : location.file, 'write');
   let reports: CollectionReport[];
   try {
     reports = await syncMirror(session, db, service, { collections, ids, lookback, from, full: Boolean(flags.full), concurrency });

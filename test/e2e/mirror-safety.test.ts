@@ -283,3 +283,22 @@ describe('mirrors of other payrec versions', () => {
     expect(await sql(db, "SELECT value FROM payrec_meta WHERE key = 'format'")).toEqual([{ value: '99' }]);
   });
 });
+
+describe('--dry-run', () => {
+  test('prints the first request as curl, sends nothing, and neither creates nor changes the mirror', async () => {
+    const fresh = join(tempDir(), 'fresh.duckdb');
+    const r = await payrec(emu, ['--dry-run', 'sync', 'ot/transfers', '--db', fresh]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/^curl -sS '.*\/v1\/bsc\/one-time\/transfers\?.*' -H "Authorization: Bearer \$PAYREC_API_KEY"\n$/);
+    expect(existsSync(fresh)).toBe(false);
+    expect(emu.requests).toEqual([]);
+
+    const kept = join(tempDir(), 'kept.duckdb');
+    expect((await payrec(emu, ['sync', 'ot/transfers', '--db', kept])).exitCode).toBe(0);
+    const before = readFileSync(kept);
+    emu.clearLog();
+    expect((await payrec(emu, ['--dry-run', 'sync', '--db', kept])).exitCode).toBe(0);
+    expect(readFileSync(kept).equals(before)).toBe(true);
+    expect(emu.requests).toEqual([]);
+  });
+});
