@@ -4,7 +4,9 @@
 //   1. start-up: `payrec --version` and `payrec --help` against `node -e 0`;
 //   2. CSV export of 300,000 transfers from the emulator, against a curl+jq loop
 //      (what a user would otherwise write) and the same pages fetched in parallel
-//      with curl and thrown away (the floor: the network and the server);
+//      with curl and thrown away (the floor: the network and the server); with the
+//      stages of an export alone (test/bench/stages.mjs: read, decode, JSON.parse)
+//      and the jsonl export beside it;
 //   3. peak RSS of that export at 100,000 and 1,000,000 records;
 //   4. the emulator's latency for a 1000-record page of a 1,000,000-record collection;
 //   5. what exact paging costs: the paginator over the same 300 pages with and without
@@ -159,8 +161,17 @@ async function benchExport() {
         { env: shell },
       );
 
-    const t = interleaved({ payrec, floor }, EXPORT_RUNS);
+    const stage = (name) => () => timed(NODE, [join(ROOT, 'test/bench/stages.mjs'), name, url, String(to), String(total), KEY]);
+    const jsonl = () =>
+      timed(NODE, [BIN, '--base-url', emu.url, '--quiet', 'one-time', 'transfers', '--all', '--to', String(to), '--format', 'jsonl', '--output', join(work, 'payrec.jsonl')]);
+    const t = interleaved({ payrec, floor, jsonl, bytes: stage('bytes'), text: stage('text'), parse: stage('parse') }, EXPORT_RUNS);
     exportMs = t.payrec;
+    // Where the time goes: each stage alone (Node + undici, pages 4 at a time), against the curl floor.
+    console.log(
+      `export stages (medians of ${EXPORT_RUNS}) against the curl floor ${fmt(t.floor)}: ` +
+        ['bytes', 'text', 'parse'].map((k) => `${k} ${fmt(t[k])} (${(t[k] / t.floor).toFixed(2)}×)`).join(', ') +
+        `; payrec csv ${fmt(t.payrec)} (${(t.payrec / t.floor).toFixed(2)}×), jsonl ${fmt(t.jsonl)} (${(t.jsonl / t.floor).toFixed(2)}×)`,
+    );
     const loopMs = loop();
     const got = { payrec: csvRecords(payrecOut), loop: csvRecords(loopOut) };
     if (got.payrec !== total + 1 || got.loop !== total + 1) throw new Error(`CSV rows: payrec ${got.payrec}, loop ${got.loop}, expected ${total + 1}`);
