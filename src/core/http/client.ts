@@ -1,6 +1,7 @@
 import { Agent, errors as undiciErrors } from 'undici';
 import { errorBody } from '../../registry/schemas.js';
 import { ApiError, DryRunComplete, InterruptedError, MalformedResponseError, NetworkError, UsageError } from '../runtime/errors.js';
+import { jsonText } from './json-text.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, RETRY_BUDGET_MS } from './retry.js';
 import { neutraliseTerminal, printable } from '../output/sanitize.js';
 
@@ -157,7 +158,7 @@ export class ApiClient {
     this.opts.debug?.(`> authorization: Bearer [redacted]`);
     const t0 = performance.now();
     let status: number;
-    let text: string;
+    let bytes: Buffer;
     let retryAfter: string | undefined;
     let location: string | undefined;
     let contentType = '';
@@ -174,7 +175,7 @@ export class ApiClient {
       retryAfter = headerValue(res.headers['retry-after']);
       location = headerValue(res.headers.location);
       contentType = headerValue(res.headers['content-type']) ?? '';
-      text = await res.body.text();
+      bytes = Buffer.from(await res.body.arrayBuffer());
     } catch (err) {
       if (this.opts.signal.aborted) throw new InterruptedError();
       if (timeout.aborted) {
@@ -183,25 +184,25 @@ export class ApiClient {
       throw networkError(err, label, url);
     }
     const ms = Math.round(performance.now() - t0);
-    this.opts.debug?.(`< ${status} ${label} (${ms} ms, ${text.length} bytes)`);
+    this.opts.debug?.(`< ${status} ${label} (${ms} ms, ${bytes.length} bytes)`);
 
     if (status >= 300 && status < 400) {
       // Redirects are not followed: a redirect to another origin must never carry the key.
       const to = location ? ` to ${serverText(location)}` : '';
       throw new ApiError(`${label}: unexpected redirect (${status})${to}, not followed: the API never redirects`, status, label, 'check --base-url');
     }
-    const parsed = parseJson(text);
+    const parsed = parseJson(bytes);
     if (status >= 400) {
       const e = errorBody.safeParse(parsed);
-      const detail = e.success ? e.data.error.message : describeNonJson(text, contentType);
+      const detail = e.success ? e.data.error.message : describeNonJson(bytes, contentType);
       const err = new ApiError(`${label}: ${status} ${serverText(detail)}`, status, label, hintFor(status)) as RetryableApiError;
       err.retryAfterMs = parseRetryAfter(retryAfter, Date.now());
       throw err;
     }
     // Writes may answer 204 or an empty 200: nothing to show, not an error.
-    if (text === '' && req.method !== 'GET') return null;
+    if (bytes.length === 0 && req.method !== 'GET') return null;
     if (parsed === NOT_JSON) {
-      throw new MalformedResponseError(`${label}: the response is not valid JSON (${describeNonJson(text, contentType)})`);
+      throw new MalformedResponseError(`${label}: the response is not valid JSON (${describeNonJson(bytes, contentType)})`);
     }
     return parsed;
   }
@@ -226,19 +227,20 @@ function shellQuote(s: string): string {
 
 const NOT_JSON = Symbol('not json');
 
-function parseJson(text: string): unknown {
-  if (text === '') return NOT_JSON;
+function parseJson(bytes: Buffer): unknown {
+  if (bytes.length === 0) return NOT_JSON;
   try {
-    return JSON.parse(text);
+    return JSON.parse(jsonText(bytes));
   } catch {
     return NOT_JSON;
   }
 }
 
-function describeNonJson(text: string, contentType: string): string {
-  if (text === '') return 'empty body';
+function describeNonJson(bytes: Buffer, contentType: string): string {
+  if (bytes.length === 0) return 'empty body';
+  const text = bytes.toString('utf8');
   const kind = contentType.split(';')[0] || 'unknown content type';
-  return serverText(`${kind}, ${text.length} bytes: ${text.slice(0, 60).replace(/\s+/g, ' ')}…`);
+  return serverText(`${kind}, ${bytes.length} bytes: ${text.slice(0, 60).replace(/\s+/g, ' ')}…`);
 }
 
 /** Longest part of a server's text quoted in a message. */
