@@ -5,7 +5,9 @@ import { describe, expect, test, vi } from 'vitest';
 import { tempDir } from './helpers.js';
 
 // A clean install, as a newcomer makes it: the packed tarball installed globally (into a
-// temporary prefix, offline from npm's cache, which npm ci filled) prints no warning and
+// temporary prefix, from npm's cache where it can: npm ci fills it with the lock file's
+// packages, but a global install asks the registry for full package documents that npm
+// ci may not have cached, so it may reach the registry as npm ci does) prints no warning and
 // gives a working `payrec`; and the clone's own dependencies run no install script that
 // package.json has not reviewed (npm 11 warns about each one on npm ci).
 
@@ -14,15 +16,20 @@ vi.setConfig({ testTimeout: 120_000 });
 const ROOT = resolve(import.meta.dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 
-/** npm as a fresh machine runs it: none of this machine's own npm settings (an empty user config). */
+/**
+ * npm as a fresh machine runs it: none of this machine's own npm settings (an empty user
+ * config, and none of the npm_* variables that `npm test` passes down), but the machine's
+ * own environment otherwise (its certificates, for one, when the registry is reached).
+ */
 function npm(args: string[], cwd: string) {
   const userconfig = join(tempDir(), 'npmrc');
   writeFileSync(userconfig, '');
+  const machine = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')));
   return execa('npm', args, {
     cwd,
     reject: false,
     extendEnv: false,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, npm_config_userconfig: userconfig, npm_config_update_notifier: 'false' },
+    env: { ...machine, npm_config_userconfig: userconfig, npm_config_update_notifier: 'false' },
   });
 }
 
@@ -34,7 +41,7 @@ describe('install', () => {
     expect(packed.exitCode).toBe(0);
     const tarball = join(dir, `${pkg.name}-${pkg.version}.tgz`);
     const prefix = join(dir, 'prefix');
-    const installed = await npm(['install', '-g', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', tarball], dir);
+    const installed = await npm(['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], dir);
     expect(installed.stderr).toBe('');
     expect(installed.exitCode).toBe(0);
 
