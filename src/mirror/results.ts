@@ -1,4 +1,4 @@
-import { DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBResult, type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from '@duckdb/node-api';
+import { DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBResult, type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from './duckdb.js';
 
 // Query results as records for the output module, never through a lossy JavaScript
 // number: DECIMALs come as their exact text, 64- and 128-bit integers as numbers only

@@ -1,9 +1,9 @@
-import { BIGINT, DuckDBDataChunk, DuckDBInstance, type DuckDBConnection, type DuckDBResult, type DuckDBValue, type Json } from '@duckdb/node-api';
 import { mkdirSync, rmSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { BusyError, UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
+import { BIGINT, DuckDBDataChunk, DuckDBInstance, type DuckDBConnection, type DuckDBResult, type DuckDBValue, type Json } from './duckdb.js';
 
 // The one door to the DuckDB file. @duckdb/node-api is a native addon of several
 // megabytes: only `sync` and `sql` import this folder (lazily, see commands/top-level.ts).
