@@ -350,13 +350,14 @@ async function benchEmulatorUnderTraffic() {
         `at rest ${summary(rest)}; under ${RATE} inserts/s (${rate(busy).toFixed(0)} achieved; 20 % up to 10m late) ${summary(busy.times)}; ` +
         `all of them late by up to a year (${rate(anywhere).toFixed(0)} inserts/s achieved) ${summary(anywhere.times)}`,
     );
-    const ms = median(busy.times);
+    // Against the same pages at rest in the same run, so the figure holds on a busy machine too.
+    const slowdown = median(busy.times) / median(rest);
     target(
-      `emulator: 1000-record page of 300,000 under ${RATE} inserts/s`,
-      fmt(ms),
-      '≤ 10 ms',
-      ms <= 10 && rate(busy) >= RATE * 0.95,
-      `at rest ${fmt(median(rest))}; ${rate(busy).toFixed(0)} inserts/s achieved`,
+      `emulator: 1000-record page of 300,000 under ${RATE} inserts/s / at rest`,
+      `${slowdown.toFixed(2)}×`,
+      '≤ 1.5×',
+      slowdown <= 1.5 && rate(busy) >= RATE * 0.95,
+      `${fmt(median(busy.times))} vs ${fmt(median(rest))}; ${rate(busy).toFixed(0)} inserts/s achieved`,
     );
   } finally {
     await emu.stop();
