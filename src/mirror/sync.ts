@@ -220,15 +220,38 @@ class Committer {
   }
 }
 
-/** A list without a time window: read whole in one transaction; what it no longer lists is removed. */
+/**
+ * A list without a time window: read whole in one transaction; what it no longer lists
+ * is removed, but only when the walk saw the list whole. Such a list (short urls) can
+ * gain and lose records while it is read, and offsets shift when it does: a record that
+ * moved across a page boundary is not read, and must not be taken for deleted. So
+ * records are removed only when every page reported the same total and the walk read
+ * that many; otherwise the next sync that reads the list unchanged removes them.
+ */
 async function walkWhole(run: Run, target: Target, upserter: Upserter, report: CollectionReport): Promise<void> {
-  const pages = paginate(pageFetcher(run, target, report), { limit: Infinity, pageSize: PAGE_SIZE, offset: 0, concurrency: run.req.concurrency });
+  const totals = new Set<number>();
+  let read = 0;
+  const pages = observed(paginate(pageFetcher(run, target, report), { limit: Infinity, pageSize: PAGE_SIZE, offset: 0, concurrency: run.req.concurrency }), (page) => {
+    totals.add(page.total);
+    read += page.records.length;
+  });
   await run.db.transaction(async () => {
     await upserter.startSeen();
     await inBatches(run, target, pages, report, async (records) => add(report, await upserter.write(records, { remember: true })));
     // Only a list of every record can tell what is gone; a plan's list shows a part.
-    if (!target.param) report.deleted += await upserter.removeUnseen();
+    if (target.param) return;
+    const [total] = totals;
+    if (totals.size <= 1 && read === (total ?? 0)) report.deleted += await upserter.removeUnseen();
+    else run.session.warn(`${target.collection.table}: the list changed while it was read; records it no longer lists are removed at the next sync`);
   });
+}
+
+/** The pages of `pages`, each shown to `see` first. */
+async function* observed(pages: AsyncGenerator<Page>, see: (page: Page) => void): AsyncGenerator<Page> {
+  for await (const page of pages) {
+    see(page);
+    yield page;
+  }
 }
 
 /**
