@@ -88,8 +88,9 @@ export function createClient(config: ClientConfig) {
       }
       const to = options.to ?? (e.timeWindow ? Math.floor(Date.now() / 1000) : undefined);
       const query = { ...options.filters, from: options.from, to, sort: options.sort };
-      // Lists with a time window are walked exactly: no record twice, none of the window missed, while records arrive.
-      const ordering = e.timeWindow ? { sort: options.sort ?? 'desc', from: options.from ?? 0, to: to!, identity: identityOf(e) } : undefined;
+      // Lists with a time window are walked exactly: no record twice, none of the window missed, while records arrive;
+      // the others yield a record once even when a shift brings it back.
+      const ordering = e.timeWindow ? { sort: options.sort ?? 'desc', from: options.from ?? 0, to: to!, identity: identityOf(e) } : { identity: identityOf(e) };
       const pages = paginate(
         async ({ offset, limit, ...range }) => {
           const r = envelope.safeParse(await http.json({ method: 'GET', path, query: { ...query, from: range.from ?? query.from, to: range.to ?? query.to, offset, limit } }));

@@ -231,7 +231,8 @@ class Committer {
 async function walkWhole(run: Run, target: Target, upserter: Upserter, report: CollectionReport): Promise<void> {
   const totals = new Set<number>();
   let read = 0;
-  const pages = observed(paginate(pageFetcher(run, target, report), { limit: Infinity, pageSize: PAGE_SIZE, offset: 0, concurrency: run.req.concurrency }), (page) => {
+  const walk = paginate(pageFetcher(run, target, report), { limit: Infinity, pageSize: PAGE_SIZE, offset: 0, concurrency: run.req.concurrency }, { identity: identityOf(target.endpoint) });
+  const pages = observed(walk, (page) => {
     totals.add(page.total);
     read += page.records.length;
   });

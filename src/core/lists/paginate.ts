@@ -83,8 +83,17 @@ export function identityOf(endpoint: Pick<Endpoint, 'identity'>): (record: Recor
   return (r) => (fields.some((f) => r[f] === undefined) ? JSON.stringify(r) : fields.map((f) => JSON.stringify(r[f])).join('|'));
 }
 
-export async function* paginate(fetchPage: FetchPage, w: PageWindow, ordering?: Ordering): AsyncGenerator<Page> {
-  const walk = new Walk(fetchPage, w, ordering);
+/**
+ * A list without a time window (short urls), known by identity: it has no order to
+ * repair by, but a record that a shift brings back onto the next page is yielded once.
+ * Every identity is kept, which such lists (short ones) can afford.
+ */
+export interface Unordered {
+  identity: (record: Record<string, unknown>) => string;
+}
+
+export async function* paginate(fetchPage: FetchPage, w: PageWindow, order?: Ordering | Unordered): AsyncGenerator<Page> {
+  const walk = new Walk(fetchPage, w, order && 'sort' in order ? order : undefined, order && !('sort' in order) ? order : undefined);
   yield* walk.run();
 }
 
@@ -107,12 +116,17 @@ class Walk {
   /** The main walk's latest total, reported with every page (repair pages included). */
   private total = 0;
 
+  /** Identities yielded by a walk of an unordered list. */
+  private readonly yielded?: { identity: Unordered['identity']; ids: Set<string> };
+
   constructor(
     private readonly fetchPage: FetchPage,
     private readonly w: PageWindow,
     private readonly ordering?: Ordering,
+    unordered?: Unordered,
   ) {
     if (ordering) this.seen = new Overlaps(ordering);
+    if (unordered) this.yielded = { identity: unordered.identity, ids: new Set() };
   }
 
   async *run(): AsyncGenerator<Page> {
@@ -213,6 +227,12 @@ class Walk {
 
   /** The records of a page that were not yielded before, checked to be in order. */
   private pass(data: unknown[]): Record<string, unknown>[] {
+    if (this.yielded) {
+      const { identity, ids } = this.yielded;
+      const out = (data as unknown[]).map(asRecord).filter((r) => !ids.has(identity(r)) && Boolean(ids.add(identity(r))));
+      this.emitted += out.length;
+      return out;
+    }
     if (!this.seen) {
       this.emitted += data.length;
       return data as Record<string, unknown>[];

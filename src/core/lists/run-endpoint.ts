@@ -65,7 +65,7 @@ export async function runEndpoint(
         return checkEnvelope(endpoint, await client.json({ method: 'GET', path, query }));
       },
       window,
-      endpoint.timeWindow ? { sort: sort ?? 'desc', from: from ?? 0, to: to ?? Number.MAX_SAFE_INTEGER, identity } : undefined,
+      endpoint.timeWindow ? { sort: sort ?? 'desc', from: from ?? 0, to: to ?? Number.MAX_SAFE_INTEGER, identity } : { identity },
     );
 
   if (q.follow) {
