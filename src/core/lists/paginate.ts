@@ -32,7 +32,9 @@ import { MalformedResponseError } from '../runtime/errors.js';
 //    were pushed further along are read until a page comes back short.
 //
 // Every record that was in the window when the walk started is therefore yielded,
-// exactly once; records that arrive meanwhile may or may not be. The same checks
+// exactly once; records that arrive meanwhile may or may not be. A list without a time
+// window (short urls) has no order to repair by: its records are only kept from
+// repeating, by identity (see Unordered). The same checks
 // refuse a service that breaks its own envelope: a page longer than asked, the same
 // page again, or fewer records than the total it announced (MalformedResponseError,
 // exit 6), so an export is never silently cut or endless.
@@ -229,7 +231,14 @@ class Walk {
   private pass(data: unknown[]): Record<string, unknown>[] {
     if (this.yielded) {
       const { identity, ids } = this.yielded;
-      const out = (data as unknown[]).map(asRecord).filter((r) => !ids.has(identity(r)) && Boolean(ids.add(identity(r))));
+      const out: Record<string, unknown>[] = [];
+      for (const item of data) {
+        const r = asRecord(item);
+        const id = identity(r);
+        if (ids.has(id)) continue;
+        ids.add(id);
+        out.push(r);
+      }
       this.emitted += out.length;
       return out;
     }
