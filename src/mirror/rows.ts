@@ -1,5 +1,5 @@
 import { EXACT_SUFFIX, exactDigits } from './amounts.js';
-import { EXTRA_COLUMN, IDENTITY_HASH_COLUMN, type Field, type FieldType } from './schema.js';
+import { EXTRA_COLUMN, IDENTITY_HASH_COLUMN, SCALAR_TYPES, type Field, type FieldType } from './schema.js';
 
 // Records to table rows. The records travel to DuckDB as one JSON file per batch and
 // are taken apart by DuckDB's JSON reader, on DuckDB's own threads, while payrec goes
@@ -20,21 +20,12 @@ type Complete = (value: unknown) => void;
 /** DuckDB's type for the JSON reader: integer parts arrive as text and are cast exactly. */
 function readType(t: FieldType): unknown {
   switch (t.kind) {
-    case 'text':
-    case 'decimal':
-      return 'VARCHAR';
-    case 'integer':
-      return 'BIGINT';
-    case 'number':
-      return 'DOUBLE';
-    case 'boolean':
-      return 'BOOLEAN';
-    case 'json':
-      return 'JSON';
     case 'list':
       return [readType(t.element)];
     case 'struct':
       return structure(t.fields);
+    default:
+      return SCALAR_TYPES[t.kind];
   }
 }
 

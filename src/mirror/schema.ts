@@ -77,23 +77,17 @@ function storedNames(f: Field): string[] {
 // ---------------------------------------------------------------------------
 // Types and DDL.
 
+/** The SQL type of each field type that holds one value (a decimal is stored as its text, see amounts.ts). */
+export const SCALAR_TYPES = { text: 'VARCHAR', decimal: 'VARCHAR', integer: 'BIGINT', number: 'DOUBLE', boolean: 'BOOLEAN', json: 'JSON' } as const;
+
 export function sqlType(t: FieldType): string {
   switch (t.kind) {
-    case 'text':
-    case 'decimal':
-      return 'VARCHAR';
-    case 'integer':
-      return 'BIGINT';
-    case 'number':
-      return 'DOUBLE';
-    case 'boolean':
-      return 'BOOLEAN';
-    case 'json':
-      return 'JSON';
     case 'list':
       return `${sqlType(t.element)}[]`;
     case 'struct':
       return `STRUCT(${t.fields.flatMap((f) => storedColumns(f).map(([name, type]) => `${ident(name)} ${type}`)).join(', ')})`;
+    default:
+      return SCALAR_TYPES[t.kind];
   }
 }
 

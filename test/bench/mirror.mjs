@@ -9,22 +9,18 @@
 //      size per million transfers.
 // The emulator runs in its own process, as in run.mjs. Not part of `npm test`.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { BIN, fmt, KEY, median, NODE, startEmulator as startProcess, Targets } from './common.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const BIN = join(ROOT, 'bin/payrec.js');
-const NODE = process.execPath;
-const KEY = 'prk_demo_bsc';
 const RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 3);
 const QUERY_RUNS = 7;
 
 const work = mkdtempSync(join(tmpdir(), 'payrec-bench-mirror-'));
 const env = { ...process.env, PAYREC_CONFIG_DIR: work, PAYREC_API_KEY: KEY, PAYREC_CHAIN: 'bsc', NO_COLOR: '1' };
-const rows = [];
+const targets = new Targets();
 
 /** Wall time of one run in milliseconds, and its stdout; throws when the command fails. */
 function run(args) {
@@ -35,30 +31,8 @@ function run(args) {
   return { ms, stdout: r.stdout };
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
-
-function target(what, value, limit, pass, detail) {
-  rows.push({ what, value, limit, result: pass ? 'PASS' : 'MISS', detail });
-}
-
-/** `payrec emulator start` in its own process; resolves with its URL once it listens. */
-function startEmulator(records) {
-  const child = spawn(NODE, [BIN, 'emulator', 'start', '--records', String(records), '--port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolveStart, reject) => {
-    let out = '';
-    child.on('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = /listening on (\S+)/.exec(out);
-      if (!m) return;
-      resolveStart({
-        url: m[1],
-        stop: () => new Promise((done) => (child.removeAllListeners('exit'), child.once('exit', done), child.kill('SIGTERM'))),
-      });
-    });
-  });
-}
+const target = (...args) => targets.add(...args);
+const startEmulator = (records) => startProcess(env, records);
 
 async function control(url, method, path) {
   return (await fetch(`${url}/_emulator${path}`, { method })).json();
@@ -139,7 +113,7 @@ async function benchMillion() {
     const sync = run(['--base-url', emu.url, '-q', 'sync', 'ot/transfers', '--db', db, '-f', 'json']);
     const size = statSync(db).size + (existsSync(`${db}.wal`) ? statSync(`${db}.wal`).size : 0); // checkpointed on close: no log left
     console.log(`sync of ${records.toLocaleString('en-US')} transfers: ${fmt(sync.ms)}; mirror file ${(size / 1e6).toFixed(0)} MB`);
-    rows.push({ what: 'mirror file size per 1,000,000 transfers', value: `${(size / 1e6).toFixed(0)} MB`, limit: '(reported)', result: 'PASS', detail: `sync took ${fmt(sync.ms)}` });
+    target('mirror file size per 1,000,000 transfers', `${(size / 1e6).toFixed(0)} MB`, '(reported)', true, `sync took ${fmt(sync.ms)}`);
 
     // Every row of the mirror takes part in the total.
     const [{ held }] = JSON.parse(run(["sql", "--db", db, "-f", "json", "SELECT count(*) AS held FROM one_time_transfers"]).stdout);
@@ -162,14 +136,6 @@ async function benchMillion() {
   }
 }
 
-function printTable() {
-  const head = { what: 'target', value: 'measured', limit: 'goal', result: 'result', detail: 'detail' };
-  const all = [head, ...rows];
-  const widths = Object.keys(head).map((k) => Math.max(...all.map((r) => String(r[k]).length)));
-  const line = (r) => Object.keys(head).map((k, i) => String(r[k]).padEnd(widths[i])).join('  ').trimEnd();
-  console.log(['', line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n'));
-}
-
 console.log(`\nthe local mirror — node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`);
 try {
   await benchFirstSync();
@@ -178,5 +144,5 @@ try {
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-printTable();
-process.exitCode = rows.every((r) => r.result === 'PASS') ? 0 : 1;
+targets.print();
+process.exitCode = targets.passed ? 0 : 1;

@@ -18,17 +18,13 @@
 // The emulator runs in its own process: it must not share payrec's event loop.
 // Not a vitest file (vitest picks up *.test.* only); `npm test` never runs it.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { BIN, fmt, KEY, median, NODE, ROOT, startEmulator as startProcess, Targets } from './common.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const BIN = join(ROOT, 'bin/payrec.js');
-const NODE = process.execPath;
 const CHAIN = 'bsc';
-const KEY = 'prk_demo_bsc';
 const LIST = `/v1/${CHAIN}/one-time/transfers`;
 const PAGE = 1000;
 const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 21);
@@ -37,7 +33,7 @@ const EXPORT_RECORDS = 300_000;
 
 const work = mkdtempSync(join(tmpdir(), 'payrec-bench-'));
 const env = { ...process.env, PAYREC_CONFIG_DIR: work, PAYREC_API_KEY: KEY, PAYREC_CHAIN: CHAIN, NO_COLOR: '1' };
-const rows = [];
+const targets = new Targets();
 
 function requireTools() {
   const tools = { curl: 'curl', jq: 'jq', xargs: 'findutils', bash: 'bash', '/usr/bin/time': 'time' };
@@ -57,9 +53,6 @@ function timed(cmd, args, options = {}) {
   return ms;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
-
 /** Runs each named command `runs` times, interleaved (so load changes hit all alike); medians. */
 function interleaved(commands, runs) {
   const times = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
@@ -67,29 +60,13 @@ function interleaved(commands, runs) {
   return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
 }
 
-function target(what, value, limit, pass, detail) {
-  rows.push({ what, value, limit, result: pass ? 'PASS' : 'MISS', detail });
-}
+const target = (...args) => targets.add(...args);
 
-/** `payrec emulator start` in its own process; resolves once it prints its URL. */
-function startEmulator(records, extra = []) {
-  const child = spawn(NODE, [BIN, 'emulator', 'start', '--records', String(records), '--port', '0', ...extra], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolveStart, reject) => {
-    let out = '';
-    child.on('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const m = /listening on (\S+)/.exec(out);
-      if (!m) return;
-      const url = m[1];
-      // The first request generates the collection; keep that out of the timings.
-      curlJson(`${url}${LIST}?limit=1`);
-      resolveStart({
-        url,
-        stop: () => new Promise((done) => (child.removeAllListeners('exit'), child.once('exit', done), child.kill('SIGTERM'))),
-      });
-    });
-  });
+/** The emulator in its own process, its transfers generated (the first request builds them; kept out of the timings). */
+async function startEmulator(records, extra = []) {
+  const emu = await startProcess(env, records, extra);
+  curlJson(`${emu.url}${LIST}?limit=1`);
+  return emu;
 }
 
 function curlText(url, extra = []) {
@@ -364,14 +341,6 @@ async function benchEmulatorUnderTraffic() {
   }
 }
 
-function printTable() {
-  const head = { what: 'target', value: 'measured', limit: 'goal', result: 'result', detail: 'detail' };
-  const all = [head, ...rows];
-  const widths = Object.keys(head).map((k) => Math.max(...all.map((r) => String(r[k]).length)));
-  const line = (r) => Object.keys(head).map((k, i) => String(r[k]).padEnd(widths[i])).join('  ').trimEnd();
-  console.log(['', line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n'));
-}
-
 requireTools();
 console.log(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`);
 // BENCH_ONLY=export,live runs only those sections (exact paging needs the export's time);
@@ -388,5 +357,5 @@ try {
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-printTable();
-process.exitCode = rows.every((r) => r.result === 'PASS') ? 0 : 1;
+targets.print();
+process.exitCode = targets.passed ? 0 : 1;

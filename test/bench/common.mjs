@@ -1,0 +1,53 @@
+// What both parts of `npm run bench` share (run.mjs, mirror.mjs): where payrec is, the
+// emulator in its own process, medians, and the table of targets each part prints.
+
+import { spawn } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = join(ROOT, 'bin/payrec.js');
+export const NODE = process.execPath;
+export const KEY = 'prk_demo_bsc';
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+export const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);
+
+/** `payrec emulator start` in its own process (never sharing payrec's event loop); resolves with its URL once it listens. */
+export function startEmulator(env, records, extra = []) {
+  const child = spawn(NODE, [BIN, 'emulator', 'start', '--records', String(records), '--port', '0', ...extra], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolveStart, reject) => {
+    let out = '';
+    child.on('exit', (code) => reject(new Error(`the emulator exited (${code})`)));
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = /listening on (\S+)/.exec(out);
+      if (!m) return;
+      resolveStart({
+        url: m[1],
+        stop: () => new Promise((done) => (child.removeAllListeners('exit'), child.once('exit', done), child.kill('SIGTERM'))),
+      });
+    });
+  });
+}
+
+/** The targets a part measures: each PASS or MISS, printed as one table at the end. */
+export class Targets {
+  rows = [];
+
+  add(what, value, limit, pass, detail) {
+    this.rows.push({ what, value, limit, result: pass ? 'PASS' : 'MISS', detail });
+  }
+
+  get passed() {
+    return this.rows.every((r) => r.result === 'PASS');
+  }
+
+  print() {
+    const head = { what: 'target', value: 'measured', limit: 'goal', result: 'result', detail: 'detail' };
+    const all = [head, ...this.rows];
+    const widths = Object.keys(head).map((k) => Math.max(...all.map((r) => String(r[k]).length)));
+    const line = (r) => Object.keys(head).map((k, i) => String(r[k]).padEnd(widths[i])).join('  ').trimEnd();
+    console.log(['', line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...this.rows.map(line)].join('\n'));
+  }
+}
