@@ -372,4 +372,25 @@ describe('backpressure', () => {
     await writer.end();
     expect(drainListeners).toBe(1);
   });
+
+  it('rows reach a slow stream whole and in order: non-ASCII text, chunks filled to the brim, a row larger than a chunk', async () => {
+    const received: Buffer[] = [];
+    const out = new Writable({
+      highWaterMark: 1,
+      write(chunk: Buffer, _encoding, done) {
+        received.push(Buffer.from(chunk));
+        setTimeout(done, 1);
+      },
+    });
+    const writer = createWriter(out, { ...base, format: 'jsonl' });
+    const rows = [
+      ...Array.from({ length: 3000 }, (_, i) => ({ id: i, note: i % 7 === 0 ? `Zoë 👨‍👩‍👧 ${'x'.repeat(i % 500)}` : 'plain'.repeat(i % 300) })),
+      { id: 'huge', note: '日本'.repeat(400_000) },
+      ...Array.from({ length: 50 }, (_, i) => ({ id: `after-${i}`, note: '€' })),
+    ];
+    for (const row of rows) await writer.write(row);
+    await writer.end();
+    // The ground truth: each row as JSON, one per line, encoded once as a whole.
+    expect(Buffer.concat(received).equals(Buffer.from(rows.map((r) => JSON.stringify(r) + '\n').join(''), 'utf8'))).toBe(true);
+  });
 });
