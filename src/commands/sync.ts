@@ -97,6 +97,7 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   try {
     reports = await syncMirror(session, db, service, { collections, ids, lookback, from, full: Boolean(flags.full), concurrency });
     if (parquet) {
+      await db.useAllCores();
       const written = await exportParquet(db, parquet, session.ctx.signal);
       session.notice(`Parquet in ${parquet}: ${written.written} partitions written, ${written.unchanged} unchanged, ${written.removed} removed`);
     }

@@ -40,13 +40,18 @@ const UNIT = '1' + '0'.repeat(FRACTION_DIGITS);
 /** A decimal the exact form can hold: up to 38 integer digits and FRACTION_DIGITS decimals. */
 const HOLDABLE = new RegExp(`^-?[0-9]{1,38}(\\.[0-9]{1,${FRACTION_DIGITS}})?$`);
 
+/** Whether the exact form holds an amount's text. */
+export function isHoldable(text: string): boolean {
+  return HOLDABLE.test(text);
+}
+
 /**
  * The exact parts of an amount's text, as digits (DuckDB reads them into integers), or
  * undefined when the exact form cannot hold it. '-12.5' gives whole '-12' and frac
  * '-500000000000000000': the sign of the value lives in both parts ('-0.5': whole '0').
  */
 export function exactDigits(text: string): { whole: string; frac: string } | undefined {
-  if (!HOLDABLE.test(text)) return undefined;
+  if (!isHoldable(text)) return undefined;
   const negative = text.charCodeAt(0) === 45; /* - */
   const dot = text.indexOf('.');
   const whole = trimZeros(text.slice(negative ? 1 : 0, dot < 0 ? text.length : dot));

@@ -3,7 +3,8 @@ import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import { AMOUNT_MACROS, EXACT_SUFFIX } from './amounts.js';
 import { CATALOG, TRANSFER_COLLECTIONS, type MirroredCollection } from './catalog.js';
-import { amountPaths, EXTRA_COLUMN, ident, LAST_UPDATED_COLUMN, recordFields, tableColumns, type Field } from './schema.js';
+import { identityHashSql } from './identity-hash.js';
+import { amountPaths, CHAIN_COLUMN, EXTRA_COLUMN, ident, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN, recordFields, tableColumns, type Field } from './schema.js';
 import { clearCursors, META_TABLE, readMeta, STATE_DDL, writeMeta } from './state.js';
 import type { MirrorDb } from './store.js';
 
@@ -15,10 +16,20 @@ import type { MirrorDb } from './store.js';
 // refused with the way to rebuild.
 
 /** Version of the mirror's own layout. Raise it with a migration in MIGRATIONS. */
-export const MIRROR_FORMAT = 1;
+export const MIRROR_FORMAT = 2;
 
-/** Statements that take a mirror of format N-1 to format N, keyed by N. */
-const MIGRATIONS: Record<number, readonly string[]> = {};
+/** What takes a mirror of format N-1 to format N, keyed by N. */
+const MIGRATIONS: Record<number, (db: MirrorDb) => Promise<void>> = {
+  // Identity hashes are computed by DuckDB (identity-hash.ts), for rows taken from page
+  // bytes too; format 1 stored hashes payrec computed otherwise, which no lookup would find.
+  2: async (db) => {
+    for (const { collection } of LAYOUTS) {
+      if ((await columnTypes(db, 'main', collection.table)).size === 0) continue;
+      const hash = identityHashSql(ident(CHAIN_COLUMN), collection.endpoint.identity.map(ident));
+      await db.run(`UPDATE ${ident(collection.table)} SET ${ident(IDENTITY_HASH_COLUMN)} = ${hash}`);
+    }
+  },
+};
 
 export interface TableLayout {
   collection: MirroredCollection;
@@ -48,7 +59,7 @@ export async function ensureLayout(db: MirrorDb): Promise<void> {
   }
   // The usual case, a mirror this payrec made: one look at the column names suffices.
   if ((await readMeta(db, 'layout')) === LAYOUT_KEY && (await columnsAsLaidOut(db))) return;
-  for (let v = format + 1; v <= MIRROR_FORMAT; v++) for (const sql of MIGRATIONS[v] ?? []) await db.run(sql);
+  for (let v = format + 1; v <= MIRROR_FORMAT; v++) await MIGRATIONS[v]?.(db);
   await writeMeta(db, 'format', String(MIRROR_FORMAT));
 
   for (const sql of AMOUNT_MACROS) await db.run(sql);

@@ -11,7 +11,7 @@ import { ensureLayout, layoutOf } from './layout.js';
 import { readCursor, rememberedScopes, rememberScopes, scopeKey, writeCursor } from './state.js';
 import { checkService, type Service } from './service.js';
 import type { MirrorDb } from './store.js';
-import { Upserter, type UpsertCounts } from './upsert.js';
+import { Batch, Upserter, type UpsertCounts } from './upsert.js';
 
 // The sync engine: one loop over the registry's collections. A list with a time window
 // is walked oldest first from its cursor minus the lookback up to the moment the sync
@@ -143,7 +143,9 @@ function pageFetcher(run: Run, target: Target, report: CollectionReport, window?
   return async ({ offset, limit, ...range }: PageRequest) => {
     report.requests++;
     const query = window ? { from: range.from ?? window.from, to: range.to ?? window.to, sort: 'asc', limit, offset } : { limit, offset };
-    return checkEnvelope(target.endpoint, await run.client.json({ method: 'GET', path, query }));
+    const { value, body } = await run.client.jsonAndBody({ method: 'GET', path, query });
+    // The bytes travel with the page: DuckDB may take its records from them as they are (upsert.ts).
+    return { ...checkEnvelope(target.endpoint, value), body };
   };
 }
 
@@ -161,13 +163,14 @@ async function walkWindow(run: Run, target: Target, upserter: Upserter, report: 
     identity: identityOf(target.endpoint),
   });
   const tx = new Committer(db);
+  await upserter.beginWalk();
   try {
-    await inBatches(run, target, pages, report, async (records) => {
+    await inBatches(run, target, pages, upserter, report, async (batch) => {
       await tx.open();
-      add(report, await upserter.write(records));
+      add(report, await upserter.write(batch));
       // Ascending walk: the last record is the newest written; the cursor travels in the same transaction.
-      await writeCursor(db, chain, name, scope, records[records.length - 1].timestamp as number);
-      await tx.wrote(records.length);
+      await writeCursor(db, chain, name, scope, batch.last!.timestamp as number);
+      await tx.wrote(batch.size);
     });
     // The whole window is in: the next sync starts from the moment this one began.
     await tx.open();
@@ -237,8 +240,9 @@ async function walkWhole(run: Run, target: Target, upserter: Upserter, report: C
     read += page.records.length;
   });
   await run.db.transaction(async () => {
+    await upserter.beginWalk();
     await upserter.startSeen();
-    await inBatches(run, target, pages, report, async (records) => add(report, await upserter.write(records, { remember: true })));
+    await inBatches(run, target, pages, upserter, report, async (batch) => add(report, await upserter.write(batch, { remember: true })));
     // Only a list of every record can tell what is gone; a plan's list shows a part.
     if (target.param) return;
     const [total] = totals;
@@ -265,21 +269,22 @@ async function inBatches(
   run: Run,
   target: Target,
   pages: AsyncGenerator<Page>,
+  upserter: Upserter,
   report: CollectionReport,
-  write: (records: Record<string, unknown>[]) => Promise<void>,
+  write: (batch: Batch) => Promise<void>,
 ): Promise<void> {
   const label = target.id ? `${target.collection.table} (${flagOf(target.param!)} ${target.id.slice(0, 10)}…)` : target.collection.table;
   const progress = new Progress(run.session, true, label);
-  let batch: Record<string, unknown>[] = [];
+  let batch = new Batch();
   let fetched = 0;
   let started = performance.now();
   let writing: Promise<void> = Promise.resolve();
   const flush = async () => {
     await writing;
-    const records = batch;
-    batch = [];
+    const full = batch;
+    batch = new Batch();
     started = performance.now();
-    writing = write(records);
+    writing = write(full);
     // Its failure surfaces at the next flush or at the end, not as an unhandled rejection.
     writing.catch(() => {});
   };
@@ -287,12 +292,12 @@ async function inBatches(
     for await (const page of pages) {
       fetched += page.records.length;
       report.fetched += page.records.length;
-      for (const r of page.records) batch.push(r);
-      if (batch.length >= BATCH_RECORDS || (batch.length > 0 && performance.now() - started >= BATCH_MS)) await flush();
+      upserter.add(batch, page);
+      if (batch.size >= BATCH_RECORDS || (batch.size > 0 && performance.now() - started >= BATCH_MS)) await flush();
       await progress.update(fetched, Math.max(fetched, page.total));
       if (run.session.ctx.signal.aborted) throw new InterruptedError();
     }
-    if (batch.length > 0) await flush();
+    if (batch.size > 0) await flush();
     await writing;
   } catch (err) {
     // The transaction is the caller's to roll back, once no write is running in it.

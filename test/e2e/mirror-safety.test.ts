@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -264,6 +265,25 @@ describe('mirrors of other payrec versions', () => {
     expect(await sql(db, 'SELECT count(*) AS n FROM dollar_cost_average_executions')).toEqual([{ n: 0 }]);
   });
 
+  test('a format 1 mirror gets identity hashes its lookups find: a sync of everything again adds no record twice', async () => {
+    const db = join(dir, 'format1.duckdb');
+    expect((await payrec(emu, ['sync', 'ot/transfers', '--db', db, '-q'])).exitCode).toBe(0);
+    // Format 1 stored hashes that payrec computed otherwise: stand-ins no lookup finds.
+    await duck(db, "UPDATE payrec_meta SET value = '1' WHERE key = 'format'", "UPDATE payrec_meta SET value = 'an older layout' WHERE key = 'layout'", 'UPDATE one_time_transfers SET identity_hash = identity_hash + 1');
+    const r = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '--full', '-f', 'json']);
+    expect(r.exitCode).toBe(0);
+    const transfers = await listOf(emu, '/one-time/transfers');
+    expect(JSON.parse(r.stdout)[0]).toMatchObject({ fetched: transfers.length, new: 0, unchanged: transfers.length });
+    await expectMirrorsList(db, 'one_time_transfers', ['transactionHash'], transfers);
+    // The hash as identity-hash.ts defines it, computed here: MD5 of chain and identity joined by U+001F, first 13 hex digits.
+    const rows = await sql(db, 'SELECT chain, transactionHash, identity_hash::VARCHAR AS h FROM one_time_transfers');
+    for (const row of rows) {
+      const md5 = createHash('md5').update(`${row.chain}\u001f${row.transactionHash}`).digest('hex');
+      expect(row.h).toBe(BigInt(`0x${md5.slice(0, 13)}`).toString());
+    }
+    expect(await sql(db, "SELECT value FROM payrec_meta WHERE key = 'format'")).toEqual([{ value: '2' }]);
+  });
+
   test('a column payrec cannot convert in place is refused with the way to rebuild', async () => {
     const db = join(dir, 'retyped.duckdb');
     expect((await payrec(emu, ['sync', 'sp/transfers', '--db', db, '-q'])).exitCode).toBe(0);
@@ -279,7 +299,7 @@ describe('mirrors of other payrec versions', () => {
     await duck(db, "UPDATE payrec_meta SET value = '99' WHERE key = 'format'");
     const r = await payrec(emu, ['sync', 'sp/transfers', '--db', db]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/was made by a newer payrec \(mirror format 99; this payrec knows up to 1\); nothing was changed\nhint: upgrade payrec, or give another --db/);
+    expect(r.stderr).toMatch(/was made by a newer payrec \(mirror format 99; this payrec knows up to 2\); nothing was changed\nhint: upgrade payrec, or give another --db/);
     expect(await sql(db, "SELECT value FROM payrec_meta WHERE key = 'format'")).toEqual([{ value: '99' }]);
   });
 });

@@ -100,6 +100,11 @@ export class ApiClient {
 
   /** Sends a request and returns the parsed JSON body, retrying what is safe to retry. */
   async json(req: ApiRequest): Promise<unknown> {
+    return (await this.jsonAndBody(req)).value;
+  }
+
+  /** As json(), with the response body's bytes too (the mirror hands them to DuckDB as they came). */
+  async jsonAndBody(req: ApiRequest): Promise<{ value: unknown; body: Buffer }> {
     const url = buildUrl(this.opts.baseUrl, this.opts.chain, req);
     if (this.opts.dryRun) {
       this.opts.dryRun(toCurl(url, req));
@@ -141,7 +146,7 @@ export class ApiClient {
     return { delay, reason };
   }
 
-  private async once(url: URL, req: ApiRequest, label: string): Promise<unknown> {
+  private async once(url: URL, req: ApiRequest, label: string): Promise<{ value: unknown; body: Buffer }> {
     const timeout = AbortSignal.timeout(this.opts.timeoutMs);
     const signal = AbortSignal.any([this.opts.signal, timeout]);
     const headers: Record<string, string> = {
@@ -200,11 +205,11 @@ export class ApiClient {
       throw err;
     }
     // Writes may answer 204 or an empty 200: nothing to show, not an error.
-    if (bytes.length === 0 && req.method !== 'GET') return null;
+    if (bytes.length === 0 && req.method !== 'GET') return { value: null, body: bytes };
     if (parsed === NOT_JSON) {
       throw new MalformedResponseError(`${label}: the response is not valid JSON (${describeNonJson(bytes, contentType)})`);
     }
-    return parsed;
+    return { value: parsed, body: bytes };
   }
 }
 

@@ -68,9 +68,12 @@ export interface Page {
   records: Record<string, unknown>[];
   /** The server's total for the whole window (not only from `offset`), as last seen. */
   total: number;
+  /** The response's bytes, when the fetcher kept them and `records` is all of the page's data (none dropped as a repeat). */
+  body?: Buffer;
 }
 
-type FetchPage = (req: PageRequest) => Promise<Envelope>;
+/** A fetcher returns the page's envelope, with the response's bytes when they should travel with its records. */
+type FetchPage = (req: PageRequest) => Promise<Envelope & { body?: Buffer }>;
 
 /** A record's identity from the endpoint's identity fields; the whole record when they are missing. */
 export function identityOf(endpoint: Pick<Endpoint, 'identity'>): (record: Record<string, unknown>) => string {
@@ -103,7 +106,7 @@ export async function* paginate(fetchPage: FetchPage, w: PageWindow, order?: Ord
 interface Fetched {
   offset: number;
   asked: number;
-  envelope: Envelope;
+  envelope: Envelope & { body?: Buffer };
 }
 
 class Walk {
@@ -198,7 +201,7 @@ class Walk {
       if (this.seen && (this.covered === undefined || !this.seen.before(tail, this.covered))) this.covered = tail;
       this.previous = { total, first: data[0], last: tail, full: data.length === page.asked };
     }
-    yield { records, total };
+    yield whole(records, data, page.envelope.body, total);
   }
 
   /**
@@ -221,7 +224,7 @@ class Walk {
       }
       previous = first === undefined ? undefined : { total: envelope.total, first };
       const records = this.pass(data);
-      if (records.length > 0) yield { records, total: this.total };
+      if (records.length > 0) yield whole(records, data, envelope.body, this.total);
       if (data.length < this.w.pageSize || offset + data.length >= envelope.total) return;
       offset += data.length;
     }
@@ -319,6 +322,11 @@ class Overlaps {
     this.ids = undefined;
     return true;
   }
+}
+
+/** A page to yield; its bytes go with it only when no record was dropped from its data. */
+function whole(records: Record<string, unknown>[], data: unknown[], body: Buffer | undefined, total: number): Page {
+  return body !== undefined && records.length === data.length ? { records, total, body } : { records, total };
 }
 
 function checkLength(envelope: Envelope, offset: number, asked: number): void {
