@@ -22,17 +22,12 @@ const BASE_OPTIONS = { autoinstall_known_extensions: 'false', autoload_known_ext
 const READ_OPTIONS = { ...BASE_OPTIONS, access_mode: 'READ_ONLY', enable_external_access: 'false' };
 
 /**
- * A sync's opens, tuned for writing while payrec fetches (measured on a first sync of
- * 300,000 transfers, test/bench/mirror.mjs):
- *  - DuckDB's threads leave one core to payrec's own thread, which fetches and parses
- *    the pages the inserts are waiting for: on two cores, one DuckDB thread did the same
- *    inserts in less time, and less CPU in all, than two that competed with it.
- *  - No vacuum at checkpoints: it rewrote the row groups that commits leave partly
- *    filled (a commit every few seconds), about a second of the close of a first sync,
- *    and left their old blocks free in the file. Row groups stay as written; new rows
- *    still fill the last one, and a status change updates a row in place.
+ * A sync's DuckDB leaves one core to payrec's own thread, which fetches and parses the
+ * pages the inserts are waiting for: on two cores, one DuckDB thread did a first sync's
+ * inserts in less time, and less CPU in all, than two that competed with it
+ * (test/bench/mirror.mjs).
  */
-const WRITE_OPTIONS = { ...BASE_OPTIONS, threads: String(Math.max(1, availableParallelism() - 1)), max_vacuum_tasks: '0' };
+const WRITE_OPTIONS = { ...BASE_OPTIONS, threads: String(Math.max(1, availableParallelism() - 1)) };
 
 export class MirrorDb {
   /**

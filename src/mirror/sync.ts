@@ -56,12 +56,18 @@ interface Target {
   id?: string;
 }
 
-const PAGE_SIZE = 1000;
-/** Records are written to DuckDB (one statement) once a second, or at this many. */
-const BATCH_RECORDS = 20_000;
+/** DuckDB's row group: the rows it compresses and stores together (see CommitPlan). */
+const ROW_GROUP = 122_880;
+/** Pages of a list with a time window: 128 of them make a row group. */
+const PAGE_SIZE = 960;
+/** Pages of a list without one (short urls): the largest the API allows, read in one transaction. */
+const WHOLE_LIST_PAGE_SIZE = 1000;
+/** Records are written to DuckDB (one statement) once a second, or at this many: 8 batches make a row group. */
+const BATCH_RECORDS = 15_360;
 const BATCH_MS = 1000;
-/** See Committer. */
-const COMMIT_RECORDS = 122_880; // DuckDB's row group: a transaction this large bypasses its log
+/** Batches handed to DuckDB and not yet written, at most: pages keep coming while DuckDB works through them. */
+const WRITES_QUEUED = 2;
+/** See CommitPlan. */
 const COMMIT_MS = 3000;
 
 export async function syncMirror(session: Session, db: MirrorDb, service: Service, req: SyncRequest): Promise<CollectionReport[]> {
@@ -72,7 +78,7 @@ export async function syncMirror(session: Session, db: MirrorDb, service: Servic
     await checkService(db, service);
     return planTargets(db, chain, req);
   });
-  const client = await session.client(req.concurrency);
+  const client = await session.client(req.concurrency, false);
   const nowMs = session.ctx.now();
   const run: Run = { session, db, chain, req, runAt: new Date(nowMs).toISOString(), to: Math.floor(nowMs / 1000), client };
 
@@ -165,12 +171,12 @@ async function walkWindow(run: Run, target: Target, upserter: Upserter, report: 
   const tx = new Committer(db);
   await upserter.beginWalk();
   try {
-    await inBatches(run, target, pages, upserter, report, async (batch) => {
+    await inBatches(run, target, pages, upserter, report, new CommitPlan(upserter.appendsOnly), async (batch, commit) => {
       await tx.open();
       add(report, await upserter.write(batch));
       // Ascending walk: the last record is the newest written; the cursor travels in the same transaction.
       await writeCursor(db, chain, name, scope, batch.last!.timestamp as number);
-      await tx.wrote(batch.size);
+      if (commit) await tx.close();
     });
     // The whole window is in: the next sync starts from the moment this one began.
     await tx.open();
@@ -184,15 +190,50 @@ async function walkWindow(run: Run, target: Target, upserter: Upserter, report: 
 }
 
 /**
- * Commits every COMMIT_MS or COMMIT_RECORDS, whichever comes first: DuckDB writes a
- * large transaction straight into the file, a small one through its log and again at
- * the next checkpoint, so fewer commits write much faster; and a few seconds of
- * fetching is all that an interruption can cost.
+ * When a walk commits: often enough that an interruption costs a few seconds of
+ * fetching at most, and so that commits stay cheap. DuckDB stores the rows a
+ * transaction adds in row groups of their own: a transaction that adds whole row groups
+ * writes them once, straight into the file, but one that ends inside a row group leaves
+ * it partly filled, and the checkpoint when the mirror closes rewrites such row groups
+ * together (about a second of a first sync of 300,000 transfers that committed every
+ * 3 s). So a walk that only adds rows (a first sync) commits where its transaction
+ * holds whole row groups, which at full speed comes every two seconds or so, and at
+ * the latest after twice COMMIT_MS; one that adds less than a row group in COMMIT_MS is
+ * slow enough that a commit every COMMIT_MS costs little. A walk that also updates rows
+ * commits every COMMIT_MS or row group of records. Decided as batches are handed over,
+ * so that a batch can end where a row group does.
  */
+class CommitPlan {
+  private rows = 0;
+  private since?: number;
+
+  /** `appends`: every record of the walk is a new row (see Upserter.appendsOnly). */
+  constructor(private readonly appends: boolean) {}
+
+  /** Whether a batch of `n` more records would fill the transaction's row groups exactly. */
+  fillsRowGroup(n: number): boolean {
+    return this.appends && (this.rows + n) % ROW_GROUP === 0;
+  }
+
+  /** Takes a batch of `n` records into the transaction; true when the transaction should commit after it. */
+  take(n: number): boolean {
+    this.since ??= performance.now();
+    this.rows += n;
+    const elapsed = performance.now() - this.since;
+    const commit = this.appends
+      ? this.rows % ROW_GROUP === 0 || elapsed >= 2 * COMMIT_MS || (elapsed >= COMMIT_MS && this.rows < ROW_GROUP)
+      : elapsed >= COMMIT_MS || this.rows >= ROW_GROUP;
+    if (commit) {
+      this.rows = 0;
+      this.since = undefined;
+    }
+    return commit;
+  }
+}
+
+/** A walk's transactions: opened by the first write after a commit. */
 class Committer {
   private inTransaction = false;
-  private records = 0;
-  private since = 0;
 
   constructor(private readonly db: MirrorDb) {}
 
@@ -200,13 +241,6 @@ class Committer {
     if (this.inTransaction) return;
     await this.db.begin();
     this.inTransaction = true;
-    this.records = 0;
-    this.since = performance.now();
-  }
-
-  async wrote(records: number): Promise<void> {
-    this.records += records;
-    if (this.records >= COMMIT_RECORDS || performance.now() - this.since >= COMMIT_MS) await this.close();
   }
 
   async close(): Promise<void> {
@@ -234,7 +268,7 @@ class Committer {
 async function walkWhole(run: Run, target: Target, upserter: Upserter, report: CollectionReport): Promise<void> {
   const totals = new Set<number>();
   let read = 0;
-  const walk = paginate(pageFetcher(run, target, report), { limit: Infinity, pageSize: PAGE_SIZE, offset: 0, concurrency: run.req.concurrency }, { identity: identityOf(target.endpoint) });
+  const walk = paginate(pageFetcher(run, target, report), { limit: Infinity, pageSize: WHOLE_LIST_PAGE_SIZE, offset: 0, concurrency: run.req.concurrency }, { identity: identityOf(target.endpoint) });
   const pages = observed(walk, (page) => {
     totals.add(page.total);
     read += page.records.length;
@@ -242,7 +276,7 @@ async function walkWhole(run: Run, target: Target, upserter: Upserter, report: C
   await run.db.transaction(async () => {
     await upserter.beginWalk();
     await upserter.startSeen();
-    await inBatches(run, target, pages, upserter, report, async (batch) => add(report, await upserter.write(batch, { remember: true })));
+    await inBatches(run, target, pages, upserter, report, undefined, async (batch) => add(report, await upserter.write(batch, { remember: true })));
     // Only a list of every record can tell what is gone; a plan's list shows a part.
     if (target.param) return;
     const [total] = totals;
@@ -261,9 +295,10 @@ async function* observed(pages: AsyncGenerator<Page>, see: (page: Page) => void)
 
 /**
  * Feeds the records of `pages` to `write` in batches (see BATCH_RECORDS), with a
- * progress line. A batch is written while the next one is fetched: DuckDB works on its
- * own threads, so the writing overlaps the network and the parsing of pages. Writes
- * still run one after another, in order.
+ * progress line, telling it after which batches to commit (`plan`; none: the caller's
+ * one transaction). Batches are written while the next ones are fetched: DuckDB works
+ * on its own threads, so the writing overlaps the network and the parsing of pages.
+ * Writes still run one after another, in order.
  */
 async function inBatches(
   run: Run,
@@ -271,29 +306,35 @@ async function inBatches(
   pages: AsyncGenerator<Page>,
   upserter: Upserter,
   report: CollectionReport,
-  write: (batch: Batch) => Promise<void>,
+  plan: CommitPlan | undefined,
+  write: (batch: Batch, commit: boolean) => Promise<void>,
 ): Promise<void> {
   const label = target.id ? `${target.collection.table} (${flagOf(target.param!)} ${target.id.slice(0, 10)}…)` : target.collection.table;
   const progress = new Progress(run.session, true, label);
   let batch = new Batch();
   let fetched = 0;
   let started = performance.now();
+  // Writes run one after another, each chained to the one before; `queued` are those not yet done.
   let writing: Promise<void> = Promise.resolve();
+  const queued: Promise<void>[] = [];
   const flush = async () => {
-    await writing;
+    if (queued.length >= WRITES_QUEUED) await queued.shift();
     const full = batch;
     batch = new Batch();
     started = performance.now();
-    writing = write(full);
-    // Its failure surfaces at the next flush or at the end, not as an unhandled rejection.
+    const commit = plan?.take(full.size) ?? false;
+    writing = writing.then(() => write(full, commit));
+    // Its failure surfaces at a later flush or at the end, not as an unhandled rejection.
     writing.catch(() => {});
+    queued.push(writing);
   };
   try {
     for await (const page of pages) {
       fetched += page.records.length;
       report.fetched += page.records.length;
       upserter.add(batch, page);
-      if (batch.size >= BATCH_RECORDS || (batch.size > 0 && performance.now() - started >= BATCH_MS)) await flush();
+      const due = batch.size >= BATCH_RECORDS || plan?.fillsRowGroup(batch.size) || performance.now() - started >= BATCH_MS;
+      if (batch.size > 0 && due) await flush();
       await progress.update(fetched, Math.max(fetched, page.total));
       if (run.session.ctx.signal.aborted) throw new InterruptedError();
     }

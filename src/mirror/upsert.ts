@@ -111,6 +111,11 @@ export class Upserter {
     this.empty = rows.length === 0;
   }
 
+  /** Whether every record of the current walk becomes a new row (the table held no row of its chain when it began). */
+  get appendsOnly(): boolean {
+    return this.empty;
+  }
+
   /**
    * Adds a page's records to `batch`: as the page's bytes when DuckDB can take them as
    * they are (each record fits its schema and every amount has an exact form), else

@@ -86,10 +86,13 @@ export class Session {
     return { ...s, baseUrl: emulator.url, apiKey: emulator.keyFor(s.chain), sources: { ...s.sources, baseUrl: 'flag', apiKey: 'flag' } };
   }
 
-  /** The HTTP client of this run; `connections`: pages fetched at once (lists with --all). */
-  client(connections?: number): Promise<ApiClient> {
+  /**
+   * The HTTP client of this run; `connections`: pages fetched at once (lists with --all);
+   * `smallHeap`: keep V8's heap small (see tuneMemory), false for a sync.
+   */
+  client(connections?: number, smallHeap = true): Promise<ApiClient> {
     this.clientP ??= this.settings().then((s) => {
-      tuneMemoryForStreaming();
+      tuneMemory(smallHeap);
       const client = new ApiClient({
         baseUrl: s.baseUrl,
         chain: s.chain,
@@ -173,9 +176,11 @@ function parseColumns(raw: string): string[] {
  * more than the export itself; the baseline compiler parses pages as fast here. And
  * the records of each page die young, but V8 lets the old generation grow far past
  * the small live set (~20 MB) between full collections; a growth of 20 % keeps the
- * peak flat at no measurable CPU cost. Set before the first request compiles the parser.
+ * peak flat at no measurable CPU cost to an export. Not for a sync: its memory is
+ * DuckDB's, and the extra full collections cost a first sync of 300,000 transfers
+ * about 0.25 s (test/bench/mirror.mjs). Set before the first request compiles the parser.
  */
-function tuneMemoryForStreaming(): void {
+function tuneMemory(smallHeap: boolean): void {
   setFlagsFromString('--liftoff-only');
-  setFlagsFromString('--heap-growing-percent=20');
+  if (smallHeap) setFlagsFromString('--heap-growing-percent=20');
 }
