@@ -1,11 +1,10 @@
-import { createRequire } from 'node:module';
-import type * as DuckDB from '@duckdb/node-api';
+import * as duckdb from '@duckdb/node-api';
 
-// @duckdb/node-api, required rather than imported: it is CommonJS, and an ESM import
-// makes Node scan its 120 files for their exports first (about 90 ms of every sync and sql).
-const duckdb = createRequire(import.meta.url)('@duckdb/node-api') as typeof DuckDB;
-
+// @duckdb/node-api's JavaScript is bundled into the chunk that sync and sql load (only
+// its native binding, @duckdb/node-bindings, is loaded as a package): Node compiled its
+// 124 CommonJS files at every start, about 90 ms of each sync and query. Both stay
+// dependencies, installed beside payrec with their licences like every bundled package.
 export const { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter } = duckdb;
 /** The instance type, beside the class value above. */
-export type DuckDBInstance = DuckDB.DuckDBInstance;
+export type DuckDBInstance = duckdb.DuckDBInstance;
 export type { DuckDBConnection, DuckDBResult, DuckDBType, DuckDBValue, DuckDBValueConverter, Json } from '@duckdb/node-api';

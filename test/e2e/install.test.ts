@@ -53,6 +53,16 @@ describe('install', () => {
     const run = await execa(bin, ['--emulator', 'one-time', 'transfers', '--limit', '2', '-f', 'jsonl'], { reject: false, env: { NO_COLOR: '1' } });
     expect(run.stderr).toBe('');
     expect(run.stdout.split('\n').map((l) => JSON.parse(l).transactionStatus)).toHaveLength(2);
+
+    // The mirror: DuckDB's JavaScript is bundled into dist, its native binding installed as a dependency.
+    const db = join(dir, 'mirror.duckdb');
+    const synced = await execa(bin, ['--emulator', 'sync', 'ot/transfers', '--db', db, '-f', 'json'], { reject: false });
+    expect(synced.stderr).toBe('');
+    const [report] = JSON.parse(synced.stdout) as { fetched: number; new: number }[];
+    expect(report.fetched).toBeGreaterThan(0);
+    const counted = await execa(bin, ['sql', '--db', db, '-f', 'json', 'SELECT count(*) AS n FROM one_time_transfers'], { reject: false });
+    expect(counted.stderr).toBe('');
+    expect(JSON.parse(counted.stdout)).toEqual([{ n: report.new }]);
   });
 
   test.concurrent('every dependency install script is reviewed in package.json (allowScripts)', async () => {
