@@ -8,12 +8,25 @@ import { payrec, type RunOptions } from './helpers.js';
 
 export type Row = Record<string, unknown>;
 
+/**
+ * The test's own HTTP to the emulator, asked once more when the connection failed: a
+ * socket this process kept alive can be closed by the emulator just as it is reused
+ * (its keep-alive timeout), which has nothing to do with what a test checks.
+ */
+export async function fetchAgain(url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch {
+    return fetch(url, init);
+  }
+}
+
 /** Every record of a list as the emulator serves it (oldest first), read with plain HTTP. */
 export async function listOf(emu: Emulator, path: string, chain = 'bsc'): Promise<Row[]> {
   const out: Row[] = [];
   for (let offset = 0; ; offset += 1000) {
     const url = `${emu.url}/v1/${chain}${path}${path.includes('?') ? '&' : '?'}limit=1000&offset=${offset}&sort=asc&to=99999999999`;
-    const body = (await (await fetch(url, { headers: { authorization: `Bearer ${emu.keyFor(chain)}` } })).json()) as { data: Row[]; total: number };
+    const body = (await (await fetchAgain(url, { headers: { authorization: `Bearer ${emu.keyFor(chain)}` } })).json()) as { data: Row[]; total: number };
     out.push(...body.data);
     if (body.data.length < 1000) return out;
   }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { emulator, payrec, tempDir } from './helpers.js';
-import { expectMirrorsList, listOf, sql, type Row } from './mirror-helpers.js';
+import { expectMirrorsList, fetchAgain, listOf, sql, type Row } from './mirror-helpers.js';
 
 // What can go wrong around a mirror: bad input (exit 2, nothing sent, nothing written),
 // another service's mirror, a second sync at the same time, a sync stopped half-way
@@ -37,7 +37,7 @@ async function duck(file: string, ...statements: string[]): Promise<void> {
 }
 
 async function faults(target: Emulator, body: unknown): Promise<void> {
-  const res = await fetch(`${target.url}/_emulator/faults`, { method: body ? 'POST' : 'DELETE', body: body ? JSON.stringify(body) : undefined });
+  const res = await fetchAgain(`${target.url}/_emulator/faults`, { method: body ? 'POST' : 'DELETE', body: body ? JSON.stringify(body) : undefined });
   expect(res.ok).toBe(true);
 }
 
