@@ -274,7 +274,6 @@ async function walkWhole(run: Run, target: Target, upserter: Upserter, report: C
     read += page.records.length;
   });
   await run.db.transaction(async () => {
-    await upserter.beginWalk();
     await upserter.startSeen();
     await inBatches(run, target, pages, upserter, report, undefined, async (batch) => add(report, await upserter.write(batch, { remember: true })));
     // Only a list of every record can tell what is gone; a plan's list shows a part.

@@ -62,8 +62,11 @@ export class Upserter {
   private readonly insertNewSql: string;
   private readonly changedSql: string;
   private readonly updateSql: string;
-  /** Whether the table held no row of the chain when the current walk began (see beginWalk). */
-  private empty = false;
+  /**
+   * Whether every record of the current walk becomes a new row: the table held no row of
+   * its chain when the walk began (see beginWalk). Such a walk writes without lookups.
+   */
+  appendsOnly = false;
   /** Paths (without list indexes) that held an unknown field or a value of another type, with counts. */
   readonly drift = new Map<string, number>();
 
@@ -108,12 +111,7 @@ export class Upserter {
   /** Notes whether the table holds any row of the chain, before a walk's first batch. */
   async beginWalk(): Promise<void> {
     const rows = await this.db.rows(`SELECT 1 AS present FROM ${this.table} WHERE ${this.chainIs} LIMIT 1`);
-    this.empty = rows.length === 0;
-  }
-
-  /** Whether every record of the current walk becomes a new row (the table held no row of its chain when it began). */
-  get appendsOnly(): boolean {
-    return this.empty;
+    this.appendsOnly = rows.length === 0;
   }
 
   /**
@@ -145,7 +143,7 @@ export class Upserter {
       this.db.withFile(records, async (recordsFile) => {
         const selects = [pagesFile && this.rows.fromPages(pagesFile), recordsFile && this.rows.fromRecords(recordsFile)].filter((s) => s !== undefined);
         const rows = this.completed(selects.join(' UNION ALL BY NAME '));
-        if (this.empty && !o.remember) {
+        if (this.appendsOnly && !o.remember) {
           await this.db.run(`INSERT INTO ${this.table} BY NAME ${rows}`);
           this.newInexact += sum(batch.inexact);
           return { new: batch.size, updated: 0, unchanged: 0 };
