@@ -4,8 +4,6 @@
 export const EXIT = {
   ok: 0,
   internal: 1,
-  /** A resource another payrec holds (a mirror being synced); DESIGN.md gives it 1. */
-  busy: 1,
   usage: 2,
   auth: 3,
   notFound: 4,
@@ -13,6 +11,8 @@ export const EXIT = {
   server: 6,
   network: 7,
   verification: 8,
+  /** A resource another payrec holds right now: a mirror another sync is writing. */
+  busy: 10,
   interrupted: 130,
 } as const;
 
@@ -27,6 +27,7 @@ export const EXIT_MEANINGS: readonly { code: number; short: string; meaning: str
   { code: EXIT.server, short: 'API 5xx', meaning: 'server error (5xx) after retries, or a response payrec cannot use (not JSON, not the documented shape with --strict)' },
   { code: EXIT.network, short: 'network', meaning: 'network error or timeout after retries' },
   { code: EXIT.verification, short: 'verification failed', meaning: 'verification failed (webhook-notifications verify)' },
+  { code: EXIT.busy, short: 'mirror busy', meaning: 'the mirror is busy: another payrec sync is writing it' },
   { code: EXIT.interrupted, short: 'interrupted', meaning: 'interrupted (Ctrl-C)' },
 ];
 
