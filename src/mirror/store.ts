@@ -90,7 +90,6 @@ export class MirrorDb {
   private connection?: DuckDBConnection;
   /** A sync's lock against other syncs (see SyncLock). */
   private syncLock?: DuckDBInstance;
-  private lastReaderLook = 0;
 
   private constructor(
     readonly file: string,
@@ -163,12 +162,9 @@ export class MirrorDb {
   /**
    * Between a sync's transactions: when readers wait for the file, closes it (DuckDB
    * writes what was committed into it), lets them open it, and opens it again once they
-   * are done. Looks at most every 100 ms; costs nothing while nobody waits.
+   * are done. Costs a directory listing while nobody waits.
    */
   async letReadersIn(): Promise<void> {
-    const now = Date.now();
-    if (now - this.lastReaderLook < 100) return;
-    this.lastReaderLook = now;
     if (!this.readersWaiting()) return;
     this.closeFile();
     const until = Date.now() + READERS_ENTER_MS;
@@ -177,7 +173,7 @@ export class MirrorDb {
   }
 
   /** Whether a live process left a note that it waits to read the file. */
-  private readersWaiting(): boolean {
+  readersWaiting(): boolean {
     let names: string[];
     try {
       names = readdirSync(this.readersDir);
