@@ -73,10 +73,10 @@ async function runQuery(session: Session, db: MirrorDb, query: string, out: Node
     const columns = result.deduplicatedColumnNames();
     // Column names are the query's own (`sum(t.x)`, `r.user`): never dotted paths.
     const options = session.output('list', columns);
-    const writer = createWriter(out, { ...options, literalColumns: true });
+    const writer = createWriter(out, { ...options, literalColumns: true, bigInts: true });
     let read = 0;
     await asUsage(async () => {
-      for await (const records of resultRecords(result, columns, options.format === 'json' || options.format === 'jsonl')) {
+      for await (const records of resultRecords(result, columns)) {
         for (const r of records) {
           const draining = writer.write(r);
           if (draining) await draining;

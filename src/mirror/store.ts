@@ -251,7 +251,9 @@ export class MirrorDb {
    * error after its first chunks (fetch_chunk resolves null for an error as for the end,
    * and the result's error is not exposed), so a failed query would look complete: here
    * the query fills a temporary table (errors are raised; DuckDB spills it to disk
-   * beyond the memory limit), and the caller checks that it read every row.
+   * beyond the memory limit), and the caller checks that it read every row. The table
+   * is the one trace: a query of the catalog (duckdb_tables(), SHOW ALL TABLES) lists
+   * it, as a temporary table of its own connection.
    */
   async completeResult(sql: string, kind: 'query' | 'explain'): Promise<{ result: DuckDBResult; rows: number }> {
     if (kind === 'explain') {
