@@ -166,6 +166,10 @@ export class MirrorDb {
    */
   async letReadersIn(): Promise<void> {
     if (!this.readersWaiting()) return;
+    // What was committed is in the WAL, and readers read it from there: writing it into
+    // the file first (the checkpoint when DuckDB closes) made them wait seconds more. The
+    // sync's next open does it, once they are done.
+    await this.conn.run('PRAGMA disable_checkpoint_on_shutdown');
     this.closeFile();
     const until = Date.now() + READERS_ENTER_MS;
     while (this.readersWaiting() && Date.now() < until) await sleep(RETRY_MS);

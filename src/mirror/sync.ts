@@ -345,7 +345,8 @@ async function inBatches(
       fetched += page.records.length;
       report.fetched += page.records.length;
       upserter.add(batch, page);
-      const due = batch.size >= BATCH_RECORDS || plan?.fillsRowGroup(batch.size) || performance.now() - started >= BATCH_MS;
+      // A reader waiting for the file gets it after this batch (see walkWindow), not a second later.
+      const due = batch.size >= BATCH_RECORDS || plan?.fillsRowGroup(batch.size) || performance.now() - started >= BATCH_MS || (plan !== undefined && run.db.readersWaiting());
       if (batch.size > 0 && due) await flush();
       await progress.update(fetched, Math.max(fetched, page.total));
       if (run.session.ctx.signal.aborted) throw new InterruptedError();
