@@ -87,7 +87,8 @@ export class Listener {
       return { status: 502, body: { error: 'could not verify the notification now' } };
     }
     if (verdict.authentic !== true) {
-      const why = verdict.authentic === null ? 'the service has no notification with this id' : `${verdict.differences.map((d) => d.field).join(', ')} differ from the stored notification`;
+      const fields = verdict.differences.map((d) => d.field);
+      const why = verdict.authentic === null ? 'the service has no notification with this id' : `${fields.join(', ')} differ${fields.length === 1 ? 's' : ''} from the stored notification`;
       return this.refuse(403, `notification ${id} is not authentic: ${why}; not forwarded`);
     }
     if (!forward) {

@@ -185,7 +185,7 @@ describe.concurrent('forwarding', () => {
     const forged = { ...n, id: randomBytes(32).toString('hex') };
     const answers = await Promise.all([post(l.url, tampered), post(l.url, forged)]);
     expect(answers.map((a) => a.status)).toEqual([403, 403]);
-    await l.stderr.waitFor(new RegExp(`refused a request \\(403\\): notification ${n.id} is not authentic: data.amount differ from the stored notification; not forwarded`));
+    await l.stderr.waitFor(new RegExp(`refused a request \\(403\\): notification ${n.id} is not authentic: data.amount differs from the stored notification; not forwarded`));
     await l.stderr.waitFor(new RegExp(`notification ${forged.id} is not authentic: the service has no notification with this id`));
     // A key given twice: verified by its last value, so the app gets the verified JSON, not the bytes.
     const twice = JSON.stringify(n).replace('"data":{', `"data":{"amount":"999999",`);
@@ -217,6 +217,27 @@ describe.concurrent('forwarding', () => {
     // Twice at the app: the 500 it answered, and the accepted one; then never again.
     expect(app.bodies).toEqual([JSON.stringify(n), JSON.stringify(n)]);
     expect(lookups([n.id])).toBe(1); // the answer cache served the retries
+    await l.stop();
+    await app.stop();
+  });
+
+  test('the app took it but the answer to the sender was lost: the retry is acknowledged, not forwarded again', async () => {
+    const app = await App.onFreePort();
+    app.delayMs = 500;
+    const l = await listen(['--forward-to', app.url]);
+    const n = await real('Billing', fx.plans['fixed-recurring'][1]);
+    // The sender gives up (its connection closes) while the app is still answering.
+    const u = new URL(l.url);
+    const gone = request({ host: u.hostname, port: u.port, method: 'POST', headers: { 'content-type': 'application/json' } });
+    gone.on('error', () => {});
+    gone.end(JSON.stringify(n));
+    await new Promise((r) => setTimeout(r, 150));
+    gone.destroy();
+    await l.stdout.waitFor(/verified {2}→ 200\n/);
+    const retry = await post(l.url, n);
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toMatchObject({ duplicate: true });
+    expect(app.bodies).toEqual([JSON.stringify(n)]);
     await l.stop();
     await app.stop();
   });
