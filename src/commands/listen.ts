@@ -6,10 +6,8 @@ import { PayrecError, EXIT, InterruptedError } from '../core/runtime/errors.js';
 import { isLoopback } from '../core/http/client.js';
 import { parseOption } from '../core/runtime/options.js';
 import { httpUrl } from '../registry/validators.js';
-import { ForwardedMemory, stateDir } from '../listener/forwarded.js';
-import { Listener } from '../listener/handler.js';
-import { BODY_DEADLINE_MS, hostChecker } from '../listener/inbound.js';
-import { StoredNotifications } from '../listener/lookups.js';
+import type { ForwardedMemory } from '../listener/forwarded.js';
+import type { Listener } from '../listener/handler.js';
 import { commandAt, topCommand } from './tree.js';
 import { fetchStored } from './webhook-notifications.js';
 
@@ -38,6 +36,13 @@ export function addListenCommand(program: Command, action: CommandAction): void 
         const h = o.host === undefined ? '127.0.0.1' : parseOption(host, o.host, '--host');
         const forwardTo = o.forwardTo === undefined ? undefined : parseOption(httpUrl, o.forwardTo, '--forward-to');
         const client = await session.client(); // settings and key problems surface before we listen
+        // Loaded only here: nothing else needs the listener, so other commands start without it.
+        const [{ ForwardedMemory, stateDir }, { Listener }, { BODY_DEADLINE_MS, hostChecker }, { StoredNotifications }] = await Promise.all([
+          import('../listener/forwarded.js'),
+          import('../listener/handler.js'),
+          import('../listener/inbound.js'),
+          import('../listener/lookups.js'),
+        ]);
         if (!isLoopback(h)) session.warn(`listening on ${h}: reachable from other machines`);
         let memory: ForwardedMemory | undefined;
         if (forwardTo) {
