@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { appendFile, mkdir, open, readFile, rename } from 'node:fs/promises';
@@ -106,7 +106,7 @@ export class ForwardedMemory {
 
   /** Rewrites the file with what is kept: a temporary file renamed over it. */
   private async compact(): Promise<void> {
-    const temp = `${this.file}.${process.pid}.tmp`;
+    const temp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     const handle = await open(temp, 'w', 0o600);
     try {
       await handle.writeFile([...this.entries.values()].map((e) => JSON.stringify(e) + '\n').join(''));
