@@ -66,7 +66,7 @@ const WRITE_OPTIONS = { ...BASE_OPTIONS, threads: String(Math.max(1, availablePa
 
 /** How long a reader waits for a sync to let it in, and a sync for readers to be done, before saying so. */
 const SAY_WAITING_MS = 1000;
-/** How long a reader waits for the file at most: a sync lets it in within a batch; anything longer is another program. */
+/** How long an open waits for the file at most: a sync lets readers in within a batch; anything longer is another program. */
 const READER_PATIENCE_MS = 60_000;
 /** How long a sync that closed the file for readers waits for them to open it. */
 const READERS_ENTER_MS = 2000;
@@ -118,8 +118,12 @@ export class MirrorDb {
     return db;
   }
 
-  /** Opens the file, waiting while another process has it (see the top of this file). */
-  private async connect(): Promise<void> {
+  /**
+   * Opens the file, waiting while another process has it (see the top of this file): at
+   * most READER_PATIENCE_MS, except for a sync that let readers in (`patient`), which
+   * waits for them however long their queries take (Ctrl-C stops it).
+   */
+  private async connect(patient = false): Promise<void> {
     const options = { ...(this.access === 'read' ? READ_OPTIONS : WRITE_OPTIONS), memory_limit: this.o.memoryLimit };
     const note = this.access === 'read' && this.file !== ':memory:' ? join(this.readersDir, String(process.pid)) : undefined;
     const started = Date.now();
@@ -137,7 +141,7 @@ export class MirrorDb {
             writeFileSync(note, '');
           }
           const waited = Date.now() - started;
-          if (this.access === 'read' && waited > READER_PATIENCE_MS) throw busy(this.file, holder);
+          if (!patient && waited > READER_PATIENCE_MS) throw busy(this.file, holder);
           if (!said && (this.access === 'read' || waited > SAY_WAITING_MS)) {
             said = true;
             this.o.waiting?.(this.access === 'read' ? 'waiting for a sync to commit…' : `waiting for payrec sql (PID ${holder}) to finish reading the mirror…`);
@@ -173,7 +177,7 @@ export class MirrorDb {
     this.closeFile();
     const until = Date.now() + READERS_ENTER_MS;
     while (this.readersWaiting() && Date.now() < until) await sleep(RETRY_MS);
-    await this.connect();
+    await this.connect(true);
   }
 
   /** Whether a live process left a note that it waits to read the file. */

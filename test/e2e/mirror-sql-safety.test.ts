@@ -109,6 +109,15 @@ describe('payrec sql: whole or not at all, reads only', () => {
     expect(r.stderr).toBe('interrupted\n');
   });
 
+  test('PAYREC_MIRROR_MEMORY bounds DuckDB\'s memory; a bad value is exit 2', async () => {
+    const r = await payrec(undefined, ['sql', '--db', db, "SELECT current_setting('memory_limit') AS m"], { env: { PAYREC_MIRROR_MEMORY: '300MB' } });
+    expect(r.stdout).toMatch(/^m\n28\d\.\d MiB\n$/);
+    expect((await sql(db, "SELECT current_setting('memory_limit') AS m"))[0].m).toMatch(/^24\d\.\d MiB$/);
+    const bad = await payrec(undefined, ['sql', '--db', db, 'SELECT 1'], { env: { PAYREC_MIRROR_MEMORY: 'lots' } });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toBe('error: invalid PAYREC_MIRROR_MEMORY "lots": expected a size such as 256MB or 1GB\n');
+  });
+
   test('the mirror and its files are private (0600), also a --db file', async () => {
     for (const f of [db, join(dir, '.m.duckdb.sync-lock')]) expect(statSync(f).mode & 0o777).toBe(0o600);
   });
