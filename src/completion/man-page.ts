@@ -12,7 +12,7 @@ const ENVIRONMENT: readonly [string, string][] = [
   ['PAYREC_CHAIN', 'chain (--chain); default bsc.'],
   ['PAYREC_BASE_URL', 'API base URL (--base-url); default https://api.8pay.network.'],
   ['PAYREC_DB', 'the mirror file of sync and sql (--db).'],
-  ['PAYREC_MIRROR_MEMORY', 'memory DuckDB may use for the mirror in sync and sql, such as 512MB (default 256MB).'],
+  ['PAYREC_MIRROR_MEMORY', 'memory DuckDB may use for the mirror in sync and sql, such as 512MB (default 128MB).'],
   ['PAYREC_FORMAT', 'output format (--format).'],
   ['PAYREC_CONFIG_DIR', 'directory of the configuration file (default: the XDG config directory).'],
   ['NO_COLOR', 'any value turns colour off (--no-color).'],

@@ -22,7 +22,7 @@ import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBResult
 export type Access = 'write' | 'read';
 
 export interface OpenOptions {
-  /** DuckDB's memory_limit (PAYREC_MIRROR_MEMORY), such as 256MB. */
+  /** DuckDB's memory_limit (PAYREC_MIRROR_MEMORY), such as 128MB. */
   memoryLimit: string;
   /** Said once on stderr when the open waits for another process. */
   waiting?: (message: string) => unknown;
@@ -31,12 +31,12 @@ export interface OpenOptions {
 }
 
 /**
- * DuckDB's buffer pool keeps what a sync wrote until it reaches the memory limit
- * (by default 80 % of the machine's memory): a first sync of 3M transfers grew to
- * 648 MB. The mirror's blocks are on disk, so a small pool costs little: a CI
- * runner's 2 GB is never in reach, however large the mirror.
+ * DuckDB's buffer pool keeps what a sync wrote until it reaches the memory limit (by
+ * default 80 % of the machine's memory): a first sync of 3M transfers peaked at 850 MB
+ * against 475 MB for 1M. The mirror's blocks are on disk, so a small pool costs little:
+ * with 128 MB, 428 MB and 420 MB, and no slower (test/bench/mirror.mjs, part memory).
  */
-export const DEFAULT_MEMORY_LIMIT = '256MB';
+export const DEFAULT_MEMORY_LIMIT = '128MB';
 
 /** Validates PAYREC_MIRROR_MEMORY (exit 2 before anything is opened). */
 export function memoryLimitOf(env: NodeJS.ProcessEnv): string {

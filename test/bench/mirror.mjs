@@ -9,7 +9,7 @@
 //      size per million transfers;
 //   4. queries during a first sync of 300,000 transfers: the longest a reader waits;
 //   5. peak RSS of a first sync of 1,000,000 and of 3,000,000 transfers (DuckDB's memory
-//      bounded by PAYREC_MIRROR_MEMORY, default 256MB), and their time.
+//      bounded by PAYREC_MIRROR_MEMORY, default 128MB), and their time.
 // The emulator runs in its own process, as in run.mjs. Not part of `npm test`.
 
 import { spawn, spawnSync } from 'node:child_process';
