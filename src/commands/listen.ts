@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { request } from 'undici';
 import { z } from 'zod';
 import type { CommandAction } from '../core/runtime/action.js';
-import { PayrecError, EXIT, InterruptedError } from '../core/runtime/errors.js';
+import { InterruptedError, listenError } from '../core/runtime/errors.js';
 import { isLoopback } from '../core/http/client.js';
 import { parseOption } from '../core/runtime/options.js';
 import { neutraliseTerminal, shortenMiddle, terminalJson } from '../core/output/sanitize.js';
@@ -121,9 +121,7 @@ export function addListenCommand(program: Command, action: CommandAction): void 
         });
         server.requestTimeout = 30_000;
         await new Promise<void>((resolve, reject) => {
-          server.once('error', (err: NodeJS.ErrnoException) =>
-            reject(new PayrecError(`cannot listen on ${h}:${p}: ${err.code ?? err.message}`, EXIT.usage, err.code === 'EADDRINUSE' ? 'choose another --port' : undefined)),
-          );
+          server.once('error', (err) => reject(listenError(err, h, p)));
           server.listen(p, h, resolve);
         });
         const address = server.address();

@@ -1,7 +1,7 @@
 import { Agent, errors as undiciErrors } from 'undici';
 import { errorBody } from '../../registry/schemas.js';
 import { ApiError, DryRunComplete, InterruptedError, MalformedResponseError, NetworkError, UsageError } from '../runtime/errors.js';
-import { jsonText } from './json-text.js';
+import { jsonText, nestedDeeperThan } from './json-text.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, RETRY_BUDGET_MS } from './retry.js';
 import { neutraliseTerminal, printable } from '../output/sanitize.js';
 
@@ -43,6 +43,12 @@ export interface ApiRequest {
 
 /** Largest response body we accept: a 1000-record page is well under 2 MB. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/**
+ * Deepest nesting of a response we accept. Records are 3 or 4 levels deep; what goes
+ * far beyond would overflow the stack of every recursive step after the parse
+ * (JSON.stringify fails between 3,000 and 5,000 levels), so it is refused up front.
+ */
+const MAX_DEPTH = 512;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
@@ -136,8 +142,8 @@ export class ApiClient {
       floor = (err as RetryableApiError).retryAfterMs ?? 0;
     } else if (err instanceof NetworkError && (idempotent || (err as { refused?: boolean }).refused)) {
       reason = err.message.replace(/^.*?: /, '');
-    } else if (err instanceof MalformedResponseError && !(err instanceof ResponseTooLargeError) && idempotent) {
-      // A garbled or cut body may be a glitch; an oversize one would only come again.
+    } else if (err instanceof MalformedResponseError && !(err instanceof UnusableResponseError) && idempotent) {
+      // A garbled or cut body may be a glitch; an oversize or too deep one would only come again.
       reason = 'a malformed response';
     }
     if (reason === undefined) return undefined;
@@ -197,6 +203,12 @@ export class ApiClient {
       throw new ApiError(`${label}: unexpected redirect (${status})${to}, not followed: the API never redirects`, status, label, 'check --base-url');
     }
     const parsed = parseJson(bytes);
+    if (parsed !== NOT_JSON && nestedDeeperThan(parsed, MAX_DEPTH)) {
+      throw new UnusableResponseError(
+        `${label}: the response is nested more than ${MAX_DEPTH} levels deep, more than any API answer should be; payrec does not handle it`,
+        'check --base-url: is it the API?',
+      );
+    }
     if (status >= 400) {
       const e = errorBody.safeParse(parsed);
       const detail = e.success ? e.data.error.message : describeNonJson(bytes, contentType);
@@ -269,13 +281,13 @@ function headerValue(h: string | string[] | undefined): string | undefined {
   return Array.isArray(h) ? h[0] : h;
 }
 
-/** A body over MAX_BODY_BYTES: not the API's answer, and not worth another try. */
-class ResponseTooLargeError extends MalformedResponseError {}
+/** A body payrec cannot use however often it asks (too large, too deep): not worth another try. */
+class UnusableResponseError extends MalformedResponseError {}
 
-function networkError(err: unknown, label: string, url: URL): NetworkError | ResponseTooLargeError {
+function networkError(err: unknown, label: string, url: URL): NetworkError | UnusableResponseError {
   const code = (err as { code?: string })?.code ?? '';
   if (err instanceof undiciErrors.ResponseExceededMaxSizeError) {
-    return new ResponseTooLargeError(`${label}: the response is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB, more than any API answer should be`, 'check --base-url: is it the API?');
+    return new UnusableResponseError(`${label}: the response is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB, more than any API answer should be`, 'check --base-url: is it the API?');
   }
   const e = new NetworkError(
     `${label}: ${describeCode(code, url)}`,

@@ -101,6 +101,21 @@ export class DryRunComplete extends PayrecError {
   }
 }
 
+/**
+ * Why a server of ours (emulator start, webhook-notifications listen) could not listen:
+ * a port another process holds, one that needs privileges, or an address this machine
+ * does not have are the user's to change (exit 2); anything else is unexpected.
+ */
+export function listenError(err: unknown, host: string, port: number): unknown {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'EADDRINUSE') return new UsageError(`port ${port} is in use; choose another --port`, 'or --port 0 for any free port');
+  if (code === 'EACCES') return new UsageError(`not allowed to listen on port ${port}; choose another --port`, 'ports below 1024 need privileges');
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new UsageError(`cannot listen on ${host}: not an address of this machine; check --host`);
+  }
+  return err;
+}
+
 export function exitCodeForStatus(status: number): number {
   if (status === 401 || status === 403) return EXIT.auth;
   if (status === 404) return EXIT.notFound;
