@@ -4,6 +4,7 @@ import { ApiError, DryRunComplete, InterruptedError, MalformedResponseError, Net
 import { jsonText, nestedDeeperThan } from './json-text.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, RETRY_BUDGET_MS } from './retry.js';
 import { neutraliseTerminal, printable } from '../output/sanitize.js';
+import { maskSecrets } from '../runtime/secrets.js';
 
 // The one HTTP client: a keep-alive undici Agent, the Authorization header, timeouts,
 // retries of what is safe to retry, and the mapping of failures to typed errors.
@@ -255,7 +256,7 @@ function parseJson(bytes: Buffer): unknown {
 
 function describeNonJson(bytes: Buffer, contentType: string): string {
   if (bytes.length === 0) return 'empty body';
-  const text = bytes.toString('utf8');
+  const text = maskSecrets(bytes.toString('utf8'));
   const kind = contentType.split(';')[0] || 'unknown content type';
   return serverText(`${kind}, ${bytes.length} bytes: ${text.slice(0, 60).replace(/\s+/g, ' ')}…`);
 }
@@ -263,8 +264,12 @@ function describeNonJson(bytes: Buffer, contentType: string): string {
 /** Longest part of a server's text quoted in a message. */
 const SERVER_TEXT_SHOWN = 300;
 
-/** Server text in our messages: cut to a line's worth, and inert on a terminal like record text. */
-function serverText(s: string): string {
+/**
+ * Server text in our messages: the API key masked (before the cut, which could split
+ * it), cut to a line's worth, and inert on a terminal like record text.
+ */
+function serverText(text: string): string {
+  const s = maskSecrets(text);
   return neutraliseTerminal(s.length > SERVER_TEXT_SHOWN ? `${s.slice(0, SERVER_TEXT_SHOWN)}…` : s);
 }
 

@@ -1,4 +1,4 @@
-import type { Session } from '../runtime/session.js';
+import { isDumbTerminal, type Session } from '../runtime/session.js';
 
 // One progress line on stderr for long exports: records fetched of total, rate, ETA.
 // Only for a person at a terminal, never with --quiet; ora is loaded only then.
@@ -18,7 +18,7 @@ export class Progress {
     /** What is being fetched, shown first (`one_time_transfers: 1,000 of …`). */
     private readonly label?: string,
   ) {
-    if (!enabled || session.quiet || !session.ctx.stderrIsTTY) return;
+    if (!enabled || session.quiet || !session.ctx.stderrIsTTY || isDumbTerminal(session.ctx.env)) return;
     // A terminal of unknown size (a pty nobody sized, as under `script` in CI) reports
     // 0 columns, and ora divides by the width: it would clear lines forever.
     if (!(session.ctx.stderr as { columns?: number }).columns) return;
