@@ -224,7 +224,7 @@ function untrustedEntry(s: Stats, path: string, what: 'file' | 'folder'): Config
 /** One error for a file and a folder that both need fixing: both commands in its hint. */
 function both(file: ConfigFileError | undefined, folder: ConfigFileError | undefined): ConfigFileError | undefined {
   if (!file || !folder) return file ?? folder;
-  return new ConfigFileError('untrusted', file.message.replace(/ (can be changed|belongs)/, ' and its folder $1'), `${file.hint}; ${folder.hint}`);
+  return new ConfigFileError('untrusted', file.message.replace(/ (can be changed|belongs)/, ' and its folder $1'), `${file.hint}; ${(folder.hint ?? '').replace('fix it with: ', '')}`);
 }
 
 async function untrustedFolder(dir: string): Promise<ConfigFileError | undefined> {

@@ -385,7 +385,9 @@ const CSV_EOL = '\r\n';
  * and no records nothing is printed, since there are no columns to name.
  */
 function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
-  const cellText = opts.csvRaw ? plain : (v: unknown) => (typeof v === 'string' ? neutraliseFormula(v) : plain(v));
+  const fileText = opts.csvRaw ? plain : (v: unknown) => (typeof v === 'string' ? neutraliseFormula(v) : plain(v));
+  // On a terminal, server text is made inert as in the table; files and pipes get its exact bytes.
+  const cellText = opts.tty ? (v: unknown) => neutraliseTerminal(fileText(v)) : fileText;
   let columns = opts.columns ? columnsNamed(opts.columns) : undefined;
   // Derived column names are the server's keys, so they are neutralised like cells.
   const header = (cols: Column[]) => cols.map((c) => csvField(cellText(c.name))).join(',') + CSV_EOL;

@@ -1,6 +1,6 @@
 import chalk from 'chalk';
 import { setFlagsFromString } from 'node:v8';
-import { openAtomic } from '../output/atomic-file.js';
+import { openOutputFile } from '../output/atomic-file.js';
 import { ConfigStore, type ConfigFileError } from '../config/config-store.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
@@ -144,10 +144,11 @@ export class Session {
       return { stream: this.ctx.stdout, commit: async () => {}, abort: async () => {} };
     }
     try {
-      const target = await openAtomic(file);
+      const target = await openOutputFile(file);
       this.cleanups.unshift(() => target.abort());
       return target;
     } catch (err) {
+      if (err instanceof UsageError) throw err;
       throw new UsageError(`cannot write --output "${printable(file)}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
   }
