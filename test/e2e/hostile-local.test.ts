@@ -406,6 +406,21 @@ describe('exit 1 only for bugs', () => {
     }
   });
 
+  test.concurrent('deep JSON a user gives (api --body, a notification file): exit 2 before any request', async () => {
+    const file = join(tempDir(), 'notification.json');
+    writeFileSync(file, `{"id":"${'ab'.repeat(32)}","data":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+    quiet.clearLog();
+    const [body, verify] = await Promise.all([
+      payrec(quiet, ['api', '/one-time/transfers', '--method', 'POST', '--body', '['.repeat(10_000) + ']'.repeat(10_000)]),
+      payrec(quiet, ['webhook-notifications', 'verify', file]),
+    ]);
+    expect(body.exitCode).toBe(2);
+    expect(body.stderr).toContain('invalid --body: nested more than 512 levels deep');
+    expect(verify.exitCode).toBe(2);
+    expect(verify.stderr).toContain('is nested more than 512 levels deep');
+    expect(quiet.requests).toHaveLength(0);
+  });
+
   test('every hostile answer of the issue: never exit 1, never an internal error, never the key', async () => {
     const commands = (db: string) => [
       ['ot', 'transfers', '-f', 'json'],

@@ -1,7 +1,7 @@
 import { Agent, errors as undiciErrors } from 'undici';
 import { errorBody } from '../../registry/schemas.js';
 import { ApiError, DryRunComplete, InterruptedError, MalformedResponseError, NetworkError, UsageError } from '../runtime/errors.js';
-import { jsonText, nestedDeeperThan } from './json-text.js';
+import { jsonText, MAX_DEPTH, nestedDeeperThan } from './json-text.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, RETRY_BUDGET_MS } from './retry.js';
 import { neutraliseTerminal, printable } from '../output/sanitize.js';
 import { maskSecrets } from '../runtime/secrets.js';
@@ -44,12 +44,7 @@ export interface ApiRequest {
 
 /** Largest response body we accept: a 1000-record page is well under 2 MB. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
-/**
- * Deepest nesting of a response we accept. Records are 3 or 4 levels deep; what goes
- * far beyond would overflow the stack of every recursive step after the parse
- * (JSON.stringify fails between 3,000 and 5,000 levels), so it is refused up front.
- */
-const MAX_DEPTH = 512;
+
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 

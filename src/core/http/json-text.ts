@@ -49,6 +49,14 @@ function escaped(text: string): string {
 }
 
 /**
+ * Deepest nesting of JSON payrec accepts (responses, --body, notifications). Records
+ * are 3 or 4 levels deep; what goes far beyond would overflow the stack of every
+ * recursive step after the parse (JSON.stringify fails between 3,000 and 5,000
+ * levels), so it is refused up front.
+ */
+export const MAX_DEPTH = 512;
+
+/**
  * True when `value` (parsed JSON) nests objects and arrays more than `max` levels
  * deep. Iterative, so the check itself cannot overflow the stack; it visits only
  * objects and arrays (about 0.1 ms for a page of 1000 records, a tenth of its parse).
