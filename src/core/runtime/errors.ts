@@ -20,7 +20,7 @@ export const EXIT = {
 export const EXIT_MEANINGS: readonly { code: number; short: string; meaning: string }[] = [
   { code: EXIT.ok, short: 'ok', meaning: 'success' },
   { code: EXIT.internal, short: 'internal error', meaning: 'unexpected internal error (please report it; --debug shows details)' },
-  { code: EXIT.usage, short: 'bad input', meaning: 'usage or invalid input; nothing was sent' },
+  { code: EXIT.usage, short: 'bad input', meaning: 'usage or invalid input, or a config file payrec will not use; nothing was sent' },
   { code: EXIT.auth, short: 'auth', meaning: 'authentication or permission: no key, or the API answered 401/403' },
   { code: EXIT.notFound, short: 'not found', meaning: 'not found (404)' },
   { code: EXIT.client, short: 'API 4xx', meaning: 'other client error from the API (4xx, including 429 after retries)' },
