@@ -63,7 +63,11 @@ const scenarios: Record<string, (req: IncomingMessage, res: ServerResponse) => v
   huge: (_q, res) => json(res, 200, page([JSON.stringify(transfer(1, { description: 'x'.repeat(40 * 1024 * 1024) }))])),
   proto: (_q, res) => json(res, 200, page([JSON.stringify(transfer(1)).slice(0, -1) + ',"__proto__":{"polluted":"yes"}}'])),
   'many-keys': (_q, res) => json(res, 200, page([JSON.stringify(transfer(1, manyKeys))])),
-  escapes: (_q, res) => json(res, 200, page([0, 1, 2].map((i) => JSON.stringify(transfer(i))))),
+  // Newest first, or oldest first when asked (as a sync does).
+  escapes: (req, res) => {
+    const records = [0, 1, 2].map((i) => JSON.stringify(transfer(i)));
+    json(res, 200, page(req.url!.includes('sort=asc') ? records.reverse() : records));
+  },
   'echo-key': (req, res) => json(res, 401, JSON.stringify({ error: { code: 401, message: `bad key: Authorization: ${req.headers.authorization}` } })),
   'echo-key-html': (req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end(`<pre>${req.headers.authorization} ${'x'.repeat(400)}</pre>`),
   'not-json': (_q, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hello</html>'),
@@ -281,6 +285,18 @@ describe('output stays in its lane', () => {
     expect(exitCode).toBe(0);
     expect(screen).not.toMatch(RAW);
     expect(screen).toContain('Shop \\x1b]0;PWNED\\x07\\x1b[2J\\x9b31m\\u202eexe.txt');
+  });
+
+  onPty(`CSV of payrec sql on a terminal too${script.note}`, async () => {
+    const db = join(tempDir(), 'm.duckdb');
+    expect((await against('escapes', ['sync', 'ot/transfers', '--db', db])).exitCode).toBe(0);
+    const sql = ['sql', '--db', db, 'SELECT description FROM one_time_transfers ORDER BY timestamp DESC', '-f', 'csv'];
+    const { screen, exitCode } = await onTerminal(sql, { NO_COLOR: '1' });
+    expect(exitCode).toBe(0);
+    expect(screen).not.toMatch(RAW);
+    expect(screen).toContain('Shop \\x1b]0;PWNED\\x07');
+    const piped = await payrec(undefined, sql);
+    expect(piped.stdout).toContain(ESCAPES);
   });
 
   test.concurrent('CSV into a pipe keeps the exact bytes', async () => {
