@@ -252,6 +252,17 @@ describe('local state', () => {
     expect(fixed.stderr).toBe('');
   });
 
+  test.concurrent('a link to a payrec config (a dotfiles manager\'s) is used, and stays a link when payrec writes', async () => {
+    const dir = tempDir();
+    const real = join(tempDir(), 'payrec.json');
+    writeFileSync(real, JSON.stringify({ profiles: { default: { chain: 'bsc' } } }), { mode: 0o600 });
+    symlinkSync(real, join(dir, 'config.json'));
+    const r = await payrec(undefined, ['config', 'set', 'chain', 'polygon'], { env: { PAYREC_CONFIG_DIR: dir } });
+    expect(r.exitCode).toBe(0);
+    expect(lstatSync(join(dir, 'config.json')).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(real, 'utf8')).profiles.default.chain).toBe('polygon');
+  });
+
   test.concurrent('payrec creates its config folder for its owner only', async () => {
     const dir = join(tempDir(), 'new', 'payrec');
     const r = await payrec(emu, ['auth', 'login'], { input: emu.keyFor('bsc'), env: { PAYREC_CONFIG_DIR: dir, PAYREC_API_KEY: undefined } });

@@ -1,7 +1,7 @@
 import type Conf from 'conf';
 import { lstat, mkdir, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../runtime/errors.js';
 import { printable } from '../output/sanitize.js';
 
@@ -104,12 +104,15 @@ export class ConfigStore {
       const path = await this.path();
       // Only its owner may enter the folder payrec creates (conf would create it 0777 & ~umask).
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      // A link (a dotfiles manager's) stays a link: the file it points to is the one rewritten.
+      const file = await realpath(path).catch(() => path);
       const { default: ConfClass } = await import('conf');
       this.conf = new ConfClass<StoredConfig>({
         projectName: 'payrec',
         projectSuffix: '',
-        cwd: dirname(path),
-        configName: 'config',
+        cwd: dirname(file),
+        configName: basename(file),
+        fileExtension: '',
         configFileMode: 0o600,
         // Profile names may contain dots; they are keys, not paths.
         accessPropertiesByDotNotation: false,
