@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createServer } from 'node:http';
 import { z } from 'zod';
 import type { CommandAction } from '../core/runtime/action.js';
-import { InterruptedError, listenError } from '../core/runtime/errors.js';
+import { EXIT, InterruptedError, listenError, PayrecError } from '../core/runtime/errors.js';
 import { isLoopback } from '../core/http/client.js';
 import { parseOption } from '../core/runtime/options.js';
 import { httpUrl } from '../registry/validators.js';
