@@ -98,8 +98,8 @@ describe('payrec sql: whole or not at all, reads only', () => {
 
   test('Ctrl-C stops a running aggregate within a second: exit 130, nothing printed', async () => {
     const run = payrec(undefined, ['sql', '--db', db, 'SELECT sum(i) FROM range(20000000000) t(i)']);
-    // Well into the query (start-up and open take about half a second).
-    await new Promise((r) => setTimeout(r, 2000));
+    // Well into the query (start-up and open take about half a second; the query about 30 s).
+    await new Promise((r) => setTimeout(r, 3000));
     const sent = Date.now();
     run.kill('SIGINT');
     const r = await run;
