@@ -358,9 +358,8 @@ function markBigInts(v: unknown, found: { any: boolean }): unknown {
   }
   if (Array.isArray(v)) return v.map((x) => markBigInts(x, found));
   if (v === null || typeof v !== 'object') return v;
-  const out: Row = {};
-  for (const [k, x] of Object.entries(v)) out[k] = markBigInts(x, found);
-  return out;
+  // fromEntries defines each key, so a field named __proto__ stays a field.
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, markBigInts(x, found)]));
 }
 
 const BIGINT_KEY = randomBytes(8).toString('hex');
