@@ -157,6 +157,12 @@ export class Session {
     this.ctx.stderr.write(neutraliseTerminal(message) + '\n');
   }
 
+  /** What a reader must not miss (a list shorter than its window): stderr on a terminal or not; only --quiet silences it. */
+  note(message: string): void {
+    if (this.quiet) return;
+    this.ctx.stderr.write(neutraliseTerminal(message) + '\n');
+  }
+
   async close(): Promise<void> {
     for (const c of this.cleanups.splice(0)) await c().catch(() => {});
   }
