@@ -134,9 +134,10 @@ export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: 
     flags.chart !== undefined && '--chart',
     flags.follow && '--follow',
     gates.count && '--count',
-    gates.jq !== undefined && '--jq',
   ].filter(Boolean);
   if (modes.length > 1) throw new UsageError(`give only one of ${modes.join(', ')}`);
+  // --jq reads the JSON that -f json prints: records, or a summary; a chart or a follow is not one document.
+  if (gates.jq !== undefined && (flags.chart !== undefined || flags.follow)) throw new UsageError(`--jq does not go with ${flags.follow ? '--follow' : '--chart'}`);
   query.summary = flags.summary;
   if (flags.chart !== undefined) {
     query.chart = { period: parseOption(optionSchemas.period, flags.chart, '--chart') };
