@@ -140,6 +140,9 @@ export async function runEndpoint(
   if (q.count) out.write(`${count}\n`);
   if (jq) target.stream.write(jq.run(json!.text(), outputOptions.tty));
   await target.commit();
+  // Only --limit cuts a list short: a whole walk (--all) that read everything of its
+  // window may still count fewer records than the latest total, which holds arrivals.
+  cut ||= keep === undefined && count >= w.limit;
   noticeTruncation(session, { summary, chart, count, cut, filtered: keep !== undefined, available: Math.max(0, total - w.offset) });
   if (q.failIfAny && count > 0) throw new GateMatched(count, 'record');
 }
@@ -159,7 +162,7 @@ function noticeTruncation(
   const n = o.count.toLocaleString('en-US');
   if (o.filtered) {
     if (o.cut) session.note(`${verb} the first ${n} matching records; more may match: --all for every record`);
-  } else if (o.count < o.available) {
+  } else if (o.cut && o.count < o.available) {
     session.note(`${verb} ${n} of ${o.available.toLocaleString('en-US')}; --all for every record`);
   }
 }
