@@ -90,6 +90,35 @@ function csvRecords(file) {
   return n;
 }
 
+/** One column of a CSV file (RFC 4180: quoted cells may hold commas, quotes and line breaks). */
+function csvColumn(file, name) {
+  const text = readFileSync(file, 'utf8');
+  const values = [];
+  let row = [];
+  let cell = '';
+  let quoted = false;
+  let at = -1;
+  const endRow = () => {
+    row.push(cell);
+    if (at === -1) at = row.indexOf(name);
+    else values.push(row[at]);
+    row = [];
+    cell = '';
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') row.push(cell), (cell = '');
+    else if (c === '\r' && text[i + 1] === '\n') endRow(), i++;
+    else cell += c;
+  }
+  return values;
+}
+
 // ---------------------------------------------------------------------------
 
 function benchStartup() {
@@ -177,14 +206,14 @@ async function benchStatusFilter() {
       timed(NODE, [BIN, '--base-url', emu.url, '--quiet', 'one-time', 'transfers', '--all', '--to', to, '--format', 'csv', ...extra, '--output', file]);
     const t = interleaved({ all: run(out.all, []), failed: run(out.failed, ['--status', 'failed']) }, EXPORT_RUNS);
     // The filtered file holds exactly the failed rows of the whole one.
-    const rows = (file) => readFileSync(file, 'utf8').split('\r\n').filter(Boolean);
-    const [head, ...all] = rows(out.all);
-    const at = head.split(',').indexOf('transactionStatus');
-    const failed = rows(out.failed).length - 1;
-    const expected = all.filter((line) => line.split(',')[at] === 'failed').length;
-    if (failed !== expected || failed === 0) throw new Error(`--status failed wrote ${failed} rows, the export holds ${expected} failed`);
+    const statuses = (file) => csvColumn(file, 'transactionStatus');
+    const failed = statuses(out.failed);
+    const expected = statuses(out.all).filter((v) => v === 'failed').length;
+    if (failed.length !== expected || expected === 0 || failed.some((v) => v !== 'failed')) {
+      throw new Error(`--status failed wrote ${failed.length} rows, the export holds ${expected} failed`);
+    }
     const ratio = t.failed / t.all;
-    console.log(`--status failed on ${EXPORT_RECORDS.toLocaleString('en-US')} transfers: ${fmt(t.failed)} (${failed.toLocaleString('en-US')} rows) vs unfiltered ${fmt(t.all)} (medians of ${EXPORT_RUNS})`);
+    console.log(`--status failed on ${EXPORT_RECORDS.toLocaleString('en-US')} transfers: ${fmt(t.failed)} (${failed.length.toLocaleString('en-US')} rows) vs unfiltered ${fmt(t.all)} (medians of ${EXPORT_RUNS})`);
     target('--status failed / unfiltered 300k CSV export', `${ratio.toFixed(2)}×`, '≤ 1.05×', ratio <= 1.05, `${fmt(t.failed)} vs ${fmt(t.all)}`);
   } finally {
     await emu.stop();

@@ -77,9 +77,12 @@ export async function runEndpoint(
   // --status: the API has no status filter (API-SPEC.md), so records are kept or dropped
   // here, after the paginator has made the walk exact and free of repeats; the walk
   // itself is never cut by --limit, which counts the records kept.
+  /** Records read before the filter: what the progress line counts. */
+  let read = 0;
   const walk: WalkWindow = keep
     ? async function* (window, from, to, sort) {
         for await (const page of exact({ ...window, limit: Infinity }, from, to, sort)) {
+          read += page.records.length;
           yield { records: page.records.filter(keep), total: page.total };
         }
       }
@@ -124,7 +127,7 @@ export async function runEndpoint(
         }
         count++;
       }
-      await progress.update(count, keep ? count : Math.min(w.limit, Math.max(0, total - w.offset)));
+      await progress.update(keep ? read : count, keep ? Math.max(read, total - w.offset) : Math.min(w.limit, Math.max(0, total - w.offset)));
       if (session.ctx.signal.aborted) throw new InterruptedError();
       if (keep && count >= w.limit) {
         cut = true;
