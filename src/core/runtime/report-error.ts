@@ -16,13 +16,9 @@ export function reportError(err: unknown, ctx: Context, debug: boolean): number 
       return EXIT.interrupted;
     }
     // A gate that matched is an answer, not a failure of payrec: no "error:".
-    ctx.stderr.write(err.exitCode === EXIT.gate ? `${err.message}
-` : `error: ${shown(err.message)}
-`);
-    if (err.hint) ctx.stderr.write(`hint: ${shown(err.hint)}
-`);
-    if (debug && err.stack) ctx.stderr.write(maskSecrets(err.stack) + '
-');
+    ctx.stderr.write(err.exitCode === EXIT.gate ? `${err.message}\n` : `error: ${shown(err.message)}\n`);
+    if (err.hint) ctx.stderr.write(`hint: ${shown(err.hint)}\n`);
+    if (debug && err.stack) ctx.stderr.write(maskSecrets(err.stack) + '\n');
     return err.exitCode;
   }
   if (ctx.signal.aborted) {
