@@ -149,46 +149,46 @@ _payrec_flags() {
     '') echo '--version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --csv-raw --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'fixed-recurring') echo '' ;;
     'fixed-recurring short-urls') echo '' ;;
-    'fixed-recurring short-urls list') echo '--plan-id --limit --all --page-size --offset --concurrency --summary' ;;
+    'fixed-recurring short-urls list') echo '--plan-id --limit --all --page-size --offset --concurrency --summary --count --fail-if-any --jq' ;;
     'fixed-recurring short-urls get') echo '' ;;
     'fixed-recurring short-urls delete') echo '--yes -y' ;;
     'fixed-recurring short-urls create') echo '--name --plan-id --success-url --error-url --extra' ;;
     'fixed-recurring short-urls update') echo '--name --plan-id --success-url --error-url --extra' ;;
-    'fixed-recurring billings') echo '--plan-id --subscription-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback' ;;
-    'fixed-recurring cancellations') echo '--plan-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback' ;;
+    'fixed-recurring billings') echo '--plan-id --subscription-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
+    'fixed-recurring cancellations') echo '--plan-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'fixed-recurring cancellation') echo '' ;;
     'fixed-recurring webhook') echo '' ;;
     'fixed-recurring webhook get') echo '--plan-id' ;;
     'fixed-recurring webhook delete') echo '--plan-id --yes -y' ;;
     'fixed-recurring webhook set') echo '--plan-id' ;;
     'variable-recurring') echo '' ;;
-    'variable-recurring cancellations') echo '--plan-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback' ;;
+    'variable-recurring cancellations') echo '--plan-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'variable-recurring cancellation') echo '' ;;
-    'variable-recurring cancellation-requests') echo '--plan-id --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback' ;;
+    'variable-recurring cancellation-requests') echo '--plan-id --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'variable-recurring cancellation-request') echo '' ;;
-    'variable-recurring transfers') echo '--plan-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback' ;;
+    'variable-recurring transfers') echo '--plan-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'on-demand') echo '' ;;
     'on-demand short-urls') echo '' ;;
-    'on-demand short-urls list') echo '--plan-id --limit --all --page-size --offset --concurrency --summary' ;;
+    'on-demand short-urls list') echo '--plan-id --limit --all --page-size --offset --concurrency --summary --count --fail-if-any --jq' ;;
     'on-demand short-urls get') echo '' ;;
     'on-demand short-urls delete') echo '--yes -y' ;;
     'on-demand short-urls create') echo '--name --plan-id --success-url --error-url --extra' ;;
     'on-demand short-urls update') echo '--name --plan-id --success-url --error-url --extra' ;;
-    'on-demand transfers') echo '--plan-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback' ;;
+    'on-demand transfers') echo '--plan-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'one-time') echo '' ;;
     'one-time payments') echo '' ;;
-    'one-time payments list') echo '--transaction-hash --tag --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback' ;;
+    'one-time payments list') echo '--transaction-hash --tag --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'one-time payments get') echo '' ;;
-    'one-time transfers') echo '--tag --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback' ;;
+    'one-time transfers') echo '--tag --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'wallet-to-wallet') echo '' ;;
     'wallet-to-wallet payments') echo '' ;;
-    'wallet-to-wallet payments list') echo '--tag --receiver --token --email --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback' ;;
+    'wallet-to-wallet payments list') echo '--tag --receiver --token --email --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --count --fail-if-any --jq' ;;
     'wallet-to-wallet payments get') echo '' ;;
-    'wallet-to-wallet transfers') echo '--email --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback' ;;
+    'wallet-to-wallet transfers') echo '--email --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'scheduled-payments') echo '' ;;
-    'scheduled-payments transfers') echo '--schedule-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback' ;;
+    'scheduled-payments transfers') echo '--schedule-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'dollar-cost-average') echo '' ;;
-    'dollar-cost-average executions') echo '--strategy-id --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback' ;;
+    'dollar-cost-average executions') echo '--strategy-id --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'webhook-notifications') echo '' ;;
     'webhook-notifications get') echo '' ;;
     'webhook-notifications verify') echo '' ;;
@@ -207,7 +207,7 @@ _payrec_flags() {
     'config profiles') echo '' ;;
     'config use') echo '' ;;
     'sync') echo '--plan-id --strategy-id --db --lookback --from --full --concurrency --parquet' ;;
-    'sql') echo '--db' ;;
+    'sql') echo '--db --count --fail-if-any' ;;
     'api') echo '--method -X --query --body --all' ;;
     'completion') echo '' ;;
   esac
@@ -225,7 +225,7 @@ _payrec_values() {
 }
 _payrec_takes_value() {
   case "$1" in
-    --base-url|--body|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--flatten|--format|--forward-to|--from|--host|--interval|--late-fraction|--late-max|--limit|--live|--lookback|--method|--name|--now|--offset|--output|--page-size|--parquet|--pending-fraction|--plan-id|--port|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--strategy-id|--subscription-id|--success-url|--tag|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|-X|-f|-o) return 0 ;;
+    --base-url|--body|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--flatten|--format|--forward-to|--from|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--name|--now|--offset|--output|--page-size|--parquet|--pending-fraction|--plan-id|--port|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--status|--strategy-id|--subscription-id|--success-url|--tag|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|-X|-f|-o) return 0 ;;
   esac
   return 1
 }

@@ -12,6 +12,8 @@ import { printable } from '../core/output/sanitize.js';
 import type { CommandAction } from '../core/runtime/action.js';
 import { confirm } from '../core/runtime/prompt.js';
 import { commandAt, topCommand } from './tree.js';
+import { addGateOptions, parseGateFlags, type GateFlags } from './list-gates.js';
+import { hasStatus, hasSuccess } from '../core/lists/status.js';
 
 // The generic builder (Stripe CLI's OperationCmd): every registry entry becomes a
 // command. Entries that share a command path (billings by plan or by subscription)
@@ -54,7 +56,10 @@ function defineOptions(cmd: Command, group: Endpoint[]): void {
     }
   }
   if (group.some((e) => e.confirm)) cmd.option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)');
-  if (group.some((e) => e.kind === 'list')) addListOptions(cmd, group.some((e) => e.timeWindow), seen.has('token'));
+  if (group.some((e) => e.kind === 'list')) {
+    addListOptions(cmd, group.some((e) => e.timeWindow), seen.has('token'));
+    addGateOptions(cmd, group.some(hasStatus), group.some(hasSuccess));
+  }
   const examples = group.flatMap((e) => e.examples);
   cmd.addHelpText('after', `\nExamples:\n${examples.map((x) => `  $ ${x}`).join('\n')}\n`);
 }
@@ -73,7 +78,7 @@ export function addListOptions(cmd: Command, timeWindow: boolean, hasTokenFilter
     .option('--page-size <n>', 'records per request, 1–1000 (default: the smaller of --limit and 1000)')
     .option('--offset <n>', 'skip this many records first')
     .option('--concurrency <n>', 'pages fetched at once with --all (default 4)')
-    .option('--summary', 'print count, exact totals per token, counts per status and first/last time instead of the records');
+    .option('--summary', 'print count, counts per status, first/last time and exact totals per token and status instead of the records');
   if (timeWindow) {
     cmd
       .option('--chart <period>', 'bar chart of records per day, week or month (with --token: of that token\'s amount)');
@@ -85,7 +90,7 @@ export function addListOptions(cmd: Command, timeWindow: boolean, hasTokenFilter
   }
 }
 
-interface ListFlags {
+interface ListFlags extends GateFlags {
   summary?: boolean;
   chart?: string;
   token?: string;
@@ -102,13 +107,19 @@ interface ListFlags {
   concurrency?: string;
 }
 
-export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: boolean): ListQuery {
+/** `toFile`: the output goes to a file (-o), which takes the whole window unless --limit is given. */
+export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: boolean, toFile = false): ListQuery {
   if (flags.all && flags.limit !== undefined) throw new UsageError('give either --limit or --all, not both');
-  // A summary or chart of the first 100 records would answer the wrong question:
-  // they read the whole window unless --limit says otherwise.
-  const whole = flags.all || ((flags.summary || flags.chart !== undefined) && flags.limit === undefined);
+  const gates = parseGateFlags(flags);
+  // A summary, chart, count or jq answer over the first 100 records would answer the wrong
+  // question, and an export to a file is the whole window: they read all of it unless
+  // --limit says otherwise.
+  const computed = flags.summary || flags.chart !== undefined || gates.count || gates.jq !== undefined;
+  const whole = flags.all || ((computed || (toFile && !flags.follow)) && flags.limit === undefined);
   const limit = whole ? Infinity : flags.limit !== undefined ? parseOption(optionSchemas.limit, flags.limit, '--limit') : 100;
-  const pageSize = flags.pageSize !== undefined ? parseOption(optionSchemas.pageSize, flags.pageSize, '--page-size') : Math.min(limit, 1000);
+  // --limit counts matching records: a filtered list reads full pages to find them.
+  const pageSize =
+    flags.pageSize !== undefined ? parseOption(optionSchemas.pageSize, flags.pageSize, '--page-size') : gates.statuses ? 1000 : Math.min(limit, 1000);
   const offset = flags.offset !== undefined ? parseOption(optionSchemas.offset, flags.offset, '--offset') : 0;
   const concurrency = flags.concurrency !== undefined ? parseOption(optionSchemas.concurrency, flags.concurrency, '--concurrency') : 4;
   const from = flags.from !== undefined ? parseTime(flags.from, nowMs, '--from') : undefined;
@@ -117,9 +128,16 @@ export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: 
   const to = flags.to !== undefined ? parseTime(flags.to, nowMs, '--to') : Math.floor(nowMs / 1000);
   if (from !== undefined && from > to) throw new UsageError(`--from (${from}) is later than --to (${to})`);
   const sort = flags.sort !== undefined ? parseOption(optionSchemas.sort, flags.sort, '--sort') : undefined;
-  const query: ListQuery = { window: { limit, pageSize, offset, concurrency }, from, to, sort };
-  const modes = [flags.summary && '--summary', flags.chart !== undefined && '--chart', flags.follow && '--follow'].filter(Boolean);
+  const query: ListQuery = { window: { limit, pageSize, offset, concurrency }, from, to, sort, ...gates };
+  const modes = [
+    flags.summary && '--summary',
+    flags.chart !== undefined && '--chart',
+    flags.follow && '--follow',
+    gates.count && '--count',
+  ].filter(Boolean);
   if (modes.length > 1) throw new UsageError(`give only one of ${modes.join(', ')}`);
+  // --jq reads the JSON that -f json prints: records, or a summary; a chart or a follow is not one document.
+  if (gates.jq !== undefined && (flags.chart !== undefined || flags.follow)) throw new UsageError(`--jq does not go with ${flags.follow ? '--follow' : '--chart'}`);
   query.summary = flags.summary;
   if (flags.chart !== undefined) {
     query.chart = { period: parseOption(optionSchemas.period, flags.chart, '--chart') };
@@ -128,6 +146,7 @@ export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: 
     throw new UsageError('--token goes with --chart (to filter records by token, use the list\'s own --token where it has one)');
   }
   if (flags.follow) {
+    if (gates.failIfAny) throw new UsageError('--fail-if-any gives its answer when the list ends, and --follow never ends: give a --from/--to window instead');
     if (flags.all || flags.limit !== undefined || flags.offset !== undefined || flags.to !== undefined) {
       throw new UsageError('--follow prints new records as they come: it does not take --all, --limit, --offset or --to');
     }
@@ -159,7 +178,10 @@ async function runGroup(session: Session, cmd: Command, group: Endpoint[]): Prom
     if (typeof value === 'string') filters[f.name] = validate(f.schema, value, flagOf(f.name));
   }
   if (endpoint.confirm) await confirmOrRefuse(session, endpoint, pathValues, opts.yes === true);
-  const list = endpoint.kind === 'list' ? parseListFlags(opts as ListFlags, session.ctx.now(), endpoint.filters.some((f) => f.name === 'token')) : undefined;
+  const list =
+    endpoint.kind === 'list'
+      ? parseListFlags(opts as ListFlags, session.ctx.now(), endpoint.filters.some((f) => f.name === 'token'), session.flags.output !== undefined)
+      : undefined;
   if (list && !endpoint.timeWindow) {
     list.to = undefined;
   }

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import type { CommandAction } from '../core/runtime/action.js';
-import { InterruptedError, UsageError } from '../core/runtime/errors.js';
+import { GateMatched, InterruptedError, UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
 import { neutraliseTerminal, printable } from '../core/output/sanitize.js';
 import { createWriter } from '../core/output/writer.js';
 import { topCommand } from './tree.js';
+import { addCountOptions } from './list-gates.js';
 import { mirrorLocation } from '../mirror/location.js';
 import { describeMirror } from '../mirror/describe.js';
 import { resultRecords } from '../mirror/results.js';
@@ -16,7 +17,7 @@ import { MirrorDb, openOptions } from '../mirror/store.js';
 // Without a query it lists the tables with their row counts and columns.
 
 export function addSqlCommand(program: Command, action: CommandAction): void {
-  topCommand(program, 'sql')
+  const sql = topCommand(program, 'sql')
     .argument('[query]', 'one SQL query (read-only); without it, the tables, their row counts and columns')
     .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
     .addHelpText(
@@ -27,21 +28,26 @@ export function addSqlCommand(program: Command, action: CommandAction): void {
         '  $ payrec sql',
         `  $ payrec sql "SELECT token, count(*) AS n, exact_sum(amount_exact) AS total FROM one_time_transfers GROUP BY token ORDER BY token"`,
         `  $ payrec sql "SELECT * FROM transfers WHERE transactionStatus = 'failed'" -f csv -o failed.csv`,
+        `  $ payrec sql "SELECT * FROM transfers WHERE transactionStatus = 'failed'" --fail-if-any --count`,
         '',
         'Amounts are text (exact, as the API sent them); sum them with exact_sum(<field>_exact).',
         '',
       ].join('\n'),
     )
     .action(action((session, cmd) => runSql(session, cmd)));
+  addCountOptions(sql, 'rows');
 }
 
 async function runSql(session: Session, cmd: Command): Promise<void> {
   const query = cmd.args[0] as string | undefined;
   if (query !== undefined && query.trim() === '') throw new UsageError('the query is empty', 'give one SQL query, or none to list the tables');
+  const gate = cmd.opts() as { count?: boolean; failIfAny?: boolean };
+  if (query === undefined && (gate.count || gate.failIfAny)) throw new UsageError('--count and --fail-if-any count the rows of a query: give one');
   const location = await mirrorLocation(session, (cmd.opts() as { db?: string }).db);
   if (location.isDefault && !existsSync(location.file)) {
     throw new UsageError(`there is no mirror at ${printable(location.file)} yet`, `create it with: payrec ${session.flags.emulator ? '--emulator ' : ''}sync`);
   }
+  let rows = 0;
   const target = await session.openOutput();
   const db = await MirrorDb.open(location.file, 'read', openOptions(session));
   try {
@@ -51,25 +57,32 @@ async function runSql(session: Session, cmd: Command): Promise<void> {
       for (const t of await describeMirror(db)) await writer.write({ ...t });
       await writer.end();
     } else {
-      await runQuery(session, db, query, target.stream);
+      rows = await runQuery(session, db, query, target.stream, gate.count === true);
     }
   } finally {
     db.close();
   }
   await target.commit();
+  if (gate.failIfAny && rows > 0) throw new GateMatched(rows, 'row');
 }
 
 /**
  * Runs the query to its end before printing a row (MirrorDb.completeResult): a query
  * that fails prints nothing and leaves no -o file; Ctrl-C stops it within moments,
  * also while DuckDB works inside one call (an aggregate), and prints nothing.
+ * Prints the result (or, with `countOnly`, the number of its rows); returns that number.
  */
-async function runQuery(session: Session, db: MirrorDb, query: string, out: NodeJS.WritableStream): Promise<void> {
+async function runQuery(session: Session, db: MirrorDb, query: string, out: NodeJS.WritableStream, countOnly: boolean): Promise<number> {
   const { signal } = session.ctx;
   const stop = () => db.interrupt();
   signal.addEventListener('abort', stop, { once: true });
   try {
     const { result, rows } = await asUsage(async () => db.completeResult(query, await db.readKind(query)), signal);
+    if (signal.aborted) throw new InterruptedError();
+    if (countOnly) {
+      out.write(`${rows}\n`);
+      return rows;
+    }
     const columns = result.deduplicatedColumnNames();
     // Column names are the query's own (`sum(t.x)`, `r.user`): never dotted paths.
     const options = session.output('list', columns);
@@ -88,6 +101,7 @@ async function runQuery(session: Session, db: MirrorDb, query: string, out: Node
     // The library ends a stream quietly on an error: a result is whole only when every row came.
     if (read !== rows) throw new UsageError(`the query's result ended after ${read} of its ${rows} rows; nothing more was printed`);
     await writer.end();
+    return rows;
   } finally {
     signal.removeEventListener('abort', stop);
   }

@@ -59,7 +59,7 @@ function shortUrlReads<P extends Product>(product: P) {
       params: [],
       kind: 'list',
       summary: 'List the short urls you created (all plans, or one with --plan-id)',
-      examples: [`payrec ${product} short-urls list`, `payrec ${product} short-urls list --plan-id 0x57b2…6bf7 -f json`],
+      examples: [`payrec ${product} short-urls list`, `payrec ${product} short-urls list --plan-id 0x57b2…6bf7 --all -f json`],
     },
     {
       ...common,
@@ -151,7 +151,11 @@ function transfers<P extends Product, R extends Endpoint['record']>(product: P, 
     columns,
     collection: `${product}/transfers`,
     summary: `List ${product} transfers`,
-    examples: [`payrec ${product} transfers --from 7d --format csv -o transfers.csv`, `payrec ${product} transfers --token USDT --all --summary`],
+    examples: [
+      `payrec ${product} transfers --from 7d --format csv -o transfers.csv`,
+      `payrec ${product} transfers --token USDT --summary`,
+      `payrec ${product} transfers --from 24h --failed --fail-if-any --count`,
+    ],
   } as const satisfies Endpoint;
 }
 
@@ -209,7 +213,7 @@ export const endpoints = [
     summary: 'List the billings of a plan (--plan-id) or of a subscription (--subscription-id)',
     examples: [
       'payrec fixed-recurring billings --plan-id 0x57b2…6bf7 --from 2026-01-01 --to 2026-02-01',
-      'payrec fr billings --subscription-id 0x9a3c…01fe --sort asc -f csv',
+      'payrec fr billings --subscription-id 0x9a3c…01fe --sort asc --all -f csv',
     ],
   },
   {
@@ -308,7 +312,7 @@ export const endpoints = [
     kind: 'list',
     timeWindow: true,
     summary: 'List one-time payments',
-    examples: ['payrec one-time payments list --tag ebook_859294', 'payrec ot payments list --flatten receivers -f csv'],
+    examples: ['payrec one-time payments list --tag ebook_859294', 'payrec ot payments list --flatten receivers --all -f csv -o receivers.csv'],
   },
   {
     ...oneTimePaymentCommon,
@@ -334,7 +338,7 @@ export const endpoints = [
     kind: 'list',
     timeWindow: true,
     summary: 'List wallet-to-wallet payments',
-    examples: ['payrec wallet-to-wallet payments list --token USDT', 'payrec w2w payments list --flatten receivers -f csv'],
+    examples: ['payrec wallet-to-wallet payments list --token USDT', 'payrec w2w payments list --flatten receivers -f csv -o receivers.csv'],
   },
   {
     ...walletToWalletPaymentCommon,
@@ -360,7 +364,7 @@ export const endpoints = [
     path: '/dollar-cost-average/executions',
     params: [],
     summary: 'List strategy executions (all, or one strategy with --strategy-id)',
-    examples: ['payrec dollar-cost-average executions --from 7d', 'payrec dca executions --flatten swaps -f csv'],
+    examples: ['payrec dollar-cost-average executions --from 7d', 'payrec dca executions --flatten swaps --all -f csv'],
   },
   {
     ...executionCommon,

@@ -14,7 +14,9 @@
 //      300,000 transfers while 200 records a second arrive (30 % late, 40 % pending),
 //      checked against the emulator's ground truth;
 //   6. the emulator's latency for a 1000-record page of a 300,000-record collection while
-//      live traffic inserts 2,000 records a second into it, against the same pages at rest.
+//      live traffic inserts 2,000 records a second into it, against the same pages at rest;
+//   7. `--status failed` on the 300,000-transfer CSV export against the same export
+//      unfiltered (the filter runs in payrec: the API has none).
 // The emulator runs in its own process: it must not share payrec's event loop.
 // Not a vitest file (vitest picks up *.test.* only); `npm test` never runs it.
 
@@ -86,6 +88,35 @@ function csvRecords(file) {
     else if (b === 10 && !quoted) n++;
   }
   return n;
+}
+
+/** One column of a CSV file (RFC 4180: quoted cells may hold commas, quotes and line breaks). */
+function csvColumn(file, name) {
+  const text = readFileSync(file, 'utf8');
+  const values = [];
+  let row = [];
+  let cell = '';
+  let quoted = false;
+  let at = -1;
+  const endRow = () => {
+    row.push(cell);
+    if (at === -1) at = row.indexOf(name);
+    else values.push(row[at]);
+    row = [];
+    cell = '';
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') row.push(cell), (cell = '');
+    else if (c === '\r' && text[i + 1] === '\n') endRow(), i++;
+    else cell += c;
+  }
+  return values;
 }
 
 // ---------------------------------------------------------------------------
@@ -160,6 +191,30 @@ async function benchExport() {
     const overFloor = t.payrec / t.floor;
     target(`CSV export of ${total.toLocaleString('en-US')}: curl+jq loop / payrec`, `${speedup.toFixed(1)}×`, '≥ 3×', speedup >= 3, `${fmt(loopMs)} vs ${fmt(t.payrec)}`);
     target(`CSV export of ${total.toLocaleString('en-US')}: payrec / parallel curl floor`, `${overFloor.toFixed(2)}×`, '≤ 1.5×', overFloor <= 1.5, `${fmt(t.payrec)} vs ${fmt(t.floor)}`);
+  } finally {
+    await emu.stop();
+  }
+}
+
+/** `--status failed` costs no more than reading the window: the filtered export against the unfiltered one. */
+async function benchStatusFilter() {
+  const emu = await startEmulator(EXPORT_RECORDS);
+  try {
+    const to = String(Math.floor(Date.now() / 1000));
+    const out = { all: join(work, 'all.csv'), failed: join(work, 'failed.csv') };
+    const run = (file, extra) => () =>
+      timed(NODE, [BIN, '--base-url', emu.url, '--quiet', 'one-time', 'transfers', '--all', '--to', to, '--format', 'csv', ...extra, '--output', file]);
+    const t = interleaved({ all: run(out.all, []), failed: run(out.failed, ['--status', 'failed']) }, EXPORT_RUNS);
+    // The filtered file holds exactly the failed rows of the whole one.
+    const statuses = (file) => csvColumn(file, 'transactionStatus');
+    const failed = statuses(out.failed);
+    const expected = statuses(out.all).filter((v) => v === 'failed').length;
+    if (failed.length !== expected || expected === 0 || failed.some((v) => v !== 'failed')) {
+      throw new Error(`--status failed wrote ${failed.length} rows, the export holds ${expected} failed`);
+    }
+    const ratio = t.failed / t.all;
+    console.log(`--status failed on ${EXPORT_RECORDS.toLocaleString('en-US')} transfers: ${fmt(t.failed)} (${failed.length.toLocaleString('en-US')} rows) vs unfiltered ${fmt(t.all)} (medians of ${EXPORT_RUNS})`);
+    target('--status failed / unfiltered 300k CSV export', `${ratio.toFixed(2)}×`, '≤ 1.05×', ratio <= 1.05, `${fmt(t.failed)} vs ${fmt(t.all)}`);
   } finally {
     await emu.stop();
   }
@@ -344,7 +399,7 @@ async function benchEmulatorUnderTraffic() {
 requireTools();
 console.log(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`);
 // BENCH_ONLY=export,live runs only those sections (exact paging needs the export's time);
-// the others are startup, exact, memory and traffic.
+// the others are startup, exact, memory, traffic and status.
 const only = process.env.BENCH_ONLY?.split(',');
 const wanted = (name) => !only || only.includes(name);
 try {
@@ -354,6 +409,7 @@ try {
   if (wanted('live')) await benchLiveExport();
   if (wanted('memory')) await benchMemoryAndEmulator();
   if (wanted('traffic')) await benchEmulatorUnderTraffic();
+  if (wanted('status')) await benchStatusFilter();
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -50,9 +50,13 @@ describe('install', () => {
     const bin = join(prefix, 'bin', 'payrec');
     const version = await execa(bin, ['--version'], { reject: false });
     expect(version.stdout).toBe(pkg.version);
-    const run = await execa(bin, ['--emulator', 'one-time', 'transfers', '--limit', '2', '-f', 'jsonl'], { reject: false, env: { NO_COLOR: '1' } });
+    const run = await execa(bin, ['--emulator', 'one-time', 'transfers', '--limit', '2', '-q', '-f', 'jsonl'], { reject: false, env: { NO_COLOR: '1' } });
     expect(run.stderr).toBe('');
     expect(run.stdout.split('\n').map((l) => JSON.parse(l).transactionStatus)).toHaveLength(2);
+    // --jq: jq compiled to WebAssembly, its .wasm loaded from the installed jq-web package.
+    const jq = await execa(bin, ['--emulator', 'one-time', 'transfers', '--limit', '2', '-q', '--jq', 'map(.transactionStatus) | length'], { reject: false });
+    expect(jq.stderr).toBe('');
+    expect(jq.stdout).toBe('2');
 
     // The mirror: DuckDB's JavaScript is bundled into dist, its native binding installed as a dependency.
     const db = join(dir, 'mirror.duckdb');

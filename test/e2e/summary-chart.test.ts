@@ -44,27 +44,56 @@ function decimal(n: bigint): string {
   return `${sign}${abs / scale}${fraction ? '.' + fraction : ''}`;
 }
 
-/** token → field → total, the way a finance user would add them up in a spreadsheet of exact numbers. */
+/**
+ * The status a record is totalled under (DESIGN.md): a billing failed when success is not 1
+ * or its status is failed; a wallet-to-wallet payment, with statuses per receiver only, by
+ * its worst receiver; anything else by its transactionStatus.
+ */
+function statusOf(r: Rec): string {
+  if (r.success !== undefined && r.success !== 1) return 'failed';
+  if (r.transactionStatus !== undefined) return r.transactionStatus;
+  const statuses = (r.receivers as Rec[]).map((x) => x.transactionStatus);
+  return statuses.includes('failed') ? 'failed' : statuses.includes('pending') ? 'pending' : 'confirmed';
+}
+
+/** token|status → field → total (and count), the way a finance user would add them up in a spreadsheet of exact numbers. */
 function expectedTotals(recs: Rec[]): Record<string, Record<string, string>> {
   const sums = new Map<string, Map<string, bigint>>();
-  const add = (token: string, field: string, value: string) => {
-    const fields = sums.get(token) ?? sums.set(token, new Map()).get(token)!;
+  const counts = new Map<string, number>();
+  const group = (token: string, status: string) => `${token}|${status}`;
+  const add = (key: string, field: string, value: string) => {
+    const fields = sums.get(key) ?? sums.set(key, new Map()).get(key)!;
     fields.set(field, (fields.get(field) ?? 0n) + units(value));
   };
   for (const r of recs) {
     const token = r.token ?? r.inputToken;
-    for (const f of ['amount', 'fee', 'serviceFee']) if (r[f] !== undefined) add(token, f, r[f]);
+    const status = statusOf(r);
+    const key = group(token, status);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    sums.get(key) ?? sums.set(key, new Map());
+    for (const f of ['amount', 'fee', 'serviceFee']) if (r[f] !== undefined) add(key, f, r[f]);
     for (const x of r.receivers ?? []) {
-      add(token, 'receivers.amount', x.amount);
-      add(token, 'receivers.fee', x.fee);
+      add(key, 'receivers.amount', x.amount);
+      add(key, 'receivers.fee', x.fee);
     }
     for (const s of r.swaps ?? []) {
-      add(token, 'swaps.inputAmount', s.inputAmount);
-      add(s.outputToken, 'swaps.outputAmount', s.outputAmount);
+      add(key, 'swaps.inputAmount', s.inputAmount);
+      add(group(s.outputToken, status), 'swaps.outputAmount', s.outputAmount);
     }
   }
   const out: Record<string, Record<string, string>> = {};
-  for (const [token, fields] of sums) out[token] = Object.fromEntries([...fields].map(([f, v]) => [f, decimal(v)]));
+  for (const [key, fields] of sums) {
+    out[key] = { count: String(counts.get(key) ?? 0), ...Object.fromEntries([...fields].filter(([, v]) => v !== 0n).map(([f, v]) => [f, decimal(v)])) };
+  }
+  return out;
+}
+
+/** The summary's rows in the shape of expectedTotals (fields that total zero left out on both sides). */
+function totalsOf(rows: Rec[]): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const { token, status, count, ...fields } of rows) {
+    out[`${token}|${status}`] = { count: String(count), ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== '0')) };
+  }
   return out;
 }
 
@@ -74,9 +103,6 @@ function countBy(recs: Rec[], key: (r: Rec) => string): Record<string, number> {
   return out;
 }
 
-const unordered = (o: Record<string, Record<string, string>>) =>
-  Object.fromEntries(Object.entries(o).map(([t, f]) => [t, Object.fromEntries(Object.entries(f).sort())]));
-
 describe('--summary', () => {
   test.concurrent('one-time transfers: exact totals over 18-decimal and 30-digit amounts, statuses, first/last', async () => {
     const recs = await records(['one-time', 'transfers']);
@@ -84,11 +110,13 @@ describe('--summary', () => {
     expect(r.exitCode).toBe(0);
     const s = JSON.parse(r.stdout);
     expect(s.count).toBe(recs.length);
-    expect(unordered(s.totals)).toEqual(unordered(expectedTotals(recs)));
+    expect(totalsOf(s.totals)).toEqual(expectedTotals(recs));
     // The data holds what floats get wrong: 18 decimals, and integers beyond 2^53.
     expect(recs.some((t) => /\.\d{18}$/.test(t.amount))).toBe(true);
     expect(recs.some((t) => t.amount.split('.')[0].length > 16)).toBe(true);
     expect(s.statuses).toEqual(countBy(recs, (t) => t.transactionStatus));
+    // Settled totals apart from pending and failed ones: one row per token and status.
+    expect(Object.keys(s.totals[0])).toEqual(['token', 'status', 'count', 'amount', 'fee']);
     const times = recs.map((t) => t.timestamp);
     expect(s.firstTimestamp).toBe(Math.min(...times));
     expect(s.lastTimestamp).toBe(Math.max(...times));
@@ -105,16 +133,15 @@ describe('--summary', () => {
     expect(JSON.parse(cut.stdout).count).toBe(30);
   });
 
-  test.concurrent('billings: succeeded and failed', async () => {
+  test.concurrent('billings: failed = success is not 1 or status failed', async () => {
     const args = ['fixed-recurring', 'billings', '--plan-id', fx.plans['fixed-recurring'][0]];
     const recs = await records(args);
     const s = JSON.parse((await payrec(emu, [...args, '--summary', '-f', 'json'])).stdout);
     expect(recs.length).toBeGreaterThan(0);
     expect(s.count).toBe(recs.length);
-    expect(s.succeeded).toBe(recs.filter((b) => b.success === 1).length);
-    expect(s.failed).toBe(recs.filter((b) => b.success !== 1).length);
-    expect(s.succeeded + s.failed).toBe(recs.length);
-    expect(unordered(s.totals)).toEqual(unordered(expectedTotals(recs)));
+    expect(s.statuses).toEqual(countBy(recs, statusOf));
+    expect(s.statuses.failed).toBe(recs.filter((b) => b.success !== 1 || b.transactionStatus === 'failed').length);
+    expect(totalsOf(s.totals)).toEqual(expectedTotals(recs));
   });
 
   test.concurrent('cancellations: forced', async () => {
@@ -129,15 +156,15 @@ describe('--summary', () => {
   test.concurrent('wallet-to-wallet payments: serviceFee and receivers amounts and fees', async () => {
     const recs = await records(['wallet-to-wallet', 'payments', 'list']);
     const s = JSON.parse((await payrec(emu, ['wallet-to-wallet', 'payments', 'list', '--summary', '-f', 'json'])).stdout);
-    expect(Object.values(s.totals).some((f: any) => f.serviceFee && f['receivers.amount'] && f['receivers.fee'])).toBe(true);
-    expect(unordered(s.totals)).toEqual(unordered(expectedTotals(recs)));
+    expect(Object.keys(s.totals[0])).toEqual(['token', 'status', 'count', 'serviceFee', 'receivers.amount', 'receivers.fee']);
+    expect(totalsOf(s.totals)).toEqual(expectedTotals(recs));
   });
 
   test.concurrent('dollar-cost-average executions: swaps in per input token, swaps out per output token', async () => {
     const recs = await records(['dollar-cost-average', 'executions']);
     const s = JSON.parse((await payrec(emu, ['dollar-cost-average', 'executions', '--summary', '-f', 'json'])).stdout);
-    expect(Object.values(s.totals).some((f: any) => f['swaps.inputAmount'])).toBe(true);
-    expect(unordered(s.totals)).toEqual(unordered(expectedTotals(recs)));
+    expect(s.totals.some((f: Rec) => f['swaps.inputAmount'] !== '0')).toBe(true);
+    expect(totalsOf(s.totals)).toEqual(expectedTotals(recs));
   });
 
   test.concurrent('piped table: field<TAB>value lines with the same numbers', async () => {
@@ -147,13 +174,15 @@ describe('--summary', () => {
     ]);
     expect(tsv.exitCode).toBe(0);
     const s = JSON.parse(json.stdout);
-    const rows = Object.fromEntries(tsv.stdout.trimEnd().split('\n').map((l) => l.split('\t')));
+    const [overview, totals] = tsv.stdout.trimEnd().split('\n\n');
+    const rows = Object.fromEntries(overview.split('\n').map((l) => l.split('\t')));
     expect(rows.count).toBe(String(s.count));
     expect(rows['first.timestamp']).toBe(String(s.firstTimestamp));
-    for (const [token, fields] of Object.entries(s.totals as Record<string, Record<string, string>>)) {
-      for (const [field, value] of Object.entries(fields)) expect(rows[`total.${token}.${field}`]).toBe(value);
-    }
     for (const [status, n] of Object.entries(s.statuses)) expect(rows[`status.${status}`]).toBe(String(n));
+    const [title, header, ...lines] = totals.split('\n');
+    expect(title).toBe('exact totals per token and status:');
+    expect(header).toBe('token\tstatus\tcount\tamount\tfee');
+    expect(lines.map((l) => l.split('\t'))).toEqual(s.totals.map((t: Rec) => [t.token, t.status, String(t.count), t.amount, t.fee]));
   });
 
   test('--summary with --chart is a usage error, nothing sent', async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createWriter, type OutputOptions } from '../../src/core/output/writer.js';
 import { neutraliseFormula, neutraliseTerminal } from '../../src/core/output/sanitize.js';
 import { Summariser } from '../../src/core/lists/summary.js';
+import { endpoints } from '../../src/registry/endpoints.js';
 import { parseTime } from '../../src/core/runtime/time.js';
 
 const NOW_MS = Date.UTC(2026, 0, 31);
@@ -170,23 +171,36 @@ describe('decimal totals properties', () => {
     return frac ? `${whole}.${frac}` : `${whole}`;
   };
 
-  it('per-token totals of amount and fee equal a BigInt sum, digit for digit', () => {
-    const record = fc.record({ token: fc.constantFrom('USDT', 'BNB', '8PAY'), amount: decimal, fee: decimal });
+  const endpoint = (id: string) => endpoints.find((e) => e.id === id)!;
+
+  it('totals per token and status of amount and fee equal a BigInt sum, digit for digit', () => {
+    const record = fc.record({
+      token: fc.constantFrom('USDT', 'BNB', '8PAY'),
+      transactionStatus: fc.constantFrom('confirmed', 'pending', 'failed'),
+      transactionHash: fc.uuid(),
+      amount: decimal,
+      fee: decimal,
+    });
     fc.assert(
       fc.property(fc.array(record, { minLength: 1, maxLength: 40 }), (records) => {
-        const s = new Summariser();
+        const s = new Summariser(endpoint('one-time.transfers'));
         for (const r of records) s.add(r);
         const totals = s.result().totals;
-        const expected: Record<string, { amount: bigint; fee: bigint }> = {};
+        const expected = new Map<string, { count: number; amount: bigint; fee: bigint }>();
         for (const r of records) {
-          const t = (expected[r.token] ??= { amount: 0n, fee: 0n });
+          const key = `${r.token}/${r.transactionStatus}`;
+          const t = expected.get(key) ?? expected.set(key, { count: 0, amount: 0n, fee: 0n }).get(key)!;
+          t.count++;
           t.amount += toUnits(r.amount);
           t.fee += toUnits(r.fee);
         }
-        expect(Object.keys(totals).sort()).toEqual(Object.keys(expected).sort());
-        for (const [token, t] of Object.entries(expected)) {
-          expect(totals[token].amount).toBe(fromUnits(t.amount));
-          expect(totals[token].fee).toBe(fromUnits(t.fee));
+        expect(totals.map((t) => `${t.token}/${t.status}`).sort()).toEqual([...expected.keys()].sort());
+        for (const t of totals) {
+          const e = expected.get(`${t.token}/${t.status}`)!;
+          expect(Object.keys(t)).toEqual(['token', 'status', 'count', 'amount', 'fee']);
+          expect(t.count).toBe(e.count);
+          expect(t.amount).toBe(fromUnits(e.amount));
+          expect(t.fee).toBe(fromUnits(e.fee));
         }
       }),
       { numRuns: 300 },
@@ -194,13 +208,19 @@ describe('decimal totals properties', () => {
   });
 
   it('receivers amounts of payments add up exactly too', () => {
-    const payment = fc.record({ token: fc.constant('USDT'), receivers: fc.array(fc.record({ amount: decimal, fee: decimal }), { minLength: 1, maxLength: 5 }) });
+    const payment = fc.record({
+      token: fc.constant('USDT'),
+      transactionStatus: fc.constant('confirmed'),
+      receivers: fc.array(fc.record({ amount: decimal, fee: decimal }), { minLength: 1, maxLength: 5 }),
+    });
     fc.assert(
       fc.property(fc.array(payment, { minLength: 1, maxLength: 20 }), (payments) => {
-        const s = new Summariser();
+        const s = new Summariser(endpoint('one-time.payments.list'));
         for (const p of payments) s.add(p);
         const sum = payments.flatMap((p) => p.receivers).reduce((acc, r) => acc + toUnits(r.amount), 0n);
-        expect(s.result().totals.USDT['receivers.amount']).toBe(fromUnits(sum));
+        const [row] = s.result().totals;
+        expect(row).toMatchObject({ token: 'USDT', status: 'confirmed', count: payments.length });
+        expect(row['receivers.amount']).toBe(fromUnits(sum));
       }),
     );
   });

@@ -1,5 +1,7 @@
 import Big from 'big.js';
 import { amountsOf } from './summary.js';
+import { MalformedResponseError } from '../runtime/errors.js';
+import { printable } from '../output/sanitize.js';
 
 // --chart day|week|month: a bar chart of records (or of one token's amount) per
 // period, in UTC, readable in 80 columns. Bars use block characters on a terminal
@@ -60,7 +62,10 @@ export class ChartBuilder {
       value = new Big(0);
       let moved = false;
       for (const a of amountsOf(r)) {
-        if (a.token === this.token && MOVED.has(a.field)) (value = value.plus(a.value)), (moved = true);
+        if (a.token !== this.token || !MOVED.has(a.field)) continue;
+        // Never a bar that quietly left an amount out.
+        if (!a.exact) throw new MalformedResponseError(`cannot chart exactly: a record's ${a.field} is not a decimal string (${printable(JSON.stringify(a.value) ?? String(a.value))})`);
+        (value = value.plus(a.value as string)), (moved = true);
       }
       if (!moved) return;
     }

@@ -11,6 +11,14 @@ export interface ListQuery {
   chart?: { period: Period; token?: string };
   /** --follow: poll every `intervalMs`, re-reading `lookbackSeconds` back for records that arrive late. */
   follow?: { intervalMs: number; lookbackSeconds: number };
+  /** --status/--failed: keep the records whose status (status.ts statusReader) is one of these; --limit counts them. */
+  statuses?: Set<string>;
+  /** --count: print only the number of matching records. */
+  count?: boolean;
+  /** --fail-if-any: exit 9 when at least one record matched. */
+  failIfAny?: boolean;
+  /** --jq EXPR: run over the JSON document that -f json would print (compiled before any request). */
+  jq?: string;
 }
 
 /** Walks [from, to] of a list in `sort` order (the API's default, desc, when absent). */

@@ -1,6 +1,6 @@
 import type { Endpoint } from '../../registry/types.js';
 import { ChartBuilder } from './chart.js';
-import { InterruptedError } from '../runtime/errors.js';
+import { GateMatched, InterruptedError } from '../runtime/errors.js';
 import { terminalJson } from '../output/sanitize.js';
 import { createWriter, schemaFields, validateColumns, validateFlatten } from '../output/writer.js';
 import { identityOf, paginate } from './paginate.js';
@@ -8,6 +8,10 @@ import { Progress } from '../output/progress.js';
 import { checkEnvelope, checkRecord, recordChecker } from './records.js';
 import type { Session } from '../runtime/session.js';
 import { Summariser } from './summary.js';
+import { statusReader } from './status.js';
+import { compileJq } from '../output/jq.js';
+import { Writable } from 'node:stream';
+import type { Format } from '../output/writer.js';
 import { follow } from './follow.js';
 import type { ListQuery, WalkWindow } from './list-query.js';
 
@@ -56,9 +60,12 @@ export async function runEndpoint(
   }
 
   const q = list!;
+  // Compiled first: a bad expression is exit 2 before any request.
+  const jq = q.jq !== undefined ? await compileJq(q.jq) : undefined;
   const identity = identityOf(endpoint);
+  const keep = q.statuses ? matcher(endpoint, q.statuses) : undefined;
   /** A walk of [from, to] with the command's filters; exact while records arrive when the list has a time window. */
-  const walk: WalkWindow = (window, from, to, sort) =>
+  const exact: WalkWindow = (window, from, to, sort) =>
     paginate(
       async ({ offset, limit, ...range }) => {
         const query = { ...filters, from: range.from ?? from, to: range.to ?? to, sort, limit, offset };
@@ -67,6 +74,19 @@ export async function runEndpoint(
       window,
       endpoint.timeWindow ? { sort: sort ?? 'desc', from: from ?? 0, to: to ?? Number.MAX_SAFE_INTEGER, identity } : { identity },
     );
+  // --status: the API has no status filter (API-SPEC.md), so records are kept or dropped
+  // here, after the paginator has made the walk exact and free of repeats; the walk
+  // itself is never cut by --limit, which counts the records kept.
+  /** Records read before the filter: what the progress line counts. */
+  let read = 0;
+  const walk: WalkWindow = keep
+    ? async function* (window, from, to, sort) {
+        for await (const page of exact({ ...window, limit: Infinity }, from, to, sort)) {
+          read += page.records.length;
+          yield { records: page.records.filter(keep), total: page.total };
+        }
+      }
+    : exact;
 
   if (q.follow) {
     await follow(session, endpoint, walk, q, outputOptions);
@@ -75,69 +95,123 @@ export async function runEndpoint(
 
   const w = q.window;
   const pages = walk(w, q.from, q.to, q.sort);
-  const summary = q.summary ? new Summariser() : undefined;
+  const summary = q.summary ? new Summariser(endpoint) : undefined;
   const chart = q.chart ? new ChartBuilder(q.chart.period, q.chart.token) : undefined;
   const target = await session.openOutput();
-  const writer = summary || chart ? undefined : createWriter(target.stream, outputOptions);
+  // --jq reads the document -f json would print, then prints jq's answer in its place.
+  const json = jq ? new TextSink() : undefined;
+  const out = json ?? target.stream;
+  const options = jq ? { ...outputOptions, format: 'json' as const, tty: false } : outputOptions;
+  const writer = summary || chart || q.count ? undefined : createWriter(out, options);
   const progress = new Progress(session, w.limit === Infinity);
   const check = recordChecker(endpoint, session);
   let total = 0;
   let count = 0;
+  /** The walk stopped at --limit before the list ended: more records may match. */
+  let cut = false;
   try {
-    for await (const page of pages) {
+    walking: for await (const page of pages) {
       total = page.total;
       for (const r of page.records) {
-        if (count >= w.limit) break;
+        if (count >= w.limit) {
+          cut = true;
+          break walking;
+        }
         const record = check(r);
         if (summary) summary.add(record);
         else if (chart) chart.add(record);
-        else {
+        else if (writer) {
           // Only wait when the output asks to (backpressure): no microtask per record.
-          const draining = writer!.write(record);
+          const draining = writer.write(record);
           if (draining) await draining;
         }
         count++;
       }
-      await progress.update(count, Math.min(w.limit, Math.max(0, total - w.offset)));
+      await progress.update(keep ? read : count, keep ? Math.max(read, total - w.offset) : Math.min(w.limit, Math.max(0, total - w.offset)));
       if (session.ctx.signal.aborted) throw new InterruptedError();
+      if (keep && count >= w.limit) {
+        cut = true;
+        break;
+      }
     }
   } finally {
     progress.stop();
   }
   if (writer) await writer.end();
-  if (summary) await writeSummary(session, target.stream, summary);
-  if (chart) target.stream.write(chart.render(session.ctx.columns, session.color && outputOptions.tty));
+  if (summary) await writeSummary(session, out, summary, jq ? 'json' : session.format);
+  if (chart) out.write(chart.render(session.ctx.columns, session.color && outputOptions.tty));
+  if (q.count) out.write(`${count}\n`);
+  if (jq) target.stream.write(jq.run(json!.text(), outputOptions.tty));
   await target.commit();
-  const available = Math.max(0, total - w.offset);
-  if (count < available) {
-    const verb = summary ? 'summarised' : chart ? 'charted' : 'showing';
-    session.notice(`${verb} ${count.toLocaleString('en-US')} of ${available.toLocaleString('en-US')} (use --limit N or --all for more)`);
+  // Only --limit cuts a list short: a whole walk (--all) that read everything of its
+  // window may still count fewer records than the latest total, which holds arrivals.
+  cut ||= keep === undefined && count >= w.limit;
+  noticeTruncation(session, { summary, chart, count, cut, filtered: keep !== undefined, available: Math.max(0, total - w.offset) });
+  if (q.failIfAny && count > 0) throw new GateMatched(count, 'record');
+}
+
+/** Keeps the records whose status is one of `statuses`. */
+function matcher(endpoint: Endpoint, statuses: Set<string>): (r: Record<string, unknown>) => boolean {
+  const statusOf = statusReader(endpoint);
+  return (r) => statuses.has(statusOf(r));
+}
+
+/** A list never prints fewer records than its window holds without saying so (on a terminal or not; -q silences it). */
+function noticeTruncation(
+  session: Session,
+  o: { summary?: Summariser; chart?: ChartBuilder; count: number; cut: boolean; filtered: boolean; available: number },
+): void {
+  const verb = o.summary ? 'summarised' : o.chart ? 'charted' : 'showing';
+  const n = o.count.toLocaleString('en-US');
+  if (o.filtered) {
+    if (o.cut) session.note(`${verb} the first ${n} matching records; more may match: --all for every record`);
+  } else if (o.cut && o.count < o.available) {
+    session.note(`${verb} ${n} of ${o.available.toLocaleString('en-US')}; --all for every record`);
   }
 }
 
-async function writeSummary(session: Session, out: NodeJS.WritableStream, s: Summariser): Promise<void> {
+/** Collects what a writer writes, for --jq. */
+class TextSink extends Writable {
+  private chunks: Buffer[] = [];
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
+    this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    done();
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+/**
+ * Prints a summary. json/jsonl: the whole summary (totals as rows). csv: the totals,
+ * one row per token and status with the endpoint's fixed columns. table: the counts
+ * as field/value lines, then the totals as a table whose status column says what
+ * each total holds.
+ */
+async function writeSummary(session: Session, out: NodeJS.WritableStream, s: Summariser, format: Format): Promise<void> {
   const result = s.result();
-  const format = session.format;
+  const columns = ['token', 'status', 'count', ...s.fields];
   if (format === 'json' || format === 'jsonl') {
     // Token names are the server's text: escaped like every JSON we print.
     out.write(terminalJson(result, format === 'json' ? 2 : undefined) + '\n');
     return;
   }
-  // Other formats: one flat field/value record through the output module.
-  const flat: Record<string, unknown> = { count: result.count };
+  const rows = async (records: Record<string, unknown>[], kind: 'list' | 'single', cols: string[]) => {
+    const writer = createWriter(out, { ...session.output(kind, cols), format, columns: undefined, flatten: undefined, literalColumns: true });
+    for (const r of records) await writer.write(r);
+    await writer.end();
+  };
+  if (format === 'csv') return rows(result.totals, 'list', columns);
+  const overview: Record<string, unknown> = { count: result.count };
   if (result.firstTimestamp !== undefined) {
     // Named so that tables show them as dates.
-    flat['first.timestamp'] = result.firstTimestamp;
-    flat['last.timestamp'] = result.lastTimestamp;
+    overview['first.timestamp'] = result.firstTimestamp;
+    overview['last.timestamp'] = result.lastTimestamp;
   }
-  for (const [status, n] of Object.entries(result.statuses)) flat[`status.${status}`] = n;
-  if (result.succeeded !== undefined) Object.assign(flat, { succeeded: result.succeeded, failed: result.failed });
-  if (result.forced !== undefined) flat.forced = result.forced;
-  for (const [token, fields] of Object.entries(result.totals)) {
-    for (const [field, value] of Object.entries(fields)) flat[`total.${token}.${field}`] = value;
-  }
-  const options = session.output('single', Object.keys(flat));
-  const writer = createWriter(out, { ...options, columns: undefined, flatten: undefined });
-  await writer.write(flat);
-  await writer.end();
+  for (const [status, n] of Object.entries(result.statuses)) overview[`status.${status}`] = n;
+  if (result.forced !== undefined) overview.forced = result.forced;
+  await rows([overview], 'single', Object.keys(overview));
+  if (result.totals.length === 0) return;
+  out.write(`\nexact totals per token and status${s.successSignal ? ' (a billing failed: success is not 1 or status failed)' : ''}:\n`);
+  await rows(result.totals, 'list', columns);
 }

@@ -1,51 +1,77 @@
 import Big from 'big.js';
+import { z } from 'zod';
+import type { Endpoint } from '../../registry/types.js';
+import { decimal } from '../../registry/schemas.js';
+import { MalformedResponseError } from '../runtime/errors.js';
+import { identityOf } from './paginate.js';
+import { hasSuccess, statusReader } from './status.js';
 
-// --summary: what a finance user asks of a list first. Totals use exact decimal
-// arithmetic (big.js) on the amount strings; nothing passes through a float.
+// --summary: what a finance user asks of a list first. Totals are per token AND status
+// (DESIGN.md "Insight and scripting flags"): a settled total never includes pending or
+// failed records. They use exact decimal arithmetic (big.js) on the amount strings;
+// nothing passes through a float, and an amount that is not a plain decimal string
+// fails the summary (exit 6) naming its records rather than being left out.
+
+/** One total: the records of one token and status, and the exact sum of each amount field. */
+export type TotalRow = { token: string; status: string; count: number } & Record<string, string | number>;
 
 export interface Summary {
   count: number;
-  /** token → field → exact decimal total, e.g. { USDT: { amount: "12.5", fee: "0.125" } }. */
-  totals: Record<string, Record<string, string>>;
+  /** Records per status (billings: failed = success ≠ 1 or status failed). */
   statuses: Record<string, number>;
-  /** Billings: success = 1 or not. */
-  succeeded?: number;
-  failed?: number;
   /** Cancellations: forced by a plan admin or operational account. */
   forced?: number;
   firstTimestamp?: number;
   lastTimestamp?: number;
+  /** One row per token and status, sorted; every row has every amount field of the endpoint. */
+  totals: TotalRow[];
 }
 
-const DECIMAL = /^-?\d+(\.\d+)?$/;
-/** Totals print in this order within a token, whichever record came first. */
-const FIELD_ORDER = ['amount', 'fee', 'serviceFee', 'receivers.amount', 'receivers.fee', 'swaps.inputAmount', 'swaps.outputAmount'];
+/** Records whose amounts cannot be totalled exactly are named, up to this many. */
+const NAMED = 10;
 
 export class Summariser {
+  /** The endpoint's amount fields, from its record schema: the totals' fixed columns. */
+  readonly fields: string[];
+  /** Billings: `failed` includes a success other than 1 (status.ts), which labels should say. */
+  readonly successSignal: boolean;
   private count = 0;
-  private totals = new Map<string, Map<string, Big>>();
-  private statuses = new Map<string, number>();
-  private succeeded = 0;
-  private failed = 0;
+  private readonly totals = new Map<string, { token: string; status: string; count: number; sums: Map<string, Big> }>();
+  private readonly statuses = new Map<string, number>();
   private forced = 0;
-  private sawSuccess = false;
   private sawForced = false;
   private first?: number;
   private last?: number;
+  private readonly statusOf: (r: Record<string, unknown>) => string;
+  private readonly identity: (r: Record<string, unknown>) => string;
+  private inexact: string[] = [];
+  private inexactCount = 0;
+
+  constructor(endpoint: Pick<Endpoint, 'record' | 'identity'>) {
+    this.fields = amountFields(endpoint.record);
+    this.successSignal = hasSuccess(endpoint);
+    this.statusOf = statusReader(endpoint);
+    this.identity = identityOf(endpoint);
+  }
 
   add(r: Record<string, unknown>): void {
     this.count++;
-    for (const { token, field, value } of amountsOf(r)) {
-      let fields = this.totals.get(token);
-      if (!fields) this.totals.set(token, (fields = new Map()));
-      fields.set(field, (fields.get(field) ?? new Big(0)).plus(value));
+    const status = this.statusOf(r);
+    this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
+    const token = recordToken(r);
+    this.group(token, status).count++;
+    let bad: string[] | undefined;
+    for (const a of amountsOf(r)) {
+      if (!a.exact) {
+        (bad ??= []).push(`${a.field} ${shown(JSON.stringify(a.value) ?? String(a.value))}`);
+        continue;
+      }
+      const sums = this.group(a.token, status).sums;
+      sums.set(a.field, (sums.get(a.field) ?? new Big(0)).plus(a.value as string));
     }
-    const status = str(r.transactionStatus);
-    if (status !== undefined) this.statuses.set(status, (this.statuses.get(status) ?? 0) + 1);
-    if (r.success !== undefined) {
-      this.sawSuccess = true;
-      if (r.success === 1) this.succeeded++;
-      else this.failed++;
+    if (bad) {
+      this.inexactCount++;
+      if (this.inexact.length < NAMED) this.inexact.push(`${shown(this.identity(r))} (${bad.join(', ')})`);
     }
     if (typeof r.forced === 'boolean') {
       this.sawForced = true;
@@ -57,39 +83,89 @@ export class Summariser {
     }
   }
 
+  private group(token: string, status: string) {
+    const key = JSON.stringify([token, status]);
+    let g = this.totals.get(key);
+    if (!g) this.totals.set(key, (g = { token, status, count: 0, sums: new Map() }));
+    return g;
+  }
+
+  /** The summary; throws (exit 6) when an amount could not be counted exactly. */
   result(): Summary {
-    const totals: Summary['totals'] = {};
-    for (const [token, fields] of [...this.totals].sort(([a], [b]) => a.localeCompare(b))) {
-      const ordered = [...fields].sort(([a], [b]) => FIELD_ORDER.indexOf(a) - FIELD_ORDER.indexOf(b));
-      totals[token] = Object.fromEntries(ordered.map(([f, v]) => [f, v.toFixed()]));
+    if (this.inexactCount > 0) {
+      const more = this.inexactCount > this.inexact.length ? `, and ${(this.inexactCount - this.inexact.length).toLocaleString('en-US')} more` : '';
+      throw new MalformedResponseError(
+        `cannot total exactly: ${this.inexactCount.toLocaleString('en-US')} record${this.inexactCount === 1 ? '' : 's'} carry an amount that is not a decimal string: ${this.inexact.join('; ')}${more}`,
+        'the service sent amounts payrec cannot add up exactly (a number or an exponent instead of a decimal string); no total was printed',
+      );
     }
+    const order = (s: string) => {
+      const i = STATUS_ORDER.indexOf(s);
+      return i === -1 ? STATUS_ORDER.length : i;
+    };
+    const groups = [...this.totals.values()].sort((a, b) => (a.token === b.token ? order(a.status) - order(b.status) || a.status.localeCompare(b.status) : a.token.localeCompare(b.token)));
+    const totals = groups.map((g) => {
+      const row: TotalRow = { token: g.token, status: g.status, count: g.count };
+      for (const f of this.fields) row[f] = (g.sums.get(f) ?? new Big(0)).toFixed();
+      return row;
+    });
     return {
       count: this.count,
-      totals,
-      statuses: Object.fromEntries([...this.statuses].sort(([a], [b]) => a.localeCompare(b))),
-      ...(this.sawSuccess ? { succeeded: this.succeeded, failed: this.failed } : {}),
+      statuses: Object.fromEntries([...this.statuses].sort(([a], [b]) => order(a) - order(b) || a.localeCompare(b))),
       ...(this.sawForced ? { forced: this.forced } : {}),
       ...(this.first !== undefined ? { firstTimestamp: this.first, lastTimestamp: this.last } : {}),
+      totals,
     };
   }
+}
+
+/** Settled first, then what may still move, then what did not happen. */
+const STATUS_ORDER = ['confirmed', 'pending', 'failed'];
+
+/**
+ * The amount fields of a record schema, in schema order: top-level decimal fields
+ * (`amount`, `fee`, `serviceFee`) and those of arrays of objects (`receivers.amount`,
+ * `swaps.outputAmount`). The summary's columns, fixed per endpoint.
+ */
+export function amountFields(schema: z.ZodType): string[] {
+  if (!(schema instanceof z.ZodObject)) return [];
+  const out: string[] = [];
+  for (const [key, child] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
+    if (child === decimal) out.push(key);
+    else if (child instanceof z.ZodArray && child.element instanceof z.ZodObject) {
+      for (const [sub, leaf] of Object.entries(child.element.shape as Record<string, z.ZodType>)) if (leaf === decimal) out.push(`${key}.${sub}`);
+    }
+  }
+  return out;
 }
 
 export interface Amount {
   token: string;
   /** Where in the record: `amount`, `fee`, `serviceFee`, `receivers.amount`, `swaps.outputAmount`… */
   field: string;
-  /** A decimal string, never a float. */
-  value: string;
+  /** A decimal string when `exact`; otherwise whatever was sent (a number, "1e5", null…). */
+  value: unknown;
+  /** A plain decimal string, which exact arithmetic can add. */
+  exact: boolean;
+}
+
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+
+/** The token a record is counted under: its `token`, or an execution's input token. */
+function recordToken(r: Record<string, unknown>): string {
+  return str(r.token) ?? str(r.inputToken) ?? '(no token)';
 }
 
 /**
  * Every amount a record carries, with its token: what --summary totals and what
- * --chart --token sums. A swap's output is counted in its own output token.
+ * --chart --token sums. A swap's output is counted in its own output token. Fields
+ * that are absent are not amounts; present ones that are not decimal strings are
+ * yielded as not exact, so that no caller can leave them out without knowing.
  */
 export function* amountsOf(r: Record<string, unknown>): Generator<Amount> {
-  const token = str(r.token) ?? str(r.inputToken) ?? '(no token)';
+  const token = recordToken(r);
   const at = (token: string, field: string, value: unknown): Amount[] =>
-    typeof value === 'string' && DECIMAL.test(value) ? [{ token, field, value }] : [];
+    value === undefined ? [] : [{ token, field, value, exact: typeof value === 'string' && DECIMAL.test(value) }];
   for (const field of ['amount', 'fee', 'serviceFee']) yield* at(token, field, r[field]);
   for (const rec of arr(r.receivers)) {
     yield* at(token, 'receivers.amount', rec.amount);
@@ -99,6 +175,11 @@ export function* amountsOf(r: Record<string, unknown>): Generator<Amount> {
     yield* at(token, 'swaps.inputAmount', swap.inputAmount);
     yield* at(str(swap.outputToken) ?? '(no token)', 'swaps.outputAmount', swap.outputAmount);
   }
+}
+
+/** Server text in a message (which reportError neutralises): cut, so one value cannot flood stderr. */
+function shown(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
 function str(v: unknown): string | undefined {

@@ -11,6 +11,8 @@ export const EXIT = {
   server: 6,
   network: 7,
   verification: 8,
+  /** --fail-if-any: at least one record (or row) matched. */
+  gate: 9,
   /** A resource another payrec holds right now: a mirror another sync is writing. */
   busy: 10,
   interrupted: 130,
@@ -27,6 +29,7 @@ export const EXIT_MEANINGS: readonly { code: number; short: string; meaning: str
   { code: EXIT.server, short: 'API 5xx', meaning: 'server error (5xx) after retries, or a response payrec cannot use (not JSON, not the documented shape with --strict)' },
   { code: EXIT.network, short: 'network', meaning: 'network error or timeout after retries' },
   { code: EXIT.verification, short: 'verification failed', meaning: 'verification failed (webhook-notifications verify)' },
+  { code: EXIT.gate, short: 'gate matched', meaning: 'a gate matched: --fail-if-any found at least one record or row' },
   { code: EXIT.busy, short: 'mirror busy', meaning: 'the mirror is busy: another payrec sync is writing it' },
   { code: EXIT.interrupted, short: 'interrupted', meaning: 'interrupted (Ctrl-C)' },
 ];
@@ -86,6 +89,13 @@ export class VerificationError extends PayrecError {
 export class BusyError extends PayrecError {
   constructor(message: string, hint?: string) {
     super(message, EXIT.busy, hint);
+  }
+}
+
+/** --fail-if-any: the command did its work, and what it was asked to watch for is there. */
+export class GateMatched extends PayrecError {
+  constructor(matched: number, what: string) {
+    super(`${matched.toLocaleString('en-US')} ${what}${matched === 1 ? '' : 's'} matched (--fail-if-any)`, EXIT.gate);
   }
 }
 

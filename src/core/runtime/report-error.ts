@@ -15,7 +15,8 @@ export function reportError(err: unknown, ctx: Context, debug: boolean): number 
       ctx.stderr.write('interrupted\n');
       return EXIT.interrupted;
     }
-    ctx.stderr.write(`error: ${shown(err.message)}\n`);
+    // A gate that matched is an answer, not a failure of payrec: no "error:".
+    ctx.stderr.write(err.exitCode === EXIT.gate ? `${err.message}\n` : `error: ${shown(err.message)}\n`);
     if (err.hint) ctx.stderr.write(`hint: ${shown(err.hint)}\n`);
     if (debug && err.stack) ctx.stderr.write(maskSecrets(err.stack) + '\n');
     return err.exitCode;

@@ -179,6 +179,12 @@ export class Session {
     if (!this.quiet) this.ctx.stderr.write(`hint: ${problem.hint}\n`);
   }
 
+  /** What a reader must not miss (a list shorter than its window): stderr on a terminal or not; only --quiet silences it. */
+  note(message: string): void {
+    if (this.quiet) return;
+    this.ctx.stderr.write(neutraliseTerminal(message) + '\n');
+  }
+
   async close(): Promise<void> {
     for (const c of this.cleanups.splice(0)) await c().catch(() => {});
   }
