@@ -30,6 +30,7 @@ export interface GlobalFlags {
   dryRun?: boolean;
   emulator?: boolean;
   csvRaw?: boolean;
+  bom?: boolean;
   strict?: boolean;
 }
 
@@ -68,6 +69,13 @@ export class Session {
     this.retries = parseOption(optionSchemas.retries, flags.retries ?? '3', '--retries');
     if (flags.output !== undefined && (flags.output === '' || hasControlCharacters(flags.output))) {
       throw new UsageError(`invalid --output "${printable(flags.output)}": expected a file path without control characters`);
+    }
+    // A workbook is a zip: binary that a terminal or a pipe has no use for.
+    if (this.format === 'xlsx' && flags.output === undefined) {
+      throw new UsageError('-f xlsx writes a workbook to a file: give -o FILE.xlsx', 'for a terminal or a pipe, use -f csv, json or jsonl');
+    }
+    if (flags.bom && this.format !== 'csv') {
+      throw new UsageError(`--bom is for -f csv (the format is ${this.format})`, this.format === 'xlsx' ? 'a workbook needs no byte-order mark' : undefined);
     }
   }
 
@@ -120,6 +128,8 @@ export class Session {
       defaultColumns: [...defaultColumns],
       flatten: this.flags.flatten,
       csvRaw: Boolean(this.flags.csvRaw),
+      bom: Boolean(this.flags.bom),
+      warn: (message) => this.warn(message),
       tty: this.ctx.stdoutIsTTY && !this.flags.output,
       color: this.color && !this.flags.output,
       width: this.ctx.columns,
