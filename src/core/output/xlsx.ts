@@ -60,7 +60,20 @@ const TIME_FORMAT = 'yyyy-mm-dd hh:mm:ss';
  * back to the same 15 digits, so the spreadsheet shows and sums exactly that value.
  */
 export function amountNumber(text: string): { value: number; exact: boolean } {
-  const digits = text.replace(/^-/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '').length;
+  // Significant digits run from the first non-zero digit to the last (a scan: four
+  // regular-expression replacements cost more than the rest of the cell).
+  let first = -1;
+  let last = -1;
+  let point = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) point = i;
+    else if (c > 48 && c <= 57) {
+      if (first < 0) first = i;
+      last = i;
+    }
+  }
+  const digits = first < 0 ? 0 : last - first + 1 - (point > first && point < last ? 1 : 0);
   return { value: Number(text), exact: digits <= NUMBER_DIGITS };
 }
 
@@ -235,7 +248,9 @@ export function openWorkbook(out: NodeJS.WritableStream, columns: SheetColumn[],
       if (sheetRows === rowsPerSheet) startSheet();
       fill(record);
       const row = sheet.addRow(values);
-      for (let i = 0; i < slots.length; i++) if (styles[i] !== PLAIN) row.getCell(i + 1).style = styles[i] as ExcelJS.Style;
+      // Every cell gets a shared style, the plain ones too: exceljs gives each cell a new
+      // empty style object otherwise, and looking that up cost a tenth of the export.
+      for (let i = 0; i < slots.length; i++) if (values[i] !== null) row.getCell(i + 1).style = styles[i] as ExcelJS.Style;
       row.commit();
       sheetRows++;
       rows++;
