@@ -152,9 +152,9 @@ class WorkbookWriter extends ExcelJS.stream.xlsx.WorkbookWriter {
   }
 }
 
-const BACKLOG_BYTES = 4 << 20;
+const BACKLOG_BYTES = 1 << 20;
 /** Rows between looks at the backlog (and turns of the event loop, which let the zip start). */
-const CHECK_EVERY = 256;
+const CHECK_EVERY = 128;
 
 export function openWorkbook(out: NodeJS.WritableStream, columns: SheetColumn[], first: Record<string, unknown> | undefined, options: WorkbookOptions = {}): SheetWriter {
   const rowsPerSheet = options.rowsPerSheet ?? EXCEL_ROWS - 1;
