@@ -234,7 +234,7 @@ describe.skipIf(office.skip)(`-f xlsx read back by LibreOffice${office.note}`, (
     const { csv, tables } = books.w2w;
     const header = csv[0];
     expect(header).toContain('receivers.amount_exact');
-    const expected = truth.flatMap((p) => (p.receivers as Rec[]).map((rc) => ({ id: p.id, ...rc })));
+    const expected: Rec[] = truth.flatMap((p) => (p.receivers as Rec[]).map((rc) => ({ id: p.id, ...rc })));
     expect(csv.length - 1).toBe(expected.length);
     const byKey = new Map(expected.map((e) => [`${e.id} ${e.transactionHash}`, e]));
     const cells = tables.get('records')!;
