@@ -100,9 +100,9 @@ export class Session {
 
   /**
    * The HTTP client of this run; `connections`: pages fetched at once (lists with --all);
-   * `smallHeap`: keep V8's heap small (see tuneMemory), false for a sync.
+   * `smallHeap`: keep V8's heap small (see tuneMemory), false for a sync and a workbook.
    */
-  client(connections?: number, smallHeap = true): Promise<ApiClient> {
+  client(connections?: number, smallHeap = this.format !== 'xlsx'): Promise<ApiClient> {
     this.clientP ??= this.settings().then((s) => {
       tuneMemory(smallHeap);
       const client = new ApiClient({
@@ -192,7 +192,10 @@ function parseColumns(raw: string): string[] {
  * the small live set (~20 MB) between full collections; a growth of 20 % keeps the
  * peak flat at no measurable CPU cost to an export. Not for a sync: its memory is
  * DuckDB's, and the extra full collections cost a first sync of 300,000 transfers
- * about 0.25 s (test/bench/mirror.mjs). Set before the first request compiles the parser.
+ * about 0.25 s (test/bench/mirror.mjs). Nor for a workbook (-f xlsx): exceljs makes
+ * garbage for every cell, and they cost a 300,000-row workbook a sixth of its CPU
+ * time (its peak stays flat without them, ~220 MB against ~140 MB). Set before the
+ * first request compiles the parser.
  */
 function tuneMemory(smallHeap: boolean): void {
   setFlagsFromString('--liftoff-only');
