@@ -156,6 +156,10 @@ const BACKLOG_BYTES = 1 << 20;
 /** Rows between looks at the backlog (and turns of the event loop, which let the zip start). */
 const CHECK_EVERY = 128;
 
+/**
+ * Starts a workbook streamed to `out` (which exceljs ends when the workbook is
+ * complete). `first` is the first record, if any: columns are as wide as its values.
+ */
 export function openWorkbook(out: NodeJS.WritableStream, columns: SheetColumn[], first: Record<string, unknown> | undefined, options: WorkbookOptions = {}): SheetWriter {
   const rowsPerSheet = options.rowsPerSheet ?? EXCEL_ROWS - 1;
   const offsetOf = zoneOffsets(options.timeZone ?? 'UTC');
