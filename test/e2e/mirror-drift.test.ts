@@ -56,14 +56,17 @@ test('the sync keeps every record and says what it could not hold or did not kno
 });
 
 test('amounts keep their text; the ones the exact form cannot hold are listed, and exact_sum refuses them', async () => {
-  const rows = await sql(db, 'SELECT r.user, r.amount, r.amount_exact FROM one_time_payments, UNNEST(receivers) AS u(r) ORDER BY r.user');
-  expect(rows).toEqual([
-    // Integers beyond a double's precision print as text, never rounded.
-    { user: '0x01', amount: '1.5', amount_exact: { whole: '1', frac: '500000000000000000' } },
-    { user: '0x02', amount: '0.1234567890123456789', amount_exact: { whole: null, frac: null } },
-    { user: '0x03', amount: '1e5', amount_exact: { whole: null, frac: null } },
-    { user: '0x04', amount: '2', amount_exact: { whole: '2', frac: 0 } },
-  ]);
+  const rows = await payrec(undefined, ['sql', '--db', db, '-f', 'jsonl', 'SELECT r.user, r.amount, r.amount_exact FROM one_time_payments, UNNEST(receivers) AS u(r) ORDER BY r.user']);
+  // Read as text: integers keep every digit, and each column one JSON type in every row (DECIMAL text, BIGINT numbers).
+  expect(rows.stdout).toBe(
+    [
+      '{"user":"0x01","amount":"1.5","amount_exact":{"whole":"1","frac":500000000000000000}}',
+      '{"user":"0x02","amount":"0.1234567890123456789","amount_exact":{"whole":null,"frac":null}}',
+      '{"user":"0x03","amount":"1e5","amount_exact":{"whole":null,"frac":null}}',
+      '{"user":"0x04","amount":"2","amount_exact":{"whole":"2","frac":0}}',
+      '',
+    ].join('\n'),
+  );
   expect(await sql(db, 'SELECT id, field, text FROM inexact_amounts ORDER BY id')).toEqual([
     { id: hash(2), field: 'receivers[].amount', text: '0.1234567890123456789' },
     { id: hash(3), field: 'receivers[].amount', text: '1e5' },
