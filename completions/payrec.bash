@@ -146,7 +146,7 @@ _payrec_words() {
 }
 _payrec_flags() {
   case "$1" in
-    '') echo '--version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --csv-raw --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    '') echo '--version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'fixed-recurring') echo '' ;;
     'fixed-recurring short-urls') echo '' ;;
     'fixed-recurring short-urls list') echo '--plan-id --limit --all --page-size --offset --concurrency --summary --count --fail-if-any --jq' ;;
@@ -214,8 +214,8 @@ _payrec_flags() {
 }
 _payrec_values() {
   case "$1" in
-    --format) echo 'table json jsonl csv' ;;
-    -f) echo 'table json jsonl csv' ;;
+    --format) echo 'table json jsonl csv xlsx' ;;
+    -f) echo 'table json jsonl csv xlsx' ;;
     --sort) echo 'asc desc' ;;
     --chain) echo 'bsc ethereum polygon sandbox' ;;
     --flatten) echo 'receivers swaps' ;;

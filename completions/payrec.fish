@@ -285,7 +285,7 @@ end
 function __payrec_flags
     switch "$argv[1]"
         case ''
-            printf '%s\n' --version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --csv-raw --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring'
             printf '%s\n' 
         case 'fixed-recurring short-urls'
@@ -419,9 +419,9 @@ end
 function __payrec_values
     switch "$argv[1]"
         case '--format'
-            printf '%s\n' table json jsonl csv
+            printf '%s\n' table json jsonl csv xlsx
         case '-f'
-            printf '%s\n' table json jsonl csv
+            printf '%s\n' table json jsonl csv xlsx
         case '--sort'
             printf '%s\n' asc desc
         case '--chain'

@@ -24,8 +24,8 @@ export interface CompletionModel {
 
 /** Values offered after these flags; --chain is an open list, these are the known ones. */
 export const FLAG_VALUES: Record<string, string[]> = {
-  '--format': ['table', 'json', 'jsonl', 'csv'],
-  '-f': ['table', 'json', 'jsonl', 'csv'],
+  '--format': ['table', 'json', 'jsonl', 'csv', 'xlsx'],
+  '-f': ['table', 'json', 'jsonl', 'csv', 'xlsx'],
   '--sort': ['asc', 'desc'],
   '--chain': [...KNOWN_CHAINS],
   '--flatten': ['receivers', 'swaps'],

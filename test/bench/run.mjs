@@ -16,7 +16,9 @@
 //   6. the emulator's latency for a 1000-record page of a 300,000-record collection while
 //      live traffic inserts 2,000 records a second into it, against the same pages at rest;
 //   7. `--status failed` on the 300,000-transfer CSV export against the same export
-//      unfiltered (the filter runs in payrec: the API has none).
+//      unfiltered (the filter runs in payrec: the API has none);
+//   8. the xlsx export of 300,000 transfers against the CSV export of the same (time and
+//      peak RSS), and the xlsx export's peak RSS at 100,000 records (flat memory).
 // The emulator runs in its own process: it must not share payrec's event loop.
 // Not a vitest file (vitest picks up *.test.* only); `npm test` never runs it.
 
@@ -220,17 +222,17 @@ async function benchStatusFilter() {
   }
 }
 
-/** Peak RSS in MB of a CSV export of every record (GNU time's maximum resident set size). */
-function peakRss(emuUrl) {
-  const out = join(work, 'rss.csv');
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', NODE, BIN, '--base-url', emuUrl, '--quiet', 'one-time', 'transfers', '--all', '--format', 'csv', '--output', out], {
+/** Peak RSS in MB of an export of every record (GNU time's maximum resident set size); CSV records counted. */
+function peakRss(emuUrl, format = 'csv') {
+  const out = join(work, `rss.${format}`);
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', NODE, BIN, '--base-url', emuUrl, '--quiet', 'one-time', 'transfers', '--all', '--format', format, '--output', out], {
     env,
     encoding: 'utf8',
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   if (r.status !== 0) throw new Error(`export failed: ${r.stderr}`);
   const kb = Number(r.stderr.trim().split('\n').at(-1));
-  const lines = csvRecords(out);
+  const lines = format === 'csv' ? csvRecords(out) : undefined;
   rmSync(out);
   return { mb: kb / 1024, lines };
 }
@@ -396,10 +398,45 @@ async function benchEmulatorUnderTraffic() {
   }
 }
 
+/**
+ * -f xlsx against -f csv over the same 300,000 transfers: the workbook streams through
+ * exceljs (rows committed as they come, paced by the zip's backlog), so it should take
+ * at most 3× the CSV's time and keep its peak RSS flat from 100,000 to 300,000 records.
+ * The workbook's content is checked by test/e2e/xlsx.test.ts (LibreOffice reads it back).
+ */
+async function benchXlsx() {
+  const rss = {};
+  let t;
+  for (const records of [100_000, EXPORT_RECORDS]) {
+    const emu = await startEmulator(records);
+    try {
+      rss[records] = peakRss(emu.url, 'xlsx').mb;
+      if (records !== EXPORT_RECORDS) continue;
+      const to = String(Math.floor(Date.now() / 1000));
+      const exportAs = (format) => () =>
+        timed(NODE, [BIN, '--base-url', emu.url, '--quiet', 'one-time', 'transfers', '--all', '--to', to, '--format', format, '--output', join(work, `export.${format}`)]);
+      t = interleaved({ csv: exportAs('csv'), xlsx: exportAs('xlsx') }, EXPORT_RUNS);
+      const rows = csvRecords(join(work, 'export.csv')) - 1;
+      if (rows !== records) throw new Error(`the CSV export holds ${rows} of ${records} records`);
+      rss.csv = peakRss(emu.url, 'csv').mb;
+    } finally {
+      await emu.stop();
+    }
+  }
+  const ratio = t.xlsx / t.csv;
+  const growth = rss[EXPORT_RECORDS] / rss[100_000] - 1;
+  console.log(
+    `xlsx export of 300,000 transfers: ${fmt(t.xlsx)} against the CSV export's ${fmt(t.csv)} (medians of ${EXPORT_RUNS}, interleaved); ` +
+      `peak RSS ${rss[EXPORT_RECORDS].toFixed(0)} MB (CSV ${rss.csv.toFixed(0)} MB; xlsx at 100,000 records ${rss[100_000].toFixed(0)} MB)`,
+  );
+  target('xlsx export of 300,000 / CSV export', `${ratio.toFixed(2)}×`, '≤ 3×', ratio <= 3, `${fmt(t.xlsx)} vs ${fmt(t.csv)}`);
+  target('xlsx peak RSS growth, 100,000 → 300,000', `${(growth * 100).toFixed(0)} %`, '≤ 20 %', growth <= 0.2, `${rss[100_000].toFixed(0)} MB → ${rss[EXPORT_RECORDS].toFixed(0)} MB`);
+}
+
 requireTools();
 console.log(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`);
 // BENCH_ONLY=export,live runs only those sections (exact paging needs the export's time);
-// the others are startup, exact, memory, traffic and status.
+// the others are startup, exact, memory, traffic, status and xlsx.
 const only = process.env.BENCH_ONLY?.split(',');
 const wanted = (name) => !only || only.includes(name);
 try {
@@ -410,6 +447,7 @@ try {
   if (wanted('memory')) await benchMemoryAndEmulator();
   if (wanted('traffic')) await benchEmulatorUnderTraffic();
   if (wanted('status')) await benchStatusFilter();
+  if (wanted('xlsx')) await benchXlsx();
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

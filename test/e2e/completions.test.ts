@@ -81,7 +81,7 @@ describe('bash completes', () => {
   });
 
   test.concurrent('values of --format, --sort and --chain', async () => {
-    expect(await bashComplete('payrec', 'fr', 'billings', '--format', '')).toEqual(['table', 'json', 'jsonl', 'csv']);
+    expect(await bashComplete('payrec', 'fr', 'billings', '--format', '')).toEqual(['table', 'json', 'jsonl', 'csv', 'xlsx']);
     expect(await bashComplete('payrec', 'ot', 'transfers', '-f', 'js')).toEqual(['json', 'jsonl']);
     expect(await bashComplete('payrec', 'ot', 'transfers', '--sort', '')).toEqual(['asc', 'desc']);
     expect(await bashComplete('payrec', '--chain', '')).toEqual(['bsc', 'ethereum', 'polygon', 'sandbox']);

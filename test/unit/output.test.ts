@@ -58,7 +58,7 @@ async function render(records: Record<string, unknown>[], opts: Partial<OutputOp
 const lines = (text: string, eol = '\n') => text.split(eol).slice(0, -1);
 
 describe('FORMATS', () => {
-  it('lists every --format value', () => expect([...FORMATS]).toEqual(['table', 'json', 'jsonl', 'csv']));
+  it('lists every --format value', () => expect([...FORMATS]).toEqual(['table', 'json', 'jsonl', 'csv', 'xlsx']));
 });
 
 describe('json', () => {
@@ -153,6 +153,16 @@ describe('csv', () => {
     const record = { a: 1, nested: { b: 'x', deep: { c: true } }, list: [1, 2], empty: {}, none: null };
     const { text } = await render([record], { format: 'csv' });
     expect(text).toBe('a,nested.b,nested.deep.c,list,empty,none\r\n1,x,true,"[1,2]",{},\r\n');
+  });
+
+  it('--bom: the UTF-8 byte-order mark before the header, once, and nothing else changed', async () => {
+    const plain = await render([payment(0), payment(1)], { format: 'csv' });
+    const marked = await render([payment(0), payment(1)], { format: 'csv', bom: true });
+    expect(Buffer.from(marked.text).subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+    expect(marked.text).toBe(`\uFEFF${plain.text}`);
+    // No records but named columns: the header alone, marked; nothing at all otherwise.
+    expect((await render([], { format: 'csv', bom: true, columns: ['token'] })).text).toBe('\uFEFFtoken\r\n');
+    expect((await render([], { format: 'csv', bom: true })).text).toBe('');
   });
 
   it('ends every record with CRLF (RFC 4180)', async () => {

@@ -6,14 +6,15 @@ import { UsageError } from '../runtime/errors.js';
 import { printable } from './sanitize.js';
 import { neutraliseFormula, neutraliseTerminal, shortenMiddle, terminalJson } from './sanitize.js';
 import { formatTimestamp } from '../runtime/time.js';
+import type { CellKind, SheetWriter } from './xlsx.js';
 
 // The one output module: every command's records go through createWriter, whatever
 // the format. Records stream out as they arrive (except the terminal table, which
 // must know every cell to size its columns), so `--all` over millions of records
 // runs in constant memory.
 
-export type Format = 'table' | 'json' | 'jsonl' | 'csv';
-export const FORMATS: readonly Format[] = ['table', 'json', 'jsonl', 'csv'];
+export type Format = 'table' | 'json' | 'jsonl' | 'csv' | 'xlsx';
+export const FORMATS: readonly Format[] = ['table', 'json', 'jsonl', 'csv', 'xlsx'];
 
 export interface OutputOptions {
   format: Format;
@@ -31,6 +32,12 @@ export interface OutputOptions {
   flatten?: string;
   /** --csv-raw: no spreadsheet-formula neutralisation. */
   csvRaw: boolean;
+  /** --bom: CSV begins with the UTF-8 byte-order mark, without which Excel reads it in a legacy code page. */
+  bom?: boolean;
+  /** IANA zone in which xlsx date cells show times (default UTC). */
+  timeZone?: string;
+  /** Tells the user what a format cannot show as sent (stderr; --quiet silences it). */
+  warn?: (message: string) => void;
   /** stdout is a terminal: box-drawn table; otherwise tab-separated text. */
   tty: boolean;
   /** A terminal that cannot draw boxes (TERM=dumb): the table prints as in a pipe. */
@@ -189,6 +196,15 @@ function tableColumns(opts: OutputOptions, firstRow: Row | undefined): Column[] 
   return defaults;
 }
 
+/**
+ * Columns of an export (CSV and xlsx alike): --columns, or else every leaf path of the
+ * first row (nested objects as dotted columns, arrays as JSON cells).
+ */
+function exportColumns(opts: OutputOptions, firstRow: Row | undefined): Column[] {
+  if (opts.columns) return columnsNamed(opts.columns);
+  return firstRow ? leafPaths(firstRow).map(column) : [];
+}
+
 /** Plain text of a value: objects and arrays as compact JSON, missing as empty. */
 function plain(value: unknown): string {
   if (value === undefined || value === null) return '';
@@ -287,7 +303,7 @@ export function createWriter(out: NodeJS.WritableStream, opts: OutputOptions): R
   const kind = opts.flatten ? 'list' : opts.kind;
   const sink = new ChunkedSink(out);
   const rowsOf = opts.flatten ? (r: Row) => flattenRecord(r, opts.flatten!) : (r: Row) => [r];
-  const emit = rowEmitter(opts, kind, sink);
+  const emit = rowEmitter(opts, kind, sink, out);
   let count = 0;
   return {
     get count() {
@@ -313,7 +329,7 @@ interface RowEmitter {
   end(count: number): void | Promise<void>;
 }
 
-function rowEmitter(opts: OutputOptions, kind: 'list' | 'single', sink: ChunkedSink): RowEmitter {
+function rowEmitter(opts: OutputOptions, kind: 'list' | 'single', sink: ChunkedSink, out: NodeJS.WritableStream): RowEmitter {
   switch (opts.format) {
     case 'json':
       return kind === 'single' ? jsonSingle(opts, sink) : jsonList(opts, sink);
@@ -321,6 +337,8 @@ function rowEmitter(opts: OutputOptions, kind: 'list' | 'single', sink: ChunkedS
       return jsonLines(opts, sink);
     case 'csv':
       return csv(opts, sink);
+    case 'xlsx':
+      return workbook(opts, out);
     case 'table':
       if (kind === 'single') return opts.tty && !opts.dumb ? fieldValueTable(opts, sink) : fieldValueText(opts, sink);
       return opts.tty && !opts.dumb ? boxTable(opts, sink) : tabSeparated(opts, sink);
@@ -410,24 +428,26 @@ function csvField(text: string): string {
 // and strict parsers read the file the same way.
 const CSV_EOL = '\r\n';
 
+/** The UTF-8 byte-order mark: Excel opens a CSV as UTF-8 only when it begins with one. */
+const BOM = '\uFEFF';
+
 /**
- * CSV: a header row, then one row per record. The columns are --columns, or else
- * every leaf path of the first row (nested objects as dotted columns, arrays as JSON
- * cells); fields that only later records have are not printed. With no --columns
- * and no records nothing is printed, since there are no columns to name.
+ * CSV: a header row, then one row per record, in the export columns (exportColumns);
+ * fields that only later records have are not printed. With no --columns and no
+ * records nothing is printed, since there are no columns to name.
  */
 function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
   const fileText = opts.csvRaw ? plain : (v: unknown) => (typeof v === 'string' ? neutraliseFormula(v) : plain(v));
   // On a terminal, server text is made inert as in the table; files and pipes get its exact bytes.
   const cellText = opts.tty ? (v: unknown) => neutraliseTerminal(fileText(v)) : fileText;
-  let columns = opts.columns ? columnsNamed(opts.columns) : undefined;
+  let columns = opts.columns ? exportColumns(opts, undefined) : undefined;
   // Derived column names are the server's keys, so they are neutralised like cells.
-  const header = (cols: Column[]) => cols.map((c) => csvField(cellText(c.name))).join(',') + CSV_EOL;
+  const header = (cols: Column[]) => (opts.bom ? BOM : '') + cols.map((c) => csvField(cellText(c.name))).join(',') + CSV_EOL;
   return {
     row(row, index) {
       let text = '';
       if (index === 0) {
-        columns ??= leafPaths(row).map(column);
+        columns ??= exportColumns(opts, row);
         text = header(columns);
       }
       const cols = columns!;
@@ -440,6 +460,42 @@ function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
     },
     end: (count) => {
       if (count === 0 && columns) return sink.push(header(columns));
+    },
+  };
+}
+
+const AMOUNT_FIELDS = new Set(['amount', 'fee', 'serviceFee', 'inputAmount', 'outputAmount']);
+
+/** How an xlsx column's cells are written (see xlsx.ts), by its field's name. */
+function cellKind(name: string): CellKind {
+  const field = name.slice(name.lastIndexOf('.') + 1);
+  return TIMESTAMP_FIELDS.has(field) ? 'time' : AMOUNT_FIELDS.has(field) ? 'amount' : 'plain';
+}
+
+/**
+ * xlsx: a workbook in the export columns, written by xlsx.ts, which is loaded (with
+ * exceljs) on the first row or at the end: the other formats never pay for it. Rows
+ * that come while it loads (a flattened record's others) wait in order behind it;
+ * once loaded, rows go straight through. exceljs writes the zip to `out` itself.
+ */
+function workbook(opts: OutputOptions, out: NodeJS.WritableStream): RowEmitter {
+  let sheet: SheetWriter | undefined;
+  let loading: Promise<void> | undefined;
+  const open = async (first: Row | undefined) => {
+    const { openWorkbook } = await import('./xlsx.js');
+    const columns = exportColumns(opts, first).map((c) => ({ ...c, kind: cellKind(c.name) }));
+    sheet = openWorkbook(out, columns, first, { timeZone: opts.timeZone, warn: opts.warn });
+  };
+  return {
+    row(row) {
+      if (sheet) return sheet.row(row);
+      loading = (loading ?? open(row)).then(() => sheet!.row(row));
+      return loading;
+    },
+    async end() {
+      await loading;
+      if (!sheet) await open(undefined);
+      await sheet!.end();
     },
   };
 }

@@ -30,7 +30,7 @@ export const optionSchemas = {
     .refine((n) => n >= 0.1 && n <= 86_400, 'expected seconds from 0.1 to 86400'),
   period: z.enum(['day', 'week', 'month'], { error: 'expected day, week or month' }),
   sort: z.enum(['asc', 'desc'], { error: 'expected asc or desc' }),
-  format: z.enum(['table', 'json', 'jsonl', 'csv'], { error: 'expected table, json, jsonl or csv' }),
+  format: z.enum(['table', 'json', 'jsonl', 'csv', 'xlsx'], { error: 'expected table, json, jsonl, csv or xlsx' }),
 };
 
 /** Parses one option value with its schema; the message names the flag and the value. */
