@@ -55,7 +55,9 @@ export class MirrorDb {
       throw openError(file, access, err);
     }
     const connection = await instance.connect();
-    // Dates in UTC, as everywhere in payrec: the same query gives the same months on every machine.
+    // Dates in UTC, as everywhere in payrec: the same query gives the same months on every
+    // machine. This is the one place of the session's zone: date_trunc('month', timestamp)
+    // and how payrec sql prints TIMESTAMP WITH TIME ZONE follow it (a --tz ZONE sets it here).
     await connection.run("SET TimeZone = 'UTC'");
     const db = new MirrorDb(file, instance, connection);
     if (access === 'write') rmSync(db.stagingDir, { recursive: true, force: true });
