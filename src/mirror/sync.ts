@@ -413,8 +413,8 @@ function warnAbout(run: Run, collection: MirroredCollection, upserter: Upserter)
   const n = upserter.inexact;
   if (n > 0) {
     run.session.warn(
-      `${collection.table}: ${n.toLocaleString('en-US')} amounts cannot be held exactly (more than 18 decimals, or not a decimal): ` +
-        'their text is kept and exact_sum() refuses them rather than round them; list them with: payrec sql "SELECT * FROM inexact_amounts"',
+      `${collection.table}: ${n.toLocaleString('en-US')} amounts DECIMAL(38,18) cannot hold exactly (not a decimal string, or more than 20 integer or 18 fraction digits): ` +
+        'their text is kept, and a total, sort or comparison over them fails rather than leave them out; list them with: payrec sql "SELECT * FROM inexact_amounts"',
     );
   }
 }
