@@ -126,3 +126,11 @@ test('fields beyond the schema and values of another type are kept in extra_fiel
   const rows = await sql(db, 'SELECT id, extra_fields FROM one_time_payments WHERE extra_fields IS NOT NULL ORDER BY id');
   expect(rows).toEqual([{ id: hash(4), extra_fields: { memo: { ref: 'A-1' }, 'receivers[0].note': 'split' } }]);
 });
+
+test('--parquet refuses a partition that holds an amount DECIMAL(38,18) cannot hold (exit 6), and keeps the mirror', async () => {
+  const lake = join(tempDir(), 'lake');
+  const r = await payrec(undefined, ['sync', 'ot/transfers', '--db', db, '--parquet', lake, '-q'], { env: { PAYREC_BASE_URL: url, PAYREC_API_KEY: 'k', PAYREC_CHAIN: 'bsc' } });
+  expect(r.exitCode).toBe(6);
+  expect(r.stderr).toMatch(/^error: one_time_payments, chain bsc, month 2025-10: not written to Parquet: one_time_payments 0x0+2: amounts DECIMAL\(38,18\) cannot hold exactly/m);
+  expect(await sql(db, 'SELECT count(*) AS n FROM one_time_transfers')).toEqual([{ n: 4 }]);
+});
