@@ -190,7 +190,8 @@ function objectFits(fields: Field[]): Check {
   };
 }
 
-const keepExtra = (out: Leftovers, path: string, v: unknown) => ((out.extra ??= {})[path] = v);
+// No prototype: an unknown field named __proto__ is kept as a field, not taken as one.
+const keepExtra = (out: Leftovers, path: string, v: unknown) => ((out.extra ??= Object.create(null) as Record<string, unknown>)[path] = v);
 
 function conformer(t: FieldType): Conformer {
   const scalar = (ok: Check): Conformer => (v, path, out) => {
@@ -202,7 +203,7 @@ function conformer(t: FieldType): Conformer {
     case 'decimal':
       return (v, path, out) => {
         if (fitsDecimal(v)) return v;
-        (out.inexact ??= {})[path] = amountText(v);
+        (out.inexact ??= Object.create(null) as Record<string, string>)[path] = amountText(v);
         return null;
       };
     case 'text':
