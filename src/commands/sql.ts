@@ -9,7 +9,7 @@ import { topCommand } from './tree.js';
 import { mirrorLocation } from '../mirror/location.js';
 import { describeMirror } from '../mirror/describe.js';
 import { resultRecords } from '../mirror/results.js';
-import { MirrorDb } from '../mirror/store.js';
+import { MirrorDb, openOptions } from '../mirror/store.js';
 
 // `payrec sql [QUERY]`: one read-only query over the mirror, printed through the usual
 // output module (table, tab-separated when piped, json, jsonl, csv; -o atomically).
@@ -45,7 +45,7 @@ async function runSql(session: Session, cmd: Command): Promise<void> {
     throw new UsageError(`there is no mirror at ${printable(location.file)} yet`, `create it with: payrec ${session.flags.emulator ? '--emulator ' : ''}sync`);
   }
   const target = await session.openOutput();
-  const db = await MirrorDb.open(location.file, 'read');
+  const db = await MirrorDb.open(location.file, 'read', openOptions(session));
   try {
     if (query === undefined) {
       const output = session.output('list', ['table', 'kind', 'rows', 'columns']);
@@ -61,38 +61,47 @@ async function runSql(session: Session, cmd: Command): Promise<void> {
   await target.commit();
 }
 
+/**
+ * Runs the query to its end before printing a row (MirrorDb.completeResult): a query
+ * that fails prints nothing and leaves no -o file; Ctrl-C stops it within moments,
+ * also while DuckDB works inside one call (an aggregate), and prints nothing.
+ */
 async function runQuery(session: Session, db: MirrorDb, query: string, out: NodeJS.WritableStream): Promise<void> {
-  const result = await asUsage(async () => {
-    if ((await db.statementCount(query)) !== 1) throw new UsageError('give exactly one SQL statement');
-    return db.stream(query);
-  });
-  const columns = result.deduplicatedColumnNames();
-  // Column names are the query's own (`sum(t.x)`, `r.user`): never dotted paths.
-  const writer = createWriter(out, { ...session.output('list', columns), literalColumns: true });
+  const { signal } = session.ctx;
   const stop = () => db.interrupt();
-  session.ctx.signal.addEventListener('abort', stop, { once: true });
+  signal.addEventListener('abort', stop, { once: true });
   try {
+    const { result, rows } = await asUsage(async () => db.completeResult(query, await db.readKind(query)), signal);
+    const columns = result.deduplicatedColumnNames();
+    // Column names are the query's own (`sum(t.x)`, `r.user`): never dotted paths.
+    const options = session.output('list', columns);
+    const writer = createWriter(out, { ...options, literalColumns: true, bigInts: true });
+    let read = 0;
     await asUsage(async () => {
       for await (const records of resultRecords(result, columns)) {
         for (const r of records) {
           const draining = writer.write(r);
           if (draining) await draining;
         }
+        read += records.length;
       }
-    });
+    }, signal);
+    if (signal.aborted) throw new InterruptedError();
+    // The library ends a stream quietly on an error: a result is whole only when every row came.
+    if (read !== rows) throw new UsageError(`the query's result ended after ${read} of its ${rows} rows; nothing more was printed`);
+    await writer.end();
   } finally {
-    session.ctx.signal.removeEventListener('abort', stop);
+    signal.removeEventListener('abort', stop);
   }
-  if (session.ctx.signal.aborted) throw new InterruptedError();
-  await writer.end();
 }
 
 /** DuckDB's errors about the query become exit 2 with its message (a write says the mirror is read-only here). */
-async function asUsage<T>(work: () => Promise<T>): Promise<T> {
+async function asUsage<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T> {
   try {
     return await work();
   } catch (err) {
     if (err instanceof UsageError || err instanceof InterruptedError) throw err;
+    if (signal.aborted) throw new InterruptedError();
     const message = err instanceof Error ? err.message : String(err);
     if (/read-only mode|file system operations are disabled|Can only (delete from|update) base table|cannot insert into (a )?view/i.test(message)) {
       throw new UsageError(`payrec sql only reads: ${neutraliseTerminal(message.split('\n')[0])}`, 'the mirror changes only through payrec sync; export results with -o FILE');

@@ -14,7 +14,7 @@ import { resolveCollections, SCOPE_PARAMS, type ScopeParam } from '../mirror/cat
 import { mirrorLocation } from '../mirror/location.js';
 import { parquetTarget, exportParquet } from '../mirror/parquet.js';
 import { serviceOf } from '../mirror/service.js';
-import { MirrorDb } from '../mirror/store.js';
+import { MirrorDb, openOptions } from '../mirror/store.js';
 import { syncMirror, type CollectionReport } from '../mirror/sync.js';
 
 // `payrec sync [COLLECTION…]`: brings the local mirror up to date and reports, per
@@ -92,7 +92,7 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   if (location.isDefault && !dryRun) await mkdir(dirname(location.file), { recursive: true });
   const service = await serviceOf(session);
   const target = await session.openOutput();
-  const db = await MirrorDb.open(dryRun ? ':memory:' : location.file, 'write');
+  const db = await MirrorDb.open(dryRun ? ':memory:' : location.file, 'write', openOptions(session));
   let reports: CollectionReport[];
   try {
     reports = await syncMirror(session, db, service, { collections, ids, lookback, from, full: Boolean(flags.full), concurrency });

@@ -1,20 +1,23 @@
 import { DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBResult, type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from './duckdb.js';
 
 // Query results as records for the output module, never through a lossy JavaScript
-// number: DECIMALs come as their exact text, 64- and 128-bit integers as numbers only
-// while a double holds them exactly (as strings beyond), JSON columns as their value.
-// Everything else follows DuckDB's own JSON conversion.
+// number, and each column with one JSON type in every row (a script reading `-f json`
+// can rely on it): integers of every width are numbers, as JavaScript numbers while a
+// double holds them exactly and as BigInts beyond (the writer prints every digit);
+// DECIMALs are strings of their exact text; JSON columns are their value. Everything
+// else follows DuckDB's own JSON conversion.
 
 type Value = ReturnType<DuckDBValueConverter<unknown>>;
 
-const WIDE_INTEGERS = new Set<number>([DuckDBTypeId.BIGINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT, DuckDBTypeId.BIGNUM]);
+const INTEGERS = new Set<number>([DuckDBTypeId.BIGINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT, DuckDBTypeId.BIGNUM]);
+const MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Converts a DuckDB value for output. */
 const convert = (value: DuckDBValue, type: DuckDBType, converter: DuckDBValueConverter<unknown>): Value => {
   if (value === null) return null;
-  if (WIDE_INTEGERS.has(type.typeId)) {
+  if (INTEGERS.has(type.typeId)) {
     const n = BigInt(value as bigint);
-    return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
+    return n >= -MAX && n <= MAX ? Number(n) : n;
   }
   // Amounts print as --summary writes them: no padding zeros ('12.500000000000000000' is '12.5').
   if (type.typeId === DuckDBTypeId.DECIMAL) return withoutPaddingZeros(String(value));

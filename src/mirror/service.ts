@@ -21,14 +21,18 @@ export async function serviceOf(session: Session): Promise<Service> {
   return { id: `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}` };
 }
 
-/** Records the service in a new mirror; refuses one that holds another service's records. */
+/** Refuses a mirror that holds another service's records (a new one is stamped by stampService). */
 export async function checkService(db: MirrorDb, service: Service): Promise<void> {
   const stored = await readMeta(db, 'service');
-  if (stored === undefined) return writeMeta(db, 'service', service.id);
-  if (stored !== service.id) {
+  if (stored !== undefined && stored !== service.id) {
     throw new UsageError(
       `the mirror ${printable(db.file)} holds records of ${printable(stored)}, not of ${printable(service.id)}: a mirror never mixes services; nothing was changed`,
       'give another --db for this service (the default file is per profile)',
     );
   }
+}
+
+/** Notes the service in the mirror: in the transaction of its first records or cursor (see sync.ts). */
+export async function stampService(db: MirrorDb, service: Service): Promise<void> {
+  await writeMeta(db, 'service', service.id);
 }

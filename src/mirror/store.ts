@@ -1,16 +1,51 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { BusyError, UsageError } from '../core/runtime/errors.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BusyError, InterruptedError, UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
-import { DuckDBInstance, type DuckDBConnection, type DuckDBResult, type DuckDBValue, type Json } from './duckdb.js';
+import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBResult, type DuckDBValue, type Json } from './duckdb.js';
 
 // The one door to the DuckDB file. @duckdb/node-api is a native addon of several
 // megabytes: only `sync` and `sql` import this folder (lazily, see commands/top-level.ts).
-// DuckDB's own file lock is what keeps a second sync out (it exits 1, busy): an operating-system lock,
-// released when its process ends in any way (kill -9 too), so it never goes stale.
+//
+// DuckDB lets one process write a file, and no other process read it meanwhile. So a
+// sync holds the mirror only while it works, and lets readers in between its
+// transactions: a `payrec sql` that finds the file taken leaves a note in the mirror's
+// readers folder and tries again every few milliseconds; the sync, before each batch
+// it writes, looks for such notes, commits, closes the file and opens it again once
+// the readers have it. Syncs keep each other out with a lock of their own, held for
+// the whole run: DuckDB's lock on a small file beside the mirror, an operating-system
+// lock that is released when its process ends in any way (kill -9 too), so it never
+// goes stale.
 
 export type Access = 'write' | 'read';
+
+export interface OpenOptions {
+  /** DuckDB's memory_limit (PAYREC_MIRROR_MEMORY), such as 128MB. */
+  memoryLimit: string;
+  /** Said once on stderr when the open waits for another process. */
+  waiting?: (message: string) => unknown;
+  /** Ctrl-C: stop waiting. */
+  signal?: AbortSignal;
+}
+
+/**
+ * DuckDB's buffer pool keeps what a sync wrote until it reaches the memory limit (by
+ * default 80 % of the machine's memory): a first sync of 3M transfers peaked at 850 MB
+ * against 475 MB for 1M. The mirror's blocks are on disk, so a small pool costs little:
+ * with 128 MB, 428 MB and 420 MB, and no slower (test/bench/mirror.mjs, part memory).
+ */
+export const DEFAULT_MEMORY_LIMIT = '128MB';
+
+/** Validates PAYREC_MIRROR_MEMORY (exit 2 before anything is opened). */
+export function memoryLimitOf(env: NodeJS.ProcessEnv): string {
+  const given = env.PAYREC_MIRROR_MEMORY;
+  if (given === undefined || given === '') return DEFAULT_MEMORY_LIMIT;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$/i.exec(given);
+  if (!m || Number(m[1]) === 0) throw new UsageError(`invalid PAYREC_MIRROR_MEMORY "${printable(given)}": expected a size such as 256MB or 1GB`);
+  return `${m[1]}${m[2]}`;
+}
 
 /** Options for every open: DuckDB never downloads or loads extensions (JSON and Parquet are built in). */
 const BASE_OPTIONS = { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' };
@@ -29,6 +64,17 @@ const READ_OPTIONS = { ...BASE_OPTIONS, access_mode: 'READ_ONLY', enable_externa
  */
 const WRITE_OPTIONS = { ...BASE_OPTIONS, threads: String(Math.max(1, availableParallelism() - 1)) };
 
+/** How long a reader waits for a sync to let it in, and a sync for readers to be done, before saying so. */
+const SAY_WAITING_MS = 1000;
+/** How long an open waits for the file at most: a sync lets readers in within a batch; anything longer is another program. */
+const READER_PATIENCE_MS = 60_000;
+/** How long a sync that closed the file for readers waits for them to open it. */
+const READERS_ENTER_MS = 2000;
+const RETRY_MS = 25;
+
+/** Statements `payrec sql` runs: queries, and EXPLAIN of them. */
+const READS = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
+
 export class MirrorDb {
   /**
    * Where batches of records wait for DuckDB's JSON reader: beside the mirror, made on
@@ -36,52 +82,137 @@ export class MirrorDb {
    * for writing (only the lock holder uses it).
    */
   private readonly stagingDir: string;
+  /** Where readers waiting for the file leave a note named by their process id. */
+  private readonly readersDir: string;
   private staging = false;
   private staged = 0;
+  private instance?: DuckDBInstance;
+  private connection?: DuckDBConnection;
+  /** A sync's lock against other syncs (see SyncLock). */
+  private syncLock?: DuckDBInstance;
 
   private constructor(
     readonly file: string,
-    private readonly instance: DuckDBInstance,
-    private readonly connection: DuckDBConnection,
+    private readonly access: Access,
+    private readonly o: OpenOptions,
   ) {
     this.stagingDir = join(dirname(file), `.${basename(file)}.staging`);
+    this.readersDir = readersDirOf(file);
   }
 
-  static async open(file: string, access: Access): Promise<MirrorDb> {
-    let instance: DuckDBInstance;
-    try {
-      instance = await DuckDBInstance.create(file, access === 'read' ? READ_OPTIONS : WRITE_OPTIONS);
-    } catch (err) {
-      throw openError(file, access, err);
+  static async open(file: string, access: Access, o: OpenOptions = { memoryLimit: DEFAULT_MEMORY_LIMIT }): Promise<MirrorDb> {
+    const db = new MirrorDb(file, access, o);
+    if (file !== ':memory:') {
+      // Every file this process makes from here on is private: the mirror, its WAL, its
+      // staging and spill files, Parquet. They hold every payment record.
+      process.umask(0o077);
+      if (access === 'write') db.syncLock = await takeSyncLock(file);
     }
-    const connection = await instance.connect();
-    // Dates in UTC, as everywhere in payrec: the same query gives the same months on every
-    // machine. This is the one place of the session's zone: date_trunc('month', timestamp)
-    // and how payrec sql prints TIMESTAMP WITH TIME ZONE follow it (a --tz ZONE sets it here).
-    await connection.run("SET TimeZone = 'UTC'");
-    const db = new MirrorDb(file, instance, connection);
+    try {
+      await db.connect();
+    } catch (err) {
+      db.close();
+      throw err;
+    }
     if (access === 'write') rmSync(db.stagingDir, { recursive: true, force: true });
     return db;
   }
 
+  /**
+   * Opens the file, waiting while another process has it (see the top of this file): at
+   * most READER_PATIENCE_MS, except for a sync that let readers in (`patient`), which
+   * waits for them however long their queries take (Ctrl-C stops it).
+   */
+  private async connect(patient = false): Promise<void> {
+    const options = { ...(this.access === 'read' ? READ_OPTIONS : WRITE_OPTIONS), memory_limit: this.o.memoryLimit };
+    const note = this.access === 'read' && this.file !== ':memory:' ? join(this.readersDir, String(process.pid)) : undefined;
+    const started = Date.now();
+    let said = false;
+    try {
+      for (;;) {
+        try {
+          this.instance = await DuckDBInstance.create(this.file, options);
+          break;
+        } catch (err) {
+          const holder = heldBy(err);
+          if (holder === undefined) throw openError(this.file, this.access, err);
+          if (note && !said) {
+            mkdirSync(this.readersDir, { recursive: true });
+            writeFileSync(note, '');
+          }
+          const waited = Date.now() - started;
+          if (!patient && waited > READER_PATIENCE_MS) throw busy(this.file, holder);
+          if (!said && (this.access === 'read' || waited > SAY_WAITING_MS)) {
+            said = true;
+            this.o.waiting?.(this.access === 'read' ? 'waiting for a sync to commit…' : `waiting for payrec sql (PID ${holder}) to finish reading the mirror…`);
+          }
+          if (this.o.signal?.aborted) throw new InterruptedError();
+          await sleep(RETRY_MS);
+        }
+      }
+    } finally {
+      if (note) rmSync(note, { force: true });
+    }
+    this.connection = await this.instance.connect();
+    // Dates in UTC, as everywhere in payrec: the same query gives the same months on every machine.
+    await this.connection.run("SET TimeZone = 'UTC'");
+  }
+
+  private get conn(): DuckDBConnection {
+    if (!this.connection) throw new Error('the mirror is closed');
+    return this.connection;
+  }
+
+  /**
+   * Between a sync's transactions: when readers wait for the file, closes it (DuckDB
+   * writes what was committed into it), lets them open it, and opens it again once they
+   * are done. Costs a directory listing while nobody waits.
+   */
+  async letReadersIn(): Promise<void> {
+    if (!this.readersWaiting()) return;
+    // What was committed is in the WAL, and readers read it from there: writing it into
+    // the file first (the checkpoint when DuckDB closes) made them wait seconds more. The
+    // sync's next open does it, once they are done.
+    await this.conn.run('PRAGMA disable_checkpoint_on_shutdown');
+    this.closeFile();
+    const until = Date.now() + READERS_ENTER_MS;
+    while (this.readersWaiting() && Date.now() < until) await sleep(RETRY_MS);
+    await this.connect(true);
+  }
+
+  /** Whether a live process left a note that it waits to read the file. */
+  readersWaiting(): boolean {
+    let names: string[];
+    try {
+      names = readdirSync(this.readersDir);
+    } catch {
+      return false;
+    }
+    return names.some((name) => {
+      if (alive(Number(name))) return true;
+      rmSync(join(this.readersDir, name), { force: true });
+      return false;
+    });
+  }
+
   /** Lets DuckDB use every core (for work payrec's own thread no longer shares, such as writing Parquet). */
   async useAllCores(): Promise<void> {
-    await this.connection.run(`SET threads = ${availableParallelism()}`);
+    await this.conn.run(`SET threads = ${availableParallelism()}`);
   }
 
   /** Runs statements, discarding any result. */
   async run(sql: string, params?: DuckDBValue[]): Promise<void> {
-    await this.connection.run(sql, params);
+    await this.conn.run(sql, params);
   }
 
   /** Rows as plain objects; integers beyond a double and decimals come as strings, never rounded. */
   async rows(sql: string, params?: DuckDBValue[]): Promise<Record<string, Json>[]> {
-    return (await this.connection.runAndReadAll(sql, params)).getRowObjectsJson();
+    return (await this.conn.runAndReadAll(sql, params)).getRowObjectsJson();
   }
 
   /** Runs a statement; returns how many rows it inserted, updated or deleted. */
   async changed(sql: string): Promise<number> {
-    return (await this.connection.run(sql)).rowsChanged;
+    return (await this.conn.run(sql)).rowsChanged;
   }
 
   /**
@@ -104,26 +235,61 @@ export class MirrorDb {
     }
   }
 
-  /** A streaming result, read chunk by chunk (for queries of any size). */
-  stream(sql: string): Promise<DuckDBResult> {
-    return this.connection.stream(sql);
+  /**
+   * Checks that `sql` is one statement that reads (a query, or EXPLAIN of one), and
+   * says which kind it is. Anything else is refused, also what a read-only file would
+   * take (SET, PRAGMA, CALL, USE, LOAD…), before it runs.
+   */
+  async readKind(sql: string): Promise<'query' | 'explain'> {
+    const statements = await this.conn.extractStatements(sql);
+    if (statements.count !== 1) throw new UsageError('give exactly one SQL statement');
+    const prepared = await statements.prepare(0);
+    const type = prepared.statementType;
+    prepared.destroySync();
+    if (!READS.has(type)) {
+      const name = StatementType[type] ?? String(type);
+      throw new UsageError(`payrec sql only reads (SELECT, WITH, FROM, DESCRIBE, EXPLAIN…): DuckDB takes this statement as ${name.replace('_', ' ')}, so it is refused`, 'the mirror changes only through payrec sync; export results with -o FILE');
+    }
+    return type === StatementType.EXPLAIN ? 'explain' : 'query';
   }
 
-  /** How many statements `sql` holds (parsing only; nothing runs). */
-  async statementCount(sql: string): Promise<number> {
-    return (await this.connection.extractStatements(sql)).count;
+  /**
+   * Runs a query to the end before a row is read, and returns its rows as a stream with
+   * their number. @duckdb/node-api ends a streamed result quietly when DuckDB raises an
+   * error after its first chunks (fetch_chunk resolves null for an error as for the end,
+   * and the result's error is not exposed), so a failed query would look complete: here
+   * the query fills a temporary table (errors are raised; DuckDB spills it to disk
+   * beyond the memory limit), and the caller checks that it read every row. The table
+   * is the one trace: a query of the catalog (duckdb_tables(), SHOW ALL TABLES) lists
+   * it, as a temporary table of its own connection.
+   */
+  async completeResult(sql: string, kind: 'query' | 'explain'): Promise<{ result: DuckDBResult; rows: number }> {
+    if (kind === 'explain') {
+      // EXPLAIN (ANALYZE) runs its query whole before it answers: its rows are a few.
+      const result = await this.conn.run(sql);
+      return { result, rows: result.rowCount };
+    }
+    try {
+      await this.conn.run(`CREATE OR REPLACE TEMP TABLE ${RESULT} AS ${sql}`);
+    } catch (err) {
+      // DESCRIBE, SHOW and SUMMARIZE read, but only stand as a subquery.
+      if (!/^Parser Error/.test(err instanceof Error ? err.message : '')) throw err;
+      await this.conn.run(`CREATE OR REPLACE TEMP TABLE ${RESULT} AS SELECT * FROM (\n${sql.replace(/;\s*$/, '')}\n)`);
+    }
+    const [count] = await this.rows(`SELECT count(*)::BIGINT AS n FROM ${RESULT}`);
+    return { result: await this.conn.stream(`SELECT * FROM ${RESULT}`), rows: Number(count.n) };
   }
 
   async begin(): Promise<void> {
-    await this.connection.run('BEGIN TRANSACTION');
+    await this.conn.run('BEGIN TRANSACTION');
   }
 
   async commit(): Promise<void> {
-    await this.connection.run('COMMIT');
+    await this.conn.run('COMMIT');
   }
 
   async rollback(): Promise<void> {
-    await this.connection.run('ROLLBACK').catch(() => {});
+    await this.connection?.run('ROLLBACK').catch(() => {});
   }
 
   /** Runs `work` in one transaction: all of it is committed, or none of it. */
@@ -141,27 +307,79 @@ export class MirrorDb {
 
   /** Stops a running query (Ctrl-C): it fails at once and its transaction is rolled back. */
   interrupt(): void {
-    this.connection.interrupt();
+    this.connection?.interrupt();
+  }
+
+  private closeFile(): void {
+    this.connection?.closeSync();
+    this.instance?.closeSync();
+    this.connection = undefined;
+    this.instance = undefined;
   }
 
   close(): void {
-    this.connection.closeSync();
-    this.instance.closeSync();
+    this.closeFile();
     if (this.staging) rmSync(this.stagingDir, { recursive: true, force: true });
+    this.syncLock?.closeSync();
+    this.syncLock = undefined;
   }
+}
+
+/** The temporary table a query's result is made in (see completeResult). */
+const RESULT = 'payrec_result';
+
+const readersDirOf = (file: string) => join(dirname(file), `.${basename(file)}.readers`);
+
+/** The process that holds a DuckDB file, from DuckDB's open error; undefined for other errors. */
+function heldBy(err: unknown): string | undefined {
+  const message = err instanceof Error ? err.message : String(err);
+  const lock = /Conflicting lock is held in .*\(PID (\d+)\)/.exec(message);
+  return lock ? lock[1] : /Conflicting lock/.test(message) ? 'unknown' : undefined;
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A sync's lock: DuckDB's own lock on a small DuckDB file beside the mirror, held from
+ * the start of the sync to its end (the mirror itself is closed now and then for
+ * readers). The file stays: removing it could let two syncs lock two files.
+ */
+async function takeSyncLock(file: string): Promise<DuckDBInstance> {
+  const lockFile = join(dirname(file), `.${basename(file)}.sync-lock`);
+  try {
+    return await DuckDBInstance.create(lockFile, BASE_OPTIONS);
+  } catch (err) {
+    const holder = heldBy(err);
+    if (holder !== undefined) throw busy(file, holder, 'another payrec sync');
+    throw openError(file, 'write', err);
+  }
+}
+
+function busy(file: string, pid: string, who = 'another process'): BusyError {
+  return new BusyError(
+    `the mirror ${printable(file)} is busy: ${who} (PID ${pid}) is writing it`,
+    'run again when it has finished (a sync commits as it goes, so nothing is lost by waiting)',
+  );
+}
+
+/** The options of a command's open: PAYREC_MIRROR_MEMORY, waits said on stderr (unless --quiet), Ctrl-C. */
+export function openOptions(session: { quiet: boolean; ctx: { env: NodeJS.ProcessEnv; stderr: NodeJS.WritableStream; signal: AbortSignal } }): OpenOptions {
+  const { env, stderr, signal } = session.ctx;
+  return { memoryLimit: memoryLimitOf(env), signal, waiting: (message) => !session.quiet && stderr.write(`${message}\n`) };
 }
 
 /** DuckDB's open errors, said in terms of the mirror. */
 function openError(file: string, access: Access, err: unknown): Error {
   const message = err instanceof Error ? err.message : String(err);
   const shown = printable(file);
-  const lock = /Conflicting lock is held in .*\(PID (\d+)\)/.exec(message);
-  if (lock) {
-    return new BusyError(
-      `the mirror ${shown} is busy: another process (PID ${lock[1]}) is using it, most likely a payrec sync`,
-      'run again when it has finished (a sync commits as it goes, so nothing is lost by waiting)',
-    );
-  }
   if (/not a valid DuckDB database file/i.test(message)) {
     return new UsageError(`${shown} is not a payrec mirror (not a DuckDB database file); nothing was changed`, 'give another --db, or move that file away');
   }

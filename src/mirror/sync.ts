@@ -4,13 +4,14 @@ import { fillPath } from '../core/lists/run-endpoint.js';
 import { identityOf, paginate, type Page, type PageRequest } from '../core/lists/paginate.js';
 import { checkEnvelope } from '../core/lists/records.js';
 import { Progress } from '../core/output/progress.js';
+import { firstOf } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';
 import type { Endpoint } from '../registry/types.js';
 import { CATALOG, type MirroredCollection, type ScopeParam } from './catalog.js';
 import { ensureLayout, layoutOf } from './layout.js';
 import { discoveredScopes } from './scopes.js';
 import { readCursor, rememberedScopes, rememberScopes, scopeKey, writeCursor } from './state.js';
-import { checkService, type Service } from './service.js';
+import { checkService, stampService, type Service } from './service.js';
 import type { MirrorDb } from './store.js';
 import { Batch, Upserter, type UpsertCounts } from './upsert.js';
 
@@ -84,9 +85,12 @@ export async function syncMirror(session: Session, db: MirrorDb, service: Servic
     return { targets: await planTargets(db, chain, req), notice };
   });
   if (notice) session.warn(notice);
+  // The service is written with the first records or cursor, in their transaction: a sync
+  // that fetched nothing (a mistyped --base-url) leaves a mirror any service can fill.
+  const stamp = () => stampService(db, service);
   const client = await session.client(req.concurrency, false);
   const nowMs = session.ctx.now();
-  const run: Run = { session, db, chain, req, runAt: new Date(nowMs).toISOString(), to: Math.floor(nowMs / 1000), client };
+  const run: Run = { session, db, chain, req, runAt: new Date(nowMs).toISOString(), to: Math.floor(nowMs / 1000), client, stamp };
 
   const reports: CollectionReport[] = [];
   for (const collection of targets.collections) {
@@ -97,6 +101,7 @@ export async function syncMirror(session: Session, db: MirrorDb, service: Servic
     // Lists of plans are found now: the records synced before them (short urls, transfers) name their plans.
     const mine = collection.whole ? targets.fixed.filter((t) => t.collection === collection) : await scopedTargets(db, chain, req, collection, notes);
     for (const target of mine) {
+      await db.letReadersIn();
       upserter.scope(target.param, target.id);
       try {
         await (collection.endpoint.timeWindow ? walkWindow : walkWhole)(run, target, upserter, report);
@@ -124,6 +129,8 @@ interface Run {
   /** The walks' end: the moment the sync began (Unix seconds), so no walk chases new records forever. */
   to: number;
   client: Awaited<ReturnType<Session['client']>>;
+  /** Notes the service in the mirror (in each transaction that writes). */
+  stamp: () => Promise<void>;
 }
 
 /** What a sync walks: collections in order, and the lists of those that have a list of every record. */
@@ -223,13 +230,18 @@ async function walkWindow(run: Run, target: Target, upserter: Upserter, report: 
   try {
     await inBatches(run, target, pages, upserter, report, new CommitPlan(upserter.appendsOnly), async (batch, commit) => {
       await tx.open();
+      await run.stamp();
       add(report, await upserter.write(batch));
       // Ascending walk: the last record is the newest written; the cursor travels in the same transaction.
       await writeCursor(db, chain, name, scope, batch.last!.timestamp as number);
-      if (commit) await tx.close();
+      // A reader waiting for the file gets it now, with what is committed (see MirrorDb.letReadersIn).
+      const readers = db.readersWaiting();
+      if (commit || readers) await tx.close();
+      if (readers) await db.letReadersIn();
     });
     // The whole window is in: the next sync starts from the moment this one began.
     await tx.open();
+    await run.stamp();
     await writeCursor(db, chain, name, scope, run.to);
     await tx.close();
   } catch (err) {
@@ -324,6 +336,7 @@ async function walkWhole(run: Run, target: Target, upserter: Upserter, report: C
     read += page.records.length;
   });
   await run.db.transaction(async () => {
+    await run.stamp();
     await upserter.startSeen();
     await inBatches(run, target, pages, upserter, report, undefined, async (batch) => add(report, await upserter.write(batch, { remember: true })));
     // Only a list of every record can tell what is gone; a plan's list shows a part.
@@ -365,6 +378,7 @@ async function inBatches(
   let started = performance.now();
   // Writes run one after another, each chained to the one before; `queued` are those not yet done.
   let writing: Promise<void> = Promise.resolve();
+  let writeFailed = false;
   const queued: Promise<void>[] = [];
   const flush = async () => {
     if (queued.length >= WRITES_QUEUED) await queued.shift();
@@ -374,7 +388,7 @@ async function inBatches(
     const commit = plan?.take(full.size) ?? false;
     writing = writing.then(() => write(full, commit));
     // Its failure surfaces at a later flush or at the end, not as an unhandled rejection.
-    writing.catch(() => {});
+    writing.catch(() => (writeFailed = true));
     queued.push(writing);
   };
   try {
@@ -382,7 +396,8 @@ async function inBatches(
       fetched += page.records.length;
       report.fetched += page.records.length;
       upserter.add(batch, page);
-      const due = batch.size >= BATCH_RECORDS || plan?.fillsRowGroup(batch.size) || performance.now() - started >= BATCH_MS;
+      // A reader waiting for the file gets it after this batch (see walkWindow), not a second later.
+      const due = batch.size >= BATCH_RECORDS || plan?.fillsRowGroup(batch.size) || performance.now() - started >= BATCH_MS || (plan !== undefined && run.db.readersWaiting());
       if (batch.size > 0 && due) await flush();
       await progress.update(fetched, Math.max(fetched, page.total));
       if (run.session.ctx.signal.aborted) throw new InterruptedError();
@@ -390,7 +405,10 @@ async function inBatches(
     if (batch.size > 0) await flush();
     await writing;
   } catch (err) {
-    // The transaction is the caller's to roll back, once no write is running in it.
+    // Stopped while fetching (Ctrl-C, a lost network): the pages fetched so far are written
+    // too, for the caller to commit, so the next sync does not ask for them again.
+    if (!writeFailed && batch.size > 0) await flush().catch(() => {});
+    // The transaction is the caller's to commit or roll back, once no write is running in it.
     await writing.catch(() => {});
     throw err;
   } finally {
@@ -407,7 +425,7 @@ function add(report: CollectionReport, counts: UpsertCounts): void {
 /** Warnings about what this run stored: fields beyond the schema, amounts kept only as text. */
 function warnAbout(run: Run, collection: MirroredCollection, upserter: Upserter): void {
   if (upserter.drift.size > 0) {
-    const paths = [...upserter.drift].map(([path, n]) => `${path} (${n.toLocaleString('en-US')})`).join(', ');
+    const paths = firstOf([...upserter.drift].map(([path, n]) => `${path} (${n.toLocaleString('en-US')})`));
     run.session.warn(`${collection.table}: fields the documented schema does not have, or values of another type: ${paths}; kept in extra_fields`);
   }
   const n = upserter.inexact;

@@ -151,6 +151,35 @@ export class Upserter {
     if (batch.size === 0) return { new: 0, updated: 0, unchanged: 0 };
     const pages = batch.pages.length > 0 ? jsonArray(batch.pages) : undefined;
     const records = batch.records.length > 0 ? JSON.stringify(batch.records) : undefined;
+    try {
+      return await this.writeFiles(batch, pages, records, o);
+    } catch (err) {
+      if (/maximum_object_size/.test(err instanceof Error ? err.message : '')) throw this.tooLarge(pages, batch.records);
+      throw err;
+    }
+  }
+
+  /**
+   * DuckDB's JSON reader takes records up to its maximum_object_size (16 MB); the API's
+   * responses may be larger (32 MB). Such a record is no payment record payrec can keep:
+   * exit 6, naming it, with nothing of its batch written.
+   */
+  private tooLarge(pages: Buffer | undefined, records: Record<string, unknown>[]): MalformedResponseError {
+    const all = [...(pages ? (JSON.parse(pages.toString('utf8')) as Record<string, unknown>[]) : []), ...records];
+    let largest = all[0];
+    let size = 0;
+    for (const r of all) {
+      const n = Buffer.byteLength(JSON.stringify(r));
+      if (n > size) [largest, size] = [r, n];
+    }
+    const name = this.identity.map((f) => `${f} ${String(largest?.[f]).slice(0, 80)}`).join(', ');
+    return new MalformedResponseError(
+      `a ${this.layout.collection.name} record (${name}) holds a value larger than the mirror's JSON reader takes (16 MB); nothing of its batch was written`,
+      'the service sent a record no payment record needs to be; the records before its batch are committed',
+    );
+  }
+
+  private async writeFiles(batch: Batch, pages: Buffer | undefined, records: string | undefined, o: { remember?: boolean }): Promise<UpsertCounts> {
     return this.db.withFile(pages, (pagesFile) =>
       this.db.withFile(records, async (recordsFile) => {
         const selects = [pagesFile && this.rows.fromPages(pagesFile), recordsFile && this.rows.fromRecords(recordsFile)].filter((s) => s !== undefined);

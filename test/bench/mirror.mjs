@@ -6,10 +6,13 @@
 //   2. a sync of every default collection when nothing changed: wall time and requests
 //      per collection (from the emulator's request log);
 //   3. an exact total per token over 1,000,000 rows (payrec sql), and the mirror's file
-//      size per million transfers.
+//      size per million transfers;
+//   4. queries during a first sync of 300,000 transfers: the longest a reader waits;
+//   5. peak RSS of a first sync of 1,000,000 and of 3,000,000 transfers (DuckDB's memory
+//      bounded by PAYREC_MIRROR_MEMORY, default 128MB), and their time.
 // The emulator runs in its own process, as in run.mjs. Not part of `npm test`.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -136,11 +139,88 @@ async function benchMillion() {
   }
 }
 
+/** A command running on its own, for work done alongside it: resolves with its exit code. */
+function start(args) {
+  const child = spawn(NODE, [BIN, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr += c));
+  const done = new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
+  return { child, done };
+}
+
+async function benchReaders() {
+  const records = 300_000;
+  const emu = await startEmulator(records);
+  const db = join(work, 'readers.duckdb');
+  try {
+    await warm(emu.url, '/one-time/transfers');
+    const t0 = performance.now();
+    const sync = start(['--base-url', emu.url, '-q', 'sync', 'ot/transfers', '--db', db]);
+    let exited = false;
+    sync.done.then(() => (exited = true));
+    // Once the mirror exists, a query after another (each a whole `payrec sql` process) until the sync ends.
+    while (!existsSync(db) && !exited) await new Promise((r) => setTimeout(r, 50));
+    const waits = [];
+    let last = 0;
+    while (!exited) {
+      const t = performance.now();
+      const r = spawnSync(NODE, [BIN, 'sql', '--db', db, '-f', 'json', 'SELECT count(*) AS n FROM one_time_transfers'], { env, encoding: 'utf8' });
+      const ms = performance.now() - t;
+      if (exited) break;
+      if (r.status !== 0) throw new Error(`a query during the sync failed (${r.status}): ${r.stderr}`);
+      const [{ n }] = JSON.parse(r.stdout);
+      if (n < last) throw new Error(`a count went down: ${last} then ${n}`);
+      last = n;
+      waits.push(ms);
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    const { code, stderr } = await sync.done;
+    if (code !== 0) throw new Error(`the sync failed (${code}): ${stderr}`);
+    const syncMs = performance.now() - t0;
+    const floor = median(Array.from({ length: 5 }, () => run(['sql', '--db', db, 'SELECT count(*) FROM one_time_transfers']).ms));
+    const longest = Math.max(...waits);
+    console.log(`${waits.length} queries during a first sync of ${records.toLocaleString('en-US')} transfers (${fmt(syncMs)}): longest ${fmt(longest)}, median ${fmt(median(waits))}; the same query with no sync: ${fmt(floor)}`);
+    target(`longest query during a first sync of ${records.toLocaleString('en-US')} transfers`, fmt(longest), '≤ 5 s', longest <= 5000 && waits.length > 0, `${waits.length} queries, whole commands; ${fmt(floor)} with no sync`);
+  } finally {
+    await emu.stop();
+  }
+}
+
+/** Peak RSS in MB of a first sync (GNU time's maximum resident set size), and its time. */
+function syncPeakRss(emuUrl, db) {
+  removeDb(db);
+  const t0 = performance.now();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', NODE, BIN, '--base-url', emuUrl, '-q', 'sync', 'ot/transfers', '--db', db, '-f', 'json'], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`sync failed: ${r.stderr}`);
+  return { mb: Number(r.stderr.trim().split('\n').at(-1)) / 1024, ms, fetched: JSON.parse(r.stdout)[0].fetched };
+}
+
+async function benchSyncMemory() {
+  const rss = {};
+  for (const records of [1_000_000, 3_000_000]) {
+    const emu = await startEmulator(records);
+    try {
+      await warm(emu.url, '/one-time/transfers');
+      const m = syncPeakRss(emu.url, join(work, 'memory.duckdb'));
+      if (m.fetched !== records) throw new Error(`the sync fetched ${m.fetched} of ${records}`);
+      rss[records] = m;
+      console.log(`first sync of ${records.toLocaleString('en-US')} transfers: peak RSS ${m.mb.toFixed(0)} MB, ${fmt(m.ms)}`);
+    } finally {
+      await emu.stop();
+    }
+  }
+  const growth = rss[3_000_000].mb / rss[1_000_000].mb - 1;
+  target('peak RSS growth of a first sync, 1,000,000 → 3,000,000', `${(growth * 100).toFixed(0)} %`, '≤ 15 %', growth <= 0.15, `${rss[1_000_000].mb.toFixed(0)} MB → ${rss[3_000_000].mb.toFixed(0)} MB; ${fmt(rss[1_000_000].ms)} and ${fmt(rss[3_000_000].ms)}`);
+}
+
+const PARTS = { first: benchFirstSync, nochange: benchNoChangeSync, million: benchMillion, readers: benchReaders, memory: benchSyncMemory };
+/** BENCH_MIRROR_PARTS=readers,memory runs only those parts. */
+const parts = (process.env.BENCH_MIRROR_PARTS ?? Object.keys(PARTS).join(',')).split(',');
+
 console.log(`\nthe local mirror — node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`);
 try {
-  await benchFirstSync();
-  await benchNoChangeSync();
-  await benchMillion();
+  for (const part of parts) await PARTS[part]();
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import { z } from 'zod';
@@ -24,12 +25,16 @@ export interface OutputOptions {
   defaultColumns: string[];
   /** The default columns are names as they are, not dotted paths (SQL result columns such as `sum(t.x)`). */
   literalColumns?: boolean;
+  /** Records may hold BigInts (payrec sql's integers beyond a double): json writes them as numbers with every digit. */
+  bigInts?: boolean;
   /** --flatten FIELD: one row per element of that top-level array field. */
   flatten?: string;
   /** --csv-raw: no spreadsheet-formula neutralisation. */
   csvRaw: boolean;
   /** stdout is a terminal: box-drawn table; otherwise tab-separated text. */
   tty: boolean;
+  /** A terminal that cannot draw boxes (TERM=dumb): the table prints as in a pipe. */
+  dumb?: boolean;
   /** Colour allowed (terminal, no NO_COLOR / --no-color). */
   color: boolean;
   /** Terminal width in columns; the table is fitted to it. */
@@ -317,8 +322,8 @@ function rowEmitter(opts: OutputOptions, kind: 'list' | 'single', sink: ChunkedS
     case 'csv':
       return csv(opts, sink);
     case 'table':
-      if (kind === 'single') return opts.tty ? fieldValueTable(opts, sink) : fieldValueText(opts, sink);
-      return opts.tty ? boxTable(opts, sink) : tabSeparated(opts, sink);
+      if (kind === 'single') return opts.tty && !opts.dumb ? fieldValueTable(opts, sink) : fieldValueText(opts, sink);
+      return opts.tty && !opts.dumb ? boxTable(opts, sink) : tabSeparated(opts, sink);
   }
 }
 
@@ -330,8 +335,38 @@ function rowEmitter(opts: OutputOptions, kind: 'list' | 'single', sink: ChunkedS
 function jsonOf(opts: OutputOptions): (row: Row, indent?: number) => string {
   const project = projector(opts);
   const stringify = opts.tty ? terminalJson : (v: unknown, indent?: number) => JSON.stringify(v, null, indent);
+  if (opts.bigInts) return (row, indent) => withBigInts(project(row), (v) => stringify(v, indent));
   return (row, indent) => stringify(project(row), indent);
 }
+
+/**
+ * JSON of a value that may hold BigInts: each is written as a JSON number with all its
+ * digits (JSON sets no limit; exact parsers such as Python's and jq 1.7's keep them).
+ * JSON.stringify cannot write a BigInt, so it writes a marker string in its place,
+ * named with a random key no server data can guess, which is then replaced.
+ */
+function withBigInts(value: unknown, stringify: (v: unknown) => string): string {
+  const found = { any: false };
+  const text = stringify(markBigInts(value, found));
+  return found.any ? text.replace(BIGINT_MARKED, '$1') : text;
+}
+
+function markBigInts(v: unknown, found: { any: boolean }): unknown {
+  if (typeof v === 'bigint') {
+    found.any = true;
+    return `${BIGINT_MARK}${v}`;
+  }
+  if (Array.isArray(v)) return v.map((x) => markBigInts(x, found));
+  if (v === null || typeof v !== 'object') return v;
+  const out: Row = {};
+  for (const [k, x] of Object.entries(v)) out[k] = markBigInts(x, found);
+  return out;
+}
+
+const BIGINT_KEY = randomBytes(8).toString('hex');
+const BIGINT_MARK = `\u0000${BIGINT_KEY}:`;
+/** The marker as JSON.stringify writes it (NUL escaped), in quotes. */
+const BIGINT_MARKED = new RegExp(`"\\\\u0000${BIGINT_KEY}:(-?\\d+)"`, 'g');
 
 function projector(opts: OutputOptions): (row: Row) => unknown {
   if (!opts.columns) return (row) => row;
@@ -383,7 +418,9 @@ const CSV_EOL = '\r\n';
  * and no records nothing is printed, since there are no columns to name.
  */
 function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
-  const cellText = opts.csvRaw ? plain : (v: unknown) => (typeof v === 'string' ? neutraliseFormula(v) : plain(v));
+  const fileText = opts.csvRaw ? plain : (v: unknown) => (typeof v === 'string' ? neutraliseFormula(v) : plain(v));
+  // On a terminal, server text is made inert as in the table; files and pipes get its exact bytes.
+  const cellText = opts.tty ? (v: unknown) => neutraliseTerminal(fileText(v)) : fileText;
   let columns = opts.columns ? columnsNamed(opts.columns) : undefined;
   // Derived column names are the server's keys, so they are neutralised like cells.
   const header = (cols: Column[]) => cols.map((c) => csvField(cellText(c.name))).join(',') + CSV_EOL;

@@ -4,8 +4,6 @@
 export const EXIT = {
   ok: 0,
   internal: 1,
-  /** A resource another payrec holds (a mirror being synced); DESIGN.md gives it 1. */
-  busy: 1,
   usage: 2,
   auth: 3,
   notFound: 4,
@@ -13,6 +11,8 @@ export const EXIT = {
   server: 6,
   network: 7,
   verification: 8,
+  /** A resource another payrec holds right now: a mirror another sync is writing. */
+  busy: 10,
   interrupted: 130,
 } as const;
 
@@ -20,13 +20,14 @@ export const EXIT = {
 export const EXIT_MEANINGS: readonly { code: number; short: string; meaning: string }[] = [
   { code: EXIT.ok, short: 'ok', meaning: 'success' },
   { code: EXIT.internal, short: 'internal error', meaning: 'unexpected internal error (please report it; --debug shows details)' },
-  { code: EXIT.usage, short: 'bad input', meaning: 'usage or invalid input; nothing was sent' },
+  { code: EXIT.usage, short: 'bad input', meaning: 'usage or invalid input, or a config file payrec will not use; nothing was sent' },
   { code: EXIT.auth, short: 'auth', meaning: 'authentication or permission: no key, or the API answered 401/403' },
   { code: EXIT.notFound, short: 'not found', meaning: 'not found (404)' },
   { code: EXIT.client, short: 'API 4xx', meaning: 'other client error from the API (4xx, including 429 after retries)' },
   { code: EXIT.server, short: 'API 5xx', meaning: 'server error (5xx) after retries, or a response payrec cannot use (not JSON, not the documented shape with --strict)' },
   { code: EXIT.network, short: 'network', meaning: 'network error or timeout after retries' },
   { code: EXIT.verification, short: 'verification failed', meaning: 'verification failed (webhook-notifications verify)' },
+  { code: EXIT.busy, short: 'mirror busy', meaning: 'the mirror is busy: another payrec sync is writing it' },
   { code: EXIT.interrupted, short: 'interrupted', meaning: 'interrupted (Ctrl-C)' },
 ];
 
@@ -99,6 +100,21 @@ export class DryRunComplete extends PayrecError {
   constructor() {
     super('dry run', EXIT.ok);
   }
+}
+
+/**
+ * Why a server of ours (emulator start, webhook-notifications listen) could not listen:
+ * a port another process holds, one that needs privileges, or an address this machine
+ * does not have are the user's to change (exit 2); anything else is unexpected.
+ */
+export function listenError(err: unknown, host: string, port: number): unknown {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'EADDRINUSE') return new UsageError(`port ${port} is in use; choose another --port`, 'or --port 0 for any free port');
+  if (code === 'EACCES') return new UsageError(`not allowed to listen on port ${port}; choose another --port`, 'ports below 1024 need privileges');
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new UsageError(`cannot listen on ${host}: not an address of this machine; check --host`);
+  }
+  return err;
 }
 
 export function exitCodeForStatus(status: number): number {
