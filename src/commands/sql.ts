@@ -103,7 +103,7 @@ async function asUsage<T>(work: () => Promise<T>, signal: AbortSignal): Promise<
     if (err instanceof UsageError || err instanceof InterruptedError) throw err;
     if (signal.aborted) throw new InterruptedError();
     const message = err instanceof Error ? err.message : String(err);
-    if (/read-only mode|file system operations are disabled|Can only (delete from|update) base table|cannot insert into (a )?view/i.test(message)) {
+    if (/read-only mode|file system operations are disabled/i.test(message)) {
       throw new UsageError(`payrec sql only reads: ${neutraliseTerminal(message.split('\n')[0])}`, 'the mirror changes only through payrec sync; export results with -o FILE');
     }
     if (/interrupted/i.test(message)) throw new InterruptedError();
