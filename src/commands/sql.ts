@@ -26,11 +26,13 @@ export function addSqlCommand(program: Command, action: CommandAction): void {
         '',
         'Examples:',
         '  $ payrec sql',
-        `  $ payrec sql "SELECT token, count(*) AS n, exact_sum(amount_exact) AS total FROM one_time_transfers GROUP BY token ORDER BY token"`,
+        `  $ payrec sql "SELECT token, count(*) AS n, SUM(amount) AS total FROM transfers GROUP BY token ORDER BY token"`,
+        `  $ payrec sql "SELECT planId, date_trunc('month', timestamp) AS month, count(*) FILTER (WHERE success <> 1 OR transactionStatus = 'failed') AS failed FROM fixed_recurring_billings GROUP BY ALL ORDER BY ALL"`,
         `  $ payrec sql "SELECT * FROM transfers WHERE transactionStatus = 'failed'" -f csv -o failed.csv`,
         `  $ payrec sql "SELECT * FROM transfers WHERE transactionStatus = 'failed'" --fail-if-any --count`,
         '',
-        'Amounts are text (exact, as the API sent them); sum them with exact_sum(<field>_exact).',
+        'Amounts are DECIMAL(38,18) (SUM, ORDER BY and comparisons are exact), times TIMESTAMP WITH TIME ZONE shown in UTC.',
+        'A total over an amount DECIMAL(38,18) cannot hold fails rather than leave it out: see SELECT * FROM inexact_amounts.',
         '',
       ].join('\n'),
     )
@@ -125,8 +127,8 @@ async function asUsage<T>(work: () => Promise<T>, signal: AbortSignal): Promise<
 
 /** DuckDB's LINE/caret lines are useful for syntax errors: keep the hint short. */
 function firstHint(message: string): string | undefined {
-  if (/No function matches the given name and argument types 'sum\(VARCHAR\)'/.test(message)) {
-    return 'amounts are exact text: total them with exact_sum(<field>_exact), e.g. exact_sum(amount_exact)';
+  if (/No function matches the given name and argument types 'sum\(VARCHAR\)'|exact_sum|_exact/.test(message)) {
+    return 'amounts are DECIMAL(38,18): total them with SUM(amount) (a mirror made by an older payrec becomes so at its next payrec sync)';
   }
   return undefined;
 }

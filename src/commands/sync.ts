@@ -21,7 +21,7 @@ import { syncMirror, type CollectionReport } from '../mirror/sync.js';
 // collection, what it fetched and what changed. Every flag is checked, and the mirror
 // opened, before the first request.
 
-const REPORT_COLUMNS = ['table', 'fetched', 'new', 'updated', 'unchanged', 'deleted', 'requests', 'seconds'] satisfies (keyof CollectionReport)[];
+const REPORT_COLUMNS = ['table', 'fetched', 'new', 'updated', 'unchanged', 'deleted', 'requests', 'seconds', 'note'] satisfies (keyof CollectionReport)[];
 
 /** The most a lookback may reach back: a year (a longer one is a --full). */
 const MAX_LOOKBACK = 366 * 86_400;

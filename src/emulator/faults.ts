@@ -57,7 +57,7 @@ export function corruptReply(kind: FaultKind, reply: Reply): Reply {
       return { status: 200, body: '<!DOCTYPE html><html><head><title>Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>', headers: { 'content-type': 'text/html; charset=utf-8' } };
     case 'partial': // JSON cut in half, with a Content-Length that matches the cut body
       return { ...reply, body: reply.body.slice(0, Math.floor(reply.body.length / 2)) };
-    case 'drift': // schema drift: every number of every record arrives as a string
+    case 'drift': // schema drift: every number of every record arrives as a string, every amount 30 digits longer
       return { ...reply, body: JSON.stringify(driftBody(JSON.parse(reply.body))) };
     case 'huge':
       return { ...reply, body: `{"data":[],"limit":0,"offset":0,"total":0,"padding":"${'x'.repeat(HUGE_BYTES)}"}` };
@@ -66,9 +66,16 @@ export function corruptReply(kind: FaultKind, reply: Reply): Reply {
   }
 }
 
+/** An amount's field names: decimal strings of the API (API-SPEC.md). */
+const AMOUNT_FIELDS = new Set(['amount', 'fee', 'serviceFee', 'inputAmount', 'outputAmount']);
+
 function driftBody(body: unknown): unknown {
   const drift = (r: unknown) =>
-    r !== null && typeof r === 'object' ? Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? String(v) : v])) : r;
+    r !== null && typeof r === 'object'
+      ? Object.fromEntries(
+          Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? String(v) : AMOUNT_FIELDS.has(k) && typeof v === 'string' && /^\d/.test(v) ? `${'9'.repeat(30)}${v}` : v]),
+        )
+      : r;
   if (body !== null && typeof body === 'object' && Array.isArray((body as { data?: unknown }).data)) {
     return { ...body, data: (body as { data: unknown[] }).data.map(drift) };
   }

@@ -48,13 +48,18 @@ function fraction(r: Random, max: number): string {
 
 /**
  * A token amount as a decimal string: mostly everyday values with up to 18 decimals,
- * sometimes dust, and now and then a 25–30 digit integer part that overflows a double.
+ * sometimes dust, and now and then a 9–14 digit integer part, with its decimals beyond
+ * what a double holds. Every value fits DECIMAL(38,18), and so do the totals of
+ * millions of them (the mirror's SUM); larger ones come only under the drift fault.
  */
 export function amount(r: Random): string {
   const roll = r.float();
   let whole: string;
-  if (roll < 0.04) whole = r.digits(r.int(25, 30), true);
-  else if (roll < 0.14) whole = '0';
+  // The same draws as ever (so every other field keeps its value), cut to 9–14 digits.
+  if (roll < 0.04) {
+    const digits = r.digits(r.int(25, 30), true);
+    whole = digits[0] + digits.slice(17);
+  } else if (roll < 0.14) whole = '0';
   else whole = String(r.int(1, 9999));
   let frac = fraction(r, 18);
   if (whole === '0' && frac === '') frac = `${r.digits(r.int(0, 17))}${r.int(1, 9)}`;

@@ -1,42 +1,65 @@
 import { createHash } from 'node:crypto';
 import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
-import { AMOUNT_MACROS, EXACT_SUFFIX } from './amounts.js';
 import { CATALOG, TRANSFER_COLLECTIONS, type MirroredCollection } from './catalog.js';
-import { identityHashSql } from './identity-hash.js';
-import { amountPaths, CHAIN_COLUMN, EXTRA_COLUMN, ident, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN, recordFields, tableColumns, type Field } from './schema.js';
-import { clearCursors, META_TABLE, readMeta, STATE_DDL, writeMeta } from './state.js';
+import { EXTRA_COLUMN, hasKind, ident, IDENTITY_HASH_COLUMN, INEXACT_COLUMN, LAST_UPDATED_COLUMN, recordFields, tableColumns, type Field } from './schema.js';
+import { clearCursors, EXPORTS_TABLE, META_TABLE, readMeta, STATE_DDL, writeMeta } from './state.js';
 import type { MirrorDb } from './store.js';
 
-// Creates a mirror's tables, macros and views, and brings an older mirror up to date.
+// Creates a mirror's tables and views, and brings an older mirror up to date.
+//
+// Records are stored in tables of the schema payrec_store; users query views of the
+// same names in the main schema (`one_time_transfers`), which show the stored columns
+// but the identity hash, and guard every amount: on a row whose amount DECIMAL(38,18)
+// cannot hold (amounts.ts), any use of that column raises an error, so no total, sort
+// or comparison can quietly leave it out. The guard costs one NULL test a row.
+//
 // The format version covers what payrec itself decides (bookkeeping columns, the
-// exact-amount representation, the state tables); the tables' API columns follow the
+// amount and time types, the state tables); the tables' API columns follow the
 // registry and are compared column by column on every sync: a new collection gets
 // its table, a new field its column, and a change payrec cannot make in place is
 // refused with the way to rebuild.
 
 /** Version of the mirror's own layout. Raise it with a migration in MIGRATIONS. */
-export const MIRROR_FORMAT = 2;
+export const MIRROR_FORMAT = 3;
 
-/** What takes a mirror of format N-1 to format N, keyed by N. */
-const MIGRATIONS: Record<number, (db: MirrorDb) => Promise<void>> = {
-  // Identity hashes are computed by DuckDB (identity-hash.ts), for rows taken from page
-  // bytes too; format 1 stored hashes payrec computed otherwise, which no lookup would find.
-  2: async (db) => {
-    for (const { collection } of LAYOUTS) {
-      if ((await columnTypes(db, 'main', collection.table)).size === 0) continue;
-      const hash = identityHashSql(ident(CHAIN_COLUMN), collection.endpoint.identity.map(ident));
-      await db.run(`UPDATE ${ident(collection.table)} SET ${ident(IDENTITY_HASH_COLUMN)} = ${hash}`);
-    }
+/** Where the records are stored (the views users query are in main). */
+export const STORE_SCHEMA = 'payrec_store';
+
+/** What takes a mirror of format N-1 to format N, keyed by N; a message for the user when the step costs them something. */
+const MIGRATIONS: Record<number, (db: MirrorDb) => Promise<string | undefined>> = {
+  // Format 2 kept amounts as text with exact parts beside them, times as Unix seconds
+  // and the tables in main. Its records are read again from the service into the new
+  // tables (a sync commits as it goes, so an interrupted rebuild goes on next time);
+  // the plan and strategy ids it remembered are kept.
+  3: async (db) => {
+    await db.run('DROP VIEW IF EXISTS transfers');
+    await db.run('DROP VIEW IF EXISTS inexact_amounts');
+    for (const { collection } of LAYOUTS) await db.run(`DROP TABLE IF EXISTS main.${ident(collection.table)}`);
+    for (const macro of ['exact_sum', 'exact_value', 'payrec_decimal_text']) await db.run(`DROP MACRO IF EXISTS ${macro}`);
+    await clearCursors(db);
+    await db.run(`DELETE FROM ${EXPORTS_TABLE}`);
+    return (
+      `the mirror ${printable(db.file)} was made by an older payrec (amounts as text, times as Unix seconds): ` +
+      'this sync reads its records again into DECIMAL(38,18) amounts and TIMESTAMP WITH TIME ZONE times (exact_sum(x_exact) is now SUM(x)); the plan and strategy ids it remembered are kept'
+    );
   },
 };
 
 export interface TableLayout {
   collection: MirroredCollection;
   fields: Field[];
+  /** Columns that name the scope a record was read through, when the record does not carry it (`planId` of a billing). */
+  scopes: string[];
+  /** The stored table, qualified and quoted. */
+  storage: string;
 }
 
-export const LAYOUTS: readonly TableLayout[] = CATALOG.map((collection) => ({ collection, fields: recordFields(collection.endpoint.record) }));
+export const LAYOUTS: readonly TableLayout[] = CATALOG.map((collection) => {
+  const fields = recordFields(collection.endpoint.record);
+  const scopes = Object.keys(collection.scoped).filter((param) => !fields.some((f) => f.name === param));
+  return { collection, fields, scopes, storage: `${STORE_SCHEMA}.${ident(collection.table)}` };
+});
 
 export function layoutOf(collection: MirroredCollection): TableLayout {
   return LAYOUTS.find((l) => l.collection === collection)!;
@@ -45,8 +68,8 @@ export function layoutOf(collection: MirroredCollection): TableLayout {
 const rebuildHint = (file: string) =>
   `rebuild it: payrec sync --full --db NEW_FILE (then use NEW_FILE), or move ${printable(file)} away and run payrec sync`;
 
-/** Makes `db` a mirror of this payrec's layout (inside the caller's transaction). */
-export async function ensureLayout(db: MirrorDb): Promise<void> {
+/** Makes `db` a mirror of this payrec's layout (inside the caller's transaction); returns what the user should know about it, if anything. */
+export async function ensureLayout(db: MirrorDb): Promise<string | undefined> {
   await refuseForeign(db);
   for (const ddl of STATE_DDL) await db.run(ddl);
   const stored = await readMeta(db, 'format');
@@ -58,27 +81,34 @@ export async function ensureLayout(db: MirrorDb): Promise<void> {
     );
   }
   // The usual case, a mirror this payrec made: one look at the column names suffices.
-  if ((await readMeta(db, 'layout')) === LAYOUT_KEY && (await columnsAsLaidOut(db))) return;
-  for (let v = format + 1; v <= MIRROR_FORMAT; v++) await MIGRATIONS[v]?.(db);
+  if ((await readMeta(db, 'layout')) === LAYOUT_KEY && (await columnsAsLaidOut(db))) return undefined;
+  let notice: string | undefined;
+  for (let v = format + 1; v <= MIRROR_FORMAT; v++) notice = (await MIGRATIONS[v]?.(db)) ?? notice;
   await writeMeta(db, 'format', String(MIRROR_FORMAT));
 
-  for (const sql of AMOUNT_MACROS) await db.run(sql);
+  await db.run(`CREATE SCHEMA IF NOT EXISTS ${STORE_SCHEMA}`);
   // The views read the tables: out of the way while a table is rebuilt, then made anew.
   await db.run('DROP VIEW IF EXISTS transfers');
   await db.run('DROP VIEW IF EXISTS inexact_amounts');
-  for (const layout of LAYOUTS) await ensureTable(db, layout);
+  for (const layout of LAYOUTS) {
+    await db.run(`DROP VIEW IF EXISTS main.${ident(layout.collection.table)}`);
+    await ensureTable(db, layout);
+    await db.run(collectionView(layout));
+  }
   await db.run(transfersView());
   await db.run(inexactAmountsView());
   await writeMeta(db, 'layout', LAYOUT_KEY);
+  return notice;
 }
 
 /** Whether every table has exactly its layout's columns, in order (names only: the key vouches for the types). */
 async function columnsAsLaidOut(db: MirrorDb): Promise<boolean> {
   const rows = await db.rows(
-    `SELECT table_name AS t, string_agg(column_name, ',' ORDER BY column_index) AS c FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' GROUP BY table_name`,
+    `SELECT table_name AS t, string_agg(column_name, ',' ORDER BY column_index) AS c FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = $1 AND NOT internal GROUP BY table_name`,
+    [STORE_SCHEMA],
   );
   const have = new Map(rows.map((r) => [String(r.t), String(r.c)]));
-  return LAYOUTS.every(({ collection, fields }) => have.get(collection.table) === tableColumns(fields).map(([name]) => name).join(','));
+  return LAYOUTS.every(({ collection, fields, scopes }) => have.get(collection.table) === tableColumns(fields, scopes).map(([name]) => name).join(','));
 }
 
 /** A DuckDB file with tables but without payrec's state is someone else's database: leave it alone. */
@@ -96,14 +126,13 @@ async function refuseForeign(db: MirrorDb): Promise<void> {
  * Creates the table, or brings an older one to the current layout: a table whose
  * columns differ is rebuilt in the layout's order, new columns empty.
  */
-async function ensureTable(db: MirrorDb, { collection, fields }: TableLayout): Promise<void> {
-  const columns = tableColumns(fields);
+async function ensureTable(db: MirrorDb, { collection, fields, scopes, storage }: TableLayout): Promise<void> {
+  const columns = tableColumns(fields, scopes);
   // No primary-key index: it would triple the cost of every insert; identity_hash finds rows instead (upsert.ts).
   const definition = `(${columns.map(([name, type]) => `${ident(name)} ${type}`).join(', ')})`;
-  const table = ident(collection.table);
-  const existing = await columnTypes(db, 'main', collection.table);
+  const existing = await columnTypes(db, STORE_SCHEMA, collection.table);
   if (existing.size === 0) {
-    await db.run(`CREATE TABLE ${table} ${definition}`);
+    await db.run(`CREATE TABLE ${storage} ${definition}`);
     return;
   }
   // DuckDB's own spelling of each type, to compare with what is stored.
@@ -127,54 +156,76 @@ async function ensureTable(db: MirrorDb, { collection, fields }: TableLayout): P
   const select = [...wanted].map(([name, type]) =>
     name === EXTRA_COLUMN ? `${kept} AS ${ident(name)}` : existing.has(name) ? ident(name) : `NULL::${type} AS ${ident(name)}`,
   );
-  const rebuilt = ident(`payrec_rebuilt_${collection.table}`);
+  const rebuilt = `${STORE_SCHEMA}.${ident(`payrec_rebuilt_${collection.table}`)}`;
   await db.run(`CREATE TABLE ${rebuilt} ${definition}`);
-  await db.run(`INSERT INTO ${rebuilt} SELECT ${select.join(', ')} FROM ${table}`);
-  await db.run(`DROP TABLE ${table}`);
-  await db.run(`ALTER TABLE ${rebuilt} RENAME TO ${table}`);
+  await db.run(`INSERT INTO ${rebuilt} SELECT ${select.join(', ')} FROM ${storage}`);
+  await db.run(`DROP TABLE ${storage}`);
+  await db.run(`ALTER TABLE ${rebuilt} RENAME TO ${ident(collection.table)}`);
   // New columns are filled by reading the collection again from the start.
   if ([...wanted.keys()].some((n) => !existing.has(n))) await clearCursors(db, collection.name);
 }
 
+/** Column names and DuckDB's types of a table of the mirror's schema `schema` ('temp': of the temporary database). */
 async function columnTypes(db: MirrorDb, schema: string, table: string): Promise<Map<string, string>> {
   const rows = await db.rows(
-    `SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = (CASE WHEN $1 = 'temp' THEN 'temp' ELSE current_database() END) AND schema_name = 'main' AND table_name = $2 ORDER BY column_index`,
+    `SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = (CASE WHEN $1 = 'temp' THEN 'temp' ELSE current_database() END) AND schema_name = (CASE WHEN $1 = 'temp' THEN 'main' ELSE $1 END) AND table_name = $2 ORDER BY column_index`,
     [schema, table],
   );
   return new Map(rows.map((r) => [String(r.column_name), String(r.data_type)]));
 }
 
-/** Every transfer table, with its product. */
+/**
+ * The view users query for a collection: the stored columns but the identity hash,
+ * each column that holds amounts guarded. On a row whose inexact_amounts names an
+ * amount of the column, reading the column raises an error that says which amount and
+ * what to do; other rows, and queries that leave such rows out first (WHERE
+ * inexact_amounts IS NULL), read the column as stored.
+ */
+function collectionView({ collection, fields, scopes, storage }: TableLayout): string {
+  const inexact = ident(INEXACT_COLUMN);
+  const id = collection.endpoint.identity.map((f) => `coalesce(${ident(f)}::VARCHAR, '?')`).join(` || ' ' || `);
+  const message =
+    `'${collection.table} ' || ${id} || ': amounts DECIMAL(38,18) cannot hold exactly: ' || ${inexact}::VARCHAR || ` +
+    `' (a total, sort or comparison over them cannot be exact; list them: SELECT * FROM inexact_amounts; leave such rows out: WHERE inexact_amounts IS NULL)'`;
+  const guarded = (f: Field) => {
+    const c = ident(f.name);
+    const name = f.name.replaceAll("'", "''");
+    const here = `len(list_filter(json_keys(${inexact}), lambda k: k = '${name}' OR starts_with(k, '${name}[') OR starts_with(k, '${name}.'))) = 0`;
+    return `CASE WHEN ${inexact} IS NULL THEN ${c} WHEN ${here} THEN ${c} ELSE error(${message}) END AS ${c}`;
+  };
+  const columns = tableColumns(fields, scopes)
+    .map(([name]) => name)
+    .filter((name) => name !== IDENTITY_HASH_COLUMN)
+    .map((name) => {
+      const f = fields.find((x) => x.name === name);
+      return f && hasKind(f.type, 'decimal') ? guarded(f) : ident(name);
+    });
+  return `CREATE OR REPLACE VIEW main.${ident(collection.table)} AS SELECT ${columns.join(', ')} FROM ${storage}`;
+}
+
+/** Every transfer view, with its product. */
 function transfersView(): string {
-  const transfers = TRANSFER_COLLECTIONS.map((c) => `SELECT '${c.product}' AS product, * FROM ${ident(c.table)}`);
+  const transfers = TRANSFER_COLLECTIONS.map((c) => `SELECT '${c.product}' AS product, * FROM main.${ident(c.table)}`);
   return `CREATE OR REPLACE VIEW transfers AS ${transfers.join(' UNION ALL BY NAME ')}`;
 }
 
-/** Every amount whose text the exact form cannot hold, with where it is. */
+/** Every amount DECIMAL(38,18) cannot hold, with where it is and its text. */
 function inexactAmountsView(): string {
-  const inexact: string[] = [];
-  for (const { collection, fields } of LAYOUTS) {
-    const t = ident(collection.table);
-    const id = collection.endpoint.identity.map((f) => `${t}.${ident(f)}::VARCHAR`).join(` || ' ' || `);
-    for (const p of amountPaths(fields)) {
-      const head = `SELECT '${collection.table}' AS "table", ${t}.chain, ${id} AS id, '${p.label}' AS field`;
-      const tail = `${t}.${ident(LAST_UPDATED_COLUMN)}`;
-      if (p.member === undefined) {
-        const exact = `${t}.${ident(p.column + EXACT_SUFFIX)}`;
-        inexact.push(`${head}, ${t}.${ident(p.column)} AS text, ${tail} FROM ${t} WHERE ${exact} IS NOT NULL AND ${exact}.whole IS NULL`);
-      } else {
-        const exact = `u.e.${ident(p.member + EXACT_SUFFIX)}`;
-        inexact.push(`${head}, u.e.${ident(p.member)} AS text, ${tail} FROM ${t}, UNNEST(${t}.${ident(p.column)}) AS u(e) WHERE ${exact} IS NOT NULL AND ${exact}.whole IS NULL`);
-      }
-    }
-  }
-  return `CREATE OR REPLACE VIEW inexact_amounts AS ${inexact.join(' UNION ALL ')}`;
+  const inexact = ident(INEXACT_COLUMN);
+  const rows = LAYOUTS.filter(({ fields }) => fields.some((f) => hasKind(f.type, 'decimal'))).map(({ collection, storage }) => {
+    const id = collection.endpoint.identity.map((f) => `t.${ident(f)}::VARCHAR`).join(` || ' ' || `);
+    return (
+      `SELECT '${collection.table}' AS "table", t.chain, ${id} AS id, u.field, t.${inexact} ->> u.field AS text, t.${ident(LAST_UPDATED_COLUMN)} ` +
+      `FROM ${storage} AS t, unnest(json_keys(t.${inexact})) AS u(field) WHERE t.${inexact} IS NOT NULL`
+    );
+  });
+  return `CREATE OR REPLACE VIEW inexact_amounts AS ${rows.join(' UNION ALL ')}`;
 }
 
 /**
  * What this payrec lays out, as one key: a mirror whose stored key is the same was
- * laid out by a payrec with the same tables, macros and views.
+ * laid out by a payrec with the same tables and views.
  */
 const LAYOUT_KEY = createHash('sha256')
-  .update(JSON.stringify([MIRROR_FORMAT, AMOUNT_MACROS, LAYOUTS.map(({ collection, fields }) => [collection.table, tableColumns(fields)]), transfersView(), inexactAmountsView()]))
+  .update(JSON.stringify([MIRROR_FORMAT, LAYOUTS.map((l) => [l.collection.table, tableColumns(l.fields, l.scopes), collectionView(l)]), transfersView(), inexactAmountsView()]))
   .digest('hex');

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
 import { access, mkdir, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { InterruptedError, UsageError } from '../core/runtime/errors.js';
+import { InterruptedError, MalformedResponseError, UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import { LAYOUTS } from './layout.js';
 import { CHAIN_COLUMN, ident, LAST_UPDATED_COLUMN } from './schema.js';
@@ -17,6 +17,10 @@ import type { MirrorDb } from './store.js';
 // newest last_updated differ from what the mirror noted then (an insert or an update
 // moves the latter, a removal the former), or its file is gone. Each file is written
 // beside its place and renamed over it, so a reader never sees half a file.
+// Files are written from the views users query: amounts are DECIMAL(38,18) and times
+// TIMESTAMP WITH TIME ZONE (Parquet's decimal and UTC-adjusted timestamp types, which
+// Spark, Trino and pyarrow read as such), and a partition holding an amount that
+// DECIMAL(38,18) cannot hold is refused, as any total over it is (layout.ts).
 
 const FILE = 'data.parquet';
 /** Hive's name for a partition whose value is NULL (a record without a timestamp). */
@@ -43,19 +47,19 @@ export async function parquetTarget(dir: string): Promise<string> {
   return path;
 }
 
-/** The UTC month of a record, from its timestamp (or createdAt for short urls). */
+/** The UTC month of a record, from its timestamp (or createdAt for short urls), whatever the session's time zone. */
 function monthSql(fields: readonly { name: string }[]): string {
   const time = ['timestamp', 'createdAt'].find((name) => fields.some((f) => f.name === name));
-  return time === undefined ? 'NULL' : `strftime(make_timestamp(${ident(time)}::BIGINT * 1000000), '%Y-%m')`;
+  return time === undefined ? 'NULL' : `strftime(timezone('UTC', ${ident(time)}), '%Y-%m')`;
 }
 
 export async function exportParquet(db: MirrorDb, dir: string, signal: AbortSignal): Promise<ParquetExport> {
   const result: ParquetExport = { written: 0, unchanged: 0, removed: 0 };
-  for (const { collection, fields } of LAYOUTS) {
-    const table = ident(collection.table);
+  for (const { collection, fields, storage } of LAYOUTS) {
+    const table = `main.${ident(collection.table)}`;
     const month = monthSql(fields);
     const partitions = await db.rows(
-      `SELECT ${CHAIN_COLUMN} AS chain, coalesce(${month}, '${NULL_PARTITION}') AS month, count(*) || '/' || max(${ident(LAST_UPDATED_COLUMN)})::VARCHAR AS fingerprint FROM ${table} GROUP BY ALL`,
+      `SELECT ${CHAIN_COLUMN} AS chain, coalesce(${month}, '${NULL_PARTITION}') AS month, count(*) || '/' || max(${ident(LAST_UPDATED_COLUMN)})::VARCHAR AS fingerprint FROM ${storage} GROUP BY ALL`,
     );
     const noted = new Map(
       (await db.rows(`SELECT chain, month, fingerprint FROM ${EXPORTS_TABLE} WHERE dir = $1 AND "table" = $2`, [dir, collection.table])).map((r) => [
@@ -84,6 +88,13 @@ export async function exportParquet(db: MirrorDb, dir: string, signal: AbortSign
           [chain, m],
         );
         await rename(temp, join(where, FILE));
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        if (!/amounts DECIMAL\(38,18\) cannot hold exactly/.test(message)) throw err;
+        throw new MalformedResponseError(
+          `${collection.table}, chain ${chain}, month ${m}: not written to Parquet: ${message.replace(/^[A-Za-z ]+Error: /, '').split('\n')[0]}`,
+          'the mirror keeps every record; the partitions before this one are written',
+        );
       } finally {
         await rm(temp, { force: true });
       }

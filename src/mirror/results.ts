@@ -19,10 +19,19 @@ const convert = (value: DuckDBValue, type: DuckDBType, converter: DuckDBValueCon
     const n = BigInt(value as bigint);
     return n >= -MAX && n <= MAX ? Number(n) : n;
   }
+  // Amounts print as --summary writes them: no padding zeros ('12.500000000000000000' is '12.5').
+  if (type.typeId === DuckDBTypeId.DECIMAL) return withoutPaddingZeros(String(value));
   if (type.typeId === DuckDBTypeId.VARCHAR && type.alias === 'JSON') return JSON.parse(String(value));
   // Lists, structs and maps recurse through `converter`, so their members are converted as above.
   return JsonDuckDBValueConverter(value, type, converter as DuckDBValueConverter<Json>);
 };
+
+/** A decimal's text without trailing fraction zeros (nor a bare point); '-0' is '0'. */
+export function withoutPaddingZeros(text: string): string {
+  if (!text.includes('.')) return text === '-0' ? '0' : text;
+  const trimmed = text.replace(/0+$/, '').replace(/\.$/, '');
+  return trimmed === '-0' ? '0' : trimmed;
+}
 
 /** The rows of a streaming result as records, chunk by chunk; `columns` are the record keys. */
 export async function* resultRecords(result: DuckDBResult, columns: string[]): AsyncGenerator<Record<string, unknown>[]> {

@@ -1,19 +1,20 @@
 import { z } from 'zod';
-import { decimal } from '../registry/schemas.js';
-import { EXACT_SUFFIX, EXACT_TYPE } from './amounts.js';
+import { decimal, timestamp } from '../registry/schemas.js';
+import { amountText, DECIMAL_TYPE, fitsDecimal } from './amounts.js';
 
 // Table layouts from the registry's zod record schemas (never a second hand-written
-// list): strings are VARCHAR, whole numbers BIGINT, other numbers DOUBLE, nested
-// objects STRUCT, arrays LIST, open maps and anything else JSON. Each amount (the
-// registry's `decimal` schema) also gets its exact companion (see amounts.ts), inside
-// nested structs too, so `UNNEST(receivers)` yields `amount` and `amount_exact`.
-// Fields a record has beyond its schema, and values of an unexpected type, are kept
-// in one JSON column, `extra_fields`, keyed by their path (`memo`, `receivers[1].note`):
-// DuckDB would otherwise convert them quietly (1.5 into a BIGINT is 2).
+// list): strings are VARCHAR, amounts (the registry's `decimal`) DECIMAL(38,18) (see
+// amounts.ts), times (its `timestamp`, Unix seconds) TIMESTAMP WITH TIME ZONE, other
+// whole numbers BIGINT, other numbers DOUBLE, nested objects STRUCT, arrays LIST, open
+// maps and anything else JSON. Fields a record has beyond its schema, and values of an
+// unexpected type, are kept in one JSON column, `extra_fields`, keyed by their path
+// (`memo`, `receivers[1].note`): DuckDB would otherwise convert them quietly (1.5 into
+// a BIGINT is 2). Amounts DECIMAL(38,18) cannot hold go to `inexact_amounts` the same way.
 
 export type FieldType =
   | { kind: 'text' }
   | { kind: 'decimal' }
+  | { kind: 'time' }
   | { kind: 'integer' }
   | { kind: 'number' }
   | { kind: 'boolean' }
@@ -29,11 +30,16 @@ export interface Field {
 /** Columns of every table besides the API's fields. */
 export const CHAIN_COLUMN = 'chain';
 export const EXTRA_COLUMN = 'extra_fields';
+/** Amounts DECIMAL(38,18) cannot hold, by path, with their text (amounts.ts). */
+export const INEXACT_COLUMN = 'inexact_amounts';
 export const FIRST_SEEN_COLUMN = 'first_seen';
 export const LAST_UPDATED_COLUMN = 'last_updated';
-/** A hash of (chain, identity): finds a record's row without reading the text columns (identity-hash.ts). */
+/** A hash of (chain, identity): finds a record's row without reading the text columns (identity-hash.ts). Stored, not shown. */
 export const IDENTITY_HASH_COLUMN = 'identity_hash';
-const BOOKKEEPING = [CHAIN_COLUMN, EXTRA_COLUMN, FIRST_SEEN_COLUMN, LAST_UPDATED_COLUMN, IDENTITY_HASH_COLUMN];
+const BOOKKEEPING = [CHAIN_COLUMN, EXTRA_COLUMN, INEXACT_COLUMN, FIRST_SEEN_COLUMN, LAST_UPDATED_COLUMN, IDENTITY_HASH_COLUMN];
+
+/** Unix seconds a TIMESTAMP WITH TIME ZONE holds (years 1 to 9999); a time beyond them is a value of another type. */
+const TIME_RANGE = [-62_135_596_800, 253_402_300_799];
 
 function unwrap(schema: z.ZodType): z.ZodType {
   let s = schema;
@@ -44,6 +50,7 @@ function unwrap(schema: z.ZodType): z.ZodType {
 export function fieldType(schema: z.ZodType): FieldType {
   const s = unwrap(schema);
   if (s === decimal) return { kind: 'decimal' };
+  if (s === timestamp) return { kind: 'time' };
   if (s instanceof z.ZodString || s instanceof z.ZodEnum) return { kind: 'text' };
   if (s instanceof z.ZodNumber) return { kind: s.isInt ? 'integer' : 'number' };
   if (s instanceof z.ZodBoolean) return { kind: 'boolean' };
@@ -61,7 +68,7 @@ export function recordFields(schema: z.ZodType): Field[] {
   const s = unwrap(schema);
   if (!(s instanceof z.ZodObject)) throw new Error('a mirrored record schema must be an object');
   const fields = objectFields(s);
-  const names = new Set(fields.flatMap(storedNames));
+  const names = new Set(fields.map((f) => f.name));
   for (const b of BOOKKEEPING) if (names.has(b)) throw new Error(`record field "${b}" collides with the mirror's own column`);
   return fields;
 }
@@ -69,40 +76,39 @@ export function recordFields(schema: z.ZodType): Field[] {
 /** Quotes an identifier for DuckDB. */
 export const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
-/** A field's stored names: itself, and its exact companion for an amount. */
-function storedNames(f: Field): string[] {
-  return f.type.kind === 'decimal' ? [f.name, f.name + EXACT_SUFFIX] : [f.name];
-}
+/** Whether a value of type `t` holds a value of kind `kind`, at any depth. */
+export const hasKind = (t: FieldType, kind: FieldType['kind']): boolean =>
+  t.kind === kind || (t.kind === 'struct' && t.fields.some((f) => hasKind(f.type, kind))) || (t.kind === 'list' && hasKind(t.element, kind));
 
 // ---------------------------------------------------------------------------
 // Types and DDL.
 
-/** The SQL type of each field type that holds one value (a decimal is stored as its text, see amounts.ts). */
-export const SCALAR_TYPES = { text: 'VARCHAR', decimal: 'VARCHAR', integer: 'BIGINT', number: 'DOUBLE', boolean: 'BOOLEAN', json: 'JSON' } as const;
+/** The SQL type of each field type that holds one value, as stored. */
+export const SCALAR_TYPES = { text: 'VARCHAR', decimal: DECIMAL_TYPE, time: 'TIMESTAMPTZ', integer: 'BIGINT', number: 'DOUBLE', boolean: 'BOOLEAN', json: 'JSON' } as const;
 
 export function sqlType(t: FieldType): string {
   switch (t.kind) {
     case 'list':
       return `${sqlType(t.element)}[]`;
     case 'struct':
-      return `STRUCT(${t.fields.flatMap((f) => storedColumns(f).map(([name, type]) => `${ident(name)} ${type}`)).join(', ')})`;
+      return `STRUCT(${t.fields.map((f) => `${ident(f.name)} ${sqlType(f.type)}`).join(', ')})`;
     default:
       return SCALAR_TYPES[t.kind];
   }
 }
 
-/** [name, SQL type] of what a field stores. */
-function storedColumns(f: Field): [string, string][] {
-  const own: [string, string] = [f.name, sqlType(f.type)];
-  return f.type.kind === 'decimal' ? [own, [f.name + EXACT_SUFFIX, EXACT_TYPE]] : [own];
-}
-
-/** Every column of a table, in order: chain, the API's fields (and companions), then bookkeeping. */
-export function tableColumns(fields: Field[]): [string, string][] {
+/**
+ * Every stored column of a table, in order: chain, the API's fields, the scope columns
+ * (`planId` of a billing read by plan, when the record does not carry it), then
+ * bookkeeping. The view users query shows the same but the identity hash (layout.ts).
+ */
+export function tableColumns(fields: Field[], scopes: readonly string[] = []): [string, string][] {
   return [
     [CHAIN_COLUMN, 'VARCHAR NOT NULL'],
-    ...fields.flatMap(storedColumns),
+    ...fields.map((f): [string, string] => [f.name, sqlType(f.type)]),
+    ...scopes.map((s): [string, string] => [s, 'VARCHAR']),
     [EXTRA_COLUMN, 'JSON'],
+    [INEXACT_COLUMN, 'JSON'],
     [FIRST_SEEN_COLUMN, 'TIMESTAMPTZ NOT NULL'],
     [LAST_UPDATED_COLUMN, 'TIMESTAMPTZ NOT NULL'],
     [IDENTITY_HASH_COLUMN, 'BIGINT NOT NULL'],
@@ -110,39 +116,23 @@ export function tableColumns(fields: Field[]): [string, string][] {
 }
 
 /** The columns that hold a record's content: compared to tell an updated record from an unchanged one. */
-export function contentColumns(fields: Field[]): string[] {
-  return [...fields.flatMap(storedNames), EXTRA_COLUMN];
-}
-
-/** Paths of every amount field, for finding the ones that cannot be held exactly. */
-export interface AmountPath {
-  /** Top-level field, or the list field that holds it. */
-  column: string;
-  /** Inside a list of structs: the member (`amount` in `receivers[].amount`). */
-  member?: string;
-  /** How reports name it: `amount`, `receivers[].amount`. */
-  label: string;
-}
-
-export function amountPaths(fields: Field[]): AmountPath[] {
-  const out: AmountPath[] = [];
-  for (const f of fields) {
-    if (f.type.kind === 'decimal') out.push({ column: f.name, label: f.name });
-    if (f.type.kind === 'list' && f.type.element.kind === 'struct') {
-      for (const m of f.type.element.fields) {
-        if (m.type.kind === 'decimal') out.push({ column: f.name, member: m.name, label: `${f.name}[].${m.name}` });
-      }
-    }
-  }
-  return out;
+export function contentColumns(fields: Field[], scopes: readonly string[] = []): string[] {
+  return [...fields.map((f) => f.name), ...scopes, EXTRA_COLUMN, INEXACT_COLUMN];
 }
 
 // ---------------------------------------------------------------------------
 // Records as the API sent them → values that fit their columns. Every value is checked
-// against its field's type: one that does not match becomes null, and it and every
-// field the schema does not know go into `extra_fields`, by path.
+// against its field's type: one that does not match becomes null, and goes, with every
+// field the schema does not know, into `extra_fields` by path; an amount that does not
+// fit DECIMAL(38,18) goes into `inexact_amounts` by path, as text.
 
-type Conformer = (value: unknown, path: string, extras: Record<string, unknown>) => unknown;
+/** Where the values a record's columns cannot hold go, by path. */
+export interface Leftovers {
+  extra?: Record<string, unknown>;
+  inexact?: Record<string, string>;
+}
+
+type Conformer = (value: unknown, path: string, out: Leftovers) => unknown;
 type Check = (value: unknown) => boolean;
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -154,8 +144,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 function fits(t: FieldType): Check {
   switch (t.kind) {
     case 'text':
-    case 'decimal':
       return (v) => v == null || typeof v === 'string';
+    case 'decimal':
+      return fitsDecimal;
+    case 'time':
+      return (v) => v == null || (Number.isSafeInteger(v) && (v as number) >= TIME_RANGE[0] && (v as number) <= TIME_RANGE[1]);
     case 'integer':
       return (v) => v == null || Number.isSafeInteger(v);
     case 'number':
@@ -197,15 +190,24 @@ function objectFits(fields: Field[]): Check {
   };
 }
 
+// No prototype: an unknown field named __proto__ is kept as a field, not taken as one.
+const keepExtra = (out: Leftovers, path: string, v: unknown) => ((out.extra ??= Object.create(null) as Record<string, unknown>)[path] = v);
+
 function conformer(t: FieldType): Conformer {
-  const scalar = (ok: Check): Conformer => (v, path, extras) => {
+  const scalar = (ok: Check): Conformer => (v, path, out) => {
     if (ok(v)) return v;
-    extras[path] = v;
+    keepExtra(out, path, v);
     return null;
   };
   switch (t.kind) {
-    case 'text':
     case 'decimal':
+      return (v, path, out) => {
+        if (fitsDecimal(v)) return v;
+        (out.inexact ??= Object.create(null) as Record<string, string>)[path] = amountText(v);
+        return null;
+      };
+    case 'text':
+    case 'time':
     case 'integer':
     case 'number':
     case 'boolean':
@@ -214,40 +216,40 @@ function conformer(t: FieldType): Conformer {
       return (v) => v;
     case 'list': {
       const element = conformer(t.element);
-      return (v, path, extras) => {
+      return (v, path, out) => {
         if (v === null || v === undefined) return v;
         if (!Array.isArray(v)) {
-          extras[path] = v;
+          keepExtra(out, path, v);
           return null;
         }
-        for (let i = 0; i < v.length; i++) v[i] = element(v[i], `${path}[${i}]`, extras);
+        for (let i = 0; i < v.length; i++) v[i] = element(v[i], `${path}[${i}]`, out);
         return v;
       };
     }
     case 'struct': {
       const object = objectConformer(t.fields);
-      return (v, path, extras) => {
+      return (v, path, out) => {
         if (v === null || v === undefined) return v;
         if (!isObject(v)) {
-          extras[path] = v;
+          keepExtra(out, path, v);
           return null;
         }
-        object(v, path + '.', extras);
+        object(v, path + '.', out);
         return v;
       };
     }
   }
 }
 
-function objectConformer(fields: Field[]): (o: Record<string, unknown>, prefix: string, extras: Record<string, unknown>) => void {
+function objectConformer(fields: Field[]): (o: Record<string, unknown>, prefix: string, out: Leftovers) => void {
   const known = new Map(fields.map((f) => [f.name, conformer(f.type)]));
-  return (o, prefix, extras) => {
+  return (o, prefix, out) => {
     for (const key in o) {
       const conform = known.get(key);
-      if (conform === undefined) extras[prefix + key] = o[key];
+      if (conform === undefined) keepExtra(out, prefix + key, o[key]);
       else {
         const value = o[key];
-        const kept = conform(value, prefix + key, extras);
+        const kept = conform(value, prefix + key, out);
         if (kept !== value) o[key] = kept;
       }
     }
@@ -255,18 +257,17 @@ function objectConformer(fields: Field[]): (o: Record<string, unknown>, prefix: 
 }
 
 /**
- * Makes a record's values fit their fields, in place: a value of another type becomes
- * null. Returns what goes into `extra_fields` (those values and the fields the schema
- * does not know, by path), or undefined when the record fits as it is.
+ * Makes a record's values fit their fields, in place: a value of another type, or an
+ * amount DECIMAL(38,18) cannot hold, becomes null. Returns where those values went (and
+ * the fields the schema does not know), or undefined when the record fits as it is.
  */
-export function recordConformer(fields: Field[]): (record: Record<string, unknown>) => Record<string, unknown> | undefined {
+export function recordConformer(fields: Field[]): (record: Record<string, unknown>) => Leftovers | undefined {
   const clean = objectFits(fields);
   const object = objectConformer(fields);
   return (record) => {
     if (clean(record)) return undefined;
-    // No prototype: an unknown field named __proto__ is kept as a field, not taken as one.
-    const extras: Record<string, unknown> = Object.create(null);
-    object(record, '', extras);
-    return extras;
+    const out: Leftovers = {};
+    object(record, '', out);
+    return out;
   };
 }

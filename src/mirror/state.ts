@@ -47,9 +47,10 @@ export async function writeCursor(db: MirrorDb, chain: string, collection: strin
   await db.run(`INSERT OR REPLACE INTO ${CURSOR_TABLE} VALUES ($1, $2, $3, $4, now())`, [chain, collection, scope, cursor]);
 }
 
-/** Forgets a collection's cursors (its table changed layout): the next sync reads it from the start. */
-export async function clearCursors(db: MirrorDb, collection: string): Promise<void> {
-  await db.run(`DELETE FROM ${CURSOR_TABLE} WHERE collection = $1`, [collection]);
+/** Forgets a collection's cursors (its table changed layout), or every cursor: the next sync reads it from the start. */
+export async function clearCursors(db: MirrorDb, collection?: string): Promise<void> {
+  if (collection === undefined) await db.run(`DELETE FROM ${CURSOR_TABLE}`);
+  else await db.run(`DELETE FROM ${CURSOR_TABLE} WHERE collection = $1`, [collection]);
 }
 
 /** Notes the ids a collection was synced for, so later syncs keep them without being told. */

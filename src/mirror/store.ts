@@ -243,7 +243,14 @@ export class MirrorDb {
   async readKind(sql: string): Promise<'query' | 'explain'> {
     const statements = await this.conn.extractStatements(sql);
     if (statements.count !== 1) throw new UsageError('give exactly one SQL statement');
-    const prepared = await statements.prepare(0);
+    const prepared = await statements.prepare(0).catch((err: unknown) => {
+      // The collections are views (layout.ts): DuckDB refuses a write to one while binding it, before its type is known.
+      if (/Can only (delete from|update) base table|insert into (a )?view/i.test(err instanceof Error ? err.message : String(err))) {
+        const word = (/^\s*(\w+)/.exec(sql)?.[1] ?? 'a write').toUpperCase();
+        throw new UsageError(`payrec sql only reads (SELECT, WITH, FROM, DESCRIBE, EXPLAIN…): DuckDB takes this statement as ${word}, so it is refused`, 'the mirror changes only through payrec sync; export results with -o FILE');
+      }
+      throw err;
+    });
     const type = prepared.statementType;
     prepared.destroySync();
     if (!READS.has(type)) {

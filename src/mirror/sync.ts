@@ -1,4 +1,4 @@
-import { InterruptedError, UsageError } from '../core/runtime/errors.js';
+import { ApiError, InterruptedError, UsageError } from '../core/runtime/errors.js';
 import { flagOf } from '../core/runtime/options.js';
 import { fillPath } from '../core/lists/run-endpoint.js';
 import { identityOf, paginate, type Page, type PageRequest } from '../core/lists/paginate.js';
@@ -9,6 +9,7 @@ import type { Session } from '../core/runtime/session.js';
 import type { Endpoint } from '../registry/types.js';
 import { CATALOG, type MirroredCollection, type ScopeParam } from './catalog.js';
 import { ensureLayout, layoutOf } from './layout.js';
+import { discoveredScopes } from './scopes.js';
 import { readCursor, rememberedScopes, rememberScopes, scopeKey, writeCursor } from './state.js';
 import { checkService, stampService, type Service } from './service.js';
 import type { MirrorDb } from './store.js';
@@ -47,6 +48,8 @@ export interface CollectionReport {
   deleted: number;
   requests: number;
   seconds: number;
+  /** What kept a part of the collection from being synced (a plan's list the service refused, no plan known), or ''. */
+  note: string;
 }
 
 /** A list to walk: a collection as a whole, or one plan's or strategy's part of it. */
@@ -55,6 +58,8 @@ interface Target {
   endpoint: Endpoint;
   param?: ScopeParam;
   id?: string;
+  /** Given on this command line: a failure ends the sync. Remembered or discovered ids are skipped with a note instead. */
+  given?: boolean;
 }
 
 /** DuckDB's row group: the rows it compresses and stores together (see CommitPlan). */
@@ -74,11 +79,12 @@ const COMMIT_MS = 3000;
 export async function syncMirror(session: Session, db: MirrorDb, service: Service, req: SyncRequest): Promise<CollectionReport[]> {
   const { chain } = await session.settings();
   // Everything that can refuse the run does so before the first request.
-  const targets = await db.transaction(async () => {
-    await ensureLayout(db);
+  const { targets, notice } = await db.transaction(async () => {
+    const notice = await ensureLayout(db);
     await checkService(db, service);
-    return planTargets(db, chain, req);
+    return { targets: await planTargets(db, chain, req), notice };
   });
+  if (notice) session.warn(notice);
   // The service is written with the first records or cursor, in their transaction: a sync
   // that fetched nothing (a mistyped --base-url) leaves a mirror any service can fill.
   const stamp = () => stampService(db, service);
@@ -87,14 +93,26 @@ export async function syncMirror(session: Session, db: MirrorDb, service: Servic
   const run: Run = { session, db, chain, req, runAt: new Date(nowMs).toISOString(), to: Math.floor(nowMs / 1000), client, stamp };
 
   const reports: CollectionReport[] = [];
-  for (const collection of uniqueCollections(targets)) {
+  for (const collection of targets.collections) {
     const started = performance.now();
-    const report: CollectionReport = { collection: collection.name, table: collection.table, fetched: 0, new: 0, updated: 0, unchanged: 0, deleted: 0, requests: 0, seconds: 0 };
+    const report: CollectionReport = { collection: collection.name, table: collection.table, fetched: 0, new: 0, updated: 0, unchanged: 0, deleted: 0, requests: 0, seconds: 0, note: '' };
     const upserter = new Upserter(db, layoutOf(collection), chain, run.runAt);
-    for (const target of targets.filter((t) => t.collection === collection)) {
+    const notes: string[] = [];
+    // Lists of plans are found now: the records synced before them (short urls, transfers) name their plans.
+    const mine = collection.whole ? targets.fixed.filter((t) => t.collection === collection) : await scopedTargets(db, chain, req, collection, notes);
+    for (const target of mine) {
       await db.letReadersIn();
-      await (collection.endpoint.timeWindow ? walkWindow : walkWhole)(run, target, upserter, report);
+      upserter.scope(target.param, target.id);
+      try {
+        await (collection.endpoint.timeWindow ? walkWindow : walkWhole)(run, target, upserter, report);
+      } catch (err) {
+        // A plan the service does not show (gone, another account's): the other plans go on, and the report says so.
+        if (target.given || !(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 401 || err.status === 429) throw err;
+        notes.push(`${flagOf(target.param!)} ${target.id}: ${err.message}`);
+      }
     }
+    report.note = notes.join('; ');
+    if (report.note) session.warn(`${collection.table}: not synced: ${report.note}`);
     report.seconds = Math.round((performance.now() - started) / 10) / 100;
     reports.push(report);
     warnAbout(run, collection, upserter);
@@ -115,39 +133,71 @@ interface Run {
   stamp: () => Promise<void>;
 }
 
-/**
- * The lists to walk: the named collections, or by default every list that needs no id.
- * A collection kept per plan or strategy is walked once per id: the ids given now
- * (remembered for it from then on) and those remembered for it. A collection that also
- * has a list of every record is read through that list, which holds every scope;
- * named with ids of its scope, only those scopes are read.
- */
-async function planTargets(db: MirrorDb, chain: string, req: SyncRequest): Promise<Target[]> {
-  const targets: Target[] = [];
-  for (const collection of req.collections ?? CATALOG) {
-    const scoped = Object.entries(collection.scoped) as [ScopeParam, Endpoint][];
-    const narrowed = req.collections !== undefined && scoped.some(([param]) => req.ids[param].length > 0);
-    if (collection.whole && !narrowed) {
-      targets.push({ collection, endpoint: collection.whole });
-      continue;
-    }
-    const before = targets.length;
-    for (const [param, endpoint] of scoped) {
-      // A collection that has a list of every record keeps no scopes: its next sync reads that list.
-      if (!collection.whole) await rememberScopes(db, chain, collection.name, param, req.ids[param]);
-      const ids = collection.whole ? req.ids[param] : await rememberedScopes(db, chain, collection.name, param);
-      for (const id of ids) targets.push({ collection, endpoint, param, id });
-    }
-    if (req.collections && targets.length === before) {
-      const flags = scoped.map(([param]) => flagOf(param)).join(' or ');
-      throw new UsageError(`${collection.name} is kept per plan or strategy: give ${flags} (the mirror remembers ids once given)`);
-    }
-  }
-  return targets;
+/** What a sync walks: collections in order, and the lists of those that have a list of every record. */
+interface Plan {
+  /** Collections with a list of every record first, then those kept per plan or strategy (whose ids the first name). */
+  collections: MirroredCollection[];
+  fixed: Target[];
 }
 
-function uniqueCollections(targets: Target[]): MirroredCollection[] {
-  return [...new Set(targets.map((t) => t.collection))];
+/**
+ * The lists to walk: the named collections, or by default every collection. A
+ * collection that has a list of every record is read through that list, which holds
+ * every scope; named with ids of its scope, only those scopes are read. A collection
+ * kept only per plan or strategy is walked once per id (see scopedTargets), after the
+ * others. Checked before the first request: a named collection kept per plan with no
+ * plan known is a UsageError.
+ */
+async function planTargets(db: MirrorDb, chain: string, req: SyncRequest): Promise<Plan> {
+  const fixed: Target[] = [];
+  const whole: MirroredCollection[] = [];
+  const scoped: MirroredCollection[] = [];
+  for (const collection of req.collections ?? CATALOG) {
+    const scopes = Object.entries(collection.scoped) as [ScopeParam, Endpoint][];
+    if (!collection.whole) {
+      for (const [param] of scopes) await rememberScopes(db, chain, collection.name, param, req.ids[param]);
+      if (req.collections && (await knownScopes(db, chain, collection)).length === 0) {
+        const flags = scopes.map(([param]) => flagOf(param)).join(' or ');
+        throw new UsageError(
+          `${collection.name} is kept per plan or strategy, and the mirror knows none: give ${flags} (the mirror remembers ids once given)`,
+          `or sync the lists that name plans first (short urls, transfers): payrec sync`,
+        );
+      }
+      scoped.push(collection);
+      continue;
+    }
+    whole.push(collection);
+    const narrowed = req.collections !== undefined && scopes.some(([param]) => req.ids[param].length > 0);
+    if (!narrowed) fixed.push({ collection, endpoint: collection.whole });
+    else for (const [param, endpoint] of scopes) for (const id of req.ids[param]) fixed.push({ collection, endpoint, param, id, given: true });
+  }
+  return { collections: [...whole, ...scoped], fixed };
+}
+
+/** The ids a collection kept per plan or strategy is synced for: remembered ones, and those its product's records name. */
+async function knownScopes(db: MirrorDb, chain: string, collection: MirroredCollection): Promise<{ param: ScopeParam; id: string }[]> {
+  const out: { param: ScopeParam; id: string }[] = [];
+  for (const param of Object.keys(collection.scoped) as ScopeParam[]) {
+    const seen = new Set(await rememberedScopes(db, chain, collection.name, param));
+    for (const id of await discoveredScopes(db, chain, collection, param)) seen.add(id);
+    for (const id of seen) out.push({ param, id });
+  }
+  return out;
+}
+
+/** The walks of a collection kept per plan or strategy; remembers the ids found in records, and notes when there is none. */
+async function scopedTargets(db: MirrorDb, chain: string, req: SyncRequest, collection: MirroredCollection, notes: string[]): Promise<Target[]> {
+  const known = await knownScopes(db, chain, collection);
+  const targets: Target[] = [];
+  for (const { param, id } of known) {
+    await rememberScopes(db, chain, collection.name, param, [id]);
+    targets.push({ collection, endpoint: collection.scoped[param]!, param, id, given: req.ids[param].includes(id) });
+  }
+  if (targets.length === 0) {
+    const flags = Object.keys(collection.scoped).map((p) => flagOf(p)).join(' or ');
+    notes.push(`no plan or strategy known (none given with ${flags}, none named by the records synced)`);
+  }
+  return targets;
 }
 
 /** Fetches pages of a target's list, counting requests. */
@@ -381,8 +431,8 @@ function warnAbout(run: Run, collection: MirroredCollection, upserter: Upserter)
   const n = upserter.inexact;
   if (n > 0) {
     run.session.warn(
-      `${collection.table}: ${n.toLocaleString('en-US')} amounts cannot be held exactly (more than 18 decimals, or not a decimal): ` +
-        'their text is kept and exact_sum() refuses them rather than round them; list them with: payrec sql "SELECT * FROM inexact_amounts"',
+      `${collection.table}: ${n.toLocaleString('en-US')} amounts DECIMAL(38,18) cannot hold exactly (not a decimal string, or more than 20 integer or 18 fraction digits): ` +
+        'their text is kept, and a total, sort or comparison over them fails rather than leave them out; list them with: payrec sql "SELECT * FROM inexact_amounts"',
     );
   }
 }

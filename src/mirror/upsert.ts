@@ -4,7 +4,7 @@ import { identityHashSql } from './identity-hash.js';
 import type { TableLayout } from './layout.js';
 import { recordBytes } from './record-bytes.js';
 import { RowSources } from './rows.js';
-import { CHAIN_COLUMN, contentColumns, FIRST_SEEN_COLUMN, ident, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN, recordConformer } from './schema.js';
+import { CHAIN_COLUMN, contentColumns, FIRST_SEEN_COLUMN, ident, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN, recordConformer, type Leftovers } from './schema.js';
 import type { MirrorDb } from './store.js';
 
 // Writes batches of records into their table by identity: new ones are inserted,
@@ -33,7 +33,7 @@ export interface UpsertCounts {
 export class Batch {
   /** Records of pages that DuckDB takes as the service sent them (rows.ts). */
   readonly pages: Buffer[] = [];
-  /** Records that payrec writes out, completed, and how many of each one's amounts have no exact form. */
+  /** Records that payrec writes out, completed, and how many of each one's amounts are inexact (amounts.ts). */
   readonly records: Record<string, unknown>[] = [];
   readonly inexact: number[] = [];
   size = 0;
@@ -58,6 +58,8 @@ export class Upserter {
   private readonly key: (record: Record<string, unknown>) => string;
   private readonly table: string;
   private readonly chainIs: string;
+  /** The scope columns' values for the current walk (see scope). */
+  private scopeValues = '';
   private readonly knownSql: string;
   private readonly insertNewSql: string;
   private readonly changedSql: string;
@@ -87,10 +89,11 @@ export class Upserter {
     const hash = ident(IDENTITY_HASH_COLUMN);
     const identityHash = identityHashSql(literal(chain), this.identity.map(ident));
     this.completed = (select) =>
-      `SELECT *, ${literal(chain)} AS ${ident(CHAIN_COLUMN)}, ${identityHash} AS ${hash}, ${at} AS ${ident(FIRST_SEEN_COLUMN)}, ${at} AS ${ident(LAST_UPDATED_COLUMN)} FROM (${select})`;
-    const table = (this.table = ident(collection.table));
+      `SELECT *, ${literal(chain)} AS ${ident(CHAIN_COLUMN)}${this.scopeValues}, ${identityHash} AS ${hash}, ${at} AS ${ident(FIRST_SEEN_COLUMN)}, ${at} AS ${ident(LAST_UPDATED_COLUMN)} FROM (${select})`;
+    this.scope();
+    const table = (this.table = layout.storage);
     const keys = [CHAIN_COLUMN, ...this.identity].map(ident);
-    const content = contentColumns(fields).map(ident);
+    const content = contentColumns(fields, layout.scopes).map(ident);
     this.chainIs = `${ident(CHAIN_COLUMN)} = ${literal(chain)}`;
     const same = (a: string, b: string) => [hash, ...keys].map((k) => `${a}.${k} = ${b}.${k}`).join(' AND ');
     // Candidates by hash, then the identity itself.
@@ -108,6 +111,15 @@ export class Upserter {
       `FROM ${CHANGED} AS k WHERE ${same('t', 'k')}`;
   }
 
+  /**
+   * The scope of the next walk: a record read through one plan's list carries the plan
+   * in the scope column (`planId` of a billing); read otherwise, none.
+   */
+  scope(param?: string, id?: string): void {
+    const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+    this.scopeValues = this.layout.scopes.map((s) => `, ${s === param && id !== undefined ? literal(id) : 'NULL'}::VARCHAR AS ${ident(s)}`).join('');
+  }
+
   /** Notes whether the table holds any row of the chain, before a walk's first batch. */
   async beginWalk(): Promise<void> {
     const rows = await this.db.rows(`SELECT 1 AS present FROM ${this.table} WHERE ${this.chainIs} LIMIT 1`);
@@ -116,8 +128,8 @@ export class Upserter {
 
   /**
    * Adds a page's records to `batch`: as the page's bytes when DuckDB can take them as
-   * they are (each record fits its schema and every amount has an exact form), else
-   * conformed and completed for payrec to write out.
+   * they are (each record fits its schema, every amount DECIMAL(38,18)), else conformed
+   * and completed for payrec to write out.
    */
   add(batch: Batch, page: Page): void {
     const { records } = page;
@@ -126,7 +138,7 @@ export class Upserter {
     batch.size += records.length;
     batch.last = records[records.length - 1];
     const extras = records.map((r) => this.conformed(r));
-    const bytes = page.body && extras.every((x) => x === undefined) && this.rows.takeAsSent(records) ? recordBytes(page.body) : undefined;
+    const bytes = page.body && this.rows.takesPageBytes && extras.every((x) => x === undefined) ? recordBytes(page.body) : undefined;
     if (bytes) return void batch.pages.push(bytes);
     records.forEach((r, i) => {
       batch.inexact.push(this.rows.completeRecord(r, extras[i]));
@@ -202,21 +214,21 @@ export class Upserter {
     return { new: fresh, updated, unchanged: batch.size - fresh - updated };
   }
 
-  /** Amounts of new records that the exact form could not hold (their text is kept). */
+  /** Amounts of new records that DECIMAL(38,18) could not hold (their text is kept). */
   get inexact(): number {
     return this.newInexact;
   }
 
   /** Conforms a record to its fields, counting what went into extra_fields. */
-  private conformed(record: Record<string, unknown>): Record<string, unknown> | undefined {
-    const extra = this.conform(record);
-    if (extra) {
-      for (const path of Object.keys(extra)) {
+  private conformed(record: Record<string, unknown>): Leftovers | undefined {
+    const left = this.conform(record);
+    if (left?.extra) {
+      for (const path of Object.keys(left.extra)) {
         const key = path.replace(/\[\d+\]/g, '[]');
         this.drift.set(key, (this.drift.get(key) ?? 0) + 1);
       }
     }
-    return extra;
+    return left;
   }
 
   private checkIdentities(records: Record<string, unknown>[]): void {

@@ -6,7 +6,8 @@ import { z } from 'zod';
 
 /** Amounts and fees: decimal strings, never floats (the mirror keeps them exact by this schema). */
 export const decimal = z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal string');
-const timestamp = z.number().int().nonnegative();
+/** Times: Unix seconds (the mirror keeps them as TIMESTAMP WITH TIME ZONE by this schema). */
+export const timestamp = z.number().int().nonnegative();
 const hex = z.string().regex(/^0x[0-9a-fA-F]*$/, 'expected 0x-prefixed hex');
 
 const chainOperation = {

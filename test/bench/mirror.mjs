@@ -120,7 +120,7 @@ async function benchMillion() {
 
     // Every row of the mirror takes part in the total.
     const [{ held }] = JSON.parse(run(["sql", "--db", db, "-f", "json", "SELECT count(*) AS held FROM one_time_transfers"]).stdout);
-    const sum = 'SELECT token, count(*) AS n, exact_sum(amount_exact) AS total FROM one_time_transfers GROUP BY token ORDER BY token';
+    const sum = 'SELECT token, count(*) AS n, SUM(amount) AS total FROM one_time_transfers GROUP BY token ORDER BY token';
     const times = { sum: [], floor: [] };
     for (let i = 0; i < QUERY_RUNS; i++) {
       times.floor.push(run(['sql', '--db', db, 'SELECT 1']).ms);
@@ -132,8 +132,8 @@ async function benchMillion() {
     const whole = median(times.sum);
     const floor = median(times.floor);
     const query = whole - floor;
-    console.log(`exact_sum per token over ${records.toLocaleString('en-US')} rows: ${fmt(whole)} for the command, ${fmt(floor)} for payrec sql "SELECT 1" (medians of ${QUERY_RUNS})`);
-    target(`exact_sum per token over ${records.toLocaleString('en-US')} rows (the query's own time)`, fmt(query), '≤ 500 ms', query <= 500, `${fmt(whole)} the whole command, ${fmt(floor)} of it start-up and open`);
+    console.log(`SUM(amount) per token over ${records.toLocaleString('en-US')} rows: ${fmt(whole)} for the command, ${fmt(floor)} for payrec sql "SELECT 1" (medians of ${QUERY_RUNS})`);
+    target(`SUM(amount) per token over ${records.toLocaleString('en-US')} rows (the query's own time)`, fmt(query), '≤ 200 ms', query <= 200, `${fmt(whole)} the whole command, ${fmt(floor)} of it start-up and open`);
   } finally {
     await emu.stop();
   }

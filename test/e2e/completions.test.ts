@@ -135,7 +135,7 @@ describe.skipIf(fish.skip)(`fish${fish.note}`, () => {
   test.concurrent('it completes an alias path, a flag and flag values', async () => {
     expect(await fishComplete('payrec fr sh')).toEqual(['short-urls']);
     expect(await fishComplete('payrec fr billings --pl')).toEqual(['--plan-id']);
-    expect(await fishComplete('payrec fr billings --format ')).toEqual(['csv', 'json', 'jsonl', 'table']);
+    expect(await fishComplete('payrec fr billings --format ')).toEqual(['csv', 'json', 'jsonl', 'table', 'xlsx']);
     expect(await fishComplete('payrec --chain ')).toEqual(['bsc', 'ethereum', 'polygon', 'sandbox']);
   });
 });

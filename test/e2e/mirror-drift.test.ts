@@ -5,10 +5,11 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { payrec, tempDir } from './helpers.js';
 import { sql } from './mirror-helpers.js';
 
-// A service that sends what its documentation does not promise: amounts the exact
-// form cannot hold, fields the schema does not know, values of another type. Written
-// here rather than in the emulator, which only sends well-formed records. The sync
-// keeps every value, says so on stderr, and exact totals refuse what they cannot hold.
+// A service that sends what its documentation does not promise: amounts DECIMAL(38,18)
+// cannot hold (a JSON number, '1e5', 19 decimals, 21 integer digits), fields the schema
+// does not know, values of another type. Written here rather than in the emulator, which
+// only sends well-formed records. The sync keeps every value, says so on stderr, and no
+// query can total, sort or compare an amount it could not hold: each fails loudly.
 
 const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const payment = (n: number, receivers: unknown, extra: Record<string, unknown> = {}) => ({
@@ -18,12 +19,24 @@ const payment = (n: number, receivers: unknown, extra: Record<string, unknown> =
 
 const PAYMENTS = [
   payment(1, [{ user: '0x01', amount: '1.5', fee: '0.01' }]),
-  // 19 decimals: more than the exact form holds.
+  // 19 decimals: more than DECIMAL(38,18) holds.
   payment(2, [{ user: '0x02', amount: '0.1234567890123456789', fee: '0.01' }]),
-  // Not a decimal at all, and a number where the schema says a decimal string.
+  // Not a decimal string at all, and a JSON number where the schema says a decimal string.
   payment(3, [{ user: '0x03', amount: '1e5', fee: 0.5 }]),
   // A field the schema does not have, at the top and inside a receiver.
   payment(4, [{ user: '0x04', amount: '2', fee: '0', note: 'split' }], { memo: { ref: 'A-1' } }),
+];
+
+const transfer = (n: number, amount: unknown) => ({
+  description: 'Ebook', amount, fee: '0.01', token: 'USDT', category: 'Shop', timestamp: 1_760_000_000 + n,
+  transactionHash: hash(2000 + n), transactionStatus: 'confirmed', sender: `0x${'a'.repeat(40)}`, receiver: `0x${'b'.repeat(40)}`, oneTimeId: hash(3000 + n),
+});
+const TRANSFERS = [
+  transfer(1, '1.5'),
+  // 21 integer digits: more than DECIMAL(38,18) holds.
+  transfer(2, '123456789012345678901'),
+  transfer(3, 2.5),
+  transfer(4, '-0.25'),
 ];
 
 let server: Server;
@@ -36,51 +49,88 @@ beforeAll(async () => {
     const u = new URL(req.url ?? '/', 'http://x');
     const offset = Number(u.searchParams.get('offset') ?? 0);
     const limit = Number(u.searchParams.get('limit') ?? 100);
+    const records = u.pathname.endsWith('/one-time/transfers') ? TRANSFERS : PAYMENTS;
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ data: PAYMENTS.slice(offset, offset + limit), limit, offset, total: PAYMENTS.length }));
+    res.end(JSON.stringify({ data: records.slice(offset, offset + limit), limit, offset, total: records.length }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   db = join(tempDir(), 'drift.duckdb');
-  sync = await payrec(undefined, ['sync', 'ot/payments', '--db', db, '-f', 'json'], { env: { PAYREC_BASE_URL: url, PAYREC_API_KEY: 'k', PAYREC_CHAIN: 'bsc' } });
+  sync = await payrec(undefined, ['sync', 'ot/payments', 'ot/transfers', '--db', db, '-f', 'json'], { env: { PAYREC_BASE_URL: url, PAYREC_API_KEY: 'k', PAYREC_CHAIN: 'bsc' } });
 });
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
+/** Runs a query that must fail: exit 2, with the guard's message naming the table. */
+async function fails(query: string, table: string): Promise<void> {
+  const r = await payrec(undefined, ['sql', '--db', db, query]);
+  expect(r.exitCode, query).toBe(2);
+  expect(r.stdout, query).toBe('');
+  expect(r.stderr, query).toMatch(new RegExp(`^error: the query failed: .*${table} 0x[0-9a-f]+.*: amounts DECIMAL\\(38,18\\) cannot hold exactly: \\{.*\\} \\(a total, sort or comparison over them cannot be exact; list them: SELECT \\* FROM inexact_amounts; leave such rows out: WHERE inexact_amounts IS NULL\\)`));
+}
+
 test('the sync keeps every record and says what it could not hold or did not know', async () => {
   expect(sync.exitCode).toBe(0);
-  expect(JSON.parse(sync.stdout)).toEqual([expect.objectContaining({ table: 'one_time_payments', fetched: 4, new: 4 })]);
+  expect(JSON.parse(sync.stdout)).toEqual([
+    expect.objectContaining({ table: 'one_time_payments', fetched: 4, new: 4 }),
+    expect.objectContaining({ table: 'one_time_transfers', fetched: 4, new: 4 }),
+  ]);
   expect(sync.stderr).toContain(
-    'warning: one_time_payments: fields the documented schema does not have, or values of another type: receivers[].fee (1), receivers[].note (1), memo (1); kept in extra_fields',
+    'warning: one_time_payments: fields the documented schema does not have, or values of another type: receivers[].note (1), memo (1); kept in extra_fields',
   );
-  expect(sync.stderr).toContain('warning: one_time_payments: 2 amounts cannot be held exactly (more than 18 decimals, or not a decimal)');
+  expect(sync.stderr).toContain('warning: one_time_payments: 3 amounts DECIMAL(38,18) cannot hold exactly');
+  expect(sync.stderr).toContain('warning: one_time_transfers: 2 amounts DECIMAL(38,18) cannot hold exactly');
 });
 
-test('amounts keep their text; the ones the exact form cannot hold are listed, and exact_sum refuses them', async () => {
-  const rows = await payrec(undefined, ['sql', '--db', db, '-f', 'jsonl', 'SELECT r.user, r.amount, r.amount_exact FROM one_time_payments, UNNEST(receivers) AS u(r) ORDER BY r.user']);
-  // Read as text: integers keep every digit, and each column one JSON type in every row (DECIMAL text, BIGINT numbers).
-  expect(rows.stdout).toBe(
-    [
-      '{"user":"0x01","amount":"1.5","amount_exact":{"whole":"1","frac":500000000000000000}}',
-      '{"user":"0x02","amount":"0.1234567890123456789","amount_exact":{"whole":null,"frac":null}}',
-      '{"user":"0x03","amount":"1e5","amount_exact":{"whole":null,"frac":null}}',
-      '{"user":"0x04","amount":"2","amount_exact":{"whole":"2","frac":0}}',
-      '',
-    ].join('\n'),
-  );
-  expect(await sql(db, 'SELECT id, field, text FROM inexact_amounts ORDER BY id')).toEqual([
-    { id: hash(2), field: 'receivers[].amount', text: '0.1234567890123456789' },
-    { id: hash(3), field: 'receivers[].amount', text: '1e5' },
+test('amounts that do not fit are listed with their text, and every row knows its own', async () => {
+  expect(await sql(db, 'SELECT "table", id, field, text FROM inexact_amounts ORDER BY "table", id, field')).toEqual([
+    { table: 'one_time_payments', id: hash(2), field: 'receivers[0].amount', text: '0.1234567890123456789' },
+    { table: 'one_time_payments', id: hash(3), field: 'receivers[0].amount', text: '1e5' },
+    { table: 'one_time_payments', id: hash(3), field: 'receivers[0].fee', text: '0.5' },
+    { table: 'one_time_transfers', id: hash(2002), field: 'amount', text: '123456789012345678901' },
+    { table: 'one_time_transfers', id: hash(2003), field: 'amount', text: '2.5' },
   ]);
-  const total = await payrec(undefined, ['sql', '--db', db, 'SELECT exact_sum(r.amount_exact) FROM one_time_payments, UNNEST(receivers) AS u(r)']);
-  expect(total.exitCode).toBe(2);
-  expect(total.stderr).toMatch(/exact_sum: 2 of the amounts cannot be held exactly \(their text is kept; see SELECT \* FROM inexact_amounts\)/);
-  expect(await sql(db, "SELECT exact_sum(r.amount_exact) AS total FROM one_time_payments, UNNEST(receivers) AS u(r) WHERE r.user IN ('0x01', '0x04')")).toEqual([{ total: '3.5' }]);
+  expect(await sql(db, 'SELECT transactionHash, inexact_amounts FROM one_time_transfers ORDER BY transactionHash')).toEqual([
+    { transactionHash: hash(2001), inexact_amounts: null },
+    { transactionHash: hash(2002), inexact_amounts: { amount: '123456789012345678901' } },
+    { transactionHash: hash(2003), inexact_amounts: { amount: '2.5' } },
+    { transactionHash: hash(2004), inexact_amounts: null },
+  ]);
+});
+
+test('no total, average, sort or comparison over an inexact amount answers: each fails loudly', async () => {
+  for (const q of [
+    'SELECT SUM(amount) FROM one_time_transfers',
+    'SELECT token, SUM(amount) FROM one_time_transfers GROUP BY token',
+    'SELECT AVG(amount) FROM one_time_transfers',
+    'SELECT max(amount) FROM one_time_transfers',
+    'SELECT transactionHash FROM one_time_transfers ORDER BY amount DESC LIMIT 1',
+    'SELECT count(*) FROM one_time_transfers WHERE amount > 1',
+    'SELECT SUM(amount) FROM transfers',
+    'SELECT SUM(amount::DOUBLE) FROM one_time_transfers',
+  ]) {
+    await fails(q, 'one_time_transfers');
+  }
+  for (const q of ['SELECT SUM(r.amount) FROM one_time_payments, UNNEST(receivers) AS u(r)', 'SELECT SUM(r.fee) FROM one_time_payments, UNNEST(receivers) AS u(r)']) {
+    await fails(q, 'one_time_payments');
+  }
+  // What does not read an amount answers; so does a total that leaves such rows out on purpose.
+  expect(await sql(db, 'SELECT count(*) AS n, SUM(fee) AS fees FROM one_time_transfers')).toEqual([{ n: 4, fees: '0.04' }]);
+  expect(await sql(db, 'SELECT SUM(amount) AS total FROM one_time_transfers WHERE inexact_amounts IS NULL')).toEqual([{ total: '1.25' }]);
+  // Nested amounts: the rows are left out before their lists are unnested.
+  expect(await sql(db, 'SELECT SUM(r.amount) AS total FROM (SELECT receivers FROM one_time_payments WHERE inexact_amounts IS NULL) AS p, UNNEST(p.receivers) AS u(r)')).toEqual([
+    { total: '3.5' },
+  ]);
 });
 
 test('fields beyond the schema and values of another type are kept in extra_fields, by path', async () => {
   const rows = await sql(db, 'SELECT id, extra_fields FROM one_time_payments WHERE extra_fields IS NOT NULL ORDER BY id');
-  expect(rows).toEqual([
-    { id: hash(3), extra_fields: { 'receivers[0].fee': 0.5 } },
-    { id: hash(4), extra_fields: { memo: { ref: 'A-1' }, 'receivers[0].note': 'split' } },
-  ]);
+  expect(rows).toEqual([{ id: hash(4), extra_fields: { memo: { ref: 'A-1' }, 'receivers[0].note': 'split' } }]);
+});
+
+test('--parquet refuses a partition that holds an amount DECIMAL(38,18) cannot hold (exit 6), and keeps the mirror', async () => {
+  const lake = join(tempDir(), 'lake');
+  const r = await payrec(undefined, ['sync', 'ot/transfers', '--db', db, '--parquet', lake, '-q'], { env: { PAYREC_BASE_URL: url, PAYREC_API_KEY: 'k', PAYREC_CHAIN: 'bsc' } });
+  expect(r.exitCode).toBe(6);
+  expect(r.stderr).toMatch(/^error: one_time_payments, chain bsc, month 2025-10: not written to Parquet: one_time_payments 0x0+2: amounts DECIMAL\(38,18\) cannot hold exactly/m);
+  expect(await sql(db, 'SELECT count(*) AS n FROM one_time_transfers')).toEqual([{ n: 4 }]);
 });

@@ -40,20 +40,37 @@ export async function sql(db: string, query: string, o: RunOptions = {}): Promis
   return JSON.parse(r.stdout) as Row[];
 }
 
-/** A value without the mirror's additions: no `*_exact` parts, no null (absent) fields. */
+/** A value without absent (null) fields. */
 export function apiFields(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(apiFields);
   if (value === null || typeof value !== 'object') return value;
   const out: Row = {};
-  for (const [k, v] of Object.entries(value)) if (v !== null && !k.endsWith('_exact')) out[k] = apiFields(v);
+  for (const [k, v] of Object.entries(value)) if (v !== null) out[k] = apiFields(v);
   return out;
 }
 
-const BOOKKEEPING = 'chain, extra_fields, first_seen, last_updated, identity_hash';
+/** The API's time fields (Unix seconds), which the mirror keeps as TIMESTAMP WITH TIME ZONE. */
+const TIME_FIELDS = new Set(['timestamp', 'cycleStart', 'cycleEnd', 'createdAt', 'updatedAt']);
+
+/** Unix seconds as `payrec sql` prints a TIMESTAMP WITH TIME ZONE in UTC: 2025-10-09 08:53:20+00. */
+export const sqlTime = (seconds: number): string => new Date(seconds * 1000).toISOString().replace('T', ' ').replace(/\.000Z$/, '+00');
+
+/** A record of the API as the mirror shows it: times as sqlTime, at any depth; amounts are already canonical text. */
+export function asMirrored(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(asMirrored);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Row = {};
+  for (const [k, v] of Object.entries(value)) out[k] = TIME_FIELDS.has(k) && typeof v === 'number' ? sqlTime(v) : asMirrored(v);
+  return out;
+}
+
+const BOOKKEEPING = 'chain, extra_fields, inexact_amounts, first_seen, last_updated';
+/** Tables whose rows carry the plan they were read through, a column the API's records do not have. */
+const PLAN_SCOPED = ['fixed_recurring_billings', 'fixed_recurring_cancellations', 'variable_recurring_cancellations', 'variable_recurring_cancellation_requests'];
 
 /** A chain's records in a table of the mirror, as the API's fields, keyed by identity. */
 export async function mirrored(db: string, table: string, identity: string[], chain = 'bsc'): Promise<Map<string, Row>> {
-  const rows = await sql(db, `SELECT * EXCLUDE (${BOOKKEEPING}) FROM ${table} WHERE chain = '${chain}'`);
+  const rows = await sql(db, `SELECT * EXCLUDE (${BOOKKEEPING}${PLAN_SCOPED.includes(table) ? ', planId' : ''}) FROM ${table} WHERE chain = '${chain}'`);
   return keyed(rows.map((r) => apiFields(r) as Row), identity);
 }
 
@@ -70,7 +87,7 @@ export function keyed(records: Row[], identity: string[]): Map<string, Row> {
 /** Expects the mirror's records of a table to be exactly the service's (same identities, same content). */
 export async function expectMirrorsList(db: string, table: string, identity: string[], truth: Row[], chain = 'bsc'): Promise<void> {
   const got = await mirrored(db, table, identity, chain);
-  const want = keyed(truth.map((r) => apiFields(r) as Row), identity);
+  const want = keyed(truth.map((r) => asMirrored(apiFields(r)) as Row), identity);
   expect([...got.keys()].sort()).toEqual([...want.keys()].sort());
   for (const [key, record] of want) expect(got.get(key), `${table} ${key}`).toEqual(record);
 }

@@ -79,17 +79,44 @@ test('repeated syncs under live traffic, then one after it stops: every table eq
   for (const [table, collection, identity] of UNSCOPED) {
     await expectMirrorsList(db, table, identity, emu.records('bsc', collection).records);
   }
-  // Lists of one plan: the API at this quiet moment is the ground truth (records carry no plan id).
-  await expectMirrorsList(db, 'fixed_recurring_billings', ['transactionHash'], await listOf(emu, `/fixed-recurring/plans/${frPlan}/billings`));
-  await expectMirrorsList(db, 'fixed_recurring_cancellations', ['subscriptionId', 'transactionHash'], await listOf(emu, `/fixed-recurring/plans/${frPlan}/cancellations`));
-  await expectMirrorsList(db, 'variable_recurring_cancellations', ['subscriptionId', 'transactionHash'], await listOf(emu, `/variable-recurring/plans/${vrPlan}/cancellations`));
-  await expectMirrorsList(db, 'variable_recurring_cancellation_requests', ['subscriptionId', 'transactionHash'], await listOf(emu, `/variable-recurring/plans/${vrPlan}/cancellation-requests`));
+  // Lists of plans: the one given, and those the short urls and transfers name (synced without a flag).
+  // The API at this quiet moment is the ground truth, each record with the plan it is listed under.
+  const plansOf = {
+    'fixed-recurring': new Set([frPlan, ...(await listOf(emu, '/fixed-recurring/short-urls')).map((u) => (u.planId as string).toLowerCase())]),
+    'variable-recurring': new Set([vrPlan, ...emu.records('bsc', 'variable-recurring/transfers').records.map((t) => (t.planId as string).toLowerCase())]),
+  };
+  for (const [table, product, list, identity] of [
+    ['fixed_recurring_billings', 'fixed-recurring', 'billings', ['transactionHash']],
+    ['fixed_recurring_cancellations', 'fixed-recurring', 'cancellations', ['subscriptionId', 'transactionHash']],
+    ['variable_recurring_cancellations', 'variable-recurring', 'cancellations', ['subscriptionId', 'transactionHash']],
+    ['variable_recurring_cancellation_requests', 'variable-recurring', 'cancellation-requests', ['subscriptionId', 'transactionHash']],
+  ] as const) {
+    const truth: Row[] = [];
+    for (const plan of plansOf[product]) truth.push(...(await listOf(emu, `/${product}/plans/${plan}/${list}`)));
+    await expectMirrorsList(db, table, [...identity], truth);
+  }
 
-  // Totals per token of the synced mirror equal BigInt sums of the ground truth.
+  // Plain SQL on the synced mirror against BigInt sums of the ground truth: SUM per token and month,
+  // amount > x, ORDER BY amount.
   const transfers = emu.records('bsc', 'one-time/transfers').records;
-  const got = await sql(db, 'SELECT token, exact_sum(amount_exact) AS total FROM one_time_transfers GROUP BY token ORDER BY token');
   const tokens = [...new Set(transfers.map((t) => t.token as string))].sort();
-  expect(got).toEqual(tokens.map((token) => ({ token, total: decimalSum(transfers.filter((t) => t.token === token).map((t) => t.amount as string)) })));
+  expect(await sql(db, 'SELECT token, SUM(amount) AS total FROM one_time_transfers GROUP BY token ORDER BY token')).toEqual(
+    tokens.map((token) => ({ token, total: decimalSum(transfers.filter((t) => t.token === token).map((t) => t.amount as string)) })),
+  );
+  const month = (t: Row) => new Date((t.timestamp as number) * 1000).toISOString().slice(0, 7);
+  const monthly = await sql(db, "SELECT token, strftime(date_trunc('month', timestamp), '%Y-%m') AS m, SUM(amount) AS total, count(*) AS n FROM one_time_transfers GROUP BY ALL ORDER BY token, m");
+  const groups = new Map<string, Row[]>();
+  for (const t of transfers) groups.set(`${t.token} ${month(t)}`, [...(groups.get(`${t.token} ${month(t)}`) ?? []), t]);
+  expect(monthly).toEqual(
+    [...groups].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, of]) => ({ token: key.split(' ')[0], m: key.split(' ')[1], total: decimalSum(of.map((t) => t.amount as string)), n: of.length })),
+  );
+  const units = (a: string) => BigInt(a.replace('-', '').split('.')[0] + (a.split('.')[1] ?? '').padEnd(18, '0')) * (a.startsWith('-') ? -1n : 1n);
+  const threshold = '1000.5';
+  const above = await sql(db, `SELECT transactionHash FROM one_time_transfers WHERE amount > ${threshold} ORDER BY amount DESC, transactionHash`);
+  const larger = transfers
+    .filter((t) => units(t.amount as string) > units(threshold))
+    .sort((a, b) => (units(b.amount as string) > units(a.amount as string) ? 1 : units(b.amount as string) < units(a.amount as string) ? -1 : (a.transactionHash as string) < (b.transactionHash as string) ? -1 : 1));
+  expect(above.map((r) => r.transactionHash)).toEqual(larger.map((t) => t.transactionHash));
   // And statuses: counts per status as the service has them now.
   const statuses = await sql(db, 'SELECT transactionStatus AS s, count(*) AS n FROM transfers GROUP BY s ORDER BY s');
   const want = new Map<string, number>();

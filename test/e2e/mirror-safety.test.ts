@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { emulator, payrec, tempDir } from './helpers.js';
-import { expectMirrorsList, fetchAgain, listOf, sql, type Row } from './mirror-helpers.js';
+import { decimalSum, expectMirrorsList, fetchAgain, listOf, sql, type Row } from './mirror-helpers.js';
 
 // What can go wrong around a mirror: bad input (exit 2, nothing sent, nothing written),
 // another service's mirror, a second sync at the same time, a sync stopped half-way
@@ -222,7 +222,7 @@ describe('concurrent and interrupted syncs', () => {
         expect(stopped.signal).toBe('SIGKILL');
       }
       // Consistent: the records committed, each once, and the cursor at the newest of them.
-      const [state] = await sql(db, 'SELECT count(*) AS n, count(DISTINCT transactionHash) AS distinct_n, max("timestamp") AS newest FROM one_time_transfers');
+      const [state] = await sql(db, 'SELECT count(*) AS n, count(DISTINCT transactionHash) AS distinct_n, epoch(max("timestamp"))::BIGINT AS newest FROM one_time_transfers');
       expect(state.n).toBe(state.distinct_n);
       expect(state.n).toBeGreaterThan(0);
       expect(state.n).toBeLessThan(truth.length);
@@ -255,7 +255,7 @@ describe('mirrors of other payrec versions', () => {
     const db = join(dir, 'older.duckdb');
     expect((await payrec(emu, ['sync', 'ot/transfers', 'sp/transfers', '--db', db, '-q'])).exitCode).toBe(0);
     // As an older payrec would have left it: its own layout, without a `category` field or the executions table.
-    await duck(db, "UPDATE payrec_meta SET value = 'an older layout' WHERE key = 'layout'", 'ALTER TABLE one_time_transfers DROP COLUMN category', 'DROP TABLE dollar_cost_average_executions');
+    await duck(db, "UPDATE payrec_meta SET value = 'an older layout' WHERE key = 'layout'", 'ALTER TABLE payrec_store.one_time_transfers DROP COLUMN category', 'DROP TABLE payrec_store.dollar_cost_average_executions');
     const r = await payrec(emu, ['sync', 'ot/transfers', 'sp/transfers', '--db', db, '-f', 'json']);
     expect(r.exitCode).toBe(0);
     const report = JSON.parse(r.stdout) as Row[];
@@ -267,32 +267,46 @@ describe('mirrors of other payrec versions', () => {
     expect(await sql(db, 'SELECT count(*) AS n FROM dollar_cost_average_executions')).toEqual([{ n: 0 }]);
   });
 
-  test('a format 1 mirror gets identity hashes its lookups find: a sync of everything again adds no record twice', async () => {
-    const db = join(dir, 'format1.duckdb');
-    expect((await payrec(emu, ['sync', 'ot/transfers', '--db', db, '-q'])).exitCode).toBe(0);
-    // Format 1 stored hashes that payrec computed otherwise: stand-ins no lookup finds.
-    await duck(db, "UPDATE payrec_meta SET value = '1' WHERE key = 'format'", "UPDATE payrec_meta SET value = 'an older layout' WHERE key = 'layout'", 'UPDATE one_time_transfers SET identity_hash = identity_hash + 1');
-    const r = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '--full', '-f', 'json']);
+  test('a format 2 mirror (made by the previous payrec) is read again into DECIMAL amounts and timestamps, with a message; its plans are kept', async () => {
+    // Made by the build before this format (commit 96c3349): payrec --emulator sync ot/transfers fr/billings --plan-id <the doc plan>.
+    const d = join(tempDir(), 'format2.duckdb');
+    writeFileSync(d, gunzipSync(readFileSync(join(import.meta.dirname, 'fixtures', 'format2-mirror.duckdb.gz'))));
+    expect(await sql(d, "SELECT value FROM payrec_meta WHERE key = 'format'")).toEqual([{ value: '2' }]);
+    const env = { XDG_DATA_HOME: tempDir() };
+    const r = await payrec(undefined, ['--emulator', 'sync', '--db', d, '-f', 'json'], { env });
     expect(r.exitCode).toBe(0);
-    const transfers = await listOf(emu, '/one-time/transfers');
-    expect(JSON.parse(r.stdout)[0]).toMatchObject({ fetched: transfers.length, new: 0, unchanged: transfers.length });
-    await expectMirrorsList(db, 'one_time_transfers', ['transactionHash'], transfers);
-    // The hash as identity-hash.ts defines it, computed here: MD5 of chain and identity joined by U+001F, first 13 hex digits.
-    const rows = await sql(db, 'SELECT chain, transactionHash, identity_hash::VARCHAR AS h FROM one_time_transfers');
-    for (const row of rows) {
-      const md5 = createHash('md5').update(`${row.chain}\u001f${row.transactionHash}`).digest('hex');
-      expect(row.h).toBe(BigInt(`0x${md5.slice(0, 13)}`).toString());
-    }
-    expect(await sql(db, "SELECT value FROM payrec_meta WHERE key = 'format'")).toEqual([{ value: '2' }]);
+    expect(r.stderr).toContain(
+      `warning: the mirror ${d} was made by an older payrec (amounts as text, times as Unix seconds): this sync reads its records again into DECIMAL(38,18) amounts and TIMESTAMP WITH TIME ZONE times (exact_sum(x_exact) is now SUM(x)); the plan and strategy ids it remembered are kept\n`,
+    );
+    const report = JSON.parse(r.stdout) as Row[];
+    const transfers = report.find((x) => x.table === 'one_time_transfers')!;
+    expect(transfers).toMatchObject({ new: transfers.fetched, updated: 0 });
+    expect(await sql(d, "SELECT value FROM payrec_meta WHERE key = 'format'")).toEqual([{ value: '3' }]);
+    // The plan it was given is still synced, with the plan on each billing.
+    const plan = '0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7';
+    expect(await sql(d, `SELECT id FROM payrec_scopes WHERE collection = 'fixed-recurring/billings' AND id = '${plan}'`)).toEqual([{ id: plan }]);
+    expect((await sql(d, `SELECT count(*) AS n FROM fixed_recurring_billings WHERE planId = '${plan}'`))[0].n).toBeGreaterThan(0);
+    // Plain SQL now, against the records as the emulator serves them (the same seed and day as that sync).
+    const served = JSON.parse((await payrec(undefined, ['--emulator', 'ot', 'transfers', '--all', '--to', '99999999999', '-f', 'json'], { env })).stdout) as Row[];
+    expect(served.length).toBe(transfers.fetched);
+    const tokens = [...new Set(served.map((t) => t.token as string))].sort();
+    expect(await sql(d, 'SELECT token, SUM(amount) AS total, typeof(min("timestamp")) AS t FROM one_time_transfers GROUP BY token ORDER BY token')).toEqual(
+      tokens.map((token) => ({ token, total: decimalSum(served.filter((t) => t.token === token).map((t) => t.amount as string)), t: 'TIMESTAMP WITH TIME ZONE' })),
+    );
+    // Nothing of the old layout is left, and a second sync has nothing to rebuild.
+    expect(await sql(d, "SELECT count(*) AS n FROM duckdb_functions() WHERE function_name IN ('exact_sum', 'exact_value', 'payrec_decimal_text')")).toEqual([{ n: 0 }]);
+    const again = await payrec(undefined, ['--emulator', 'sync', '--db', d, '-q'], { env });
+    expect(again.exitCode).toBe(0);
+    expect(again.stderr).toBe('');
   });
 
   test('a column payrec cannot convert in place is refused with the way to rebuild', async () => {
     const db = join(dir, 'retyped.duckdb');
     expect((await payrec(emu, ['sync', 'sp/transfers', '--db', db, '-q'])).exitCode).toBe(0);
-    await duck(db, "UPDATE payrec_meta SET value = 'an older layout' WHERE key = 'layout'", 'ALTER TABLE scheduled_payments_transfers ALTER COLUMN "timestamp" TYPE VARCHAR');
+    await duck(db, "UPDATE payrec_meta SET value = 'an older layout' WHERE key = 'layout'", 'DROP VIEW scheduled_payments_transfers', 'ALTER TABLE payrec_store.scheduled_payments_transfers ALTER COLUMN "timestamp" TYPE VARCHAR');
     const r = await payrec(emu, ['sync', 'sp/transfers', '--db', db]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/keeps scheduled_payments_transfers\.timestamp as VARCHAR, and this payrec as BIGINT: it cannot convert it in place; nothing was changed\nhint: rebuild it: payrec sync --full --db NEW_FILE/);
+    expect(r.stderr).toMatch(/keeps scheduled_payments_transfers\.timestamp as VARCHAR, and this payrec as TIMESTAMP WITH TIME ZONE: it cannot convert it in place; nothing was changed\nhint: rebuild it: payrec sync --full --db NEW_FILE/);
   });
 
   test('a mirror made by a newer payrec is refused, not changed', async () => {
@@ -301,7 +315,7 @@ describe('mirrors of other payrec versions', () => {
     await duck(db, "UPDATE payrec_meta SET value = '99' WHERE key = 'format'");
     const r = await payrec(emu, ['sync', 'sp/transfers', '--db', db]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/was made by a newer payrec \(mirror format 99; this payrec knows up to 2\); nothing was changed\nhint: upgrade payrec, or give another --db/);
+    expect(r.stderr).toMatch(/was made by a newer payrec \(mirror format 99; this payrec knows up to 3\); nothing was changed\nhint: upgrade payrec, or give another --db/);
     expect(await sql(db, "SELECT value FROM payrec_meta WHERE key = 'format'")).toEqual([{ value: '99' }]);
   });
 });

@@ -22,6 +22,13 @@ const DEFAULTS: [table: string, path: string, identity: string[]][] = [
   ['scheduled_payments_transfers', '/scheduled-payments/transfers', ['transactionHash']],
   ['dollar_cost_average_executions', '/dollar-cost-average/executions', ['transactionHash']],
 ];
+/** Lists kept per plan, synced after the others for the plans those name (short urls, transfers). */
+const PLAN_LISTS: [table: string, product: string, list: string][] = [
+  ['fixed_recurring_billings', 'fixed-recurring', 'billings'],
+  ['fixed_recurring_cancellations', 'fixed-recurring', 'cancellations'],
+  ['variable_recurring_cancellations', 'variable-recurring', 'cancellations'],
+  ['variable_recurring_cancellation_requests', 'variable-recurring', 'cancellation-requests'],
+];
 
 let emu: Emulator;
 let fx: Fixtures;
@@ -47,20 +54,21 @@ describe('a first sync', () => {
   });
 
   test('reports per collection what it fetched and wrote, and how many requests it took', async () => {
-    expect(first.map((r) => r.table)).toEqual(DEFAULTS.map(([t]) => t));
+    expect(first.map((r) => r.table)).toEqual([...DEFAULTS.map(([t]) => t), ...PLAN_LISTS.map(([t]) => t)]);
+    for (const row of first) expect(row.note, String(row.table)).toBe('');
     for (const [table, path] of DEFAULTS) {
       const total = (await listOf(emu, path)).length;
       const row = first.find((r) => r.table === table)!;
       // One request a page: 960 records a page of a list with a time window (128 make a DuckDB row group), 1000 of short urls.
       const pageSize = table.endsWith('short_urls') ? 1000 : 960;
-      expect(row).toMatchObject({ fetched: total, new: total, updated: 0, unchanged: 0, deleted: 0, requests: Math.max(1, Math.ceil(total / pageSize)) });
+      expect(row).toMatchObject({ fetched: total, new: total, updated: 0, unchanged: 0, deleted: 0, requests: Math.max(1, Math.ceil(total / pageSize)), note: '' });
       expect(typeof row.seconds).toBe('number');
     }
   });
 
   test('totals per token equal BigInt sums of the API amounts, and --summary digit for digit', async () => {
     const transfers = await listOf(emu, '/one-time/transfers');
-    const got = await sql(db, 'SELECT token, exact_sum(amount_exact) AS total, exact_sum(fee_exact) AS fees FROM one_time_transfers GROUP BY token ORDER BY token');
+    const got = await sql(db, 'SELECT token, SUM(amount) AS total, SUM(fee) AS fees FROM one_time_transfers GROUP BY token ORDER BY token');
     const tokens = [...new Set(transfers.map((t) => t.token as string))].sort();
     expect(got).toEqual(
       tokens.map((token) => {
@@ -70,14 +78,14 @@ describe('a first sync', () => {
     );
     const summary = JSON.parse((await payrec(emu, ['ot', 'transfers', '--all', '--summary', '-f', 'json', '--to', '99999999999'])).stdout);
     // --summary totals per token and status: the same digits as SQL grouped the same way.
-    const byStatus = await sql(db, 'SELECT token, transactionStatus AS status, exact_sum(amount_exact) AS amount FROM one_time_transfers GROUP BY ALL ORDER BY ALL');
+    const byStatus = await sql(db, 'SELECT token, transactionStatus AS status, SUM(amount) AS amount FROM one_time_transfers GROUP BY ALL ORDER BY ALL');
     const rows = (summary.totals as { token: string; status: string; amount: string }[]).map(({ token, status, amount }) => ({ token, status, amount }));
     expect(rows.sort((a, b) => (a.token + a.status).localeCompare(b.token + b.status))).toEqual(byStatus);
   });
 
   test('receivers of a payment sum exactly through UNNEST', async () => {
     const payments = await listOf(emu, '/one-time');
-    const got = await sql(db, 'SELECT r.user AS receiver, exact_sum(r.amount_exact) AS total FROM one_time_payments, UNNEST(receivers) AS u(r) GROUP BY ALL');
+    const got = await sql(db, 'SELECT r.user AS receiver, SUM(r.amount) AS total FROM one_time_payments, UNNEST(receivers) AS u(r) GROUP BY ALL');
     const amounts = new Map<string, string[]>();
     for (const p of payments) for (const r of p.receivers as Row[]) amounts.set(r.user as string, [...(amounts.get(r.user as string) ?? []), r.amount as string]);
     expect(new Map(got.map((g) => [g.receiver, g.total]))).toEqual(new Map([...amounts].map(([user, a]) => [user, decimalSum(a)])));
@@ -129,25 +137,76 @@ describe('later syncs', () => {
 });
 
 describe('plan and strategy scopes', () => {
-  test('lists of a plan need --plan-id, and the id is remembered by the mirror', async () => {
-    const missing = await payrec(emu, ['sync', 'fr/billings', '--db', db]);
+  test('a flagless sync mirrors the lists of every plan that short urls and transfers name, each row with the plan the service lists it under', async () => {
+    // Ground truth: every plan's lists as the emulator serves them over HTTP.
+    const planOf = new Map<string, string>();
+    for (const plan of fx.plans['fixed-recurring']) for (const b of await listOf(emu, `/fixed-recurring/plans/${plan}/billings`)) planOf.set(b.transactionHash as string, plan);
+    const named = {
+      'fixed-recurring': [...new Set((await listOf(emu, '/fixed-recurring/short-urls')).map((u) => (u.planId as string).toLowerCase()))].sort(),
+      'variable-recurring': [...new Set((await listOf(emu, '/variable-recurring/transfers')).map((t) => (t.planId as string).toLowerCase()))].sort(),
+    };
+    expect(named['fixed-recurring'].length).toBeGreaterThan(1);
+    expect(named['fixed-recurring'].length).toBeLessThan(fx.plans['fixed-recurring'].length + 1);
+    for (const [table, product, list] of PLAN_LISTS) {
+      const truth: Row[] = [];
+      for (const plan of named[product as keyof typeof named]) truth.push(...(await listOf(emu, `/${product}/plans/${plan}/${list}`)).map((r) => ({ ...r, planId: plan })));
+      expect(truth.length, table).toBeGreaterThan(0);
+      const identity = table === 'fixed_recurring_billings' ? ['transactionHash'] : ['subscriptionId', 'transactionHash'];
+      await expectMirrorsList(db, table, identity, truth.map(({ planId, ...r }) => r));
+      const got = await sql(db, `SELECT ${identity.join(', ')}, planId FROM ${table}`);
+      const want = new Map(truth.map((r) => [identity.map((f) => r[f]).join('|'), r.planId]));
+      expect(new Map(got.map((r) => [identity.map((f) => r[f]).join('|'), r.planId]))).toEqual(want);
+    }
+    // planId per billing is the plan the emulator bills under, for every billing mirrored.
+    for (const b of await sql(db, 'SELECT transactionHash, planId FROM fixed_recurring_billings')) expect(b.planId).toBe(planOf.get(b.transactionHash as string));
+    // "Failed billings per plan" in one plain GROUP BY.
+    const failed = await sql(db, "SELECT planId, count(*) AS n FROM fixed_recurring_billings WHERE success <> 1 OR transactionStatus = 'failed' GROUP BY planId ORDER BY planId");
+    const want = new Map<string, number>();
+    for (const plan of named['fixed-recurring']) {
+      const n = (await listOf(emu, `/fixed-recurring/plans/${plan}/billings`)).filter((b) => b.success !== 1 || b.transactionStatus === 'failed').length;
+      if (n > 0) want.set(plan, n);
+    }
+    expect(failed).toEqual([...want].map(([planId, n]) => ({ planId, n })));
+  });
+
+  test('a named list kept per plan needs a plan the mirror knows; one given is remembered, and plans found later join it', async () => {
+    const d = join(tempDir(), 'plans.duckdb');
+    const missing = await payrec(emu, ['sync', 'fr/billings', '--db', d]);
     expect(missing.exitCode).toBe(2);
-    expect(missing.stderr).toMatch(/fixed-recurring\/billings is kept per plan or strategy: give --plan-id/);
+    expect(missing.stderr).toMatch(/fixed-recurring\/billings is kept per plan or strategy, and the mirror knows none: give --plan-id/);
 
     const plan = fx.plans['fixed-recurring'][0];
-    const r = await payrec(emu, ['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plan, '--db', db, '-f', 'json']);
+    const r = await payrec(emu, ['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plan, '--db', d, '-f', 'json']);
     expect(r.exitCode).toBe(0);
     const billings = await listOf(emu, `/fixed-recurring/plans/${plan}/billings`);
     expect(billings.length).toBeGreaterThan(0);
-    await expectMirrorsList(db, 'fixed_recurring_billings', ['transactionHash'], billings);
-    await expectMirrorsList(db, 'fixed_recurring_cancellations', ['subscriptionId', 'transactionHash'], await listOf(emu, `/fixed-recurring/plans/${plan}/cancellations`));
+    await expectMirrorsList(d, 'fixed_recurring_billings', ['transactionHash'], billings);
+    await expectMirrorsList(d, 'fixed_recurring_cancellations', ['subscriptionId', 'transactionHash'], await listOf(emu, `/fixed-recurring/plans/${plan}/cancellations`));
+    expect(await sql(d, "SELECT scope FROM payrec_cursors WHERE collection = 'fixed-recurring/billings'")).toEqual([{ scope: `planId=${plan}` }]);
 
-    // Remembered for those lists: a plain sync now also keeps them (and no other list of that plan).
-    const again = JSON.parse((await payrec(emu, ['sync', '--db', db, '-f', 'json'])).stdout) as Row[];
-    expect(again.map((x) => x.table)).toEqual([...DEFAULTS.map(([t]) => t).slice(0, 1), 'fixed_recurring_billings', 'fixed_recurring_cancellations', ...DEFAULTS.map(([t]) => t).slice(1)]);
-    expect(await sql(db, "SELECT scope FROM payrec_cursors WHERE collection = 'fixed-recurring/billings'")).toEqual([{ scope: `planId=${plan}` }]);
+    // A plain sync keeps the plan given before, and adds those the short urls name.
+    const again = await payrec(emu, ['sync', '--db', d, '-f', 'json']);
+    expect(again.exitCode).toBe(0);
+    const named = new Set((await listOf(emu, '/fixed-recurring/short-urls')).map((u) => (u.planId as string).toLowerCase()));
+    const scopes = (await sql(d, "SELECT scope FROM payrec_cursors WHERE collection = 'fixed-recurring/billings' ORDER BY scope")).map((x) => x.scope);
+    expect(scopes).toEqual([...new Set([plan, ...named])].sort().map((p) => `planId=${p}`));
   });
 
+  test('the report names a list kept per plan that no plan is known for', async () => {
+    const empty = await emulator({ records: 0 });
+    try {
+      const d = join(tempDir(), 'noplans.duckdb');
+      const r = await payrec(empty, ['sync', '--db', d, '-f', 'json']);
+      expect(r.exitCode).toBe(0);
+      const report = JSON.parse(r.stdout) as Row[];
+      for (const table of ['variable_recurring_cancellations', 'variable_recurring_cancellation_requests']) {
+        expect(report.find((x) => x.table === table)).toMatchObject({ fetched: 0, requests: 0, note: expect.stringMatching(/^no plan or strategy known \(none given with --plan-id, none named by the records synced\)$/) });
+        expect(r.stderr).toContain(`warning: ${table}: not synced: no plan or strategy known`);
+      }
+    } finally {
+      await empty.close();
+    }
+  });
 
   test('a collection that has a list of every record, named with a scope id, reads only that scope', async () => {
     const strategy = fx.strategies[0];
@@ -219,15 +278,16 @@ describe('payrec sql', () => {
     const r = await payrec(undefined, ['sql', '--db', db, '-f', 'json']);
     const tables = JSON.parse(r.stdout) as Row[];
     const transfers = tables.find((t) => t.table === 'one_time_transfers')!;
-    expect(transfers).toMatchObject({ kind: 'table', rows: (await listOf(emu, '/one-time/transfers')).length });
-    expect(String(transfers.columns)).toMatch(/^chain, description, amount, amount_exact, fee, fee_exact, token/);
+    expect(transfers).toMatchObject({ kind: 'view', rows: (await listOf(emu, '/one-time/transfers')).length });
+    expect(transfers.columns).toBe('chain, description, amount, fee, token, category, timestamp, transactionHash, transactionStatus, sender, receiver, oneTimeId, extra_fields, inexact_amounts, first_seen, last_updated');
+    expect(tables.find((t) => t.table === 'fixed_recurring_billings')!.columns).toMatch(/, triggeredBy, transactionHash, transactionStatus, planId, extra_fields,/);
     expect(tables.find((t) => t.table === 'transfers')).toMatchObject({ kind: 'view' });
   });
 
   test('exports a month of transfers to CSV atomically, amounts as the API sent them', async () => {
     const out = join(dir, 'month.csv');
     const start = ANCHOR - 31 * 86400;
-    const r = await payrec(undefined, ['sql', '--db', db, '-f', 'csv', '-o', out, `SELECT transactionHash, amount, token FROM one_time_transfers WHERE timestamp >= ${start} AND timestamp < ${ANCHOR} ORDER BY timestamp, transactionHash`]);
+    const r = await payrec(undefined, ['sql', '--db', db, '-f', 'csv', '-o', out, `SELECT transactionHash, amount, token FROM one_time_transfers WHERE timestamp >= to_timestamp(${start}) AND timestamp < to_timestamp(${ANCHOR}) ORDER BY timestamp, transactionHash`]);
     expect(r.exitCode).toBe(0);
     const lines = readFileSync(out, 'utf8').trimEnd().split('\r\n');
     const truth = (await listOf(emu, '/one-time/transfers')).filter((t) => (t.timestamp as number) >= start && (t.timestamp as number) < ANCHOR);
@@ -245,9 +305,9 @@ describe('payrec sql', () => {
     expect(await sql(db, 'SELECT count(*) AS n FROM one_time_transfers')).toEqual(before);
   });
 
-  test('SUM of an amount text is refused with a pointer to exact_sum', async () => {
-    const r = await payrec(undefined, ['sql', '--db', db, 'SELECT sum(amount) FROM one_time_transfers']);
+  test('the retired exact_sum points to SUM', async () => {
+    const r = await payrec(undefined, ['sql', '--db', db, 'SELECT exact_sum(amount_exact) FROM one_time_transfers']);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/hint: amounts are exact text: total them with exact_sum\(<field>_exact\)/);
+    expect(r.stderr).toMatch(/hint: amounts are DECIMAL\(38,18\): total them with SUM\(amount\)/);
   });
 });

@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCollections } from '../../src/mirror/catalog.js';
 import { ensureLayout, layoutOf } from '../../src/mirror/layout.js';
+import { withoutPaddingZeros } from '../../src/mirror/results.js';
 import { MirrorDb } from '../../src/mirror/store.js';
 import { Batch, Upserter, type UpsertCounts } from '../../src/mirror/upsert.js';
 import { tempDir } from '../e2e/helpers.js';
 
 // The mirror's storage in-process: tables from the registry, upserts by identity with
-// their counts, and exact amounts checked against big.js (what --summary uses).
+// their counts, and DECIMAL(38,18) amounts checked against big.js (what --summary uses).
 
 const dir = tempDir();
 let db: MirrorDb;
@@ -72,10 +73,10 @@ describe('upserts', () => {
     const up = new Upserter(db, layoutOf(transfers), 'ethereum', '2026-01-01T00:00:00Z');
     await write(up, [transfer(hash(40), '1', { timestamp: 100 })]);
     expect(await write(up, [transfer(hash(40), '1', { timestamp: 200 })])).toEqual({ new: 0, updated: 1, unchanged: 0, fromBytes: false });
-    expect(await db.rows(`SELECT "timestamp" FROM one_time_transfers WHERE chain = 'ethereum'`)).toEqual([{ timestamp: '200' }]);
+    expect(await db.rows(`SELECT epoch("timestamp")::INTEGER AS t FROM one_time_transfers WHERE chain = 'ethereum'`)).toEqual([{ t: 200 }]);
   });
 
-  it('keeps unknown fields and values of an unexpected type in extra_fields, by path', async () => {
+  it('keeps unknown fields and values of an unexpected type in extra_fields, and amounts that are not decimal strings in inexact_amounts, by path', async () => {
     const up = new Upserter(db, layoutOf(paymentCollection), 'bsc', '2026-01-01T00:00:00Z');
     const record = {
       id: hash(9), description: 'x', sender: '0xaa', token: 'USDT', category: 'Shop', tag: 't', timestamp: 1_700_000_000,
@@ -84,10 +85,12 @@ describe('upserts', () => {
     };
     // Offered as page bytes, it is written out by payrec all the same: it does not fit its schema.
     expect((await write(up, [record], true)).fromBytes).toBe(false);
-    expect(Object.fromEntries(up.drift)).toEqual({ memo: 1, 'receivers[].amount': 1, 'receivers[].note': 1 });
-    const [row] = await db.rows(`SELECT extra_fields, receivers FROM one_time_payments WHERE id = $1`, [hash(9)]);
-    expect(JSON.parse(String(row.extra_fields))).toEqual({ memo: { a: 1 }, 'receivers[1].amount': 7, 'receivers[1].note': 'n' });
-    expect((row.receivers as { amount: string | null }[]).map((r) => r.amount)).toEqual(['1', null]);
+    expect(Object.fromEntries(up.drift)).toEqual({ memo: 1, 'receivers[].note': 1 });
+    expect(up.inexact).toBe(1);
+    const [row] = await db.rows(`SELECT extra_fields, inexact_amounts, receivers FROM payrec_store.one_time_payments WHERE id = $1`, [hash(9)]);
+    expect(JSON.parse(String(row.extra_fields))).toEqual({ memo: { a: 1 }, 'receivers[1].note': 'n' });
+    expect(JSON.parse(String(row.inexact_amounts))).toEqual({ 'receivers[1].amount': '7' });
+    expect((row.receivers as { amount: string | null }[]).map((r) => r.amount)).toEqual(['1.000000000000000000', null]);
   });
 
   it('refuses a batch whose records lack their identity, writing nothing', async () => {
@@ -102,7 +105,8 @@ describe('exact amounts', () => {
   const decimalText = fc
     .tuple(
       fc.boolean(),
-      fc.oneof(fc.bigInt({ min: 0n, max: 9999n }), fc.bigInt({ min: 0n, max: 10n ** 30n - 1n })),
+      // Up to 18 integer digits: 40 of them still total within DECIMAL(38,18)'s 20.
+      fc.oneof(fc.bigInt({ min: 0n, max: 9999n }), fc.bigInt({ min: 0n, max: 10n ** 18n - 1n })),
       fc.integer({ min: 0, max: 18 }),
       fc.bigInt({ min: 0n, max: 10n ** 18n - 1n }),
     )
@@ -112,15 +116,18 @@ describe('exact amounts', () => {
     });
 
   let run = 0;
-  it('exact_sum equals big.js digit for digit, whatever the signs and sizes, from page bytes or records written out', async () => {
+  it('SUM equals big.js digit for digit and ORDER BY sorts as big.js does, whatever the signs and sizes, from page bytes or records written out', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(decimalText, { minLength: 1, maxLength: 40 }), fc.boolean(), async (amounts, bytes) => {
         const chain = `prop${run++}`;
         const up = new Upserter(db, layoutOf(transfers), chain, '2026-01-01T00:00:00Z');
         expect((await write(up, amounts.map((a, i) => transfer(hash(i), a)), bytes)).fromBytes).toBe(bytes);
         const expected = amounts.reduce((s, a) => s.plus(a), new Big(0)).toFixed();
-        const [row] = await db.rows(`SELECT exact_sum(amount_exact) AS total FROM one_time_transfers WHERE chain = $1`, [chain]);
-        expect(row.total).toBe(expected === '-0' ? '0' : expected);
+        const [row] = await db.rows(`SELECT SUM(amount)::VARCHAR AS total FROM one_time_transfers WHERE chain = $1`, [chain]);
+        expect(withoutPaddingZeros(String(row.total))).toBe(expected === '-0' ? '0' : expected);
+        const order = await db.rows(`SELECT transactionHash AS h FROM one_time_transfers WHERE chain = $1 ORDER BY amount, transactionHash`, [chain]);
+        const want = amounts.map((a, i) => [a, hash(i)] as const).sort(([a, x], [b, y]) => new Big(a).cmp(b) || (x < y ? -1 : x > y ? 1 : 0));
+        expect(order.map((r) => r.h)).toEqual(want.map(([, h]) => h));
       }),
       { numRuns: 100 },
     );
@@ -130,7 +137,7 @@ describe('exact amounts', () => {
     const text = fc.oneof(fc.string(), fc.constantFrom('é€😀', '\u001b[31m', '"quoted"', 'a\\b'));
     const payment = fc.record({
       id: fc.constant(''), description: text, sender: text, token: text, category: text, tag: text,
-      timestamp: fc.integer({ min: 0, max: 2 ** 40 }), transactionHash: fc.constant(''), transactionStatus: text,
+      timestamp: fc.integer({ min: 0, max: 253_402_300_799 }), transactionHash: fc.constant(''), transactionStatus: text,
       receivers: fc.option(fc.array(fc.option(fc.record({ user: text, amount: fc.option(decimalText), fee: decimalText }, { requiredKeys: ['user', 'fee'] })), { maxLength: 3 })),
     });
     await fc.assert(
@@ -140,36 +147,33 @@ describe('exact amounts', () => {
         const [a, b] = [`bytes${n}`, `records${n}`];
         expect((await write(new Upserter(db, layoutOf(paymentCollection), a, '2026-01-01T00:00:00Z'), made(), true)).fromBytes).toBe(true);
         expect((await write(new Upserter(db, layoutOf(paymentCollection), b, '2026-01-01T00:00:00Z'), made(), false)).fromBytes).toBe(false);
-        const rows = (chain: string) => db.rows(`SELECT * EXCLUDE (chain, identity_hash) FROM one_time_payments WHERE chain = $1 ORDER BY id`, [chain]);
+        const rows = (chain: string) => db.rows(`SELECT * EXCLUDE (chain, identity_hash) FROM payrec_store.one_time_payments WHERE chain = $1 ORDER BY id`, [chain]);
         expect(await rows(a)).toEqual(await rows(b));
       }),
       { numRuns: 60 },
     );
   });
 
-  it('exact_value orders decimal texts as numbers, exactly', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(decimalText, { minLength: 2, maxLength: 30 }), async (texts) => {
-        const values = texts.map((_, i) => `($${i + 1})`).join(', ');
-        const rows = await db.rows(`SELECT t FROM (VALUES ${values}) v(t) ORDER BY exact_value(t), t`, texts);
-        const sorted = [...texts].sort((a, b) => new Big(a).cmp(b) || (a < b ? -1 : a > b ? 1 : 0));
-        expect(rows.map((r) => r.t)).toEqual(sorted);
-      }),
-      { numRuns: 50 },
-    );
-  });
-
   it('refuses to sum a value it cannot hold, and lists it in inexact_amounts', async () => {
     const up = new Upserter(db, layoutOf(transfers), 'polygon', '2026-01-04T00:00:00Z');
     expect(up.inexact).toBe(0);
-    const written = await write(up, [transfer(hash(30), '1.1234567890123456789'), transfer(hash(31), '1e5'), transfer(hash(32), '5')], true);
-    expect(written).toEqual({ new: 3, updated: 0, unchanged: 0, fromBytes: false });
-    expect(up.inexact).toBe(2);
-    await expect(db.rows(`SELECT exact_sum(amount_exact) FROM one_time_transfers WHERE chain = 'polygon'`)).rejects.toThrow(/2 of the amounts cannot be held exactly/);
+    const written = await write(up, [transfer(hash(30), '1.1234567890123456789'), transfer(hash(31), '1e5'), transfer(hash(32), '5'), transfer(hash(33), '1' + '0'.repeat(20))], true);
+    expect(written).toEqual({ new: 4, updated: 0, unchanged: 0, fromBytes: false });
+    expect(up.inexact).toBe(3);
+    await expect(db.rows(`SELECT SUM(amount) FROM one_time_transfers WHERE chain = 'polygon'`)).rejects.toThrow(/amounts DECIMAL\(38,18\) cannot hold exactly/);
     const listed = await db.rows(`SELECT id, field, text FROM inexact_amounts WHERE chain = 'polygon' ORDER BY id`);
     expect(listed).toEqual([
       { id: hash(30), field: 'amount', text: '1.1234567890123456789' },
       { id: hash(31), field: 'amount', text: '1e5' },
+      { id: hash(33), field: 'amount', text: '1' + '0'.repeat(20) },
     ]);
+  });
+
+  it('holds the widest values DECIMAL(38,18) takes, of either sign', async () => {
+    const widest = `${'9'.repeat(20)}.${'9'.repeat(18)}`;
+    const up = new Upserter(db, layoutOf(transfers), 'sandbox', '2026-01-05T00:00:00Z');
+    await write(up, [transfer(hash(50), widest), transfer(hash(51), '-' + widest), transfer(hash(52), '-0.000000000000000001')], true);
+    const rows = await db.rows(`SELECT amount::VARCHAR AS a FROM one_time_transfers WHERE chain = 'sandbox' ORDER BY amount`);
+    expect(rows.map((r) => r.a)).toEqual(['-' + widest, '-0.000000000000000001', widest]);
   });
 });
