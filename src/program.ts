@@ -28,6 +28,8 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     .option('--columns <list>', 'fields to show, in order, comma-separated (dotted paths for nested fields)')
     .option('--flatten <field>', 'one row per element of an array field (receivers, swaps)')
     .option('-o, --output <file>', 'write to FILE atomically instead of stdout')
+    .option('--tz <zone>', 'IANA time zone of calendar days (--period, date-only --from/--to, --chart) and of times shown (env PAYREC_TZ; default UTC)')
+    .option('--time-format <form>', 'unix or iso for times in every format (default: unix in json, jsonl and piped tables; a date-time in --tz in csv and terminal tables)')
     .option('--csv-raw', 'do not neutralise spreadsheet formulas in CSV cells')
     .option('--strict', 'fail (exit 6) when a response does not match the documented schema, instead of warning')
     .option('-q, --quiet', 'no progress, hints or warnings on stderr')

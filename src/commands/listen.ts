@@ -9,7 +9,7 @@ import { parseOption } from '../core/runtime/options.js';
 import { neutraliseTerminal, shortenMiddle, terminalJson } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';
 import { httpUrl } from '../registry/validators.js';
-import { formatTimestamp } from '../core/runtime/time.js';
+import { formatLocal } from '../core/runtime/zone.js';
 import { commandAt, topCommand } from './tree.js';
 import { parseNotification, verifyNotification, type Verdict } from './webhook-notifications.js';
 
@@ -45,10 +45,11 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-function line(n: Record<string, unknown>, v: Verdict, forwarded?: string): string {
+/** One line a person reads per notification; `zone`: --tz, for its time. */
+function line(n: Record<string, unknown>, v: Verdict, zone: string, forwarded?: string): string {
   const cell = (x: unknown) => neutraliseTerminal(String(x ?? ''));
   const verified = v.authentic === true ? 'verified' : v.authentic === false ? 'NOT VERIFIED (differs)' : 'NOT VERIFIED (unknown id)';
-  const when = typeof n.timestamp === 'number' ? formatTimestamp(n.timestamp) : '-';
+  const when = typeof n.timestamp === 'number' ? formatLocal(n.timestamp, zone) : '-';
   // Padded to the usual widths so lines read as columns; the set of events is open, so longer ones just push.
   const parts = [when, cell(n.type).padEnd(18), cell(n.event).padEnd(22), cell(n.transactionStatus).padEnd(9), shortenMiddle(cell(n.transactionHash), 13), verified];
   if (forwarded) parts.push(`→ ${cell(forwarded)}`);
@@ -86,7 +87,7 @@ async function handle(session: Session, req: IncomingMessage, res: ServerRespons
     if (session.format === 'jsonl' || session.format === 'json') {
       session.ctx.stdout.write(terminalJson({ notification, verified: verdict.authentic === true, verdict, ...(forwarded ? { forwarded } : {}) }) + '\n');
     } else {
-      session.ctx.stdout.write(line(notification, verdict, forwarded));
+      session.ctx.stdout.write(line(notification, verdict, session.zone, forwarded));
     }
     reply(200, { received: true, verified: verdict.authentic === true });
   } catch (err) {

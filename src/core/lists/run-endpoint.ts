@@ -76,7 +76,7 @@ export async function runEndpoint(
   const w = q.window;
   const pages = walk(w, q.from, q.to, q.sort);
   const summary = q.summary ? new Summariser() : undefined;
-  const chart = q.chart ? new ChartBuilder(q.chart.period, q.chart.token) : undefined;
+  const chart = q.chart ? new ChartBuilder(q.chart.period, q.chart.token, q.chart.zone) : undefined;
   const target = await session.openOutput();
   const writer = summary || chart ? undefined : createWriter(target.stream, outputOptions);
   const progress = new Progress(session, w.limit === Infinity);

@@ -8,6 +8,7 @@ import { ApiClient } from '../http/client.js';
 import { optionSchemas, parseOption } from './options.js';
 import type { OutputOptions } from '../output/writer.js';
 import { requireKey, resolveSettings, type Settings } from '../config/settings.js';
+import { canonicalZone, UTC } from './zone.js';
 import { hasControlCharacters, neutraliseTerminal, printable } from '../output/sanitize.js';
 
 // One run of one command: the global options, parsed once, and what they lead to
@@ -31,6 +32,8 @@ export interface GlobalFlags {
   emulator?: boolean;
   csvRaw?: boolean;
   strict?: boolean;
+  tz?: string;
+  timeFormat?: string;
 }
 
 export interface OutputTarget {
@@ -45,6 +48,9 @@ export class Session {
   readonly columns?: string[];
   readonly quiet: boolean;
   readonly color: boolean;
+  /** --tz or PAYREC_TZ: the IANA zone of calendar days and of the times people read. */
+  readonly zone: string;
+  readonly timeFormat?: 'unix' | 'iso';
   private readonly timeoutMs: number;
   private readonly retries: number;
   private settingsP?: Promise<Settings>;
@@ -64,6 +70,8 @@ export class Session {
     // --no-color, NO_COLOR (any value) and a non-terminal all turn colour off.
     this.color = flags.color !== false && !('NO_COLOR' in ctx.env) && ctx.stdoutIsTTY;
     chalk.level = this.color ? chalk.level || 1 : 0;
+    this.zone = parseZone(flags.tz, ctx.env.PAYREC_TZ);
+    this.timeFormat = flags.timeFormat === undefined ? undefined : parseOption(optionSchemas.timeFormat, flags.timeFormat, '--time-format');
     this.timeoutMs = parseOption(optionSchemas.timeout, flags.timeout ?? '30', '--timeout') * 1000;
     this.retries = parseOption(optionSchemas.retries, flags.retries ?? '3', '--retries');
     if (flags.output !== undefined && (flags.output === '' || hasControlCharacters(flags.output))) {
@@ -123,6 +131,8 @@ export class Session {
       tty: this.ctx.stdoutIsTTY && !this.flags.output,
       color: this.color && !this.flags.output,
       width: this.ctx.columns,
+      zone: this.zone,
+      timeFormat: this.timeFormat,
     };
   }
 
@@ -160,6 +170,16 @@ export class Session {
   async close(): Promise<void> {
     for (const c of this.cleanups.splice(0)) await c().catch(() => {});
   }
+}
+
+/** --tz, else PAYREC_TZ, else UTC; the message quotes what was given and where. */
+function parseZone(flag: string | undefined, env: string | undefined): string {
+  const [given, source] = flag !== undefined ? [flag, '--tz'] : env !== undefined && env !== '' ? [env, 'PAYREC_TZ'] : [UTC, ''];
+  const zone = canonicalZone(given);
+  if (zone === undefined) {
+    throw new UsageError(`invalid ${source} "${printable(given)}": expected an IANA time zone name such as UTC, Europe/Berlin or America/New_York`);
+  }
+  return zone;
 }
 
 function parseColumns(raw: string): string[] {
