@@ -188,7 +188,7 @@ describe('csv', () => {
 
   it('uses --columns, in order, with empty cells for missing fields', async () => {
     const { text } = await render([payment(0)], { format: 'csv', columns: ['tag', 'missing', 'timestamp'] });
-    expect(text).toBe('tag,missing,timestamp\r\nshop,,1769860800\r\n');
+    expect(text).toBe('tag,missing,timestamp\r\nshop,,2026-01-31 12:00:00\r\n');
   });
 
   it('prints only the header for no records with --columns, and nothing without', async () => {
@@ -196,9 +196,19 @@ describe('csv', () => {
     expect((await render([], { format: 'csv' })).text).toBe('');
   });
 
-  it('keeps full values: no shortening, raw timestamps', async () => {
-    const { text } = await render([payment(0)], { format: 'csv', columns: ['id', 'timestamp'] });
-    expect(lines(text, '\r\n')[1]).toBe(`${HASH},1769860800`);
+  it('keeps full values (no shortening); times as date-times in the zone, or as --time-format says', async () => {
+    const csvLine = async (o: Partial<OutputOptions>) => lines((await render([payment(0)], { format: 'csv', columns: ['id', 'timestamp'], ...o })).text, '\r\n')[1];
+    expect(await csvLine({})).toBe(`${HASH},2026-01-31 12:00:00`);
+    expect(await csvLine({ zone: 'Europe/Berlin' })).toBe(`${HASH},2026-01-31 13:00:00`);
+    expect(await csvLine({ timeFormat: 'unix' })).toBe(`${HASH},1769860800`);
+    expect(await csvLine({ timeFormat: 'iso', zone: 'America/New_York' })).toBe(`${HASH},2026-01-31T07:00:00-05:00`);
+  });
+
+  it('json keeps Unix seconds unless --time-format iso, which turns every time field (nested ones too) into text', async () => {
+    const record = { timestamp: 1769860800, amount: '1', receivers: [{ timestamp: 1769860801, amount: '2' }] };
+    expect(JSON.parse((await render([record], { format: 'json' })).text)).toEqual([record]);
+    const iso = JSON.parse((await render([record], { format: 'jsonl', timeFormat: 'iso', zone: 'Europe/Berlin' })).text);
+    expect(iso).toEqual({ timestamp: '2026-01-31T13:00:00+01:00', amount: '1', receivers: [{ timestamp: '2026-01-31T13:00:01+01:00', amount: '2' }] });
   });
 });
 
