@@ -152,7 +152,7 @@ describe('bad values: exit 2, the accepted forms, nothing sent', () => {
     ['--from after --to', ['--from', '2025-11-01', '--to', '2025-10-31'], {}, /--from "2025-11-01" is later than --to "2025-10-31"/],
     ['--from in the future', ['--from', '2099-01-01'], {}, /--from "2099-01-01" is later than now/],
     ['--follow with --period', ['--follow', '--period', 'today'], {}, /--follow .*does not take .*--period/],
-  ])('%s', async (_name, args, env, message) => {
+  ] as [string, string[], Record<string, string>, RegExp][])('%s', async (_name, args, env, message) => {
     const r = await payrec(s.quiet, [...COMMAND, ...args], { env });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(message);
