@@ -100,6 +100,19 @@ describe('--period: months that partition the year', () => {
   });
 });
 
+describe('--chart in --tz', () => {
+  test('records per month in Berlin are the counts of Berlin\'s months', async () => {
+    const r = await payrec(s.emu, [...COMMAND, '--chart', 'month', '--period', String(YEAR), '--tz', 'Europe/Berlin']);
+    expect(r.exitCode).toBe(0);
+    const [title, ...rows] = r.stdout.trim().split('\n');
+    expect(title).toBe('records per month (Europe/Berlin)');
+    const all = truth();
+    expect(rows.map((row) => [row.slice(0, 7), Number(row.trim().split(/\s+/).at(-1))])).toEqual(
+      MONTHS.map((m) => [label(m), within(all, berlinMonthStart(m), berlinMonthStart(m + 1)).length]),
+    );
+  });
+});
+
 describe('--to DATE includes that day', () => {
   test('--from 2025-10-01 --to 2025-10-31 is all of October, its last second included', async () => {
     const all = truth();
