@@ -6,6 +6,7 @@ import { differences, integrityOf, type Difference, type Integrity } from './not
 import { readAll } from '../core/runtime/prompt.js';
 import { neutraliseTerminal, terminalJson } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';
+import type { ApiClient } from '../core/http/client.js';
 import { notificationId } from '../registry/validators.js';
 import { commandAt, topCommand } from './tree.js';
 
@@ -36,17 +37,27 @@ export function parseNotification(text: string, source: string): Record<string, 
 }
 
 export async function verifyNotification(session: Session, received: Record<string, unknown>): Promise<Verdict> {
-  const id = received.id as string;
-  const integrity = integrityOf(received);
   const client = await session.client();
+  return verdictOf(received, await fetchStored(client, received.id as string));
+}
+
+/** The notification the service stored under an id, or null when it has none. */
+export async function fetchStored(client: ApiClient, id: string): Promise<Record<string, unknown> | null> {
   try {
-    const stored = await client.json({ method: 'GET', path: `/webhook-notifications/${id}` });
-    const diffs = differences(received, stored);
-    return { id, authentic: diffs.length === 0, integrity, differences: diffs };
+    return (await client.json({ method: 'GET', path: `/webhook-notifications/${id}` })) as Record<string, unknown>;
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return { id, authentic: null, integrity, differences: [] };
+    if (err instanceof ApiError && err.status === 404) return null;
     throw err;
   }
+}
+
+/** Compares a received notification with the stored one (null: the service has none). */
+export function verdictOf(received: Record<string, unknown>, stored: Record<string, unknown> | null): Verdict {
+  const id = received.id as string;
+  const integrity = integrityOf(received);
+  if (stored === null) return { id, authentic: null, integrity, differences: [] };
+  const diffs = differences(received, stored);
+  return { id, authentic: diffs.length === 0, integrity, differences: diffs };
 }
 
 function show(v: unknown): string {

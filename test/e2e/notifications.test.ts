@@ -59,7 +59,8 @@ function watch(stream: Readable) {
 
 /** Starts `payrec wn listen --port 0 …` and waits until it says where it listens. */
 async function listen(args: string[], env: Record<string, string> = {}) {
-  const proc = payrec(emu, ['webhook-notifications', 'listen', '--port', '0', ...args], { env });
+  // XDG_STATE_HOME: the memory of forwarded notifications lives there, never in the real home.
+  const proc = payrec(emu, ['webhook-notifications', 'listen', '--port', '0', ...args], { env: { XDG_STATE_HOME: tempDir(), ...env } });
   const stdout = watch(proc.stdout!);
   const stderr = watch(proc.stderr!);
   const [, url] = await stderr.waitFor(/^Listening on (http:\/\/127\.0\.0\.1:\d+\/)/m);
@@ -251,7 +252,7 @@ describe('listen', () => {
     expect((await post(' '.repeat(300 * 1024))).status).toBe(413);
     expect((await fetch(l.url)).status).toBe(405);
     await l.stderr.waitFor(/could not handle notification [0-9a-f]{64}/);
-    await l.stderr.waitFor(/rejected a request: body larger than 262144 bytes/);
+    await l.stderr.waitFor(/refused a request \(413\): body larger than 262144 bytes/);
 
     l.proc.kill('SIGINT');
     const r = await l.proc;
