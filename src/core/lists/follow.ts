@@ -2,6 +2,7 @@ import type { Endpoint } from '../../registry/types.js';
 import { InterruptedError } from '../runtime/errors.js';
 import type { Session } from '../runtime/session.js';
 import { formatDuration } from '../runtime/time.js';
+import { formatIso } from '../runtime/zone.js';
 import { createWriter, type OutputOptions, type RecordWriter } from '../output/writer.js';
 import type { ListQuery, WalkWindow } from './list-query.js';
 import { identityOf } from './paginate.js';
@@ -35,7 +36,7 @@ export async function follow(session: Session, endpoint: Endpoint, walk: WalkWin
   const perBatch = options.format === 'table' && options.tty;
   let writer: RecordWriter | undefined = perBatch ? undefined : createWriter(target.stream, options);
   session.notice(
-    `Following ${endpoint.product} ${endpoint.command.join(' ')}${q.from === undefined ? '' : ` since ${new Date(q.from * 1000).toISOString()}`}: ` +
+    `Following ${endpoint.product} ${endpoint.command.join(' ')}${q.from === undefined ? '' : ` since ${formatIso(q.from, session.zone)}`}: ` +
       `each new record once, late ones up to ${formatDuration(lookbackSeconds)} old (every ${intervalMs / 1000} s; Ctrl-C to stop)`,
   );
 
