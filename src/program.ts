@@ -5,7 +5,8 @@ import { reportError } from './core/runtime/report-error.js';
 import { EXIT, EXIT_MEANINGS, InterruptedError } from './core/runtime/errors.js';
 import { removePendingFiles } from './core/output/atomic-file.js';
 import { addTopLevelCommands } from './commands/top-level.js';
-import { findUnknownCommand, unknownCommandError } from './commands/unknown-command.js';
+import { commandNamed, findUnknownCommand, groupOptionHint, unknownCommandError } from './commands/unknown-command.js';
+import { describeGroups } from './commands/tree.js';
 import pkg from '../package.json' with { type: 'json' };
 
 // The command tree: the global flags, then the top-level commands (generated from
@@ -27,15 +28,15 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     .option('-f, --format <format>', 'table, json, jsonl or csv (default table)')
     .option('--columns <list>', 'fields to show, in order, comma-separated (dotted paths for nested fields)')
     .option('--flatten <field>', 'one row per element of an array field (receivers, swaps)')
-    .option('-o, --output <file>', 'write to FILE atomically instead of stdout')
+    .option('-o, --output <file>', 'write to FILE atomically instead of stdout (a pipe or device is written into)')
     .option('--tz <zone>', 'IANA time zone of calendar days (--period, date-only --from/--to, --chart) and of times shown (env PAYREC_TZ; default UTC)')
     .option('--time-format <form>', 'unix or iso for times in every format (default: unix in json, jsonl and piped tables; a date-time in --tz in csv and terminal tables)')
     .option('--csv-raw', 'do not neutralise spreadsheet formulas in CSV cells')
     .option('--strict', 'fail (exit 6) when a response does not match the documented schema, instead of warning')
     .option('-q, --quiet', 'no progress, hints or warnings on stderr')
     .option('--debug', 'print HTTP requests and responses to stderr (the key is redacted)')
-    .option('--no-color', 'no colour (also NO_COLOR)')
-    .option('--timeout <seconds>', 'per-request timeout (default 30)')
+    .option('--no-color', 'no colour (also NO_COLOR, TERM=dumb)')
+    .option('--timeout <seconds>', 'per-request timeout (env PAYREC_TIMEOUT; default 30)')
     .option('--retries <n>', 'retries of failed safe requests (default 3)')
     .option('--dry-run', 'print the requests as curl commands instead of sending them')
     .showSuggestionAfterError(true)
@@ -47,6 +48,7 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     writeErr: (s) => ctx.stderr.write(s),
   });
   await addTopLevelCommands(program, makeAction(ctx), words);
+  describeGroups(program);
   applyToTree(program, (c) => {
     c.exitOverride();
     c.configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => ctx.stderr.write(s) });
@@ -72,7 +74,9 @@ function applyToTree(cmd: Command, fn: (c: Command) => void): void {
 }
 
 /** Runs payrec with `argv` (without node and script) and returns the exit code. */
-export async function run(argv: string[], ctx: Context): Promise<number> {
+export async function run(given: string[], ctx: Context): Promise<number> {
+  // `payrec help fr billings` is `payrec fr billings --help` (commander's help command takes one word).
+  const argv = given[0] === 'help' && given.length > 2 ? [...given.slice(1), '--help'] : given;
   const program = await buildProgram(ctx, argv);
   try {
     const unknown = findUnknownCommand(program, argv);
@@ -82,8 +86,15 @@ export async function run(argv: string[], ctx: Context): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError) {
       // Commander printed its own message already (help, version, or a usage error).
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return EXIT.ok;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
+      // A group run without its subcommand (`payrec`, `payrec ot`): its help went to stderr, and
+      // nothing was done, so a script with an empty variable in its command line fails.
+      if (err.code === 'commander.help') return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
       if (err.code === 'commander.executeSubCommandAsync') return EXIT.ok;
+      if (err.code === 'commander.unknownOption') {
+        const hint = groupOptionHint(commandNamed(program, argv));
+        if (hint) ctx.stderr.write(`hint: ${hint}\n`);
+      }
       return EXIT.usage;
     }
     return reportError(err, ctx, argv.includes('--debug'));

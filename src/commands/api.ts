@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { MAX_DEPTH, nestedDeeperThan } from '../core/http/json-text.js';
 import { topCommand } from './tree.js';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
@@ -46,6 +47,7 @@ function parseBody(text: string): unknown {
   } catch {
     throw new UsageError('invalid --body: expected JSON, e.g. \'{"webhook":"https://…"}\'');
   }
+  if (nestedDeeperThan(body, MAX_DEPTH)) throw new UsageError(`invalid --body: nested more than ${MAX_DEPTH} levels deep`);
   const where = controlCharacterAt(body, '');
   if (where !== undefined) throw new UsageError(`invalid --body: the string at ${where ? `"${printable(where)}"` : 'the top level'}: ${NO_CONTROL_CHARACTERS}`);
   return body;

@@ -2,32 +2,23 @@ import type { Command } from 'commander';
 import { topCommand } from './tree.js';
 import type { CommandAction } from '../core/runtime/action.js';
 import { ApiError, EXIT, PayrecError, UsageError } from '../core/runtime/errors.js';
-import { ApiClient } from '../core/http/client.js';
 import { createWriter } from '../core/output/writer.js';
 import { ask, askHidden, readAll } from '../core/runtime/prompt.js';
 import type { Session } from '../core/runtime/session.js';
 import { checkApiKey, DEFAULT_BASE_URL, DEFAULT_CHAIN, validateSettings, type Settings } from '../core/config/settings.js';
 import { KNOWN_CHAINS } from '../registry/validators.js';
+import { printable } from '../core/output/sanitize.js';
+import { keepSecret, maskKey } from '../core/runtime/secrets.js';
 
 // `payrec auth login|status|logout`. The key is read from a hidden prompt or stdin,
 // never from argv, and is shown only as its last four characters.
 
-export function maskKey(key: string | undefined): string {
-  if (!key) return '(none)';
-  return key.length <= 8 ? '****' : `****${key.slice(-4)}`;
-}
+export { maskKey };
 
 /** One cheap authenticated request: the first short url of the caller, if any. */
 async function keyWorks(session: Session, s: Settings, apiKey: string): Promise<{ ok: boolean; reason?: string }> {
-  const client = new ApiClient({
-    baseUrl: s.baseUrl,
-    chain: s.chain,
-    apiKey,
-    timeoutMs: 15_000,
-    retries: 1,
-    signal: session.ctx.signal,
-    debug: session.flags.debug ? (l) => session.ctx.stderr.write(`debug: ${l}\n`) : undefined,
-  });
+  // The run's --timeout and --retries, as every other request.
+  const client = session.newClient(s, apiKey);
   try {
     await client.json({ method: 'GET', path: '/fixed-recurring/short-urls', query: { limit: 1 } });
     return { ok: true };
@@ -65,6 +56,7 @@ export function addAuthCommands(program: Command, action: CommandAction): void {
         validateSettings(s);
         const key = ctx.stdinIsTTY ? await askHidden(ctx, `API key for ${s.chain}: `) : (await readAll(ctx.stdin, 4096)).replace(/\r?\n$/, '');
         checkApiKey(key);
+        keepSecret(key);
         const check = await keyWorks(session, s, key);
         if (!check.ok) throw new PayrecError(`not saved: ${check.reason} by ${s.baseUrl} for chain ${s.chain}`, EXIT.auth, 'keys are per chain: check --chain');
         await session.store.saveProfile(profile, {
@@ -110,12 +102,22 @@ export function addAuthCommands(program: Command, action: CommandAction): void {
     .addHelpText('after', '\nExamples:\n  $ payrec auth logout\n  $ payrec auth logout --profile ci\n')
     .action(
       action(async (session) => {
-        const name = session.flags.profile ?? session.ctx.env.PAYREC_PROFILE ?? (await session.store.currentProfileName());
-        const profile = await session.store.profile(name);
-        if (!profile?.apiKey) throw new UsageError(`profile "${name}" has no stored key`);
+        const { store, ctx } = session;
+        const problem = await store.problem();
+        if (problem?.kind === 'unreadable') {
+          // Its key cannot be taken out alone: the file goes, and the key with it.
+          await store.removeFile();
+          ctx.stderr.write(`Logged out: ${problem.message}, so it was removed, with every profile it held; payrec auth login stores a key again\n`);
+          return;
+        }
+        const stored = await store.read({ untrusted: 'allow' }); // taking a key out of a file others can change is still safe
+        const name = session.flags.profile ?? ctx.env.PAYREC_PROFILE ?? stored.currentProfile ?? 'default';
+        const profile = stored.profiles && Object.hasOwn(stored.profiles, name) ? stored.profiles[name] : undefined;
+        if (!profile?.apiKey) throw new UsageError(`profile "${printable(name)}" has no stored key`);
         const { apiKey: _removed, ...rest } = profile;
-        await session.store.saveProfile(name, rest);
-        session.ctx.stderr.write(`Logged out: the key of profile ${name} was removed\n`);
+        await store.saveProfile(name, rest, { untrusted: 'allow' });
+        ctx.stderr.write(`Logged out: the key of profile ${name} was removed\n`);
+        if (problem) session.warnConfig(problem, false);
       }),
     );
 }

@@ -5,7 +5,7 @@ import { UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
 import { validateSettings, DEFAULT_BASE_URL, DEFAULT_CHAIN } from '../core/config/settings.js';
 import { printable } from '../core/output/sanitize.js';
-import { maskKey } from './auth.js';
+import { maskKey } from '../core/runtime/secrets.js';
 
 // `payrec config …`: the stored profiles. Keys are set only by `auth login`, so they
 // never pass through argv.
@@ -32,7 +32,7 @@ export function addConfigCommands(program: Command, action: CommandAction): void
     .addHelpText('after', '\nExamples:\n  $ payrec config list\n  $ payrec config list --profile ci -f json\n')
     .action(
       action(async (session) => {
-        const s = await session.settings();
+        const s = await session.settings({ repair: true });
         const rows = {
           profile: [s.profile, s.sources.profile],
           chain: [s.chain, s.sources.chain],
@@ -57,7 +57,7 @@ export function addConfigCommands(program: Command, action: CommandAction): void
     .action(
       action(async (session, cmd) => {
         const key = keyName(cmd.args[0]);
-        const s = await session.settings();
+        const s = await session.settings({ repair: true });
         session.ctx.stdout.write(`${s[KEYS[key]]}\n`);
       }),
     );
@@ -79,7 +79,8 @@ export function addConfigCommands(program: Command, action: CommandAction): void
           profile: name,
           chain: next.chain ?? DEFAULT_CHAIN,
           baseUrl: next.baseUrl ?? DEFAULT_BASE_URL,
-          sources: { profile: 'profile', chain: 'profile', baseUrl: 'profile' },
+          // Named as typed here: `config set chain X` is the value of --chain in a profile.
+          sources: { profile: 'flag', chain: 'flag', baseUrl: 'flag' },
         });
         await session.store.saveProfile(name, next);
         session.ctx.stderr.write(`Set ${key} of profile ${name} to ${value}\n`);
@@ -92,7 +93,9 @@ export function addConfigCommands(program: Command, action: CommandAction): void
     .addHelpText('after', '\nExamples:\n  $ payrec config profiles\n')
     .action(
       action(async (session) => {
-        const stored = await session.store.read();
+        const problem = await session.store.problem();
+        if (problem) session.warnConfig(problem);
+        const stored = problem ? {} : await session.store.read();
         const current = stored.currentProfile ?? 'default';
         const profiles = Object.entries(stored.profiles ?? {});
         if (session.format === 'json') {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { createServer } from 'node:http';
 import { z } from 'zod';
 import type { CommandAction } from '../core/runtime/action.js';
-import { PayrecError, EXIT, InterruptedError } from '../core/runtime/errors.js';
+import { EXIT, InterruptedError, listenError, PayrecError } from '../core/runtime/errors.js';
 import { isLoopback } from '../core/http/client.js';
 import { parseOption } from '../core/runtime/options.js';
 import { httpUrl } from '../registry/validators.js';
@@ -60,9 +60,7 @@ export function addListenCommand(program: Command, action: CommandAction): void 
           listener!.handle(req, res).catch(() => res.destroy());
         });
         await new Promise<void>((resolve, reject) => {
-          server.once('error', (err: NodeJS.ErrnoException) =>
-            reject(new PayrecError(`cannot listen on ${h}:${p}: ${err.code ?? err.message}`, EXIT.usage, err.code === 'EADDRINUSE' ? 'choose another --port' : undefined)),
-          );
+          server.once('error', (err) => reject(listenError(err, h, p)));
           server.listen(p, h, resolve);
         });
         const address = server.address();

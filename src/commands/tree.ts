@@ -36,11 +36,34 @@ export function topCommand(program: Command, name: string): Command {
   return entry.alias ? cmd.alias(entry.alias) : cmd;
 }
 
+/** Groups made by commandAt: described from their subcommands once the tree is built (describeGroups). */
+const groups = new WeakSet<Command>();
+
 /** The command at `words` below `parent`, created as a plain group where missing. */
 export function commandAt(parent: Command, words: string[]): Command {
   let cmd = parent;
   for (const word of words) {
-    cmd = cmd.commands.find((c) => c.name() === word) ?? cmd.command(word).description(`${word} commands`);
+    let next = cmd.commands.find((c) => c.name() === word);
+    if (!next) groups.add((next = cmd.command(word)));
+    cmd = next;
   }
   return cmd;
+}
+
+/**
+ * Describes each group below a product from its names and its subcommands, so a new
+ * endpoint in the registry shows up in its group's line: "One-time payments: list, get".
+ */
+export function describeGroups(program: Command): void {
+  const walk = (cmd: Command, product: string) => {
+    for (const c of cmd.commands) {
+      if (groups.has(c)) {
+        const what = `${product} ${c.name().replaceAll('-', ' ')}`;
+        const subcommands = c.commands.map((s) => s.name()).filter((n) => n !== 'help');
+        c.description(`${what[0].toUpperCase()}${what.slice(1)}: ${subcommands.join(', ')}`);
+      }
+      walk(c, product);
+    }
+  };
+  for (const top of program.commands) walk(top, top.name());
 }

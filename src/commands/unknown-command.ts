@@ -21,22 +21,45 @@ export interface UnknownCommand {
  * takes arguments, at `--`, and at an option it does not know (commander reports those).
  */
 export function findUnknownCommand(program: Command, argv: readonly string[]): UnknownCommand | undefined {
+  const found = walkWords(program, argv);
+  return found.unknown === undefined ? undefined : { parent: found.cmd, word: found.unknown };
+}
+
+/** The deepest command the words of `argv` name (for a hint after commander's own error). */
+export function commandNamed(program: Command, argv: readonly string[]): Command {
+  return walkWords(program, argv).cmd;
+}
+
+function walkWords(program: Command, argv: readonly string[]): { cmd: Command; unknown?: string } {
   let cmd = program;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--') return undefined;
+    if (arg === '--') return { cmd };
     if (arg.length > 1 && arg.startsWith('-')) {
       const takes = optionTakesValue(cmd, arg);
-      if (takes === undefined) return undefined;
+      if (takes === undefined) return { cmd };
       if (takes) i++;
       continue;
     }
-    if (cmd.commands.length === 0) return undefined; // a leaf: the rest are its arguments
+    if (cmd.commands.length === 0) return { cmd }; // a leaf: the rest are its arguments
     const sub = cmd.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
     if (sub) cmd = sub;
-    else if (arg !== 'help') return { parent: cmd, word: arg }; // `payrec help fr` names commands after it
+    else if (arg !== 'help') return { cmd, unknown: arg }; // `payrec help fr` names commands after it
   }
-  return undefined;
+  return { cmd };
+}
+
+/**
+ * A hint for an option given to a group, which takes a subcommand rather than options:
+ * `payrec ot payments --limit 1` → `payrec one-time payments list`.
+ */
+export function groupOptionHint(cmd: Command): string | undefined {
+  const subcommands = cmd.commands.filter((c) => c.name() !== 'help');
+  if (subcommands.length === 0 || !cmd.parent) return undefined;
+  const path = pathOf(cmd);
+  const list = subcommands.find((c) => c.name() === 'list');
+  if (list) return `${path} takes a subcommand; did you mean ${path} list?`;
+  return `${path} takes a subcommand: ${subcommands.map((c) => c.name()).join(', ')} (see ${path} --help)`;
 }
 
 /** Whether `arg` is an option of `cmd` or its ancestors that takes the next word as its value; undefined when unknown. */

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { MAX_DEPTH, nestedDeeperThan } from '../core/http/json-text.js';
 import { readFile } from 'node:fs/promises';
 import type { CommandAction } from '../core/runtime/action.js';
 import { ApiError, EXIT, PayrecError, UsageError, VerificationError } from '../core/runtime/errors.js';
@@ -29,6 +30,7 @@ export function parseNotification(text: string, source: string): Record<string, 
     throw new UsageError(`${source} is not JSON`, 'give the notification body exactly as it was received');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${source} is not a JSON object`);
+  if (nestedDeeperThan(value, MAX_DEPTH)) throw new UsageError(`${source} is nested more than ${MAX_DEPTH} levels deep, unlike any notification`);
   const id = (value as { id?: unknown }).id;
   if (typeof id !== 'string' || !notificationId.safeParse(id).success) {
     throw new UsageError(`${source} has no valid "id" (expected 64 hex characters)`);

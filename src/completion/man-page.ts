@@ -12,8 +12,10 @@ const ENVIRONMENT: readonly [string, string][] = [
   ['PAYREC_CHAIN', 'chain (--chain); default bsc.'],
   ['PAYREC_BASE_URL', 'API base URL (--base-url); default https://api.8pay.network.'],
   ['PAYREC_FORMAT', 'output format (--format).'],
-  ['PAYREC_CONFIG_DIR', 'directory of the configuration file (default: the XDG config directory).'],
-  ['NO_COLOR', 'any value turns colour off (--no-color).'],
+  ['PAYREC_TIMEOUT', 'per-request timeout in seconds (--timeout); default 30.'],
+  ['PAYREC_CONFIG_DIR', 'directory of the configuration file (default: the XDG config directory); payrec refuses a stored key in a file or directory other users can change.'],
+  ['NO_COLOR', 'any value but the empty one turns colour off (--no-color).'],
+  ['TERM', 'dumb: no colour, no box drawing, no spinner.'],
 ];
 
 export function manPage(program: Command, version: string): string {

@@ -1,4 +1,4 @@
-import { ApiError, NetworkError } from '../core/runtime/errors.js';
+import { ApiError, listenError, NetworkError } from '../core/runtime/errors.js';
 import { formatDuration } from '../core/runtime/time.js';
 import { KNOWN_CHAINS } from '../registry/validators.js';
 import { CONTROL_PREFIX } from './control.js';
@@ -11,7 +11,9 @@ export type EmulatorStartOptions = Pick<EmulatorOptions, 'port' | 'host' | 'reco
 
 /** Starts the emulator, prints how to use it, and serves until `signal` aborts. */
 export async function runEmulatorStart(opts: EmulatorStartOptions, out: NodeJS.WritableStream, signal: AbortSignal): Promise<void> {
-  const emulator = await startEmulator(opts);
+  const emulator = await startEmulator(opts).catch((err: unknown) => {
+    throw listenError(err, opts.host ?? '127.0.0.1', opts.port ?? 0);
+  });
   try {
     const width = Math.max(...KNOWN_CHAINS.map((c) => c.length));
     out.write(

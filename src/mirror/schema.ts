@@ -264,7 +264,8 @@ export function recordConformer(fields: Field[]): (record: Record<string, unknow
   const object = objectConformer(fields);
   return (record) => {
     if (clean(record)) return undefined;
-    const extras: Record<string, unknown> = {};
+    // No prototype: an unknown field named __proto__ is kept as a field, not taken as one.
+    const extras: Record<string, unknown> = Object.create(null);
     object(record, '', extras);
     return extras;
   };

@@ -4,6 +4,7 @@ import { fillPath } from '../core/lists/run-endpoint.js';
 import { identityOf, paginate, type Page, type PageRequest } from '../core/lists/paginate.js';
 import { checkEnvelope } from '../core/lists/records.js';
 import { Progress } from '../core/output/progress.js';
+import { firstOf } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';
 import type { Endpoint } from '../registry/types.js';
 import { CATALOG, type MirroredCollection, type ScopeParam } from './catalog.js';
@@ -357,7 +358,7 @@ function add(report: CollectionReport, counts: UpsertCounts): void {
 /** Warnings about what this run stored: fields beyond the schema, amounts kept only as text. */
 function warnAbout(run: Run, collection: MirroredCollection, upserter: Upserter): void {
   if (upserter.drift.size > 0) {
-    const paths = [...upserter.drift].map(([path, n]) => `${path} (${n.toLocaleString('en-US')})`).join(', ');
+    const paths = firstOf([...upserter.drift].map(([path, n]) => `${path} (${n.toLocaleString('en-US')})`));
     run.session.warn(`${collection.table}: fields the documented schema does not have, or values of another type: ${paths}; kept in extra_fields`);
   }
   const n = upserter.inexact;

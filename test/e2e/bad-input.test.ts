@@ -86,7 +86,7 @@ const cases: Case[] = [
   // formats, columns, flatten, output
   ['upper-case format', ['ot', 'transfers', '-f', 'XML'], /invalid --format "XML": expected table, json, jsonl or csv/],
   ['empty format', ['ot', 'transfers', '-f', ''], /invalid --format "": expected table, json, jsonl or csv/],
-  ['format from the environment', ['ot', 'transfers'], /invalid --format "yaml": expected table, json, jsonl or csv/, { PAYREC_FORMAT: 'yaml' }],
+  ['format from the environment', ['ot', 'transfers'], /invalid PAYREC_FORMAT "yaml": expected table, json, jsonl or csv/, { PAYREC_FORMAT: 'yaml' }],
   ['empty columns', ['ot', 'transfers', '--columns', ''], /invalid --columns "": expected field names separated by commas/],
   ['empty column name', ['ot', 'transfers', '--columns', 'amount,,fee'], /invalid --columns "amount,,fee": expected field names/],
   ['columns with a newline', ['ot', 'transfers', '--columns', 'amount\nfee'], /invalid --columns "amount\\nfee": expected field names/],
@@ -108,8 +108,8 @@ const cases: Case[] = [
   ['webhook with a space', ['fr', 'webhook', 'set', '--plan-id', PLAN, 'https://exa mple.com/'], new RegExp(`invalid <url> "https://exa mple.com/": ${URL_}`)],
   ['scheme-relative webhook', ['fr', 'webhook', 'set', '--plan-id', PLAN, '//example.com/'], new RegExp(`invalid <url> "//example.com/": ${URL_}`)],
   ['ftp forward target', ['wn', 'listen', '--port', '0', '--forward-to', 'ftp://x'], new RegExp(`invalid --forward-to "ftp://x": ${URL_}`)],
-  ['ftp base url', ['ot', 'transfers', '--base-url', 'ftp://127.0.0.1:9'], /invalid base URL "ftp:\/\/127.0.0.1:9": expected an https:\/\/ URL/],
-  ['base url with credentials', ['ot', 'transfers', '--base-url', 'https://user:pw@api.example.com'], /invalid base URL "https:\/\/user:pw@api.example.com": expected no credentials, query or fragment/],
+  ['ftp base url', ['ot', 'transfers', '--base-url', 'ftp://127.0.0.1:9'], /invalid --base-url "ftp:\/\/127.0.0.1:9": expected an https:\/\/ URL/],
+  ['base url with credentials', ['ot', 'transfers', '--base-url', 'https://user:pw@api.example.com'], /invalid --base-url "https:\/\/user:pw@api.example.com": expected no credentials, query or fragment/],
   ['plain http to a private address', ['ot', 'transfers', '--base-url', 'http://10.0.0.1'], /refusing to send the API key over plain http to 10.0.0.1\nhint: use https:\/\//],
   ['plain http to a look-alike of localhost', ['ot', 'transfers', '--base-url', 'http://localhost.evil.com'], /refusing to send the API key over plain http to localhost.evil.com/],
 
@@ -118,7 +118,7 @@ const cases: Case[] = [
   ['upper-case chain', ['ot', 'transfers', '--chain', 'BSC'], new RegExp(`invalid --chain "BSC": ${CHAIN}`)],
   ['chain with a newline', ['ot', 'transfers', '--chain', 'bsc\nx'], new RegExp(`invalid --chain "bsc\\\\nx": ${CHAIN}`)],
   ['chain of 40 letters', ['ot', 'transfers', '--chain', long('a', 40)], new RegExp(`invalid --chain "${long('a', 40)}": ${CHAIN}`)],
-  ['chain with a slash from the environment', ['ot', 'transfers'], new RegExp(`invalid --chain "bsc/x": ${CHAIN}`), { PAYREC_CHAIN: 'bsc/x' }],
+  ['chain with a slash from the environment', ['ot', 'transfers'], new RegExp(`invalid PAYREC_CHAIN "bsc/x": ${CHAIN}`), { PAYREC_CHAIN: 'bsc/x' }],
   ['chain with a dot in config', ['config', 'set', 'chain', 'a.b'], new RegExp(`invalid --chain "a.b": ${CHAIN}`)],
 
   // short url paths and --extra
@@ -179,9 +179,9 @@ const cases: Case[] = [
   ['trigger product with an escape', ['emulator', 'trigger', 'Billing', '--plan-id', PLAN, '--type', 'one-time\u001b[2J'], /invalid --type "one-time\\u001b\[2J": expected a product such as fixed-recurring or one-time/],
 
   // the API key (never echoed: the message names the variable's problem, not its value)
-  ['API key with a carriage return', ['ot', 'transfers'], /the API key contains whitespace, a newline or a control character/, { PAYREC_API_KEY: 'prk_demo_bsc\r' }],
-  ['API key with a space', ['ot', 'transfers'], /the API key contains whitespace, a newline or a control character/, { PAYREC_API_KEY: 'prk demo' }],
-  ['oversize API key', ['ot', 'transfers'], /the API key is longer than 512 characters/, { PAYREC_API_KEY: long('k', 600) }],
+  ['API key with a carriage return', ['ot', 'transfers'], /PAYREC_API_KEY contains whitespace, a newline or a control character/, { PAYREC_API_KEY: 'prk_demo_bsc\r' }],
+  ['API key with a space', ['ot', 'transfers'], /PAYREC_API_KEY contains whitespace, a newline or a control character/, { PAYREC_API_KEY: 'prk demo' }],
+  ['oversize API key', ['ot', 'transfers'], /PAYREC_API_KEY is longer than 512 characters/, { PAYREC_API_KEY: long('k', 600) }],
 
   // emulator live traffic
   ['live rate 0', ['emulator', 'start', '--live', '0'], /invalid --live "0": expected records per second, more than 0 and at most 100000/],
@@ -202,7 +202,7 @@ const cases: Case[] = [
   ['completion for powershell', ['completion', 'powershell'], /invalid <shell> "powershell": expected bash, zsh or fish/],
   ['config key', ['config', 'set', 'nope', '1'], /invalid KEY "nope": expected chain or base-url/],
   ['config key with an 8-bit CSI', ['config', 'get', 'a\u009b2J'], /invalid KEY "a\\u009b2J": expected chain or base-url/],
-  ['base url with an escape sequence', ['ot', 'transfers', '--base-url', 'https://a\u001b[2Jb'], /invalid base URL "https:\/\/a\\u001b\[2Jb": expected an https:\/\/ URL/],
+  ['base url with an escape sequence', ['ot', 'transfers', '--base-url', 'https://a\u001b[2Jb'], /invalid --base-url "https:\/\/a\\u001b\[2Jb": expected an https:\/\/ URL/],
   ['shell with a bidi override', ['completion', 'ba\u202esh'], /invalid <shell> "ba\\u202esh": expected bash, zsh or fish/],
 ];
 

@@ -76,7 +76,7 @@ describe('invalid input exits 2 and sends nothing', () => {
     ['billings without an id', ['fr', 'billings'], /give --plan-id, or --subscription-id/],
     ['both ids', ['fr', 'billings', '--plan-id', plan, '--subscription-id', plan], /give --plan-id, or --subscription-id/],
     ['plain http to a remote host', ['ot', 'transfers', '--base-url', 'http://api.example.com'], /refusing to send the API key over plain http/],
-    ['key with a newline', ['ot', 'transfers'], /API key contains whitespace, a newline/],
+    ['key with a newline', ['ot', 'transfers'], /PAYREC_API_KEY contains whitespace, a newline/],
     ['unknown command', ['ot', 'transferz'], /unknown command "transferz" in payrec one-time\nhint: did you mean payrec one-time transfers\?/],
   ];
   test.each(cases)('%s', async (name, args, message) => {

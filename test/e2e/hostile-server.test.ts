@@ -20,6 +20,8 @@ const HOSTILE_HEADER = '/next\x9b2J\x85';
 
 const PLAN = '0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7';
 const NOTIFICATION_ID = 'ab'.repeat(32);
+const LISTENED_ID = 'cd'.repeat(32);
+const LISTENED = { id: LISTENED_ID, type: `one-time${RLO}`, event: HOSTILE, timestamp: 1585220116, transactionStatus: '\x9b2J', transactionHash: '0x12' };
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -44,6 +46,8 @@ const routes: Record<string, Handler> = {
     json(res, 200, { data: [{ description: HOSTILE, amount: '1', fee: '0', token: 'USDT', category: 'Shop', timestamp: 1767225600, transactionHash: `0x${'1'.repeat(64)}`, transactionStatus: 'confirmed', sender: `0x${'2'.repeat(40)}`, receiver: `0x${'3'.repeat(40)}`, planId: PLAN, subscriptionId: PLAN }], limit: 100, offset: 0, total: 1 }),
   [`/v1/bsc/webhook-notifications/${NOTIFICATION_ID}`]: (_req, res) =>
     json(res, 200, { id: NOTIFICATION_ID, type: 'one-time', event: `Payment${HOSTILE}`, timestamp: 1585220116, data: { description: HOSTILE } }),
+  // The notification the listener test posts, as the API returns it: authentic, so it is printed.
+  [`/v1/bsc/webhook-notifications/${LISTENED_ID}`]: (_req, res) => json(res, 200, LISTENED),
   '/_emulator/trigger': (_req, res) => json(res, 200, { notification: { event: HOSTILE }, delivered: HOSTILE }),
 };
 
@@ -143,10 +147,10 @@ describe('server text is shown inert', () => {
     const delivered = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ id: 'cd'.repeat(32), type: `one-time${RLO}`, event: HOSTILE, timestamp: 1585220116, transactionStatus: '\x9b2J', transactionHash: '0x12' }),
+      body: JSON.stringify(LISTENED),
     });
     expect(delivered.status).toBe(200);
-    await waitFor(stdout, /NOT VERIFIED/);
+    await waitFor(stdout, /verified/);
     proc.kill('SIGINT');
     await proc;
     expectInert(stdout.text);

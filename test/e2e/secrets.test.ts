@@ -232,7 +232,7 @@ describe('server text cannot act on the terminal or the spreadsheet', () => {
     const r = await execa('script', ['-qec', `stty cols 200; node ${BIN} ot transfers --limit 250 --columns description,amount`, '/dev/null'], {
       reject: false,
       extendEnv: false,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'dumb', NO_COLOR: '1', TZ: 'UTC', PAYREC_CONFIG_DIR: tempDir(), PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc') },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, TERM: 'xterm', NO_COLOR: '1', TZ: 'UTC', PAYREC_CONFIG_DIR: tempDir(), PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc') },
     });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/[─│┌└]|\+-|\| /); // a drawn table, not TSV

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonText } from '../../src/core/http/json-text.js';
+import { jsonText, nestedDeeperThan } from '../../src/core/http/json-text.js';
 
 /** What JSON.parse makes of the body decoded whole as UTF-8 (the ground truth), or the error's kind. */
 function parsedWhole(body: Buffer): unknown {
@@ -62,5 +62,26 @@ describe('jsonText', () => {
 
   it('leaves non-ASCII outside strings invalid', () => {
     expect(parsedFast(Buffer.from('{"a":é}', 'utf8'))).toBe('invalid');
+  });
+});
+
+describe('nestedDeeperThan', () => {
+  /** Depth by a recursive walk (ground truth for the shallow values fast-check makes). */
+  const depthOf = (v: unknown): number =>
+    v === null || typeof v !== 'object' ? 0 : 1 + Math.max(0, ...Object.values(v as object).map(depthOf));
+
+  it('agrees with a recursive walk on any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.integer({ min: 0, max: 6 }), (value, max) => {
+        expect(nestedDeeperThan(value, max)).toBe(depthOf(value) > max);
+      }),
+    );
+  });
+
+  it('measures 100,000-deep arrays without overflowing the stack', () => {
+    const deep = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000));
+    expect(nestedDeeperThan(deep, 512)).toBe(true);
+    expect(nestedDeeperThan(JSON.parse('['.repeat(512) + ']'.repeat(512)), 512)).toBe(false);
+    expect(nestedDeeperThan(JSON.parse('['.repeat(513) + ']'.repeat(513)), 512)).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { neutraliseFormula, neutraliseTerminal, shortenMiddle } from '../../src/core/output/sanitize.js';
+import { firstOf, neutraliseFormula, neutraliseTerminal, shortenMiddle } from '../../src/core/output/sanitize.js';
 
 describe('neutraliseTerminal', () => {
   it('leaves ordinary text, emoji and right-to-left scripts alone', () => {
@@ -62,5 +62,14 @@ describe('shortenMiddle', () => {
       expect(Array.from(out).length).toBeLessThanOrEqual(max);
       expect(out).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
     }
+  });
+});
+
+describe('firstOf', () => {
+  it('lists ten items and counts the rest', () => {
+    const items = Array.from({ length: 10_000 }, (_, i) => `f${i}`);
+    expect(firstOf(items)).toBe('f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, … and 9,990 more');
+    expect(firstOf(items.slice(0, 10))).toBe(items.slice(0, 10).join(', '));
+    expect(firstOf([])).toBe('');
   });
 });

@@ -1,8 +1,17 @@
 import type Conf from 'conf';
+import { lstat, mkdir, readFile, readlink, realpath, rm, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { UsageError } from '../runtime/errors.js';
+import { printable } from '../output/sanitize.js';
 
 // Stored profiles, in the XDG config directory (or PAYREC_CONFIG_DIR), file mode 0600.
-// conf is loaded lazily: most runs take their key from the environment and never
-// need it, and --help/--version must start fast.
+// The file holds the API key, so it is inspected before anything in it is used: it
+// must be a payrec config (messages about it never quote it: the key could be in the
+// part they would quote) and nobody but its owner may be able to change it (else
+// anyone could point baseUrl at their own server and collect the key), as ssh does.
+// conf writes it (atomically, 0600); it is loaded lazily, like this module's readers:
+// most runs take their key from the environment and never need the file.
 
 export interface Profile {
   chain?: string;
@@ -15,33 +24,50 @@ export interface StoredConfig {
   profiles?: Record<string, Profile>;
 }
 
+/**
+ * Why the config file cannot be used: `unreadable` (not a file, not JSON, not a payrec
+ * config) or `untrusted` (others can change it). Exit 2: a bad local config.
+ */
+export class ConfigFileError extends UsageError {
+  constructor(
+    readonly kind: 'unreadable' | 'untrusted',
+    message: string,
+    hint: string,
+  ) {
+    super(message, hint);
+  }
+}
+
+/** Larger than any config payrec writes; a bigger file is not read at all. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+interface Inspection {
+  data: StoredConfig;
+  problem?: ConfigFileError;
+}
+
 export class ConfigStore {
   private conf?: Conf<StoredConfig>;
+  private inspection?: Promise<Inspection>;
 
   constructor(private readonly env: NodeJS.ProcessEnv) {}
 
-  private async open(): Promise<Conf<StoredConfig>> {
-    if (!this.conf) {
-      const { default: ConfClass } = await import('conf');
-      this.conf = new ConfClass<StoredConfig>({
-        projectName: 'payrec',
-        projectSuffix: '',
-        cwd: this.env.PAYREC_CONFIG_DIR || undefined,
-        configName: 'config',
-        configFileMode: 0o600,
-        // Profile names may contain dots; they are keys, not paths.
-        accessPropertiesByDotNotation: false,
-      });
-    }
-    return this.conf;
-  }
-
+  /** The config file (it may not exist yet). */
   async path(): Promise<string> {
-    return (await this.open()).path;
+    const dir = this.env.PAYREC_CONFIG_DIR || (await import('env-paths')).default('payrec', { suffix: '' }).config;
+    return join(dir, 'config.json');
   }
 
-  async read(): Promise<StoredConfig> {
-    return (await this.open()).store;
+  /** The stored config; throws a ConfigFileError when it cannot be used (`untrusted` allowed: for removing a key). */
+  async read(o: { untrusted?: 'allow' } = {}): Promise<StoredConfig> {
+    const { data, problem } = await this.inspect();
+    if (problem && !(problem.kind === 'untrusted' && o.untrusted === 'allow')) throw problem;
+    return data;
+  }
+
+  /** Why the config file cannot be used, if it cannot: for the commands that work around it. */
+  async problem(): Promise<ConfigFileError | undefined> {
+    return (await this.inspect()).problem;
   }
 
   async currentProfileName(): Promise<string> {
@@ -49,26 +75,167 @@ export class ConfigStore {
   }
 
   async profile(name: string): Promise<Profile | undefined> {
-    return (await this.read()).profiles?.[name];
+    const profiles = (await this.read()).profiles;
+    return profiles && Object.hasOwn(profiles, name) ? profiles[name] : undefined;
   }
 
-  async saveProfile(name: string, profile: Profile): Promise<void> {
-    const conf = await this.open();
-    const profiles = { ...(conf.get('profiles') ?? {}) };
+  async saveProfile(name: string, profile: Profile, o: { untrusted?: 'allow' } = {}): Promise<void> {
+    const profiles = { ...(await this.read(o)).profiles };
     profiles[name] = profile;
-    conf.set('profiles', profiles);
-  }
-
-  async removeProfile(name: string): Promise<boolean> {
-    const conf = await this.open();
-    const profiles = { ...(conf.get('profiles') ?? {}) };
-    if (!(name in profiles)) return false;
-    delete profiles[name];
-    conf.set('profiles', profiles);
-    return true;
+    await this.write('profiles', profiles);
   }
 
   async setCurrentProfile(name: string): Promise<void> {
-    (await this.open()).set('currentProfile', name);
+    await this.read();
+    await this.write('currentProfile', name);
   }
+
+  /**
+   * Removes the config file, every profile with it: the way out of a file payrec cannot
+   * read (`auth logout`). A link is removed, never what it points to.
+   */
+  async removeFile(): Promise<void> {
+    await rm(await this.path(), { force: true });
+    this.inspection = undefined;
+  }
+
+  private async write<K extends keyof StoredConfig>(key: K, value: StoredConfig[K]): Promise<void> {
+    if (!this.conf) {
+      const path = await this.path();
+      // Only its owner may enter the folder payrec creates (conf would create it 0777 & ~umask).
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+      // A link (a dotfiles manager's) stays a link: the file it points to is the one rewritten.
+      const file = await realpath(path).catch(() => path);
+      const { default: ConfClass } = await import('conf');
+      this.conf = new ConfClass<StoredConfig>({
+        projectName: 'payrec',
+        projectSuffix: '',
+        cwd: dirname(file),
+        configName: basename(file),
+        fileExtension: '',
+        configFileMode: 0o600,
+        // Profile names may contain dots; they are keys, not paths.
+        accessPropertiesByDotNotation: false,
+      });
+    }
+    this.conf.set(key, value);
+    this.inspection = undefined;
+  }
+
+  private inspect(): Promise<Inspection> {
+    this.inspection ??= this.path().then(inspectConfig);
+    return this.inspection;
+  }
+}
+
+/** Reads and checks the config file at `path`; never quotes what it holds. */
+async function inspectConfig(path: string): Promise<Inspection> {
+  const empty: StoredConfig = {};
+  const link = await lstat(path).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  const folderProblem = await untrustedFolder(dirname(path));
+  if (!link) return { data: empty, problem: folderProblem };
+  const target = link.isSymbolicLink() ? await readlink(path).catch(() => '?') : undefined;
+  const named = `the config file ${printable(path)}${target === undefined ? '' : ` (a link to ${printable(target)})`}`;
+  const unreadable = (why: string) => ({
+    data: empty,
+    problem: new ConfigFileError('unreadable', `${named} ${why}`, `fix it, or remove it with: payrec auth logout (then payrec auth login)`),
+  });
+
+  let file: Stats;
+  try {
+    file = await stat(path);
+  } catch (err) {
+    return unreadable(`cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  // A link to a device or a pipe would never end; a folder is not a file.
+  if (!file.isFile()) return unreadable('is not a regular file');
+  if (file.size > MAX_CONFIG_BYTES) return unreadable(`is ${file.size.toLocaleString('en-US')} bytes, too large to be a payrec config`);
+
+  const fileProblem = untrustedEntry(file, path, 'file');
+  const untrusted = both(fileProblem, target === undefined ? folderProblem : await untrustedFolder(dirname(await realpath(path))));
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    return unreadable(`cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return unreadable(`is not valid JSON (${await syntaxErrorAt(text)})`);
+  }
+  if (!isPayrecConfig(data)) {
+    return unreadable('is not a payrec config: expected {"currentProfile": NAME, "profiles": {NAME: {"chain", "baseUrl", "apiKey"}}} with text values');
+  }
+  return { data, problem: untrusted };
+}
+
+/** "line 1, column 34: a value was expected", from the first error jsonc-parser finds (loaded only here). */
+async function syntaxErrorAt(text: string): Promise<string> {
+  // Its ES module build: the package's main is a UMD build that requires files the bundle does not hold.
+  const { parse, printParseErrorCode } = await import('jsonc-parser/lib/esm/main.js');
+  const errors: import('jsonc-parser/lib/esm/main.js').ParseError[] = [];
+  parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const offset = errors[0]?.offset ?? 0;
+  const before = text.slice(0, offset).split('\n');
+  const what = errors[0] ? printParseErrorCode(errors[0].error) : 'InvalidSymbol';
+  // The code's words ("InvalidSymbol" → "invalid symbol"), never the text found there.
+  return `line ${before.length}, column ${before.at(-1)!.length + 1}: ${what.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()}`;
+}
+
+const TOP_LEVEL_KEYS = new Set(['currentProfile', 'profiles', '__internal__']);
+const PROFILE_KEYS = new Set(['chain', 'baseUrl', 'apiKey']);
+
+function isPayrecConfig(data: unknown): data is StoredConfig {
+  if (!isObject(data) || Object.keys(data).some((k) => !TOP_LEVEL_KEYS.has(k))) return false;
+  if (data.currentProfile !== undefined && typeof data.currentProfile !== 'string') return false;
+  if (data.profiles === undefined) return true;
+  if (!isObject(data.profiles)) return false;
+  return Object.values(data.profiles).every(
+    (p) => isObject(p) && Object.entries(p).every(([k, v]) => PROFILE_KEYS.has(k) && typeof v === 'string'),
+  );
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Whether users other than the owner can change a file or a folder: it is theirs, or
+ * others may write it, or a group other than the user's own primary group may (with
+ * user private groups, umask 002 makes folders writable by that one-person group).
+ * A folder with the sticky bit (/tmp) lets nobody replace another's file. POSIX only.
+ */
+function untrustedEntry(s: Stats, path: string, what: 'file' | 'folder'): ConfigFileError | undefined {
+  if (process.platform === 'win32' || typeof process.getuid !== 'function') return undefined;
+  const uid = process.getuid();
+  const sticky = what === 'folder' && (s.mode & 0o1000) !== 0;
+  const byOthers = (s.mode & 0o002) !== 0 || ((s.mode & 0o020) !== 0 && s.gid !== process.getgid?.());
+  const notOwn = s.uid !== uid && s.uid !== 0;
+  if (!notOwn && (!byOthers || sticky)) return undefined;
+  const fix = what === 'file' ? `chmod 600 ${shellWord(path)}` : `chmod go-w ${shellWord(path)}`;
+  const why = notOwn ? `belongs to another user (uid ${s.uid})` : 'can be changed by other users';
+  return new ConfigFileError(
+    'untrusted',
+    `the config ${what} ${printable(path)} ${why}: payrec does not use the key it holds (anyone who can change it could send the key elsewhere)`,
+    notOwn ? `make it yours (chown) or set PAYREC_CONFIG_DIR to a folder of yours` : `fix it with: ${fix}`,
+  );
+}
+
+/** One error for a file and a folder that both need fixing: both commands in its hint. */
+function both(file: ConfigFileError | undefined, folder: ConfigFileError | undefined): ConfigFileError | undefined {
+  if (!file || !folder) return file ?? folder;
+  return new ConfigFileError('untrusted', file.message.replace(/ (can be changed|belongs)/, ' and its folder $1'), `${file.hint}; ${(folder.hint ?? '').replace('fix it with: ', '')}`);
+}
+
+async function untrustedFolder(dir: string): Promise<ConfigFileError | undefined> {
+  const s = await stat(dir).catch(() => undefined);
+  return s ? untrustedEntry(s, dir, 'folder') : undefined;
+}
+
+/** A path as one shell word, for a command the user can paste. */
+function shellWord(s: string): string {
+  return /^[A-Za-z0-9_./~+-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
 }

@@ -1,8 +1,9 @@
 import { chain as chainSchema } from '../../registry/validators.js';
-import type { ConfigStore, Profile } from './config-store.js';
+import type { ConfigFileError, ConfigStore, Profile } from './config-store.js';
 import { PayrecError, EXIT, UsageError } from '../runtime/errors.js';
 import { checkBaseUrl } from '../http/client.js';
 import { hasControlCharacters, printable } from '../output/sanitize.js';
+import { keepSecret } from '../runtime/secrets.js';
 
 // Where each setting comes from, in order: flag > environment > profile > default.
 
@@ -16,7 +17,7 @@ export interface Settings {
   chain: string;
   baseUrl: string;
   apiKey?: string;
-  sources: { chain: Source; baseUrl: string; apiKey?: Source; profile: Source };
+  sources: { chain: Source; baseUrl: Source; apiKey?: Source; profile: Source };
 }
 
 export interface SettingFlags {
@@ -25,9 +26,24 @@ export interface SettingFlags {
   baseUrl?: string;
 }
 
-export async function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv, store: ConfigStore): Promise<Settings> {
+/**
+ * `tolerate`: for the commands that must work while the config file cannot be used
+ * (`config list`, --emulator), told why; the stored profiles are then left out.
+ */
+export async function resolveSettings(
+  flags: SettingFlags,
+  env: NodeJS.ProcessEnv,
+  store: ConfigStore,
+  tolerate?: (problem: ConfigFileError) => void,
+): Promise<Settings> {
   // Read the store only when a profile could matter: env alone is enough for CI.
-  const needStore = !(flags.chain ?? env.PAYREC_CHAIN) || !(flags.baseUrl ?? env.PAYREC_BASE_URL) || !env.PAYREC_API_KEY;
+  let needStore = !(flags.chain ?? env.PAYREC_CHAIN) || !(flags.baseUrl ?? env.PAYREC_BASE_URL) || !env.PAYREC_API_KEY;
+  const problem = needStore ? await store.problem() : undefined;
+  if (problem) {
+    if (!tolerate) throw problem;
+    tolerate(problem);
+    needStore = false;
+  }
   const current = needStore ? (await store.read()).currentProfile : undefined; // chosen by `config use`
   const [profile, profileSource] = pick(flags.profile, env.PAYREC_PROFILE, current);
   const name = profile ?? 'default';
@@ -48,29 +64,51 @@ export async function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEn
     sources: { profile: profileSource, chain: chainSource, baseUrl: baseUrlSource, apiKey: apiKey ? apiKeySource : undefined },
   };
   validateSettings(settings);
+  keepSecret(apiKey);
   return settings;
 }
 
 /** Profile names are keys in the config file and appear in messages: keep them plain. */
 const PROFILE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
-export function validateSettings(s: Settings): void {
-  if (!PROFILE_NAME.test(s.profile)) {
-    throw new UsageError(`invalid --profile "${printable(s.profile)}": expected a name of at most 64 letters, digits, _ . -`);
+/** `invalid X "value": why`, X named as the user gave it: `--chain`, `PAYREC_CHAIN`, or the profile's `chain`. */
+function invalid(s: Settings, setting: 'profile' | 'chain' | 'baseUrl', why: string): UsageError {
+  const [flag, variable, stored] = {
+    profile: ['--profile', 'PAYREC_PROFILE', 'current profile'],
+    chain: ['--chain', 'PAYREC_CHAIN', 'chain'],
+    baseUrl: ['--base-url', 'PAYREC_BASE_URL', 'base-url'],
+  }[setting];
+  const value = `"${printable(s[setting])}"`;
+  const source = s.sources[setting];
+  if (source === 'env') return new UsageError(`invalid ${variable} ${value}: ${why}`);
+  if (source === 'profile') {
+    return new UsageError(`invalid ${stored} ${value}${setting === 'profile' ? '' : ` in profile "${s.profile}"`}: ${why}`, setting === 'profile' ? 'payrec config use NAME' : `payrec config set ${stored} VALUE`);
   }
-  const chain = chainSchema.safeParse(s.chain);
-  if (!chain.success) throw new UsageError(`invalid --chain "${printable(s.chain)}": ${chain.error.issues[0].message}`);
-  checkBaseUrl(s.baseUrl);
-  if (s.apiKey !== undefined) checkApiKey(s.apiKey);
+  return new UsageError(`invalid ${flag} ${value}: ${why}`);
 }
 
-export function checkApiKey(key: string): void {
-  // Never echo the key itself, not even in this message.
-  if (key.length === 0) throw new UsageError('the API key is empty');
-  if (/\s/.test(key) || hasControlCharacters(key)) {
-    throw new UsageError('the API key contains whitespace, a newline or a control character', 'copy the key again without line breaks');
+export function validateSettings(s: Settings): void {
+  if (!PROFILE_NAME.test(s.profile)) throw invalid(s, 'profile', 'expected a name of at most 64 letters, digits, _ . -');
+  const chain = chainSchema.safeParse(s.chain);
+  if (!chain.success) throw invalid(s, 'chain', chain.error.issues[0].message);
+  try {
+    checkBaseUrl(s.baseUrl);
+  } catch (err) {
+    // checkBaseUrl's own words after the value ("expected an https:// URL"), named as given.
+    const why = (err as Error).message.replace(/^invalid base URL "[^]*?": /, '');
+    if (why === (err as Error).message) throw err;
+    throw invalid(s, 'baseUrl', why);
   }
-  if (key.length > 512) throw new UsageError('the API key is longer than 512 characters');
+  if (s.apiKey !== undefined) checkApiKey(s.apiKey, s.sources.apiKey === 'env' ? 'PAYREC_API_KEY' : `the key of profile "${s.profile}"`);
+}
+
+export function checkApiKey(key: string, name = 'the API key'): void {
+  // Never echo the key itself, not even in this message.
+  if (key.length === 0) throw new UsageError(`${name} is empty`);
+  if (/\s/.test(key) || hasControlCharacters(key)) {
+    throw new UsageError(`${name} contains whitespace, a newline or a control character`, 'copy the key again without line breaks');
+  }
+  if (key.length > 512) throw new UsageError(`${name} is longer than 512 characters`);
 }
 
 export function requireKey(s: Settings): string {

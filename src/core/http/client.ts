@@ -1,9 +1,10 @@
 import { Agent, errors as undiciErrors } from 'undici';
 import { errorBody } from '../../registry/schemas.js';
 import { ApiError, DryRunComplete, InterruptedError, MalformedResponseError, NetworkError, UsageError } from '../runtime/errors.js';
-import { jsonText } from './json-text.js';
+import { jsonText, MAX_DEPTH, nestedDeeperThan } from './json-text.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, RETRY_BUDGET_MS } from './retry.js';
 import { neutraliseTerminal, printable } from '../output/sanitize.js';
+import { maskSecrets } from '../runtime/secrets.js';
 
 // The one HTTP client: a keep-alive undici Agent, the Authorization header, timeouts,
 // retries of what is safe to retry, and the mapping of failures to typed errors.
@@ -43,6 +44,7 @@ export interface ApiRequest {
 
 /** Largest response body we accept: a 1000-record page is well under 2 MB. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
@@ -136,8 +138,8 @@ export class ApiClient {
       floor = (err as RetryableApiError).retryAfterMs ?? 0;
     } else if (err instanceof NetworkError && (idempotent || (err as { refused?: boolean }).refused)) {
       reason = err.message.replace(/^.*?: /, '');
-    } else if (err instanceof MalformedResponseError && !(err instanceof ResponseTooLargeError) && idempotent) {
-      // A garbled or cut body may be a glitch; an oversize one would only come again.
+    } else if (err instanceof MalformedResponseError && !(err instanceof UnusableResponseError) && idempotent) {
+      // A garbled or cut body may be a glitch; an oversize or too deep one would only come again.
       reason = 'a malformed response';
     }
     if (reason === undefined) return undefined;
@@ -197,6 +199,12 @@ export class ApiClient {
       throw new ApiError(`${label}: unexpected redirect (${status})${to}, not followed: the API never redirects`, status, label, 'check --base-url');
     }
     const parsed = parseJson(bytes);
+    if (parsed !== NOT_JSON && nestedDeeperThan(parsed, MAX_DEPTH)) {
+      throw new UnusableResponseError(
+        `${label}: the response is nested more than ${MAX_DEPTH} levels deep, more than any API answer should be; payrec does not handle it`,
+        'check --base-url: is it the API?',
+      );
+    }
     if (status >= 400) {
       const e = errorBody.safeParse(parsed);
       const detail = e.success ? e.data.error.message : describeNonJson(bytes, contentType);
@@ -243,7 +251,7 @@ function parseJson(bytes: Buffer): unknown {
 
 function describeNonJson(bytes: Buffer, contentType: string): string {
   if (bytes.length === 0) return 'empty body';
-  const text = bytes.toString('utf8');
+  const text = maskSecrets(bytes.toString('utf8'));
   const kind = contentType.split(';')[0] || 'unknown content type';
   return serverText(`${kind}, ${bytes.length} bytes: ${text.slice(0, 60).replace(/\s+/g, ' ')}…`);
 }
@@ -251,8 +259,12 @@ function describeNonJson(bytes: Buffer, contentType: string): string {
 /** Longest part of a server's text quoted in a message. */
 const SERVER_TEXT_SHOWN = 300;
 
-/** Server text in our messages: cut to a line's worth, and inert on a terminal like record text. */
-function serverText(s: string): string {
+/**
+ * Server text in our messages: the API key masked (before the cut, which could split
+ * it), cut to a line's worth, and inert on a terminal like record text.
+ */
+function serverText(text: string): string {
+  const s = maskSecrets(text);
   return neutraliseTerminal(s.length > SERVER_TEXT_SHOWN ? `${s.slice(0, SERVER_TEXT_SHOWN)}…` : s);
 }
 
@@ -269,13 +281,13 @@ function headerValue(h: string | string[] | undefined): string | undefined {
   return Array.isArray(h) ? h[0] : h;
 }
 
-/** A body over MAX_BODY_BYTES: not the API's answer, and not worth another try. */
-class ResponseTooLargeError extends MalformedResponseError {}
+/** A body payrec cannot use however often it asks (too large, too deep): not worth another try. */
+class UnusableResponseError extends MalformedResponseError {}
 
-function networkError(err: unknown, label: string, url: URL): NetworkError | ResponseTooLargeError {
+function networkError(err: unknown, label: string, url: URL): NetworkError | UnusableResponseError {
   const code = (err as { code?: string })?.code ?? '';
   if (err instanceof undiciErrors.ResponseExceededMaxSizeError) {
-    return new ResponseTooLargeError(`${label}: the response is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB, more than any API answer should be`, 'check --base-url: is it the API?');
+    return new UnusableResponseError(`${label}: the response is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB, more than any API answer should be`, 'check --base-url: is it the API?');
   }
   const e = new NetworkError(
     `${label}: ${describeCode(code, url)}`,

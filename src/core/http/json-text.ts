@@ -47,3 +47,39 @@ function escaped(text: string): string {
   for (let i = 0; i < text.length; i++) out += `\\u${text.charCodeAt(i).toString(16).padStart(4, '0')}`;
   return out;
 }
+
+/**
+ * Deepest nesting of JSON payrec accepts (responses, --body, notifications). Records
+ * are 3 or 4 levels deep; what goes far beyond would overflow the stack of every
+ * recursive step after the parse (JSON.stringify fails between 3,000 and 5,000
+ * levels), so it is refused up front.
+ */
+export const MAX_DEPTH = 512;
+
+/**
+ * True when `value` (parsed JSON) nests objects and arrays more than `max` levels
+ * deep. Iterative, so the check itself cannot overflow the stack; it visits only
+ * objects and arrays (about 0.1 ms for a page of 1000 records, a tenth of its parse).
+ */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const stack: object[] = [value];
+  const depths: number[] = [1];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const depth = depths.pop()!;
+    if (depth > max) return true;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const child: unknown = node[i];
+        if (child !== null && typeof child === 'object') stack.push(child), depths.push(depth + 1);
+      }
+    } else {
+      for (const key in node) {
+        const child: unknown = (node as Record<string, unknown>)[key];
+        if (child !== null && typeof child === 'object') stack.push(child), depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}

@@ -1,11 +1,16 @@
 import { rmSync, type WriteStream } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { lstat, open, readlink, realpath, rename, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { finished } from 'node:stream/promises';
+import { UsageError } from '../runtime/errors.js';
+import { printable } from './sanitize.js';
 
 // --output FILE: write to a temporary file beside FILE and rename it over FILE only
 // when everything was written. A failed or interrupted run leaves no partial file.
+// Only a regular file (or a new path) is replaced so: a named pipe, a device
+// (/dev/null, /dev/stdout on a terminal) or a link to one is written into as it is,
+// as a shell's `>` would, and a link to a regular file keeps being a link.
 
 /** Temporary files still open; removed even on an abrupt exit. */
 const pending = new Set<string>();
@@ -19,6 +24,40 @@ export interface AtomicFile {
   stream: WriteStream;
   commit(): Promise<void>;
   abort(): Promise<void>;
+}
+
+/** What `--output` writes through: `target` replaced atomically, or written into when it is a pipe or a device. */
+export async function openOutputFile(target: string): Promise<AtomicFile> {
+  const found = await stat(target).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (found?.isDirectory()) throw new UsageError(`--output "${printable(target)}" is a folder`, 'give the path of a file, such as records.csv inside it');
+  if (found && !found.isFile()) return openInPlace(target);
+  const link = await lstat(target).catch(() => undefined);
+  if (!found || !link?.isSymbolicLink()) return openAtomic(target);
+  // /dev/stdout, /dev/fd/N: a descriptor another process opened (a shell's `> file`); its file is written into, never replaced.
+  const to = await readlink(target);
+  if ([resolve(target), resolve(dirname(target), to)].some((p) => p.startsWith('/dev/') || p.startsWith('/proc/'))) return openInPlace(target);
+  return openAtomic(await realpath(target));
+}
+
+/** Writes straight into a pipe or a device; appending, so a regular file behind /dev/stdout keeps what came before. */
+async function openInPlace(target: string): Promise<AtomicFile> {
+  // Opening a named pipe waits for its reader, as a shell's redirection does.
+  const handle = await open(target, 'a');
+  const stream = handle.createWriteStream() as unknown as WriteStream;
+  return {
+    stream,
+    async commit() {
+      stream.end();
+      await finished(stream);
+    },
+    async abort() {
+      stream.destroy();
+      await finished(stream).catch(() => {});
+    },
+  };
 }
 
 export async function openAtomic(target: string): Promise<AtomicFile> {

@@ -1,4 +1,4 @@
-import type { Session } from '../runtime/session.js';
+import { isDumbTerminal, type Session } from '../runtime/session.js';
 
 // One progress line on stderr for long exports: records fetched of total, rate, ETA.
 // Only for a person at a terminal, never with --quiet; ora is loaded only then.
@@ -8,6 +8,8 @@ type Spinner = { text: string; stop(): void };
 export class Progress {
   private spinner?: Spinner;
   private loading?: Promise<void>;
+  /** Set by stop(): a spinner still loading then never starts (it would keep the process alive). */
+  private stopped = false;
   private readonly started = performance.now();
 
   constructor(
@@ -16,11 +18,12 @@ export class Progress {
     /** What is being fetched, shown first (`one_time_transfers: 1,000 of …`). */
     private readonly label?: string,
   ) {
-    if (!enabled || session.quiet || !session.ctx.stderrIsTTY) return;
+    if (!enabled || session.quiet || !session.ctx.stderrIsTTY || isDumbTerminal(session.ctx.env)) return;
     // A terminal of unknown size (a pty nobody sized, as under `script` in CI) reports
     // 0 columns, and ora divides by the width: it would clear lines forever.
     if (!(session.ctx.stderr as { columns?: number }).columns) return;
     this.loading = import('ora').then(({ default: ora }) => {
+      if (this.stopped) return;
       this.spinner = ora({ stream: session.ctx.stderr as NodeJS.WritableStream & { isTTY?: boolean }, discardStdin: false }).start('fetching…');
     });
   }
@@ -28,6 +31,7 @@ export class Progress {
   async update(done: number, total: number): Promise<void> {
     if (!this.loading) return;
     await this.loading;
+    if (!this.spinner) return;
     const seconds = (performance.now() - this.started) / 1000;
     const rate = seconds > 0 ? done / seconds : 0;
     const eta = rate > 0 && total > done ? ` · ETA ${Math.ceil((total - done) / rate)} s` : '';
@@ -35,6 +39,7 @@ export class Progress {
   }
 
   stop(): void {
+    this.stopped = true;
     this.spinner?.stop();
   }
 }

@@ -94,3 +94,15 @@ function escapeRawInJson(json: string): string {
 export function terminalJson(value: unknown, indent?: number): string {
   return escapeRawInJson(JSON.stringify(value, null, indent));
 }
+
+/** Most items a message lists; the rest are counted. */
+const LISTED_ITEMS = 10;
+
+/**
+ * Items joined for a message, the first few only: "a, b, c, … and 9,990 more". A
+ * server can send any number of odd fields; one warning must stay one readable line.
+ */
+export function firstOf(items: readonly string[], max = LISTED_ITEMS): string {
+  if (items.length <= max) return items.join(', ');
+  return `${items.slice(0, max).join(', ')}, … and ${(items.length - max).toLocaleString('en-US')} more`;
+}

@@ -30,6 +30,8 @@ export interface OutputOptions {
   csvRaw: boolean;
   /** stdout is a terminal: box-drawn table; otherwise tab-separated text. */
   tty: boolean;
+  /** A terminal that cannot draw boxes (TERM=dumb): the table prints as in a pipe. */
+  dumb?: boolean;
   /** Colour allowed (terminal, no NO_COLOR / --no-color). */
   color: boolean;
   /** Terminal width in columns; the table is fitted to it. */
@@ -356,8 +358,8 @@ function rowEmitter(opts: OutputOptions, kind: 'list' | 'single', sink: ChunkedS
     case 'csv':
       return csv(opts, sink);
     case 'table':
-      if (kind === 'single') return opts.tty ? fieldValueTable(opts, sink) : fieldValueText(opts, sink);
-      return opts.tty ? boxTable(opts, sink) : tabSeparated(opts, sink);
+      if (kind === 'single') return opts.tty && !opts.dumb ? fieldValueTable(opts, sink) : fieldValueText(opts, sink);
+      return opts.tty && !opts.dumb ? boxTable(opts, sink) : tabSeparated(opts, sink);
   }
 }
 
@@ -425,7 +427,9 @@ const CSV_EOL = '\r\n';
  * and no records nothing is printed, since there are no columns to name.
  */
 function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
-  const cellText = opts.csvRaw ? plain : (v: unknown) => (typeof v === 'string' ? neutraliseFormula(v) : plain(v));
+  const fileText = opts.csvRaw ? plain : (v: unknown) => (typeof v === 'string' ? neutraliseFormula(v) : plain(v));
+  // On a terminal, server text is made inert as in the table; files and pipes get its exact bytes.
+  const cellText = opts.tty ? (v: unknown) => neutraliseTerminal(fileText(v)) : fileText;
   const time = timeText(timeStyleOf(opts, 'local'), opts.zone);
   let columns = opts.columns ? columnsNamed(opts.columns) : undefined;
   let timeColumns: boolean[] = [];

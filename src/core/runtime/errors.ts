@@ -20,7 +20,7 @@ export const EXIT = {
 export const EXIT_MEANINGS: readonly { code: number; short: string; meaning: string }[] = [
   { code: EXIT.ok, short: 'ok', meaning: 'success' },
   { code: EXIT.internal, short: 'internal error', meaning: 'unexpected internal error (please report it; --debug shows details)' },
-  { code: EXIT.usage, short: 'bad input', meaning: 'usage or invalid input; nothing was sent' },
+  { code: EXIT.usage, short: 'bad input', meaning: 'usage or invalid input, or a config file payrec will not use; nothing was sent' },
   { code: EXIT.auth, short: 'auth', meaning: 'authentication or permission: no key, or the API answered 401/403' },
   { code: EXIT.notFound, short: 'not found', meaning: 'not found (404)' },
   { code: EXIT.client, short: 'API 4xx', meaning: 'other client error from the API (4xx, including 429 after retries)' },
@@ -99,6 +99,21 @@ export class DryRunComplete extends PayrecError {
   constructor() {
     super('dry run', EXIT.ok);
   }
+}
+
+/**
+ * Why a server of ours (emulator start, webhook-notifications listen) could not listen:
+ * a port another process holds, one that needs privileges, or an address this machine
+ * does not have are the user's to change (exit 2); anything else is unexpected.
+ */
+export function listenError(err: unknown, host: string, port: number): unknown {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'EADDRINUSE') return new UsageError(`port ${port} is in use; choose another --port`, 'or --port 0 for any free port');
+  if (code === 'EACCES') return new UsageError(`not allowed to listen on port ${port}; choose another --port`, 'ports below 1024 need privileges');
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
+    return new UsageError(`cannot listen on ${host}: not an address of this machine; check --host`);
+  }
+  return err;
 }
 
 export function exitCodeForStatus(status: number): number {

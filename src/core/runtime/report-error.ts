@@ -1,6 +1,7 @@
 import type { Context } from './context.js';
 import { EXIT, PayrecError } from './errors.js';
 import { neutraliseTerminal } from '../output/sanitize.js';
+import { maskSecrets } from './secrets.js';
 
 // The one place where an error becomes a message on stderr and an exit code.
 // Users see what went wrong and what to do; stack traces only with --debug.
@@ -14,9 +15,9 @@ export function reportError(err: unknown, ctx: Context, debug: boolean): number 
       ctx.stderr.write('interrupted\n');
       return EXIT.interrupted;
     }
-    ctx.stderr.write(`error: ${neutraliseTerminal(err.message)}\n`);
-    if (err.hint) ctx.stderr.write(`hint: ${neutraliseTerminal(err.hint)}\n`);
-    if (debug && err.stack) ctx.stderr.write(err.stack + '\n');
+    ctx.stderr.write(`error: ${shown(err.message)}\n`);
+    if (err.hint) ctx.stderr.write(`hint: ${shown(err.hint)}\n`);
+    if (debug && err.stack) ctx.stderr.write(maskSecrets(err.stack) + '\n');
     return err.exitCode;
   }
   if (ctx.signal.aborted) {
@@ -25,7 +26,12 @@ export function reportError(err: unknown, ctx: Context, debug: boolean): number 
   }
   const e = err as NodeJS.ErrnoException;
   if (e?.code === 'EPIPE') return EXIT.ok; // the reader went away (payrec … | head)
-  ctx.stderr.write(`error: unexpected internal error: ${neutraliseTerminal(e?.message ?? String(err))}\n`);
-  ctx.stderr.write(debug && e?.stack ? e.stack + '\n' : 'hint: run again with --debug for details, and report it\n');
+  ctx.stderr.write(`error: unexpected internal error: ${shown(e?.message ?? String(err))}\n`);
+  ctx.stderr.write(debug && e?.stack ? maskSecrets(e.stack) + '\n' : 'hint: run again with --debug for details, and report it\n');
   return EXIT.internal;
+}
+
+/** A message line as the user sees it: inert on a terminal, the API key masked. */
+function shown(text: string): string {
+  return neutraliseTerminal(maskSecrets(text));
 }

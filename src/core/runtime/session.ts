@@ -1,7 +1,7 @@
 import chalk from 'chalk';
 import { setFlagsFromString } from 'node:v8';
-import { openAtomic } from '../output/atomic-file.js';
-import { ConfigStore } from '../config/config-store.js';
+import { openOutputFile } from '../output/atomic-file.js';
+import { ConfigStore, type ConfigFileError } from '../config/config-store.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
 import { ApiClient } from '../http/client.js';
@@ -11,6 +11,7 @@ import type { OutputOptions } from '../output/writer.js';
 import { requireKey, resolveSettings, type Settings } from '../config/settings.js';
 import { canonicalZone, UTC } from './zone.js';
 import { hasControlCharacters, neutraliseTerminal, printable } from '../output/sanitize.js';
+import { maskSecrets } from './secrets.js';
 
 // One run of one command: the global options, parsed once, and what they lead to
 // (settings, the HTTP client, where output goes). Commands get everything from here.
@@ -64,29 +65,33 @@ export class Session {
     readonly flags: GlobalFlags,
   ) {
     this.store = new ConfigStore(ctx.env);
-    const envFormat = ctx.env.PAYREC_FORMAT;
-    this.format = parseOption(optionSchemas.format, flags.format ?? envFormat ?? 'table', '--format');
+    this.format = parseOption(optionSchemas.format, ...flagOrEnv(flags.format, '--format', ctx.env, 'PAYREC_FORMAT', 'table'));
     this.columns = flags.columns === undefined ? undefined : parseColumns(flags.columns);
     this.quiet = Boolean(flags.quiet);
-    // --no-color, NO_COLOR (any value) and a non-terminal all turn colour off.
-    this.color = flags.color !== false && !('NO_COLOR' in ctx.env) && ctx.stdoutIsTTY;
+    // --no-color, NO_COLOR (not empty: no-color.org), TERM=dumb and a non-terminal all turn colour off.
+    this.color = flags.color !== false && !ctx.env.NO_COLOR && !isDumbTerminal(ctx.env) && ctx.stdoutIsTTY;
     chalk.level = this.color ? chalk.level || 1 : 0;
-    this.zone = parseZone(flags.tz, ctx.env.PAYREC_TZ);
+    this.zone = parseZone(flags.tz, ctx.env);
     this.timeFormat = flags.timeFormat === undefined ? undefined : parseOption(optionSchemas.timeFormat, flags.timeFormat, '--time-format');
-    this.timeoutMs = parseOption(optionSchemas.timeout, flags.timeout ?? '30', '--timeout') * 1000;
+    this.timeoutMs = parseOption(optionSchemas.timeout, ...flagOrEnv(flags.timeout, '--timeout', ctx.env, 'PAYREC_TIMEOUT', '30')) * 1000;
     this.retries = parseOption(optionSchemas.retries, flags.retries ?? '3', '--retries');
     if (flags.output !== undefined && (flags.output === '' || hasControlCharacters(flags.output))) {
       throw new UsageError(`invalid --output "${printable(flags.output)}": expected a file path without control characters`);
     }
   }
 
-  settings(): Promise<Settings> {
-    this.settingsP ??= this.loadSettings();
+  /**
+   * The settings in effect. `repair`: for the commands that must work while the config
+   * file cannot be used (`config list`), which then only warns and leaves it out, as
+   * --emulator does (it needs no stored key).
+   */
+  settings(o: { repair?: boolean } = {}): Promise<Settings> {
+    this.settingsP ??= this.loadSettings(Boolean(o.repair || this.flags.emulator));
     return this.settingsP;
   }
 
-  private async loadSettings(): Promise<Settings> {
-    const s = await resolveSettings(this.flags, this.ctx.env, this.store);
+  private async loadSettings(repair: boolean): Promise<Settings> {
+    const s = await resolveSettings(this.flags, this.ctx.env, this.store, repair ? (problem) => this.warnConfig(problem) : undefined);
     if (!this.flags.emulator) return s;
     // --emulator: an in-process emulator on an ephemeral loopback port, with its demo key.
     const { startEmulator } = await import('../../emulator/index.js');
@@ -105,22 +110,27 @@ export class Session {
   client(connections?: number, smallHeap = true): Promise<ApiClient> {
     this.clientP ??= this.settings().then((s) => {
       tuneMemory(smallHeap);
-      const client = new ApiClient({
-        baseUrl: s.baseUrl,
-        chain: s.chain,
-        apiKey: this.flags.dryRun ? '' : requireKey(s),
-        timeoutMs: this.timeoutMs,
-        retries: this.retries,
-        connections,
-        signal: this.ctx.signal,
-        debug: this.flags.debug ? (line) => this.ctx.stderr.write(`debug: ${neutraliseTerminal(line)}\n`) : undefined,
-        onRetry: (m) => this.notice(m),
-        dryRun: this.flags.dryRun ? (curl) => this.ctx.stdout.write(curl + '\n') : undefined,
-      });
+      const client = this.newClient(s, this.flags.dryRun ? '' : requireKey(s), connections);
       this.cleanups.push(() => client.close());
       return client;
     });
     return this.clientP;
+  }
+
+  /** A client with this run's --timeout, --retries, --debug and --dry-run, for `apiKey` (auth checks a key before it is stored); the caller closes it. */
+  newClient(s: Pick<Settings, 'baseUrl' | 'chain'>, apiKey: string, connections?: number): ApiClient {
+    return new ApiClient({
+      baseUrl: s.baseUrl,
+      chain: s.chain,
+      apiKey,
+      timeoutMs: this.timeoutMs,
+      retries: this.retries,
+      connections,
+      signal: this.ctx.signal,
+      debug: this.flags.debug ? (line) => this.ctx.stderr.write(`debug: ${neutraliseTerminal(maskSecrets(line))}\n`) : undefined,
+      onRetry: (m) => this.notice(m),
+      dryRun: this.flags.dryRun ? (curl) => this.ctx.stdout.write(curl + '\n') : undefined,
+    });
   }
 
   /** Output options for the chosen format; --columns are validated by the caller. */
@@ -133,6 +143,7 @@ export class Session {
       flatten: this.flags.flatten,
       csvRaw: Boolean(this.flags.csvRaw),
       tty: this.ctx.stdoutIsTTY && !this.flags.output,
+      dumb: isDumbTerminal(this.ctx.env),
       color: this.color && !this.flags.output,
       width: this.ctx.columns,
       zone: this.zone,
@@ -147,10 +158,11 @@ export class Session {
       return { stream: this.ctx.stdout, commit: async () => {}, abort: async () => {} };
     }
     try {
-      const target = await openAtomic(file);
+      const target = await openOutputFile(file);
       this.cleanups.unshift(() => target.abort());
       return target;
     } catch (err) {
+      if (err instanceof UsageError) throw err;
       throw new UsageError(`cannot write --output "${printable(file)}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
   }
@@ -162,13 +174,19 @@ export class Session {
   warn(message: string): void {
     if (this.quiet || this.warned.has(message)) return;
     this.warned.add(message);
-    this.ctx.stderr.write(`warning: ${neutraliseTerminal(message)}\n`);
+    this.ctx.stderr.write(`warning: ${neutraliseTerminal(maskSecrets(message))}\n`);
   }
 
   /** Progress and hints: only for a person at a terminal (they may quote a server: a retried status, a link). */
   notice(message: string): void {
     if (this.quiet || !this.ctx.stderrIsTTY) return;
-    this.ctx.stderr.write(neutraliseTerminal(message) + '\n');
+    this.ctx.stderr.write(neutraliseTerminal(maskSecrets(message)) + '\n');
+  }
+
+  /** Tells what is wrong with the config file (`leftOut`: and that this run does without it), and how to fix it. */
+  warnConfig(problem: ConfigFileError, leftOut = true): void {
+    this.warn(leftOut ? `${problem.message}; it is left out of this run` : problem.message);
+    if (!this.quiet) this.ctx.stderr.write(`hint: ${problem.hint}\n`);
   }
 
   async close(): Promise<void> {
@@ -177,13 +195,28 @@ export class Session {
 }
 
 /** --tz, else PAYREC_TZ, else UTC; the message quotes what was given and where. */
-function parseZone(flag: string | undefined, env: string | undefined): string {
-  const [given, source] = flag !== undefined ? [flag, '--tz'] : env !== undefined && env !== '' ? [env, 'PAYREC_TZ'] : [UTC, ''];
+function parseZone(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  const [given, source] = flagOrEnv(flag, '--tz', env, 'PAYREC_TZ', UTC);
   const zone = canonicalZone(given);
   if (zone === undefined) {
     throw new UsageError(`invalid ${source} "${printable(given)}": expected an IANA time zone name such as UTC, Europe/Berlin or America/New_York`);
   }
   return zone;
+}
+
+/** A terminal that shows text only: no colour, no box drawing, no cursor movement. */
+export function isDumbTerminal(env: NodeJS.ProcessEnv): boolean {
+  return env.TERM === 'dumb';
+}
+
+/**
+ * A flag's value, else its environment variable's (an empty one is unset), else the
+ * default; with the name to quote when the value is invalid: what the user typed it as.
+ */
+function flagOrEnv(flag: string | undefined, flagName: string, env: NodeJS.ProcessEnv, variable: string, fallback: string): [string, string] {
+  if (flag !== undefined) return [flag, flagName];
+  if (env[variable]) return [env[variable], variable];
+  return [fallback, flagName];
 }
 
 function parseColumns(raw: string): string[] {
