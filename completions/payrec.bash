@@ -146,7 +146,7 @@ _payrec_words() {
 }
 _payrec_flags() {
   case "$1" in
-    '') echo '--version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    '') echo '--version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'fixed-recurring') echo '' ;;
     'fixed-recurring short-urls') echo '' ;;
     'fixed-recurring short-urls list') echo '--plan-id --limit --all --page-size --offset --concurrency --summary --count --fail-if-any --jq' ;;
@@ -154,19 +154,19 @@ _payrec_flags() {
     'fixed-recurring short-urls delete') echo '--yes -y' ;;
     'fixed-recurring short-urls create') echo '--name --plan-id --success-url --error-url --extra' ;;
     'fixed-recurring short-urls update') echo '--name --plan-id --success-url --error-url --extra' ;;
-    'fixed-recurring billings') echo '--plan-id --subscription-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
-    'fixed-recurring cancellations') echo '--plan-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
+    'fixed-recurring billings') echo '--plan-id --subscription-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
+    'fixed-recurring cancellations') echo '--plan-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'fixed-recurring cancellation') echo '' ;;
     'fixed-recurring webhook') echo '' ;;
     'fixed-recurring webhook get') echo '--plan-id' ;;
     'fixed-recurring webhook delete') echo '--plan-id --yes -y' ;;
     'fixed-recurring webhook set') echo '--plan-id' ;;
     'variable-recurring') echo '' ;;
-    'variable-recurring cancellations') echo '--plan-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
+    'variable-recurring cancellations') echo '--plan-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'variable-recurring cancellation') echo '' ;;
-    'variable-recurring cancellation-requests') echo '--plan-id --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
+    'variable-recurring cancellation-requests') echo '--plan-id --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'variable-recurring cancellation-request') echo '' ;;
-    'variable-recurring transfers') echo '--plan-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
+    'variable-recurring transfers') echo '--plan-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'on-demand') echo '' ;;
     'on-demand short-urls') echo '' ;;
     'on-demand short-urls list') echo '--plan-id --limit --all --page-size --offset --concurrency --summary --count --fail-if-any --jq' ;;
@@ -174,21 +174,21 @@ _payrec_flags() {
     'on-demand short-urls delete') echo '--yes -y' ;;
     'on-demand short-urls create') echo '--name --plan-id --success-url --error-url --extra' ;;
     'on-demand short-urls update') echo '--name --plan-id --success-url --error-url --extra' ;;
-    'on-demand transfers') echo '--plan-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
+    'on-demand transfers') echo '--plan-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'one-time') echo '' ;;
     'one-time payments') echo '' ;;
-    'one-time payments list') echo '--transaction-hash --tag --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
+    'one-time payments list') echo '--transaction-hash --tag --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'one-time payments get') echo '' ;;
-    'one-time transfers') echo '--tag --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
+    'one-time transfers') echo '--tag --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'wallet-to-wallet') echo '' ;;
     'wallet-to-wallet payments') echo '' ;;
-    'wallet-to-wallet payments list') echo '--tag --receiver --token --email --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --count --fail-if-any --jq' ;;
+    'wallet-to-wallet payments list') echo '--tag --receiver --token --email --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --count --fail-if-any --jq' ;;
     'wallet-to-wallet payments get') echo '' ;;
-    'wallet-to-wallet transfers') echo '--email --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
+    'wallet-to-wallet transfers') echo '--email --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'scheduled-payments') echo '' ;;
-    'scheduled-payments transfers') echo '--schedule-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
+    'scheduled-payments transfers') echo '--schedule-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'dollar-cost-average') echo '' ;;
-    'dollar-cost-average executions') echo '--strategy-id --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
+    'dollar-cost-average executions') echo '--strategy-id --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'webhook-notifications') echo '' ;;
     'webhook-notifications get') echo '' ;;
     'webhook-notifications verify') echo '' ;;
@@ -220,12 +220,15 @@ _payrec_values() {
     --chain) echo 'bsc ethereum polygon sandbox' ;;
     --flatten) echo 'receivers swaps' ;;
     --chart) echo 'day week month' ;;
+    --time-format) echo 'unix iso' ;;
+    --period) echo 'today yesterday this-month last-month last-quarter last-year' ;;
+    --tz) echo 'UTC Europe/Berlin Europe/London America/New_York Asia/Tokyo' ;;
     *) return 1 ;;
   esac
 }
 _payrec_takes_value() {
   case "$1" in
-    --base-url|--body|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--flatten|--format|--forward-to|--from|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--name|--now|--offset|--output|--page-size|--parquet|--pending-fraction|--plan-id|--port|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--status|--strategy-id|--subscription-id|--success-url|--tag|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|-X|-f|-o) return 0 ;;
+    --base-url|--body|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--flatten|--format|--forward-to|--from|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--name|--now|--offset|--output|--page-size|--parquet|--pending-fraction|--period|--plan-id|--port|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|-X|-f|-o) return 0 ;;
   esac
   return 1
 }

@@ -285,7 +285,7 @@ end
 function __payrec_flags
     switch "$argv[1]"
         case ''
-            printf '%s\n' --version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring'
             printf '%s\n' 
         case 'fixed-recurring short-urls'
@@ -301,9 +301,9 @@ function __payrec_flags
         case 'fixed-recurring short-urls update'
             printf '%s\n' --name --plan-id --success-url --error-url --extra
         case 'fixed-recurring billings'
-            printf '%s\n' --plan-id --subscription-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq
+            printf '%s\n' --plan-id --subscription-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq
         case 'fixed-recurring cancellations'
-            printf '%s\n' --plan-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq
+            printf '%s\n' --plan-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq
         case 'fixed-recurring cancellation'
             printf '%s\n' 
         case 'fixed-recurring webhook'
@@ -317,15 +317,15 @@ function __payrec_flags
         case 'variable-recurring'
             printf '%s\n' 
         case 'variable-recurring cancellations'
-            printf '%s\n' --plan-id --triggered-by --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq
+            printf '%s\n' --plan-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq
         case 'variable-recurring cancellation'
             printf '%s\n' 
         case 'variable-recurring cancellation-requests'
-            printf '%s\n' --plan-id --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq
+            printf '%s\n' --plan-id --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq
         case 'variable-recurring cancellation-request'
             printf '%s\n' 
         case 'variable-recurring transfers'
-            printf '%s\n' --plan-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq
+            printf '%s\n' --plan-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq
         case 'on-demand'
             printf '%s\n' 
         case 'on-demand short-urls'
@@ -341,35 +341,35 @@ function __payrec_flags
         case 'on-demand short-urls update'
             printf '%s\n' --name --plan-id --success-url --error-url --extra
         case 'on-demand transfers'
-            printf '%s\n' --plan-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq
+            printf '%s\n' --plan-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq
         case 'one-time'
             printf '%s\n' 
         case 'one-time payments'
             printf '%s\n' 
         case 'one-time payments list'
-            printf '%s\n' --transaction-hash --tag --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq
+            printf '%s\n' --transaction-hash --tag --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq
         case 'one-time payments get'
             printf '%s\n' 
         case 'one-time transfers'
-            printf '%s\n' --tag --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq
+            printf '%s\n' --tag --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq
         case 'wallet-to-wallet'
             printf '%s\n' 
         case 'wallet-to-wallet payments'
             printf '%s\n' 
         case 'wallet-to-wallet payments list'
-            printf '%s\n' --tag --receiver --token --email --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --count --fail-if-any --jq
+            printf '%s\n' --tag --receiver --token --email --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --count --fail-if-any --jq
         case 'wallet-to-wallet payments get'
             printf '%s\n' 
         case 'wallet-to-wallet transfers'
-            printf '%s\n' --email --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq
+            printf '%s\n' --email --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq
         case 'scheduled-payments'
             printf '%s\n' 
         case 'scheduled-payments transfers'
-            printf '%s\n' --schedule-id --sender --receiver --token --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq
+            printf '%s\n' --schedule-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq
         case 'dollar-cost-average'
             printf '%s\n' 
         case 'dollar-cost-average executions'
-            printf '%s\n' --strategy-id --from --to --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq
+            printf '%s\n' --strategy-id --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq
         case 'webhook-notifications'
             printf '%s\n' 
         case 'webhook-notifications get'
@@ -430,6 +430,12 @@ function __payrec_values
             printf '%s\n' receivers swaps
         case '--chart'
             printf '%s\n' day week month
+        case '--time-format'
+            printf '%s\n' unix iso
+        case '--period'
+            printf '%s\n' today yesterday this-month last-month last-quarter last-year
+        case '--tz'
+            printf '%s\n' UTC Europe/Berlin Europe/London America/New_York Asia/Tokyo
         case '*'
             return 1
     end
@@ -445,7 +451,7 @@ function __payrec_complete
             continue
         end
         if string match -q -- '-*' $w
-            contains -- $w --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --status --strategy-id --subscription-id --success-url --tag --timeout --to --token --transaction-hash --triggered-by --type -X -f -o; and set skip 1
+            contains -- $w --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and set skip 1
             continue
         end
         set -l next (__payrec_child "$cmdpath" $w); and set cmdpath $next
@@ -456,7 +462,7 @@ function __payrec_complete
         __fish_complete_path $cur
         return
     end
-    contains -- $prev --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --status --strategy-id --subscription-id --success-url --tag --timeout --to --token --transaction-hash --triggered-by --type -X -f -o; and return
+    contains -- $prev --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and return
     if string match -q -- '-*' $cur
         __payrec_flags $cmdpath
         test -n "$cmdpath"; and __payrec_flags ''

@@ -7,6 +7,7 @@ import { flagOf, optionSchemas, parseOption } from '../core/runtime/options.js';
 import { runEndpoint, type ListQuery } from '../core/lists/run-endpoint.js';
 import type { Session } from '../core/runtime/session.js';
 import { parseDuration, parseTime } from '../core/runtime/time.js';
+import { parsePeriod, PERIOD_FORMS } from '../core/runtime/period.js';
 import { token as tokenSchema } from '../registry/validators.js';
 import { printable } from '../core/output/sanitize.js';
 import type { CommandAction } from '../core/runtime/action.js';
@@ -69,7 +70,8 @@ export function addListOptions(cmd: Command, timeWindow: boolean, hasTokenFilter
   if (timeWindow) {
     cmd
       .option('--from <time>', 'oldest record: Unix seconds, ISO 8601 date or date-time, or an age (30m, 24h, 7d, 2w)')
-      .option('--to <time>', 'newest record, same forms as --from (default: now, pinned when the command starts)')
+      .option('--to <time>', 'newest record, same forms as --from; a date alone includes that whole day (default: now, pinned when the command starts)')
+      .option('--period <period>', `a calendar period in --tz, from its start up to the next one's: ${PERIOD_FORMS}`)
       .option('--sort <order>', 'asc or desc by timestamp (default desc)');
   }
   cmd
@@ -95,6 +97,7 @@ interface ListFlags extends GateFlags {
   chart?: string;
   token?: string;
   follow?: boolean;
+  period?: string;
   interval?: string;
   lookback?: string;
   from?: string;
@@ -107,8 +110,11 @@ interface ListFlags extends GateFlags {
   concurrency?: string;
 }
 
-/** `toFile`: the output goes to a file (-o), which takes the whole window unless --limit is given. */
-export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: boolean, toFile = false): ListQuery {
+/**
+ * `zone`: --tz, where the days of --period and of date-only --from/--to begin; `toFile`:
+ * the output goes to a file (-o), which takes the whole window unless --limit is given.
+ */
+export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: boolean, zone: string, toFile = false): ListQuery {
   if (flags.all && flags.limit !== undefined) throw new UsageError('give either --limit or --all, not both');
   const gates = parseGateFlags(flags);
   // A summary, chart, count or jq answer over the first 100 records would answer the wrong
@@ -122,11 +128,7 @@ export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: 
     flags.pageSize !== undefined ? parseOption(optionSchemas.pageSize, flags.pageSize, '--page-size') : gates.statuses ? 1000 : Math.min(limit, 1000);
   const offset = flags.offset !== undefined ? parseOption(optionSchemas.offset, flags.offset, '--offset') : 0;
   const concurrency = flags.concurrency !== undefined ? parseOption(optionSchemas.concurrency, flags.concurrency, '--concurrency') : 4;
-  const from = flags.from !== undefined ? parseTime(flags.from, nowMs, '--from') : undefined;
-  // `to` is pinned to the start of the command: the window is what existed then. Records
-  // that arrive meanwhile with a timestamp inside it (late ones) are the paginator's care.
-  const to = flags.to !== undefined ? parseTime(flags.to, nowMs, '--to') : Math.floor(nowMs / 1000);
-  if (from !== undefined && from > to) throw new UsageError(`--from (${from}) is later than --to (${to})`);
+  const { from, to } = windowOf(flags, nowMs, zone);
   const sort = flags.sort !== undefined ? parseOption(optionSchemas.sort, flags.sort, '--sort') : undefined;
   const query: ListQuery = { window: { limit, pageSize, offset, concurrency }, from, to, sort, ...gates };
   const modes = [
@@ -140,18 +142,19 @@ export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: 
   if (gates.jq !== undefined && (flags.chart !== undefined || flags.follow)) throw new UsageError(`--jq does not go with ${flags.follow ? '--follow' : '--chart'}`);
   query.summary = flags.summary;
   if (flags.chart !== undefined) {
-    query.chart = { period: parseOption(optionSchemas.period, flags.chart, '--chart') };
+    query.chart = { period: parseOption(optionSchemas.period, flags.chart, '--chart'), zone };
     if (flags.token !== undefined) query.chart.token = parseOption(tokenSchema, flags.token, '--token');
   } else if (flags.token !== undefined && !hasTokenFilter) {
     throw new UsageError('--token goes with --chart (to filter records by token, use the list\'s own --token where it has one)');
   }
   if (flags.follow) {
     if (gates.failIfAny) throw new UsageError('--fail-if-any gives its answer when the list ends, and --follow never ends: give a --from/--to window instead');
-    if (flags.all || flags.limit !== undefined || flags.offset !== undefined || flags.to !== undefined) {
-      throw new UsageError('--follow prints new records as they come: it does not take --all, --limit, --offset or --to');
+    if (flags.all || flags.limit !== undefined || flags.offset !== undefined || flags.to !== undefined || flags.period !== undefined) {
+      throw new UsageError('--follow prints new records as they come: it does not take --all, --limit, --offset, --to or --period');
     }
     query.to = undefined;
     query.follow = {
+      startedAt: Math.floor(nowMs / 1000),
       intervalMs: parseOption(optionSchemas.interval, flags.interval ?? '10', '--interval') * 1000,
       lookbackSeconds: parseDuration(flags.lookback ?? '10m', '--lookback'),
     };
@@ -159,6 +162,33 @@ export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: 
     throw new UsageError(`${flags.interval !== undefined ? '--interval' : '--lookback'} goes with --follow`);
   }
   return query;
+}
+
+/**
+ * [from, to] in inclusive Unix seconds (the API's), from --from/--to or --period.
+ * `to` is pinned to the start of the command when not given, and a period that
+ * reaches into the future ends now: the window is what existed then. Records that
+ * arrive meanwhile with a timestamp inside it (late ones) are the paginator's care.
+ */
+function windowOf(flags: ListFlags, nowMs: number, zone: string): { from?: number; to: number } {
+  const now = Math.floor(nowMs / 1000);
+  if (flags.period !== undefined) {
+    const other = flags.from !== undefined ? '--from' : flags.to !== undefined ? '--to' : undefined;
+    if (other) throw new UsageError(`give either --period or ${other}, not both (a period is its own from and to)`);
+    const span = parsePeriod(flags.period, now, zone);
+    if (!span) throw new UsageError(`invalid --period "${printable(flags.period)}": expected one of ${PERIOD_FORMS}`);
+    // Half-open [start, end) as the API's inclusive seconds: whole seconds make end − 1 exact.
+    // A period not yet begun is simply empty; one under way ends now.
+    return { from: span.start, to: span.start > now ? span.end - 1 : Math.min(span.end - 1, now) };
+  }
+  const from = flags.from !== undefined ? parseTime(flags.from, nowMs, '--from', zone) : undefined;
+  const to = flags.to !== undefined ? parseTime(flags.to, nowMs, '--to', zone, true) : now;
+  if (from !== undefined && from > to) {
+    // Quote what the user typed; a --to never typed is "now".
+    const end = flags.to !== undefined ? `--to "${printable(flags.to)}"` : 'now (give --to for a window in the future)';
+    throw new UsageError(`--from "${printable(flags.from!)}" is later than ${end}`);
+  }
+  return { from, to };
 }
 
 async function runGroup(session: Session, cmd: Command, group: Endpoint[]): Promise<void> {
@@ -180,7 +210,7 @@ async function runGroup(session: Session, cmd: Command, group: Endpoint[]): Prom
   if (endpoint.confirm) await confirmOrRefuse(session, endpoint, pathValues, opts.yes === true);
   const list =
     endpoint.kind === 'list'
-      ? parseListFlags(opts as ListFlags, session.ctx.now(), endpoint.filters.some((f) => f.name === 'token'), session.flags.output !== undefined)
+      ? parseListFlags(opts as ListFlags, session.ctx.now(), endpoint.filters.some((f) => f.name === 'token'), session.zone, session.flags.output !== undefined)
       : undefined;
   if (list && !endpoint.timeWindow) {
     list.to = undefined;

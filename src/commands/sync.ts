@@ -46,7 +46,7 @@ export function addSyncCommand(program: Command, action: CommandAction): void {
     .option('--strategy-id <id>', 'with dca/executions: read only the executions of this strategy (repeatable; without it, every execution)', collect)
     .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
     .option('--lookback <duration>', 're-read this far before each cursor, for late records and changed statuses (default 1h)')
-    .option('--from <time>', "where a collection's first sync starts: Unix seconds, ISO 8601 date or date-time, or an age (default: its first record)")
+    .option('--from <time>', "where a collection's first sync starts: Unix seconds, ISO 8601 date (midnight in --tz) or date-time, or an age (default: its first record)")
     .option('--full', 're-read every record, not only what is new since the last sync')
     .option('--concurrency <n>', 'pages fetched at once (default 4)')
     .option('--parquet <dir>', 'also write the mirror as Hive-partitioned Parquet into DIR, rewriting only partitions that changed')
@@ -79,7 +79,7 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   }
   const lookback = parseDuration(flags.lookback ?? '1h', '--lookback');
   if (lookback > MAX_LOOKBACK) throw new UsageError(`invalid --lookback "${printable(flags.lookback!)}": expected at most 366d (to re-read everything, use --full)`);
-  const from = flags.from !== undefined ? parseTime(flags.from, session.ctx.now(), '--from') : undefined;
+  const from = flags.from !== undefined ? parseTime(flags.from, session.ctx.now(), '--from', session.zone) : undefined;
   const concurrency = parseOption(optionSchemas.concurrency, flags.concurrency ?? '4', '--concurrency');
   const output = session.output('list', REPORT_COLUMNS);
   if (output.columns) validateColumns(output.columns, ['collection', ...REPORT_COLUMNS]);

@@ -30,6 +30,10 @@ export const FLAG_VALUES: Record<string, string[]> = {
   '--chain': [...KNOWN_CHAINS],
   '--flatten': ['receivers', 'swaps'],
   '--chart': ['day', 'week', 'month'],
+  '--time-format': ['unix', 'iso'],
+  // The cron forms; a year, quarter, month or day is typed.
+  '--period': ['today', 'yesterday', 'this-month', 'last-month', 'last-quarter', 'last-year'],
+  '--tz': ['UTC', 'Europe/Berlin', 'Europe/London', 'America/New_York', 'Asia/Tokyo'],
 };
 
 export function completionModel(program: Command): CompletionModel {

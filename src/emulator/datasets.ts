@@ -160,8 +160,58 @@ export class Datasets {
     for (let i = 0; i < records; i++) out[i] = now - YEAR + Math.floor(r.float() * YEAR);
     out.sort();
     for (let i = 1; i < records; i++) if (r.chance(COLLISION_RATE)) out[i] = out[i - 1];
-    return out;
+    if (records >= BOUNDARY_MIN_RECORDS) placeOnBoundaries(out, boundaryTimestamps(now - YEAR, now));
+    return out.sort();
   }
+}
+
+/** Below this many records a collection keeps its random timestamps only (small test sets stay as they were). */
+const BOUNDARY_MIN_RECORDS = 100;
+
+/**
+ * Where calendar periods meet, so that tests of --period and --tz meet records there:
+ * the first second of every month and the last second before it, in UTC and in
+ * Europe/Berlin, inside [from, to). Berlin's month starts are written out here (not
+ * computed by payrec's code under test): under the EU rule, summer time (UTC+2) runs
+ * from the last Sunday of March to the last Sunday of October, so April to October
+ * begin at 22:00 UTC on the day before, November to March at 23:00 UTC.
+ */
+export function boundaryTimestamps(from: number, to: number): number[] {
+  const marks: number[] = [];
+  const first = new Date(from * 1000);
+  for (let y = first.getUTCFullYear(), m = first.getUTCMonth(); Date.UTC(y, m, 1) / 1000 - 7200 < to + 7200; m++) {
+    const utc = Date.UTC(y, m, 1) / 1000;
+    const month = new Date(utc * 1000).getUTCMonth() + 1;
+    const berlin = utc - (month >= 4 && month <= 10 ? 7200 : 3600);
+    marks.push(utc - 1, utc, berlin - 1, berlin);
+  }
+  return [...new Set(marks)].filter((t) => t >= from && t < to).sort((a, b) => a - b);
+}
+
+/**
+ * Moves, for each mark, the record stamped nearest after it (or the nearest one not
+ * yet moved) onto the mark: the set stays as random elsewhere, the count as it was.
+ */
+function placeOnBoundaries(sorted: Uint32Array, marks: number[]): void {
+  const moved = new Set<number>();
+  for (const mark of marks) {
+    let at = lowerBound(sorted, mark);
+    for (let step = 1; moved.has(at) || at >= sorted.length; step++) at += step % 2 ? -step : step;
+    if (at < 0) continue;
+    moved.add(at);
+    sorted[at] = mark;
+  }
+}
+
+function lowerBound(sorted: Uint32Array, value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** First index of a backlog (ascending arrivals) whose arrival is >= `arrival`. */

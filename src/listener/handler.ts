@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { neutraliseTerminal, shortenMiddle, terminalJson } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';
-import { formatTimestamp } from '../core/runtime/time.js';
+import { formatLocal } from '../core/runtime/zone.js';
 import { parseNotification, verdictOf, type Verdict } from '../commands/webhook-notifications.js';
 import { contentDigest, type ForwardedMemory } from './forwarded.js';
 import { readBody, Refusal } from './inbound.js';
@@ -144,7 +144,7 @@ export class Listener {
       return;
     }
     const cell = (x: unknown) => neutraliseTerminal(String(x ?? ''));
-    const when = typeof n.timestamp === 'number' ? formatTimestamp(n.timestamp) : '-';
+    const when = typeof n.timestamp === 'number' ? formatLocal(n.timestamp, session.zone) : '-';
     // Padded to the usual widths so lines read as columns; the set of events is open, so longer ones just push.
     const parts = [when, cell(n.type).padEnd(18), cell(n.event).padEnd(22), cell(n.transactionStatus).padEnd(9), shortenMiddle(cell(n.transactionHash), 13), 'verified'];
     if (forwarded) parts.push(`→ ${forwarded}`);

@@ -134,6 +134,70 @@ describe('--follow', () => {
     await emu.close();
   });
 
+  test('under live traffic with a slow first poll: records stamped from the start that the first poll sees are printed', async () => {
+    // Data up to now, traffic arriving, every answer 400 ms late: the first poll runs
+    // while records keep coming. Before payrec starts, the test also stamps records for
+    // the next few seconds (as a chain indexer can), so some are surely stamped in the
+    // very second the first poll reads up to, and seen by it.
+    const now = Math.floor(Date.now() / 1000);
+    const emu = await emulator({ records: 1000, now, faults: { rate: 1, kinds: ['slow'], slowMs: 400, seed: 1 } });
+    const collection = 'one-time/transfers';
+    const path = '/one-time/transfers';
+    try {
+      emu.live.start({ rate: 50, lateFraction: 0.2, lateMaxSeconds: 60, pendingFraction: 0, chains: ['bsc'], collections: [collection] });
+      for (let s = 0; s < 4; s++) {
+        const res = await fetch(`${emu.url}/_emulator/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chain: 'bsc', collection, count: 5, timestamp: now + 1 + s }) });
+        expect(res.status).toBe(201);
+      }
+      const spawned = Math.floor(Date.now() / 1000);
+      const f = follow(emu, ['one-time', 'transfers', '-f', 'jsonl']);
+      await until('the first poll', () => f.polls(path) >= 1);
+      await new Promise((r) => setTimeout(r, 3000));
+      emu.live.stop();
+      await emu.live.settle();
+      const stopped = f.polls(path);
+      await until('two more polls', () => f.polls(path) >= stopped + 2);
+      f.child.kill('SIGINT');
+      const r = await f.child;
+      expect(r.exitCode).toBe(130);
+
+      // The ground truth: the emulator's complete records, and what its first answer saw
+      // (its `seq`). The command started between the spawn and the first poll's second
+      // (the poll's `from` plus the 10-minute lookback).
+      const asked = emu.requests.filter((q) => q.path === `/v1/bsc${path}`);
+      const first = asked[0];
+      const pollStarted = Number(first.query.from) + 600;
+      // Records stamped after the `to` of the last poll payrec received (the test stamps
+      // some seconds ahead), or arriving after it, were not yet due. The last request's
+      // answer may still have been on its way (400 ms late) at SIGINT: the one before it
+      // was received, since a poll (one page here) starts only after the previous printed.
+      const received = asked.slice(0, -1);
+      const lastTo = Math.max(...received.map((q) => Number(q.query.to)));
+      const lastSeq = received.at(-1)!.seq;
+      const truth = emu.records('bsc', collection);
+      const records = truth.records as Record<string, any>[];
+      const sawFirst = (i: number) => truth.arrivals[i] <= first.seq;
+      const due = (t: Record<string, any>, i: number) => t.timestamp <= lastTo && truth.arrivals[i] <= lastSeq;
+      const must = records.filter((t, i) => due(t, i) && (!sawFirst(i) || t.timestamp >= pollStarted)).map((t) => t.transactionHash);
+      const either = new Set(records.filter((t, i) => sawFirst(i) && t.timestamp >= spawned && t.timestamp < pollStarted).map((t) => t.transactionHash));
+      // The case at issue did happen: the first poll saw records stamped in its own second.
+      const seenAtStart = records.filter((t, i) => sawFirst(i) && t.timestamp === pollStarted);
+      expect(seenAtStart.length).toBeGreaterThan(0);
+
+      const hashes = f.lines().map((l) => JSON.parse(l).transactionHash as string);
+      expect(hashes.length).toBe(new Set(hashes).size);
+      const got = new Set(hashes);
+      const missing = must.filter((h) => !got.has(h));
+      expect(missing).toEqual([]);
+      const undue = new Set(records.filter((t, i) => !due(t, i)).map((t) => t.transactionHash));
+      expect(hashes.filter((h) => !must.includes(h) && !either.has(h) && !undue.has(h))).toEqual([]);
+      expect(must.length).toBeGreaterThan(50);
+    } finally {
+      emu.live.stop();
+      await emu.close();
+    }
+  });
+
   test.concurrent.each([
     ['--all', ['--all'], /--follow .*does not take --all/],
     ['--to', ['--to', '1d'], /--follow .*--to/],

@@ -3,7 +3,6 @@ import { stringify as csvStringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/runtime/errors.js';
 import { createWriter, FORMATS, schemaFields, validateColumns, type OutputOptions } from '../../src/core/output/writer.js';
-import { formatTimestamp } from '../../src/core/runtime/time.js';
 import * as schemas from '../../src/registry/schemas.js';
 
 const HASH = '0x57b2aa0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f9016bf7';
@@ -30,7 +29,7 @@ function payment(i: number, extra: Record<string, unknown> = {}): Record<string,
 
 const COLUMNS = ['timestamp', 'id', 'sender', 'description', 'token', 'receivers', 'tag', 'transactionStatus'];
 
-const base: OutputOptions = { format: 'json', kind: 'list', defaultColumns: COLUMNS, csvRaw: false, tty: false, color: false };
+const base: OutputOptions = { format: 'json', kind: 'list', defaultColumns: COLUMNS, csvRaw: false, tty: false, color: false, zone: 'UTC' };
 
 function collector(highWaterMark?: number) {
   const chunks: string[] = [];
@@ -199,7 +198,7 @@ describe('csv', () => {
 
   it('uses --columns, in order, with empty cells for missing fields', async () => {
     const { text } = await render([payment(0)], { format: 'csv', columns: ['tag', 'missing', 'timestamp'] });
-    expect(text).toBe('tag,missing,timestamp\r\nshop,,1769860800\r\n');
+    expect(text).toBe('tag,missing,timestamp\r\nshop,,2026-01-31 12:00:00\r\n');
   });
 
   it('prints only the header for no records with --columns, and nothing without', async () => {
@@ -207,9 +206,19 @@ describe('csv', () => {
     expect((await render([], { format: 'csv' })).text).toBe('');
   });
 
-  it('keeps full values: no shortening, raw timestamps', async () => {
-    const { text } = await render([payment(0)], { format: 'csv', columns: ['id', 'timestamp'] });
-    expect(lines(text, '\r\n')[1]).toBe(`${HASH},1769860800`);
+  it('keeps full values (no shortening); times as date-times in the zone, or as --time-format says', async () => {
+    const csvLine = async (o: Partial<OutputOptions>) => lines((await render([payment(0)], { format: 'csv', columns: ['id', 'timestamp'], ...o })).text, '\r\n')[1];
+    expect(await csvLine({})).toBe(`${HASH},2026-01-31 12:00:00`);
+    expect(await csvLine({ zone: 'Europe/Berlin' })).toBe(`${HASH},2026-01-31 13:00:00`);
+    expect(await csvLine({ timeFormat: 'unix' })).toBe(`${HASH},1769860800`);
+    expect(await csvLine({ timeFormat: 'iso', zone: 'America/New_York' })).toBe(`${HASH},2026-01-31T07:00:00-05:00`);
+  });
+
+  it('json keeps Unix seconds unless --time-format iso, which turns every time field (nested ones too) into text', async () => {
+    const record = { timestamp: 1769860800, amount: '1', receivers: [{ timestamp: 1769860801, amount: '2' }] };
+    expect(JSON.parse((await render([record], { format: 'json' })).text)).toEqual([record]);
+    const iso = JSON.parse((await render([record], { format: 'jsonl', timeFormat: 'iso', zone: 'Europe/Berlin' })).text);
+    expect(iso).toEqual({ timestamp: '2026-01-31T13:00:00+01:00', amount: '1', receivers: [{ timestamp: '2026-01-31T13:00:01+01:00', amount: '2' }] });
   });
 });
 
@@ -280,10 +289,10 @@ describe('table, not on a terminal (tab-separated)', () => {
 describe('table on a terminal', () => {
   const tty = { format: 'table' as const, tty: true };
 
-  it('draws a box with local timestamps and shortened hashes', async () => {
+  it('draws a box with date-times in the zone (UTC here) and shortened hashes', async () => {
     const { text } = await render([payment(0)], { ...tty, columns: ['timestamp', 'id', 'token'] });
     expect(text).toContain('┌');
-    expect(text).toContain(formatTimestamp(1769860800));
+    expect(text).toContain('2026-01-31 12:00:00');
     expect(text).toContain('0x57b2…6bf7');
     expect(text).not.toContain(HASH);
     expect(text).not.toContain('\x1b');
@@ -316,7 +325,7 @@ describe('table on a terminal', () => {
     const records = [payment(0, { description: 'a long description that would never fit '.repeat(4) })];
     const { text } = await render(records, { ...tty, width: 90 });
     for (const line of lines(text)) expect(line.length).toBeLessThanOrEqual(90);
-    expect(text).toContain(formatTimestamp(1769860800));
+    expect(text).toContain('2026-01-31 12:00:00');
   });
 
   it('prints a single record as a field/value view with full values', async () => {
@@ -324,7 +333,7 @@ describe('table on a terminal', () => {
     expect(text).toContain('field');
     expect(text).toContain(HASH);
     expect(text).toContain('receivers');
-    expect(text).toContain(formatTimestamp(1769860800));
+    expect(text).toContain('2026-01-31 12:00:00');
   });
 
   it('counts the rows', async () => {

@@ -79,7 +79,7 @@ async function csvOf(rows: string[][], csvRaw: boolean): Promise<string> {
   const columns = rows.length > 0 ? rows[0].map((_, i) => `c${i}`) : ['c0'];
   const chunks: string[] = [];
   const out = new Writable({ decodeStrings: false, write: (c, _e, done) => (chunks.push(String(c)), done()) });
-  const opts: OutputOptions = { format: 'csv', kind: 'list', columns, defaultColumns: [], csvRaw, tty: false, color: false };
+  const opts: OutputOptions = { format: 'csv', kind: 'list', columns, defaultColumns: [], csvRaw, tty: false, color: false, zone: 'UTC' };
   const writer = createWriter(out, opts);
   for (const row of rows) await writer.write(Object.fromEntries(row.map((v, i) => [`c${i}`, v])));
   await writer.end();
@@ -144,7 +144,7 @@ describe('json properties', () => {
       fc.asyncProperty(fc.array(fc.dictionary(fc.string(), fc.jsonValue()), { maxLength: 30 }), async (records) => {
         const chunks: string[] = [];
         const out = new Writable({ decodeStrings: false, write: (c, _e, done) => (chunks.push(String(c)), done()) });
-        const writer = createWriter(out, { format: 'json', kind: 'list', defaultColumns: [], csvRaw: false, tty: false, color: false });
+        const writer = createWriter(out, { format: 'json', kind: 'list', defaultColumns: [], csvRaw: false, tty: false, color: false, zone: 'UTC' });
         for (const r of records) await writer.write(r as Record<string, unknown>);
         await writer.end();
         expect(JSON.parse(chunks.join(''))).toEqual(JSON.parse(JSON.stringify(records)));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/runtime/errors.js';
-import { formatDuration, formatTimestamp, parseDuration, parseTime } from '../../src/core/runtime/time.js';
+import { formatDuration, parseDuration, parseTime } from '../../src/core/runtime/time.js';
 
 const NOW_MS = Date.UTC(2026, 0, 31, 12, 0, 0); // 2026-01-31T12:00:00Z
 const NOW = NOW_MS / 1000;
@@ -78,22 +78,6 @@ describe('parseTime', () => {
 
   it('names an impossible calendar date as such', () => {
     expect(() => parse('2026-02-30')).toThrow(/no such calendar date/);
-  });
-});
-
-describe('formatTimestamp', () => {
-  it('prints local date and time as YYYY-MM-DD HH:MM:SS', () => {
-    const seconds = 1769860800;
-    const d = new Date(seconds * 1000);
-    const pad = (n: number) => String(n).padStart(2, '0');
-    const expected = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
-    expect(formatTimestamp(seconds)).toBe(expected);
-    expect(formatTimestamp(seconds)).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
-  });
-
-  it('prints a value that is no time as it is', () => {
-    expect(formatTimestamp(Number.NaN)).toBe('NaN');
-    expect(formatTimestamp(1e300)).toBe('1e+300');
   });
 });
 

@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { zoneOffsets } from '../../src/core/output/wall-clock.js';
+import { offsetAt } from '../../src/core/runtime/zone.js';
+
+const zoneOffsets = (zone: string) => (seconds: number) => offsetAt(seconds, zone);
 import { amountNumber, backlogOf } from '../../src/core/output/xlsx.js';
 
 // The pure parts of -f xlsx; the workbook itself is read back by LibreOffice in
@@ -43,7 +45,7 @@ function offsetByLocaleString(seconds: number, timeZone: string): number {
   return Date.parse(wall) / 1000 - seconds;
 }
 
-describe('zoneOffsets', () => {
+describe('offsetAt, as the xlsx date cells use it', () => {
   const berlin = zoneOffsets('Europe/Berlin');
   const spring = Date.UTC(2026, 2, 29, 1) / 1000; // 02:00 CET becomes 03:00 CEST
   const autumn = Date.UTC(2026, 9, 25, 1) / 1000; // 03:00 CEST becomes 02:00 CET

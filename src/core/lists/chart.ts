@@ -2,9 +2,10 @@ import Big from 'big.js';
 import { amountsOf } from './summary.js';
 import { MalformedResponseError } from '../runtime/errors.js';
 import { printable } from '../output/sanitize.js';
+import { offsetAt } from '../runtime/zone.js';
 
 // --chart day|week|month: a bar chart of records (or of one token's amount) per
-// period, in UTC, readable in 80 columns. Bars use block characters on a terminal
+// period, in --tz (UTC by default), readable in 80 columns. Bars use block characters on a terminal
 // with colour and plain '#' otherwise, so logs and pipes stay ASCII.
 
 export type Period = 'day' | 'week' | 'month';
@@ -14,8 +15,10 @@ const MOVED = new Set(['amount', 'receivers.amount', 'swaps.inputAmount']);
 /** Labels longer than this switch to exponent notation, so bars keep their room. */
 const LABEL_MAX = 14;
 
-export function periodStart(ts: number, period: Period): string {
-  const d = new Date(ts * 1000);
+/** The key of the period holding `ts` in `zone`: its first day (`2026-10-31`) or month (`2026-10`). */
+export function periodStart(ts: number, period: Period, zone: string): string {
+  // The local wall time, read with UTC getters: calendar arithmetic without a zone.
+  const d = new Date((ts + offsetAt(ts, zone)) * 1000);
   if (period === 'month') return d.toISOString().slice(0, 7);
   if (period === 'week') {
     // ISO weeks start on Monday.
@@ -52,7 +55,8 @@ export class ChartBuilder {
   constructor(
     private readonly period: Period,
     /** Sum the amount of this token instead of counting records. */
-    private readonly token?: string,
+    private readonly token: string | undefined,
+    private readonly zone: string,
   ) {}
 
   add(r: Record<string, unknown>): void {
@@ -69,7 +73,7 @@ export class ChartBuilder {
       }
       if (!moved) return;
     }
-    const key = periodStart(r.timestamp, this.period);
+    const key = periodStart(r.timestamp, this.period, this.zone);
     this.buckets.set(key, (this.buckets.get(key) ?? new Big(0)).plus(value));
   }
 
@@ -92,7 +96,7 @@ export class ChartBuilder {
     const room = Math.max(10, Math.min(width, 120) - keyWidth - labelWidth - 3);
     const max = rows.reduce((m, [, v]) => (v.gt(m) ? v : m), new Big(0));
     const unit = this.token ? `${this.token} amount` : 'records';
-    const lines = [`${unit} per ${this.period} (UTC)`];
+    const lines = [`${unit} per ${this.period} (${this.zone})`];
     rows.forEach(([key, v], i) => {
       const n = max.eq(0) ? 0 : Math.round(Number(v.div(max).times(room).toFixed(4)));
       const bar = (fancy ? '█' : '#').repeat(Math.max(n, v.gt(0) ? 1 : 0));

@@ -2,6 +2,7 @@ import type { Endpoint } from '../../registry/types.js';
 import { InterruptedError } from '../runtime/errors.js';
 import type { Session } from '../runtime/session.js';
 import { formatDuration } from '../runtime/time.js';
+import { formatIso } from '../runtime/zone.js';
 import { createWriter, type OutputOptions, type RecordWriter } from '../output/writer.js';
 import type { ListQuery, WalkWindow } from './list-query.js';
 import { identityOf } from './paginate.js';
@@ -17,12 +18,16 @@ import { checkRecord } from './records.js';
 // forgotten once they fall out of every future window, so memory stays bounded by
 // the records of one lookback, however long it runs.
 //
-// Without --from, what exists when following starts is not new: the first poll only
-// learns it. With --from, the first poll prints the records since then as well.
+// Without --from, what was stamped before following started is not new: the first
+// poll only learns it. A record stamped at or after the start is new even when the
+// first poll already sees it (it arrived while payrec was starting or while that poll
+// ran). Times are whole seconds, so "at or after" is the start's second: a record of
+// that second that existed a moment before the start is printed too, never one missed.
+// With --from, the first poll prints the records since then as well.
 
 export async function follow(session: Session, endpoint: Endpoint, walk: WalkWindow, q: ListQuery, options: OutputOptions): Promise<void> {
   const { ctx } = session;
-  const { intervalMs, lookbackSeconds } = q.follow!;
+  const { intervalMs, lookbackSeconds, startedAt } = q.follow!;
   const identity = identityOf(endpoint);
   /** Identity → timestamp of every record printed (or known at the start) that a later poll may see again. */
   const seen = new Map<string, number>();
@@ -31,7 +36,7 @@ export async function follow(session: Session, endpoint: Endpoint, walk: WalkWin
   const perBatch = options.format === 'table' && options.tty;
   let writer: RecordWriter | undefined = perBatch ? undefined : createWriter(target.stream, options);
   session.notice(
-    `Following ${endpoint.product} ${endpoint.command.join(' ')}${q.from === undefined ? '' : ` since ${new Date(q.from * 1000).toISOString()}`}: ` +
+    `Following ${endpoint.product} ${endpoint.command.join(' ')}${q.from === undefined ? '' : ` since ${formatIso(q.from, session.zone)}`}: ` +
       `each new record once, late ones up to ${formatDuration(lookbackSeconds)} old (every ${intervalMs / 1000} s; Ctrl-C to stop)`,
   );
 
@@ -48,7 +53,7 @@ export async function follow(session: Session, endpoint: Endpoint, walk: WalkWin
           const id = identity(r);
           if (seen.has(id)) continue;
           seen.set(id, r.timestamp as number);
-          if (!learnOnly) fresh.push(r);
+          if (!learnOnly || (r.timestamp as number) >= startedAt) fresh.push(r);
         }
       }
       if (fresh.length) {

@@ -8,9 +8,14 @@ export interface ListQuery {
   to?: number;
   sort?: 'asc' | 'desc';
   summary?: boolean;
-  chart?: { period: Period; token?: string };
-  /** --follow: poll every `intervalMs`, re-reading `lookbackSeconds` back for records that arrive late. */
-  follow?: { intervalMs: number; lookbackSeconds: number };
+  /** `zone`: --tz, where each day, week or month of the chart begins. */
+  chart?: { period: Period; token?: string; zone: string };
+  /**
+   * --follow: poll every `intervalMs`, re-reading `lookbackSeconds` back for records that
+   * arrive late; records stamped at or after `startedAt` (the command's start, Unix
+   * seconds) are new even when the first poll sees them.
+   */
+  follow?: { intervalMs: number; lookbackSeconds: number; startedAt: number };
   /** --status/--failed: keep the records whose status (status.ts statusReader) is one of these; --limit counts them. */
   statuses?: Set<string>;
   /** --count: print only the number of matching records. */

@@ -96,7 +96,7 @@ export async function runEndpoint(
   const w = q.window;
   const pages = walk(w, q.from, q.to, q.sort);
   const summary = q.summary ? new Summariser(endpoint) : undefined;
-  const chart = q.chart ? new ChartBuilder(q.chart.period, q.chart.token) : undefined;
+  const chart = q.chart ? new ChartBuilder(q.chart.period, q.chart.token, q.chart.zone) : undefined;
   const target = await session.openOutput();
   // --jq reads the document -f json would print, then prints jq's answer in its place.
   const json = jq ? new TextSink() : undefined;

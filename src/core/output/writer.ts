@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { UsageError } from '../runtime/errors.js';
 import { printable } from './sanitize.js';
 import { neutraliseFormula, neutraliseTerminal, shortenMiddle, terminalJson } from './sanitize.js';
-import { formatTimestamp } from '../runtime/time.js';
 import type { CellKind, SheetWriter } from './xlsx.js';
+import { formatIso, formatLocal } from '../runtime/zone.js';
 
 // The one output module: every command's records go through createWriter, whatever
 // the format. Records stream out as they arrive (except the terminal table, which
@@ -34,8 +34,6 @@ export interface OutputOptions {
   csvRaw: boolean;
   /** --bom: CSV begins with the UTF-8 byte-order mark, without which Excel reads it in a legacy code page. */
   bom?: boolean;
-  /** IANA zone in which xlsx date cells show times (default UTC). */
-  timeZone?: string;
   /** Tells the user what a format cannot show as sent (stderr; --quiet silences it). */
   warn?: (message: string) => void;
   /** stdout is a terminal: box-drawn table; otherwise tab-separated text. */
@@ -46,6 +44,10 @@ export interface OutputOptions {
   color: boolean;
   /** Terminal width in columns; the table is fitted to it. */
   width?: number;
+  /** --tz: the IANA zone readable and ISO times are shown in. */
+  zone: string;
+  /** --time-format; when absent each format has its own (see timeStyleOf). */
+  timeFormat?: 'unix' | 'iso';
 }
 
 export interface RecordWriter {
@@ -214,6 +216,41 @@ function plain(value: unknown): string {
 }
 
 // ---------------------------------------------------------------------------
+// Times: the API's Unix seconds, shown as the format and --time-format ask.
+
+const TIMESTAMP_FIELDS = new Set(['timestamp', 'createdAt', 'updatedAt', 'cycleStart', 'cycleEnd']);
+
+const isTimeColumn = (name: string) => TIMESTAMP_FIELDS.has(name.slice(name.lastIndexOf('.') + 1));
+
+/**
+ * How a format shows times unless --time-format says: json, jsonl and the piped
+ * table keep the API's Unix seconds (scripts compute with them); CSV and the
+ * terminal table show a local date-time in --tz (`2026-10-31 14:05:09`, which
+ * spreadsheets read as a date-time cell and people read at a glance).
+ */
+type TimeStyle = 'unix' | 'iso' | 'local';
+
+function timeStyleOf(opts: OutputOptions, fallback: TimeStyle): TimeStyle {
+  return opts.timeFormat ?? fallback;
+}
+
+/** Text of a time in a style, or undefined for Unix seconds (the value as it came). */
+function timeText(style: TimeStyle, zone: string): ((t: number) => string) | undefined {
+  if (style === 'unix') return undefined;
+  return style === 'iso' ? (t) => formatIso(t, zone) : (t) => formatLocal(t, zone);
+}
+
+/** A copy of `value` whose time fields (at any depth) are text; other values as they are. */
+function retimed(value: unknown, text: (t: number) => string, key = ''): unknown {
+  if (typeof value === 'number') return TIMESTAMP_FIELDS.has(key) ? text(value) : value;
+  if (Array.isArray(value)) return value.map((v) => retimed(v, text));
+  if (value === null || typeof value !== 'object') return value;
+  const out: Row = {};
+  for (const [k, v] of Object.entries(value)) out[k] = retimed(v, text, k);
+  return out;
+}
+
+// ---------------------------------------------------------------------------
 // Buffered writing to the stream.
 
 // Rows are encoded into chunks of this size before they reach the stream: one write
@@ -353,8 +390,11 @@ function rowEmitter(opts: OutputOptions, kind: 'list' | 'single', sink: ChunkedS
 function jsonOf(opts: OutputOptions): (row: Row, indent?: number) => string {
   const project = projector(opts);
   const stringify = opts.tty ? terminalJson : (v: unknown, indent?: number) => JSON.stringify(v, null, indent);
-  if (opts.bigInts) return (row, indent) => withBigInts(project(row), (v) => stringify(v, indent));
-  return (row, indent) => stringify(project(row), indent);
+  const text = timeText(timeStyleOf(opts, 'unix'), opts.zone);
+  // Unix seconds (the default) cost nothing per record: the record is printed as it came.
+  const timed = text ? (row: Row) => retimed(row, text) as Row : (row: Row) => row;
+  if (opts.bigInts) return (row, indent) => withBigInts(project(timed(row)), (v) => stringify(v, indent));
+  return (row, indent) => stringify(project(timed(row)), indent);
 }
 
 /**
@@ -440,7 +480,9 @@ function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
   const fileText = opts.csvRaw ? plain : (v: unknown) => (typeof v === 'string' ? neutraliseFormula(v) : plain(v));
   // On a terminal, server text is made inert as in the table; files and pipes get its exact bytes.
   const cellText = opts.tty ? (v: unknown) => neutraliseTerminal(fileText(v)) : fileText;
+  const time = timeText(timeStyleOf(opts, 'local'), opts.zone);
   let columns = opts.columns ? exportColumns(opts, undefined) : undefined;
+  let timeColumns: boolean[] = [];
   // Derived column names are the server's keys, so they are neutralised like cells.
   const header = (cols: Column[]) => (opts.bom ? BOM : '') + cols.map((c) => csvField(cellText(c.name))).join(',') + CSV_EOL;
   return {
@@ -448,13 +490,15 @@ function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
       let text = '';
       if (index === 0) {
         columns ??= exportColumns(opts, row);
+        timeColumns = columns.map((c) => time !== undefined && isTimeColumn(c.name));
         text = header(columns);
       }
       const cols = columns!;
       let line = '';
       for (let i = 0; i < cols.length; i++) {
         if (i > 0) line += ',';
-        line += csvField(cellText(cols[i].get(row)));
+        const value = cols[i].get(row);
+        line += csvField(timeColumns[i] && typeof value === 'number' ? time!(value) : cellText(value));
       }
       return sink.push(text + line + CSV_EOL);
     },
@@ -484,7 +528,7 @@ function workbook(opts: OutputOptions, out: NodeJS.WritableStream): RowEmitter {
   const open = async (first: Row | undefined) => {
     const { openWorkbook } = await import('./xlsx.js');
     const columns = exportColumns(opts, first).map((c) => ({ ...c, kind: cellKind(c.name) }));
-    sheet = openWorkbook(out, columns, first, { timeZone: opts.timeZone, warn: opts.warn });
+    sheet = openWorkbook(out, columns, first, { timeZone: opts.zone, warn: opts.warn });
   };
   return {
     row(row) {
@@ -509,6 +553,7 @@ function workbook(opts: OutputOptions, out: NodeJS.WritableStream): RowEmitter {
 function tabSeparated(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
   let columns: Column[] | undefined;
   const line = (cells: string[]) => cells.join('\t') + '\n';
+  const cell = cellWithTimes(opts, 'unix');
   return {
     row(row, index) {
       let text = '';
@@ -516,7 +561,7 @@ function tabSeparated(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
         columns = tableColumns(opts, row);
         text = line(columns.map((c) => neutraliseTerminal(c.name)));
       }
-      return sink.push(text + line(columns!.map((c) => neutraliseTerminal(plain(c.get(row))))));
+      return sink.push(text + line(columns!.map((c) => neutraliseTerminal(cell(c.name, c.get(row))))));
     },
     end: (count) => {
       if (count === 0) return sink.push(line(tableColumns(opts, undefined).map((c) => c.name)));
@@ -524,12 +569,20 @@ function tabSeparated(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
   };
 }
 
+/** Plain text of a cell, times in the format's style (`fallback` unless --time-format). */
+function cellWithTimes(opts: OutputOptions, fallback: TimeStyle): (name: string, value: unknown) => string {
+  const time = timeText(timeStyleOf(opts, fallback), opts.zone);
+  if (!time) return (_name, value) => plain(value);
+  return (name, value) => (typeof value === 'number' && isTimeColumn(name) ? time(value) : plain(value));
+}
+
 /** Single record, not on a terminal: `field<TAB>value` lines, like `gh pr view` piped. */
 function fieldValueText(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
+  const cell = cellWithTimes(opts, 'unix');
   return {
     row(row) {
       const columns = opts.columns ? columnsNamed(opts.columns) : leafPaths(row).map(column);
-      return sink.push(columns.map((c) => `${neutraliseTerminal(c.name)}\t${neutraliseTerminal(plain(c.get(row)))}\n`).join(''));
+      return sink.push(columns.map((c) => `${neutraliseTerminal(c.name)}\t${neutraliseTerminal(cell(c.name, c.get(row)))}\n`).join(''));
     },
     end: () => {},
   };
@@ -538,7 +591,6 @@ function fieldValueText(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
 // ---------------------------------------------------------------------------
 // Terminal tables.
 
-const TIMESTAMP_FIELDS = new Set(['timestamp', 'createdAt', 'updatedAt', 'cycleStart', 'cycleEnd']);
 const LONG_HEX = /^0x[0-9a-fA-F]{19,}$/; // longer than 20 characters
 const LONG_HEX_INSIDE = /0x[0-9a-fA-F]{19,}/g;
 const HEX_SHORT = 11; // 0x57b2…6bf7
@@ -547,10 +599,9 @@ const MIN_COLUMN_WIDTH = 8;
 
 const STATUS_COLOURS: Record<string, 'green' | 'red' | 'yellow'> = { confirmed: 'green', failed: 'red', pending: 'yellow' };
 
-/** What a person reads in a terminal cell; `full` keeps hashes and JSON whole. */
-function terminalCell(name: string, value: unknown, full: boolean): string {
-  const field = name.slice(name.lastIndexOf('.') + 1);
-  if (typeof value === 'number' && TIMESTAMP_FIELDS.has(field)) return formatTimestamp(value);
+/** What a person reads in a terminal cell; `full` keeps hashes and JSON whole; `time` shows a time field. */
+function terminalCell(name: string, value: unknown, full: boolean, time: (t: number) => string): string {
+  if (typeof value === 'number' && isTimeColumn(name)) return time(value);
   if (typeof value === 'string') {
     if (!full && LONG_HEX.test(value)) return shortenMiddle(value, HEX_SHORT);
     return neutraliseTerminal(value);
@@ -561,6 +612,11 @@ function terminalCell(name: string, value: unknown, full: boolean): string {
     return shortenMiddle(json.replace(LONG_HEX_INSIDE, (hex) => shortenMiddle(hex, HEX_SHORT)), JSON_CELL_MAX);
   }
   return plain(value);
+}
+
+/** Terminal tables show local date-times in --tz unless --time-format says otherwise. */
+function terminalTime(opts: OutputOptions): (t: number) => string {
+  return timeText(timeStyleOf(opts, 'local'), opts.zone) ?? String;
 }
 
 function paintStatus(paint: ChalkInstance | undefined, name: string, text: string): string {
@@ -622,13 +678,14 @@ function newTable(head: string[], colWidths: number[] | undefined, paint: ChalkI
 /** Rows are collected and drawn at the end: a box table needs every cell to size itself. */
 function boxTable(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
   const rows: Row[] = [];
+  const time = terminalTime(opts);
   const paint = opts.color ? new Chalk({ level: 1 }) : undefined;
   return {
     row: (row) => void rows.push(row),
     end() {
       const columns = tableColumns(opts, rows[0]);
       const head = columns.map((c) => neutraliseTerminal(c.name));
-      const cells = rows.map((row) => columns.map((c) => terminalCell(c.name, c.get(row), false)));
+      const cells = rows.map((row) => columns.map((c) => terminalCell(c.name, c.get(row), false, time)));
       const fit = fitColumns(columns.map((c) => c.name), cells, opts.width);
       const table = newTable(head.slice(0, fit.shown), fit.widths, paint, false);
       for (const r of cells) table.push(r.slice(0, fit.shown).map((text, i) => paintStatus(paint, columns[i].name, text)));
@@ -641,12 +698,13 @@ function boxTable(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
 
 /** A single record on a terminal: one line per field, values in full (wrapped to fit). */
 function fieldValueTable(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
+  const time = terminalTime(opts);
   const paint = opts.color ? new Chalk({ level: 1 }) : undefined;
   return {
     row(row) {
       const columns = opts.columns ? columnsNamed(opts.columns) : leafPaths(row).map(column);
       const names = columns.map((c) => neutraliseTerminal(c.name));
-      const values = columns.map((c) => terminalCell(c.name, c.get(row), true));
+      const values = columns.map((c) => terminalCell(c.name, c.get(row), true, time));
       const nameWidth = names.reduce((w, n) => Math.max(w, n.length), 5) + 2;
       const colWidths = opts.width ? [nameWidth, Math.max(MIN_COLUMN_WIDTH, opts.width - nameWidth - 3)] : undefined;
       const table = newTable(['field', 'value'], colWidths, paint, true);

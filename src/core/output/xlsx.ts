@@ -1,6 +1,6 @@
 import ExcelJS from 'exceljs';
 import { once } from 'node:events';
-import { zoneOffsets } from './wall-clock.js';
+import { offsetAt } from '../runtime/zone.js';
 
 // -f xlsx: a real workbook, streamed row by row (exceljs's streaming WorkbookWriter:
 // each row is committed to the zip as it comes, so memory stays flat however many
@@ -162,7 +162,8 @@ const CHECK_EVERY = 128;
  */
 export function openWorkbook(out: NodeJS.WritableStream, columns: SheetColumn[], first: Record<string, unknown> | undefined, options: WorkbookOptions = {}): SheetWriter {
   const rowsPerSheet = options.rowsPerSheet ?? EXCEL_ROWS - 1;
-  const offsetOf = zoneOffsets(options.timeZone ?? 'UTC');
+  const zone = options.timeZone ?? 'UTC';
+  const offsetOf = (seconds: number) => offsetAt(seconds, zone);
   const workbook = new WorkbookWriter({
     stream: out as unknown as import('node:stream').Stream,
     useStyles: true,

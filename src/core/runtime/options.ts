@@ -29,6 +29,7 @@ export const optionSchemas = {
     .transform(Number)
     .refine((n) => n >= 0.1 && n <= 86_400, 'expected seconds from 0.1 to 86400'),
   period: z.enum(['day', 'week', 'month'], { error: 'expected day, week or month' }),
+  timeFormat: z.enum(['unix', 'iso'], { error: 'expected unix or iso' }),
   sort: z.enum(['asc', 'desc'], { error: 'expected asc or desc' }),
   format: z.enum(['table', 'json', 'jsonl', 'csv', 'xlsx'], { error: 'expected table, json, jsonl, csv or xlsx' }),
 };

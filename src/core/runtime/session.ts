@@ -9,6 +9,7 @@ import { optionSchemas, parseOption } from './options.js';
 import { parseTime } from './time.js';
 import type { OutputOptions } from '../output/writer.js';
 import { requireKey, resolveSettings, type Settings } from '../config/settings.js';
+import { canonicalZone, UTC } from './zone.js';
 import { hasControlCharacters, neutraliseTerminal, printable } from '../output/sanitize.js';
 import { maskSecrets } from './secrets.js';
 
@@ -34,6 +35,8 @@ export interface GlobalFlags {
   csvRaw?: boolean;
   bom?: boolean;
   strict?: boolean;
+  tz?: string;
+  timeFormat?: string;
 }
 
 export interface OutputTarget {
@@ -48,6 +51,9 @@ export class Session {
   readonly columns?: string[];
   readonly quiet: boolean;
   readonly color: boolean;
+  /** --tz or PAYREC_TZ: the IANA zone of calendar days and of the times people read. */
+  readonly zone: string;
+  readonly timeFormat?: 'unix' | 'iso';
   private readonly timeoutMs: number;
   private readonly retries: number;
   private settingsP?: Promise<Settings>;
@@ -66,6 +72,8 @@ export class Session {
     // --no-color, NO_COLOR (not empty: no-color.org), TERM=dumb and a non-terminal all turn colour off.
     this.color = flags.color !== false && !ctx.env.NO_COLOR && !isDumbTerminal(ctx.env) && ctx.stdoutIsTTY;
     chalk.level = this.color ? chalk.level || 1 : 0;
+    this.zone = parseZone(flags.tz, ctx.env);
+    this.timeFormat = flags.timeFormat === undefined ? undefined : parseOption(optionSchemas.timeFormat, flags.timeFormat, '--time-format');
     this.timeoutMs = parseOption(optionSchemas.timeout, ...flagOrEnv(flags.timeout, '--timeout', ctx.env, 'PAYREC_TIMEOUT', '30')) * 1000;
     this.retries = parseOption(optionSchemas.retries, flags.retries ?? '3', '--retries');
     if (flags.output !== undefined && (flags.output === '' || hasControlCharacters(flags.output))) {
@@ -148,6 +156,8 @@ export class Session {
       dumb: isDumbTerminal(this.ctx.env),
       color: this.color && !this.flags.output,
       width: this.ctx.columns,
+      zone: this.zone,
+      timeFormat: this.timeFormat,
     };
   }
 
@@ -198,6 +208,16 @@ export class Session {
   async close(): Promise<void> {
     for (const c of this.cleanups.splice(0)) await c().catch(() => {});
   }
+}
+
+/** --tz, else PAYREC_TZ, else UTC; the message quotes what was given and where. */
+function parseZone(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  const [given, source] = flagOrEnv(flag, '--tz', env, 'PAYREC_TZ', UTC);
+  const zone = canonicalZone(given);
+  if (zone === undefined) {
+    throw new UsageError(`invalid ${source} "${printable(given)}": expected an IANA time zone name such as UTC, Europe/Berlin or America/New_York`);
+  }
+  return zone;
 }
 
 /** A terminal that shows text only: no colour, no box drawing, no cursor movement. */

@@ -1,7 +1,8 @@
 import { UsageError } from './errors.js';
 import { printable } from '../output/sanitize.js';
+import { instantAt, UTC } from './zone.js';
 
-// Times a user types for --from/--to, and how tables show the API's Unix seconds.
+// Times a user types for --from/--to.
 
 const EXPECTED = 'expected Unix seconds, an ISO 8601 date (2026-01-31) or date-time, or an age such as 30m, 24h, 7d, 2w';
 
@@ -19,13 +20,16 @@ const MAX_SECONDS_DIGITS = 11;
 /**
  * Parses a --from/--to value into Unix seconds.
  *
- * Accepts Unix seconds, an ISO 8601 date (UTC midnight), an ISO 8601 date-time
- * (a date-time without a zone is taken as UTC, not local time, so the same command
- * selects the same records on every machine and in CI), or an age such as `7d`
- * meaning that long before `nowMs`. Anything else, including values with spaces,
- * signs or impossible calendar dates, is a UsageError that names the flag.
+ * Accepts Unix seconds, an ISO 8601 date (midnight in `zone`), an ISO 8601 date-time
+ * (one without an offset is a wall time in `zone`, --tz, UTC by default: never the
+ * machine's own zone, so the same command selects the same records on every machine
+ * and in CI), or an age such as `7d` meaning that long before `nowMs`. Anything else,
+ * including values with spaces, signs or impossible calendar dates, is a UsageError
+ * that names the flag. `endOfDay`: a date alone means the last second of that day
+ * (a date-only --to includes the whole day; the API's times are whole seconds, so
+ * the second before the next day's start is exact).
  */
-export function parseTime(value: string, nowMs: number, flag: string): number {
+export function parseTime(value: string, nowMs: number, flag: string, zone = UTC, endOfDay = false): number {
   const invalid = (why = EXPECTED, hint?: string) => new UsageError(`invalid ${flag} "${printable(value)}": ${why}`, hint);
 
   if (UNIX_SECONDS.test(value)) {
@@ -45,7 +49,7 @@ export function parseTime(value: string, nowMs: number, flag: string): number {
 
   const date = DATE.exec(value) ?? DATE_TIME.exec(value);
   if (!date) throw invalid();
-  const [, y, mo, d, h = '00', mi = '00', s = '00', zone = 'Z'] = date;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', offsetText] = date;
   const year = Number(y);
   const month = Number(mo);
   const day = Number(d);
@@ -54,9 +58,14 @@ export function parseTime(value: string, nowMs: number, flag: string): number {
     throw invalid(`there is no such calendar date; ${EXPECTED}`);
   }
   if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) throw invalid(`there is no such time of day; ${EXPECTED}`);
-  const offset = zoneOffsetSeconds(zone);
-  if (offset === undefined) throw invalid(`the zone offset is out of range; ${EXPECTED}`);
-  const seconds = Date.UTC(year, month - 1, day, Number(h), Number(mi), Number(s)) / 1000 - offset;
+  let seconds: number;
+  if (date.length === 4 && endOfDay) seconds = instantAt(zone, year, month, day + 1) - 1;
+  else if (offsetText === undefined) seconds = instantAt(zone, year, month, day, Number(h), Number(mi), Number(s));
+  else {
+    const offset = zoneOffsetSeconds(offsetText);
+    if (offset === undefined) throw invalid(`the zone offset is out of range; ${EXPECTED}`);
+    seconds = Date.UTC(year, month - 1, day, Number(h), Number(mi), Number(s)) / 1000 - offset;
+  }
   if (seconds < 0) throw invalid('this is before 1970');
   return seconds;
 }
@@ -90,13 +99,4 @@ function zoneOffsetSeconds(zone: string): number | undefined {
   const minutes = Number(digits.slice(2));
   if (hours > 23 || minutes > 59) return undefined;
   return (zone[0] === '-' ? -1 : 1) * (hours * 3600 + minutes * 60);
-}
-
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** Unix seconds as local `YYYY-MM-DD HH:MM:SS`, for table cells. */
-export function formatTimestamp(seconds: number): string {
-  const t = new Date(seconds * 1000);
-  if (!Number.isFinite(t.getTime())) return String(seconds);
-  return `${t.getFullYear()}-${pad(t.getMonth() + 1)}-${pad(t.getDate())} ${pad(t.getHours())}:${pad(t.getMinutes())}:${pad(t.getSeconds())}`;
 }
