@@ -24,6 +24,12 @@ export interface OutputOptions {
   defaultColumns: string[];
   /** The default columns are names as they are, not dotted paths (SQL result columns such as `sum(t.x)`). */
   literalColumns?: boolean;
+  /**
+   * Every field the records may have, when they differ by kind (`payrec transfers`): the
+   * CSV header is these, then any other field of the first record, so it does not depend
+   * on which kind of record comes first.
+   */
+  fields?: readonly string[];
   /** --flatten FIELD: one row per element of that top-level array field. */
   flatten?: string;
   /** --csv-raw: no spreadsheet-formula neutralisation. */
@@ -57,12 +63,17 @@ type Row = Record<string, unknown>;
 export function schemaFields(schema: z.ZodType): string[] {
   const fields: string[] = [];
   collectFields(schema, '', fields);
-  return fields;
+  return [...new Set(fields)];
 }
 
 function collectFields(schema: z.ZodType, prefix: string, out: string[]): void {
   const s = unwrapOptional(schema);
   if (s instanceof z.ZodArray) return collectFields(s.element as z.ZodType, prefix, out);
+  // A union of record shapes (`payrec transfers`): the fields of any of them.
+  if (s instanceof z.ZodUnion) {
+    for (const option of s.options) collectFields(option as z.ZodType, prefix, out);
+    return;
+  }
   if (s instanceof z.ZodObject) {
     for (const [key, child] of Object.entries(s.shape)) {
       const path = prefix ? `${prefix}.${key}` : key;
@@ -379,7 +390,7 @@ const CSV_EOL = '\r\n';
 /**
  * CSV: a header row, then one row per record. The columns are --columns, or else
  * every leaf path of the first row (nested objects as dotted columns, arrays as JSON
- * cells); fields that only later records have are not printed. With no --columns
+ * cells), after `fields` when given; fields that only later records have are not printed. With no --columns
  * and no records nothing is printed, since there are no columns to name.
  */
 function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
@@ -391,7 +402,7 @@ function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
     row(row, index) {
       let text = '';
       if (index === 0) {
-        columns ??= leafPaths(row).map(column);
+        columns ??= (opts.fields ? [...new Set([...opts.fields, ...leafPaths(row).map((p) => p.join('.'))])].map((n) => column(n.split('.'))) : leafPaths(row).map(column));
         text = header(columns);
       }
       const cols = columns!;
@@ -403,6 +414,7 @@ function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
       return sink.push(text + line + CSV_EOL);
     },
     end: (count) => {
+      if (count === 0 && !columns && opts.fields) columns = columnsNamed([...opts.fields]);
       if (count === 0 && columns) return sink.push(header(columns));
     },
   };

@@ -1,0 +1,142 @@
+import type { Page, PageWindow } from './paginate.js';
+import type { WalkWindow } from './list-query.js';
+
+// Several lists read as one, merged by time (`payrec transfers`). Each list is walked
+// by the one paginator, exactly as it would be alone (pinned window, repaired joins
+// under live traffic), so the merge holds every record of every list once; the merge
+// only orders them. The order is total: timestamp, then the list's place among the
+// sources, then the record's identity; a descending list is the exact reverse of the
+// ascending one. Within one list the server's order of records of the same second is
+// its own, so each list's records are taken a second at a time and sorted by identity
+// (memory: one second of records per list).
+
+export interface MergeSource {
+  /** Written into each record under the merge's `field` (e.g. the product). */
+  tag: string;
+  walk: WalkWindow;
+  identity: (record: Record<string, unknown>) => string;
+}
+
+/** Merged records are handed on in pages of this many (progress and backpressure stay per page). */
+const BATCH = 1000;
+
+/**
+ * A walk of the merged list. `window.limit` and `window.offset` count merged records:
+ * each list is asked for offset + limit records from its start (the first N merged
+ * records hold at most N of any list) and the merge skips the first `offset`.
+ * `window.concurrency` is shared among the lists, at least one page each.
+ * Each page's `total` is the sum of the lists' totals as last seen.
+ */
+export function mergeWalks(sources: readonly MergeSource[], field: string): WalkWindow {
+  return async function* (window, from, to, sort) {
+    const desc = (sort ?? 'desc') === 'desc';
+    const each: PageWindow = {
+      limit: window.offset + window.limit,
+      pageSize: window.pageSize,
+      offset: 0,
+      concurrency: Math.max(1, Math.ceil(window.concurrency / sources.length)),
+    };
+    const cursors = sources.map((s, i) => new Cursor(s.walk(each, from, to, sort), i, s, desc));
+    const total = () => cursors.reduce((sum, c) => sum + c.total, 0);
+    try {
+      // Every list's first page before the first merged record: their totals are all known.
+      const started = await Promise.all(cursors.map((c) => c.advance()));
+      const live = cursors.filter((_, i) => started[i]);
+      const wanted = window.offset + window.limit;
+      let taken = 0;
+      let out: Record<string, unknown>[] = [];
+      while (live.length > 0 && taken < wanted) {
+        let best = 0;
+        for (let i = 1; i < live.length; i++) if (live[i].precedes(live[best])) best = i;
+        const c = live[best];
+        const record = c.take();
+        if (taken++ >= window.offset) out.push({ [field]: c.source.tag, ...record });
+        if (c.exhausted() && !(await c.advance())) live.splice(best, 1);
+        if (out.length >= BATCH) {
+          yield { records: out, total: total() };
+          out = [];
+        }
+      }
+      yield { records: out, total: total() } satisfies Page;
+    } finally {
+      await Promise.allSettled(cursors.map((c) => c.close()));
+    }
+  };
+}
+
+/** One list's records, a second at a time, each second's records in identity order. */
+class Cursor {
+  total = 0;
+  private page: Record<string, unknown>[] = [];
+  private at = 0;
+  private ended = false;
+  /** The records of the current second, in merge order; `pos` is the next one. */
+  private run: Record<string, unknown>[] = [];
+  private pos = 0;
+  private second = 0;
+
+  constructor(
+    private readonly pages: AsyncGenerator<Page>,
+    readonly index: number,
+    readonly source: MergeSource,
+    private readonly desc: boolean,
+  ) {}
+
+  /** Loads the next second's records; false when the list has no more. */
+  async advance(): Promise<boolean> {
+    this.run = [];
+    this.pos = 0;
+    if (!(await this.fill())) return false;
+    this.second = timestampOf(this.page[this.at]);
+    for (;;) {
+      while (this.at < this.page.length && timestampOf(this.page[this.at]) === this.second) this.run.push(this.page[this.at++]);
+      if (this.at < this.page.length || !(await this.fill())) break;
+    }
+    if (this.run.length > 1) {
+      const keyed = this.run.map((r) => ({ r, id: this.source.identity(r) }));
+      keyed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) * (this.desc ? -1 : 1));
+      this.run = keyed.map((k) => k.r);
+    }
+    return true;
+  }
+
+  take(): Record<string, unknown> {
+    return this.run[this.pos++];
+  }
+
+  exhausted(): boolean {
+    return this.pos >= this.run.length;
+  }
+
+  /** Whether this list's next record comes before `other`'s in the merged order. */
+  precedes(other: Cursor): boolean {
+    if (this.second !== other.second) return this.desc ? this.second > other.second : this.second < other.second;
+    if (this.index !== other.index) return this.desc ? this.index > other.index : this.index < other.index;
+    return false; // one list: never compared with itself
+  }
+
+  close(): Promise<unknown> {
+    return this.pages.return(undefined);
+  }
+
+  private async fill(): Promise<boolean> {
+    while (this.at >= this.page.length) {
+      if (this.ended) return false;
+      const next = await this.pages.next();
+      if (next.done) {
+        this.ended = true;
+        return false;
+      }
+      this.total = next.value.total;
+      this.page = next.value.records;
+      this.at = 0;
+    }
+    return true;
+  }
+}
+
+/** The paginator has checked every timestamp it ordered by; a page's records all have one. */
+function timestampOf(r: Record<string, unknown>): number {
+  const t = r.timestamp;
+  return typeof t === 'number' ? t : Number(t);
+}
