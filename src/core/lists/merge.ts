@@ -36,7 +36,7 @@ export function mergeWalks(sources: readonly MergeSource[], field: string): Walk
       offset: 0,
       concurrency: Math.max(1, Math.ceil(window.concurrency / sources.length)),
     };
-    const cursors = sources.map((s, i) => new Cursor(s.walk(each, from, to, sort), i, s, desc));
+    const cursors = sources.map((s, i) => new Cursor(s, i, each, from, to, sort ?? 'desc'));
     const total = () => cursors.reduce((sum, c) => sum + c.total, 0);
     try {
       // Every list's first page before the first merged record: their totals are all known.
@@ -67,20 +67,29 @@ export function mergeWalks(sources: readonly MergeSource[], field: string): Walk
 /** One list's records, a second at a time, each second's records in identity order. */
 class Cursor {
   total = 0;
+  private readonly pages: AsyncGenerator<Page>;
+  private readonly desc: boolean;
   private page: Record<string, unknown>[] = [];
   private at = 0;
   private ended = false;
+  /** Records the walk has yielded: when it stopped at its limit, its last second may be cut. */
+  private received = 0;
   /** The records of the current second, in merge order; `pos` is the next one. */
   private run: Record<string, unknown>[] = [];
   private pos = 0;
   private second = 0;
 
   constructor(
-    private readonly pages: AsyncGenerator<Page>,
-    readonly index: number,
     readonly source: MergeSource,
-    private readonly desc: boolean,
-  ) {}
+    readonly index: number,
+    private readonly window: PageWindow,
+    from: number | undefined,
+    to: number | undefined,
+    private readonly sort: 'asc' | 'desc',
+  ) {
+    this.pages = source.walk(window, from, to, sort);
+    this.desc = sort === 'desc';
+  }
 
   /** Loads the next second's records; false when the list has no more. */
   async advance(): Promise<boolean> {
@@ -92,12 +101,23 @@ class Cursor {
       while (this.at < this.page.length && timestampOf(this.page[this.at]) === this.second) this.run.push(this.page[this.at++]);
       if (this.at < this.page.length || !(await this.fill())) break;
     }
+    // The walk stopped at its limit inside this second: the records of the second it left
+    // unread may come first by identity, so the whole second is read.
+    if (this.ended && this.received >= this.window.limit) await this.completeRun();
     if (this.run.length > 1) {
       const keyed = this.run.map((r) => ({ r, id: this.source.identity(r) }));
       keyed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) * (this.desc ? -1 : 1));
       this.run = keyed.map((k) => k.r);
     }
     return true;
+  }
+
+  private async completeRun(): Promise<void> {
+    const ids = new Set(this.run.map(this.source.identity));
+    const whole = { limit: Infinity, pageSize: 1000, offset: 0, concurrency: 1 };
+    for await (const page of this.source.walk(whole, this.second, this.second, this.sort)) {
+      for (const r of page.records) if (!ids.has(this.source.identity(r))) this.run.push(r);
+    }
   }
 
   take(): Record<string, unknown> {
@@ -129,6 +149,7 @@ class Cursor {
       }
       this.total = next.value.total;
       this.page = next.value.records;
+      this.received += this.page.length;
       this.at = 0;
     }
     return true;
