@@ -36,7 +36,7 @@ export const TRANSFER_COLUMNS: readonly string[] = [PRODUCT_FIELD, ...new Set(TR
  */
 export const transferRecord = z.discriminatedUnion(
   PRODUCT_FIELD,
-  TRANSFER_ENDPOINTS.map((e) => (e.record as z.ZodObject).extend({ [PRODUCT_FIELD]: z.literal(e.product) })) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  TRANSFER_ENDPOINTS.map((e) => z.looseObject({ [PRODUCT_FIELD]: z.literal(e.product), ...(e.record as z.ZodObject).shape })) as unknown as [z.ZodObject, ...z.ZodObject[]],
 );
 
 /** Every filter some transfers product takes, by name, with the products that take it. */

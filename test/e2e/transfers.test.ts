@@ -1,5 +1,6 @@
 import { execa } from 'execa';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, LiveOptions } from '../../src/emulator/index.js';
 import { ANCHOR, BIN, emulator, parseCsv, payrec, tempDir } from './helpers.js';
@@ -102,6 +103,34 @@ describe('payrec transfers against the ground truth of five collections', () => 
     const w2w = rows.find((row) => at(row, 'product') === 'wallet-to-wallet')!;
     expect(at(w2w, 'sender')).toBe('');
     expect(at(w2w, 'payment_id')).not.toBe('');
+  });
+
+  test('the CSV header is the API columns of the mirror\'s transfers view, in its order', async () => {
+    const db = join(tempDir(), 'mirror.duckdb');
+    const sync = await payrec(emu, ['sync', ...PRODUCTS.map((p) => `${p}/transfers`), '--db', db, '-q']);
+    expect(sync.exitCode).toBe(0);
+    const view = await payrec(undefined, ['sql', '--db', db, '-f', 'json', 'SELECT column_name FROM (DESCRIBE transfers)']);
+    expect(view.exitCode).toBe(0);
+    const mirrorOwn = new Set(['chain', 'extra_fields', 'first_seen', 'last_updated', 'identity_hash']);
+    const apiColumns = (JSON.parse(view.stdout) as { column_name: string }[]).map((c) => c.column_name).filter((c) => !mirrorOwn.has(c) && !c.endsWith('_exact'));
+    const r = await payrec(emu, ['transfers', '--limit', '1', '-f', 'csv']);
+    expect(parseCsv(r.stdout)[0]).toEqual(apiColumns);
+  });
+
+  test('--columns, --chart and -o work on the merged list', async () => {
+    const c = await payrec(emu, ['transfers', '--limit', '4', '-f', 'csv', '--columns', 'product,amount,payment_id', '--sort', 'asc']);
+    expect(c.exitCode).toBe(0);
+    expect(parseCsv(c.stdout)).toEqual([['product', 'amount', 'payment_id'], ...truth.slice(0, 4).map((t) => [t.product, t.amount, (t.payment_id as string) ?? ''])]);
+    const bad = await payrec(emu, ['transfers', '--columns', 'product,nope']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/unknown column "nope".*known: product, .*scheduleId/);
+    const chart = await payrec(emu, ['transfers', '--chart', 'month']);
+    expect(chart.exitCode).toBe(0);
+    expect(chart.stdout).toMatch(/2025-12/);
+    const file = join(tempDir(), 'all.jsonl');
+    const o = await payrec(emu, ['transfers', '--all', '-f', 'jsonl', '--sort', 'asc', '-o', file]);
+    expect(o.exitCode).toBe(0);
+    expect(jsonl(readFileSync(file, 'utf8'))).toEqual(truth);
   });
 
   test('--limit and --sort desc across products; --offset skips merged records', async () => {
