@@ -6,6 +6,7 @@ import type { Context } from './context.js';
 import { UsageError } from './errors.js';
 import { ApiClient } from '../http/client.js';
 import { optionSchemas, parseOption } from './options.js';
+import { parseTime } from './time.js';
 import type { OutputOptions } from '../output/writer.js';
 import { requireKey, resolveSettings, type Settings } from '../config/settings.js';
 import { hasControlCharacters, neutraliseTerminal, printable } from '../output/sanitize.js';
@@ -81,7 +82,10 @@ export class Session {
     if (!this.flags.emulator) return s;
     // --emulator: an in-process emulator on an ephemeral loopback port, with its demo key.
     const { startEmulator } = await import('../../emulator/index.js');
-    const emulator = await startEmulator({ port: 0 });
+    // PAYREC_EMULATOR_NOW anchors its data at a fixed day, so examples print the same every day.
+    const anchor = this.ctx.env.PAYREC_EMULATOR_NOW;
+    const now = anchor === undefined ? undefined : parseTime(anchor, this.ctx.now(), 'PAYREC_EMULATOR_NOW');
+    const emulator = await startEmulator({ port: 0, now });
     this.cleanups.push(() => emulator.close());
     return { ...s, baseUrl: emulator.url, apiKey: emulator.keyFor(s.chain), sources: { ...s.sources, baseUrl: 'flag', apiKey: 'flag' } };
   }

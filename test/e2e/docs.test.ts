@@ -1,0 +1,216 @@
+import { execa } from 'execa';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { BIN, program, tempDir } from './helpers.js';
+
+// The README and the guides in docs/ never go stale:
+// - every relative link points at a file that exists, and every #anchor at a heading in it;
+// - every `$ payrec --emulator …` line of a ```console block is run on a pseudo-terminal
+//   (120 columns, as a person's terminal) and must print exactly the output shown under it
+//   (an `$ echo $?` right after it must show its exit code). The commands of one file run in
+//   order and share a working folder, config and data folder (a sync, then queries of its
+//   mirror). A block whose output cannot repeat (timings) is preceded by
+//   `<!-- docs-test: not compared (why) -->`: its commands run, their output is not compared.
+// The emulator's data is anchored at a fixed date (PAYREC_EMULATOR_NOW), so the output is
+// the same every day. After a change of output, `npm run docs:update` rewrites the shown
+// output in place; review the diff like any other.
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const UPDATE = process.env.PAYREC_UPDATE_DOCS === '1';
+/** The day the examples' data is anchored at (records lie in the year before it). */
+const EXAMPLES_NOW = '2026-11-22';
+
+const FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+/** The text outside fenced code blocks (links and headings live there). */
+function prose(markdown: string): string {
+  return markdown.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
+}
+
+/** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
+function slug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+function anchorsOf(file: string): Set<string> {
+  const seen = new Map<string, number>();
+  const anchors = new Set<string>();
+  for (const m of prose(readFileSync(join(ROOT, file), 'utf8')).matchAll(/^#{1,6}\s+(.+)$/gm)) {
+    const base = slug(m[1]);
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    anchors.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return anchors;
+}
+
+describe('links', () => {
+  test.each(FILES)('%s: every relative link and anchor resolves', (file) => {
+    const dead: string[] = [];
+    for (const m of prose(readFileSync(join(ROOT, file), 'utf8')).matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = m[1];
+      if (/^[a-z]+:/i.test(target)) continue; // https:, mailto:
+      const [path, anchor] = target.split('#');
+      const resolved = path === '' ? file : join(dirname(file), path);
+      if (!existsSync(join(ROOT, resolved))) dead.push(`${target} (no file ${resolved})`);
+      else if (anchor !== undefined && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor)) dead.push(`${target} (no heading #${anchor} in ${resolved})`);
+    }
+    expect(dead, `dead links in ${file}`).toEqual([]);
+  });
+
+  test('the README links every guide in docs/', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    for (const file of FILES.filter((f) => f.startsWith('docs/'))) expect(readme, `README.md does not link ${file}`).toContain(`](${file}`);
+  });
+
+  test('the README stays a landing page (at most 25 KB)', () => {
+    expect(readFileSync(join(ROOT, 'README.md')).length).toBeLessThanOrEqual(25 * 1024);
+  });
+});
+
+interface Example {
+  command: string;
+  /** Index, in the file's lines, of the first output line and one past the last. */
+  start: number;
+  end: number;
+}
+
+interface Block {
+  file: string;
+  line: number;
+  examples: Example[];
+  /** False for a block marked `<!-- docs-test: not compared … -->`. */
+  compared: boolean;
+}
+
+/** A command the test runs: payrec with its built-in emulator, or `echo $?` right after one. */
+const RUNNABLE = /^payrec --emulator\b/;
+
+function consoleBlocks(file: string, lines: string[]): Block[] {
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i] !== '```console') continue;
+    const block: Block = { file, line: i + 1, examples: [], compared: !/^<!-- docs-test: not compared/.test(lines[i - 1] ?? '') };
+    let current: Example | undefined;
+    let j = i + 1;
+    for (; j < lines.length && lines[j] !== '```'; j++) {
+      if (lines[j].startsWith('$ ')) {
+        if (current) current.end = j;
+        current = { command: lines[j].slice(2), start: j + 1, end: j + 1 };
+        block.examples.push(current);
+      }
+    }
+    if (current) current.end = j;
+    block.examples = block.examples.filter((e, k, all) => RUNNABLE.test(e.command) || (e.command === 'echo $?' && k > 0 && RUNNABLE.test(all[k - 1].command)));
+    if (block.examples.length > 0) blocks.push(block);
+    i = j;
+  }
+  return blocks;
+}
+
+const script = program('script', 'bsdutils');
+const onPty = script.skip ? test.skip : test;
+
+/** A folder holding a `payrec` that runs the built binary, as `npm link` would. */
+function binFolder(): string {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'bin'));
+  writeFileSync(join(dir, 'bin', 'payrec'), `#!/bin/sh\nexec node ${JSON.stringify(BIN)} "$@"\n`);
+  chmodSync(join(dir, 'bin', 'payrec'), 0o755);
+  return join(dir, 'bin');
+}
+
+/**
+ * The lines a person sees once the command ended: a carriage return or "cursor to column 1"
+ * goes back to the line's start, "erase to end of line" erases (a spinner drawn, then
+ * cleared, leaves nothing), and other control sequences (cursor shown or hidden) show nothing.
+ */
+function screen(output: string): string[] {
+  const lines: string[] = [''];
+  let column = 0;
+  const put = (text: string) => {
+    const line = lines[lines.length - 1];
+    lines[lines.length - 1] = line.slice(0, column).padEnd(column) + text + line.slice(column + text.length);
+    column += text.length;
+  };
+  for (const m of output.matchAll(/\x1b\[([?\d;]*)([A-Za-z])|\r|\n|[^\x1b\r\n]+/g)) {
+    const token = m[0];
+    if (token === '\n') {
+      lines.push('');
+      column = 0;
+    } else if (token === '\r' || (m[2] === 'G' && (m[1] === '' || m[1] === '1'))) column = 0;
+    else if (m[2] === 'K') lines[lines.length - 1] = lines[lines.length - 1].slice(0, column);
+    else if (m[2] === undefined) put(token);
+  }
+  const shown = lines.map((l) => l.trimEnd());
+  while (shown.length > 0 && shown[shown.length - 1] === '') shown.pop();
+  return shown;
+}
+
+/** Runs one shell command line on a 120-column pseudo-terminal; returns the screen's lines and the exit code. */
+async function onTerminal(command: string, bin: string, home: string): Promise<{ lines: string[]; exitCode: number }> {
+  const r = await execa('script', ['-qec', `stty cols 120 rows 50; ${command}`, '/dev/null'], {
+    reject: false,
+    stdin: 'ignore',
+    cwd: home,
+    extendEnv: false,
+    env: {
+      PATH: `${bin}:${process.env.PATH}`,
+      HOME: home,
+      XDG_DATA_HOME: join(home, 'data'),
+      TZ: 'UTC',
+      NO_COLOR: '1',
+      PAYREC_CONFIG_DIR: join(home, 'config'),
+      PAYREC_EMULATOR_NOW: EXAMPLES_NOW,
+    },
+  });
+  const lines = screen(r.stdout);
+  return { lines, exitCode: r.exitCode ?? -1 };
+}
+
+describe('console examples print what they show', () => {
+  const bin = binFolder();
+  for (const file of FILES) {
+    const path = join(ROOT, file);
+    const lines = readFileSync(path, 'utf8').split('\n');
+    const blocks = consoleBlocks(file, lines);
+    if (blocks.length === 0) continue;
+    onPty(`${file}: ${blocks.reduce((n, b) => n + b.examples.length, 0)} examples${script.note}`, { timeout: 120_000 }, async () => {
+      // Run every example first, then compare (or rewrite from the end, so indices hold).
+      const actual: string[][] = [];
+      const home = tempDir();
+      for (const block of blocks) {
+        let exitCode = 0;
+        for (const example of block.examples) {
+          if (example.command === 'echo $?') {
+            actual.push([String(exitCode)]);
+            continue;
+          }
+          const r = await onTerminal(example.command, bin, home);
+          exitCode = r.exitCode;
+          actual.push(r.lines);
+        }
+      }
+      const examples = blocks.flatMap((b) => b.examples.map((e) => ({ ...e, compared: b.compared })));
+      if (UPDATE) {
+        for (let k = examples.length - 1; k >= 0; k--) {
+          if (examples[k].compared) lines.splice(examples[k].start, examples[k].end - examples[k].start, ...actual[k]);
+        }
+        writeFileSync(path, lines.join('\n'));
+        return;
+      }
+      const stale = examples.flatMap((e, k) => {
+        if (!e.compared) return [];
+        const shown = lines.slice(e.start, e.end).map((l) => l.trimEnd());
+        while (shown.length > 0 && shown[shown.length - 1] === '') shown.pop();
+        return shown.join('\n') === actual[k].join('\n') ? [] : [`${file}:${e.start}: $ ${e.command}\n--- shown\n${shown.join('\n')}\n--- printed\n${actual[k].join('\n')}`];
+      });
+      expect(stale.join('\n\n'), `stale examples (run npm run docs:update and review the diff)`).toBe('');
+    });
+  }
+});
