@@ -223,6 +223,7 @@ _payrec_values() {
     --chain) echo 'bsc ethereum polygon sandbox' ;;
     --flatten) echo 'receivers swaps' ;;
     --chart) echo 'day week month' ;;
+    --product) echo 'variable-recurring vr on-demand od one-time ot wallet-to-wallet w2w scheduled-payments sp' ;;
     *) return 1 ;;
   esac
 }

@@ -436,6 +436,8 @@ function __payrec_values
             printf '%s\n' receivers swaps
         case '--chart'
             printf '%s\n' day week month
+        case '--product'
+            printf '%s\n' variable-recurring vr on-demand od one-time ot wallet-to-wallet w2w scheduled-payments sp
         case '*'
             return 1
     end
