@@ -261,7 +261,8 @@ describe('payrec transfers --follow', () => {
       for (const end = Date.now() + 15_000; !ok(); await new Promise((r) => setTimeout(r, 20))) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     };
     try {
-      await until('the first poll', () => polls() >= 1);
+      // The first poll (which only learns what exists) is over once the second has begun.
+      await until('the second poll', () => polls() >= 2);
       await append(emu, 'on-demand/transfers', 2);
       await append(emu, 'wallet-to-wallet/transfers', 3);
       await until('5 records', () => lines().length >= 5);
