@@ -23,13 +23,13 @@ const BATCH = 1000;
 /**
  * A walk of the merged list. `window.limit` and `window.offset` count merged records:
  * each list is asked for offset + limit records from its start (the first N merged
- * records hold at most N of any list) and the merge skips the first `offset`.
+ * records hold at most N of any list; a second that limit cuts is read whole, see
+ * Cursor.completeRun) and the merge skips the first `offset`.
  * `window.concurrency` is shared among the lists, at least one page each.
  * Each page's `total` is the sum of the lists' totals as last seen.
  */
 export function mergeWalks(sources: readonly MergeSource[], field: string): WalkWindow {
   return async function* (window, from, to, sort) {
-    const desc = (sort ?? 'desc') === 'desc';
     const each: PageWindow = {
       limit: window.offset + window.limit,
       pageSize: window.pageSize,
