@@ -18,6 +18,7 @@ _payrec_child() {
     '|dca') echo 'dollar-cost-average' ;;
     '|webhook-notifications') echo 'webhook-notifications' ;;
     '|wn') echo 'webhook-notifications' ;;
+    '|transfers') echo 'transfers' ;;
     '|emulator') echo 'emulator' ;;
     '|auth') echo 'auth' ;;
     '|config') echo 'config' ;;
@@ -78,7 +79,7 @@ _payrec_child() {
 }
 _payrec_words() {
   case "$1" in
-    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications emulator auth config sync sql api completion' ;;
+    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql api completion' ;;
     'fixed-recurring') echo 'short-urls billings cancellations cancellation webhook' ;;
     'fixed-recurring short-urls') echo 'list get delete create update' ;;
     'fixed-recurring short-urls list') echo '' ;;
@@ -125,6 +126,7 @@ _payrec_words() {
     'webhook-notifications get') echo '' ;;
     'webhook-notifications verify') echo '' ;;
     'webhook-notifications listen') echo '' ;;
+    'transfers') echo '' ;;
     'emulator') echo 'start trigger' ;;
     'emulator start') echo '' ;;
     'emulator trigger') echo '' ;;
@@ -193,6 +195,7 @@ _payrec_flags() {
     'webhook-notifications get') echo '' ;;
     'webhook-notifications verify') echo '' ;;
     'webhook-notifications listen') echo '--port --host --forward-to' ;;
+    'transfers') echo '--product --plan-id --sender --receiver --token --tag --email --schedule-id --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'emulator') echo '' ;;
     'emulator start') echo '--port --host --records --seed --now --fault-rate --fault-kinds --fault-seed --live --late-fraction --late-max --pending-fraction' ;;
     'emulator trigger') echo '--plan-id --type' ;;
@@ -223,12 +226,13 @@ _payrec_values() {
     --time-format) echo 'unix iso' ;;
     --period) echo 'today yesterday this-month last-month last-quarter last-year' ;;
     --tz) echo 'UTC Europe/Berlin Europe/London America/New_York Asia/Tokyo' ;;
+    --product) echo 'variable-recurring vr on-demand od one-time ot wallet-to-wallet w2w scheduled-payments sp' ;;
     *) return 1 ;;
   esac
 }
 _payrec_takes_value() {
   case "$1" in
-    --base-url|--body|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--flatten|--format|--forward-to|--from|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--name|--now|--offset|--output|--page-size|--parquet|--pending-fraction|--period|--plan-id|--port|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|-X|-f|-o) return 0 ;;
+    --base-url|--body|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--flatten|--format|--forward-to|--from|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--name|--now|--offset|--output|--page-size|--parquet|--pending-fraction|--period|--plan-id|--port|--product|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|-X|-f|-o) return 0 ;;
   esac
   return 1
 }

@@ -34,6 +34,8 @@ function __payrec_child
             echo 'webhook-notifications'
         case '|wn'
             echo 'webhook-notifications'
+        case '|transfers'
+            echo 'transfers'
         case '|emulator'
             echo 'emulator'
         case '|auth'
@@ -151,7 +153,7 @@ end
 function __payrec_words
     switch "$argv[1]"
         case ''
-            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications emulator auth config sync sql api completion
+            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql api completion
         case 'fixed-recurring'
             printf '%s\n' short-urls billings cancellations cancellation webhook
         case 'fixed-recurring short-urls'
@@ -243,6 +245,8 @@ function __payrec_words
         case 'webhook-notifications verify'
             printf '%s\n' 
         case 'webhook-notifications listen'
+            printf '%s\n' 
+        case 'transfers'
             printf '%s\n' 
         case 'emulator'
             printf '%s\n' start trigger
@@ -378,6 +382,8 @@ function __payrec_flags
             printf '%s\n' 
         case 'webhook-notifications listen'
             printf '%s\n' --port --host --forward-to
+        case 'transfers'
+            printf '%s\n' --product --plan-id --sender --receiver --token --tag --email --schedule-id --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq
         case 'emulator'
             printf '%s\n' 
         case 'emulator start'
@@ -436,6 +442,8 @@ function __payrec_values
             printf '%s\n' today yesterday this-month last-month last-quarter last-year
         case '--tz'
             printf '%s\n' UTC Europe/Berlin Europe/London America/New_York Asia/Tokyo
+        case '--product'
+            printf '%s\n' variable-recurring vr on-demand od one-time ot wallet-to-wallet w2w scheduled-payments sp
         case '*'
             return 1
     end
@@ -451,7 +459,7 @@ function __payrec_complete
             continue
         end
         if string match -q -- '-*' $w
-            contains -- $w --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and set skip 1
+            contains -- $w --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and set skip 1
             continue
         end
         set -l next (__payrec_child "$cmdpath" $w); and set cmdpath $next
@@ -462,7 +470,7 @@ function __payrec_complete
         __fish_complete_path $cur
         return
     end
-    contains -- $prev --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and return
+    contains -- $prev --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and return
     if string match -q -- '-*' $cur
         __payrec_flags $cmdpath
         test -n "$cmdpath"; and __payrec_flags ''

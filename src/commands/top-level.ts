@@ -39,6 +39,7 @@ const loadProducts = async (): Promise<Define> => {
 
 const LOADERS: Record<string, Loader> = {
   ...Object.fromEntries(PRODUCTS.map((p) => [p, { load: loadProducts }])),
+  transfers: { load: async () => (await import('./transfers.js')).addTransfersCommand },
   emulator: { load: async () => (await import('./emulator.js')).addEmulatorCommands },
   auth: { load: async () => (await import('./auth.js')).addAuthCommands },
   config: { load: async () => (await import('./config.js')).addConfigCommands },

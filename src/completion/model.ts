@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { KNOWN_CHAINS } from '../registry/validators.js';
+import { productAliases } from '../registry/products.js';
+import { TRANSFER_PRODUCTS } from '../registry/transfers.js';
 
 // A shell-neutral model of the command tree, read from the real commander program,
 // so completions can never drift from the commands that exist.
@@ -34,6 +36,7 @@ export const FLAG_VALUES: Record<string, string[]> = {
   // The cron forms; a year, quarter, month or day is typed.
   '--period': ['today', 'yesterday', 'this-month', 'last-month', 'last-quarter', 'last-year'],
   '--tz': ['UTC', 'Europe/Berlin', 'Europe/London', 'America/New_York', 'Asia/Tokyo'],
+  '--product': TRANSFER_PRODUCTS.flatMap((p) => [p, productAliases[p]]),
 };
 
 export function completionModel(program: Command): CompletionModel {

@@ -54,7 +54,7 @@ function buildCatalog(): MirroredCollection[] {
 export const CATALOG: readonly MirroredCollection[] = buildCatalog();
 
 /** Collections whose records are transfers: the `transfers` view unites them. */
-export const TRANSFER_COLLECTIONS = CATALOG.filter((c) => c.name.endsWith('/transfers'));
+export const TRANSFER_COLLECTIONS = CATALOG.filter((c) => c.whole?.transfers === true);
 
 /**
  * The collections a user named: `product/collection`, the product by name or alias

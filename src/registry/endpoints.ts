@@ -150,6 +150,7 @@ function transfers<P extends Product, R extends Endpoint['record']>(product: P, 
     identity: ['transactionHash'],
     columns,
     collection: `${product}/transfers`,
+    transfers: true,
     summary: `List ${product} transfers`,
     examples: [
       `payrec ${product} transfers --from 7d --format csv -o transfers.csv`,

@@ -61,6 +61,11 @@ export interface Endpoint {
   /** Emulator collection that holds the records. */
   collection: string;
   /**
+   * Its records are transfers: they join `payrec transfers` (merged by time with the
+   * other products') and the mirror's `transfers` view. One property away from joining.
+   */
+  transfers?: true;
+  /**
    * Destructive: ask on a terminal, and require --yes when not on one (DESIGN.md).
    * The question names the record by its path parameters.
    */

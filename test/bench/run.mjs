@@ -19,6 +19,8 @@
 //      unfiltered (the filter runs in payrec: the API has none);
 //   8. the xlsx export of 300,000 transfers against the CSV export of the same (time and
 //      peak RSS), and the xlsx export's peak RSS at 100,000 records (flat memory).
+//   9. `payrec transfers --all -f csv` over five products of 60,000 transfers each, against
+//      the five single-product exports run one after another.
 // The emulator runs in its own process: it must not share payrec's event loop.
 // Not a vitest file (vitest picks up *.test.* only); `npm test` never runs it.
 
@@ -433,10 +435,43 @@ async function benchXlsx() {
   target('xlsx peak RSS growth, 100,000 → 300,000', `${(growth * 100).toFixed(0)} %`, '≤ 20 %', growth <= 0.2, `${rss[100_000].toFixed(0)} MB → ${rss[EXPORT_RECORDS].toFixed(0)} MB`);
 }
 
+const TRANSFER_PRODUCTS = ['variable-recurring', 'on-demand', 'one-time', 'wallet-to-wallet', 'scheduled-payments'];
+const TRANSFERS_PER_PRODUCT = 60_000;
+
+/** The merged list of five products against the five exports one after another: no slower. */
+async function benchMergedTransfers() {
+  const emu = await startEmulator(TRANSFERS_PER_PRODUCT);
+  try {
+    const to = Math.floor(Date.now() / 1000);
+    // Each collection generated before the timings (the first request builds it).
+    const totals = TRANSFER_PRODUCTS.map((p) => curlJson(`${emu.url}/v1/${CHAIN}/${p}/transfers?limit=1&to=${to}`).total);
+    const total = totals.reduce((a, b) => a + b, 0);
+    const exportArgs = ['--base-url', emu.url, '--quiet'];
+    const mergedOut = join(work, 'transfers.csv');
+    const merged = () => timed(NODE, [BIN, ...exportArgs, 'transfers', '--all', '--to', String(to), '--format', 'csv', '--output', mergedOut]);
+    const separate = () =>
+      TRANSFER_PRODUCTS.reduce(
+        (ms, p) => ms + timed(NODE, [BIN, ...exportArgs, p, 'transfers', '--all', '--to', String(to), '--format', 'csv', '--output', join(work, `${p}.csv`)]),
+        0,
+      );
+    const t = interleaved({ merged, separate }, EXPORT_RUNS);
+    const rows = { merged: csvRecords(mergedOut), separate: TRANSFER_PRODUCTS.reduce((n, p) => n + csvRecords(join(work, `${p}.csv`)) - 1, 0) };
+    if (rows.merged !== total + 1 || rows.separate !== total) throw new Error(`CSV rows: merged ${rows.merged - 1}, separate ${rows.separate}, expected ${total}`);
+    const ratio = t.merged / t.separate;
+    console.log(
+      `payrec transfers --all -f csv of ${total.toLocaleString('en-US')} (5 × ${TRANSFERS_PER_PRODUCT.toLocaleString('en-US')}): ${fmt(t.merged)}; ` +
+        `the five product exports one after another ${fmt(t.separate)} (medians of ${EXPORT_RUNS})`,
+    );
+    target(`payrec transfers (5 × ${TRANSFERS_PER_PRODUCT.toLocaleString('en-US')}) / five exports in a row`, `${ratio.toFixed(2)}×`, '≤ 1×', ratio <= 1, `${fmt(t.merged)} vs ${fmt(t.separate)}`);
+  } finally {
+    await emu.stop();
+  }
+}
+
 requireTools();
 console.log(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`);
 // BENCH_ONLY=export,live runs only those sections (exact paging needs the export's time);
-// the others are startup, exact, memory, traffic, status and xlsx.
+// the others are startup, exact, memory, traffic, status, xlsx and transfers.
 const only = process.env.BENCH_ONLY?.split(',');
 const wanted = (name) => !only || only.includes(name);
 try {
@@ -448,6 +483,7 @@ try {
   if (wanted('traffic')) await benchEmulatorUnderTraffic();
   if (wanted('status')) await benchStatusFilter();
   if (wanted('xlsx')) await benchXlsx();
+  if (wanted('transfers')) await benchMergedTransfers();
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -4,7 +4,7 @@ import type { Session } from '../runtime/session.js';
 import { formatDuration } from '../runtime/time.js';
 import { formatIso } from '../runtime/zone.js';
 import { createWriter, type OutputOptions, type RecordWriter } from '../output/writer.js';
-import type { ListQuery, WalkWindow } from './list-query.js';
+import type { ListQuery, MergedList, WalkWindow } from './list-query.js';
 import { identityOf } from './paginate.js';
 import { checkRecord } from './records.js';
 
@@ -25,7 +25,7 @@ import { checkRecord } from './records.js';
 // that second that existed a moment before the start is printed too, never one missed.
 // With --from, the first poll prints the records since then as well.
 
-export async function follow(session: Session, endpoint: Endpoint, walk: WalkWindow, q: ListQuery, options: OutputOptions): Promise<void> {
+export async function follow(session: Session, endpoint: Endpoint | MergedList, walk: WalkWindow, q: ListQuery, options: OutputOptions): Promise<void> {
   const { ctx } = session;
   const { intervalMs, lookbackSeconds, startedAt } = q.follow!;
   const identity = identityOf(endpoint);
@@ -36,7 +36,7 @@ export async function follow(session: Session, endpoint: Endpoint, walk: WalkWin
   const perBatch = options.format === 'table' && options.tty;
   let writer: RecordWriter | undefined = perBatch ? undefined : createWriter(target.stream, options);
   session.notice(
-    `Following ${endpoint.product} ${endpoint.command.join(' ')}${q.from === undefined ? '' : ` since ${formatIso(q.from, session.zone)}`}: ` +
+    `Following ${'title' in endpoint ? endpoint.title : `${endpoint.product} ${endpoint.command.join(' ')}`}${q.from === undefined ? '' : ` since ${formatIso(q.from, session.zone)}`}: ` +
       `each new record once, late ones up to ${formatDuration(lookbackSeconds)} old (every ${intervalMs / 1000} s; Ctrl-C to stop)`,
   );
 

@@ -3,6 +3,9 @@ import { MalformedResponseError } from '../runtime/errors.js';
 import { envelope, type Envelope } from '../../registry/schemas.js';
 import type { Session } from '../runtime/session.js';
 
+/** What record checks need of a list: its schema, and how messages name it. */
+type Checked = Pick<Endpoint, 'method' | 'path' | 'record'>;
+
 // Checks what the API answered against the registry's schemas. Schema drift (a field
 // missing or of another type) is a warning by default: the data is still printed,
 // since a changed service should not stop an export. --strict makes it an error.
@@ -27,7 +30,7 @@ export function checkEnvelope(endpoint: Endpoint, body: unknown): Envelope {
 const FIRST_CHECKED = 1000;
 const SAMPLE_EVERY = 50;
 
-export function recordChecker(endpoint: Endpoint, session: Session): (record: unknown) => Record<string, unknown> {
+export function recordChecker(endpoint: Checked, session: Session): (record: unknown) => Record<string, unknown> {
   let n = 0;
   return (record) => {
     const i = n++;
@@ -36,14 +39,14 @@ export function recordChecker(endpoint: Endpoint, session: Session): (record: un
   };
 }
 
-function asObject(endpoint: Endpoint, record: unknown): Record<string, unknown> {
+function asObject(endpoint: Checked, record: unknown): Record<string, unknown> {
   if (record === null || typeof record !== 'object' || Array.isArray(record)) {
     throw new MalformedResponseError(`${endpoint.method} ${endpoint.path}: a record is not a JSON object`);
   }
   return record as Record<string, unknown>;
 }
 
-export function checkRecord(endpoint: Endpoint, record: unknown, session: Session): Record<string, unknown> {
+export function checkRecord(endpoint: Checked, record: unknown, session: Session): Record<string, unknown> {
   asObject(endpoint, record);
   const r = endpoint.record.safeParse(record);
   if (!r.success) {

@@ -13,9 +13,10 @@ import { compileJq } from '../output/jq.js';
 import { Writable } from 'node:stream';
 import type { Format } from '../output/writer.js';
 import { follow } from './follow.js';
-import type { ListQuery, WalkWindow } from './list-query.js';
+import type { ListQuery, MergedList, WalkWindow } from './list-query.js';
+import type { ApiClient } from '../http/client.js';
 
-export type { ListQuery } from './list-query.js';
+export type { ListQuery, MergedList } from './list-query.js';
 
 // Runs one registry endpoint: fills the path, sends the query, checks what comes
 // back and streams it to the chosen output (records, a summary or a chart).
@@ -24,18 +25,33 @@ export function fillPath(endpoint: Endpoint, values: Record<string, string>): st
   return endpoint.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(values[name]));
 }
 
+/** A walk of [from, to] of an endpoint's list with the command's filters; exact while records arrive when the list has a time window. */
+export function endpointWalk(client: ApiClient, endpoint: Endpoint, path: string, filters: Record<string, string>): WalkWindow {
+  const identity = identityOf(endpoint);
+  return (window, from, to, sort) =>
+    paginate(
+      async ({ offset, limit, ...range }) => {
+        const query = { ...filters, from: range.from ?? from, to: range.to ?? to, sort, limit, offset };
+        return checkEnvelope(endpoint, await client.json({ method: 'GET', path, query }));
+      },
+      window,
+      endpoint.timeWindow ? { sort: sort ?? 'desc', from: from ?? 0, to: to ?? Number.MAX_SAFE_INTEGER, identity } : { identity },
+    );
+}
+
 export async function runEndpoint(
   session: Session,
-  endpoint: Endpoint,
+  endpoint: Endpoint | MergedList,
   pathValues: Record<string, string>,
   filters: Record<string, string>,
   list?: ListQuery,
 ): Promise<void> {
   const outputOptions = session.output(endpoint.kind, endpoint.columns);
+  if ('fields' in endpoint) outputOptions.fields = endpoint.fields;
   if (outputOptions.columns) validateColumns(outputOptions.columns, schemaFields(endpoint.record));
   if (outputOptions.flatten !== undefined) validateFlatten(outputOptions.flatten, endpoint.record);
   const client = await session.client(list?.window.concurrency);
-  const path = fillPath(endpoint, pathValues);
+  const path = 'walk' in endpoint ? endpoint.path : fillPath(endpoint, pathValues);
 
   if (endpoint.method === 'DELETE') {
     const body = await client.json({ method: 'DELETE', path });
@@ -62,18 +78,8 @@ export async function runEndpoint(
   const q = list!;
   // Compiled first: a bad expression is exit 2 before any request.
   const jq = q.jq !== undefined ? await compileJq(q.jq) : undefined;
-  const identity = identityOf(endpoint);
   const keep = q.statuses ? matcher(endpoint, q.statuses) : undefined;
-  /** A walk of [from, to] with the command's filters; exact while records arrive when the list has a time window. */
-  const exact: WalkWindow = (window, from, to, sort) =>
-    paginate(
-      async ({ offset, limit, ...range }) => {
-        const query = { ...filters, from: range.from ?? from, to: range.to ?? to, sort, limit, offset };
-        return checkEnvelope(endpoint, await client.json({ method: 'GET', path, query }));
-      },
-      window,
-      endpoint.timeWindow ? { sort: sort ?? 'desc', from: from ?? 0, to: to ?? Number.MAX_SAFE_INTEGER, identity } : { identity },
-    );
+  const exact: WalkWindow = 'walk' in endpoint ? endpoint.walk(client) : endpointWalk(client, endpoint, path, filters);
   // --status: the API has no status filter (API-SPEC.md), so records are kept or dropped
   // here, after the paginator has made the walk exact and free of repeats; the walk
   // itself is never cut by --limit, which counts the records kept.
@@ -151,7 +157,7 @@ export async function runEndpoint(
 }
 
 /** Keeps the records whose status is one of `statuses`. */
-function matcher(endpoint: Endpoint, statuses: Set<string>): (r: Record<string, unknown>) => boolean {
+function matcher(endpoint: Pick<Endpoint, 'record'>, statuses: Set<string>): (r: Record<string, unknown>) => boolean {
   const statusOf = statusReader(endpoint);
   return (r) => statuses.has(statusOf(r));
 }

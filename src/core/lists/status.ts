@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import type { Endpoint } from '../../registry/types.js';
+import { recordShape } from '../../registry/schemas.js';
 import { UsageError } from '../runtime/errors.js';
 import { printable } from '../output/sanitize.js';
 
@@ -16,7 +16,7 @@ export const STATUSES = ['confirmed', 'pending', 'failed'] as const;
 export const NO_STATUS = '(none)';
 
 function shapeOf(endpoint: Pick<Endpoint, 'record'>): Record<string, unknown> {
-  return endpoint.record instanceof z.ZodObject ? (endpoint.record.shape as Record<string, unknown>) : {};
+  return recordShape(endpoint.record);
 }
 
 /** Lists whose records carry a `transactionStatus`: they take --status and --failed. */

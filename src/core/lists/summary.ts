@@ -1,7 +1,7 @@
 import Big from 'big.js';
 import { z } from 'zod';
 import type { Endpoint } from '../../registry/types.js';
-import { decimal } from '../../registry/schemas.js';
+import { decimal, recordShape } from '../../registry/schemas.js';
 import { MalformedResponseError } from '../runtime/errors.js';
 import { identityOf } from './paginate.js';
 import { hasSuccess, statusReader } from './status.js';
@@ -128,9 +128,8 @@ const STATUS_ORDER = ['confirmed', 'pending', 'failed'];
  * `swaps.outputAmount`). The summary's columns, fixed per endpoint.
  */
 export function amountFields(schema: z.ZodType): string[] {
-  if (!(schema instanceof z.ZodObject)) return [];
   const out: string[] = [];
-  for (const [key, child] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
+  for (const [key, child] of Object.entries(recordShape(schema))) {
     if (child === decimal) out.push(key);
     else if (child instanceof z.ZodArray && child.element instanceof z.ZodObject) {
       for (const [sub, leaf] of Object.entries(child.element.shape as Record<string, z.ZodType>)) if (leaf === decimal) out.push(`${key}.${sub}`);

@@ -28,6 +28,12 @@ export interface OutputOptions {
   literalColumns?: boolean;
   /** Records may hold BigInts (payrec sql's integers beyond a double): json writes them as numbers with every digit. */
   bigInts?: boolean;
+  /**
+   * Every field the records may have, when they differ by kind (`payrec transfers`): the
+   * CSV header is these, then any other field of the first record, so it does not depend
+   * on which kind of record comes first.
+   */
+  fields?: readonly string[];
   /** --flatten FIELD: one row per element of that top-level array field. */
   flatten?: string;
   /** --csv-raw: no spreadsheet-formula neutralisation. */
@@ -71,12 +77,17 @@ type Row = Record<string, unknown>;
 export function schemaFields(schema: z.ZodType): string[] {
   const fields: string[] = [];
   collectFields(schema, '', fields);
-  return fields;
+  return [...new Set(fields)];
 }
 
 function collectFields(schema: z.ZodType, prefix: string, out: string[]): void {
   const s = unwrapOptional(schema);
   if (s instanceof z.ZodArray) return collectFields(s.element as z.ZodType, prefix, out);
+  // A union of record shapes (`payrec transfers`): the fields of any of them.
+  if (s instanceof z.ZodUnion) {
+    for (const option of s.options) collectFields(option as z.ZodType, prefix, out);
+    return;
+  }
   if (s instanceof z.ZodObject) {
     for (const [key, child] of Object.entries(s.shape)) {
       const path = prefix ? `${prefix}.${key}` : key;
@@ -204,7 +215,11 @@ function tableColumns(opts: OutputOptions, firstRow: Row | undefined): Column[] 
  */
 function exportColumns(opts: OutputOptions, firstRow: Row | undefined): Column[] {
   if (opts.columns) return columnsNamed(opts.columns);
-  return firstRow ? leafPaths(firstRow).map(column) : [];
+  const paths = firstRow ? leafPaths(firstRow) : [];
+  if (!opts.fields) return paths.map(column);
+  // Records of several kinds (`payrec transfers`): every field they may have first, so the
+  // header does not depend on which kind of record came first.
+  return [...new Set([...opts.fields, ...paths.map((p) => p.join('.'))])].map((n) => column(n.split('.')));
 }
 
 /** Plain text of a value: objects and arrays as compact JSON, missing as empty. */
@@ -503,6 +518,7 @@ function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
       return sink.push(text + line + CSV_EOL);
     },
     end: (count) => {
+      if (count === 0 && !columns && opts.fields) columns = columnsNamed([...opts.fields]);
       if (count === 0 && columns) return sink.push(header(columns));
     },
   };

@@ -1,0 +1,102 @@
+import type { Command } from 'commander';
+import type { CommandAction } from '../core/runtime/action.js';
+import { UsageError } from '../core/runtime/errors.js';
+import { flagOf } from '../core/runtime/options.js';
+import type { Session } from '../core/runtime/session.js';
+import { printable } from '../core/output/sanitize.js';
+import { endpointWalk, runEndpoint, type MergedList } from '../core/lists/run-endpoint.js';
+import { mergeWalks } from '../core/lists/merge.js';
+import { identityOf } from '../core/lists/paginate.js';
+import { productAliases } from '../registry/products.js';
+import { PRODUCT_FIELD, TRANSFER_COLUMNS, TRANSFER_ENDPOINTS, TRANSFER_FIELDS, transferFilters, transferRecord } from '../registry/transfers.js';
+import type { Endpoint } from '../registry/types.js';
+import { addListOptions, parseListFlags } from './registry-commands.js';
+import { topCommand } from './tree.js';
+import { addGateOptions } from './list-gates.js';
+import { hasStatus, hasSuccess } from '../core/lists/status.js';
+
+// `payrec transfers`: the transfers of every product (the registry's entries marked
+// `transfers`) in one list, merged by time, through the same list machinery as each
+// product's own `transfers` command: the one paginator walks each product exactly,
+// mergeWalks orders them, and runEndpoint prints, summarises, charts or follows.
+
+const FILTERS = transferFilters();
+/** A --token filter is also what --chart charts (as on each product's list). */
+const HAS_TOKEN_FILTER = FILTERS.some((f) => f.filter.name === 'token');
+const aliasList = () => TRANSFER_ENDPOINTS.map((e) => `${e.product} (${productAliases[e.product]})`).join(', ');
+
+export function addTransfersCommand(program: Command, action: CommandAction): void {
+  const cmd = topCommand(program, 'transfers');
+  cmd.option('--product <list>', `only these products, comma-separated, by name or alias: ${aliasList()}`);
+  for (const { filter, products } of FILTERS) {
+    const only = products.length === TRANSFER_ENDPOINTS.length ? '' : ` (${products.join(', ')} only: narrow with --product)`;
+    cmd.option(`${flagOf(filter.name)} <value>`, filter.help + only);
+  }
+  addListOptions(cmd, true, HAS_TOKEN_FILTER);
+  addGateOptions(cmd, TRANSFER_ENDPOINTS.some(hasStatus), TRANSFER_ENDPOINTS.some(hasSuccess));
+  const examples = [
+    'payrec transfers --from 7d',
+    'payrec transfers --all --from 2026-10-01 --to 2026-10-31 -f csv -o transfers.csv',
+    'payrec transfers --product ot,w2w --token USDT --all --summary',
+    'payrec transfers --follow',
+  ];
+  cmd.addHelpText('after', `\nExamples:\n${examples.map((x) => `  $ ${x}`).join('\n')}\n`);
+  cmd.action(action((session, c) => runTransfers(session, c)));
+}
+
+async function runTransfers(session: Session, cmd: Command): Promise<void> {
+  const opts = cmd.opts() as Record<string, string | boolean | undefined>;
+  const selected = selectProducts(opts.product as string | undefined);
+  const filters: Record<string, string> = {};
+  for (const { filter, products } of FILTERS) {
+    const value = opts[filter.name];
+    if (typeof value !== 'string') continue;
+    const lacking = selected.filter((e) => !products.includes(e.product)).map((e) => e.product);
+    if (lacking.length > 0) {
+      throw new UsageError(
+        `${flagOf(filter.name)} is not a filter of ${lacking.join(', ')} transfers`,
+        `narrow the list to products that have it: --product ${products.map((p) => productAliases[p]).join(',')}`,
+      );
+    }
+    const r = filter.schema.safeParse(value);
+    if (!r.success) throw new UsageError(`invalid ${flagOf(filter.name)} "${printable(value)}": ${r.error.issues[0].message}`);
+    filters[filter.name] = r.data;
+  }
+  const list = parseListFlags(opts, session.ctx.now(), HAS_TOKEN_FILTER, session.zone, session.flags.output !== undefined);
+  // One connection per page in flight: the products share --concurrency, at least one page each.
+  await session.client(Math.max(list.window.concurrency, selected.length));
+  await runEndpoint(session, mergedTransfers(selected, filters), {}, {}, list);
+}
+
+/** The merged list of these products' transfers, each read with the filters given. */
+function mergedTransfers(selected: readonly Endpoint[], filters: Record<string, string>): MergedList {
+  return {
+    kind: 'list',
+    method: 'GET',
+    timeWindow: true,
+    path: '/:product/transfers',
+    title: selected.length === TRANSFER_ENDPOINTS.length ? 'transfers of every product' : `transfers of ${selected.map((e) => e.product).join(', ')}`,
+    record: transferRecord,
+    identity: [PRODUCT_FIELD, ...new Set(selected.flatMap((e) => e.identity))],
+    columns: TRANSFER_COLUMNS,
+    fields: TRANSFER_FIELDS,
+    walk: (client) =>
+      mergeWalks(
+        selected.map((e) => ({ tag: e.product, walk: endpointWalk(client, e, e.path, filters), identity: identityOf(e) })),
+        PRODUCT_FIELD,
+      ),
+  };
+}
+
+/** --product: names or aliases, comma-separated; the list keeps the registry's order. */
+function selectProducts(raw: string | undefined): Endpoint[] {
+  if (raw === undefined) return [...TRANSFER_ENDPOINTS];
+  const words = raw.split(',').map((w) => w.trim());
+  const chosen = new Set<Endpoint>();
+  for (const word of words) {
+    const e = TRANSFER_ENDPOINTS.find((x) => x.product === word || productAliases[x.product] === word);
+    if (!e) throw new UsageError(`invalid --product "${printable(word)}": expected products with transfers, comma-separated: ${aliasList()}`);
+    chosen.add(e);
+  }
+  return TRANSFER_ENDPOINTS.filter((e) => chosen.has(e));
+}
