@@ -51,7 +51,8 @@ async function runSql(session: Session, cmd: Command): Promise<void> {
   }
   let rows = 0;
   const target = await session.openOutput();
-  const db = await MirrorDb.open(location.file, 'read', openOptions(session));
+  // Times print, and date_trunc counts days and months, in --tz.
+  const db = await MirrorDb.open(location.file, 'read', { ...openOptions(session), timeZone: session.zone });
   try {
     if (query === undefined) {
       const output = session.output('list', ['table', 'kind', 'rows', 'columns']);
@@ -91,7 +92,7 @@ async function runQuery(session: Session, db: MirrorDb, query: string, out: Node
     const writer = createWriter(out, { ...options, literalColumns: true, bigInts: true });
     let read = 0;
     await asUsage(async () => {
-      for await (const records of resultRecords(result, columns)) {
+      for await (const records of resultRecords(result, columns, session.zone)) {
         for (const r of records) {
           const draining = writer.write(r);
           if (draining) await draining;

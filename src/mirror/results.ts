@@ -1,30 +1,51 @@
-import { DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBResult, type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from './duckdb.js';
+import { DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBResult, type DuckDBTimestampTZValue, type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from './duckdb.js';
+import { formatLocal, offsetAt } from '../core/runtime/zone.js';
 
 // Query results as records for the output module, never through a lossy JavaScript
 // number, and each column with one JSON type in every row (a script reading `-f json`
 // can rely on it): integers of every width are numbers, as JavaScript numbers while a
 // double holds them exactly and as BigInts beyond (the writer prints every digit);
 // DECIMALs are strings of their exact text; JSON columns are their value. Everything
-// else follows DuckDB's own JSON conversion.
+// else follows DuckDB's own JSON conversion; times are shown in --tz.
 
 type Value = ReturnType<DuckDBValueConverter<unknown>>;
 
 const INTEGERS = new Set<number>([DuckDBTypeId.BIGINT, DuckDBTypeId.UBIGINT, DuckDBTypeId.HUGEINT, DuckDBTypeId.UHUGEINT, DuckDBTypeId.BIGNUM]);
 const MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
-/** Converts a DuckDB value for output. */
-const convert = (value: DuckDBValue, type: DuckDBType, converter: DuckDBValueConverter<unknown>): Value => {
-  if (value === null) return null;
-  if (INTEGERS.has(type.typeId)) {
-    const n = BigInt(value as bigint);
-    return n >= -MAX && n <= MAX ? Number(n) : n;
-  }
-  // Amounts print as --summary writes them: no padding zeros ('12.500000000000000000' is '12.5').
-  if (type.typeId === DuckDBTypeId.DECIMAL) return withoutPaddingZeros(String(value));
-  if (type.typeId === DuckDBTypeId.VARCHAR && type.alias === 'JSON') return JSON.parse(String(value));
-  // Lists, structs and maps recurse through `converter`, so their members are converted as above.
-  return JsonDuckDBValueConverter(value, type, converter as DuckDBValueConverter<Json>);
-};
+/** Converts DuckDB values for output; `zone` (--tz) is where TIMESTAMP WITH TIME ZONE values are shown. */
+const converterIn =
+  (zone: string) =>
+  (value: DuckDBValue, type: DuckDBType, converter: DuckDBValueConverter<unknown>): Value => {
+    if (value === null) return null;
+    if (INTEGERS.has(type.typeId)) {
+      const n = BigInt(value as bigint);
+      return n >= -MAX && n <= MAX ? Number(n) : n;
+    }
+    // Amounts print as --summary writes them: no padding zeros ('12.500000000000000000' is '12.5').
+    if (type.typeId === DuckDBTypeId.DECIMAL) return withoutPaddingZeros(String(value));
+    if (type.typeId === DuckDBTypeId.TIMESTAMP_TZ) return zonedTimestamp(value as DuckDBTimestampTZValue, zone);
+    if (type.typeId === DuckDBTypeId.VARCHAR && type.alias === 'JSON') return JSON.parse(String(value));
+    // Lists, structs and maps recurse through `converter`, so their members are converted as above.
+    return JsonDuckDBValueConverter(value, type, converter as DuckDBValueConverter<Json>);
+  };
+
+/**
+ * A TIMESTAMP WITH TIME ZONE as DuckDB writes it (`2026-10-31 15:05:09+01`), but in
+ * --tz with that instant's own offset (the library uses one fixed offset for every
+ * instant, which daylight saving makes wrong half the year).
+ */
+function zonedTimestamp(value: DuckDBTimestampTZValue, zone: string): string {
+  if (!value.isFinite) return value.toString();
+  const seconds = Number(value.micros / 1_000_000n) - (value.micros % 1_000_000n < 0n ? 1 : 0);
+  const micros = Number(value.micros - BigInt(seconds) * 1_000_000n);
+  const fraction = micros === 0 ? '' : `.${String(micros).padStart(6, '0').replace(/0+$/, '')}`;
+  const offset = offsetAt(seconds, zone);
+  const abs = Math.abs(offset);
+  const hh = String(Math.floor(abs / 3600)).padStart(2, '0');
+  const mm = (abs % 3600) / 60;
+  return `${formatLocal(seconds, zone)}${fraction}${offset < 0 ? '-' : '+'}${hh}${mm ? `:${String(mm).padStart(2, '0')}` : ''}`;
+}
 
 /** A decimal's text without trailing fraction zeros (nor a bare point); '-0' is '0'. */
 export function withoutPaddingZeros(text: string): string {
@@ -34,10 +55,10 @@ export function withoutPaddingZeros(text: string): string {
 }
 
 /** The rows of a streaming result as records, chunk by chunk; `columns` are the record keys. */
-export async function* resultRecords(result: DuckDBResult, columns: string[]): AsyncGenerator<Record<string, unknown>[]> {
+export async function* resultRecords(result: DuckDBResult, columns: string[], zone = 'UTC'): AsyncGenerator<Record<string, unknown>[]> {
   // The chunks' own column types lose the JSON alias (nested types keep it): take it from the result.
   const json = result.columnTypes().map((t) => t.alias === 'JSON');
-  for await (const rows of result.yieldConvertedRows(convert)) {
+  for await (const rows of result.yieldConvertedRows(converterIn(zone))) {
     yield rows.map((row) => {
       const record: Record<string, unknown> = {};
       for (let i = 0; i < columns.length; i++) record[columns[i]] = json[i] && typeof row[i] === 'string' ? JSON.parse(row[i] as string) : row[i];

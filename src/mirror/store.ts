@@ -28,6 +28,8 @@ export interface OpenOptions {
   waiting?: (message: string) => unknown;
   /** Ctrl-C: stop waiting. */
   signal?: AbortSignal;
+  /** The session's TimeZone (payrec sql's --tz): where date_trunc's days and months begin, and how times print. UTC by default. */
+  timeZone?: string;
 }
 
 /**
@@ -154,8 +156,9 @@ export class MirrorDb {
       if (note) rmSync(note, { force: true });
     }
     this.connection = await this.instance.connect();
-    // Dates in UTC, as everywhere in payrec: the same query gives the same months on every machine.
-    await this.connection.run("SET TimeZone = 'UTC'");
+    // UTC unless --tz says otherwise, never the machine's zone: the same query gives the
+    // same months on every machine. The zone is a canonical IANA name (session.ts).
+    await this.connection.run(`SET TimeZone = '${(this.o.timeZone ?? 'UTC').replaceAll("'", "''")}'`);
   }
 
   private get conn(): DuckDBConnection {

@@ -102,6 +102,24 @@ describe('a first sync', () => {
   });
 });
 
+describe('--tz', () => {
+  test('months and printed times follow the zone, with each instant\'s own offset', async () => {
+    const zone = 'Europe/Berlin';
+    // The ground truth in Berlin time, from Intl (sv-SE writes 2026-10-31 14:05:09), not from payrec.
+    const wall = (t: number) => new Date(t * 1000).toLocaleString('sv-SE', { timeZone: zone });
+    const offset = (t: number) => (Date.parse(wall(t).replace(' ', 'T') + 'Z') / 1000 - t) / 3600;
+    const times = (await listOf(emu, '/one-time/transfers')).map((t) => t.timestamp as number).sort((a, b) => a - b);
+    const months = new Map<string, number>();
+    for (const t of times) months.set(wall(t).slice(0, 7), (months.get(wall(t).slice(0, 7)) ?? 0) + 1);
+    const got = await sql(db, "SELECT strftime(date_trunc('month', timestamp), '%Y-%m') AS month, count(*) AS n FROM one_time_transfers GROUP BY ALL ORDER BY month", { env: { PAYREC_TZ: zone } });
+    expect(got).toEqual([...months].sort().map(([month, n]) => ({ month, n })));
+    const printed = await sql(db, 'SELECT timestamp FROM one_time_transfers ORDER BY timestamp', { env: { PAYREC_TZ: zone } });
+    expect(printed.map((r) => r.timestamp)).toEqual(times.map((t) => `${wall(t)}+0${offset(t)}`));
+    // Both offsets occur: the data spans a daylight-saving change.
+    expect(new Set(times.map(offset))).toEqual(new Set([1, 2]));
+  });
+});
+
 describe('later syncs', () => {
   test('fetch only what is new: late records within the lookback are added, the rest is not fetched again', async () => {
     emu.clearLog();
