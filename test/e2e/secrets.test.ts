@@ -82,6 +82,7 @@ const INVOCATIONS: Record<string, Invocation> = {
   'one-time payments list': { args: () => ['--limit', '2'], sends: true },
   'one-time payments get': { args: (f) => [f.oneTimePayments[0]], sends: true },
   'one-time transfers': { args: () => ['--all', '--page-size', '100', '-f', 'csv', '-o', 'out.csv'], sends: true },
+  transfers: { args: () => ['--limit', '5', '-f', 'jsonl'], sends: true },
   'wallet-to-wallet payments list': { args: () => ['--limit', '2', '--summary'], sends: true },
   'wallet-to-wallet payments get': { args: (f) => [f.walletToWalletPayments[0]], sends: true },
   'wallet-to-wallet transfers': { args: () => ['--limit', '2', '--chart', 'month'], sends: true },

@@ -19,7 +19,7 @@ const typos: Case[] = [
   ['fixed-recuring billings --plan-id 0x12', /^hint: did you mean payrec fixed-recurring\?$/m],
   ['auth statu --help', /^hint: did you mean payrec auth status\?$/m],
   // A word that exists elsewhere in the tree: every place it exists is named.
-  ['fr transfers', /^hint: did you mean payrec variable-recurring transfers, or payrec on-demand transfers, or payrec one-time transfers, or payrec wallet-to-wallet transfers, or payrec scheduled-payments transfers\?$/m],
+  ['fr transfers', /^hint: did you mean payrec variable-recurring transfers, or payrec on-demand transfers, or payrec one-time transfers, or payrec wallet-to-wallet transfers, or payrec scheduled-payments transfers, or payrec transfers\?$/m],
   // Nothing close: the help to read instead.
   ['xyzzyq --help', /^hint: see payrec --help for the commands$/m],
   ['od xyzzyq', /^hint: see payrec on-demand --help for the commands$/m],
