@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions, type Fixtures } from '../../src/emulator/index.js';
 
@@ -118,4 +119,23 @@ export function parseCsv(text: string): string[][] {
   }
   if (cell !== '' || row.length) row.push(cell), rows.push(row);
   return rows;
+}
+
+/** Collects a stream's text and waits for a pattern in it. */
+export function watch(stream: Readable) {
+  let text = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => (text += chunk));
+  return {
+    get text() {
+      return text;
+    },
+    async waitFor(pattern: RegExp, ms = 15_000): Promise<RegExpMatchArray> {
+      for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
+        const m = text.match(pattern);
+        if (m) return m;
+      }
+      throw new Error(`timed out waiting for ${pattern} in: ${text}`);
+    },
+  };
 }

@@ -3,10 +3,9 @@ import { statSync, readdirSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Emulator, Fixtures } from '../../src/emulator/index.js';
-import { emulator, payrec, tempDir } from './helpers.js';
+import { emulator, payrec, tempDir, watch } from './helpers.js';
 
 // The webhook listener as an attacker and a flaky app would meet it (issue 18): the real
 // binary `payrec wn listen` on an ephemeral port, the emulator as the API (its request
@@ -32,23 +31,6 @@ async function real(event = 'Billing', plan = fx.plans['fixed-recurring'][3]): P
   return JSON.parse(r.stdout).notification;
 }
 
-function watch(stream: Readable) {
-  let text = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => (text += chunk));
-  return {
-    get text() {
-      return text;
-    },
-    async waitFor(pattern: RegExp, ms = 15_000): Promise<RegExpMatchArray> {
-      for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
-        const m = text.match(pattern);
-        if (m) return m;
-      }
-      throw new Error(`timed out waiting for ${pattern} in: ${text}`);
-    },
-  };
-}
 
 async function listen(args: string[], state = tempDir()) {
   const proc = payrec(emu, ['wn', 'listen', '--port', '0', ...args], { env: { XDG_STATE_HOME: state } });

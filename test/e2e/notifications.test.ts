@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Readable } from 'node:stream';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { DeliveryAttempt, Emulator, Fixtures } from '../../src/emulator/index.js';
-import { emulator, payrec, tempDir } from './helpers.js';
+import { emulator, payrec, tempDir, watch } from './helpers.js';
 
 // Webhook notifications end to end: the emulator fires an event (payrec emulator
 // trigger), stores it and POSTs it to the plan's webhook; `wn listen` receives it,
@@ -38,24 +37,6 @@ async function trigger(event: string, plan: string): Promise<{ notification: Not
   return JSON.parse(r.stdout);
 }
 
-/** Collects a stream's text and waits for a pattern in it. */
-function watch(stream: Readable) {
-  let text = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => (text += chunk));
-  return {
-    get text() {
-      return text;
-    },
-    async waitFor(pattern: RegExp, ms = 15_000): Promise<RegExpMatchArray> {
-      for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
-        const m = text.match(pattern);
-        if (m) return m;
-      }
-      throw new Error(`timed out waiting for ${pattern} in: ${text}`);
-    },
-  };
-}
 
 /** Starts `payrec wn listen --port 0 …` and waits until it says where it listens. */
 async function listen(args: string[], env: Record<string, string> = {}) {
