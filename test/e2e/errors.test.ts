@@ -1,17 +1,15 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
-import type { Emulator, Fixtures } from '../../src/emulator/index.js';
+import type { Emulator } from '../../src/emulator/index.js';
 import { emulator, payrec, tempDir } from './helpers.js';
 
 // Exit codes and messages of DESIGN.md, and "nothing is sent" for bad input.
 
 let emu: Emulator;
-let fx: Fixtures;
 
 beforeAll(async () => {
   emu = await emulator();
-  fx = emu.fixtures('bsc');
 });
 afterAll(() => emu.close());
 beforeEach(() => emu.clearLog());

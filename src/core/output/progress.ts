@@ -13,7 +13,7 @@ export class Progress {
   private readonly started = performance.now();
 
   constructor(
-    private readonly session: Session,
+    session: Session,
     enabled: boolean,
     /** What is being fetched, shown first (`one_time_transfers: 1,000 of …`). */
     private readonly label?: string,
