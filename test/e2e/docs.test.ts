@@ -88,8 +88,11 @@ interface Block {
   compared: boolean;
 }
 
-/** A command the test runs: payrec with its built-in emulator, or `echo $?` right after one. */
-const RUNNABLE = /^payrec --emulator\b/;
+/**
+ * A command the test runs: payrec with its built-in emulator, a look at the files such a
+ * command wrote (`head`, `find`: read-only), or `echo $?` right after one.
+ */
+const RUNNABLE = /^(payrec --emulator|head|find) /;
 
 function consoleBlocks(file: string, lines: string[]): Block[] {
   const blocks: Block[] = [];
