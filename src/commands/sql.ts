@@ -9,7 +9,7 @@ import { topCommand } from './tree.js';
 import { addCountOptions } from './list-gates.js';
 import { mirrorLocation } from '../mirror/location.js';
 import { describeMirror } from '../mirror/describe.js';
-import { resultRecords } from '../mirror/results.js';
+import { cellKinds, resultRecords } from '../mirror/results.js';
 import { MirrorDb, openOptions } from '../mirror/store.js';
 
 // `payrec sql [QUERY]`: one read-only query over the mirror, printed through the usual
@@ -89,17 +89,20 @@ async function runQuery(session: Session, db: MirrorDb, query: string, out: Node
     const columns = result.deduplicatedColumnNames();
     // Column names are the query's own (`sum(t.x)`, `r.user`): never dotted paths.
     const options = session.output('list', columns);
-    const writer = createWriter(out, { ...options, literalColumns: true, bigInts: true });
+    const workbook = options.format === 'xlsx';
+    const writer = createWriter(out, { ...options, literalColumns: true, bigInts: true, cellKinds: workbook ? cellKinds(result, columns) : undefined });
     let read = 0;
-    await asUsage(async () => {
-      for await (const records of resultRecords(result, columns, session.zone)) {
-        for (const r of records) {
-          const draining = writer.write(r);
-          if (draining) await draining;
-        }
-        read += records.length;
+    // Only reading the result is DuckDB's: an error in writing it is payrec's own, never "the query failed".
+    const chunks = resultRecords(result, columns, session.zone, workbook);
+    for (;;) {
+      const next = await asUsage(() => chunks.next(), signal);
+      if (next.done) break;
+      for (const r of next.value) {
+        const draining = writer.write(r);
+        if (draining) await draining;
       }
-    }, signal);
+      read += next.value.length;
+    }
     if (signal.aborted) throw new InterruptedError();
     // The library ends a stream quietly on an error: a result is whole only when every row came.
     if (read !== rows) throw new UsageError(`the query's result ended after ${read} of its ${rows} rows; nothing more was printed`);

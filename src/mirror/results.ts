@@ -1,4 +1,5 @@
-import { DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBResult, type DuckDBTimestampTZValue, type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from './duckdb.js';
+import { DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBDateValue, type DuckDBResult, type DuckDBTimestampTZValue, type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from './duckdb.js';
+import type { CellKind } from '../core/output/xlsx.js';
 import { formatLocal, offsetAt } from '../core/runtime/zone.js';
 
 // Query results as records for the output module, never through a lossy JavaScript
@@ -54,11 +55,39 @@ export function withoutPaddingZeros(text: string): string {
   return trimmed === '-0' ? '0' : trimmed;
 }
 
+/**
+ * How a workbook holds each column, from its DuckDB type: DECIMALs are amounts (a number
+ * cell and its exact text), times and dates are date cells; the rest as they come.
+ */
+export function cellKinds(result: DuckDBResult, columns: string[]): Map<string, CellKind> {
+  const kinds = new Map<string, CellKind>();
+  result.columnTypes().forEach((type, i) => {
+    const kind = type.typeId === DuckDBTypeId.DECIMAL ? 'amount' : type.typeId === DuckDBTypeId.TIMESTAMP_TZ ? 'time' : type.typeId === DuckDBTypeId.DATE ? 'date' : undefined;
+    if (kind) kinds.set(columns[i], kind);
+  });
+  return kinds;
+}
+
+/**
+ * For a workbook (`asCells`), top-level TIMESTAMP WITH TIME ZONE values are Unix seconds
+ * and DATEs days since 1970-01-01, which become date cells (see cellKinds); nested ones
+ * stay text like every nested value. Infinite ones stay text.
+ */
+const cellConverterIn = (zone: string) => {
+  const inner = converterIn(zone);
+  return (value: DuckDBValue, type: DuckDBType): Value => {
+    if (value !== null && type.typeId === DuckDBTypeId.TIMESTAMP_TZ && (value as DuckDBTimestampTZValue).isFinite) return Number((value as DuckDBTimestampTZValue).micros) / 1e6;
+    if (value !== null && type.typeId === DuckDBTypeId.DATE && (value as DuckDBDateValue).isFinite) return (value as DuckDBDateValue).days;
+    // Members of lists and structs convert through `inner` alone.
+    return inner(value, type, inner as DuckDBValueConverter<unknown>);
+  };
+};
+
 /** The rows of a streaming result as records, chunk by chunk; `columns` are the record keys. */
-export async function* resultRecords(result: DuckDBResult, columns: string[], zone = 'UTC'): AsyncGenerator<Record<string, unknown>[]> {
+export async function* resultRecords(result: DuckDBResult, columns: string[], zone = 'UTC', asCells = false): AsyncGenerator<Record<string, unknown>[]> {
   // The chunks' own column types lose the JSON alias (nested types keep it): take it from the result.
   const json = result.columnTypes().map((t) => t.alias === 'JSON');
-  for await (const rows of result.yieldConvertedRows(converterIn(zone))) {
+  for await (const rows of result.yieldConvertedRows(asCells ? cellConverterIn(zone) : converterIn(zone))) {
     yield rows.map((row) => {
       const record: Record<string, unknown> = {};
       for (let i = 0; i < columns.length; i++) record[columns[i]] = json[i] && typeof row[i] === 'string' ? JSON.parse(row[i] as string) : row[i];

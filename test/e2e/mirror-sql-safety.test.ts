@@ -97,6 +97,18 @@ describe('payrec sql: whole or not at all, reads only', () => {
     expect(csv.stdout.split('\r\n')[3]).toBe('9223372036854775808,2,200000000000000000000,1');
   });
 
+  test('integers beyond a double inside lists and structs keep every digit in every format', async () => {
+    const query = "SELECT [12345678901234567890::HUGEINT, 1] AS l, {'u': 18446744073709551615::UBIGINT} AS s";
+    const out = async (format: string) => {
+      const r = await payrec(undefined, ['sql', '--db', db, query, '-f', format], { env: { COLUMNS: '200' } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      return r.stdout;
+    };
+    expect(await out('jsonl')).toBe('{"l":[12345678901234567890,1],"s":{"u":18446744073709551615}}\n');
+    expect(await out('csv')).toBe('l,s.u\r\n"[12345678901234567890,1]",18446744073709551615\r\n');
+    expect(await out('table')).toBe('l\ts\n[12345678901234567890,1]\t{"u":18446744073709551615}\n');
+  });
+
   test('Ctrl-C stops a running aggregate within a second: exit 130, nothing printed', async () => {
     const run = payrec(undefined, ['sql', '--db', db, 'SELECT sum(i) FROM range(20000000000) t(i)']);
     // Well into the query (start-up and open take about half a second; the query about 30 s).

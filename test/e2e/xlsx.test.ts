@@ -50,7 +50,7 @@ function odsTables(xml: string): Map<string, OdsCell[][]> {
 }
 
 /** What an xlsx cell can hold of a text: XML 1.0 has no room for most control characters. */
-const inCell = (text: string) => text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '');
+const inCell = (text: string) => text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '');
 
 /** `2026-10-31 23:59:59 +00:00`, worked out with Date. */
 function wallClock(seconds: number, offsetHours = 0): string {
@@ -136,6 +136,16 @@ const BERLIN = {
   spring: Date.UTC(2026, 2, 29, 1) / 1000,
 };
 
+/** Descriptions a cell must keep as sent: white space at the edges, XML's own characters, DEL, Excel's escape look-alike. */
+const EDGE_TEXTS = ['  two spaces before', 'a space after ', 'line\nbreak ', 'a & <b> "q"', 'del\u007f', '_x0041_'];
+/** A decimal beyond any spreadsheet number (1e400). */
+const HUGE_AMOUNT = `1${'0'.repeat(400)}`;
+/** Totals per token, status and month; a day; integers beyond 15 digits, alone and in a list. */
+const SQL_TOTALS =
+  "SELECT token, transactionStatus AS status, date_trunc('month', timestamp) AS month, min(timestamp)::DATE AS first_day, " +
+  'SUM(amount) AS total, count(*) AS n, 12345678901234567890::HUGEINT AS big, [12345678901234567890::HUGEINT] AS bigs ' +
+  'FROM one_time_transfers GROUP BY ALL ORDER BY token, status, month';
+
 describe.skipIf(office.skip)(`-f xlsx read back by LibreOffice${office.note}`, () => {
   beforeAll(async () => {
     const ot = payrec(s.emu, ['one-time', 'transfers', '--all', '-f', 'xlsx', '-o', join(dir, 'ot.xlsx')]);
@@ -148,6 +158,19 @@ describe.skipIf(office.skip)(`-f xlsx read back by LibreOffice${office.note}`, (
       env: { PAYREC_BASE_URL: drifting, PAYREC_API_KEY: 'prk_demo_bsc' },
     });
     await new Promise((resolve) => server!.close(resolve));
+
+    // Text at the edges of what a cell holds, and an amount too large for any number.
+    const edgy = await service(() => EDGE_TEXTS.map((description, i) => ({ ...transfer(i, i === 0 ? HUGE_AMOUNT : '1'), description })), EDGE_TEXTS.length);
+    runs.edges = await payrec(undefined, ['on-demand', 'transfers', '--all', '-f', 'xlsx', '-o', join(dir, 'edges.xlsx')], {
+      env: { PAYREC_BASE_URL: edgy, PAYREC_API_KEY: 'prk_demo_bsc' },
+    });
+    await new Promise((resolve) => server!.close(resolve));
+
+    // payrec sql: cells typed from the result's DuckDB types.
+    const db = join(dir, 'mirror.duckdb');
+    const synced = await payrec(s.emu, ['sync', 'ot/transfers', '--db', db, '-q']);
+    expect(synced.exitCode, synced.stderr).toBe(0);
+    runs.sql = await payrec(undefined, ['sql', '--db', db, '-f', 'xlsx', '-o', join(dir, 'sql.xlsx'), SQL_TOTALS]);
 
     // Until --tz reaches it, the zone is the writer's option: times around Berlin's
     // daylight-saving and month changes, three rows a sheet so that a second sheet begins.
@@ -162,13 +185,14 @@ describe.skipIf(office.skip)(`-f xlsx read back by LibreOffice${office.note}`, (
     await sheet.end();
 
     const profile = `file://${join(dir, 'office-profile')}`;
-    const files = ['ot', 'w2w', 'drift', 'berlin'].map((n) => join(dir, `${n}.xlsx`));
+    const names = ['ot', 'w2w', 'drift', 'edges', 'sql', 'berlin'];
+    const files = names.map((n) => join(dir, `${n}.xlsx`));
     // UTF-8 (76), cells as shown (the last true): what a person sees in each cell.
     for (const to of ['csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,true', 'fods']) {
       const r = await execa('soffice', [`-env:UserInstallation=${profile}`, '--headless', '--convert-to', to, '--outdir', join(dir, 'read'), ...files], { reject: false });
       expect(r.exitCode, r.stderr).toBe(0);
     }
-    for (const name of ['ot', 'w2w', 'drift', 'berlin']) {
+    for (const name of names) {
       books[name] = {
         csv: parseCsv(readFileSync(join(dir, 'read', `${name}.csv`), 'utf8')),
         tables: odsTables(readFileSync(join(dir, 'read', `${name}.fods`), 'utf8')),
@@ -250,11 +274,58 @@ describe.skipIf(office.skip)(`-f xlsx read back by LibreOffice${office.note}`, (
 
   test('an amount that is not a decimal number: a text cell, named on stderr, never silently outside a SUM', () => {
     expect(runs.drift.exitCode).toBe(0);
-    expect(runs.drift.stderr).toContain('warning: 1 amount is not a decimal number and is a text cell, which a spreadsheet SUM leaves out: amount in row 3\n');
+    expect(runs.drift.stderr).toContain('warning: 1 amount is not a decimal number a spreadsheet can hold and is a text cell, which a spreadsheet SUM leaves out: amount in row 3\n');
     const { csv, tables } = books.drift;
     const amount = csv[0].indexOf('amount');
     expect(csv.slice(1).map((r) => [r[amount], r[amount + 1]])).toEqual([['10.5', '10.5'], ['1e5', '1e5'], ['10.5', '10.5']]);
     expect(tables.get('records')!.slice(1).map((r) => r[amount].type)).toEqual(['float', 'string', 'float']);
+  });
+
+  test('text at the edges of what a cell holds is kept as sent; an amount beyond any number is a text cell, named on stderr', () => {
+    expect(runs.edges.exitCode, runs.edges.stderr).toBe(0);
+    const { csv, tables } = books.edges;
+    const at = (name: string) => csv[0].indexOf(name);
+    const cells = tables.get('records')!.slice(1);
+    expect(csv.slice(1).map((r) => r[at('description')])).toEqual(EDGE_TEXTS);
+    expect(cells.map((r) => r[at('description')].type)).toEqual(EDGE_TEXTS.map(() => 'string'));
+    expect([csv[1][at('amount_exact')], cells[0][at('amount')].type]).toEqual([HUGE_AMOUNT, 'string']);
+    expect(cells.slice(1).map((r) => r[at('amount')])).toEqual(EDGE_TEXTS.slice(1).map(() => ({ type: 'float', value: '1' })));
+    expect(runs.edges.stderr).toContain('warning: 1 amount is not a decimal number a spreadsheet can hold and is a text cell, which a spreadsheet SUM leaves out: amount in row 2\n');
+  });
+
+  test('payrec sql: DECIMAL totals are amounts (a number and its exact text), times and dates are date cells, integers beyond 15 digits are marked', () => {
+    expect(runs.sql.exitCode, runs.sql.stderr).toBe(0);
+    // Ground truth with big.js: totals per token, status and UTC month of the emulator's records.
+    const groups = new Map<string, { total: Big; n: number; first: number }>();
+    for (const r of s.emu.records('bsc', 'one-time/transfers').records) {
+      const key = `${r.token} ${r.transactionStatus} ${new Date((r.timestamp as number) * 1000).toISOString().slice(0, 7)}`;
+      const g = groups.get(key) ?? { total: new Big(0), n: 0, first: Infinity };
+      groups.set(key, { total: g.total.plus(r.amount as string), n: g.n + 1, first: Math.min(g.first, r.timestamp as number) });
+    }
+    const { csv, tables } = books.sql;
+    expect(csv[0]).toEqual(['token', 'status', 'month', 'first_day', 'total', 'total_exact', 'n', 'big', 'bigs']);
+    const cells = tables.get('records')!;
+    const keys = csv.slice(1).map(([token, status, month]) => `${token} ${status} ${month.slice(0, 7)}`);
+    expect(new Set(keys)).toEqual(new Set(groups.keys()));
+    expect(keys.length).toBe(groups.size);
+    let rounded = 0;
+    for (let i = 1; i < csv.length; i++) {
+      const [, , month, firstDay, total, totalExact, n, big, bigs] = csv[i];
+      const g = groups.get(keys[i - 1])!;
+      expect([month, cells[i][2]]).toEqual([`${month.slice(0, 7)}-01 00:00:00 +00:00`, { type: 'date', value: `${month.slice(0, 7)}-01T00:00:00` }]);
+      const day = new Date(g.first * 1000).toISOString().slice(0, 10);
+      expect([firstDay, cells[i][3]]).toEqual([day, { type: 'date', value: `${day}T00:00:00` }]);
+      expect(totalExact).toBe(g.total.toString());
+      expectAmount(total, cells[i][4], g.total.toString());
+      if (!fitsNumber(g.total.toString())) rounded++;
+      expect([n, cells[i][6]]).toEqual([String(g.n), { type: 'float', value: String(g.n) }]);
+      expect([big.startsWith('≈ 1.2345678901234'), cells[i][7].type]).toEqual([true, 'float']);
+      expect(bigs).toBe('[12345678901234567890]');
+    }
+    expect(rounded).toBeGreaterThan(0);
+    expect(runs.sql.stderr).toContain(`warning: ${rounded} of ${groups.size} amounts have more than the 15 significant digits a spreadsheet number holds`);
+    expect(runs.sql.stderr).toContain('the exact digits are in total_exact (SUM in payrec sql totals them exactly)');
+    expect(runs.sql.stderr).toContain(`warning: ${groups.size} integers have more than the 15 digits a spreadsheet number holds (big)`);
   });
 
   test('a zone: wall-clock date cells with their offset, across daylight saving and a month change; a full sheet continues in the next', () => {

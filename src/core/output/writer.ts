@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { Chalk, type ChalkInstance } from 'chalk';
 import Table from 'cli-table3';
 import { z } from 'zod';
 import { UsageError } from '../runtime/errors.js';
-import { printable } from './sanitize.js';
-import { neutraliseFormula, neutraliseTerminal, shortenMiddle, terminalJson } from './sanitize.js';
+import { neutraliseFormula, neutraliseTerminal, printable, shortenMiddle, terminalJson } from './sanitize.js';
 import type { CellKind, SheetWriter } from './xlsx.js';
+import { jsonText, withBigInts } from './json-text.js';
 import { formatIso, formatLocal } from '../runtime/zone.js';
 
 // The one output module: every command's records go through createWriter, whatever
@@ -34,6 +33,11 @@ export interface OutputOptions {
    * on which kind of record comes first.
    */
   fields?: readonly string[];
+  /**
+   * How -f xlsx holds each column (payrec sql: from its DuckDB type; other columns are
+   * plain). Without it, columns are told by their field names (amount, timestamp…).
+   */
+  cellKinds?: ReadonlyMap<string, CellKind>;
   /** --flatten FIELD: one row per element of that top-level array field. */
   flatten?: string;
   /** --csv-raw: no spreadsheet-formula neutralisation. */
@@ -226,7 +230,7 @@ function exportColumns(opts: OutputOptions, firstRow: Row | undefined): Column[]
 function plain(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
-  if (typeof value === 'object') return JSON.stringify(value);
+  if (typeof value === 'object') return jsonText(value);
   return String(value);
 }
 
@@ -412,34 +416,6 @@ function jsonOf(opts: OutputOptions): (row: Row, indent?: number) => string {
   return (row, indent) => stringify(project(timed(row)), indent);
 }
 
-/**
- * JSON of a value that may hold BigInts: each is written as a JSON number with all its
- * digits (JSON sets no limit; exact parsers such as Python's and jq 1.7's keep them).
- * JSON.stringify cannot write a BigInt, so it writes a marker string in its place,
- * named with a random key no server data can guess, which is then replaced.
- */
-function withBigInts(value: unknown, stringify: (v: unknown) => string): string {
-  const found = { any: false };
-  const text = stringify(markBigInts(value, found));
-  return found.any ? text.replace(BIGINT_MARKED, '$1') : text;
-}
-
-function markBigInts(v: unknown, found: { any: boolean }): unknown {
-  if (typeof v === 'bigint') {
-    found.any = true;
-    return `${BIGINT_MARK}${v}`;
-  }
-  if (Array.isArray(v)) return v.map((x) => markBigInts(x, found));
-  if (v === null || typeof v !== 'object') return v;
-  // fromEntries defines each key, so a field named __proto__ stays a field.
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, markBigInts(x, found)]));
-}
-
-const BIGINT_KEY = randomBytes(8).toString('hex');
-const BIGINT_MARK = `\u0000${BIGINT_KEY}:`;
-/** The marker as JSON.stringify writes it (NUL escaped), in quotes. */
-const BIGINT_MARKED = new RegExp(`"\\\\u0000${BIGINT_KEY}:(-?\\d+)"`, 'g');
-
 function projector(opts: OutputOptions): (row: Row) => unknown {
   if (!opts.columns) return (row) => row;
   const columns = columnsNamed(opts.columns);
@@ -543,8 +519,10 @@ function workbook(opts: OutputOptions, out: NodeJS.WritableStream): RowEmitter {
   let loading: Promise<void> | undefined;
   const open = async (first: Row | undefined) => {
     const { openWorkbook } = await import('./xlsx.js');
-    const columns = exportColumns(opts, first).map((c) => ({ ...c, kind: cellKind(c.name) }));
-    sheet = openWorkbook(out, columns, first, { timeZone: opts.zone, warn: opts.warn });
+    const kinds = opts.cellKinds;
+    const columns = exportColumns(opts, first).map((c) => ({ ...c, kind: kinds ? (kinds.get(c.name) ?? 'plain') : cellKind(c.name) }));
+    const exactTotals = kinds ? 'SUM in payrec sql totals them exactly' : '--summary totals them exactly';
+    sheet = openWorkbook(out, columns, first, { timeZone: opts.zone, warn: opts.warn, exactTotals });
   };
   return {
     row(row) {
@@ -623,7 +601,7 @@ function terminalCell(name: string, value: unknown, full: boolean, time: (t: num
     return neutraliseTerminal(value);
   }
   if (value !== null && typeof value === 'object') {
-    const json = neutraliseTerminal(JSON.stringify(value));
+    const json = neutraliseTerminal(jsonText(value));
     if (full) return json;
     return shortenMiddle(json.replace(LONG_HEX_INSIDE, (hex) => shortenMiddle(hex, HEX_SHORT)), JSON_CELL_MAX);
   }
