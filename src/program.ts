@@ -106,13 +106,17 @@ export async function run(given: string[], ctx: Context): Promise<number> {
 export async function runProcess(argv: string[]): Promise<void> {
   const controller = new AbortController();
   let interrupts = 0;
+  const stopNow = () => {
+    removePendingFiles();
+    process.exit(EXIT.interrupted);
+  };
   const onSignal = () => {
     interrupts++;
     controller.abort(new InterruptedError());
-    if (interrupts > 1) {
-      removePendingFiles();
-      process.exit(EXIT.interrupted);
-    }
+    if (interrupts > 1) stopNow();
+    // Work stops at the abort within moments; whatever has not (a bug waiting on a
+    // promise that never settles) must not outlive a SIGTERM from timeout, CI or systemd.
+    else setTimeout(stopNow, 5000).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
