@@ -83,7 +83,7 @@ export function addListOptions(cmd: Command, timeWindow: boolean, hasTokenFilter
     .option('--summary', 'print count, counts per status, first/last time and exact totals per token and status instead of the records');
   if (timeWindow) {
     cmd
-      .option('--chart <period>', 'bar chart of records per day, week or month (with --token: of that token\'s amount)');
+      .option('--chart <period>', 'bar chart of records per day, week or month (with --token: of that token\'s amount); -f json|jsonl|csv|xlsx: its series as rows');
     if (!hasTokenFilter) cmd.option('--token <symbol>', 'with --chart: chart the amount of this token instead of the count');
     cmd
       .option('--follow', 'keep polling and print each new record once (Ctrl-C to stop)')
@@ -139,7 +139,7 @@ export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: 
   ].filter(Boolean);
   if (modes.length > 1) throw new UsageError(`give only one of ${modes.join(', ')}`);
   // --jq reads the JSON that -f json prints: records, or a summary; a chart or a follow is not one document.
-  if (gates.jq !== undefined && (flags.chart !== undefined || flags.follow)) throw new UsageError(`--jq does not go with ${flags.follow ? '--follow' : '--chart'}`);
+  if (gates.jq !== undefined && flags.follow) throw new UsageError('--jq does not go with --follow');
   query.summary = flags.summary;
   if (flags.chart !== undefined) {
     query.chart = { period: parseOption(optionSchemas.period, flags.chart, '--chart'), zone };

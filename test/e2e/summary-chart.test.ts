@@ -270,6 +270,26 @@ describe('--chart', () => {
     for (const line of r.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
   });
 
+  test.concurrent('-f csv and -f jsonl print the series as rows: exact amounts, every month between, empty ones 0', async () => {
+    const [recs, csv, jsonl] = await Promise.all([
+      records(['one-time', 'transfers', '--token', 'USDT']),
+      payrec(emu, ['one-time', 'transfers', '--token', 'USDT', '--chart', 'month', '-f', 'csv']),
+      payrec(emu, ['one-time', 'transfers', '--chart', 'month', '-f', 'jsonl']),
+    ]);
+    expect([csv.exitCode, jsonl.exitCode]).toEqual([0, 0]);
+    const sums = new Map<string, bigint>();
+    for (const t of recs) sums.set(periodOf(t.timestamp, 'month'), (sums.get(periodOf(t.timestamp, 'month')) ?? 0n) + units(t.amount));
+    const [header, ...lines] = csv.stdout.trimEnd().split('\r\n');
+    expect(header).toBe('period,token,amount');
+    const rows = lines.map((l) => l.split(','));
+    expect(rows.filter(([k]) => sums.has(k)).map(([k, token, amount]) => [k, token, amount])).toEqual([...sums.keys()].sort().map((k) => [k, 'USDT', decimal(sums.get(k)!)]));
+    expect(rows.filter(([k]) => !sums.has(k)).every(([, , amount]) => amount === '0')).toBe(true);
+    const all = await records(['one-time', 'transfers']);
+    const counts = countBy(all, (t) => periodOf(t.timestamp, 'month'));
+    const series = jsonl.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { period: string; records: number });
+    expect(Object.fromEntries(series.filter((r) => r.records > 0).map((r) => [r.period, r.records]))).toEqual(counts);
+  });
+
   test.concurrent('payments are charted by their receivers\' amounts', async () => {
     const r = await payrec(emu, ['one-time', 'payments', 'list', '--chart', 'month', '--token', 'USDT']);
     expect(r.exitCode).toBe(0);

@@ -166,6 +166,10 @@ describe.skipIf(office.skip)(`-f xlsx read back by LibreOffice${office.note}`, (
     });
     await new Promise((resolve) => server!.close(resolve));
 
+    // A summary and a chart are workbooks too (one table each).
+    runs.summary = await payrec(s.emu, ['one-time', 'transfers', '--summary', '-f', 'xlsx', '-o', join(dir, 'summary.xlsx')]);
+    runs.chart = await payrec(s.emu, ['one-time', 'transfers', '--chart', 'month', '-f', 'xlsx', '-o', join(dir, 'chart.xlsx')]);
+
     // payrec sql: cells typed from the result's DuckDB types.
     const db = join(dir, 'mirror.duckdb');
     const synced = await payrec(s.emu, ['sync', 'ot/transfers', '--db', db, '-q']);
@@ -185,7 +189,7 @@ describe.skipIf(office.skip)(`-f xlsx read back by LibreOffice${office.note}`, (
     await sheet.end();
 
     const profile = `file://${join(dir, 'office-profile')}`;
-    const names = ['ot', 'w2w', 'drift', 'edges', 'sql', 'berlin'];
+    const names = ['ot', 'w2w', 'drift', 'edges', 'sql', 'summary', 'chart', 'berlin'];
     const files = names.map((n) => join(dir, `${n}.xlsx`));
     // UTF-8 (76), cells as shown (the last true): what a person sees in each cell.
     for (const to of ['csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,true', 'fods']) {
@@ -291,6 +295,36 @@ describe.skipIf(office.skip)(`-f xlsx read back by LibreOffice${office.note}`, (
     expect([csv[1][at('amount_exact')], cells[0][at('amount')].type]).toEqual([HUGE_AMOUNT, 'string']);
     expect(cells.slice(1).map((r) => r[at('amount')])).toEqual(EDGE_TEXTS.slice(1).map(() => ({ type: 'float', value: '1' })));
     expect(runs.edges.stderr).toContain('warning: 1 amount is not a decimal number a spreadsheet can hold and is a text cell, which a spreadsheet SUM leaves out: amount in row 2\n');
+  });
+
+  test('--summary and --chart: their rows as a workbook, totals per token and status as amounts', () => {
+    expect([runs.summary.exitCode, runs.chart.exitCode], runs.summary.stderr + runs.chart.stderr).toEqual([0, 0]);
+    const truth = s.emu.records('bsc', 'one-time/transfers').records;
+    const totals = new Map<string, { amount: Big; fee: Big; n: number }>();
+    for (const r of truth) {
+      const key = `${r.token} ${r.transactionStatus}`;
+      const t = totals.get(key) ?? { amount: new Big(0), fee: new Big(0), n: 0 };
+      totals.set(key, { amount: t.amount.plus(r.amount as string), fee: t.fee.plus(r.fee as string), n: t.n + 1 });
+    }
+    const { csv, tables } = books.summary;
+    expect(csv[0]).toEqual(['token', 'status', 'count', 'amount', 'amount_exact', 'fee', 'fee_exact']);
+    expect(csv.length - 1).toBe(totals.size);
+    const cells = tables.get('records')!;
+    for (let i = 1; i < csv.length; i++) {
+      const [token, status, count, amount, amountExact, fee, feeExact] = csv[i];
+      const t = totals.get(`${token} ${status}`)!;
+      expect([count, amountExact, feeExact]).toEqual([String(t.n), t.amount.toString(), t.fee.toString()]);
+      expectAmount(amount, cells[i][3], t.amount.toString());
+      expectAmount(fee, cells[i][5], t.fee.toString());
+    }
+    const months = new Map<string, number>();
+    for (const r of truth) {
+      const month = new Date((r.timestamp as number) * 1000).toISOString().slice(0, 7);
+      months.set(month, (months.get(month) ?? 0) + 1);
+    }
+    const chart = books.chart.csv;
+    expect(chart[0]).toEqual(['period', 'records']);
+    expect(new Map(chart.slice(1).filter(([, n]) => n !== '0').map(([p, n]) => [p, Number(n)]))).toEqual(months);
   });
 
   test('payrec sql: DECIMAL totals are amounts (a number and its exact text), times and dates are date cells, integers beyond 15 digits are marked', () => {

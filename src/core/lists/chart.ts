@@ -87,6 +87,18 @@ export class ChartBuilder {
     return rows;
   }
 
+  /** The bars as rows for -f json, jsonl, csv and xlsx: `period` and `records`, or `period`, `token` and the exact `amount`. */
+  series(): Record<string, unknown>[] {
+    if (this.buckets.size === 0) return [];
+    const token = this.token;
+    return this.rows().map(([period, v]) => (token === undefined ? { period, records: v.toNumber() } : { period, token, amount: v.toFixed() }));
+  }
+
+  /** The series' columns, also when it is empty (a CSV header). */
+  columns(): string[] {
+    return this.token === undefined ? ['period', 'records'] : ['period', 'token', 'amount'];
+  }
+
   render(width: number, fancy: boolean): string {
     if (this.buckets.size === 0) return `no records to chart\n`;
     const rows = this.rows();

@@ -145,7 +145,7 @@ export async function runEndpoint(
   }
   if (writer) await writer.end();
   if (summary) await writeSummary(session, out, summary, jq ? 'json' : session.format);
-  if (chart) out.write(chart.render(session.ctx.columns, session.color && outputOptions.tty));
+  if (chart) await writeChart(session, out, chart, jq ? 'json' : session.format, outputOptions.tty);
   if (q.count) out.write(`${count}\n`);
   if (jq) target.stream.write(jq.run(json!.text(), outputOptions.tty));
   await target.commit();
@@ -188,8 +188,21 @@ class TextSink extends Writable {
   }
 }
 
+/** Rows of payrec's own making (a summary's, a chart's) in `format`, their columns as named. */
+async function writeRows(session: Session, out: NodeJS.WritableStream, format: Format, records: Record<string, unknown>[], kind: 'list' | 'single', columns: string[]): Promise<void> {
+  const writer = createWriter(out, { ...session.output(kind, columns), format, columns: undefined, flatten: undefined, literalColumns: true });
+  for (const r of records) await writer.write(r);
+  await writer.end();
+}
+
+/** A chart: bars in a table's place (a terminal or a pipe), its series as rows in every other format. */
+async function writeChart(session: Session, out: NodeJS.WritableStream, chart: ChartBuilder, format: Format, tty: boolean): Promise<void> {
+  if (format === 'table') out.write(chart.render(session.ctx.columns, session.color && tty));
+  else await writeRows(session, out, format, chart.series(), 'list', chart.columns());
+}
+
 /**
- * Prints a summary. json/jsonl: the whole summary (totals as rows). csv: the totals,
+ * Prints a summary. json/jsonl: the whole summary (totals as rows). csv, xlsx: the totals,
  * one row per token and status with the endpoint's fixed columns. table: the counts
  * as field/value lines, then the totals as a table whose status column says what
  * each total holds.
@@ -202,12 +215,9 @@ async function writeSummary(session: Session, out: NodeJS.WritableStream, s: Sum
     out.write(terminalJson(result, format === 'json' ? 2 : undefined) + '\n');
     return;
   }
-  const rows = async (records: Record<string, unknown>[], kind: 'list' | 'single', cols: string[]) => {
-    const writer = createWriter(out, { ...session.output(kind, cols), format, columns: undefined, flatten: undefined, literalColumns: true });
-    for (const r of records) await writer.write(r);
-    await writer.end();
-  };
-  if (format === 'csv') return rows(result.totals, 'list', columns);
+  const rows = (records: Record<string, unknown>[], kind: 'list' | 'single', cols: string[]) => writeRows(session, out, format, records, kind, cols);
+  // A file format holds one table: the totals.
+  if (format === 'csv' || format === 'xlsx') return rows(result.totals, 'list', columns);
   const overview: Record<string, unknown> = { count: result.count };
   if (result.firstTimestamp !== undefined) {
     // Named so that tables show them as dates.
