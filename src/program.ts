@@ -28,7 +28,7 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     .option('-f, --format <format>', 'table, json, jsonl, csv or xlsx (xlsx only with -o; default table)')
     .option('--columns <list>', 'fields to show, in order, comma-separated (dotted paths for nested fields)')
     .option('--flatten <field>', 'one row per element of an array field (receivers, swaps)')
-    .option('-o, --output <file>', 'write to FILE atomically instead of stdout (a pipe or device is written into)')
+    .option('-o, --output <file>', 'write records or results to FILE atomically instead of stdout (a pipe or device is written into); lists, get, sql, sync, api, short-urls create/update')
     .option('--tz <zone>', 'IANA time zone of calendar days (--period, date-only --from/--to, --chart) and of times shown (env PAYREC_TZ; default UTC)')
     .option('--time-format <form>', 'unix or iso for times in every format (default: unix in json, jsonl and piped tables; a date-time in --tz in csv and terminal tables)')
     .option('--csv-raw', 'do not neutralise spreadsheet formulas in CSV cells')

@@ -27,7 +27,7 @@ export function addRegistryCommands(program: Command, action: CommandAction): vo
     const parent = commandAt(topCommand(program, first.product), first.command.slice(0, -1));
     const cmd = parent.command(first.command.at(-1)!).description(first.summary);
     defineOptions(cmd, group);
-    cmd.action(action((session, c) => runGroup(session, c, group)));
+    cmd.action(action((session, c) => runGroup(session, c, group), { output: true }));
   }
 }
 

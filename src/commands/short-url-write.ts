@@ -110,7 +110,7 @@ export function addShortUrlWriteCommands(program: Command, action: CommandAction
       action(async (session, cmd) => {
         const fields = parseFields(cmd.opts() as FieldFlags);
         await send(session, 'POST', `/${product}/short-urls`, fields);
-      }),
+      }, { output: true }),
     );
 
   fieldOptions(group.command('update').description('Change the name, plan, redirect URLs or extra parameters of a short url'), false)
@@ -124,6 +124,6 @@ export function addShortUrlWriteCommands(program: Command, action: CommandAction
           throw new UsageError('nothing to update: give --name, --plan-id, --success-url, --error-url or --extra');
         }
         await send(session, 'PUT', `/${product}/short-urls/${encodeURIComponent(code)}`, fields);
-      }),
+      }, { output: true }),
     );
 }

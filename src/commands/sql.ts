@@ -36,7 +36,7 @@ export function addSqlCommand(program: Command, action: CommandAction): void {
         '',
       ].join('\n'),
     )
-    .action(action((session, cmd) => runSql(session, cmd)));
+    .action(action((session, cmd) => runSql(session, cmd), { output: true }));
   addCountOptions(sql, 'rows');
 }
 

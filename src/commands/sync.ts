@@ -65,7 +65,7 @@ export function addSyncCommand(program: Command, action: CommandAction): void {
         '',
       ].join('\n'),
     )
-    .action(action((session, cmd) => runSync(session, cmd)));
+    .action(action((session, cmd) => runSync(session, cmd), { output: true }));
 }
 
 async function runSync(session: Session, cmd: Command): Promise<void> {

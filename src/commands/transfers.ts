@@ -41,7 +41,7 @@ export function addTransfersCommand(program: Command, action: CommandAction): vo
     'payrec transfers --follow',
   ];
   cmd.addHelpText('after', `\nExamples:\n${examples.map((x) => `  $ ${x}`).join('\n')}\n`);
-  cmd.action(action((session, c) => runTransfers(session, c)));
+  cmd.action(action((session, c) => runTransfers(session, c), { output: true }));
 }
 
 async function runTransfers(session: Session, cmd: Command): Promise<void> {

@@ -204,6 +204,15 @@ const cases: Case[] = [
   ['config key with an 8-bit CSI', ['config', 'get', 'a\u009b2J'], /invalid KEY "a\\u009b2J": expected chain or base-url/],
   ['base url with an escape sequence', ['ot', 'transfers', '--base-url', 'https://a\u001b[2Jb'], /invalid --base-url "https:\/\/a\\u001b\[2Jb": expected an https:\/\/ URL/],
   ['shell with a bidi override', ['completion', 'ba\u202esh'], /invalid <shell> "ba\\u202esh": expected bash, zsh or fish/],
+
+  // -o and -f xlsx where a command prints no records (ignored, they would leave a file missing or JSON in a .xlsx)
+  ['-o with auth status', ['auth', 'status', '-o', 'status.txt'], /-o is for commands that print records or results, not payrec auth status\nhint: to keep what it prints, redirect it: > FILE/],
+  ['-o with config list', ['config', 'list', '-f', 'json', '-o', 'config.json'], /-o is for commands that print records or results, not payrec config list/],
+  ['-o with completion', ['completion', 'bash', '-o', 'payrec.bash'], /-o is for commands that print records or results, not payrec completion/],
+  ['-o with webhook notification verify', ['wn', 'verify', 'notification.json', '-o', 'verdict.txt'], /-o is for commands that print records or results, not payrec webhook-notifications verify/],
+  ['-f xlsx with config get', ['config', 'get', 'chain', '-f', 'xlsx'], /-f xlsx is for commands that print records or results, not payrec config get/],
+  ['-f csv with payrec api', ['api', 'one-time/transfers', '-f', 'csv'], /payrec api prints the API's JSON: -f csv does not apply\nhint: for a CSV or a workbook of a list, use its command/],
+  ['-f xlsx with payrec api', ['api', 'one-time/transfers', '-f', 'xlsx', '-o', 'transfers.xlsx'], /payrec api prints the API's JSON: -f xlsx does not apply/],
 ];
 
 describe('bad input exits 2, names the value and what is expected, and sends nothing', () => {
