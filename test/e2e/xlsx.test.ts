@@ -137,7 +137,9 @@ const BERLIN = {
 };
 
 /** Descriptions a cell must keep as sent: white space at the edges, XML's own characters, DEL, Excel's escape look-alike. */
-const EDGE_TEXTS = ['  two spaces before', 'a space after ', 'line\nbreak ', 'a & <b> "q"', 'del\u007f', '_x0041_'];
+const EDGE_TEXTS = ['  two spaces before', 'a space after ', 'line\nbreak ', 'a & <b> "q"', 'del\u007f', '_x0041_', `${'L'.repeat(32_765)}😀 and more`];
+/** What a cell shows of them: the long one cut to a cell's 32,767 characters, ending in … (the emoji's pair is not split). */
+const EDGE_SHOWN = [...EDGE_TEXTS.slice(0, -1), `${'L'.repeat(32_765)}…`];
 /** A decimal beyond any spreadsheet number (1e400). */
 const HUGE_AMOUNT = `1${'0'.repeat(400)}`;
 /** Totals per token, status and month; a day; integers beyond 15 digits, alone and in a list. */
@@ -285,16 +287,17 @@ describe.skipIf(office.skip)(`-f xlsx read back by LibreOffice${office.note}`, (
     expect(tables.get('records')!.slice(1).map((r) => r[amount].type)).toEqual(['float', 'string', 'float']);
   });
 
-  test('text at the edges of what a cell holds is kept as sent; an amount beyond any number is a text cell, named on stderr', () => {
+  test('text at the edges of what a cell holds is kept as sent, a text longer than a cell is cut visibly; an amount beyond any number is a text cell; each named on stderr', () => {
     expect(runs.edges.exitCode, runs.edges.stderr).toBe(0);
     const { csv, tables } = books.edges;
     const at = (name: string) => csv[0].indexOf(name);
     const cells = tables.get('records')!.slice(1);
-    expect(csv.slice(1).map((r) => r[at('description')])).toEqual(EDGE_TEXTS);
+    expect(csv.slice(1).map((r) => r[at('description')])).toEqual(EDGE_SHOWN);
     expect(cells.map((r) => r[at('description')].type)).toEqual(EDGE_TEXTS.map(() => 'string'));
     expect([csv[1][at('amount_exact')], cells[0][at('amount')].type]).toEqual([HUGE_AMOUNT, 'string']);
     expect(cells.slice(1).map((r) => r[at('amount')])).toEqual(EDGE_TEXTS.slice(1).map(() => ({ type: 'float', value: '1' })));
     expect(runs.edges.stderr).toContain('warning: 1 amount is not a decimal number a spreadsheet can hold and is a text cell, which a spreadsheet SUM leaves out: amount in row 2\n');
+    expect(runs.edges.stderr).toContain('warning: 1 text is longer than the 32,767 characters a spreadsheet cell holds and was cut, ending in …: description in row 8; -f csv and -f json keep them whole\n');
   });
 
   test('--summary and --chart: their rows as a workbook, totals per token and status as amounts', () => {

@@ -30,7 +30,8 @@ import { jsonText } from './json-text.js';
 //   needed), numbers and booleans as such, nested values as JSON text. An integer
 //   beyond a double's exact range (an SQL HUGEINT) is its nearest number, shown with
 //   ≈ and counted on stderr. Control characters other than tab and line breaks cannot
-//   be stored in an xlsx cell and are left out; the CSV and JSON formats keep them.
+//   be stored in an xlsx cell and are left out; the CSV and JSON formats keep them. A
+//   text longer than a cell holds (32,767 characters) is cut, ending in …, and named.
 
 export type CellKind = 'time' | 'date' | 'amount' | 'plain';
 
@@ -86,16 +87,26 @@ function xmlText(text: string): string {
 }
 
 /**
- * A text cell (`open` is `<c r="B7`): strings as they are, anything else as JSON. Text
- * that begins or ends with white space is an inline string marked to keep it (a plain
- * value loses it in LibreOffice); the rest is the shorter plain form.
+ * A text cell (`open` is `<c r="B7`). Text that begins or ends with white space is an
+ * inline string marked to keep it (a plain value loses it in LibreOffice); the rest is
+ * the shorter plain form.
  */
-function textCell(open: string, value: unknown): string {
-  const text = xmlText(typeof value === 'string' ? value : jsonText(value));
-  if (EDGE_SPACE.test(text)) return `${open}" t="inlineStr"><is><t xml:space="preserve">${text}</t></is></c>`;
-  return `${open}" t="str"><v>${text}</v></c>`;
+function textCell(open: string, text: string): string {
+  const xml = xmlText(text);
+  if (EDGE_SPACE.test(xml)) return `${open}" t="inlineStr"><is><t xml:space="preserve">${xml}</t></is></c>`;
+  return `${open}" t="str"><v>${xml}</v></c>`;
 }
 const EDGE_SPACE = /^\s|\s$/;
+/** The most characters a cell holds (Excel's limit; a longer text makes Excel repair the file). */
+const CELL_CHARS = 32_767;
+
+/** Text cut to what a cell holds, ending in … so the cell itself shows it was cut (never half a surrogate pair). */
+function cutToCell(text: string): string {
+  let end = CELL_CHARS - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return text.slice(0, end) + '…';
+}
 
 /**
  * The number cell of an exact decimal string, and whether it is exact. A decimal with
@@ -269,11 +280,24 @@ export function openWorkbook(out: NodeJS.WritableStream, columns: SheetColumn[],
   const roundedIntegerColumns = new Set<string>();
   let roundedIntegers = 0;
 
+  let cut = 0;
+  const cutCells: string[] = [];
+  const where = (slot: Slot, r: number) => `${slot.header} in ${sheets > 1 ? `sheet "${sheet.name}" ` : ''}row ${r}`;
+  /** A text cell of any value (nested ones as JSON); one longer than a cell holds is cut, and counted. */
+  const text = (slot: Slot, raw: unknown, open: string, r: number): string => {
+    let value = typeof raw === 'string' ? raw : jsonText(raw);
+    if (value.length > CELL_CHARS) {
+      if (cut++ < 10) cutCells.push(where(slot, r));
+      value = cutToCell(value);
+    }
+    return textCell(open, value);
+  };
+
   const refs = slots.map((_, i) => `<c r="${columnName(i)}`);
   /** A cell's XML: `open` is `<c r="B7`, the rest of the cell follows. */
   const cellXml = (slot: Slot, raw: unknown, open: string, r: number): string => {
     const kind = slot.source.kind;
-    if (slot.role === 'exact') return textCell(open, raw);
+    if (slot.role === 'exact') return text(slot, raw, open, r);
     if (kind === 'time' && typeof raw === 'number') {
       const offset = offsetOf(Math.floor(raw));
       return `${open}" s="${timeStyle(offset)}"><v>${(raw + offset) / 86400 + EXCEL_EPOCH_DAYS}</v></c>`;
@@ -291,19 +315,19 @@ export function openWorkbook(out: NodeJS.WritableStream, columns: SheetColumn[],
         roundedColumns.add(slot.header);
         return `${open}" s="${styleOf(ROUNDED_FORMAT)}"><v>${n.value}</v></c>`;
       }
-      if (textAmountCount++ < 10) textAmounts.push(`${slot.header} in ${sheets > 1 ? `sheet "${sheet.name}" ` : ''}row ${r}`);
+      if (textAmountCount++ < 10) textAmounts.push(where(slot, r));
     }
     if (typeof raw === 'number') return `${open}"><v>${raw}</v></c>`;
     if (typeof raw === 'boolean') return `${open}" t="b"><v>${raw ? 1 : 0}</v></c>`;
     if (typeof raw === 'bigint') {
       const n = amountNumber(String(raw));
-      if (!Number.isFinite(n.value)) return textCell(open, String(raw));
+      if (!Number.isFinite(n.value)) return text(slot, String(raw), open, r);
       if (n.exact) return `${open}"><v>${n.value}</v></c>`;
       roundedIntegers++;
       roundedIntegerColumns.add(slot.header);
       return `${open}" s="${styleOf(ROUNDED_FORMAT)}"><v>${n.value}</v></c>`;
     }
-    return textCell(open, raw);
+    return text(slot, raw, open, r);
   };
   const rowXml = (record: Record<string, unknown>, r: number): string => {
     let xml = `<row r="${r}">`;
@@ -341,6 +365,12 @@ export function openWorkbook(out: NodeJS.WritableStream, columns: SheetColumn[],
         const more = textAmountCount > textAmounts.length ? ` and ${textAmountCount - textAmounts.length} more` : '';
         options.warn?.(
           `${textAmountCount.toLocaleString('en-US')} ${textAmountCount === 1 ? 'amount is' : 'amounts are'} not a decimal number a spreadsheet can hold and ${textAmountCount === 1 ? 'is a text cell' : 'are text cells'}, which a spreadsheet SUM leaves out: ${textAmounts.join(', ')}${more}`,
+        );
+      }
+      if (cut > 0) {
+        const more = cut > cutCells.length ? ` and ${cut - cutCells.length} more` : '';
+        options.warn?.(
+          `${cut.toLocaleString('en-US')} ${cut === 1 ? 'text is' : 'texts are'} longer than the ${CELL_CHARS.toLocaleString('en-US')} characters a spreadsheet cell holds and ${cut === 1 ? 'was' : 'were'} cut, ending in …: ${cutCells.join(', ')}${more}; -f csv and -f json keep them whole`,
         );
       }
       if (sheets > 1) {
