@@ -7,6 +7,7 @@ import { neutraliseTerminal, printable } from '../core/output/sanitize.js';
 import { createWriter } from '../core/output/writer.js';
 import { topCommand } from './tree.js';
 import { addCountOptions } from './list-gates.js';
+import { refuseCountWorkbook } from '../core/lists/list-query.js';
 import { mirrorLocation } from '../mirror/location.js';
 import { describeMirror } from '../mirror/describe.js';
 import { cellKinds, resultRecords } from '../mirror/results.js';
@@ -45,6 +46,7 @@ async function runSql(session: Session, cmd: Command): Promise<void> {
   if (query !== undefined && query.trim() === '') throw new UsageError('the query is empty', 'give one SQL query, or none to list the tables');
   const gate = cmd.opts() as { count?: boolean; failIfAny?: boolean };
   if (query === undefined && (gate.count || gate.failIfAny)) throw new UsageError('--count and --fail-if-any count the rows of a query: give one');
+  refuseCountWorkbook(gate.count, session.format);
   const location = await mirrorLocation(session, (cmd.opts() as { db?: string }).db);
   if (location.isDefault && !existsSync(location.file)) {
     throw new UsageError(`there is no mirror at ${printable(location.file)} yet`, `create it with: payrec ${session.flags.emulator ? '--emulator ' : ''}sync`);

@@ -1,3 +1,4 @@
+import { UsageError } from '../runtime/errors.js';
 import type { Endpoint } from '../../registry/types.js';
 import type { ApiClient } from '../http/client.js';
 import type { Period } from './chart.js';
@@ -46,4 +47,9 @@ export interface MergedList extends Pick<Endpoint, 'record' | 'identity' | 'colu
   /** Every field a record may have, for the CSV header (OutputOptions.fields). */
   fields: readonly string[];
   walk(client: ApiClient): WalkWindow;
+}
+
+/** --count prints one number: a workbook has nowhere to put it (and a .xlsx file of text is no workbook). */
+export function refuseCountWorkbook(count: boolean | undefined, format: string): void {
+  if (count && format === 'xlsx') throw new UsageError('--count prints a number: -f xlsx does not apply', 'leave out -f xlsx, or drop --count to export the records');
 }

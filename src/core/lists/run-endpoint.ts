@@ -13,7 +13,7 @@ import { compileJq } from '../output/jq.js';
 import { Writable } from 'node:stream';
 import type { Format } from '../output/writer.js';
 import { follow } from './follow.js';
-import type { ListQuery, MergedList, WalkWindow } from './list-query.js';
+import { refuseCountWorkbook, type ListQuery, type MergedList, type WalkWindow } from './list-query.js';
 import type { ApiClient } from '../http/client.js';
 
 export type { ListQuery, MergedList } from './list-query.js';
@@ -46,6 +46,7 @@ export async function runEndpoint(
   filters: Record<string, string>,
   list?: ListQuery,
 ): Promise<void> {
+  refuseCountWorkbook(list?.count, session.format);
   const outputOptions = session.output(endpoint.kind, endpoint.columns);
   if ('fields' in endpoint) outputOptions.fields = endpoint.fields;
   if (outputOptions.columns) validateColumns(outputOptions.columns, schemaFields(endpoint.record));
