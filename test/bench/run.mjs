@@ -401,8 +401,8 @@ async function benchEmulatorUnderTraffic() {
 }
 
 /**
- * -f xlsx against -f csv over the same 300,000 transfers: the workbook streams through
- * exceljs (rows committed as they come, paced by the zip's backlog), so it should take
+ * -f xlsx against -f csv over the same 300,000 transfers: the workbook streams (payrec
+ * writes the rows, exceljs the package and the zip, paced by the zip's backlog), so it should take
  * at most 3× the CSV's time and keep its peak RSS flat from 100,000 to 300,000 records.
  * The workbook's content is checked by test/e2e/xlsx.test.ts (LibreOffice reads it back).
  */

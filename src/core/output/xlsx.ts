@@ -9,7 +9,7 @@ import { jsonText } from './json-text.js';
 // sheets, the styles, the frozen header row. The data rows' XML is written here,
 // straight into the sheet's stream: through exceljs's row and cell objects, a row
 // cost three times its CSV line (3.65x the CSV export's time at 300,000 rows, against
-// 2.5x this way), and a row of typed cells is a few lines of XML (ECMA-376 §18.3.1).
+// 2.31x this way; docs/performance.md), and a row of typed cells is a few lines of XML (ECMA-376 §18.3.1).
 //
 // Cells, column by column (the columns are the CSV's, from the same column model):
 // - times (timestamp, createdAt…) are date cells showing the wall-clock time in the
