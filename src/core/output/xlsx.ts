@@ -7,9 +7,9 @@ import { jsonText } from './json-text.js';
 // records. Loaded only when -f xlsx is asked for (writer.ts imports this lazily).
 // exceljs's streaming WorkbookWriter makes the package: the zip, the workbook and its
 // sheets, the styles, the frozen header row. The data rows' XML is written here,
-// straight into the sheet's stream: through exceljs's row and cell objects, a row
-// cost three times its CSV line (3.65x the CSV export's time at 300,000 rows, against
-// 2.31x this way; docs/performance.md), and a row of typed cells is a few lines of XML (ECMA-376 §18.3.1).
+// straight into the sheet's stream: through exceljs's row and cell objects an export
+// took 3.65x the CSV export's time at 300,000 rows, against 2.31x this way
+// (docs/performance.md), and a row of typed cells is little XML (ECMA-376 §18.3.1).
 //
 // Cells, column by column (the columns are the CSV's, from the same column model):
 // - times (timestamp, createdAt…) are date cells showing the wall-clock time in the
