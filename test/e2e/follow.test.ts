@@ -212,6 +212,46 @@ describe('--follow', () => {
     await emu.close();
   });
 
+  test('--failed under live traffic: every transfer that failed after the start is printed once, as it turned failed, and nothing else', async () => {
+    // Live records arrive pending or confirmed; pending ones turn confirmed or failed 1-5 s
+    // later. The filter keeps a pending record out until it has failed: it must not be
+    // remembered as seen while pending, or its failure would never be printed.
+    const emu = await emulator({ records: 300 });
+    const collection = 'one-time/transfers';
+    const path = '/one-time/transfers';
+    try {
+      const spawned = Math.floor(Date.now() / 1000);
+      const f = follow(emu, ['one-time', 'transfers', '--failed', '-f', 'jsonl']);
+      await until('the first poll', () => f.polls(path) >= 1);
+      const firstSeq = emu.requests.find((q) => q.path === `/v1/bsc${path}`)!.seq;
+      emu.live.start({ rate: 60, lateFraction: 0, lateMaxSeconds: 60, pendingFraction: 0.6, chains: ['bsc'], collections: [collection] });
+      await new Promise((r) => setTimeout(r, 4000));
+      emu.live.stop();
+      await emu.live.settle();
+      const settled = f.polls(path);
+      await until('two polls after the last failure', () => f.polls(path) >= settled + 2);
+      f.child.kill('SIGINT');
+      const r = await f.child;
+      expect(r.exitCode).toBe(130);
+
+      const truth = emu.records('bsc', collection);
+      const records = truth.records as Record<string, any>[];
+      const liveFailed = records.filter((t, i) => truth.arrivals[i] > firstSeq && t.transactionStatus === 'failed').map((t) => t.transactionHash);
+      expect(liveFailed.length).toBeGreaterThan(5);
+      const printed = f.lines().map((l) => JSON.parse(l) as Record<string, any>);
+      expect(printed.every((t) => t.transactionStatus === 'failed')).toBe(true);
+      const hashes = printed.map((t) => t.transactionHash as string);
+      expect(hashes.length).toBe(new Set(hashes).size);
+      expect(liveFailed.filter((h) => !hashes.includes(h))).toEqual([]);
+      // Anything else printed is a failed record of the start's own second (printed by design, see follow.ts).
+      const others = printed.filter((t) => !liveFailed.includes(t.transactionHash));
+      expect(others.every((t) => t.timestamp >= spawned)).toBe(true);
+    } finally {
+      emu.live.stop();
+      await emu.close();
+    }
+  });
+
   test('--interval without --follow is exit 2', async () => {
     const emu = await emulator();
     const r = await payrec(emu, ['one-time', 'transfers', '--interval', '5']);
