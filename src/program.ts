@@ -38,7 +38,7 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     .option('--debug', 'print HTTP requests and responses to stderr (the key is redacted)')
     .option('--no-color', 'no colour (also NO_COLOR, TERM=dumb)')
     .option('--timeout <seconds>', 'per-request timeout (env PAYREC_TIMEOUT; default 30)')
-    .option('--retries <n>', 'retries of failed safe requests (default 3)')
+    .option('--retries <n>', 'retries of failed safe requests (env PAYREC_RETRIES; default 3)')
     .option('--dry-run', 'print the requests as curl commands instead of sending them')
     .showSuggestionAfterError(true)
     .addHelpText('after', `\nExamples:\n  $ payrec --emulator one-time transfers --limit 5\n  $ payrec one-time transfers --from 30d --all -f csv -o transfers.csv\n  $ payrec fr billings --plan-id 0x57b2…6bf7 --summary\n\nEvery command has --help with its flags and examples; the whole reference:\npayrec help reference (also man payrec).\n\n${exitCodes()}`);

@@ -15,6 +15,7 @@ const ENVIRONMENT: readonly [string, string][] = [
   ['PAYREC_MIRROR_MEMORY', 'memory DuckDB may use for the mirror in sync and sql, such as 512MB (default 128MB).'],
   ['PAYREC_FORMAT', 'output format (--format).'],
   ['PAYREC_TIMEOUT', 'per-request timeout in seconds (--timeout); default 30.'],
+  ['PAYREC_RETRIES', 'retries of a failed safe request (--retries); default 3.'],
   ['PAYREC_CONFIG_DIR', 'directory of the configuration file (default: the XDG config directory); payrec refuses a stored key in a file or directory other users can change.'],
   ['NO_COLOR', 'any value but the empty one turns colour off (--no-color).'],
   ['TERM', 'dumb: no colour, no box drawing, no spinner.'],

@@ -81,6 +81,7 @@ const scenarios: Record<string, (req: IncomingMessage, res: ServerResponse) => v
     res.writeHead(200, { 'content-type': 'application/json' });
     res.write('{"data":[');
   },
+  unavailable: (_q, res) => json(res, 503, '{"error":{"code":503,"message":"down for maintenance"}}'),
   // Answers after 3 s: past a 1 s timeout.
   slow: (_q, res) => void setTimeout(() => json(res, 200, page([JSON.stringify(transfer(1))])), 3000),
 };
@@ -480,6 +481,22 @@ describe('conventions', () => {
     expect(timed.stderr).toContain('timed out after 1 s');
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('invalid PAYREC_TIMEOUT "soon"');
+  });
+
+  test('PAYREC_RETRIES sets the retries of a failed safe request; --retries wins; a bad one is named', async () => {
+    const run = (env: Record<string, string>, args: string[] = []) =>
+      payrec(undefined, [...args, 'ot', 'transfers'], { env: { PAYREC_BASE_URL: `${origin}/unavailable`, PAYREC_API_KEY: KEY, PAYREC_CHAIN: 'bsc', ...env } });
+    const before = hits.unavailable ?? 0;
+    const two = await run({ PAYREC_RETRIES: '2' });
+    expect(two.exitCode).toBe(6);
+    expect(hits.unavailable - before).toBe(3);
+    const flag = await run({ PAYREC_RETRIES: '2' }, ['--retries', '0']);
+    expect(flag.exitCode).toBe(6);
+    expect(hits.unavailable - before).toBe(4);
+    const bad = await run({ PAYREC_RETRIES: 'many' });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('invalid PAYREC_RETRIES "many"');
+    expect(hits.unavailable - before).toBe(4);
   });
 
   test.concurrent('auth status and auth login honour --timeout and --retries', async () => {

@@ -75,7 +75,7 @@ export class Session {
     this.zone = parseZone(flags.tz, ctx.env);
     this.timeFormat = flags.timeFormat === undefined ? undefined : parseOption(optionSchemas.timeFormat, flags.timeFormat, '--time-format');
     this.timeoutMs = parseOption(optionSchemas.timeout, ...flagOrEnv(flags.timeout, '--timeout', ctx.env, 'PAYREC_TIMEOUT', '30')) * 1000;
-    this.retries = parseOption(optionSchemas.retries, flags.retries ?? '3', '--retries');
+    this.retries = parseOption(optionSchemas.retries, ...flagOrEnv(flags.retries, '--retries', ctx.env, 'PAYREC_RETRIES', '3'));
     if (flags.output !== undefined && (flags.output === '' || hasControlCharacters(flags.output))) {
       throw new UsageError(`invalid --output "${printable(flags.output)}": expected a file path without control characters`);
     }
