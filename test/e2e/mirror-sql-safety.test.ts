@@ -97,6 +97,14 @@ describe('payrec sql: whole or not at all, reads only', () => {
     expect(csv.stdout.split('\r\n')[3]).toBe('9223372036854775808,2,200000000000000000000,1');
   });
 
+  test('an empty result still names its columns: a CSV header, an empty JSON list', async () => {
+    const query = 'SELECT token, SUM(amount) AS total, count(*) AS "count(*)" FROM one_time_transfers WHERE 1 = 0 GROUP BY token';
+    const [csv, json] = await Promise.all(['csv', 'json'].map((f) => payrec(undefined, ['sql', '--db', db, query, '-f', f])));
+    expect([csv.exitCode, json.exitCode]).toEqual([0, 0]);
+    expect(csv.stdout).toBe('token,total,count(*)\r\n');
+    expect(JSON.parse(json.stdout)).toEqual([]);
+  });
+
   test('integers beyond a double inside lists and structs keep every digit in every format', async () => {
     const query = "SELECT [12345678901234567890::HUGEINT, 1] AS l, {'u': 18446744073709551615::UBIGINT} AS s";
     const out = async (format: string) => {

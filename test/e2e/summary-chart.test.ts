@@ -185,6 +185,12 @@ describe('--summary', () => {
     expect(lines.map((l) => l.split('\t'))).toEqual(s.totals.map((t: Rec) => [t.token, t.status, String(t.count), t.amount, t.fee]));
   });
 
+  test.concurrent('-f csv of a window without records: the fixed header, no rows', async () => {
+    const r = await payrec(emu, ['one-time', 'transfers', '--from', '2020-01-01', '--to', '2020-01-02', '--summary', '-f', 'csv']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe('token,status,count,amount,fee\r\n');
+  });
+
   test('--summary with --chart is a usage error, nothing sent', async () => {
     const own = await emulator();
     const r = await payrec(own, ['one-time', 'transfers', '--summary', '--chart', 'day']);

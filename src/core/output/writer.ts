@@ -215,11 +215,12 @@ function tableColumns(opts: OutputOptions, firstRow: Row | undefined): Column[] 
 
 /**
  * Columns of an export (CSV and xlsx alike): --columns, or else every leaf path of the
- * first row (nested objects as dotted columns, arrays as JSON cells).
+ * first row (nested objects as dotted columns, arrays as JSON cells). Without a row,
+ * columns known beforehand (an SQL result's) still make a header.
  */
 function exportColumns(opts: OutputOptions, firstRow: Row | undefined): Column[] {
   if (opts.columns) return columnsNamed(opts.columns);
-  const paths = firstRow ? leafPaths(firstRow) : [];
+  const paths = firstRow ? leafPaths(firstRow) : opts.literalColumns ? opts.defaultColumns.map((n) => [n]) : [];
   if (!opts.fields) return paths.map(column);
   // Records of several kinds (`payrec transfers`): every field they may have first, so the
   // header does not depend on which kind of record came first.
@@ -465,7 +466,8 @@ const BOM = '\uFEFF';
 /**
  * CSV: a header row, then one row per record, in the export columns (exportColumns);
  * fields that only later records have are not printed. With no --columns and no
- * records nothing is printed, since there are no columns to name.
+ * records nothing is printed, since there are no columns to name, unless they are
+ * known beforehand (an SQL result's, a summary's, a merged list's fields).
  */
 function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
   const fileText = opts.csvRaw ? plain : (v: unknown) => (typeof v === 'string' ? neutraliseFormula(v) : plain(v));
@@ -495,6 +497,7 @@ function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
     },
     end: (count) => {
       if (count === 0 && !columns && opts.fields) columns = columnsNamed([...opts.fields]);
+      if (count === 0 && !columns && opts.literalColumns) columns = exportColumns(opts, undefined);
       if (count === 0 && columns) return sink.push(header(columns));
     },
   };
