@@ -1,4 +1,5 @@
 import type { Endpoint } from '../../registry/types.js';
+import { recordShape } from '../../registry/schemas.js';
 import { ChartBuilder } from './chart.js';
 import { GateMatched, InterruptedError, UsageError } from '../runtime/errors.js';
 import { terminalJson } from '../output/sanitize.js';
@@ -49,6 +50,7 @@ export async function runEndpoint(
   refuseCountWorkbook(list?.count, session.format);
   const outputOptions = session.output(endpoint.kind, endpoint.columns);
   if ('fields' in endpoint) outputOptions.fields = endpoint.fields;
+  else outputOptions.emptyHeader = Object.keys(recordShape(endpoint.record));
   if (outputOptions.columns) validateColumns(outputOptions.columns, schemaFields(endpoint.record));
   if (outputOptions.flatten !== undefined) validateFlatten(outputOptions.flatten, endpoint.record);
   const client = await session.client(list?.window.concurrency);

@@ -33,6 +33,8 @@ export interface OutputOptions {
    * on which kind of record comes first.
    */
   fields?: readonly string[];
+  /** The header of an export that has no record to take it from: the list's record fields. */
+  emptyHeader?: readonly string[];
   /**
    * How -f xlsx holds each column (payrec sql: from its DuckDB type; other columns are
    * plain). Without it, columns are told by their field names (amount, timestamp…).
@@ -220,7 +222,11 @@ function tableColumns(opts: OutputOptions, firstRow: Row | undefined): Column[] 
  */
 function exportColumns(opts: OutputOptions, firstRow: Row | undefined): Column[] {
   if (opts.columns) return columnsNamed(opts.columns);
-  const paths = firstRow ? leafPaths(firstRow) : opts.literalColumns ? opts.defaultColumns.map((n) => [n]) : [];
+  if (!firstRow) {
+    if (opts.literalColumns) return opts.defaultColumns.map((n) => column([n]));
+    return columnsNamed([...(opts.fields ?? opts.emptyHeader ?? [])]);
+  }
+  const paths = leafPaths(firstRow);
   if (!opts.fields) return paths.map(column);
   // Records of several kinds (`payrec transfers`): every field they may have first, so the
   // header does not depend on which kind of record came first.
@@ -465,9 +471,9 @@ const BOM = '\uFEFF';
 
 /**
  * CSV: a header row, then one row per record, in the export columns (exportColumns);
- * fields that only later records have are not printed. With no --columns and no
- * records nothing is printed, since there are no columns to name, unless they are
- * known beforehand (an SQL result's, a summary's, a merged list's fields).
+ * fields that only later records have are not printed. Without records the header
+ * is the columns known beforehand: --columns, an SQL result's or a summary's, or the
+ * list's record fields.
  */
 function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
   const fileText = opts.csvRaw ? plain : (v: unknown) => (typeof v === 'string' ? neutraliseFormula(v) : plain(v));
@@ -496,9 +502,8 @@ function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
       return sink.push(text + line + CSV_EOL);
     },
     end: (count) => {
-      if (count === 0 && !columns && opts.fields) columns = columnsNamed([...opts.fields]);
-      if (count === 0 && !columns && opts.literalColumns) columns = exportColumns(opts, undefined);
-      if (count === 0 && columns) return sink.push(header(columns));
+      if (count === 0) columns ??= exportColumns(opts, undefined);
+      if (count === 0 && columns!.length > 0) return sink.push(header(columns!));
     },
   };
 }
