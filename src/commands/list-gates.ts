@@ -40,4 +40,3 @@ export function parseGateFlags(flags: GateFlags): Pick<ListQuery, 'statuses' | '
   if (flags.jq !== undefined && flags.jq.trim() === '') throw new UsageError('the --jq expression is empty', 'give a jq expression, such as ".[0]" or "map(.amount)"');
   return { statuses, count: flags.count, failIfAny: flags.failIfAny, jq: flags.jq };
 }
-

@@ -27,7 +27,8 @@ export function addRegistryCommands(program: Command, action: CommandAction): vo
     const parent = commandAt(topCommand(program, first.product), first.command.slice(0, -1));
     const cmd = parent.command(first.command.at(-1)!).description(first.summary);
     defineOptions(cmd, group);
-    cmd.action(action((session, c) => runGroup(session, c, group), { output: true }));
+    // A delete prints no records (its answer is undocumented): it refuses -o like other actions.
+    cmd.action(action((session, c) => runGroup(session, c, group), { output: group.some((e) => e.method !== 'DELETE') }));
   }
 }
 

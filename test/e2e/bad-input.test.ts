@@ -212,7 +212,7 @@ const cases: Case[] = [
   ['-o with webhook notification verify', ['wn', 'verify', 'notification.json', '-o', 'verdict.txt'], /-o is for commands that print records or results, not payrec webhook-notifications verify/],
   ['-f xlsx with config get', ['config', 'get', 'chain', '-f', 'xlsx'], /-f xlsx is for commands that print records or results, not payrec config get/],
   ['-f csv with payrec api', ['api', 'one-time/transfers', '-f', 'csv'], /payrec api prints the API's JSON: -f csv does not apply\nhint: for a CSV or a workbook of a list, use its command/],
-  ['-o with a delete', ['fr', 'short-urls', 'delete', 'f9yth', '--yes', '-o', 'deleted.json'], /-o is for commands that print records or results, not a delete/],
+  ['-o with a delete', ['fr', 'short-urls', 'delete', 'f9yth', '--yes', '-o', 'deleted.json'], /-o is for commands that print records or results, not payrec fixed-recurring short-urls delete/],
   ['--count with -f xlsx', ['ot', 'transfers', '--count', '-f', 'xlsx', '-o', 'count.xlsx'], /--count prints a number: -f xlsx does not apply/],
   ['--count with -f xlsx in payrec sql', ['sql', 'SELECT 1', '--count', '-f', 'xlsx', '-o', 'count.xlsx'], /--count prints a number: -f xlsx does not apply/],
   ['-f xlsx with payrec api', ['api', 'one-time/transfers', '-f', 'xlsx', '-o', 'transfers.xlsx'], /payrec api prints the API's JSON: -f xlsx does not apply/],

@@ -1,7 +1,7 @@
 import type { Endpoint } from '../../registry/types.js';
 import { recordShape } from '../../registry/schemas.js';
 import { ChartBuilder } from './chart.js';
-import { GateMatched, InterruptedError, UsageError } from '../runtime/errors.js';
+import { GateMatched, InterruptedError } from '../runtime/errors.js';
 import { terminalJson } from '../output/sanitize.js';
 import { createWriter, schemaFields, validateColumns, validateFlatten } from '../output/writer.js';
 import { identityOf, paginate } from './paginate.js';
@@ -57,7 +57,6 @@ export async function runEndpoint(
   const path = 'walk' in endpoint ? endpoint.path : fillPath(endpoint, pathValues);
 
   if (endpoint.method === 'DELETE') {
-    if (session.flags.output !== undefined) throw new UsageError('-o is for commands that print records or results, not a delete', 'to keep what it prints, redirect it: > FILE');
     const body = await client.json({ method: 'DELETE', path });
     // The answer to a delete is undocumented: show it only to scripts that asked for data.
     if (body !== null && (outputOptions.format === 'json' || outputOptions.format === 'jsonl')) {

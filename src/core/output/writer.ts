@@ -218,7 +218,8 @@ function tableColumns(opts: OutputOptions, firstRow: Row | undefined): Column[] 
 /**
  * Columns of an export (CSV and xlsx alike): --columns, or else every leaf path of the
  * first row (nested objects as dotted columns, arrays as JSON cells). Without a row,
- * columns known beforehand (an SQL result's) still make a header.
+ * the columns known beforehand: an SQL result's, a merged list's fields, or the list's
+ * record fields (emptyHeader).
  */
 function exportColumns(opts: OutputOptions, firstRow: Row | undefined): Column[] {
   if (opts.columns) return columnsNamed(opts.columns);
