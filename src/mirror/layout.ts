@@ -3,7 +3,7 @@ import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import { CATALOG, TRANSFER_COLLECTIONS, type MirroredCollection } from './catalog.js';
 import { EXTRA_COLUMN, hasKind, ident, IDENTITY_HASH_COLUMN, INEXACT_COLUMN, LAST_UPDATED_COLUMN, recordFields, tableColumns, type Field } from './schema.js';
-import { clearCursors, EXPORTS_TABLE, META_TABLE, readMeta, STATE_DDL, writeMeta } from './state.js';
+import { clearCursors, EXPORTS_TABLE, META_TABLE, readMeta, SCOPE_TABLE, STATE_DDL, writeMeta } from './state.js';
 import type { MirrorDb } from './store.js';
 
 // Creates a mirror's tables and views, and brings an older mirror up to date.
@@ -60,6 +60,14 @@ export const LAYOUTS: readonly TableLayout[] = CATALOG.map((collection) => {
   const scopes = Object.keys(collection.scoped).filter((param) => !fields.some((f) => f.name === param));
   return { collection, fields, scopes, storage: `${STORE_SCHEMA}.${ident(collection.table)}` };
 });
+
+/** Empties the mirror (records, cursors, remembered scopes, Parquet fingerprints) and keeps its layout: the next sync reads everything anew. */
+export async function clearRecords(db: MirrorDb): Promise<void> {
+  for (const { storage } of LAYOUTS) await db.run(`DELETE FROM ${storage}`);
+  await clearCursors(db);
+  await db.run(`DELETE FROM ${SCOPE_TABLE}`);
+  await db.run(`DELETE FROM ${EXPORTS_TABLE}`);
+}
 
 export function layoutOf(collection: MirroredCollection): TableLayout {
   return LAYOUTS.find((l) => l.collection === collection)!;

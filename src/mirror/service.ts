@@ -1,6 +1,8 @@
 import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';
+import { emulatorAnchor } from '../core/runtime/emulator-clock.js';
+import { clearRecords } from './layout.js';
 import { readMeta, writeMeta } from './state.js';
 import type { MirrorDb } from './store.js';
 
@@ -12,24 +14,40 @@ import type { MirrorDb } from './store.js';
 export interface Service {
   /** Stable name stored in the mirror. */
   id: string;
+  /** The --emulator's demo data: a mirror of another day's demo data is emptied and read anew. */
+  demo?: boolean;
 }
 
+const EMULATOR_SERVICE = 'payrec emulator';
+
 export async function serviceOf(session: Session): Promise<Service> {
-  // Its data are seeded (seed 1, the emulator's default): every --emulator run serves the same records.
-  if (session.flags.emulator) return { id: 'payrec emulator (--emulator, seed 1)' };
+  // Its data are seeded (seed 1, the emulator's default) and made up to its anchor (a day):
+  // every --emulator run of one anchor serves the same records, another day's run others.
+  if (session.flags.emulator) {
+    const day = new Date(emulatorAnchor(session.ctx.env, session.ctx.now()).seconds * 1000).toISOString().slice(0, 10);
+    return { id: `${EMULATOR_SERVICE} (--emulator, seed 1, data of ${day})`, demo: true };
+  }
   const url = new URL((await session.settings()).baseUrl);
   return { id: `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}` };
 }
 
-/** Refuses a mirror that holds another service's records (a new one is stamped by stampService). */
-export async function checkService(db: MirrorDb, service: Service): Promise<void> {
+/**
+ * Refuses a mirror that holds another service's records (a new one is stamped by
+ * stampService). The emulator makes its demo data up to a day that moves with the
+ * calendar, so a mirror of another day's demo data would mix two worlds: it is emptied
+ * (in the caller's transaction) and read anew; the returned notice says so.
+ */
+export async function checkService(db: MirrorDb, service: Service): Promise<string | undefined> {
   const stored = await readMeta(db, 'service');
-  if (stored !== undefined && stored !== service.id) {
-    throw new UsageError(
-      `the mirror ${printable(db.file)} holds records of ${printable(stored)}, not of ${printable(service.id)}: a mirror never mixes services; nothing was changed`,
-      'give another --db for this service (the default file is per profile)',
-    );
+  if (stored === undefined || stored === service.id) return undefined;
+  if (service.demo && stored.startsWith(EMULATOR_SERVICE)) {
+    await clearRecords(db);
+    return `the mirror ${printable(db.file)} held ${printable(stored)}; the emulator now serves ${printable(service.id)}, so this sync read its records anew`;
   }
+  throw new UsageError(
+    `the mirror ${printable(db.file)} holds records of ${printable(stored)}, not of ${printable(service.id)}: a mirror never mixes services; nothing was changed`,
+    'give another --db for this service (the default file is per profile)',
+  );
 }
 
 /** Notes the service in the mirror: in the transaction of its first records or cursor (see sync.ts). */

@@ -79,12 +79,13 @@ const COMMIT_MS = 3000;
 export async function syncMirror(session: Session, db: MirrorDb, service: Service, req: SyncRequest): Promise<CollectionReport[]> {
   const { chain } = await session.settings();
   // Everything that can refuse the run does so before the first request.
-  const { targets, notice } = await db.transaction(async () => {
+  const { targets, notice, emptied } = await db.transaction(async () => {
     const notice = await ensureLayout(db);
-    await checkService(db, service);
-    return { targets: await planTargets(db, chain, req), notice };
+    const emptied = await checkService(db, service);
+    return { targets: await planTargets(db, chain, req), notice, emptied };
   });
   if (notice) session.warn(notice);
+  if (emptied) session.note(emptied);
   // The service is written with the first records or cursor, in their transaction: a sync
   // that fetched nothing (a mistyped --base-url) leaves a mirror any service can fill.
   const stamp = () => stampService(db, service);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from './context.js';
+import { emulatorContext } from './emulator-clock.js';
 import { UsageError } from './errors.js';
 import type { GlobalFlags, Session } from './session.js';
 
@@ -26,7 +27,7 @@ export function makeAction(ctx: Context): CommandAction {
       // Imported here, not above: the session brings the HTTP client, config store and
       // zod, which defining the commands (and printing help) does not need.
       const { Session } = await import('./session.js');
-      const session = new Session(ctx, flags);
+      const session = new Session(flags.emulator ? emulatorContext(ctx) : ctx, flags);
       try {
         await work(session, cmd);
       } finally {

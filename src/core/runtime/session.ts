@@ -3,10 +3,10 @@ import { setFlagsFromString } from 'node:v8';
 import { openOutputFile } from '../output/atomic-file.js';
 import { ConfigStore, type ConfigFileError } from '../config/config-store.js';
 import type { Context } from './context.js';
+import { emulatorAnchor } from './emulator-clock.js';
 import { UsageError } from './errors.js';
 import { ApiClient } from '../http/client.js';
 import { optionSchemas, parseOption } from './options.js';
-import { parseTime } from './time.js';
 import type { OutputOptions } from '../output/writer.js';
 import { requireKey, resolveSettings, type Settings } from '../config/settings.js';
 import { canonicalZone, UTC } from './zone.js';
@@ -103,10 +103,7 @@ export class Session {
     if (!this.flags.emulator) return s;
     // --emulator: an in-process emulator on an ephemeral loopback port, with its demo key.
     const { startEmulator } = await import('../../emulator/index.js');
-    // PAYREC_EMULATOR_NOW anchors its data at a fixed day, so examples print the same every day.
-    const anchor = this.ctx.env.PAYREC_EMULATOR_NOW;
-    const now = anchor === undefined ? undefined : parseTime(anchor, this.ctx.now(), 'PAYREC_EMULATOR_NOW');
-    const emulator = await startEmulator({ port: 0, now });
+    const emulator = await startEmulator({ port: 0, now: emulatorAnchor(this.ctx.env, this.ctx.now()).seconds });
     this.cleanups.push(() => emulator.close());
     return { ...s, baseUrl: emulator.url, apiKey: emulator.keyFor(s.chain), sources: { ...s.sources, baseUrl: 'flag', apiKey: 'flag' } };
   }
