@@ -3,8 +3,11 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { appendFile, mkdir, open, readFile, rename } from 'node:fs/promises';
 
-// Which notifications the listener has already handed to the app, so a replay (the same
-// id with the same content) is acknowledged without reaching the app twice.
+// Which notifications the listener has already handed to the app, by id: an id once
+// forwarded is never forwarded again, whatever its content (a replay with the same
+// content is acknowledged, another content refused). Keyed by id and not by content, so
+// no change to the body (an added field, `"__proto__": {}`) makes a forwarded
+// notification new again.
 //
 // It survives a restart, in a small file: the sender retries for up to three days
 // (API-FACTS.md), and it retries precisely when our 2xx did not reach it — the app had
@@ -80,9 +83,10 @@ export class ForwardedMemory {
     return memory;
   }
 
-  has(id: string, digest: string): boolean {
+  /** The content digest `id` was forwarded with, if it was (within the retry window). */
+  forwardedDigest(id: string): string | undefined {
     const e = this.entries.get(id);
-    return e !== undefined && e.digest === digest && e.at > this.now() - KEEP_MS;
+    return e !== undefined && e.at > this.now() - KEEP_MS ? e.digest : undefined;
   }
 
   /** Records a forward; kept in memory even when the file cannot be written (the error is the caller's to report). */
@@ -95,8 +99,9 @@ export class ForwardedMemory {
   }
 
   private add(e: Entry): void {
-    if (e.at <= this.now() - KEEP_MS) return;
-    this.entries.delete(e.id);
+    // The first forward of an id is the one kept: a memory written before ids were the key
+    // may hold later lines for it, with the content of a replay that got through.
+    if (e.at <= this.now() - KEEP_MS || this.entries.has(e.id)) return;
     this.entries.set(e.id, e);
     for (const id of this.entries.keys()) {
       if (this.entries.size <= MAX_ENTRIES) break;

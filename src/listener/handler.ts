@@ -5,12 +5,14 @@ import type { Session } from '../core/runtime/session.js';
 import { formatLocal } from '../core/runtime/zone.js';
 import { parseNotification, verdictOf, type Verdict } from '../commands/webhook-notifications.js';
 import { contentDigest, type ForwardedMemory } from './forwarded.js';
+import { prototypeKey } from '../commands/notification-check.js';
 import { readBody, Refusal } from './inbound.js';
 import { LookupsBusy, type StoredNotifications } from './lookups.js';
 
 // One POST to `wn listen`, from arrival to answer (DESIGN.md "Webhook listener"):
-//   Host checked → body read (size and time bounded) → parsed → a replay of something
-//   already forwarded is acknowledged at once → looked up (bounded, see lookups.ts) →
+//   Host checked → body read (size and time bounded) → parsed → keys such as __proto__
+//   refused → an id already forwarded is acknowledged at once (same content) or refused
+//   (other content) → looked up (bounded, see lookups.ts) →
 //   forged or tampered: 403, never forwarded → forwarded → 2xx only after the app's 2xx.
 // The sender gets a 5xx whenever the notification could not be handled now (API or app
 // unreachable, app not 2xx), so it delivers it again later.
@@ -35,8 +37,8 @@ export interface ListenerOptions {
 }
 
 export class Listener {
-  /** Notifications being handled, by id and content: concurrent copies share one outcome. */
-  private readonly inProgress = new Map<string, Promise<Answer>>();
+  /** Notifications being handled, by id (the latest content): concurrent copies share one outcome. */
+  private readonly inProgress = new Map<string, { digest: string; outcome: Promise<Answer> }>();
 
   constructor(private readonly o: ListenerOptions) {}
 
@@ -59,22 +61,31 @@ export class Listener {
     } catch (err) {
       return this.refuse(err instanceof Refusal ? err.status : 400, (err as Error).message);
     }
-    const key = `${notification.id as string} ${contentDigest(notification)}`;
-    let outcome = this.inProgress.get(key);
-    if (!outcome) {
-      outcome = this.process(notification, key.split(' ')[1]).finally(() => this.inProgress.delete(key));
-      this.inProgress.set(key, outcome);
-    }
+    const hostile = prototypeKey(notification);
+    if (hostile) return this.refuse(403, `notification ${notification.id as string} has a key "${hostile}", which no notification has; not forwarded`);
+    const id = notification.id as string;
+    const digest = contentDigest(notification);
+    // Copies of one notification share one outcome; another content for the same id
+    // waits for the one in progress, so it meets the memory that one may have left.
+    const current = this.inProgress.get(id);
+    if (current?.digest === digest) return current.outcome;
+    const run = () => this.process(notification, digest);
+    const outcome: Promise<Answer> = (current ? current.outcome.then(run, run) : run()).finally(() => {
+      if (this.inProgress.get(id)?.outcome === outcome) this.inProgress.delete(id);
+    });
+    this.inProgress.set(id, { digest, outcome });
     return outcome;
   }
 
   private async process(notification: Record<string, unknown>, digest: string): Promise<Answer> {
     const id = notification.id as string;
     const forward = this.o.forward;
-    if (forward?.memory.has(id, digest)) {
+    const forwarded = forward?.memory.forwardedDigest(id);
+    if (forwarded === digest) {
       this.note(`acknowledged a replay of ${id}: already forwarded, not forwarded again`);
       return { status: 200, body: { received: true, verified: true, forwarded: false, duplicate: true } };
     }
+    if (forwarded !== undefined) return this.refuse(403, `notification ${id} was already forwarded with other content; not forwarded again`);
     let verdict: Verdict;
     try {
       verdict = verdictOf(notification, await this.o.lookups.get(id));

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { statSync, readdirSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -203,6 +203,85 @@ describe.concurrent('forwarding', () => {
     await app.stop();
   });
 
+  test('the app answers 3xx, 4xx, 429 or 5xx: not delivered, the sender gets 502 each time and nothing is remembered; then its 2xx', async () => {
+    // Mutant killed: any answer from the app taken as delivered (the sender would get 200, the
+    // id would be remembered, and every retry after that acknowledged as a duplicate).
+    const app = await App.onFreePort();
+    const l = await listen(['--forward-to', app.url]);
+    const n = await real('Billing', fx.plans['fixed-recurring'][2]);
+    const refusals = [301, 302, 400, 401, 403, 404, 409, 410, 422, 429, 500, 503];
+    for (const status of refusals) {
+      app.status = status;
+      const answer = await post(l.url, n);
+      expect(answer.status, `app answered ${status}`).toBe(502);
+      expect(await answer.json()).toEqual({ error: 'the app did not accept the notification' });
+      await l.stderr.waitFor(new RegExp(`could not forward notification ${n.id}: ${app.url} answered ${status}; answered 502 so the sender retries`));
+    }
+    expect(app.bodies).toHaveLength(refusals.length); // each retry reached the app: none was remembered as forwarded
+    app.status = 202;
+    const accepted = await post(l.url, n);
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toEqual({ received: true, verified: true, forwarded: true });
+    app.status = 200;
+    expect(await (await post(l.url, n)).json()).toMatchObject({ duplicate: true });
+    expect(app.bodies).toHaveLength(refusals.length + 1);
+    const r = await l.stop();
+    expect(r.stdout.trim().split('\n')).toHaveLength(1); // printed once, when delivered
+    await app.stop();
+  });
+
+  test('"__proto__", "constructor" and "prototype" keys are refused, and an id once forwarded is never forwarded again', async () => {
+    // Mutants killed: the key refusal removed (the message names the key); the memory keyed
+    // by content instead of id (another content of a forwarded id is then looked up, and a
+    // body the lookup cannot tell apart would be forwarded a second time).
+    const app = await App.onFreePort();
+    const l = await listen(['--forward-to', app.url]);
+    const n = await real('Payment', fx.plans['fixed-recurring'][3]);
+    const withKey = (json: string) => JSON.stringify(n).replace(/^\{/, `{${json},`);
+    expect((await post(l.url, n)).status).toBe(200);
+    const lookupsAfterForward = lookups([n.id]);
+    const hostile: [string, string][] = [
+      [withKey('"__proto__":{}'), '__proto__'],
+      [JSON.stringify(n).replace('"data":{', '"data":{"__proto__":{"amount":"1"},'), 'data.__proto__'],
+      [withKey('"constructor":{"prototype":{}}'), 'constructor'],
+      [JSON.stringify(n).replace('"data":{', '"data":{"x":[{"prototype":1}],'), 'data.x.0.prototype'],
+    ];
+    for (const [body, key] of hostile) {
+      const answer = await post(l.url, body);
+      expect(answer.status, key).toBe(403);
+      expect((await answer.json()).error).toBe(`notification ${n.id} has a key "${key}", which no notification has; not forwarded`);
+      // The replay that follows is still only a replay.
+      expect(await (await post(l.url, n)).json()).toMatchObject({ duplicate: true });
+    }
+    const other = await post(l.url, { ...n, note: 'resent' });
+    expect(other.status).toBe(403);
+    expect((await other.json()).error).toBe(`notification ${n.id} was already forwarded with other content; not forwarded again`);
+    expect(lookups([n.id])).toBe(lookupsAfterForward); // refused from memory, without asking the service
+    expect(app.bodies).toEqual([JSON.stringify(n)]);
+    await l.stop();
+    await app.stop();
+  });
+
+  test('the memory written before ids were the key (one line per id and content) still stops every replay', async () => {
+    const app = await App.onFreePort();
+    const n = await real('Billing', fx.plans['fixed-recurring'][4]);
+    const state = tempDir();
+    // A memory as an older payrec left it after the attack: the id forwarded again under another digest.
+    const first = await listen(['--forward-to', app.url], state);
+    expect((await post(first.url, n)).status).toBe(200);
+    await first.stop();
+    const dir = join(state, 'payrec');
+    const [file] = readdirSync(dir);
+    const line = JSON.parse(readFileSync(join(dir, file), 'utf8').trim());
+    appendFileSync(join(dir, file), JSON.stringify({ ...line, digest: 'f'.repeat(64) }) + '\n');
+    const l = await listen(['--forward-to', app.url], state);
+    expect(await (await post(l.url, n)).json()).toMatchObject({ duplicate: true }); // the first forward is the one kept
+    expect(app.bodies).toEqual([JSON.stringify(n)]);
+    expect((await post(l.url, { ...n, note: 'resent' })).status).toBe(403);
+    await l.stop();
+    await app.stop();
+  });
+
   test('the app took it but the answer to the sender was lost: the retry is acknowledged, not forwarded again', async () => {
     const app = await App.onFreePort();
     app.delayMs = 500;
@@ -324,4 +403,17 @@ describe.concurrent('bounds', () => {
     },
     45_000,
   );
+});
+
+test('wn verify: a body with "__proto__": {} added is not authentic (own properties compared), exit 8 naming it', async () => {
+  // Mutant killed: differences() reading stored[k] plainly (Object.prototype "matches" {}).
+  const n = await real('Billing', fx.plans['fixed-recurring'][1]);
+  const dir = tempDir();
+  const file = join(dir, 'n.json');
+  writeFileSync(file, JSON.stringify(n).replace('"data":{', '"data":{"__proto__":{},'));
+  const r = await payrec(emu, ['wn', 'verify', file]);
+  expect(r.stderr).toContain('verification failed: data.__proto__ differs from the notification the service stored');
+  expect(r.exitCode).toBe(8);
+  writeFileSync(file, JSON.stringify(n));
+  expect((await payrec(emu, ['wn', 'verify', file])).exitCode).toBe(0);
 });

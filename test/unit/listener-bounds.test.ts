@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { contentDigest, ForwardedMemory, KEEP_MS, MAX_ENTRIES } from '../../src/listener/forwarded.js';
 import { hostChecker } from '../../src/listener/inbound.js';
+import { differences, prototypeKey } from '../../src/commands/notification-check.js';
 import { ANSWER_TTL_MS, BUDGET_BURST, BUDGET_PER_SECOND, LookupsBusy, MAX_IN_FLIGHT, StoredNotifications, type Stored } from '../../src/listener/lookups.js';
 
 // The listener's pure bounds, with a clock of the test's own.
@@ -86,14 +87,15 @@ describe('StoredNotifications', () => {
 });
 
 describe('ForwardedMemory', () => {
-  test('remembers id and content across a reopen, in a 0600 file; other content is not a replay', async () => {
+  test('remembers each id with its content across a reopen, in a 0600 file', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'payrec-unit-')), 'payrec');
     const m = await ForwardedMemory.open(dir, 'http://app/hooks?token=secret');
     await m.record('a', contentDigest({ x: 1, y: [2] }));
     const again = await ForwardedMemory.open(dir, 'http://app/hooks?token=secret');
-    expect(again.has('a', contentDigest({ y: [2], x: 1 }))).toBe(true); // key order does not matter
-    expect(again.has('a', contentDigest({ x: 2, y: [2] }))).toBe(false);
-    expect((await ForwardedMemory.open(dir, 'http://other/')).has('a', contentDigest({ x: 1, y: [2] }))).toBe(false);
+    expect(again.forwardedDigest('a')).toBe(contentDigest({ y: [2], x: 1 })); // key order does not matter
+    expect(again.forwardedDigest('a')).not.toBe(contentDigest({ x: 2, y: [2] }));
+    expect(again.forwardedDigest('b')).toBeUndefined();
+    expect((await ForwardedMemory.open(dir, 'http://other/')).forwardedDigest('a')).toBeUndefined();
     expect(statSync(m.file).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir).join()).not.toContain('secret');
   });
@@ -106,9 +108,9 @@ describe('ForwardedMemory', () => {
     const lines = Array.from({ length: MAX_ENTRIES + 5 }, (_, i) => JSON.stringify({ id: `i${i}`, digest: 'd', at: c.t }));
     writeFileSync(m.file, [JSON.stringify(old), ...lines, '{"cut'].join('\n') + '\n');
     const reopened = await ForwardedMemory.open(dir, 'http://app/', c.now);
-    expect(reopened.has('old', 'd')).toBe(false);
-    expect(reopened.has('i0', 'd')).toBe(false); // the oldest beyond the cap
-    expect(reopened.has(`i${MAX_ENTRIES + 4}`, 'd')).toBe(true);
+    expect(reopened.forwardedDigest('old')).toBeUndefined();
+    expect(reopened.forwardedDigest('i0')).toBeUndefined(); // the oldest beyond the cap
+    expect(reopened.forwardedDigest(`i${MAX_ENTRIES + 4}`)).toBe('d');
     expect(readFileSync(m.file, 'utf8').trim().split('\n')).toHaveLength(MAX_ENTRIES);
   });
 });
@@ -120,5 +122,23 @@ describe('hostChecker', () => {
     expect(['evil.example:8788', '127.0.0.1:8789', 'localhost', '', undefined, 'a:b:c'].map(ok)).toEqual([false, false, false, false, false, false]);
     const wildcard = hostChecker('0.0.0.0', 80);
     expect(['192.168.1.5', '192.168.1.5:80', 'rebind.example'].map(wildcard)).toEqual([true, true, false]);
+  });
+});
+
+describe('differences and prototype keys', () => {
+  const stored = { id: 'a', data: { amount: '1', tags: [{ k: 'v' }] } };
+  test('only own properties are compared: "__proto__" in a received body is a difference, at the top and nested', () => {
+    // Mutant killed: stored[k] read plainly (Object.prototype "matches" a received {}).
+    const top = JSON.parse('{"id":"a","__proto__":{},"data":{"amount":"1","tags":[{"k":"v"}]}}');
+    expect(differences(top, stored)).toEqual([{ field: '__proto__', received: {}, stored: undefined }]);
+    const nested = JSON.parse('{"id":"a","data":{"__proto__":{},"amount":"1","tags":[{"k":"v","constructor":{}}]}}');
+    expect(differences(nested, stored).map((d) => d.field)).toEqual(['data.__proto__', 'data.tags.0.constructor']);
+    expect(differences(structuredClone(stored), stored)).toEqual([]);
+  });
+
+  test('prototypeKey names the first __proto__, constructor or prototype key, with its path', () => {
+    expect(prototypeKey(JSON.parse('{"id":"a","data":{"x":[1,{"prototype":2}]}}'))).toBe('data.x.1.prototype');
+    expect(prototypeKey(JSON.parse('{"__proto__":{}}'))).toBe('__proto__');
+    expect(prototypeKey({ id: 'a', data: { constructors: 1, proto: 2 } })).toBeUndefined();
   });
 });
