@@ -1,0 +1,498 @@
+import { MalformedResponseError } from '../core/runtime/errors.js';
+import { formatAtto, ratio, readDecimal } from './exact.js';
+import { mrrAtto } from './mrr.js';
+
+// The subscription engine (DESIGN.md "Subscriptions and revenue metrics"; STYLE.md
+// "Derived answers"): billings and cancellations in, the ledger of subscriptions and the
+// revenue metrics out. Pure: no DuckDB, no HTTP, no clock but the instants it is given.
+//
+// As of an instant t, only records stamped strictly before t are seen: a billing stamped
+// exactly at t is not yet there (it is seen from t + 1). So consecutive intervals
+// [from, to) agree: what a billing changes is counted at every boundary after it.
+//
+// Each subscription's records are sorted once; its state then changes only at a few
+// points (a paid billing seen, paidThrough passed, the grace passed, a cancellation
+// seen), so metrics walks those change points against the interval boundaries instead
+// of recomputing every subscription at every boundary from its records.
+//
+// Figures: each subscription's MRR is an exact rational rounded half-even once, to 18
+// places: the figure the ledger prints. Every total is the exact sum of those printed
+// figures, so a total is always the sum of the ledger rows behind it, and
+// mrr_end = mrr_start + mrr_new + mrr_reactivated − mrr_churned holds to the last
+// printed digit (rounding each total's exact rational on its own could break it by
+// 10^-18). The difference from rounding the exact total is at most half of 10^-18 per
+// subscription.
+
+export interface BillingInput {
+  subscriptionId: string;
+  planId: string;
+  success: number;
+  amount: string;
+  token: string;
+  timestamp: number;
+  cycleStart: number;
+  cycleEnd: number;
+  transactionStatus: string;
+  transactionHash: string;
+}
+
+export interface CancellationInput {
+  subscriptionId: string;
+  planId: string;
+  timestamp: number;
+  forced: boolean;
+  transactionStatus: string;
+  transactionHash: string;
+}
+
+export interface EngineInput {
+  billings: readonly BillingInput[];
+  cancellations: readonly CancellationInput[];
+}
+
+export type SubscriptionState = 'active' | 'past_due' | 'lapsed' | 'cancelled';
+
+/** Every state, in the order of the lifecycle: what --state accepts. */
+export const SUBSCRIPTION_STATES: readonly SubscriptionState[] = ['active', 'past_due', 'lapsed', 'cancelled'];
+
+/** One subscription as of an instant: DESIGN's columns, in its order. */
+export interface SubscriptionRow {
+  subscriptionId: string;
+  planId: string;
+  token: string;
+  /** The amount of one cycle, as the API sent it. */
+  amount: string;
+  /** Seconds: cycleEnd − cycleStart + 1. */
+  period: number;
+  /** Exact decimal, rounded half-even to 18 places, no padding zeros. */
+  mrr: string;
+  started: number;
+  paidThrough: number;
+  lastAttempt: number | null;
+  failedAttempts: number;
+  cancelledAt: number | null;
+  forced: boolean | null;
+  state: SubscriptionState;
+}
+
+export interface MetricsRow {
+  from: number;
+  to: number;
+  token: string;
+  /** Only with byPlan. */
+  planId?: string;
+  subscriptions_start: number;
+  subscriptions_end: number;
+  new: number;
+  reactivated: number;
+  churned: number;
+  mrr_start: string;
+  mrr_end: string;
+  mrr_new: string;
+  mrr_reactivated: string;
+  mrr_churned: string;
+  logo_churn: string | null;
+  revenue_churn: string | null;
+  attempts: number;
+  failed: number;
+  failure_rate: string | null;
+  dunning_cases: number;
+  recovered: number;
+  lost: number;
+}
+
+export interface LedgerOptions {
+  /** The instant of the ledger (Unix seconds): records stamped before it are seen. */
+  at: number;
+  /** Past due for this long after paidThrough, then lapsed. */
+  graceSeconds: number;
+}
+
+export interface MetricsOptions extends LedgerOptions {
+  /** Calendar intervals [from, to), ascending and not overlapping (the caller computes them in --tz). */
+  intervals: ReadonlyArray<{ from: number; to: number }>;
+  /** One row per plan within each token. */
+  byPlan: boolean;
+}
+
+/**
+ * The ledger as of `at`: one row per subscription started before it, ordered by
+ * started, then subscriptionId.
+ */
+export function ledger(input: EngineInput, o: LedgerOptions): SubscriptionRow[] {
+  const rows: SubscriptionRow[] = [];
+  for (const s of prepare(input)) {
+    if (!s.terms) continue;
+    const seen = seenAt(s, o.at, o.graceSeconds);
+    if (!seen) continue;
+    const { terms } = s;
+    const cancelled = s.cancellation && s.cancellation.timestamp < o.at ? s.cancellation : undefined;
+    const lastAttempt = countBefore(s.attemptTimes, o.at);
+    rows.push({
+      subscriptionId: s.id,
+      planId: terms.planId,
+      token: terms.token,
+      amount: terms.amount,
+      period: terms.period,
+      mrr: formatAtto(terms.mrr),
+      started: terms.started,
+      paidThrough: seen.paidThrough,
+      lastAttempt: lastAttempt === 0 ? null : s.attemptTimes[lastAttempt - 1],
+      failedAttempts: s.failed.filter((b) => b.timestamp < o.at && b.cycleStart > seen.lastPaidCycle).length,
+      cancelledAt: cancelled ? cancelled.timestamp : null,
+      forced: cancelled ? cancelled.forced : null,
+      state: seen.state,
+    });
+  }
+  return rows.sort((a, b) => a.started - b.started || compare(a.subscriptionId, b.subscriptionId));
+}
+
+/**
+ * Revenue metrics per interval and token (and plan with byPlan): a row for every
+ * interval and key with a counted subscription at from or to, an attempt or a dunning
+ * case in it; in interval order, then token, then planId.
+ */
+export function metrics(input: EngineInput, o: MetricsOptions): MetricsRow[] {
+  const intervals = o.intervals;
+  for (let q = 0; q < intervals.length; q++) {
+    const { from, to } = intervals[q];
+    if (!(from < to) || (q > 0 && from < intervals[q - 1].to)) throw new Error(`metrics: intervals must be ascending and not overlap (interval ${q})`);
+  }
+  const subscriptions = prepare(input);
+  const cells = intervals.map(() => new Map<string, Map<string, Cell>>());
+  const cell = (q: number, token: string, planId: string): Cell => {
+    const plan = o.byPlan ? planId : '';
+    let byToken = cells[q].get(token);
+    if (!byToken) cells[q].set(token, (byToken = new Map()));
+    let c = byToken.get(plan);
+    if (!c) byToken.set(plan, (c = emptyCell(token, o.byPlan ? planId : undefined)));
+    return c;
+  };
+  // Interval boundaries, each evaluated once per subscription.
+  const boundaries = [...new Set(intervals.flatMap((i) => [i.from, i.to]))].sort((a, b) => a - b);
+  const fromIndex = intervals.map((i) => boundaries.indexOf(i.from));
+  const toIndex = intervals.map((i) => boundaries.indexOf(i.to));
+  const countedAt = new Uint8Array(boundaries.length);
+
+  for (const s of subscriptions) {
+    const terms = s.terms;
+    if (terms) {
+      countedAtBoundaries(countedSpans(s, o.graceSeconds), boundaries, countedAt);
+      for (let q = 0; q < intervals.length; q++) {
+        const atFrom = countedAt[fromIndex[q]] === 1;
+        const atTo = countedAt[toIndex[q]] === 1;
+        if (!atFrom && !atTo) continue;
+        const c = cell(q, terms.token, terms.planId);
+        if (atFrom) {
+          c.start++;
+          c.mrrStart += terms.mrr;
+        }
+        if (atTo) {
+          c.end++;
+          c.mrrEnd += terms.mrr;
+        }
+        if (atFrom && !atTo) {
+          c.churned++;
+          c.mrrChurned += terms.mrr;
+        } else if (atTo && !atFrom) {
+          if (terms.started >= intervals[q].from) {
+            c.new++;
+            c.mrrNew += terms.mrr;
+          } else {
+            c.reactivated++;
+            c.mrrReactivated += terms.mrr;
+          }
+        }
+      }
+    }
+    for (const b of s.attempts) {
+      const q = intervalOf(intervals, b.timestamp);
+      if (q === -1) continue;
+      const c = cell(q, b.token, b.planId);
+      c.attempts++;
+      if (failedBilling(b)) c.failed++;
+    }
+    for (const first of dunningCases(s)) {
+      const q = intervalOf(intervals, first.timestamp);
+      if (q === -1) continue;
+      const c = cell(q, first.token, first.planId);
+      c.dunning++;
+      if (s.paid.some((p) => p.cycleStart === first.cycleStart && p.timestamp < o.at)) c.recovered++;
+      else {
+        const state = seenAt(s, o.at, o.graceSeconds)?.state;
+        if (state === 'cancelled' || state === 'lapsed') c.lost++;
+      }
+    }
+  }
+
+  const rows: MetricsRow[] = [];
+  intervals.forEach(({ from, to }, q) => {
+    for (const token of [...cells[q].keys()].sort(compare)) {
+      const byPlan = cells[q].get(token)!;
+      for (const plan of [...byPlan.keys()].sort(compare)) rows.push(rowOf(from, to, byPlan.get(plan)!));
+    }
+  });
+  return rows;
+}
+
+/** How a billing counts: paid = success 1 and confirmed; failed = success not 1 or status failed; else pending (neither). */
+export function failedBilling(b: BillingInput): boolean {
+  return (b.success !== undefined && b.success !== null && Number(b.success) !== 1) || b.transactionStatus === 'failed';
+}
+
+export function paidBilling(b: BillingInput): boolean {
+  return !failedBilling(b) && Number(b.success) === 1 && b.transactionStatus === 'confirmed';
+}
+
+interface Terms {
+  planId: string;
+  token: string;
+  amount: string;
+  period: number;
+  mrr: bigint;
+  started: number;
+}
+
+/** One subscription's records, sorted once. */
+interface Subscription {
+  id: string;
+  /** Paid billings by time; the first is the subscribe. */
+  paid: BillingInput[];
+  paidTimes: number[];
+  /** paidThrough after the first i + 1 paid billings: the running maximum of cycleEnd. */
+  paidThroughAfter: number[];
+  /** The latest paid cycleStart after the first i + 1 paid billings. */
+  lastPaidCycleAfter: number[];
+  /** Failed billings by time. */
+  failed: BillingInput[];
+  /** Paid and failed billings (attempts), and their times in order. */
+  attempts: BillingInput[];
+  attemptTimes: number[];
+  /** The first confirmed cancellation. */
+  cancellation?: CancellationInput;
+  /** The terms of the subscribe (the first paid billing); none when never paid. */
+  terms?: Terms;
+}
+
+/** Validates every record (amounts and times read exactly, or the figures fail: exit 6) and groups them by subscription. */
+function prepare(input: EngineInput): Subscription[] {
+  const unreadable: string[] = [];
+  let unreadableCount = 0;
+  const refuse = (what: string, hash: unknown, detail: string) => {
+    unreadableCount++;
+    if (unreadable.length < NAMED) unreadable.push(`${what} ${shown(String(hash))} (${detail})`);
+  };
+  const groups = new Map<string, { billings: BillingInput[]; cancellations: CancellationInput[] }>();
+  const group = (id: string) => {
+    let g = groups.get(id);
+    if (!g) groups.set(id, (g = { billings: [], cancellations: [] }));
+    return g;
+  };
+  for (const b of input.billings) {
+    const bad: string[] = [];
+    if (typeof b.amount !== 'string' || readDecimal(b.amount) === undefined) bad.push(`amount ${shown(JSON.stringify(b.amount) ?? String(b.amount))}`);
+    for (const field of ['timestamp', 'cycleStart', 'cycleEnd'] as const) if (!Number.isSafeInteger(b[field])) bad.push(`${field} ${shown(JSON.stringify(b[field]) ?? String(b[field]))}`);
+    if (bad.length === 0 && paidBilling(b) && b.cycleEnd < b.cycleStart) bad.push(`cycleEnd ${b.cycleEnd} before cycleStart ${b.cycleStart}`);
+    if (bad.length > 0) refuse('billing', b.transactionHash, bad.join(', '));
+    else group(b.subscriptionId).billings.push(b);
+  }
+  for (const c of input.cancellations) {
+    if (!Number.isSafeInteger(c.timestamp)) refuse('cancellation', c.transactionHash, `timestamp ${shown(JSON.stringify(c.timestamp) ?? String(c.timestamp))}`);
+    else group(c.subscriptionId).cancellations.push(c);
+  }
+  if (unreadableCount > 0) {
+    const more = unreadableCount > unreadable.length ? `, and ${(unreadableCount - unreadable.length).toLocaleString('en-US')} more` : '';
+    throw new MalformedResponseError(
+      `cannot compute subscriptions exactly: ${unreadableCount.toLocaleString('en-US')} record${unreadableCount === 1 ? '' : 's'} carry an amount or time that is not exact: ${unreadable.join('; ')}${more}`,
+      'the service sent amounts or times payrec cannot read exactly (a number or an exponent instead of a decimal string, a time that is not whole seconds); no figure was printed',
+    );
+  }
+  const out: Subscription[] = [];
+  for (const [id, g] of groups) out.push(subscriptionOf(id, g.billings, g.cancellations));
+  return out;
+}
+
+function subscriptionOf(id: string, billings: BillingInput[], cancellations: CancellationInput[]): Subscription {
+  const byTime = (a: BillingInput, b: BillingInput) => a.timestamp - b.timestamp || a.cycleStart - b.cycleStart || compare(a.transactionHash, b.transactionHash);
+  const paid = billings.filter(paidBilling).sort(byTime);
+  const failed = billings.filter(failedBilling).sort(byTime);
+  const attempts = billings.filter((b) => paidBilling(b) || failedBilling(b)).sort(byTime);
+  const paidThroughAfter: number[] = [];
+  const lastPaidCycleAfter: number[] = [];
+  for (const b of paid) {
+    const i = paidThroughAfter.length;
+    paidThroughAfter.push(i === 0 ? b.cycleEnd : Math.max(paidThroughAfter[i - 1], b.cycleEnd));
+    lastPaidCycleAfter.push(i === 0 ? b.cycleStart : Math.max(lastPaidCycleAfter[i - 1], b.cycleStart));
+  }
+  let cancellation: CancellationInput | undefined;
+  for (const c of cancellations) {
+    if (c.transactionStatus !== 'confirmed') continue;
+    if (!cancellation || c.timestamp < cancellation.timestamp) cancellation = c;
+  }
+  const subscribe = paid[0];
+  let terms: Terms | undefined;
+  if (subscribe) {
+    // A plan never changes its terms (DESIGN), so the subscribe's stand for every cycle.
+    const period = subscribe.cycleEnd - subscribe.cycleStart + 1;
+    terms = {
+      planId: subscribe.planId,
+      token: subscribe.token,
+      amount: subscribe.amount,
+      period,
+      mrr: mrrAtto(readDecimal(subscribe.amount)!, period),
+      started: subscribe.timestamp,
+    };
+  }
+  return { id, paid, paidTimes: paid.map((b) => b.timestamp), paidThroughAfter, lastPaidCycleAfter, failed, attempts, attemptTimes: attempts.map((b) => b.timestamp), cancellation, terms };
+}
+
+/** A subscription as of t (records stamped before t); undefined when not started by then. */
+function seenAt(s: Subscription, t: number, grace: number): { paidThrough: number; lastPaidCycle: number; state: SubscriptionState } | undefined {
+  const k = countBefore(s.paidTimes, t);
+  if (k === 0) return undefined;
+  const paidThrough = s.paidThroughAfter[k - 1];
+  const state: SubscriptionState =
+    s.cancellation && s.cancellation.timestamp < t ? 'cancelled' : t <= paidThrough ? 'active' : t <= paidThrough + grace ? 'past_due' : 'lapsed';
+  return { paidThrough, lastPaidCycle: s.lastPaidCycleAfter[k - 1], state };
+}
+
+/**
+ * The instants at which a subscription is counted (active or past due), as spans
+ * (after, until]: after the i-th paid billing is seen and until the next one is (or its
+ * paidThrough + grace passes, or its cancellation is seen), whichever comes first.
+ */
+function countedSpans(s: Subscription, grace: number): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  const cancelled = s.cancellation ? s.cancellation.timestamp : Infinity;
+  for (let i = 0; i < s.paid.length; i++) {
+    const after = s.paid[i].timestamp;
+    const next = i + 1 < s.paid.length ? s.paid[i + 1].timestamp : Infinity;
+    const until = Math.min(next, s.paidThroughAfter[i] + grace, cancelled);
+    if (until > after) spans.push([after, until]);
+  }
+  return spans;
+}
+
+/** Marks, for each boundary (ascending), whether it lies in a span: one walk over both. */
+function countedAtBoundaries(spans: Array<[number, number]>, boundaries: number[], out: Uint8Array): void {
+  let j = 0;
+  for (let i = 0; i < boundaries.length; i++) {
+    const t = boundaries[i];
+    while (j < spans.length && spans[j][1] < t) j++;
+    out[i] = j < spans.length && spans[j][0] < t ? 1 : 0;
+  }
+}
+
+/** A subscription's dunning cases: each cycleStart with a failed attempt, and that cycle's first failed billing. */
+function dunningCases(s: Subscription): BillingInput[] {
+  const first = new Map<number, BillingInput>();
+  for (const b of s.failed) if (!first.has(b.cycleStart)) first.set(b.cycleStart, b);
+  return [...first.values()];
+}
+
+/** The interval holding t, or -1. */
+function intervalOf(intervals: ReadonlyArray<{ from: number; to: number }>, t: number): number {
+  let lo = 0;
+  let hi = intervals.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (t < intervals[mid].from) hi = mid - 1;
+    else if (t >= intervals[mid].to) lo = mid + 1;
+    else return mid;
+  }
+  return -1;
+}
+
+/** How many of the ascending times are before t. */
+function countBefore(times: number[], t: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (times[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+interface Cell {
+  token: string;
+  planId?: string;
+  start: number;
+  end: number;
+  new: number;
+  reactivated: number;
+  churned: number;
+  mrrStart: bigint;
+  mrrEnd: bigint;
+  mrrNew: bigint;
+  mrrReactivated: bigint;
+  mrrChurned: bigint;
+  attempts: number;
+  failed: number;
+  dunning: number;
+  recovered: number;
+  lost: number;
+}
+
+function emptyCell(token: string, planId: string | undefined): Cell {
+  return {
+    token,
+    ...(planId !== undefined ? { planId } : {}),
+    start: 0,
+    end: 0,
+    new: 0,
+    reactivated: 0,
+    churned: 0,
+    mrrStart: 0n,
+    mrrEnd: 0n,
+    mrrNew: 0n,
+    mrrReactivated: 0n,
+    mrrChurned: 0n,
+    attempts: 0,
+    failed: 0,
+    dunning: 0,
+    recovered: 0,
+    lost: 0,
+  };
+}
+
+function rowOf(from: number, to: number, c: Cell): MetricsRow {
+  return {
+    from,
+    to,
+    token: c.token,
+    ...(c.planId !== undefined ? { planId: c.planId } : {}),
+    subscriptions_start: c.start,
+    subscriptions_end: c.end,
+    new: c.new,
+    reactivated: c.reactivated,
+    churned: c.churned,
+    mrr_start: formatAtto(c.mrrStart),
+    mrr_end: formatAtto(c.mrrEnd),
+    mrr_new: formatAtto(c.mrrNew),
+    mrr_reactivated: formatAtto(c.mrrReactivated),
+    mrr_churned: formatAtto(c.mrrChurned),
+    logo_churn: ratio(BigInt(c.churned), BigInt(c.start)),
+    revenue_churn: ratio(c.mrrChurned, c.mrrStart),
+    attempts: c.attempts,
+    failed: c.failed,
+    failure_rate: ratio(BigInt(c.failed), BigInt(c.attempts)),
+    dunning_cases: c.dunning,
+    recovered: c.recovered,
+    lost: c.lost,
+  };
+}
+
+/** Code-unit order: the same on every machine and locale. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Records named in the error, at most. */
+const NAMED = 10;
+
+/** Server text in a message (which reportError neutralises): cut, so one value cannot flood stderr. */
+function shown(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+}
