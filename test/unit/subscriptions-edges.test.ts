@@ -1,0 +1,263 @@
+import { describe, expect, it } from 'vitest';
+import { ledger, metrics, type BillingInput, type CancellationInput } from '../../src/subscriptions/engine.js';
+import { divHalfEven, formatAtto, ratio, readDecimal } from '../../src/subscriptions/exact.js';
+
+// Edges of the definitions (DESIGN.md "Subscriptions and revenue metrics"), each pinned to
+// the second. Every expected value is typed by hand; the comment says which bug the test
+// catches (the mutants applied by hand are listed in the engine's report).
+
+const DAY = 86_400;
+const T = 1_767_225_600; // 2026-01-01T00:00:00Z
+const P = 30 * DAY;
+const G = 30 * DAY;
+const E = T + P - 1; // the first cycle's inclusive cycleEnd: paidThrough
+
+let n = 0;
+function b(fields: Partial<BillingInput> & { timestamp: number }): BillingInput {
+  const cycleStart = fields.cycleStart ?? fields.timestamp;
+  return {
+    subscriptionId: 's',
+    planId: 'p',
+    token: 'USDT',
+    amount: '10',
+    success: 1,
+    transactionStatus: 'confirmed',
+    transactionHash: `0x${++n}`,
+    cycleStart,
+    cycleEnd: cycleStart + P - 1,
+    ...fields,
+  };
+}
+const subscribe = b({ timestamp: T });
+const states = (billings: BillingInput[], at: number, cancellations: CancellationInput[] = [], grace = G) =>
+  ledger({ billings, cancellations }, { at, graceSeconds: grace }).map((r) => r.state);
+const one = (billings: BillingInput[], intervals: Array<{ from: number; to: number }>, at = T + 400 * DAY, byPlan = false) =>
+  metrics({ billings, cancellations: [] }, { intervals, at, graceSeconds: G, byPlan });
+
+describe('state edges, to the second', () => {
+  it('is active through the inclusive cycleEnd, past due from the second after it (cycleEnd read as exclusive fails here)', () => {
+    expect(states([subscribe], E)).toEqual(['active']);
+    expect(states([subscribe], E + 1)).toEqual(['past_due']);
+  });
+
+  it('is past due through paidThrough + grace and lapsed one second later (the edge moved by a second fails here)', () => {
+    expect(states([subscribe], E + G)).toEqual(['past_due']);
+    expect(states([subscribe], E + G + 1)).toEqual(['lapsed']);
+    // The same edge in metrics: counted at E + G, not at E + G + 1 → churned in [E + G, E + G + 1).
+    const rows = one([subscribe], [
+      { from: E + G - 1, to: E + G },
+      { from: E + G, to: E + G + 1 },
+      { from: E + G + 1, to: E + G + 2 },
+    ]);
+    expect(rows.map((r) => [r.from - E - G, r.subscriptions_start, r.subscriptions_end, r.churned])).toEqual([
+      [-1, 1, 1, 0],
+      [0, 1, 0, 1],
+    ]);
+  });
+
+  it('with no grace, lapses the second after paidThrough', () => {
+    expect(states([subscribe], E, [], 0)).toEqual(['active']);
+    expect(states([subscribe], E + 1, [], 0)).toEqual(['lapsed']);
+  });
+
+  it('does not see a billing stamped exactly at t; sees it at t + 1', () => {
+    expect(states([subscribe], T)).toEqual([]);
+    expect(states([subscribe], T + 1)).toEqual(['active']);
+    // A renewal stamped exactly at t does not extend paidThrough at t.
+    const renewal = b({ timestamp: E + G + 1, cycleStart: T + P });
+    expect(states([subscribe, renewal], E + G + 1)).toEqual(['lapsed']);
+    // Seen a second later: paid through E + P = E + G, so past due again.
+    expect(states([subscribe, renewal], E + G + 2)).toEqual(['past_due']);
+  });
+
+  it('counts an attempt stamped at from in its interval and one stamped at to in the next', () => {
+    const rows = one([subscribe], [
+      { from: T - 10, to: T },
+      { from: T, to: T + 10 },
+    ]);
+    // Nothing is counted at T (the subscribe is not seen yet) and nothing is attempted before T: no row.
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ from: T, subscriptions_start: 0, subscriptions_end: 1, new: 1, mrr_new: '10', attempts: 1 });
+  });
+
+  it('sees a cancellation from the second after its stamp; only a confirmed one, the first', () => {
+    const c = (timestamp: number, transactionStatus = 'confirmed', forced = false): CancellationInput => ({ subscriptionId: 's', planId: 'p', timestamp, forced, transactionStatus, transactionHash: `0xc${timestamp}` });
+    expect(states([subscribe], T + 100, [c(T + 100)])).toEqual(['active']);
+    expect(states([subscribe], T + 101, [c(T + 100)])).toEqual(['cancelled']);
+    expect(states([subscribe], T + 101, [c(T + 100, 'pending'), c(T + 90, 'failed')])).toEqual(['active']);
+    const row = ledger({ billings: [subscribe], cancellations: [c(T + 200, 'confirmed', false), c(T + 100, 'confirmed', true)] }, { at: T + 300, graceSeconds: G })[0];
+    expect([row.cancelledAt, row.forced]).toEqual([T + 100, true]);
+  });
+});
+
+describe('paid, failed and pending', () => {
+  const renewalAt = T + P + 3600;
+  const renewal = (success: number, transactionStatus: string) => b({ timestamp: renewalAt, cycleStart: T + P, success, transactionStatus });
+
+  it('a pending renewal (success 1, pending) neither pays the cycle nor fails it', () => {
+    const at = renewalAt + 1;
+    const [row] = ledger({ billings: [subscribe, renewal(1, 'pending')], cancellations: [] }, { at, graceSeconds: G });
+    // Counted as paid → paidThrough E + P; counted as failed → failedAttempts 1 and lastAttempt moves.
+    expect(row).toMatchObject({ paidThrough: E, failedAttempts: 0, lastAttempt: T, state: 'past_due' });
+    const [m] = one([subscribe, renewal(1, 'pending')], [{ from: T, to: at }]);
+    expect(m).toMatchObject({ attempts: 1, failed: 0, dunning_cases: 0 });
+  });
+
+  it('success 0 fails whatever the status says; status failed fails whatever success says', () => {
+    for (const r of [renewal(0, 'confirmed'), renewal(0, 'pending'), renewal(1, 'failed')]) {
+      const [row] = ledger({ billings: [subscribe, r], cancellations: [] }, { at: renewalAt + 1, graceSeconds: G });
+      expect(row).toMatchObject({ paidThrough: E, failedAttempts: 1, lastAttempt: renewalAt });
+      const [m] = one([subscribe, r], [{ from: T, to: renewalAt + 1 }]);
+      expect(m).toMatchObject({ attempts: 2, failed: 1, failure_rate: '0.50000000', dunning_cases: 1 });
+    }
+  });
+
+  it('a confirmed success 1 renewal pays: paidThrough moves a period on', () => {
+    const [row] = ledger({ billings: [subscribe, renewal(1, 'confirmed')], cancellations: [] }, { at: renewalAt + 1, graceSeconds: G });
+    expect(row).toMatchObject({ paidThrough: E + P, failedAttempts: 0, state: 'active' });
+  });
+
+  it('counts failed attempts only at cycles after the last paid one', () => {
+    // A late failure at the paid first cycle (T) does not count; two at the second cycle do.
+    const billings = [subscribe, b({ timestamp: T + 10, cycleStart: T, success: 0 }), b({ timestamp: E + 5, cycleStart: T + P, success: 0 }), b({ timestamp: E + 9, cycleStart: T + P, transactionStatus: 'failed' })];
+    expect(ledger({ billings, cancellations: [] }, { at: E + 10, graceSeconds: G })[0].failedAttempts).toBe(2);
+  });
+});
+
+describe('new and reactivated', () => {
+  it('a subscription started exactly at from is new in that interval', () => {
+    const [row] = one([subscribe], [{ from: T, to: T + DAY }]);
+    expect(row).toMatchObject({ new: 1, reactivated: 0 });
+  });
+
+  it('one started a second before from, lapsed at from and paid again, is reactivated', () => {
+    const early = b({ timestamp: T - 1 });
+    const back = b({ timestamp: T + 200 * DAY, cycleStart: T + 200 * DAY });
+    const from = T + 199 * DAY; // early lapsed at T − 1 + P − 1 + G < from
+    const [row] = one([early, back], [{ from, to: from + 2 * DAY }]);
+    expect(row).toMatchObject({ subscriptions_start: 0, subscriptions_end: 1, new: 0, reactivated: 1, mrr_reactivated: '10', mrr_new: '0' });
+  });
+
+  it('a lost case: not recovered and cancelled at --at; a case of a subscription never started is open', () => {
+    const fail = b({ timestamp: E + 5, cycleStart: T + P, success: 0 });
+    const cancel: CancellationInput = { subscriptionId: 's', planId: 'p', timestamp: E + 6, forced: false, transactionStatus: 'confirmed', transactionHash: '0xc' };
+    const intervals = [{ from: E, to: E + DAY }];
+    expect(metrics({ billings: [subscribe, fail], cancellations: [cancel] }, { intervals, at: E + 6, graceSeconds: G, byPlan: false })[0]).toMatchObject({ dunning_cases: 1, recovered: 0, lost: 0 });
+    expect(metrics({ billings: [subscribe, fail], cancellations: [cancel] }, { intervals, at: E + 7, graceSeconds: G, byPlan: false })[0]).toMatchObject({ dunning_cases: 1, recovered: 0, lost: 1 });
+    const orphan = { ...fail, subscriptionId: 'never' };
+    expect(metrics({ billings: [orphan], cancellations: [] }, { intervals, at: E + 400 * DAY, graceSeconds: G, byPlan: false })[0]).toMatchObject({ attempts: 1, failed: 1, dunning_cases: 1, recovered: 0, lost: 0, subscriptions_end: 0 });
+  });
+});
+
+describe('MRR month bands, at each edge (amount 10)', () => {
+  // d = P / 86,400 rounded half up to whole days. In a band: 10 ÷ months. Outside:
+  // 10 × 2,629,746 / P, worked out by hand with exact fractions and rounded half-even.
+  const cases: Array<[string, number, string]> = [
+    ['27 days', 27 * DAY, '11.272916666666666667'], // 26,297,460 / 2,332,800
+    ['27.5 days − 1 s (27)', 27 * DAY + 43_199, '11.067959203686533538'],
+    ['27.5 days (rounds to 28)', 27 * DAY + 43_200, '10'],
+    ['28 days', 28 * DAY, '10'],
+    ['31 days', 31 * DAY, '10'],
+    ['31.5 days − 1 s (31)', 31 * DAY + 43_199, '10'],
+    ['31.5 days (32)', 31 * DAY + 43_200, '9.6625'], // 26,297,460 / 2,721,600
+    ['32 days', 32 * DAY, '9.5115234375'],
+    ['55 days', 55 * DAY, '5.533977272727272727'],
+    ['56 days', 56 * DAY, '5'],
+    ['62 days', 62 * DAY, '5'],
+    ['62.5 days − 1 s (62)', 62 * DAY + 43_199, '5'],
+    ['62.5 days (63: half up)', 62 * DAY + 43_200, '4.8699'],
+    ['63 days', 63 * DAY, '4.83125'],
+    ['83 days', 83 * DAY, '3.667093373493975904'], // 26,297,460 / 7,171,200
+    ['84 days', 84 * DAY, '3.333333333333333333'],
+    ['92 days', 92 * DAY, '3.333333333333333333'],
+    ['93 days', 93 * DAY, '3.272782258064516129'],
+    ['167 days', 167 * DAY, '1.822567365269461078'],
+    ['168 days', 168 * DAY, '1.666666666666666667'], // 10 / 6 = 1.666…6|66… rounds up
+    ['184 days', 184 * DAY, '1.666666666666666667'],
+    ['185 days', 185 * DAY, '1.645236486486486486'],
+    ['359 days', 359 * DAY, '0.847823816155988858'],
+    ['360 days', 360 * DAY, '0.833333333333333333'],
+    ['366 days', 366 * DAY, '0.833333333333333333'],
+    ['367 days', 367 * DAY, '0.829342643051771117'],
+    ['a week', 7 * DAY, '43.48125'], // 26,297,460 / 604,800; P − 1 would give 43.481321893720062368
+    ['a day', DAY, '304.36875'],
+    ['one second', 1, '26297460'],
+  ];
+  for (const [what, period, mrr] of cases) {
+    it(`${what} → ${mrr}`, () => {
+      const billing: BillingInput = { ...subscribe, cycleEnd: subscribe.cycleStart + period - 1 };
+      const [row] = ledger({ billings: [billing], cancellations: [] }, { at: T + 1, graceSeconds: G });
+      expect(row.period).toBe(period);
+      expect(row.mrr).toBe(mrr);
+    });
+  }
+});
+
+describe('half-even rounding to 18 places, once per subscription', () => {
+  const mrrOf = (amount: string, days: number) =>
+    ledger({ billings: [{ ...subscribe, amount, cycleEnd: T + days * DAY - 1 }], cancellations: [] }, { at: T + 1, graceSeconds: G })[0].mrr;
+
+  it('rounds a tie at the 19th place to the even neighbour (half up fails here)', () => {
+    expect(mrrOf('0.0000000000000000025', 30)).toBe('0.000000000000000002');
+    expect(mrrOf('0.0000000000000000035', 30)).toBe('0.000000000000000004');
+    expect(mrrOf('0.0000000000000000005', 30)).toBe('0');
+    expect(mrrOf('0.00000000000000000250001', 30)).toBe('0.000000000000000003');
+    expect(mrrOf('-0.0000000000000000025', 30)).toBe('-0.000000000000000002');
+    // Ties made by the division: 1e-18 / 2 months = 0.5e-18 → 0; 3e-18 / 2 = 1.5e-18 → 2e-18.
+    expect(mrrOf('0.000000000000000001', 60)).toBe('0');
+    expect(mrrOf('0.000000000000000003', 60)).toBe('0.000000000000000002');
+  });
+
+  it('totals are sums of the rounded figures, so the printed identity holds: 3 × 10/3', () => {
+    // Three subscriptions of 10 a quarter: 3.333333333333333333 each, 9.999999999999999999 in all
+    // (the exact 10 rounded alone would print 10 and break mrr_end = Σ ledger rows).
+    const subs = ['a', 'b', 'c'].map((id) => ({ ...subscribe, subscriptionId: id, cycleEnd: T + 90 * DAY - 1 }));
+    const [row] = one(subs, [{ from: T, to: T + DAY }]);
+    expect(row).toMatchObject({ subscriptions_end: 3, mrr_new: '9.999999999999999999', mrr_end: '9.999999999999999999' });
+  });
+
+  it('ratios have 8 places, half-even (1/512 = 0.001953125 → 0.00195312; 3/512 → 0.00585938)', () => {
+    const attempts = (failed: number) =>
+      Array.from({ length: 512 }, (_, i) => b({ subscriptionId: `x${i}`, timestamp: T + i, ...(i < failed ? { success: 0 } : {}) }));
+    expect(one(attempts(1), [{ from: T, to: T + DAY }])[0].failure_rate).toBe('0.00195312');
+    expect(one(attempts(3), [{ from: T, to: T + DAY }])[0].failure_rate).toBe('0.00585938');
+    expect(one(attempts(0), [{ from: T, to: T + DAY }])[0].failure_rate).toBe('0.00000000');
+    expect(one(attempts(512), [{ from: T, to: T + DAY }])[0].failure_rate).toBe('1.00000000');
+  });
+
+  it('exact.ts: reading, dividing and printing', () => {
+    expect(readDecimal('-12.50')).toEqual({ num: -1250n, den: 100n });
+    for (const bad of ['1e5', '', ' 1', '1.', '.5', '+1', '0x10', 10, null, undefined]) expect(readDecimal(bad)).toBeUndefined();
+    expect([divHalfEven(5n, 2n), divHalfEven(7n, 2n), divHalfEven(-5n, 2n), divHalfEven(5n, -2n), divHalfEven(11n, 4n), divHalfEven(9n, 4n)]).toEqual([2n, 4n, -2n, -2n, 3n, 2n]);
+    expect([formatAtto(10n * 10n ** 18n), formatAtto(1n), formatAtto(-15n * 10n ** 17n), formatAtto(0n)]).toEqual(['10', '0.000000000000000001', '-1.5', '0']);
+    expect([ratio(2n, 3n), ratio(1n, 0n), ratio(-1n, 8n), ratio(0n, 5n)]).toEqual(['0.66666667', null, '-0.12500000', '0.00000000']);
+  });
+});
+
+describe('rows and keys', () => {
+  it('totals per token, never across tokens, and per plan with byPlan', () => {
+    const subs = [
+      b({ subscriptionId: 'u1', timestamp: T, planId: 'p2' }),
+      b({ subscriptionId: 'u2', timestamp: T, planId: 'p1' }),
+      b({ subscriptionId: 'e1', timestamp: T, token: 'EIGHT', amount: '7' }),
+    ];
+    expect(one(subs, [{ from: T, to: T + DAY }]).map((r) => [r.token, r.planId, r.mrr_end])).toEqual([
+      ['EIGHT', undefined, '7'],
+      ['USDT', undefined, '20'],
+    ]);
+    expect(one(subs, [{ from: T, to: T + DAY }], T + DAY, true).map((r) => [r.token, r.planId, r.mrr_end])).toEqual([
+      ['EIGHT', 'p', '7'],
+      ['USDT', 'p1', '10'],
+      ['USDT', 'p2', '10'],
+    ]);
+  });
+
+  it('no row for an interval with nothing counted, attempted or dunned', () => {
+    expect(one([subscribe], [{ from: T + 300 * DAY, to: T + 301 * DAY }])).toEqual([]);
+  });
+
+  it('refuses intervals that overlap or run backwards (a caller bug)', () => {
+    expect(() => one([subscribe], [{ from: T, to: T + 10 }, { from: T + 5, to: T + 20 }])).toThrow(/ascending/);
+    expect(() => one([subscribe], [{ from: T, to: T }])).toThrow(/ascending/);
+  });
+});
