@@ -217,13 +217,15 @@ const lifecycleArb = fc.record({
   cancel: fc.option(fc.record({ afterCycle: fc.nat(30), gap: fc.integer({ min: 1, max: 20 * DAY }), forced: fc.boolean(), status: fc.constantFrom('confirmed', 'confirmed', 'pending', 'failed') }), { nil: undefined }),
 });
 
+type Lifecycle = typeof lifecycleArb extends fc.Arbitrary<infer U> ? U : never;
+
 interface Records {
   billings: BillingInput[];
   cancellations: CancellationInput[];
 }
 
 /** Lifecycles as 8pay's contracts run them: subscribe paid, anchored cycles, retries, lapses, later billings of a later cycle, one cancellation and nothing after it. */
-function lifecycles(specs: Array<fc.RecordValue<typeof lifecycleArb>>): Records {
+function lifecycles(specs: Array<Lifecycle>): Records {
   const billings: BillingInput[] = [];
   const cancellations: CancellationInput[] = [];
   specs.forEach((spec, i) => {
