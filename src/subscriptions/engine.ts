@@ -1,5 +1,5 @@
 import { MalformedResponseError } from '../core/runtime/errors.js';
-import { formatAtto, ratio, readDecimal } from './exact.js';
+import { DECIMAL, formatAtto, ratio, readDecimal } from './exact.js';
 import { mrrAtto } from './mrr.js';
 
 // The subscription engine (DESIGN.md "Subscriptions and revenue metrics"; STYLE.md
@@ -121,7 +121,7 @@ export interface MetricsOptions extends LedgerOptions {
  */
 export function ledger(input: EngineInput, o: LedgerOptions): SubscriptionRow[] {
   const rows: SubscriptionRow[] = [];
-  for (const s of prepare(input)) {
+  for (const s of subscriptions(input)) {
     if (!s.terms) continue;
     const seen = seenAt(s, o.at, o.graceSeconds);
     if (!seen) continue;
@@ -158,7 +158,6 @@ export function metrics(input: EngineInput, o: MetricsOptions): MetricsRow[] {
     const { from, to } = intervals[q];
     if (!(from < to) || (q > 0 && from < intervals[q - 1].to)) throw new Error(`metrics: intervals must be ascending and not overlap (interval ${q})`);
   }
-  const subscriptions = prepare(input);
   const cells = intervals.map(() => new Map<string, Map<string, Cell>>());
   const cell = (q: number, token: string, planId: string): Cell => {
     const plan = o.byPlan ? planId : '';
@@ -174,7 +173,7 @@ export function metrics(input: EngineInput, o: MetricsOptions): MetricsRow[] {
   const toIndex = intervals.map((i) => boundaries.indexOf(i.to));
   const countedAt = new Uint8Array(boundaries.length);
 
-  for (const s of subscriptions) {
+  for (const s of subscriptions(input)) {
     const terms = s.terms;
     if (terms) {
       countedAtBoundaries(countedSpans(s, o.graceSeconds), boundaries, countedAt);
@@ -205,12 +204,14 @@ export function metrics(input: EngineInput, o: MetricsOptions): MetricsRow[] {
         }
       }
     }
+    // Attempts come in time order, mostly of one token and plan: reuse the last cell while it fits.
+    let last: { q: number; token: string; planId: string; cell: Cell } | undefined;
     for (const b of s.attempts) {
-      const q = intervalOf(intervals, b.timestamp);
+      const q = last && b.timestamp >= intervals[last.q].from && b.timestamp < intervals[last.q].to ? last.q : intervalOf(intervals, b.timestamp);
       if (q === -1) continue;
-      const c = cell(q, b.token, b.planId);
-      c.attempts++;
-      if (failedBilling(b)) c.failed++;
+      if (!last || last.q !== q || last.token !== b.token || last.planId !== b.planId) last = { q, token: b.token, planId: b.planId, cell: cell(q, b.token, b.planId) };
+      last.cell.attempts++;
+      if (failedBilling(b)) last.cell.failed++;
     }
     for (const first of dunningCases(s)) {
       const q = intervalOf(intervals, first.timestamp);
@@ -274,8 +275,19 @@ interface Subscription {
   terms?: Terms;
 }
 
-/** Validates every record (amounts and times read exactly, or the figures fail: exit 6) and groups them by subscription. */
-function prepare(input: EngineInput): Subscription[] {
+/**
+ * Every subscription, built one at a time from its records (so that only one is held
+ * sorted at once); every record is checked first: amounts and times that cannot be
+ * read exactly fail the figures (exit 6) before any is computed.
+ */
+function subscriptions(input: EngineInput): Iterable<Subscription> {
+  const groups = validGroups(input);
+  return (function* () {
+    for (const [id, g] of groups) yield subscriptionOf(id, g.billings, g.cancellations);
+  })();
+}
+
+function validGroups(input: EngineInput): Map<string, { billings: BillingInput[]; cancellations: CancellationInput[] }> {
   const unreadable: string[] = [];
   let unreadableCount = 0;
   const refuse = (what: string, hash: unknown, detail: string) => {
@@ -283,21 +295,28 @@ function prepare(input: EngineInput): Subscription[] {
     if (unreadable.length < NAMED) unreadable.push(`${what} ${shown(String(hash))} (${detail})`);
   };
   const groups = new Map<string, { billings: BillingInput[]; cancellations: CancellationInput[] }>();
+  let last: { id: string; group: { billings: BillingInput[]; cancellations: CancellationInput[] } } | undefined;
   const group = (id: string) => {
+    // Records usually come a subscription at a time: skip the lookup then.
+    if (last?.id === id) return last.group;
     let g = groups.get(id);
     if (!g) groups.set(id, (g = { billings: [], cancellations: [] }));
+    last = { id, group: g };
     return g;
   };
   for (const b of input.billings) {
+    if (exactAmount(b.amount) && Number.isSafeInteger(b.timestamp) && Number.isSafeInteger(b.cycleStart) && Number.isSafeInteger(b.cycleEnd) && !(b.cycleEnd < b.cycleStart && paidBilling(b))) {
+      group(b.subscriptionId).billings.push(b);
+      continue;
+    }
     const bad: string[] = [];
-    if (typeof b.amount !== 'string' || readDecimal(b.amount) === undefined) bad.push(`amount ${shown(JSON.stringify(b.amount) ?? String(b.amount))}`);
-    for (const field of ['timestamp', 'cycleStart', 'cycleEnd'] as const) if (!Number.isSafeInteger(b[field])) bad.push(`${field} ${shown(JSON.stringify(b[field]) ?? String(b[field]))}`);
-    if (bad.length === 0 && paidBilling(b) && b.cycleEnd < b.cycleStart) bad.push(`cycleEnd ${b.cycleEnd} before cycleStart ${b.cycleStart}`);
-    if (bad.length > 0) refuse('billing', b.transactionHash, bad.join(', '));
-    else group(b.subscriptionId).billings.push(b);
+    if (!exactAmount(b.amount)) bad.push(`amount ${printed(b.amount)}`);
+    for (const field of ['timestamp', 'cycleStart', 'cycleEnd'] as const) if (!Number.isSafeInteger(b[field])) bad.push(`${field} ${printed(b[field])}`);
+    if (bad.length === 0) bad.push(`cycleEnd ${b.cycleEnd} before cycleStart ${b.cycleStart}`);
+    refuse('billing', b.transactionHash, bad.join(', '));
   }
   for (const c of input.cancellations) {
-    if (!Number.isSafeInteger(c.timestamp)) refuse('cancellation', c.transactionHash, `timestamp ${shown(JSON.stringify(c.timestamp) ?? String(c.timestamp))}`);
+    if (!Number.isSafeInteger(c.timestamp)) refuse('cancellation', c.transactionHash, `timestamp ${printed(c.timestamp)}`);
     else group(c.subscriptionId).cancellations.push(c);
   }
   if (unreadableCount > 0) {
@@ -307,34 +326,33 @@ function prepare(input: EngineInput): Subscription[] {
       'the service sent amounts or times payrec cannot read exactly (a number or an exponent instead of a decimal string, a time that is not whole seconds); no figure was printed',
     );
   }
-  const out: Subscription[] = [];
-  for (const [id, g] of groups) out.push(subscriptionOf(id, g.billings, g.cancellations));
-  return out;
+  return groups;
 }
 
 function subscriptionOf(id: string, billings: BillingInput[], cancellations: CancellationInput[]): Subscription {
-  const byTime = (a: BillingInput, b: BillingInput) => a.timestamp - b.timestamp || a.cycleStart - b.cycleStart || compare(a.transactionHash, b.transactionHash);
-  const paid = billings.filter(paidBilling).sort(byTime);
-  const failed = billings.filter(failedBilling).sort(byTime);
-  const attempts = billings.filter((b) => paidBilling(b) || failedBilling(b)).sort(byTime);
-  const paidThroughAfter: number[] = [];
-  const lastPaidCycleAfter: number[] = [];
-  for (const b of paid) {
-    const i = paidThroughAfter.length;
-    paidThroughAfter.push(i === 0 ? b.cycleEnd : Math.max(paidThroughAfter[i - 1], b.cycleEnd));
-    lastPaidCycleAfter.push(i === 0 ? b.cycleStart : Math.max(lastPaidCycleAfter[i - 1], b.cycleStart));
+  billings.sort((a, b) => a.timestamp - b.timestamp || a.cycleStart - b.cycleStart || compare(a.transactionHash, b.transactionHash));
+  const s: Subscription = { id, paid: [], paidTimes: [], paidThroughAfter: [], lastPaidCycleAfter: [], failed: [], attempts: [], attemptTimes: [] };
+  for (const b of billings) {
+    if (failedBilling(b)) s.failed.push(b);
+    else if (paidBilling(b)) {
+      const i = s.paid.length;
+      s.paid.push(b);
+      s.paidTimes.push(b.timestamp);
+      s.paidThroughAfter.push(i === 0 ? b.cycleEnd : Math.max(s.paidThroughAfter[i - 1], b.cycleEnd));
+      s.lastPaidCycleAfter.push(i === 0 ? b.cycleStart : Math.max(s.lastPaidCycleAfter[i - 1], b.cycleStart));
+    } else continue; // pending: neither an attempt nor a payment
+    s.attempts.push(b);
+    s.attemptTimes.push(b.timestamp);
   }
-  let cancellation: CancellationInput | undefined;
   for (const c of cancellations) {
     if (c.transactionStatus !== 'confirmed') continue;
-    if (!cancellation || c.timestamp < cancellation.timestamp) cancellation = c;
+    if (!s.cancellation || c.timestamp < s.cancellation.timestamp) s.cancellation = c;
   }
-  const subscribe = paid[0];
-  let terms: Terms | undefined;
+  const subscribe = s.paid[0];
   if (subscribe) {
     // A plan never changes its terms (DESIGN), so the subscribe's stand for every cycle.
     const period = subscribe.cycleEnd - subscribe.cycleStart + 1;
-    terms = {
+    s.terms = {
       planId: subscribe.planId,
       token: subscribe.token,
       amount: subscribe.amount,
@@ -343,7 +361,7 @@ function subscriptionOf(id: string, billings: BillingInput[], cancellations: Can
       started: subscribe.timestamp,
     };
   }
-  return { id, paid, paidTimes: paid.map((b) => b.timestamp), paidThroughAfter, lastPaidCycleAfter, failed, attempts, attemptTimes: attempts.map((b) => b.timestamp), cancellation, terms };
+  return s;
 }
 
 /** A subscription as of t (records stamped before t); undefined when not started by then. */
@@ -491,6 +509,16 @@ function compare(a: string, b: string): number {
 
 /** Records named in the error, at most. */
 const NAMED = 10;
+
+/** A plain decimal string, which exact arithmetic can read. */
+function exactAmount(amount: unknown): boolean {
+  return typeof amount === 'string' && DECIMAL.test(amount);
+}
+
+/** A value as sent, for a message. */
+function printed(value: unknown): string {
+  return shown(JSON.stringify(value) ?? String(value));
+}
 
 /** Server text in a message (which reportError neutralises): cut, so one value cannot flood stderr. */
 function shown(text: string): string {

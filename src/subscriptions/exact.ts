@@ -3,7 +3,7 @@
 // "atto" unit, as DECIMAL(38,18) in the mirror). Nothing passes through a JS number.
 
 /** A plain decimal string, as the API sends amounts (the registry's `decimal`). */
-const DECIMAL = /^-?\d+(\.\d+)?$/;
+export const DECIMAL = /^-?\d+(\.\d+)?$/;
 
 /** Figures are kept as integers of 10^-18 (payrec prints 18 decimals at most). */
 export const PLACES = 18;
