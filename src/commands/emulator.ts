@@ -108,7 +108,7 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
 
   emulator
     .command('trigger')
-    .description('Fire a webhook event on a plan of a running emulator (at --base-url)')
+    .description('Fire a webhook event on a plan of a running emulator (at --base-url, with the chain\'s demo key)')
     .argument('<event>', 'event name: Subscription, Billing, BillingFailed, SubscriptionCancelled, …')
     .requiredOption('--plan-id <id>', 'plan whose webhook receives the event')
     .option('--type <product>', 'product of the event (default: the plan\'s product)')
@@ -123,7 +123,7 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
         if (session.flags.emulator) throw new UsageError('emulator trigger needs a running emulator: start one with payrec emulator start');
         const { triggerEvent } = await import('../emulator/cli-entry.js');
         // Without --type the emulator infers the product from the plan.
-        const result = await triggerEvent(s.baseUrl, { chain: s.chain, event: name, planId, ...(type ? { type } : {}) });
+        const result = await triggerEvent(s.baseUrl, s.apiKey, { chain: s.chain, event: name, planId, ...(type ? { type } : {}) });
         session.ctx.stdout.write(terminalJson(result, 2) + '\n');
       }),
     );

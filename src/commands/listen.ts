@@ -37,11 +37,12 @@ export function addListenCommand(program: Command, action: CommandAction): void 
         const forwardTo = o.forwardTo === undefined ? undefined : parseOption(httpUrl, o.forwardTo, '--forward-to');
         const client = await session.client(); // settings and key problems surface before we listen
         // Loaded only here: nothing else needs the listener, so other commands start without it.
-        const [{ ForwardedMemory, stateDir }, { Listener }, { BODY_DEADLINE_MS, hostChecker }, { StoredNotifications }] = await Promise.all([
+        const [{ ForwardedMemory, stateDir }, { Listener }, { BODY_DEADLINE_MS }, { StoredNotifications }, { hostChecker }] = await Promise.all([
           import('../listener/forwarded.js'),
           import('../listener/handler.js'),
           import('../listener/inbound.js'),
           import('../listener/lookups.js'),
+          import('../core/http/host-check.js'),
         ]);
         if (!isLoopback(h)) session.warn(`listening on ${h}: reachable from other machines`);
         let memory: ForwardedMemory | undefined;

@@ -59,12 +59,14 @@ export interface TriggerBody {
   type?: string;
 }
 
-/** Fires an event on a running emulator; answers {notification, delivered}. */
-export async function triggerEvent(baseUrl: string, body: TriggerBody): Promise<unknown> {
+/** Fires an event on a running emulator, with the chain's demo key; answers {notification, delivered}. */
+export async function triggerEvent(baseUrl: string, apiKey: string | undefined, body: TriggerBody): Promise<unknown> {
   const url = `${baseUrl.replace(/\/+$/, '')}${CONTROL_PREFIX}/trigger`;
   let response: Response;
   try {
-    response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+    response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
   } catch (err) {
     const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
     throw new NetworkError(`cannot reach the emulator at ${baseUrl}${cause}`, 'start one with: payrec emulator start');

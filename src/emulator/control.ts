@@ -12,10 +12,12 @@ import { buildNotification, parseTrigger } from './notifications.js';
 import type { Random } from './prng.js';
 import { HttpError, json, type Reply } from './reply.js';
 import { Router } from './router.js';
+import { authenticate } from './auth.js';
 import { currentWebhook } from './webhooks.js';
 
-// Control routes under /_emulator/: not part of the API, no key needed, never logged or
-// faulted. They let tests and users look inside (fixtures, request log, deliveries) and
+// Control routes under /_emulator/: not part of the API, never logged or faulted; no
+// key needed, except to fire an event (POST /trigger takes the chain's demo key: a page
+// in the user's browser must not make the emulator post to the user's webhooks). They let tests and users look inside (fixtures, request log, deliveries) and
 // act on the emulator (fire events, inject faults, add records, run live traffic).
 
 export const CONTROL_PREFIX = '/_emulator';
@@ -49,6 +51,8 @@ export interface ControlState {
 export interface ControlRequest {
   query: URLSearchParams;
   body: Record<string, unknown>;
+  /** The Authorization header. */
+  authorization?: string;
 }
 
 type ControlHandler = (req: ControlRequest) => Reply;
@@ -88,7 +92,10 @@ export function controlRouter(state: ControlState): Router<ControlHandler> {
     return json(200, { cleared: true });
   });
 
-  route('POST', '/trigger', ({ body }) => json(200, trigger(state, body)));
+  route('POST', '/trigger', ({ body, authorization }) => {
+    if (isKnownChain(body.chain)) authenticate(authorization, body.chain);
+    return json(200, trigger(state, body));
+  });
 
   route('POST', '/records', ({ body }) => {
     const { chain, collection, count = 1, timestamp = nowSeconds() } = body;

@@ -82,9 +82,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const live = new LiveTraffic(datasets, seed);
   // Before listening: bad live options throw with nothing left running.
   if (opts.live) live.start(opts.live);
-  const server = createEmulatorServer({ datasets, deliverer, faults, live, requests, random: new Random(mixSeed(seed, 0x7219)) });
-
   const host = opts.host ?? '127.0.0.1';
+  const server = createEmulatorServer({ datasets, deliverer, faults, live, requests, random: new Random(mixSeed(seed, 0x7219)) }, host);
+
   await new Promise<void>((resolve, reject) => {
     const fail = (err: Error) => {
       live.close();

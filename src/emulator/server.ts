@@ -1,4 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostChecker } from '../core/http/host-check.js';
 import { KNOWN_CHAINS } from '../registry/validators.js';
 import { parseJsonObject, type ApiRoute } from './api-route.js';
 import { authenticate } from './auth.js';
@@ -16,14 +18,22 @@ import { webhookRoutes } from './webhooks.js';
 
 const MAX_BODY = 1024 * 1024;
 
-export function createEmulatorServer(state: ControlState): Server {
+/** `host`: the address it listens on; a request naming any other host is refused (DNS rebinding). */
+export function createEmulatorServer(state: ControlState, host: string): Server {
   const api = new Router<ApiRoute>();
   for (const route of [...readRoutes(state.datasets), ...shortUrlRoutes(state.datasets, state.random), ...webhookRoutes(state.datasets)]) {
     api.add(route.method, route.template, route);
   }
   const control = controlRouter(state);
 
-  return createServer((req, res) => {
+  let hostAllowed: ((header: string | undefined) => boolean) | undefined;
+  const server = createServer((req, res) => {
+    hostAllowed ??= hostChecker(host, (server.address() as AddressInfo).port);
+    if (!hostAllowed(req.headers.host)) {
+      // Before the body is read: a web page rebound to 127.0.0.1 gets nothing in, and no answer worth reading.
+      res.setHeader('connection', 'close');
+      return send(res, errorReply(403, 'Host is not this emulator\'s address (only its address or localhost, against DNS rebinding)'));
+    }
     handle(req, res).catch((err: unknown) => {
       if (res.headersSent) return void res.destroy();
       // An HttpError from reading the body, or a bug: answer in the documented shape rather than hang the client.
@@ -31,6 +41,7 @@ export function createEmulatorServer(state: ControlState): Server {
       else send(res, errorReply(500, `Emulator error: ${err instanceof Error ? err.message : String(err)}`));
     });
   });
+  return server;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://emulator');
@@ -40,7 +51,7 @@ export function createEmulatorServer(state: ControlState): Server {
       send(res, await answer(() => {
         const match = control.match(method, url.pathname);
         if (!match) return pageNotFound();
-        return match.route({ query: url.searchParams, body: parseJsonObject(body) });
+        return match.route({ query: url.searchParams, body: parseJsonObject(body), authorization: req.headers.authorization });
       }));
       return;
     }

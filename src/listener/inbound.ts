@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
 
-// What the listener accepts before it looks at a notification: the Host it serves,
-// the content type, and a body of bounded size that arrives within BODY_DEADLINE_MS.
+// What the listener accepts before it looks at a notification (after the Host it
+// serves, core/http/host-check.ts): the content type, and a body of bounded size that arrives within BODY_DEADLINE_MS.
 
 export const MAX_BODY = 256 * 1024;
 /** A whole request (headers and body) must arrive within this time. */
@@ -16,28 +15,6 @@ export class Refusal extends Error {
   ) {
     super(message);
   }
-}
-
-const LOCAL_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
-
-/**
- * Host names a request may carry: the listening address and localhost. Anything else is
- * refused, so a web page whose name was rebound to 127.0.0.1 (DNS rebinding) cannot post.
- * Bound to a wildcard address, any IP literal is the listening address (a rebinding
- * page always sends its own name, never an IP).
- */
-export function hostChecker(boundHost: string, port: number): (header: string | undefined) => boolean {
-  const bound = boundHost.replace(/^\[|\]$/g, '').toLowerCase();
-  const wildcard = bound === '0.0.0.0' || bound === '::';
-  return (header) => {
-    if (!header) return false;
-    const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(header.trim().toLowerCase());
-    if (!m) return false;
-    const name = m[1].replace(/^\[|\]$/g, '');
-    const hostPort = m[2] === undefined ? 80 : Number(m[2]);
-    if (hostPort !== port) return false;
-    return LOCAL_NAMES.has(name) || name === bound || (wildcard && isIP(name) !== 0) || /^127\.\d+\.\d+\.\d+$/.test(name);
-  };
 }
 
 /**

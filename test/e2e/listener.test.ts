@@ -329,7 +329,7 @@ describe.concurrent('bounds', () => {
     const burst: Notification[] = await Promise.all(
       Array.from({ length: 30 }, async (_, i) => {
         const planId = fx.plans['fixed-recurring'][1 + (i % 4)]; // not plan 0: its webhook points at another test's listener
-        const r = await fetch(`${emu.url}/_emulator/trigger`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chain: 'bsc', event: 'Billing', planId }) });
+        const r = await fetch(`${emu.url}/_emulator/trigger`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${emu.keyFor('bsc')}` }, body: JSON.stringify({ chain: 'bsc', event: 'Billing', planId }) });
         return ((await r.json()) as { notification: Notification }).notification;
       }),
     );

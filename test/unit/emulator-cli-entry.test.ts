@@ -16,9 +16,10 @@ describe('emulator start and trigger, as the CLI runs them', () => {
     for (const chain of ['bsc', 'ethereum', 'polygon', 'sandbox']) expect(text).toContain(`prk_demo_${chain}`);
     expect(text).toContain(`PAYREC_BASE_URL=${url} PAYREC_API_KEY=prk_demo_bsc payrec one-time transfers`);
 
-    const fired = (await triggerEvent(url, { chain: 'bsc', event: 'Subscription', planId: DOC_PLAN_ID })) as { notification: { event: string } };
+    const fired = (await triggerEvent(url, 'prk_demo_bsc', { chain: 'bsc', event: 'Subscription', planId: DOC_PLAN_ID })) as { notification: { event: string } };
     expect(fired.notification.event).toBe('Subscription');
-    await expect(triggerEvent(url, { chain: 'bsc', event: 'Nope', planId: DOC_PLAN_ID })).rejects.toBeInstanceOf(ApiError);
+    await expect(triggerEvent(url, 'prk_demo_bsc', { chain: 'bsc', event: 'Nope', planId: DOC_PLAN_ID })).rejects.toBeInstanceOf(ApiError);
+    await expect(triggerEvent(url, undefined, { chain: 'bsc', event: 'Subscription', planId: DOC_PLAN_ID })).rejects.toMatchObject({ status: 401 });
 
     stop.abort();
     await running;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
@@ -133,10 +133,22 @@ describe('webhooks and notifications', () => {
     expect((await call(emu, other, { method: 'DELETE' })).status).toBe(404);
   });
 
+  it('trigger takes the chain\'s demo key: without it (or with another chain\'s) 401, nothing stored or delivered', async () => {
+    // Mutant killed: the trigger route left open (a page in the browser could make the emulator post to the user's webhooks).
+    const body = { chain: 'bsc', event: 'Billing', planId: PLAN };
+    const before = emu.records('bsc', 'webhook-notifications').records.length;
+    for (const key of [null, emu.keyFor('avax'), 'prk_demo_bsc_']) {
+      const refused = await call(emu, '/_emulator/trigger', { method: 'POST', key, body });
+      expect(refused.status, String(key)).toBe(401);
+      expect(refused.body.error.code).toBe(401);
+    }
+    expect(emu.records('bsc', 'webhook-notifications').records.length).toBe(before);
+  });
+
   it('trigger stores the notification and delivers it, retrying after failures', async () => {
     await call(emu, hook, { method: 'PUT', body: { webhook: receiverUrl } });
     failuresLeft = 2;
-    const fired = await call(emu, '/_emulator/trigger', { method: 'POST', key: null, body: { chain: 'bsc', event: 'Billing', planId: PLAN } });
+    const fired = await call(emu, '/_emulator/trigger', { method: 'POST', body: { chain: 'bsc', event: 'Billing', planId: PLAN } });
     expect(fired.status).toBe(200);
     expect(fired.body.delivered).toBe('pending');
     const n = fired.body.notification;
@@ -183,6 +195,26 @@ describe('webhooks and notifications', () => {
 });
 
 describe('control routes', () => {
+  it('a Host other than its address or localhost on its port is refused, for control and API routes (DNS rebinding)', async () => {
+    // Mutant killed: no Host check (a page whose name was rebound to 127.0.0.1 reads and drives the emulator).
+    const withHost = (path: string, host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: emu.port, path, headers: { host, authorization: `Bearer ${emu.keyFor('bsc')}` } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    for (const path of ['/_emulator/fixtures?chain=bsc', '/v1/bsc/one-time/transfers?limit=1']) {
+      expect(await withHost(path, `rebind.example:${emu.port}`), path).toBe(403);
+      expect(await withHost(path, `127.0.0.1:${emu.port + 1}`), path).toBe(403);
+      expect(await withHost(path, `localhost:${emu.port}`), path).toBe(200);
+      expect(await withHost(path, `127.0.0.1:${emu.port}`), path).toBe(200);
+      expect(await withHost(path, `[::1]:${emu.port}`), path).toBe(200);
+    }
+  });
+
   it('serves fixtures that match the data', async () => {
     const { body } = await call(emu, '/_emulator/fixtures?chain=bsc', { key: null });
     expect(body).toEqual(emu.fixtures('bsc'));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { contentDigest, ForwardedMemory, KEEP_MS, MAX_ENTRIES } from '../../src/listener/forwarded.js';
-import { hostChecker } from '../../src/listener/inbound.js';
+import { hostChecker } from '../../src/core/http/host-check.js';
 import { differences, prototypeKey } from '../../src/commands/notification-check.js';
 import { ANSWER_TTL_MS, BUDGET_BURST, BUDGET_PER_SECOND, LookupsBusy, MAX_IN_FLIGHT, StoredNotifications, type Stored } from '../../src/listener/lookups.js';
 
