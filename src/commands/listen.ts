@@ -49,6 +49,7 @@ export function addListenCommand(program: Command, action: CommandAction): void 
         if (forwardTo) {
           const dir = stateDir(session.ctx.env);
           memory = await ForwardedMemory.open(dir, forwardTo).catch((err: NodeJS.ErrnoException) => {
+            if (err instanceof PayrecError) throw err; // the trust check's own words
             throw new PayrecError(`cannot open the memory of forwarded notifications in ${dir}: ${err.code ?? err.message}`, EXIT.usage, 'set XDG_STATE_HOME to a writable folder');
           });
         }

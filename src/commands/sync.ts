@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
@@ -11,7 +10,8 @@ import { hexId } from '../registry/validators.js';
 import { printable } from '../core/output/sanitize.js';
 import { topCommand } from './tree.js';
 import { resolveCollections, SCOPE_PARAMS, type ScopeParam } from '../mirror/catalog.js';
-import { mirrorLocation } from '../mirror/location.js';
+import { MIRROR_KEEPER, mirrorLocation } from '../mirror/location.js';
+import { makeKeptFolder } from '../core/runtime/trust.js';
 import { parquetTarget, exportParquet } from '../mirror/parquet.js';
 import { serviceOf } from '../mirror/service.js';
 import { MirrorDb, openOptions } from '../mirror/store.js';
@@ -89,7 +89,7 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   // --dry-run sends nothing and writes nothing: it prints the requests of a first sync
   // against a mirror in memory, and leaves the mirror file as it was (or absent).
   const dryRun = Boolean(session.flags.dryRun);
-  if (location.isDefault && !dryRun) await mkdir(dirname(location.file), { recursive: true });
+  if (location.isDefault && !dryRun) await makeKeptFolder(dirname(location.file), MIRROR_KEEPER);
   const service = await serviceOf(session);
   const target = await session.openOutput();
   const db = await MirrorDb.open(dryRun ? ':memory:' : location.file, 'write', openOptions(session));

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { appendFile, mkdir, open, readFile, rename } from 'node:fs/promises';
+import { appendFile, open, readFile, rename } from 'node:fs/promises';
+import { checkKeptFile, makeKeptFolder } from '../core/runtime/trust.js';
 
 // Which notifications the listener has already handed to the app, by id: an id once
 // forwarded is never forwarded again, whatever its content (a replay with the same
@@ -24,6 +25,9 @@ import { appendFile, mkdir, open, readFile, rename } from 'node:fs/promises';
 export const MAX_ENTRIES = 10_000;
 /** The sender's retry window (three days) and a day to spare. */
 export const KEEP_MS = 4 * 24 * 3600 * 1000;
+
+/** The memory in the trust check's messages: what it is, and what moves it. */
+const STATE_KEEPER = { role: "the listener's memory of forwarded notifications", moveWith: 'XDG_STATE_HOME' };
 
 /** The XDG state directory of payrec (LOCALAPPDATA on Windows). */
 export function stateDir(env: NodeJS.ProcessEnv, platform = process.platform): string {
@@ -67,7 +71,9 @@ export class ForwardedMemory {
   static async open(dir: string, forwardTo: string, now: () => number = Date.now): Promise<ForwardedMemory> {
     const name = `listen-forwarded-${createHash('sha256').update(forwardTo).digest('hex').slice(0, 16)}.jsonl`;
     const memory = new ForwardedMemory(join(dir, name), now);
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    // Whoever could change the memory could make the listener forward an id again, or never.
+    await makeKeptFolder(dir, STATE_KEEPER);
+    await checkKeptFile(memory.file, STATE_KEEPER);
     let text = '';
     try {
       text = await readFile(memory.file, 'utf8');

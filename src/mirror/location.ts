@@ -2,11 +2,15 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
+import { checkKeptFile } from '../core/runtime/trust.js';
 import type { Session } from '../core/runtime/session.js';
 
 // Where a mirror lives: --db FILE, else PAYREC_DB, else one file per profile in the
 // XDG data directory (DESIGN.md): `<data>/payrec/<profile>.duckdb`, and
 // `emulator.duckdb` beside them for the built-in emulator's records.
+
+/** The mirror in the trust check's messages: what it is, and what moves it. */
+export const MIRROR_KEEPER = { role: 'the mirror', moveWith: '--db (or PAYREC_DB, XDG_DATA_HOME)' };
 
 export interface MirrorLocation {
   file: string;
@@ -20,7 +24,19 @@ export function dataDir(env: NodeJS.ProcessEnv, platform = process.platform): st
   return join(env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share'), 'payrec');
 }
 
+/**
+ * Where the mirror lives, checked as the config is (DESIGN.md "Local state and hostile
+ * data"): nobody but its owner may be able to change the file or its folder, and it is
+ * no link another user made in /tmp. Whoever can write the folder could read every
+ * staged page and slip forged records into a sync.
+ */
 export async function mirrorLocation(session: Session, dbFlag: string | undefined): Promise<MirrorLocation> {
+  const location = await locate(session, dbFlag);
+  await checkKeptFile(location.file, MIRROR_KEEPER);
+  return location;
+}
+
+async function locate(session: Session, dbFlag: string | undefined): Promise<MirrorLocation> {
   const { env } = session.ctx;
   const given = dbFlag ?? (env.PAYREC_DB || undefined);
   if (given !== undefined) {

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, type Stats } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -79,14 +79,15 @@ const READS = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
 
 export class MirrorDb {
   /**
-   * Where batches of records wait for DuckDB's JSON reader: beside the mirror, made on
-   * first use and removed on close; what a killed sync left there goes at the next open
-   * for writing (only the lock holder uses it).
+   * Where batches of records wait for DuckDB's JSON reader: a private folder beside the
+   * mirror (mkdtemp: a new name, 0700, never a link), made on first use and removed on
+   * close; what a killed sync left goes at the next open for writing (only the lock
+   * holder stages). Its files are opened O_EXCL|O_NOFOLLOW: nothing planted is written
+   * through or read back.
    */
-  private readonly stagingDir: string;
+  private stagingDir?: string;
   /** Where readers waiting for the file leave a note named by their process id. */
   private readonly readersDir: string;
-  private staging = false;
   private staged = 0;
   private instance?: DuckDBInstance;
   private connection?: DuckDBConnection;
@@ -98,7 +99,6 @@ export class MirrorDb {
     private readonly access: Access,
     private readonly o: OpenOptions,
   ) {
-    this.stagingDir = join(dirname(file), `.${basename(file)}.staging`);
     this.readersDir = readersDirOf(file);
   }
 
@@ -108,7 +108,10 @@ export class MirrorDb {
       // Every file this process makes from here on is private: the mirror, its WAL, its
       // staging and spill files, Parquet. They hold every payment record.
       process.umask(0o077);
-      if (access === 'write') db.syncLock = await takeSyncLock(file);
+      if (access === 'write') {
+        refusePlanted(file);
+        db.syncLock = await takeSyncLock(file);
+      }
     }
     try {
       await db.connect();
@@ -116,7 +119,7 @@ export class MirrorDb {
       db.close();
       throw err;
     }
-    if (access === 'write') rmSync(db.stagingDir, { recursive: true, force: true });
+    if (access === 'write' && file !== ':memory:') removeStaleStaging(file);
     return db;
   }
 
@@ -139,8 +142,9 @@ export class MirrorDb {
           const holder = heldBy(err);
           if (holder === undefined) throw openError(this.file, this.access, err);
           if (note && !said) {
-            mkdirSync(this.readersDir, { recursive: true });
-            writeFileSync(note, '');
+            mkdirSync(this.readersDir, { recursive: true, mode: 0o700 });
+            // Into a folder of the user's own only (in /tmp another user could have made it a link).
+            if (ownFolder(this.readersDir)) closeSync(openSync(note, PRIVATE_NEW_FILE, 0o600));
           }
           const waited = Date.now() - started;
           if (!patient && waited > READER_PATIENCE_MS) throw busy(this.file, holder);
@@ -187,6 +191,7 @@ export class MirrorDb {
   readersWaiting(): boolean {
     let names: string[];
     try {
+      if (!ownFolder(this.readersDir)) return false;
       names = readdirSync(this.readersDir);
     } catch {
       return false;
@@ -225,12 +230,16 @@ export class MirrorDb {
    */
   async withFile<T>(content: string | Buffer | undefined, work: (quotedPath: string | undefined) => Promise<T>): Promise<T> {
     if (content === undefined) return work(undefined);
-    if (!this.staging) mkdirSync(this.stagingDir, { recursive: true });
-    this.staging = true;
+    this.stagingDir ??= mkdtempSync(stagingPrefix(this.file));
     const file = join(this.stagingDir, `batch-${this.staged++}.json`);
     // Written at once: fs.promises writes in 512 KB pieces, each waiting for a turn of an
     // event loop busy parsing pages, and DuckDB sat idle ~150 ms a batch; this takes ~5 ms.
-    writeFileSync(file, content);
+    const fd = openSync(file, PRIVATE_NEW_FILE, 0o600);
+    try {
+      writeFileSync(fd, content);
+    } finally {
+      closeSync(fd);
+    }
     try {
       return await work(`'${file.replaceAll("'", "''")}'`);
     } finally {
@@ -329,7 +338,8 @@ export class MirrorDb {
 
   close(): void {
     this.closeFile();
-    if (this.staging) rmSync(this.stagingDir, { recursive: true, force: true });
+    if (this.stagingDir) rmSync(this.stagingDir, { recursive: true, force: true });
+    this.stagingDir = undefined;
     this.syncLock?.closeSync();
     this.syncLock = undefined;
   }
@@ -339,6 +349,53 @@ export class MirrorDb {
 const RESULT = 'payrec_result';
 
 const readersDirOf = (file: string) => join(dirname(file), `.${basename(file)}.readers`);
+
+/** Staging folders are `.<mirror>.staging-XXXXXX`; `.<mirror>.staging` is where payrec before 2026-11 staged. */
+const stagingPrefix = (file: string) => join(dirname(file), `.${basename(file)}.staging-`);
+
+/** A new file, never one already there, never through a link. */
+const PRIVATE_NEW_FILE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+const isOwn = (s: Stats) => typeof process.getuid !== 'function' || s.uid === process.getuid() || s.uid === 0;
+
+/** A folder's names; none when it cannot be listed (DuckDB's open then says why). */
+function namesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** A real folder (no link) of the user's own. */
+function ownFolder(path: string): boolean {
+  const s = lstatSync(path, { throwIfNoEntry: false });
+  return s !== undefined && s.isDirectory() && !s.isSymbolicLink() && isOwn(s);
+}
+
+/**
+ * Refuses a mirror whose companions (its WAL, the sync lock, a staging folder) someone
+ * else planted, or made links: DuckDB and payrec would write through them.
+ */
+function refusePlanted(file: string): void {
+  const dir = dirname(file);
+  const base = `.${basename(file)}.`;
+  const names = namesIn(dir).filter((n) => n === `${basename(file)}.wal` || (n.startsWith(base) && /^(sync-lock(\.wal)?|staging(-.*)?)$/.test(n.slice(base.length))));
+  for (const name of names) {
+    const s = lstatSync(join(dir, name), { throwIfNoEntry: false });
+    if (!s || (!s.isSymbolicLink() && isOwn(s))) continue;
+    const why = s.isSymbolicLink() ? 'is a link' : `belongs to another user (uid ${s.uid})`;
+    throw new UsageError(`${printable(join(dir, name))} ${why}: payrec does not write the mirror's files through it`, 'remove it (payrec makes its own), or give --db FILE in a folder of yours');
+  }
+}
+
+/** Removes the staging folders a killed sync left (the caller holds the sync lock; refusePlanted vetted them). */
+function removeStaleStaging(file: string): void {
+  const base = `.${basename(file)}.staging`;
+  for (const name of namesIn(dirname(file))) {
+    if (name === base || name.startsWith(`${base}-`)) rmSync(join(dirname(file), name), { recursive: true, force: true });
+  }
+}
 
 /** The process that holds a DuckDB file, from DuckDB's open error; undefined for other errors. */
 function heldBy(err: unknown): string | undefined {
@@ -401,5 +458,6 @@ function openError(file: string, access: Access, err: unknown): Error {
     : /Permission denied/i.test(message)
       ? 'permission denied'
       : printable(message.split('\n')[0]);
-  return new UsageError(`cannot open the mirror ${shown}: ${cause}`, 'check --db (or PAYREC_DB)');
+  const hint = cause === 'permission denied' ? 'give --db FILE in a folder you can write (or set PAYREC_DB, XDG_DATA_HOME)' : 'check --db (or PAYREC_DB, XDG_DATA_HOME)';
+  return new UsageError(`cannot open the mirror ${shown}: ${cause}`, hint);
 }

@@ -66,7 +66,7 @@ describe('bad input exits 2 before any request, and writes nothing', () => {
   test('a --db in a directory that does not exist', async () => {
     const r = await payrec(quiet, ['sync', '--db', join(dir, 'missing', 'm.duckdb')]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/error: cannot open the mirror .*missing\/m\.duckdb: its directory does not exist\nhint: check --db \(or PAYREC_DB\)/);
+    expect(r.stderr).toMatch(/error: cannot open the mirror .*missing\/m\.duckdb: its directory does not exist\nhint: check --db \(or PAYREC_DB, XDG_DATA_HOME\)/);
   });
 
   test('a --db that is not a DuckDB file is left as it was', async () => {

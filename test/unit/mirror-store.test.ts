@@ -1,7 +1,7 @@
 import Big from 'big.js';
 import fc from 'fast-check';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCollections } from '../../src/mirror/catalog.js';
 import { ensureLayout, layoutOf } from '../../src/mirror/layout.js';
@@ -175,5 +175,23 @@ describe('exact amounts', () => {
     await write(up, [transfer(hash(50), widest), transfer(hash(51), '-' + widest), transfer(hash(52), '-0.000000000000000001')], true);
     const rows = await db.rows(`SELECT amount::VARCHAR AS a FROM one_time_transfers WHERE chain = 'sandbox' ORDER BY amount`);
     expect(rows.map((r) => r.a)).toEqual(['-' + widest, '-0.000000000000000001', widest]);
+  });
+});
+
+describe('staging', () => {
+  it('stages each batch in a private folder of a new name (mkdtemp, 0700), in a 0600 file, and removes the folder on close', async () => {
+    // Mutant killed: the old fixed `.<mirror>.staging` folder (a name another user can plant ahead).
+    const own = tempDir();
+    const file = join(own, 'staged.duckdb');
+    const staging = await MirrorDb.open(file, 'write');
+    let seen: { dir: string; dirMode: number; fileMode: number; text: string } | undefined;
+    await staging.withFile('{"a":1}', async (quoted) => {
+      const path = quoted!.slice(1, -1);
+      seen = { dir: dirname(path), dirMode: lstatSync(dirname(path)).mode & 0o777, fileMode: statSync(path).mode & 0o777, text: readFileSync(path, 'utf8') };
+    });
+    expect(basename(seen!.dir)).toMatch(/^\.staged\.duckdb\.staging-[A-Za-z0-9]{6}$/);
+    expect(seen).toMatchObject({ dirMode: 0o700, fileMode: 0o600, text: '{"a":1}' });
+    staging.close();
+    expect(readdirSync(own).filter((n) => n.includes('staging'))).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import type { Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../runtime/errors.js';
 import { printable } from '../output/sanitize.js';
+import { othersCanChange, shellWord, unwritable } from '../runtime/trust.js';
 
 // Stored profiles, in the XDG config directory (or PAYREC_CONFIG_DIR), file mode 0600.
 // The file holds the API key, so it is inspected before anything in it is used: it
@@ -100,8 +101,18 @@ export class ConfigStore {
   }
 
   private async write<K extends keyof StoredConfig>(key: K, value: StoredConfig[K]): Promise<void> {
+    const path = await this.path();
+    try {
+      await this.writeTo(path, key, value);
+    } catch (err) {
+      // A read-only home or a path through a file: the user's setup (exit 2), with the way out.
+      throw unwritable(err as NodeJS.ErrnoException, `cannot write the config file ${printable(path)}`, 'set PAYREC_CONFIG_DIR to a folder you can write');
+    }
+    this.inspection = undefined;
+  }
+
+  private async writeTo<K extends keyof StoredConfig>(path: string, key: K, value: StoredConfig[K]): Promise<void> {
     if (!this.conf) {
-      const path = await this.path();
       // Only its owner may enter the folder payrec creates (conf would create it 0777 & ~umask).
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
       // A link (a dotfiles manager's) stays a link: the file it points to is the one rewritten.
@@ -119,7 +130,6 @@ export class ConfigStore {
       });
     }
     this.conf.set(key, value);
-    this.inspection = undefined;
   }
 
   private inspect(): Promise<Inspection> {
@@ -132,7 +142,8 @@ export class ConfigStore {
 async function inspectConfig(path: string): Promise<Inspection> {
   const empty: StoredConfig = {};
   const link = await lstat(path).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return undefined;
+    // ENOTDIR: a folder on the way is a file; no config there either (writing one says why it cannot).
+    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
     throw err;
   });
   const folderProblem = await untrustedFolder(dirname(path));
@@ -202,19 +213,11 @@ function isPayrecConfig(data: unknown): data is StoredConfig {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/**
- * Whether users other than the owner can change a file or a folder: it is theirs, or
- * others may write it, or a group other than the user's own primary group may (with
- * user private groups, umask 002 makes folders writable by that one-person group).
- * A folder with the sticky bit (/tmp) lets nobody replace another's file. POSIX only.
- */
+/** The trust check (runtime/trust.ts) in the config's words: the key is what is at stake. */
 function untrustedEntry(s: Stats, path: string, what: 'file' | 'folder'): ConfigFileError | undefined {
-  if (process.platform === 'win32' || typeof process.getuid !== 'function') return undefined;
-  const uid = process.getuid();
-  const sticky = what === 'folder' && (s.mode & 0o1000) !== 0;
-  const byOthers = (s.mode & 0o002) !== 0 || ((s.mode & 0o020) !== 0 && s.gid !== process.getgid?.());
-  const notOwn = s.uid !== uid && s.uid !== 0;
-  if (!notOwn && (!byOthers || sticky)) return undefined;
+  const kind = othersCanChange(s, what);
+  if (!kind) return undefined;
+  const notOwn = kind === 'not-own';
   const fix = what === 'file' ? `chmod 600 ${shellWord(path)}` : `chmod go-w ${shellWord(path)}`;
   const why = notOwn ? `belongs to another user (uid ${s.uid})` : 'can be changed by other users';
   return new ConfigFileError(
@@ -233,9 +236,4 @@ function both(file: ConfigFileError | undefined, folder: ConfigFileError | undef
 async function untrustedFolder(dir: string): Promise<ConfigFileError | undefined> {
   const s = await stat(dir).catch(() => undefined);
   return s ? untrustedEntry(s, dir, 'folder') : undefined;
-}
-
-/** A path as one shell word, for a command the user can paste. */
-function shellWord(s: string): string {
-  return /^[A-Za-z0-9_./~+-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
 }

@@ -1,16 +1,21 @@
-import { rmSync, type WriteStream } from 'node:fs';
+import { constants, rmSync, type Stats, type WriteStream } from 'node:fs';
 import { lstat, open, readlink, realpath, rename, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { finished } from 'node:stream/promises';
 import { UsageError } from '../runtime/errors.js';
 import { printable } from './sanitize.js';
+import { refuseForeignLink, unwritable } from '../runtime/trust.js';
 
 // --output FILE: write to a temporary file beside FILE and rename it over FILE only
-// when everything was written. A failed or interrupted run leaves no partial file.
+// when everything was written. A failed or interrupted run leaves no partial file, and
+// a file replaced keeps its mode (a 0600 export stays 0600).
 // Only a regular file (or a new path) is replaced so: a named pipe, a device
 // (/dev/null, /dev/stdout on a terminal) or a link to one is written into as it is,
-// as a shell's `>` would, and a link to a regular file keeps being a link.
+// as a shell's `>` would, and a link to a regular file keeps being a link. A link is
+// followed only as the kernel would let `>` follow it (it is opened through its path,
+// and the file renamed over is that one), and never when another user made it in a
+// folder everyone can write (/tmp): it could point at any file of the user's.
 
 /** Temporary files still open; removed even on an abrupt exit. */
 const pending = new Set<string>();
@@ -35,11 +40,17 @@ export async function openOutputFile(target: string): Promise<AtomicFile> {
   if (found?.isDirectory()) throw new UsageError(`--output "${printable(target)}" is a folder`, 'give the path of a file, such as records.csv inside it');
   if (found && !found.isFile()) return openInPlace(target);
   const link = await lstat(target).catch(() => undefined);
-  if (!found || !link?.isSymbolicLink()) return openAtomic(target);
+  if (link?.isSymbolicLink()) await refuseForeignLink(target, link, 'payrec does not write', 'remove the link, or give -o another path');
+  if (!found || !link?.isSymbolicLink()) return openAtomic(target, found);
   // /dev/stdout, /dev/fd/N: a descriptor another process opened (a shell's `> file`); its file is written into, never replaced.
   const to = await readlink(target);
   if ([resolve(target), resolve(dirname(target), to)].some((p) => p.startsWith('/dev/') || p.startsWith('/proc/'))) return openInPlace(target);
-  return openAtomic(await realpath(target));
+  // Opened through the link, as `>` would (the kernel's permission and protected_symlinks
+  // checks apply), without truncating it; the file replaced is the one that open reached.
+  const through = await open(target, constants.O_WRONLY | constants.O_NONBLOCK);
+  const reached = await through.stat().finally(() => through.close());
+  const real = await realpath(target);
+  return openAtomic(real, reached);
 }
 
 /** Writes straight into a pipe or a device; appending, so a regular file behind /dev/stdout keeps what came before. */
@@ -60,19 +71,25 @@ async function openInPlace(target: string): Promise<AtomicFile> {
   };
 }
 
-export async function openAtomic(target: string): Promise<AtomicFile> {
+/** `existing`: the file `target` is now, whose mode the new one keeps (and which must still be there at the rename). */
+export async function openAtomic(target: string, existing?: Stats): Promise<AtomicFile> {
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(4).toString('hex')}.tmp`);
   // 'wx': never follow or clobber something already at the temporary name. Opening
   // here, before any request, turns a bad directory into an error up front.
   const handle = await open(temp, 'wx', 0o644);
   pending.add(temp);
+  // Its mode before a byte is written, whatever the umask: 0600 stays 0600.
+  if (existing) await handle.chmod(existing.mode & 0o7777);
   const stream = handle.createWriteStream() as unknown as WriteStream;
   return {
     stream,
     async commit() {
       stream.end();
       await finished(stream);
-      await rename(temp, target);
+      if (existing) await stillThere(target, existing);
+      await rename(temp, target).catch((err: NodeJS.ErrnoException) => {
+        throw unwritable(err, `cannot replace --output "${printable(target)}"`, 'give -o a path in a folder you can write');
+      });
       pending.delete(temp);
     },
     async abort() {
@@ -82,4 +99,12 @@ export async function openAtomic(target: string): Promise<AtomicFile> {
       pending.delete(temp);
     },
   };
+}
+
+/** Refuses to replace a file that is no longer the one checked at the start (swapped meanwhile). */
+async function stillThere(target: string, was: Stats): Promise<void> {
+  const now = await stat(target).catch(() => undefined);
+  if (now && (now.dev !== was.dev || now.ino !== was.ino)) {
+    throw new UsageError(`--output "${printable(target)}" was replaced by another file while payrec wrote; it was left as it is`, 'run again');
+  }
 }

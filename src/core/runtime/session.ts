@@ -170,7 +170,7 @@ export class Session {
       return target;
     } catch (err) {
       if (err instanceof UsageError) throw err;
-      throw new UsageError(`cannot write --output "${printable(file)}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      throw new UsageError(`cannot write --output "${printable(file)}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'give -o a path in a folder you can write');
     }
   }
 
