@@ -1,6 +1,7 @@
 import chalk from 'chalk';
 import { setFlagsFromString } from 'node:v8';
 import { openOutputFile } from '../output/atomic-file.js';
+import { chooseFormat } from '../output/format-choice.js';
 import { ConfigStore, type ConfigFileError } from '../config/config-store.js';
 import type { Context } from './context.js';
 import { emulatorAnchor } from './emulator-clock.js';
@@ -66,7 +67,7 @@ export class Session {
     readonly flags: GlobalFlags,
   ) {
     this.store = new ConfigStore(ctx.env);
-    this.format = parseOption(optionSchemas.format, ...flagOrEnv(flags.format, '--format', ctx.env, 'PAYREC_FORMAT', 'table'));
+    this.format = chooseFormat(flags.format, ctx.env, flags.output);
     this.columns = flags.columns === undefined ? undefined : parseColumns(flags.columns);
     this.quiet = Boolean(flags.quiet);
     // --no-color, NO_COLOR (not empty: no-color.org), TERM=dumb and a non-terminal all turn colour off.

@@ -1,0 +1,49 @@
+import { extname } from 'node:path';
+import { UsageError } from '../runtime/errors.js';
+import { optionSchemas, parseOption } from '../runtime/options.js';
+import { printable } from './sanitize.js';
+import type { Format } from './writer.js';
+
+// Which format a run prints in: -f, else PAYREC_FORMAT, else what -o's file name says
+// (as DuckDB's COPY and pandas read it), else the table (tab-separated text in a file).
+
+/** The format a file name's extension names; `.tsv` is the table as a pipe gets it (tab-separated, a header line). */
+const EXTENSION_FORMATS: Readonly<Record<string, Format>> = {
+  '.xlsx': 'xlsx',
+  '.csv': 'csv',
+  '.tsv': 'table',
+  '.json': 'json',
+  '.jsonl': 'jsonl',
+  '.ndjson': 'jsonl',
+};
+
+/** The format `file`'s extension names (any case), or undefined for another extension or none. */
+export function formatOfFile(file: string): Format | undefined {
+  return EXTENSION_FORMATS[extname(file).toLowerCase()];
+}
+
+/**
+ * The run's format. A format given (-f or PAYREC_FORMAT) that contradicts -o's extension
+ * is refused: a `report.xlsx` holding CSV would open as garbage, or not at all.
+ */
+export function chooseFormat(flag: string | undefined, env: NodeJS.ProcessEnv, output: string | undefined): Format {
+  const given = flag !== undefined ? { value: flag, source: '--format' } : env.PAYREC_FORMAT ? { value: env.PAYREC_FORMAT, source: 'PAYREC_FORMAT' } : undefined;
+  const named = output === undefined ? undefined : formatOfFile(output);
+  if (!given) return named ?? 'table';
+  const format = parseOption(optionSchemas.format, given.value, given.source);
+  if (named !== undefined && named !== format) {
+    const what = given.source === '--format' ? `-f ${format}` : `PAYREC_FORMAT=${format}`;
+    throw new UsageError(
+      `${what} contradicts -o "${printable(output!)}", whose extension means ${named === 'table' ? 'tab-separated text' : named}`,
+      `give a file name that ends in ${extensionsOf(format)}, or leave ${given.source === '--format' ? '-f' : 'PAYREC_FORMAT'} out`,
+    );
+  }
+  return format;
+}
+
+function extensionsOf(format: Format): string {
+  const names = Object.entries(EXTENSION_FORMATS)
+    .filter(([, f]) => f === format)
+    .map(([ext]) => ext);
+  return names.length ? names.join(' or ') : 'another extension';
+}
