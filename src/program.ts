@@ -31,6 +31,7 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     .option('-o, --output <file>', 'write records or results to FILE atomically instead of stdout (a pipe or device is written into); its extension picks the format without -f (.xlsx, .csv, .tsv, .json, .jsonl/.ndjson); lists, get, sql, sync, api, short-urls create/update')
     .option('--tz <zone>', 'IANA time zone of calendar days (--period, date-only --from/--to, --chart) and of times shown (env PAYREC_TZ; default UTC)')
     .option('--time-format <form>', 'unix or iso for times in every format (default: unix in json, jsonl and piped tables; a date-time in --tz in csv and terminal tables)')
+    .option('--wide', 'terminal tables show every value whole (ids, JSON), however wide; by default whole when they fit')
     .option('--csv-raw', 'do not neutralise spreadsheet formulas in CSV cells')
     .option('--bom', 'begin CSV with the UTF-8 byte-order mark (Excel needs it to read non-ASCII text)')
     .option('--strict', 'fail (exit 6) when a response does not match the documented schema, instead of warning')

@@ -109,6 +109,7 @@ async function runQuery(session: Session, db: MirrorDb, query: string, out: Node
     // The library ends a stream quietly on an error: a result is whole only when every row came.
     if (read !== rows) throw new UsageError(`the query's result ended after ${read} of its ${rows} rows; nothing more was printed`);
     await writer.end();
+    if (rows === 0) session.noteEmpty('no rows');
     return rows;
   } finally {
     signal.removeEventListener('abort', stop);

@@ -1,8 +1,10 @@
 import ExcelJS from 'exceljs';
+import { execa } from 'execa';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import { parseCsv, payrec, suiteEmulators, tempDir } from './helpers.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import { BIN, parseCsv, payrec, program, suiteEmulators, tempDir } from './helpers.js';
 
 // What a newcomer's first commands print (issue 23): formats from -o's file name, ids
 // whole where they fit, a failed billing shown as failed, an empty result said on
@@ -88,5 +90,108 @@ describe('-o picks the format from its extension', () => {
     expect(existsSync(file)).toBe(false);
     // The quiet emulator receives only refused runs: nothing was sent.
     expect(s.quiet.requests).toEqual([]);
+  });
+});
+
+const script = program('script', 'bsdutils');
+const onPty = script.skip ? test.concurrent.skip : test.concurrent;
+
+/** Runs payrec on a pseudo-terminal (util-linux `script`) `cols` wide; returns the screen's lines (and stderr apart with `stderr`). */
+async function onTerminal(args: string[], cols: number, o: { emu?: Emulator; stderr?: boolean } = {}): Promise<{ lines: string[]; exitCode?: number; stderr?: string }> {
+  const target = o.emu ?? s.emu;
+  const quoted = args.map((a) => `'${a}'`).join(' ');
+  const errFile = o.stderr ? join(tempDir(), 'stderr') : undefined;
+  const r = await execa('script', ['-qec', `stty cols ${cols} rows 50; exec node ${BIN} ${quoted}${errFile ? ` 2>${errFile}` : ''}`, '/dev/null'], {
+    reject: false,
+    stdin: 'ignore',
+    extendEnv: false,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', NO_COLOR: '1', PAYREC_CONFIG_DIR: tempDir(), PAYREC_BASE_URL: target.url, PAYREC_API_KEY: target.keyFor('bsc') },
+  });
+  return { lines: r.stdout.split(/\r?\n/), exitCode: r.exitCode, stderr: errFile ? readFileSync(errFile, 'utf8') : undefined };
+}
+
+/** The emulator's complete records of a collection (its ground truth). */
+async function truthOf(collection: string): Promise<Rec[]> {
+  const res = await fetch(`${s.emu.url}/_emulator/records?chain=bsc&collection=${collection}`);
+  return ((await res.json()) as { records: Rec[] }).records;
+}
+
+describe('ids you can copy', () => {
+  onPty(`--columns at 160 columns: every id whole; at 100 shortened in the middle; --wide whole again${script.note}`, async () => {
+    const truth = (await api('one-time/transfers?limit=4')).data;
+    const args = ['ot', 'transfers', '--limit', '4', '--columns', 'timestamp,sender,transactionHash'];
+    const wide = await onTerminal(args, 160);
+    expect(wide.exitCode).toBe(0);
+    for (const t of truth) expect(wide.lines.some((l) => l.includes(t.transactionHash) && l.includes(t.sender))).toBe(true);
+    expect(wide.lines.join('\n')).not.toContain('…');
+    const narrow = await onTerminal(args, 100);
+    for (const t of truth) {
+      expect(narrow.lines.join('\n')).not.toContain(t.transactionHash);
+      expect(narrow.lines.some((l) => l.includes(`${t.transactionHash.slice(0, 6)}…${t.transactionHash.slice(-4)}`))).toBe(true);
+    }
+    const forced = await onTerminal([...args, '--wide'], 100);
+    for (const t of truth) expect(forced.lines.some((l) => l.includes(t.transactionHash))).toBe(true);
+  });
+
+  onPty(`a single record: each id on one unbroken line, also at 80 columns${script.note}`, async () => {
+    const payment = (await api('one-time?limit=1')).data[0];
+    for (const cols of [80, 200]) {
+      const { lines, exitCode } = await onTerminal(['ot', 'payments', 'get', payment.id], cols);
+      expect(exitCode).toBe(0);
+      for (const field of ['id', 'transactionHash', 'sender']) {
+        const line = lines.find((l) => l.includes(payment[field]));
+        expect(line, `${field} at ${cols} columns`).toBeDefined();
+        expect(line!.replace(/[│ ]/g, '')).toBe(`${field}${payment[field]}`);
+      }
+    }
+  });
+
+  onPty(`headers are whole where their values fit (billings at 80 columns)${script.note}`, async () => {
+    const billing = (await truthOf('fixed-recurring/billings'))[0];
+    const { lines } = await onTerminal(['fr', 'billings', '--subscription-id', billing.subscriptionId, '--limit', '3'], 80);
+    const header = lines.find((l) => l.includes('timestamp'))!;
+    const names = header.split('│').map((h) => h.trim()).filter(Boolean);
+    expect(names).toContain('success');
+    expect(names).toContain('transactionStatus');
+    expect(header).not.toContain('…');
+  });
+});
+
+describe('a billing that failed looks failed', () => {
+  onPty(`success 0 with status confirmed reads "failed (success 0)"; csv keeps the API's fields${script.note}`, async () => {
+    const billings = await truthOf('fixed-recurring/billings');
+    const odd = billings.find((b) => b.success === 0 && b.transactionStatus === 'confirmed')!;
+    expect(odd).toBeDefined();
+    const args = ['fr', 'billings', '--subscription-id', odd.subscriptionId, '--all', '--columns', 'transactionHash,success,transactionStatus'];
+    const { lines } = await onTerminal([...args, '--wide'], 200);
+    const line = lines.find((l) => l.includes(odd.transactionHash))!;
+    expect(line.split('│').map((c) => c.trim()).filter(Boolean)).toEqual([odd.transactionHash, '0', 'failed (success 0)']);
+    // A confirmed one with success 1 still reads confirmed.
+    const fine = billings.find((b) => b.subscriptionId === odd.subscriptionId && b.success === 1 && b.transactionStatus === 'confirmed');
+    if (fine) expect(lines.find((l) => l.includes(fine.transactionHash))).toMatch(/│ confirmed +│$/);
+    const csv = await payrec(s.emu, [...args, '-f', 'csv']);
+    expect(parseCsv(csv.stdout).find((r) => r[0] === odd.transactionHash)).toEqual([odd.transactionHash, '0', 'confirmed']);
+  });
+});
+
+describe('an empty result', () => {
+  test.concurrent('piped: stdout keeps its empty document (a CSV header, []) and stderr stays quiet, as gh', async () => {
+    const window = ['ot', 'transfers', '--from', '2030-01-01', '--to', '2030-01-02'];
+    const csv = await payrec(s.emu, [...window, '-f', 'csv']);
+    expect(csv.exitCode).toBe(0);
+    expect(csv.stdout).toMatch(/^description,amount,.*\r\n$/);
+    expect(csv.stderr).toBe('');
+    const json = await payrec(s.emu, [...window, '-f', 'json']);
+    expect([json.stdout, json.stderr]).toEqual(['[]\n', '']);
+  });
+
+  onPty(`on a terminal: no empty table, "no records match" on stderr; -q silences it${script.note}`, async () => {
+    const window = ['ot', 'transfers', '--from', '2030-01-01', '--to', '2030-01-02'];
+    const { lines, exitCode, stderr } = await onTerminal(window, 100, { stderr: true });
+    expect(exitCode).toBe(0);
+    expect(lines.filter(Boolean)).toEqual([]);
+    expect(stderr).toBe('no records match\n');
+    const quiet = await onTerminal([...window, '-q'], 100, { stderr: true });
+    expect([quiet.lines.filter(Boolean), quiet.stderr]).toEqual([[], '']);
   });
 });

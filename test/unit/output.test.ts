@@ -289,17 +289,27 @@ describe('table, not on a terminal (tab-separated)', () => {
 describe('table on a terminal', () => {
   const tty = { format: 'table' as const, tty: true };
 
-  it('draws a box with date-times in the zone (UTC here) and shortened hashes', async () => {
-    const { text } = await render([payment(0)], { ...tty, columns: ['timestamp', 'id', 'token'] });
+  it('draws a box with date-times in the zone (UTC here) and whole hashes where they fit', async () => {
+    const { text } = await render([payment(0)], { ...tty, columns: ['timestamp', 'id', 'token'], width: 120 });
     expect(text).toContain('┌');
     expect(text).toContain('2026-01-31 12:00:00');
-    expect(text).toContain('0x57b2…6bf7');
-    expect(text).not.toContain(HASH);
+    expect(text).toContain(`│ ${HASH} │`);
     expect(text).not.toContain('\x1b');
   });
 
-  it('shows arrays as compact, shortened JSON', async () => {
-    const { text } = await render([payment(0)], { ...tty, columns: ['receivers'] });
+  it('shortens hashes in the middle only when the terminal is too narrow, and never with --wide', async () => {
+    const narrow = (await render([payment(0)], { ...tty, columns: ['timestamp', 'id', 'token'], width: 60 })).text;
+    expect(narrow).toContain('│ 0x57b2…6bf7 │');
+    expect(narrow).not.toContain(HASH);
+    for (const line of lines(narrow)) expect(line.length).toBeLessThanOrEqual(60);
+    const wide = (await render([payment(0)], { ...tty, columns: ['timestamp', 'id', 'token'], width: 60, wide: true })).text;
+    expect(wide).toContain(`│ ${HASH} │`);
+  });
+
+  it('shows arrays as compact JSON, whole where they fit and shortened where not', async () => {
+    const whole = (await render([payment(0)], { ...tty, columns: ['receivers'], width: 200 })).text;
+    expect(whole).toContain(JSON.stringify(payment(0).receivers));
+    const { text } = await render([payment(0)], { ...tty, columns: ['receivers'], width: 60 });
     expect(text).toContain('[{"user":"0xcdcd…cdcd"');
     expect(text).toContain('…');
   });
@@ -328,12 +338,19 @@ describe('table on a terminal', () => {
     expect(text).toContain('2026-01-31 12:00:00');
   });
 
-  it('prints a single record as a field/value view with full values', async () => {
-    const { text } = await render([payment(0)], { ...tty, kind: 'single', width: 120 });
+  it('prints a single record as a field/value box when every value fits on its line', async () => {
+    const { text } = await render([payment(0)], { ...tty, kind: 'single', width: 200 });
     expect(text).toContain('field');
-    expect(text).toContain(HASH);
+    expect(text).toContain(`│ ${HASH} `);
     expect(text).toContain('receivers');
     expect(text).toContain('2026-01-31 12:00:00');
+  });
+
+  it('prints a single record as plain field/value lines when a value would wrap: each id on one unbroken line', async () => {
+    const { text } = await render([payment(0)], { ...tty, kind: 'single', width: 80 });
+    expect(text).not.toContain('│');
+    expect(lines(text)).toContain(`id                 ${HASH}`);
+    expect(lines(text)).toContain(`transactionHash    ${HASH}`);
   });
 
   it('counts the rows', async () => {

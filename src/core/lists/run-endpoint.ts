@@ -9,7 +9,7 @@ import { Progress } from '../output/progress.js';
 import { checkEnvelope, checkRecord, recordChecker } from './records.js';
 import type { Session } from '../runtime/session.js';
 import { Summariser } from './summary.js';
-import { statusReader } from './status.js';
+import { statusLabeller, statusReader } from './status.js';
 import { compileJq } from '../output/jq.js';
 import { Writable } from 'node:stream';
 import type { Format } from '../output/writer.js';
@@ -51,6 +51,7 @@ export async function runEndpoint(
   const outputOptions = session.output(endpoint.kind, endpoint.columns);
   if ('fields' in endpoint) outputOptions.fields = endpoint.fields;
   else outputOptions.emptyHeader = Object.keys(recordShape(endpoint.record));
+  outputOptions.statusLabel = statusLabeller(endpoint);
   if (outputOptions.columns) validateColumns(outputOptions.columns, schemaFields(endpoint.record));
   if (outputOptions.flatten !== undefined) validateFlatten(outputOptions.flatten, endpoint.record);
   const client = await session.client(list?.window.concurrency);
@@ -156,6 +157,7 @@ export async function runEndpoint(
   // window may still count fewer records than the latest total, which holds arrivals.
   cut ||= keep === undefined && count >= w.limit;
   noticeTruncation(session, { summary, chart, count, cut, filtered: keep !== undefined, available: Math.max(0, total - w.offset) });
+  if (writer && count === 0) session.noteEmpty('no records match');
   if (q.failIfAny && count > 0) throw new GateMatched(count, 'record');
 }
 

@@ -44,6 +44,21 @@ export function statusReader(endpoint: Pick<Endpoint, 'record'>): (record: Recor
 }
 
 /**
+ * How a record's status reads to a person where payrec's meaning differs from the
+ * API's `transactionStatus`: a billing whose success is 0 but whose status says
+ * confirmed reads "failed (success 0)", as --failed and --summary count it. Undefined
+ * for lists without a second signal, and for records whose status says the same.
+ */
+export function statusLabeller(endpoint: Pick<Endpoint, 'record'>): ((record: Record<string, unknown>) => string | undefined) | undefined {
+  if (!hasSuccess(endpoint) || !hasStatus(endpoint)) return undefined;
+  const statusOf = statusReader(endpoint);
+  return (r) => {
+    const status = statusOf(r);
+    return typeof r.transactionStatus !== 'string' || status === r.transactionStatus ? undefined : `${status} (success ${String(r.success)})`;
+  };
+}
+
+/**
  * A wallet-to-wallet payment has a status per receiver only: the payment counts as
  * failed when one of them failed, pending while one is pending, confirmed when all
  * are; so a confirmed total holds only payments settled in full.

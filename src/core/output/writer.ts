@@ -1,11 +1,24 @@
-import { Chalk, type ChalkInstance } from 'chalk';
-import Table from 'cli-table3';
 import { z } from 'zod';
 import { UsageError } from '../runtime/errors.js';
-import { neutraliseFormula, neutraliseTerminal, printable, shortenMiddle, terminalJson } from './sanitize.js';
+import { neutraliseFormula, neutraliseTerminal, printable, terminalJson } from './sanitize.js';
 import type { CellKind, SheetWriter } from './xlsx.js';
-import { jsonText, withBigInts } from './json-text.js';
-import { formatIso, formatLocal } from '../runtime/zone.js';
+import { withBigInts } from './json-text.js';
+import {
+  column,
+  columnsNamed,
+  isTimeColumn,
+  leafPaths,
+  plain,
+  tableColumns,
+  timeStyleOf,
+  timeText,
+  TIMESTAMP_FIELDS,
+  type Column,
+  type Row,
+  type RowEmitter,
+  type TimeStyle,
+} from './rows.js';
+import { boxTable, fieldValueTable } from './terminal-table.js';
 
 // The one output module: every command's records go through createWriter, whatever
 // the format. Records stream out as they arrive (except the terminal table, which
@@ -56,6 +69,13 @@ export interface OutputOptions {
   color: boolean;
   /** Terminal width in columns; the table is fitted to it. */
   width?: number;
+  /** --wide: the terminal table shortens no value (ids, JSON) to fit the width. */
+  wide?: boolean;
+  /**
+   * How a record's status reads in a terminal table, when payrec's meaning differs from
+   * the API's transactionStatus ("failed (success 0)"); undefined keeps the field as sent.
+   */
+  statusLabel?: (record: Record<string, unknown>) => string | undefined;
   /** --tz: the IANA zone readable and ISO times are shown in. */
   zone: string;
   /** --time-format; when absent each format has its own (see timeStyleOf). */
@@ -68,8 +88,6 @@ export interface RecordWriter {
   /** Rows written so far (with --flatten, one per array element). */
   readonly count: number;
 }
-
-type Row = Record<string, unknown>;
 
 // ---------------------------------------------------------------------------
 // Fields: what --columns may name, derived from the registry's record schemas.
@@ -140,49 +158,7 @@ function unwrapOptional(schema: z.ZodType): z.ZodType {
 }
 
 // ---------------------------------------------------------------------------
-// Rows and columns.
-
-interface Column {
-  name: string;
-  get: (row: Row) => unknown;
-}
-
-/** A column reads its value through a precomputed accessor: no path parsing per row. */
-function column(parts: string[]): Column {
-  const name = parts.join('.');
-  if (parts.length === 1) {
-    const [key] = parts;
-    return { name, get: (row) => row[key] };
-  }
-  return {
-    name,
-    get: (row) => {
-      let value: unknown = row;
-      for (const part of parts) {
-        if (value === null || typeof value !== 'object') return undefined;
-        value = (value as Row)[part];
-      }
-      return value;
-    },
-  };
-}
-
-const columnsNamed = (names: string[]) => names.map((n) => column(n.split('.')));
-
-const isPlainObject = (v: unknown): v is Row => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/**
- * Leaf paths of a record: nested objects become dotted paths, arrays (and empty
- * objects) stay one field. Kept as parts so keys that contain dots still resolve.
- */
-function leafPaths(row: Row, prefix: string[] = [], out: string[][] = []): string[][] {
-  for (const [key, value] of Object.entries(row)) {
-    const path = [...prefix, key];
-    if (isPlainObject(value) && Object.keys(value).length > 0) leafPaths(value, path, out);
-    else out.push(path);
-  }
-  return out;
-}
+// Rows.
 
 /**
  * --flatten: one row per element of `field`, the parent's fields repeated. A record
@@ -196,23 +172,6 @@ function flattenRecord(record: Row, field: string): Row[] {
   }
   if (!Array.isArray(items)) throw new UsageError(`cannot --flatten "${field}": it is not a list in these records`);
   return items.map((item) => ({ ...record, [field]: item }));
-}
-
-/**
- * Columns for the table and TSV when --columns is not given: the registry defaults,
- * where a --flatten field is replaced by its element's fields (from the first row).
- */
-function tableColumns(opts: OutputOptions, firstRow: Row | undefined): Column[] {
-  if (opts.columns) return columnsNamed(opts.columns);
-  const named = (names: string[]) => (opts.literalColumns ? names.map((n) => column([n])) : columnsNamed(names));
-  const field = opts.flatten;
-  const element = field !== undefined && firstRow ? firstRow[field] : undefined;
-  if (field === undefined || !isPlainObject(element)) return named(opts.defaultColumns);
-  const elementColumns = leafPaths(element, [field]).map(column);
-  const at = opts.defaultColumns.indexOf(field);
-  const defaults = named(opts.defaultColumns.filter((c) => c !== field));
-  defaults.splice(at === -1 ? defaults.length : at, 0, ...elementColumns);
-  return defaults;
 }
 
 /**
@@ -232,39 +191,6 @@ function exportColumns(opts: OutputOptions, firstRow: Row | undefined): Column[]
   // Records of several kinds (`payrec transfers`): every field they may have first, so the
   // header does not depend on which kind of record came first.
   return [...new Set([...opts.fields, ...paths.map((p) => p.join('.'))])].map((n) => column(n.split('.')));
-}
-
-/** Plain text of a value: objects and arrays as compact JSON, missing as empty. */
-function plain(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'object') return jsonText(value);
-  return String(value);
-}
-
-// ---------------------------------------------------------------------------
-// Times: the API's Unix seconds, shown as the format and --time-format ask.
-
-const TIMESTAMP_FIELDS = new Set(['timestamp', 'createdAt', 'updatedAt', 'cycleStart', 'cycleEnd']);
-
-const isTimeColumn = (name: string) => TIMESTAMP_FIELDS.has(name.slice(name.lastIndexOf('.') + 1));
-
-/**
- * How a format shows times unless --time-format says: json, jsonl and the piped
- * table keep the API's Unix seconds (scripts compute with them); CSV and the
- * terminal table show a local date-time in --tz (`2026-10-31 14:05:09`, which
- * spreadsheets read as a date-time cell and people read at a glance).
- */
-type TimeStyle = 'unix' | 'iso' | 'local';
-
-function timeStyleOf(opts: OutputOptions, fallback: TimeStyle): TimeStyle {
-  return opts.timeFormat ?? fallback;
-}
-
-/** Text of a time in a style, or undefined for Unix seconds (the value as it came). */
-function timeText(style: TimeStyle, zone: string): ((t: number) => string) | undefined {
-  if (style === 'unix') return undefined;
-  return style === 'iso' ? (t) => formatIso(t, zone) : (t) => formatLocal(t, zone);
 }
 
 /** A copy of `value` whose time fields (at any depth) are text; other values as they are. */
@@ -386,11 +312,6 @@ export function createWriter(out: NodeJS.WritableStream, opts: OutputOptions): R
       await sink.flush();
     },
   };
-}
-
-interface RowEmitter {
-  row(row: Row, index: number): void | Promise<void>;
-  end(count: number): void | Promise<void>;
 }
 
 function rowEmitter(opts: OutputOptions, kind: 'list' | 'single', sink: ChunkedSink, out: NodeJS.WritableStream): RowEmitter {
@@ -591,129 +512,3 @@ function fieldValueText(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
   };
 }
 
-// ---------------------------------------------------------------------------
-// Terminal tables.
-
-const LONG_HEX = /^0x[0-9a-fA-F]{19,}$/; // longer than 20 characters
-const LONG_HEX_INSIDE = /0x[0-9a-fA-F]{19,}/g;
-const HEX_SHORT = 11; // 0x57b2…6bf7
-const JSON_CELL_MAX = 48;
-const MIN_COLUMN_WIDTH = 8;
-
-const STATUS_COLOURS: Record<string, 'green' | 'red' | 'yellow'> = { confirmed: 'green', failed: 'red', pending: 'yellow' };
-
-/** What a person reads in a terminal cell; `full` keeps hashes and JSON whole; `time` shows a time field. */
-function terminalCell(name: string, value: unknown, full: boolean, time: (t: number) => string): string {
-  if (typeof value === 'number' && isTimeColumn(name)) return time(value);
-  if (typeof value === 'string') {
-    if (!full && LONG_HEX.test(value)) return shortenMiddle(value, HEX_SHORT);
-    return neutraliseTerminal(value);
-  }
-  if (value !== null && typeof value === 'object') {
-    const json = neutraliseTerminal(jsonText(value));
-    if (full) return json;
-    return shortenMiddle(json.replace(LONG_HEX_INSIDE, (hex) => shortenMiddle(hex, HEX_SHORT)), JSON_CELL_MAX);
-  }
-  return plain(value);
-}
-
-/** Terminal tables show local date-times in --tz unless --time-format says otherwise. */
-function terminalTime(opts: OutputOptions): (t: number) => string {
-  return timeText(timeStyleOf(opts, 'local'), opts.zone) ?? String;
-}
-
-function paintStatus(paint: ChalkInstance | undefined, name: string, text: string): string {
-  const colour = paint && name.endsWith('transactionStatus') ? STATUS_COLOURS[text] : undefined;
-  return colour ? paint![colour](text) : text;
-}
-
-const DECIMAL_CELL = /^-?\d+(\.\d+)?$/;
-
-/**
- * Column widths (padding included) that fit `width`, and how many trailing columns
- * must be left out. Numbers, timestamps, short hashes and statuses are what people
- * compare, so they are never cut: only free text and JSON cells give way (down to a
- * minimum, cut with `…` by cli-table3). Headers may be cut to their column's content.
- * When even that is too wide, trailing columns are left out rather than showing a
- * truncated amount.
- */
-function fitColumns(names: string[], rows: string[][], width: number | undefined): { widths?: number[]; shown: number } {
-  if (!width) return { shown: names.length };
-  const content = names.map((_, i) => rows.reduce((w, r) => Math.max(w, r[i].length), 1) + 2);
-  const rigid = names.map((n, i) => {
-    const field = n.slice(n.lastIndexOf('.') + 1);
-    return TIMESTAMP_FIELDS.has(field) || rows.every((r) => r[i].length <= HEX_SHORT || DECIMAL_CELL.test(r[i]));
-  });
-  const full = names.map((h, i) => Math.max(content[i], h.length + 2));
-  const least = full.map((w, i) => Math.min(w, rigid[i] ? Math.max(content[i], MIN_COLUMN_WIDTH) : MIN_COLUMN_WIDTH));
-  const total = (ws: number[]) => ws.reduce((a, b) => a + b, 0) + ws.length + 1;
-  // First decide which columns can be shown at all (at their narrowest)…
-  let shown = names.length;
-  while (shown > 1 && total(least.slice(0, shown)) > width) shown--;
-  // …then give them room: free text gives way first, widest first; rigid columns
-  // lose only header characters beyond their content.
-  const widths = full.slice(0, shown);
-  const shrink = (canShrink: (i: number) => boolean) => {
-    let excess = total(widths) - width;
-    while (excess > 0) {
-      const i = widths.reduce((best, w, j) => (canShrink(j) && w > least[j] && (best === -1 || w > widths[best]) ? j : best), -1);
-      if (i === -1) return;
-      widths[i]--;
-      excess--;
-    }
-  };
-  shrink((i) => !rigid[i]);
-  shrink((i) => rigid[i]);
-  return { widths, shown };
-}
-
-function newTable(head: string[], colWidths: number[] | undefined, paint: ChalkInstance | undefined, wrap: boolean) {
-  return new Table({
-    head: head.map((h) => (paint ? paint.bold(h) : h)),
-    // Colour is applied by us (or not at all), never by cli-table3's own detection.
-    style: { head: [], border: [] },
-    // No rule between rows: denser, and one record per line is easier to scan.
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-    ...(colWidths ? { colWidths, wordWrap: wrap, wrapOnWordBoundary: false } : {}),
-  });
-}
-
-/** Rows are collected and drawn at the end: a box table needs every cell to size itself. */
-function boxTable(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
-  const rows: Row[] = [];
-  const time = terminalTime(opts);
-  const paint = opts.color ? new Chalk({ level: 1 }) : undefined;
-  return {
-    row: (row) => void rows.push(row),
-    end() {
-      const columns = tableColumns(opts, rows[0]);
-      const head = columns.map((c) => neutraliseTerminal(c.name));
-      const cells = rows.map((row) => columns.map((c) => terminalCell(c.name, c.get(row), false, time)));
-      const fit = fitColumns(columns.map((c) => c.name), cells, opts.width);
-      const table = newTable(head.slice(0, fit.shown), fit.widths, paint, false);
-      for (const r of cells) table.push(r.slice(0, fit.shown).map((text, i) => paintStatus(paint, columns[i].name, text)));
-      const hidden = columns.slice(fit.shown).map((c) => c.name);
-      const note = hidden.length ? `(${hidden.join(', ')} not shown: too wide for the terminal; pick fields with --columns)\n` : '';
-      return sink.push(table.toString() + '\n' + note);
-    },
-  };
-}
-
-/** A single record on a terminal: one line per field, values in full (wrapped to fit). */
-function fieldValueTable(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
-  const time = terminalTime(opts);
-  const paint = opts.color ? new Chalk({ level: 1 }) : undefined;
-  return {
-    row(row) {
-      const columns = opts.columns ? columnsNamed(opts.columns) : leafPaths(row).map(column);
-      const names = columns.map((c) => neutraliseTerminal(c.name));
-      const values = columns.map((c) => terminalCell(c.name, c.get(row), true, time));
-      const nameWidth = names.reduce((w, n) => Math.max(w, n.length), 5) + 2;
-      const colWidths = opts.width ? [nameWidth, Math.max(MIN_COLUMN_WIDTH, opts.width - nameWidth - 3)] : undefined;
-      const table = newTable(['field', 'value'], colWidths, paint, true);
-      names.forEach((name, i) => table.push([name, paintStatus(paint, columns[i].name, values[i])]));
-      return sink.push(table.toString() + '\n');
-    },
-    end: () => {},
-  };
-}

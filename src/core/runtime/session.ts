@@ -38,6 +38,7 @@ export interface GlobalFlags {
   strict?: boolean;
   tz?: string;
   timeFormat?: string;
+  wide?: boolean;
 }
 
 export interface OutputTarget {
@@ -154,6 +155,7 @@ export class Session {
       dumb: isDumbTerminal(this.ctx.env),
       color: this.color && !this.flags.output,
       width: this.ctx.columns,
+      wide: Boolean(this.flags.wide),
       zone: this.zone,
       timeFormat: this.timeFormat,
     };
@@ -201,6 +203,14 @@ export class Session {
   note(message: string): void {
     if (this.quiet) return;
     this.ctx.stderr.write(neutraliseTerminal(message) + '\n');
+  }
+
+  /**
+   * An empty result, said to a person (as gh does): on stderr when stdout is a terminal,
+   * or when -o writes a file while one watches; a pipe gets its empty document silently.
+   */
+  noteEmpty(message: string): void {
+    if (this.ctx.stdoutIsTTY || (this.flags.output !== undefined && this.ctx.stderrIsTTY)) this.note(message);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,206 @@
+import { Chalk, type ChalkInstance } from 'chalk';
+import Table from 'cli-table3';
+import { jsonText } from './json-text.js';
+import { neutraliseTerminal, shortenMiddle } from './sanitize.js';
+import { columnsNamed, column, isTimeColumn, leafPaths, plain, tableColumns, timeStyleOf, timeText, type Column, type Row, type RowEmitter, type TextOut } from './rows.js';
+import type { OutputOptions } from './writer.js';
+
+// The table a person reads on a terminal (gh keeps its tableprinter apart the same
+// way): a box-drawn list fitted to the terminal's width, a single record's fields,
+// and the growing table of --follow.
+//
+// Ids are whole wherever they fit, so a mouse copy gives a working id: a column of
+// hashes is shortened in the middle (0x57b2…6bf7) only when the table would not fit
+// otherwise, and never with --wide.
+
+const LONG_HEX = /^0x[0-9a-fA-F]{19,}$/; // longer than 20 characters
+const LONG_HEX_INSIDE = /0x[0-9a-fA-F]{19,}/g;
+const HEX_SHORT = 11; // 0x57b2…6bf7
+const JSON_CELL_MAX = 48;
+const MIN_COLUMN_WIDTH = 8;
+/** How narrow free text (names, links, JSON) gets before whole ids are shortened to make room. */
+const FREE_TEXT_ROOM = 24;
+
+const STATUS_COLOURS: Record<string, 'green' | 'red' | 'yellow'> = { confirmed: 'green', failed: 'red', pending: 'yellow' };
+
+/** One cell in its two forms: whole, and shortened for a narrow terminal. */
+interface Cell {
+  full: string;
+  short: string;
+}
+
+/** What a person reads in a terminal cell: times in --tz, hashes and JSON whole and shortened, server text made inert. */
+function terminalCell(name: string, value: unknown, time: (t: number) => string): Cell {
+  const same = (text: string) => ({ full: text, short: text });
+  if (typeof value === 'number' && isTimeColumn(name)) return same(time(value));
+  if (typeof value === 'string') {
+    if (LONG_HEX.test(value)) return { full: value, short: shortenMiddle(value, HEX_SHORT) };
+    return same(neutraliseTerminal(value));
+  }
+  if (value !== null && typeof value === 'object') {
+    const json = neutraliseTerminal(jsonText(value));
+    return { full: json, short: shortenMiddle(json.replace(LONG_HEX_INSIDE, (hex) => shortenMiddle(hex, HEX_SHORT)), JSON_CELL_MAX) };
+  }
+  return same(plain(value));
+}
+
+/** Terminal tables show local date-times in --tz unless --time-format says otherwise. */
+function terminalTime(opts: OutputOptions): (t: number) => string {
+  return timeText(timeStyleOf(opts, 'local'), opts.zone) ?? String;
+}
+
+/**
+ * The cells of a row: a record's status as payrec counts it (a billing whose success
+ * is 0 reads "failed (success 0)", whatever its transactionStatus says).
+ */
+function rowCells(opts: OutputOptions, columns: Column[], time: (t: number) => string): (row: Row) => Cell[] {
+  const label = opts.statusLabel;
+  return (row) =>
+    columns.map((c) => {
+      const shown = label && c.name === 'transactionStatus' ? label(row) : undefined;
+      return shown !== undefined ? { full: shown, short: shown } : terminalCell(c.name, c.get(row), time);
+    });
+}
+
+/** Statuses in their colour: the first word says which ("failed (success 0)" is red). */
+function paintStatus(paint: ChalkInstance | undefined, name: string, text: string): string {
+  const colour = paint && name.endsWith('transactionStatus') ? STATUS_COLOURS[text.split(' ')[0]] : undefined;
+  return colour ? paint![colour](text) : text;
+}
+
+const DECIMAL_CELL = /^-?\d+(\.\d+)?$/;
+
+interface Fit {
+  /** Column widths, padding included; undefined: as wide as their content. */
+  widths?: number[];
+  /** Indices of the columns shown, in order. */
+  shown: number[];
+}
+
+const tableWidth = (ws: number[]) => ws.reduce((a, b) => a + b, 0) + ws.length + 1;
+
+/**
+ * Column widths (padding included) that fit `width`, and the columns shown. Numbers,
+ * timestamps, hashes and statuses are what people compare and copy, so they are never
+ * cut, and neither is a header: only free text and JSON cells give way, down to
+ * `freeMin` (cut with `…` by cli-table3). When even that is too wide, columns are
+ * left out from the right, time columns last, rather than showing a truncated amount.
+ */
+function fitColumns(names: string[], rows: string[][], width: number, freeMin: number): Fit {
+  const content = names.map((_, i) => rows.reduce((w, r) => Math.max(w, r[i].length), 1) + 2);
+  const rigid = names.map((n, i) => isTimeColumn(n) || n.endsWith('transactionStatus') || rows.every((r) => r[i].length <= HEX_SHORT || DECIMAL_CELL.test(r[i]) || LONG_HEX.test(r[i])));
+  const full = names.map((h, i) => Math.max(content[i], h.length + 2));
+  const least = full.map((w, i) => (rigid[i] ? w : Math.min(w, Math.max(freeMin, names[i].length + 2))));
+  // First decide which columns can be shown at all (at their narrowest)…
+  const shown = names.map((_, i) => i);
+  while (shown.length > 1 && tableWidth(shown.map((i) => least[i])) > width) {
+    const others = shown.filter((i) => !isTimeColumn(names[i]));
+    const drop = others.at(-1) ?? shown.at(-1)!;
+    shown.splice(shown.indexOf(drop), 1);
+  }
+  // …then give them room: free text gives way, widest first.
+  const widths = shown.map((i) => full[i]);
+  for (let excess = tableWidth(widths) - width; excess > 0; excess--) {
+    const k = widths.reduce((best, w, j) => (w > least[shown[j]] && (best === -1 || w > widths[best]) ? j : best), -1);
+    if (k === -1) break;
+    widths[k]--;
+  }
+  return { widths, shown };
+}
+
+/**
+ * Which form each column shows, and how wide: every value whole when the table fits;
+ * else free text gives way a little, then columns of ids are shortened (the one that
+ * saves most first), then free text gives way to its least; --wide shortens nothing.
+ */
+function layout(opts: OutputOptions, names: string[], cells: Cell[][]): { texts: string[][]; fit: Fit } {
+  const texts = (short: boolean[]) => cells.map((r) => r.map((c, i) => (short[i] ? c.short : c.full)));
+  const short = names.map(() => false);
+  const width = opts.width;
+  if (opts.wide || !width) return { texts: texts(short), fit: { shown: names.map((_, i) => i) } };
+  const attempt = (freeMin: number) => {
+    const t = texts(short);
+    return { texts: t, fit: fitColumns(names, t, width, freeMin) };
+  };
+  const whole = (a: { fit: Fit }) => a.fit.shown.length === names.length;
+  const longest = (i: number, form: keyof Cell) => cells.reduce((w, r) => Math.max(w, r[i][form].length), 0);
+  const saving = names.map((_, i) => longest(i, 'full') - longest(i, 'short'));
+  /** A whole value that is cut with `…` where its shortened form would be read whole (JSON with hashes inside). */
+  const cutWhole = (a: { fit: Fit }) => a.fit.shown.find((i, k) => !short[i] && saving[i] > 0 && a.fit.widths![k] < longest(i, 'full') + 2);
+  let tried = attempt(FREE_TEXT_ROOM);
+  for (;;) {
+    const left = names.map((_, i) => i).filter((i) => !short[i] && saving[i] > 0);
+    const next = !whole(tried) ? left.sort((a, b) => saving[b] - saving[a])[0] : cutWhole(tried);
+    if (next === undefined) break;
+    short[next] = true;
+    tried = attempt(FREE_TEXT_ROOM);
+  }
+  if (whole(tried)) return tried;
+  return attempt(MIN_COLUMN_WIDTH);
+}
+
+function newTable(head: string[], colWidths: number[] | undefined, paint: ChalkInstance | undefined) {
+  return new Table({
+    head: head.map((h) => (paint ? paint.bold(h) : h)),
+    // Colour is applied by us (or not at all), never by cli-table3's own detection.
+    style: { head: [], border: [] },
+    // No rule between rows: denser, and one record per line is easier to scan.
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    ...(colWidths ? { colWidths, wordWrap: false } : {}),
+  });
+}
+
+/** A list on a terminal. Rows are collected and drawn at the end: a box table needs every cell to size itself. */
+export function boxTable(opts: OutputOptions, out: TextOut): RowEmitter {
+  const rows: Row[] = [];
+  const time = terminalTime(opts);
+  const paint = opts.color ? new Chalk({ level: 1 }) : undefined;
+  return {
+    row: (row) => void rows.push(row),
+    end() {
+      // Nothing to draw: the caller says so on stderr ("no records match"), as gh does.
+      if (rows.length === 0) return;
+      const columns = tableColumns(opts, rows[0]);
+      const names = columns.map((c) => neutraliseTerminal(c.name));
+      const cellsOf = rowCells(opts, columns, time);
+      const { texts, fit } = layout(opts, names, rows.map(cellsOf));
+      const table = newTable(
+        fit.shown.map((i) => names[i]),
+        fit.widths,
+        paint,
+      );
+      for (const r of texts) table.push(fit.shown.map((i) => paintStatus(paint, columns[i].name, r[i])));
+      const hidden = names.filter((_, i) => !fit.shown.includes(i));
+      const note = hidden.length ? `(${hidden.join(', ')} not shown: too wide; pick fields with --columns, or --wide)\n` : '';
+      return out.push(table.toString() + '\n' + note);
+    },
+  };
+}
+
+/**
+ * A single record on a terminal: one line per field, every value whole. In a box when
+ * every value fits on its line; else as plain `field  value` lines, so that no id is
+ * ever wrapped across lines between box characters (a mouse copy would break it).
+ */
+export function fieldValueTable(opts: OutputOptions, out: TextOut): RowEmitter {
+  const time = terminalTime(opts);
+  const paint = opts.color ? new Chalk({ level: 1 }) : undefined;
+  return {
+    row(row) {
+      const columns = opts.columns ? columnsNamed(opts.columns) : leafPaths(row).map(column);
+      const names = columns.map((c) => neutraliseTerminal(c.name));
+      const values = rowCells(opts, columns, time)(row).map((c) => c.full);
+      const nameWidth = names.reduce((w, n) => Math.max(w, n.length), 5);
+      const valueWidth = values.reduce((w, v) => Math.max(w, v.length), 5);
+      // │ name │ value │: two borders and a padding of one on each side of both cells, plus the middle border.
+      if (!opts.width || nameWidth + valueWidth + 7 <= opts.width) {
+        const table = newTable(['field', 'value'], undefined, paint);
+        names.forEach((name, i) => table.push([name, paintStatus(paint, columns[i].name, values[i])]));
+        return out.push(table.toString() + '\n');
+      }
+      const line = (name: string, i: number) => `${paint ? paint.bold(name.padEnd(nameWidth)) : name.padEnd(nameWidth)}  ${paintStatus(paint, columns[i].name, values[i])}\n`;
+      return out.push(names.map(line).join(''));
+    },
+    end: () => {},
+  };
+}
