@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { CommandAction } from '../core/runtime/action.js';
 import { GateMatched, InterruptedError, UsageError } from '../core/runtime/errors.js';
+import { optionSchemas, parseOption } from '../core/runtime/options.js';
+import { readAll } from '../core/runtime/prompt.js';
 import type { Session } from '../core/runtime/session.js';
 import { neutraliseTerminal, printable } from '../core/output/sanitize.js';
 import { createWriter } from '../core/output/writer.js';
@@ -15,12 +18,20 @@ import { MirrorDb, openOptions } from '../mirror/store.js';
 
 // `payrec sql [QUERY]`: one read-only query over the mirror, printed through the usual
 // output module (table, tab-separated when piped, json, jsonl, csv; -o atomically).
-// Without a query it lists the tables with their row counts and columns.
+// The query comes from its argument, --file FILE, or stdin (`-`, or a pipe with no
+// argument, as psql and DuckDB's CLI read it). Without a query it lists the tables
+// with their row counts and columns.
+
+/** Rows a terminal table shows unless --limit or --all says (DuckDB's CLI shows 40). */
+const TERMINAL_ROWS = 40;
 
 export function addSqlCommand(program: Command, action: CommandAction): void {
   const sql = topCommand(program, 'sql')
-    .argument('[query]', 'one SQL query (read-only); without it, the tables, their row counts and columns')
+    .argument('[query]', 'one SQL query (read-only); - reads it from stdin, as does a pipe with no query; without any, the tables, their row counts and columns')
+    .option('--file <file>', 'read the query from FILE (- for stdin), as psql -f')
     .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
+    .option('--limit <n>', `most rows to print (default: every row, but the first ${TERMINAL_ROWS} in a terminal table)`)
+    .option('--all', `every row, also in a terminal table`)
     .addHelpText(
       'after',
       [
@@ -31,7 +42,10 @@ export function addSqlCommand(program: Command, action: CommandAction): void {
         `  $ payrec sql "SELECT planId, date_trunc('month', timestamp) AS month, count(*) FILTER (WHERE success <> 1 OR transactionStatus = 'failed') AS failed FROM fixed_recurring_billings GROUP BY ALL ORDER BY ALL"`,
         `  $ payrec sql "SELECT * FROM transfers WHERE transactionStatus = 'failed'" -f csv -o failed.csv`,
         `  $ payrec sql "SELECT * FROM transfers WHERE transactionStatus = 'failed'" --fail-if-any --count`,
+        '  $ payrec sql --file month-end.sql -o month-end.csv',
+        `  $ echo "SELECT count(*) FROM transfers" | payrec sql`,
         '',
+        `On a terminal a table shows its first ${TERMINAL_ROWS} rows and says on stderr how many more there are (--all, --limit N, or -f csv for all).`,
         'Amounts are DECIMAL(38,18) (SUM, ORDER BY and comparisons are exact), times TIMESTAMP WITH TIME ZONE shown in UTC.',
         'A total over an amount DECIMAL(38,18) cannot hold fails rather than leave it out: see SELECT * FROM inexact_amounts.',
         '',
@@ -41,13 +55,23 @@ export function addSqlCommand(program: Command, action: CommandAction): void {
   addCountOptions(sql, 'rows');
 }
 
+interface SqlFlags {
+  count?: boolean;
+  failIfAny?: boolean;
+  file?: string;
+  db?: string;
+  limit?: string;
+  all?: boolean;
+}
+
 async function runSql(session: Session, cmd: Command): Promise<void> {
-  const query = cmd.args[0] as string | undefined;
-  if (query !== undefined && query.trim() === '') throw new UsageError('the query is empty', 'give one SQL query, or none to list the tables');
-  const gate = cmd.opts() as { count?: boolean; failIfAny?: boolean };
+  const gate = cmd.opts() as SqlFlags;
+  if (gate.all && gate.limit !== undefined) throw new UsageError('give either --limit or --all, not both');
+  const limit = gate.limit === undefined ? undefined : parseOption(optionSchemas.limit, gate.limit, '--limit');
+  const query = await queryText(session, cmd.args[0] as string | undefined, gate.file);
   if (query === undefined && (gate.count || gate.failIfAny)) throw new UsageError('--count and --fail-if-any count the rows of a query: give one');
   refuseCountWorkbook(gate.count, session.format);
-  const location = await mirrorLocation(session, (cmd.opts() as { db?: string }).db);
+  const location = await mirrorLocation(session, gate.db);
   if (location.isDefault && !existsSync(location.file)) {
     throw new UsageError(`there is no mirror at ${printable(location.file)} yet`, `create it with: payrec ${session.flags.emulator ? '--emulator ' : ''}sync`);
   }
@@ -62,7 +86,7 @@ async function runSql(session: Session, cmd: Command): Promise<void> {
       for (const t of await describeMirror(db)) await writer.write({ ...t });
       await writer.end();
     } else {
-      rows = await runQuery(session, db, query, target.stream, gate.count === true);
+      rows = await runQuery(session, db, query, target.stream, { countOnly: gate.count === true, limit, all: gate.all === true });
     }
   } finally {
     db.close();
@@ -72,19 +96,56 @@ async function runSql(session: Session, cmd: Command): Promise<void> {
 }
 
 /**
+ * The query: its argument, --file FILE, or stdin (`-`, `--file -`, or a pipe with no
+ * argument); undefined lists the tables. A pipe that brings nothing lists them too, so
+ * `payrec sql` in a script with stdin closed still describes the mirror.
+ */
+async function queryText(session: Session, argument: string | undefined, file: string | undefined): Promise<string | undefined> {
+  const { ctx } = session;
+  if (argument !== undefined && file !== undefined) throw new UsageError('give the query either as an argument or with --file, not both');
+  const source = file ?? argument;
+  const fromStdin = source === '-' || (source === undefined && !ctx.stdinIsTTY);
+  let text: string | undefined;
+  if (fromStdin) {
+    if (ctx.stdinIsTTY) throw new UsageError('- reads the query from stdin, which is a terminal', 'pipe the query in (payrec sql - < query.sql), or give it as an argument or with --file');
+    text = await readAll(ctx.stdin).catch((err: Error) => {
+      throw new UsageError(`cannot read the query from stdin: ${err.message}`);
+    });
+    if (source === undefined && text.trim() === '') return undefined;
+  } else if (file !== undefined) {
+    text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot read --file "${printable(file)}": ${err.code ?? err.message}`);
+    });
+  } else {
+    text = argument;
+  }
+  if (text !== undefined && text.trim() === '') {
+    const where = fromStdin ? ' (stdin brought none)' : file !== undefined ? ` (${printable(file)} holds none)` : '';
+    throw new UsageError(`the query is empty${where}`, 'give one SQL query, or none to list the tables');
+  }
+  return text;
+}
+
+/**
  * Runs the query to its end before printing a row (MirrorDb.completeResult): a query
  * that fails prints nothing and leaves no -o file; Ctrl-C stops it within moments,
  * also while DuckDB works inside one call (an aggregate), and prints nothing.
  * Prints the result (or, with `countOnly`, the number of its rows); returns that number.
  */
-async function runQuery(session: Session, db: MirrorDb, query: string, out: NodeJS.WritableStream, countOnly: boolean): Promise<number> {
+async function runQuery(
+  session: Session,
+  db: MirrorDb,
+  query: string,
+  out: NodeJS.WritableStream,
+  o: { countOnly: boolean; limit?: number; all: boolean },
+): Promise<number> {
   const { signal } = session.ctx;
   const stop = () => db.interrupt();
   signal.addEventListener('abort', stop, { once: true });
   try {
     const { result, rows } = await asUsage(async () => db.completeResult(query, await db.readKind(query)), signal);
     if (signal.aborted) throw new InterruptedError();
-    if (countOnly) {
+    if (o.countOnly) {
       out.write(`${rows}\n`);
       return rows;
     }
@@ -93,23 +154,32 @@ async function runQuery(session: Session, db: MirrorDb, query: string, out: Node
     const options = session.output('list', columns);
     const workbook = options.format === 'xlsx';
     const writer = createWriter(out, { ...options, literalColumns: true, bigInts: true, cellKinds: workbook ? cellKinds(result, columns) : undefined });
+    // A terminal table shows its first rows (a person reads them; DuckDB's CLI does the same).
+    const terminalTable = options.format === 'table' && options.tty;
+    const shown = o.all ? rows : Math.min(rows, o.limit ?? (terminalTable ? TERMINAL_ROWS : rows));
     let read = 0;
     // Only reading the result is DuckDB's: an error in writing it is payrec's own, never "the query failed".
     const chunks = resultRecords(result, columns, session.zone, workbook);
-    for (;;) {
+    while (read < shown) {
       const next = await asUsage(() => chunks.next(), signal);
       if (next.done) break;
-      for (const r of next.value) {
+      for (const r of next.value.slice(0, shown - read)) {
         const draining = writer.write(r);
         if (draining) await draining;
       }
-      read += next.value.length;
+      read += Math.min(next.value.length, shown - read);
     }
     if (signal.aborted) throw new InterruptedError();
     // The library ends a stream quietly on an error: a result is whole only when every row came.
-    if (read !== rows) throw new UsageError(`the query's result ended after ${read} of its ${rows} rows; nothing more was printed`);
+    if (read !== shown) throw new UsageError(`the query's result ended after ${read} of its ${rows} rows; nothing more was printed`);
     await writer.end();
     if (rows === 0) session.noteEmpty('no rows');
+    // Never silently partial: what was left out is said on stderr, with the ways to get it.
+    if (shown < rows) {
+      const more = (rows - shown).toLocaleString('en-US');
+      const ways = o.limit === undefined ? '--all, --limit N, or -f csv for every row' : '--all for every row';
+      session.note(`showing ${shown.toLocaleString('en-US')} of ${rows.toLocaleString('en-US')} rows (${more} more); ${ways}`);
+    }
     return rows;
   } finally {
     signal.removeEventListener('abort', stop);

@@ -69,6 +69,7 @@ function paintStatus(paint: ChalkInstance | undefined, name: string, text: strin
 }
 
 const DECIMAL_CELL = /^-?\d+(\.\d+)?$/;
+const DATE_TIME_CELL = /^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}(:?\d{2})?|Z)?)?$/;
 
 interface Fit {
   /** Column widths, padding included; undefined: as wide as their content. */
@@ -82,20 +83,27 @@ const tableWidth = (ws: number[]) => ws.reduce((a, b) => a + b, 0) + ws.length +
 /**
  * Column widths (padding included) that fit `width`, and the columns shown. Numbers,
  * timestamps, hashes and statuses are what people compare and copy, so they are never
- * cut, and neither is a header: only free text and JSON cells give way, down to
- * `freeMin` (cut with `…` by cli-table3). When even that is too wide, columns are
- * left out from the right, time columns last, rather than showing a truncated amount.
+ * cut, nor their headers: only free text and JSON cells give way, down to `freeMin`
+ * (cut with `…` by cli-table3). When even that is too wide, columns are left out
+ * (free text first, time columns last) rather than showing a truncated amount.
  */
 function fitColumns(names: string[], rows: string[][], width: number, freeMin: number): Fit {
   const content = names.map((_, i) => rows.reduce((w, r) => Math.max(w, r[i].length), 1) + 2);
-  const rigid = names.map((n, i) => isTimeColumn(n) || n.endsWith('transactionStatus') || rows.every((r) => r[i].length <= HEX_SHORT || DECIMAL_CELL.test(r[i]) || LONG_HEX.test(r[i])));
+  // Time fields by name, and columns of date-times by their values (an SQL result's `month`).
+  const time = names.map((n, i) => isTimeColumn(n) || (rows.length > 0 && rows.every((r) => DATE_TIME_CELL.test(r[i]))));
+  const rigid = names.map(
+    (n, i) => time[i] || n.endsWith('transactionStatus') || rows.every((r) => r[i].length <= HEX_SHORT || DECIMAL_CELL.test(r[i]) || LONG_HEX.test(r[i])),
+  );
   const full = names.map((h, i) => Math.max(content[i], h.length + 2));
-  const least = full.map((w, i) => (rigid[i] ? w : Math.min(w, Math.max(freeMin, names[i].length + 2))));
-  // First decide which columns can be shown at all (at their narrowest)…
+  // A header is cut only where its column's values are cut too.
+  const least = full.map((w, i) => (rigid[i] || content[i] <= freeMin ? w : freeMin));
+  // First decide which columns can be shown at all (at their narrowest), leaving out
+  // free text before ids and amounts, and time columns last, each from the right…
   const shown = names.map((_, i) => i);
+  const dropOrder = (i: number) => (time[i] ? 2 : rigid[i] ? 1 : 0);
   while (shown.length > 1 && tableWidth(shown.map((i) => least[i])) > width) {
-    const others = shown.filter((i) => !isTimeColumn(names[i]));
-    const drop = others.at(-1) ?? shown.at(-1)!;
+    const first = Math.min(...shown.map(dropOrder));
+    const drop = shown.filter((i) => dropOrder(i) === first).at(-1)!;
     shown.splice(shown.indexOf(drop), 1);
   }
   // …then give them room: free text gives way, widest first.
