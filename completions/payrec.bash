@@ -148,7 +148,7 @@ _payrec_words() {
 }
 _payrec_flags() {
   case "$1" in
-    '') echo '--version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    '') echo '--version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'fixed-recurring') echo '' ;;
     'fixed-recurring short-urls') echo '' ;;
     'fixed-recurring short-urls list') echo '--plan-id --limit --all --page-size --offset --concurrency --summary --count --fail-if-any --jq' ;;
@@ -210,7 +210,7 @@ _payrec_flags() {
     'config profiles') echo '' ;;
     'config use') echo '' ;;
     'sync') echo '--plan-id --strategy-id --db --lookback --from --full --concurrency --parquet' ;;
-    'sql') echo '--db --count --fail-if-any' ;;
+    'sql') echo '--file --db --limit --all --count --fail-if-any' ;;
     'api') echo '--method -X --query --body --all' ;;
     'completion') echo '' ;;
   esac
@@ -232,7 +232,7 @@ _payrec_values() {
 }
 _payrec_takes_value() {
   case "$1" in
-    --base-url|--body|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--flatten|--format|--forward-to|--from|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--name|--now|--offset|--output|--page-size|--parquet|--pending-fraction|--period|--plan-id|--port|--product|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|-X|-f|-o) return 0 ;;
+    --base-url|--body|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--file|--flatten|--format|--forward-to|--from|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--name|--now|--offset|--output|--page-size|--parquet|--pending-fraction|--period|--plan-id|--port|--product|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|-X|-f|-o) return 0 ;;
   esac
   return 1
 }

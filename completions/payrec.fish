@@ -289,7 +289,7 @@ end
 function __payrec_flags
     switch "$argv[1]"
         case ''
-            printf '%s\n' --version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring'
             printf '%s\n' 
         case 'fixed-recurring short-urls'
@@ -413,7 +413,7 @@ function __payrec_flags
         case 'sync'
             printf '%s\n' --plan-id --strategy-id --db --lookback --from --full --concurrency --parquet
         case 'sql'
-            printf '%s\n' --db --count --fail-if-any
+            printf '%s\n' --file --db --limit --all --count --fail-if-any
         case 'api'
             printf '%s\n' --method -X --query --body --all
         case 'completion'
@@ -459,7 +459,7 @@ function __payrec_complete
             continue
         end
         if string match -q -- '-*' $w
-            contains -- $w --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and set skip 1
+            contains -- $w --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and set skip 1
             continue
         end
         set -l next (__payrec_child "$cmdpath" $w); and set cmdpath $next
@@ -470,7 +470,7 @@ function __payrec_complete
         __fish_complete_path $cur
         return
     end
-    contains -- $prev --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --flatten --format --forward-to --from --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and return
+    contains -- $prev --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and return
     if string match -q -- '-*' $cur
         __payrec_flags $cmdpath
         test -n "$cmdpath"; and __payrec_flags ''
