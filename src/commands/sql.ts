@@ -96,15 +96,15 @@ async function runSql(session: Session, cmd: Command): Promise<void> {
 }
 
 /**
- * The query: its argument, --file FILE, or stdin (`-`, `--file -`, or a pipe with no
- * argument); undefined lists the tables. A pipe that brings nothing lists them too, so
- * `payrec sql` in a script with stdin closed still describes the mirror.
+ * The query: its argument, --file FILE, or stdin (`-`, `--file -`, or a pipe or file
+ * redirected into it with no argument); undefined lists the tables. A pipe that brings
+ * nothing lists them too.
  */
 async function queryText(session: Session, argument: string | undefined, file: string | undefined): Promise<string | undefined> {
   const { ctx } = session;
   if (argument !== undefined && file !== undefined) throw new UsageError('give the query either as an argument or with --file, not both');
   const source = file ?? argument;
-  const fromStdin = source === '-' || (source === undefined && !ctx.stdinIsTTY);
+  const fromStdin = source === '-' || (source === undefined && ctx.stdinIsPiped);
   let text: string | undefined;
   if (fromStdin) {
     if (ctx.stdinIsTTY) throw new UsageError('- reads the query from stdin, which is a terminal', 'pipe the query in (payrec sql - < query.sql), or give it as an argument or with --file');

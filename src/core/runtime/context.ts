@@ -1,3 +1,5 @@
+import { fstatSync } from 'node:fs';
+
 // Everything a command touches of the outside world, injected (like gh's Factory) so
 // that commands never reach for process.* and one run can be redirected as a whole.
 
@@ -6,6 +8,12 @@ export interface Context {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   stdinIsTTY: boolean;
+  /**
+   * Something was piped or redirected into stdin (a FIFO or a file: `echo … | payrec`,
+   * `< file`), as opposed to a terminal, /dev/null or a socket a runner left open,
+   * which a command reading stdin unasked would wait on for ever.
+   */
+  stdinIsPiped: boolean;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
   /** Terminal width for tables and charts (80 when unknown). */
@@ -17,6 +25,15 @@ export interface Context {
   signal: AbortSignal;
 }
 
+function isPipeOrFile(fd: number): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFIFO() || stat.isFile();
+  } catch {
+    return false;
+  }
+}
+
 export function processContext(signal: AbortSignal): Context {
   const out = process.stdout as NodeJS.WriteStream;
   const err = process.stderr as NodeJS.WriteStream;
@@ -25,6 +42,7 @@ export function processContext(signal: AbortSignal): Context {
     stdout: out,
     stderr: err,
     stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdinIsPiped: isPipeOrFile(0),
     stdoutIsTTY: Boolean(out.isTTY),
     stderrIsTTY: Boolean(err.isTTY),
     columns: out.columns || err.columns || 80,
