@@ -177,7 +177,15 @@ describe('csv', () => {
       'c0,c1,c2,c3,c4,c5,c6,c7,c8,c9\r\n"a,b","say ""hi""","two\nlines","cr\ronly","crlf\r\n",🎉 emoji,مرحبا,plain,, padded \r\n',
     );
     // The same bytes csv-stringify writes for RFC 4180 with CRLF.
-    expect(text).toBe(csvStringify([Object.keys(record), cells], { record_delimiter: 'windows', quote_record_delimiter: true }));
+    expect(text).toBe(csvStringify([Object.keys(record), cells], { record_delimiter: 'windows', quote_record_delimiter: true, quoted_match: ';' }));
+  });
+
+  it('quotes a field holding ";" (Excel in ";" locales would split x;=2+2;y into a formula cell), with and without --csv-raw', async () => {
+    // Mutant killed: NEEDS_QUOTES without ";".
+    for (const csvRaw of [false, true]) {
+      const { text } = await render([{ a: 'x;=2+2;y', b: 'plain' }], { format: 'csv', csvRaw });
+      expect(text).toBe('a,b\r\n"x;=2+2;y",plain\r\n');
+    }
   });
 
   it('neutralises formulas in text cells but leaves decimal amounts and numbers alone', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstOf, neutraliseFormula, neutraliseTerminal, shortenMiddle } from '../../src/core/output/sanitize.js';
+import { firstOf, neutraliseFormula, neutraliseTerminal, shortenMiddle, terminalJson } from '../../src/core/output/sanitize.js';
 
 describe('neutraliseTerminal', () => {
   it('leaves ordinary text, emoji and right-to-left scripts alone', () => {
@@ -24,6 +24,13 @@ describe('neutraliseTerminal', () => {
     }
   });
 
+  it('neutralises the bidi marks (LRM, RLM, ALM) and the zero-width space, in text and in terminal JSON', () => {
+    // Mutant killed: the set without U+200E/200F/061C/200B (they reorder or hide text unseen).
+    expect(neutraliseTerminal('pay\u200eto\u200f0x1\u061c\u200bb')).toBe('pay\\u200eto\\u200f0x1\\u061c\\u200bb');
+    expect(terminalJson({ a: '\u200e\u200b' })).toBe('{"a":"\\u200e\\u200b"}');
+    expect(JSON.parse(terminalJson({ a: '\u061c' }))).toEqual({ a: '\u061c' });
+  });
+
   it('neutralises bidi overrides and isolates, and Unicode line separators', () => {
     const bidi = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029';
     expect(neutraliseTerminal(`evil${bidi}txt.exe`)).toBe(
@@ -38,7 +45,12 @@ describe('neutraliseFormula', () => {
     (s) => expect(neutraliseFormula(s)).toBe(`'${s}`),
   );
 
-  it.each(['-12.5', '-0', '12', '0.000001', '-1000000000000000000000.5', 'abc', '', 'a=b', ' =1', "'=1"])('leaves %j alone', (s) =>
+  it.each([' =1', '\n=1', '\u00a0=1', '\u200b=1', ' \t @SUM(A1)', '\r\n+1', ' -1'])('prefixes a quote after leading white space: %j', (s) =>
+    // Mutant killed: the check only at the first character.
+    expect(neutraliseFormula(s)).toBe(`'${s}`),
+  );
+
+  it.each(['-12.5', '-0', '12', '0.000001', '-1000000000000000000000.5', 'abc', '', 'a=b', 'a =1', "'=1", 'x;=2+2;y'])('leaves %j alone', (s) =>
     expect(neutraliseFormula(s)).toBe(s),
   );
 });

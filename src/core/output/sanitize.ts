@@ -2,12 +2,14 @@
 // that shows it or on the spreadsheet that opens an export.
 
 // C0 controls (with \t, \n, \r), DEL, C1 controls (8-bit CSI \x9b and OSC \x9d
-// among them), the bidi embedding/override/isolate characters that can make text
-// read in a different order than it is stored, and the Unicode line/paragraph
-// separators that some terminals treat as line breaks.
+// among them), the bidi embedding/override/isolate characters and marks (LRM U+200E,
+// RLM U+200F, ALM U+061C) that can make text read in a different order than it is
+// stored, the zero-width space (U+200B) that hides a difference between two values
+// that look alike, and the Unicode line/paragraph separators that some terminals treat
+// as line breaks.
 // The same set is refused in what a user types (validators.ts): a value that would be
 // neutralised when shown has no business being sent.
-const UNSAFE_CHARACTERS = '\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069\\u2028\\u2029';
+const UNSAFE_CHARACTERS = '\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200b\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069\\u2028\\u2029';
 const UNSAFE_FOR_TERMINAL = new RegExp(`[${UNSAFE_CHARACTERS}]`, 'g');
 const HAS_UNSAFE = new RegExp(`[${UNSAFE_CHARACTERS}]`);
 
@@ -20,7 +22,7 @@ const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': 
 
 function visibleEscape(c: string): string {
   const code = c.charCodeAt(0);
-  return NAMED_ESCAPES[c] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`);
+  return NAMED_ESCAPES[c] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
 }
 
 /**
@@ -41,8 +43,10 @@ export function neutraliseTerminal(s: string): string {
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 
 // OWASP's list (= + - @ tab CR), plus the full-width = + - @ that some spreadsheets
-// (Apple Numbers) normalise to their ASCII forms before evaluating.
-const FORMULA_START = /^[=+\-@\t\r\uff1d\uff0b\uff0d\uff20]/;
+// (Apple Numbers) normalise to their ASCII forms before evaluating, also after
+// leading white space (a space, a line break, a no-break space, a zero-width space):
+// spreadsheets skip it before they look for a formula.
+const FORMULA_START = /^(?:[\t\r]|[\s\u200b\ufeff]*[=+\-@\uff1d\uff0b\uff0d\uff20])/;
 
 /** Prefixes `'` to a CSV cell a spreadsheet would run as a formula (OWASP CSV injection). */
 export function neutraliseFormula(s: string): string {
@@ -78,9 +82,9 @@ export function printable(s: string): string {
 }
 
 // JSON.stringify escapes C0 controls; DEL, C1 (8-bit CSI/OSC), bidi overrides and
-// line separators it leaves raw. They can only stand inside JSON strings, where a
-// \uXXXX escape means the same character.
-const RAW_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// marks, the zero-width space and line separators it leaves raw. They can only stand
+// inside JSON strings, where a \uXXXX escape means the same character.
+const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 function escapeRawInJson(json: string): string {
   return json.replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
