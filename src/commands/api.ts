@@ -24,6 +24,8 @@ export function checkApiPath(raw: string): string {
   if (path.includes('?') || path.includes('#')) throw bad('put query parameters in --query k=v');
   if (path.split('/').some((seg) => seg === '.' || seg === '..') || /%2e|%2f/i.test(path)) throw bad('expected no . or .. segments and no encoded slashes');
   if (path.includes('//')) throw bad('expected no empty segments');
+  // URL parsers read a backslash as a slash (and then `..` as a step up).
+  if (path.includes('\\')) throw bad('expected / between segments, not \\');
   if (/^\/v1\//.test(path)) throw bad('give the path below /v1/<chain>/, e.g. one-time/transfers');
   return path;
 }

@@ -39,7 +39,7 @@ export const IDENTITY_HASH_COLUMN = 'identity_hash';
 const BOOKKEEPING = [CHAIN_COLUMN, EXTRA_COLUMN, INEXACT_COLUMN, FIRST_SEEN_COLUMN, LAST_UPDATED_COLUMN, IDENTITY_HASH_COLUMN];
 
 /** Unix seconds a TIMESTAMP WITH TIME ZONE holds (years 1 to 9999); a time beyond them is a value of another type. */
-const TIME_RANGE = [-62_135_596_800, 253_402_300_799];
+export const TIME_RANGE = [-62_135_596_800, 253_402_300_799];
 
 function unwrap(schema: z.ZodType): z.ZodType {
   let s = schema;

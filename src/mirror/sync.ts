@@ -429,6 +429,11 @@ function warnAbout(run: Run, collection: MirroredCollection, upserter: Upserter)
     const paths = firstOf([...upserter.drift].map(([path, n]) => `${path} (${n.toLocaleString('en-US')})`));
     run.session.warn(`${collection.table}: fields the documented schema does not have, or values of another type: ${paths}; kept in extra_fields`);
   }
+  if (upserter.repaired.length > 0) {
+    run.session.warn(
+      `${collection.table}: ${upserter.repaired.length.toLocaleString('en-US')} record(s) held text that is not valid Unicode (a lone UTF-16 surrogate), stored with U+FFFD in its place: ${firstOf(upserter.repaired)}`,
+    );
+  }
   const n = upserter.inexact;
   if (n > 0) {
     run.session.warn(

@@ -1,10 +1,11 @@
 import { MalformedResponseError } from '../core/runtime/errors.js';
+import { printable } from '../core/output/sanitize.js';
 import { identityOf, type Page } from '../core/lists/paginate.js';
 import { identityHashSql } from './identity-hash.js';
 import type { TableLayout } from './layout.js';
 import { recordBytes } from './record-bytes.js';
 import { RowSources } from './rows.js';
-import { CHAIN_COLUMN, contentColumns, FIRST_SEEN_COLUMN, ident, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN, recordConformer, type Leftovers } from './schema.js';
+import { CHAIN_COLUMN, contentColumns, FIRST_SEEN_COLUMN, ident, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN, recordConformer, TIME_RANGE, type Leftovers } from './schema.js';
 import type { MirrorDb } from './store.js';
 
 // Writes batches of records into their table by identity: new ones are inserted,
@@ -71,6 +72,8 @@ export class Upserter {
   appendsOnly = false;
   /** Paths (without list indexes) that held an unknown field or a value of another type, with counts. */
   readonly drift = new Map<string, number>();
+  /** Records whose text held a lone UTF-16 surrogate, stored with U+FFFD in its place: how they are named. */
+  readonly repaired: string[] = [];
 
   constructor(
     private readonly db: MirrorDb,
@@ -132,8 +135,8 @@ export class Upserter {
    * and completed for payrec to write out.
    */
   add(batch: Batch, page: Page): void {
-    const { records } = page;
-    if (records.length === 0) return;
+    if (page.records.length === 0) return;
+    const records = page.records.map((r) => this.wellFormed(r));
     this.checkIdentities(records);
     batch.size += records.length;
     batch.last = records[records.length - 1];
@@ -172,9 +175,8 @@ export class Upserter {
       const n = Buffer.byteLength(JSON.stringify(r));
       if (n > size) [largest, size] = [r, n];
     }
-    const name = this.identity.map((f) => `${f} ${String(largest?.[f]).slice(0, 80)}`).join(', ');
     return new MalformedResponseError(
-      `a ${this.layout.collection.name} record (${name}) holds a value larger than the mirror's JSON reader takes (16 MB); nothing of its batch was written`,
+      `a ${this.layout.collection.name} record (${this.nameOf(largest)}) holds a value larger than the mirror's JSON reader takes (16 MB); nothing of its batch was written`,
       'the service sent a record no payment record needs to be; the records before its batch are committed',
     );
   }
@@ -231,7 +233,38 @@ export class Upserter {
     return left;
   }
 
+  /** A record as messages name it: its identity fields, each cut at 80 characters. */
+  private nameOf(record: Record<string, unknown> | undefined): string {
+    return this.identity.map((f) => `${f} ${printable(String(record?.[f]).slice(0, 80))}`).join(', ');
+  }
+
+  /**
+   * The record with every lone UTF-16 surrogate (in keys and text) replaced by U+FFFD,
+   * as a UTF-8 encoder writes it: JSON.parse accepts "\ud800", DuckDB's JSON reader
+   * refuses it, and one such record would stop every sync. Noted in `repaired`.
+   */
+  private wellFormed(record: Record<string, unknown>): Record<string, unknown> {
+    const fixed = wellFormedValue(record) as Record<string, unknown>;
+    if (fixed !== record) this.repaired.push(this.nameOf(fixed));
+    return fixed;
+  }
+
+  /**
+   * Identities each record must have, and a timestamp the mirror can hold: the walk
+   * orders records by it and its cursor is the last one's, so a record stamped beyond
+   * the years 1 to 9999 (or not a finite number) stops the sync with exit 6, naming
+   * it, with nothing of its batch written.
+   */
   private checkIdentities(records: Record<string, unknown>[]): void {
+    for (const r of records) {
+      const t = r.timestamp;
+      if (typeof t === 'number' && !(t >= TIME_RANGE[0] && t <= TIME_RANGE[1])) {
+        throw new MalformedResponseError(
+          `a ${this.layout.collection.name} record (${this.nameOf(r)}) is stamped ${t}, beyond the years 1 to 9999 the mirror holds; nothing of its batch was written`,
+          'the service sent a time no payment has; the records before its batch are committed',
+        );
+      }
+    }
     for (const r of records) {
       for (const f of this.identity) {
         if (typeof r[f] !== 'string' || r[f] === '') {
@@ -270,3 +303,28 @@ function jsonArray(elements: Buffer[]): Buffer {
 const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((c) => Buffer.from(c));
 
 const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
+
+/** A high surrogate without its low one, or a low one without its high one (String.prototype.toWellFormed, ES2024). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE, 'g');
+
+/** `value` with lone surrogates replaced (keys too); the same object when it holds none. */
+function wellFormedValue(value: unknown): unknown {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? value.replace(LONE_SURROGATE_ALL, '\ufffd') : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    const items = value.map(wellFormedValue);
+    return items.some((v, i) => v !== value[i]) ? items : value;
+  }
+  let changed = false;
+  const entries = Object.entries(value).map(([k, v]) => {
+    const [key, fixed] = [wellFormedValue(k) as string, wellFormedValue(v)];
+    changed ||= key !== k || fixed !== v;
+    return [key, fixed] as const;
+  });
+  if (!changed) return value;
+  // defineProperty, not assignment: a key "__proto__" stays a field.
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of entries) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return out;
+}

@@ -151,6 +151,8 @@ const cases: Case[] = [
   ['oversize api path', ['api', long('a', 5000)], new RegExp(`invalid PATH ${cut(long('a', 5000))}: expected at most 2048 characters`)],
   ['api path with ..', ['api', 'one-time/../fixed-recurring/short-urls'], /invalid PATH "one-time\/..\/fixed-recurring\/short-urls": expected no . or .. segments/],
   ['api path with %2F', ['api', 'one-time%2Ftransfers'], /invalid PATH "one-time%2Ftransfers": expected no . or .. segments and no encoded slashes/],
+  // Mutant killed: backslashes let through (the URL parser reads them as /, and .. then climbs to /admin with the key).
+  ['api path climbing with backslashes', ['api', 'one-time\\..\\..\\..\\admin'], /invalid PATH "one-time\\\\..\\\\..\\\\..\\\\admin": expected \/ between segments, not \\/],
 
   // control characters in free text a user types: C0 escapes, C1, bidi overrides and
   // isolates, line separators; the same rule for every value that goes into a query or body

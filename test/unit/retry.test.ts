@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ApiError, MalformedResponseError, NetworkError } from '../../src/core/runtime/errors.js';
-import { ApiClient, type ApiRequest } from '../../src/core/http/client.js';
+import { ApiClient, buildUrl, type ApiRequest } from '../../src/core/http/client.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, RETRY_BUDGET_MS } from '../../src/core/http/retry.js';
 
 // The retry policy (retry.ts) as numbers, then the client applying it to a real
@@ -227,5 +227,15 @@ describe('ApiClient retries', () => {
     expect(err).toBeInstanceOf(MalformedResponseError);
     expect((err as Error).message).toMatch(/not valid JSON \(text\/html, 24 bytes: <html>Bad Gateway<\/html>…\)/);
     expect(hits).toHaveLength(2);
+  });
+});
+
+describe('buildUrl', () => {
+  test('a path the URL parser would take outside /v1/<chain>/ is refused before any request', () => {
+    // Mutant killed: no check of the parsed path (a backslash is read as /, and .. climbs to /admin).
+    for (const path of ['/one-time\\..\\..\\..\\admin', '/x/../../../admin', '/..%5c..%5cadmin/../../..']) {
+      expect(() => buildUrl('https://api.example/base', 'bsc', { method: 'GET', path }), path).toThrow(/outside \/base\/v1\/bsc\//);
+    }
+    expect(buildUrl('https://api.example/base/', 'bsc', { method: 'GET', path: '/one-time/transfers', query: { limit: 5 } }).href).toBe('https://api.example/base/v1/bsc/one-time/transfers?limit=5');
   });
 });

@@ -78,9 +78,18 @@ export function checkBaseUrl(raw: string): URL {
   return url;
 }
 
+/**
+ * The URL of a request. Its parsed path must stay below /v1/<chain>/: the URL parser
+ * reads `\` as `/` and resolves `..`, so `one-time\..\..\admin` would take the key
+ * to /admin.
+ */
 export function buildUrl(baseUrl: string, chain: string, req: ApiRequest): URL {
   const base = baseUrl.replace(/\/+$/, '');
+  const root = new URL(`${base}/v1/${encodeURIComponent(chain)}/`);
   const url = new URL(`${base}/v1/${encodeURIComponent(chain)}${req.path}`);
+  if (!url.pathname.startsWith(root.pathname)) {
+    throw new UsageError(`invalid path "${printable(req.path)}": it leads to ${printable(url.pathname)}, outside ${root.pathname}`);
+  }
   for (const [k, val] of Object.entries(req.query ?? {})) {
     if (val !== undefined) url.searchParams.set(k, String(val));
   }
