@@ -1,6 +1,5 @@
-import { MalformedResponseError } from '../core/runtime/errors.js';
-import { DECIMAL, formatAtto, ratio, readDecimal } from './exact.js';
-import { mrrAtto } from './mrr.js';
+import { formatAtto, ratio } from './exact.js';
+import { SubscriptionRecords, type EngineInput, type Label, type Subscription } from './records.js';
 
 // The subscription engine (DESIGN.md "Subscriptions and revenue metrics"; STYLE.md
 // "Derived answers"): billings and cancellations in, the ledger of subscriptions and the
@@ -23,32 +22,8 @@ import { mrrAtto } from './mrr.js';
 // 10^-18). The difference from rounding the exact total is at most half of 10^-18 per
 // subscription.
 
-export interface BillingInput {
-  subscriptionId: string;
-  planId: string;
-  success: number;
-  amount: string;
-  token: string;
-  timestamp: number;
-  cycleStart: number;
-  cycleEnd: number;
-  transactionStatus: string;
-  transactionHash: string;
-}
-
-export interface CancellationInput {
-  subscriptionId: string;
-  planId: string;
-  timestamp: number;
-  forced: boolean;
-  transactionStatus: string;
-  transactionHash: string;
-}
-
-export interface EngineInput {
-  billings: readonly BillingInput[];
-  cancellations: readonly CancellationInput[];
-}
+export { failedBilling, paidBilling, SubscriptionRecords } from './records.js';
+export type { BillingInput, CancellationInput, EngineInput } from './records.js';
 
 export type SubscriptionState = 'active' | 'past_due' | 'lapsed' | 'cancelled';
 
@@ -119,9 +94,9 @@ export interface MetricsOptions extends LedgerOptions {
  * The ledger as of `at`: one row per subscription started before it, ordered by
  * started, then subscriptionId.
  */
-export function ledger(input: EngineInput, o: LedgerOptions): SubscriptionRow[] {
+export function ledger(input: EngineInput | SubscriptionRecords, o: LedgerOptions): SubscriptionRow[] {
   const rows: SubscriptionRow[] = [];
-  for (const s of subscriptions(input)) {
+  for (const s of recordsOf(input).subscriptions()) {
     if (!s.terms) continue;
     const seen = seenAt(s, o.at, o.graceSeconds);
     if (!seen) continue;
@@ -138,7 +113,7 @@ export function ledger(input: EngineInput, o: LedgerOptions): SubscriptionRow[] 
       started: terms.started,
       paidThrough: seen.paidThrough,
       lastAttempt: lastAttempt === 0 ? null : s.attemptTimes[lastAttempt - 1],
-      failedAttempts: s.failed.filter((b) => b.timestamp < o.at && b.cycleStart > seen.lastPaidCycle).length,
+      failedAttempts: s.failedTimes.filter((t, i) => t < o.at && s.failedCycles[i] > seen.lastPaidCycle).length,
       cancelledAt: cancelled ? cancelled.timestamp : null,
       forced: cancelled ? cancelled.forced : null,
       state: seen.state,
@@ -152,7 +127,7 @@ export function ledger(input: EngineInput, o: LedgerOptions): SubscriptionRow[] 
  * interval and key with a counted subscription at from or to, an attempt or a dunning
  * case in it; in interval order, then token, then planId.
  */
-export function metrics(input: EngineInput, o: MetricsOptions): MetricsRow[] {
+export function metrics(input: EngineInput | SubscriptionRecords, o: MetricsOptions): MetricsRow[] {
   const intervals = o.intervals;
   for (let q = 0; q < intervals.length; q++) {
     const { from, to } = intervals[q];
@@ -173,7 +148,7 @@ export function metrics(input: EngineInput, o: MetricsOptions): MetricsRow[] {
   const toIndex = intervals.map((i) => boundaries.indexOf(i.to));
   const countedAt = new Uint8Array(boundaries.length);
 
-  for (const s of subscriptions(input)) {
+  for (const s of recordsOf(input).subscriptions()) {
     const terms = s.terms;
     if (terms) {
       countedAtBoundaries(countedSpans(s, o.graceSeconds), boundaries, countedAt);
@@ -205,20 +180,21 @@ export function metrics(input: EngineInput, o: MetricsOptions): MetricsRow[] {
       }
     }
     // Attempts come in time order, mostly of one token and plan: reuse the last cell while it fits.
-    let last: { q: number; token: string; planId: string; cell: Cell } | undefined;
-    for (const b of s.attempts) {
-      const q = last && b.timestamp >= intervals[last.q].from && b.timestamp < intervals[last.q].to ? last.q : intervalOf(intervals, b.timestamp);
-      if (q === -1) continue;
-      if (!last || last.q !== q || last.token !== b.token || last.planId !== b.planId) last = { q, token: b.token, planId: b.planId, cell: cell(q, b.token, b.planId) };
+    let last: { q: number; label: Label; cell: Cell } | undefined;
+    s.attemptTimes.forEach((t, i) => {
+      const label = s.attemptLabels[i];
+      const q = last && t >= intervals[last.q].from && t < intervals[last.q].to ? last.q : intervalOf(intervals, t);
+      if (q === -1) return;
+      if (!last || last.q !== q || last.label !== label) last = { q, label, cell: cell(q, label.token, label.planId) };
       last.cell.attempts++;
-      if (failedBilling(b)) last.cell.failed++;
-    }
-    for (const first of dunningCases(s)) {
-      const q = intervalOf(intervals, first.timestamp);
+      if (s.attemptFailed[i]) last.cell.failed++;
+    });
+    for (const k of dunningCases(s)) {
+      const q = intervalOf(intervals, s.failedTimes[k]);
       if (q === -1) continue;
-      const c = cell(q, first.token, first.planId);
+      const c = cell(q, s.failedLabels[k].token, s.failedLabels[k].planId);
       c.dunning++;
-      if (s.paid.some((p) => p.cycleStart === first.cycleStart && p.timestamp < o.at)) c.recovered++;
+      if (s.paidCycles.some((cycle, i) => cycle === s.failedCycles[k] && s.paidTimes[i] < o.at)) c.recovered++;
       else {
         const state = seenAt(s, o.at, o.graceSeconds)?.state;
         if (state === 'cancelled' || state === 'lapsed') c.lost++;
@@ -236,132 +212,9 @@ export function metrics(input: EngineInput, o: MetricsOptions): MetricsRow[] {
   return rows;
 }
 
-/** How a billing counts: paid = success 1 and confirmed; failed = success not 1 or status failed; else pending (neither). */
-export function failedBilling(b: BillingInput): boolean {
-  return (b.success !== undefined && b.success !== null && Number(b.success) !== 1) || b.transactionStatus === 'failed';
-}
-
-export function paidBilling(b: BillingInput): boolean {
-  return !failedBilling(b) && Number(b.success) === 1 && b.transactionStatus === 'confirmed';
-}
-
-interface Terms {
-  planId: string;
-  token: string;
-  amount: string;
-  period: number;
-  mrr: bigint;
-  started: number;
-}
-
-/** One subscription's records, sorted once. */
-interface Subscription {
-  id: string;
-  /** Paid billings by time; the first is the subscribe. */
-  paid: BillingInput[];
-  paidTimes: number[];
-  /** paidThrough after the first i + 1 paid billings: the running maximum of cycleEnd. */
-  paidThroughAfter: number[];
-  /** The latest paid cycleStart after the first i + 1 paid billings. */
-  lastPaidCycleAfter: number[];
-  /** Failed billings by time. */
-  failed: BillingInput[];
-  /** Paid and failed billings (attempts), and their times in order. */
-  attempts: BillingInput[];
-  attemptTimes: number[];
-  /** The first confirmed cancellation. */
-  cancellation?: CancellationInput;
-  /** The terms of the subscribe (the first paid billing); none when never paid. */
-  terms?: Terms;
-}
-
-/**
- * Every subscription, built one at a time from its records (so that only one is held
- * sorted at once); every record is checked first: amounts and times that cannot be
- * read exactly fail the figures (exit 6) before any is computed.
- */
-function subscriptions(input: EngineInput): Iterable<Subscription> {
-  const groups = validGroups(input);
-  return (function* () {
-    for (const [id, g] of groups) yield subscriptionOf(id, g.billings, g.cancellations);
-  })();
-}
-
-function validGroups(input: EngineInput): Map<string, { billings: BillingInput[]; cancellations: CancellationInput[] }> {
-  const unreadable: string[] = [];
-  let unreadableCount = 0;
-  const refuse = (what: string, hash: unknown, detail: string) => {
-    unreadableCount++;
-    if (unreadable.length < NAMED) unreadable.push(`${what} ${shown(String(hash))} (${detail})`);
-  };
-  const groups = new Map<string, { billings: BillingInput[]; cancellations: CancellationInput[] }>();
-  let last: { id: string; group: { billings: BillingInput[]; cancellations: CancellationInput[] } } | undefined;
-  const group = (id: string) => {
-    // Records usually come a subscription at a time: skip the lookup then.
-    if (last?.id === id) return last.group;
-    let g = groups.get(id);
-    if (!g) groups.set(id, (g = { billings: [], cancellations: [] }));
-    last = { id, group: g };
-    return g;
-  };
-  for (const b of input.billings) {
-    if (exactAmount(b.amount) && Number.isSafeInteger(b.timestamp) && Number.isSafeInteger(b.cycleStart) && Number.isSafeInteger(b.cycleEnd) && !(b.cycleEnd < b.cycleStart && paidBilling(b))) {
-      group(b.subscriptionId).billings.push(b);
-      continue;
-    }
-    const bad: string[] = [];
-    if (!exactAmount(b.amount)) bad.push(`amount ${printed(b.amount)}`);
-    for (const field of ['timestamp', 'cycleStart', 'cycleEnd'] as const) if (!Number.isSafeInteger(b[field])) bad.push(`${field} ${printed(b[field])}`);
-    if (bad.length === 0) bad.push(`cycleEnd ${b.cycleEnd} before cycleStart ${b.cycleStart}`);
-    refuse('billing', b.transactionHash, bad.join(', '));
-  }
-  for (const c of input.cancellations) {
-    if (!Number.isSafeInteger(c.timestamp)) refuse('cancellation', c.transactionHash, `timestamp ${printed(c.timestamp)}`);
-    else group(c.subscriptionId).cancellations.push(c);
-  }
-  if (unreadableCount > 0) {
-    const more = unreadableCount > unreadable.length ? `, and ${(unreadableCount - unreadable.length).toLocaleString('en-US')} more` : '';
-    throw new MalformedResponseError(
-      `cannot compute subscriptions exactly: ${unreadableCount.toLocaleString('en-US')} record${unreadableCount === 1 ? '' : 's'} carry an amount or time that is not exact: ${unreadable.join('; ')}${more}`,
-      'the service sent amounts or times payrec cannot read exactly (a number or an exponent instead of a decimal string, a time that is not whole seconds); no figure was printed',
-    );
-  }
-  return groups;
-}
-
-function subscriptionOf(id: string, billings: BillingInput[], cancellations: CancellationInput[]): Subscription {
-  billings.sort((a, b) => a.timestamp - b.timestamp || a.cycleStart - b.cycleStart || compare(a.transactionHash, b.transactionHash));
-  const s: Subscription = { id, paid: [], paidTimes: [], paidThroughAfter: [], lastPaidCycleAfter: [], failed: [], attempts: [], attemptTimes: [] };
-  for (const b of billings) {
-    if (failedBilling(b)) s.failed.push(b);
-    else if (paidBilling(b)) {
-      const i = s.paid.length;
-      s.paid.push(b);
-      s.paidTimes.push(b.timestamp);
-      s.paidThroughAfter.push(i === 0 ? b.cycleEnd : Math.max(s.paidThroughAfter[i - 1], b.cycleEnd));
-      s.lastPaidCycleAfter.push(i === 0 ? b.cycleStart : Math.max(s.lastPaidCycleAfter[i - 1], b.cycleStart));
-    } else continue; // pending: neither an attempt nor a payment
-    s.attempts.push(b);
-    s.attemptTimes.push(b.timestamp);
-  }
-  for (const c of cancellations) {
-    if (c.transactionStatus !== 'confirmed') continue;
-    if (!s.cancellation || c.timestamp < s.cancellation.timestamp) s.cancellation = c;
-  }
-  const subscribe = s.paid[0];
-  if (subscribe) {
-    // A plan never changes its terms (DESIGN), so the subscribe's stand for every cycle.
-    const period = subscribe.cycleEnd - subscribe.cycleStart + 1;
-    s.terms = {
-      planId: subscribe.planId,
-      token: subscribe.token,
-      amount: subscribe.amount,
-      period,
-      mrr: mrrAtto(readDecimal(subscribe.amount)!, period),
-      started: subscribe.timestamp,
-    };
-  }
-  return s;
+/** Records given as arrays are read into the compact store first. */
+function recordsOf(input: EngineInput | SubscriptionRecords): SubscriptionRecords {
+  return input instanceof SubscriptionRecords ? input : SubscriptionRecords.from(input);
 }
 
 /** A subscription as of t (records stamped before t); undefined when not started by then. */
@@ -382,9 +235,9 @@ function seenAt(s: Subscription, t: number, grace: number): { paidThrough: numbe
 function countedSpans(s: Subscription, grace: number): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   const cancelled = s.cancellation ? s.cancellation.timestamp : Infinity;
-  for (let i = 0; i < s.paid.length; i++) {
-    const after = s.paid[i].timestamp;
-    const next = i + 1 < s.paid.length ? s.paid[i + 1].timestamp : Infinity;
+  for (let i = 0; i < s.paidTimes.length; i++) {
+    const after = s.paidTimes[i];
+    const next = i + 1 < s.paidTimes.length ? s.paidTimes[i + 1] : Infinity;
     const until = Math.min(next, s.paidThroughAfter[i] + grace, cancelled);
     if (until > after) spans.push([after, until]);
   }
@@ -401,10 +254,12 @@ function countedAtBoundaries(spans: Array<[number, number]>, boundaries: number[
   }
 }
 
-/** A subscription's dunning cases: each cycleStart with a failed attempt, and that cycle's first failed billing. */
-function dunningCases(s: Subscription): BillingInput[] {
-  const first = new Map<number, BillingInput>();
-  for (const b of s.failed) if (!first.has(b.cycleStart)) first.set(b.cycleStart, b);
+/** A subscription's dunning cases: each cycleStart with a failed attempt, by its first failed billing (an index into failed*). */
+function dunningCases(s: Subscription): number[] {
+  const first = new Map<number, number>();
+  s.failedCycles.forEach((cycle, k) => {
+    if (!first.has(cycle)) first.set(cycle, k);
+  });
   return [...first.values()];
 }
 
@@ -505,22 +360,4 @@ function rowOf(from: number, to: number, c: Cell): MetricsRow {
 /** Code-unit order: the same on every machine and locale. */
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Records named in the error, at most. */
-const NAMED = 10;
-
-/** A plain decimal string, which exact arithmetic can read. */
-function exactAmount(amount: unknown): boolean {
-  return typeof amount === 'string' && DECIMAL.test(amount);
-}
-
-/** A value as sent, for a message. */
-function printed(value: unknown): string {
-  return shown(JSON.stringify(value) ?? String(value));
-}
-
-/** Server text in a message (which reportError neutralises): cut, so one value cannot flood stderr. */
-function shown(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
