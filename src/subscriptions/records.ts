@@ -160,8 +160,7 @@ export class SubscriptionRecords {
     const order = new Int32Array(this.sub.length);
     const next = offset.slice(0, count);
     this.sub.forEach((s, i) => (order[next[s]++] = i));
-    // One subscription is read at a time, so its arrays are reused: little garbage for the
-    // collector while the caller's records may still fill the heap.
+    // One subscription is read at a time: only its own arrays are alive besides the store.
     const scratch = emptySubscription();
     const billings: number[] = [];
     return (function* (this: SubscriptionRecords) {
@@ -175,8 +174,23 @@ export class SubscriptionRecords {
 
   private fill(out: Subscription, s: number, billings: number[]): Subscription {
     const time = this.time;
-    billings.sort((a, b) => time[a] - time[b]); // stable: ties keep the order given
-    for (const list of [out.paidTimes, out.paidCycles, out.paidThroughAfter, out.lastPaidCycleAfter, out.failedTimes, out.failedCycles, out.failedLabels, out.attemptTimes, out.attemptFailed, out.attemptLabels]) list.length = 0;
+    // Stable: ties keep the order given. Records mostly come in time order already.
+    for (let k = 1; k < billings.length; k++) {
+      if (time[billings[k - 1]] > time[billings[k]]) {
+        billings.sort((a, b) => time[a] - time[b]);
+        break;
+      }
+    }
+    out.paidTimes = [];
+    out.paidCycles = [];
+    out.paidThroughAfter = [];
+    out.lastPaidCycleAfter = [];
+    out.failedTimes = [];
+    out.failedCycles = [];
+    out.failedLabels = [];
+    out.attemptTimes = [];
+    out.attemptFailed = [];
+    out.attemptLabels = [];
     out.id = this.names[s];
     out.cancellation = this.cancellations.get(s);
     out.terms = undefined;

@@ -122,6 +122,13 @@ describe('paid, failed and pending', () => {
     const billings = [subscribe, b({ timestamp: T + 10, cycleStart: T, success: 0 }), b({ timestamp: E + 5, cycleStart: T + P, success: 0 }), b({ timestamp: E + 9, cycleStart: T + P, transactionStatus: 'failed' })];
     expect(ledger({ billings, cancellations: [] }, { at: E + 10, graceSeconds: G })[0].failedAttempts).toBe(2);
   });
+
+  it('takes the latest paid cycle, not the last paid billing, as the last paid one', () => {
+    // Cycle 4 is paid (at E + 5), a failure at cycle 3 (E + 10), then cycle 2 paid late
+    // (E + 20): the last paid cycle is still cycle 4, so the failure at cycle 3 does not count.
+    const billings = [subscribe, b({ timestamp: E + 5, cycleStart: T + 3 * P }), b({ timestamp: E + 10, cycleStart: T + 2 * P, success: 0 }), b({ timestamp: E + 20, cycleStart: T + P })];
+    expect(ledger({ billings, cancellations: [] }, { at: E + 30, graceSeconds: G })[0]).toMatchObject({ failedAttempts: 0, paidThrough: T + 4 * P - 1 });
+  });
 });
 
 describe('new and reactivated', () => {
@@ -249,6 +256,15 @@ describe('rows and keys', () => {
       ['EIGHT', 'p', '7'],
       ['USDT', 'p1', '10'],
       ['USDT', 'p2', '10'],
+    ]);
+  });
+
+  it("counts each attempt under its own billing's token and plan, even when one subscription's billings differ", () => {
+    const billings = [subscribe, b({ timestamp: T + 10, token: 'EIGHT', success: 0 }), b({ timestamp: T + 20, planId: 'q', success: 0 }), b({ timestamp: T + 30 })];
+    expect(one(billings, [{ from: T, to: T + DAY }], T + DAY, true).map((r) => [r.token, r.planId, r.attempts, r.failed, r.subscriptions_end])).toEqual([
+      ['EIGHT', 'p', 1, 1, 0],
+      ['USDT', 'p', 2, 0, 1],
+      ['USDT', 'q', 1, 1, 0],
     ]);
   });
 

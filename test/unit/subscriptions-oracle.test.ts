@@ -273,12 +273,13 @@ function lifecycles(specs: Array<Lifecycle>): Records {
   return { billings, cancellations };
 }
 
-/** Records in any order with any signals: ties, duplicates, billings after cancellations, late payments of old cycles. */
+/** Records in any order with any signals: ties, duplicates, billings after cancellations, late payments of old cycles, a subscription whose terms change. */
 const chaosArb = fc
   .record({
     billings: fc.array(
       fc.record({
         sub: fc.integer({ min: 0, max: 5 }),
+        plan: fc.integer({ min: 0, max: PLANS.length - 1 }),
         timestamp: fc.integer({ min: T0 - 10 * DAY, max: T0 + 200 * DAY }),
         cycleOffset: fc.integer({ min: -60 * DAY, max: 30 * DAY }),
         success: fc.constantFrom(0, 1, 1, 1),
@@ -293,7 +294,8 @@ const chaosArb = fc
   })
   .map(({ billings, cancellations }): Records => ({
     billings: billings.map((b, i) => {
-      const plan = PLANS[b.sub % PLANS.length];
+      // Subscription c5 breaks the contract: its billings name any plan, token and amount.
+      const plan = PLANS[b.sub === 5 ? b.plan : b.sub % PLANS.length];
       // Cycles on a coarse grid so that several billings name the same cycle.
       const cycleStart = b.timestamp + b.cycleOffset - ((b.timestamp + b.cycleOffset) % (5 * DAY));
       return { subscriptionId: `c${b.sub}`, planId: plan.planId, token: plan.token, amount: plan.amount, timestamp: b.timestamp, cycleStart, cycleEnd: cycleStart + plan.period - 1, success: b.success, transactionStatus: b.status, transactionHash: `0xb${i}` };
