@@ -5,7 +5,7 @@ import type { Datasets } from './datasets.js';
 import type { Deliverer } from './delivery.js';
 import { FaultInjector, parseFaultOptions } from './faults.js';
 import { fixturesOf } from './fixtures.js';
-import { groundTruthJson, unknownTarget } from './ground-truth.js';
+import { groundTruthJson, subscriptionTruth, unknownTarget } from './ground-truth.js';
 import type { LiveTraffic } from './live.js';
 import { InvalidLiveOptions, type LiveOptions } from './live-options.js';
 import { buildNotification, parseTrigger } from './notifications.js';
@@ -122,6 +122,15 @@ export function controlRouter(state: ControlState): Router<ControlHandler> {
     const unknown = unknownTarget(chain, collection);
     if (unknown !== undefined) throw new HttpError(404, unknown);
     return { status: 200, body: groundTruthJson(state.datasets, chain, collection) };
+  });
+
+  // The fixed-recurring subscriptions' facts (terms, start, cancellation, billings): ground truth of states and metrics.
+  route('GET', '/subscriptions', ({ query }) => {
+    const chain = query.get('chain');
+    if (chain === null) throw new HttpError(400, `Missing chain: expected ?chain=${KNOWN_CHAINS.join('|')}`);
+    if (!isKnownChain(chain)) throw new HttpError(404, `Unknown chain ${chain}`);
+    const filter = { planId: query.get('planId') ?? undefined, subscriptionId: query.get('subscriptionId') ?? undefined };
+    return json(200, subscriptionTruth(state.datasets, chain, filter));
   });
 
   route('GET', '/live', () => json(200, state.live.status()));

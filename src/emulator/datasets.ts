@@ -3,6 +3,7 @@ import { collectionSpecs } from './generate.js';
 import { Random } from './prng.js';
 import { RecordStore, type StoredRecord } from './store.js';
 import { World, type WorldOptions } from './world.js';
+import { BOUNDARY_MIN_RECORDS, boundaryTimestamps } from './boundaries.js';
 
 // Every (chain, collection) store, built lazily on first access: a million records per
 // collection costs nothing until a request touches that collection. Records added later
@@ -14,6 +15,12 @@ import { World, type WorldOptions } from './world.js';
 const YEAR = 365 * 86400;
 /** Share of records that reuse the previous record's second, so tie-breaks are exercised. */
 const COLLISION_RATE = 0.05;
+
+/** Whether records can be added to a collection after start (live traffic, POST /_emulator/records). */
+export function canGenerate(collection: string): boolean {
+  const spec = collectionSpecs[collection];
+  return spec?.more !== undefined || spec?.generate !== undefined;
+}
 
 /** Fields each collection is matched on: path parameters and filters of its registry entries. */
 function keyFieldsOf(collection: string): Set<string> {
@@ -108,12 +115,13 @@ export class Datasets {
   /** A new record from the collection's generator: its index continues after the existing ones. */
   generate(chain: string, collection: string, timestamp: number): StoredRecord {
     const spec = collectionSpecs[collection];
-    if (!spec?.generate) throw new Error(`collection ${collection} has no generator`);
+    const generate = spec?.more ?? spec?.generate;
+    if (!generate) throw new Error(`collection ${collection} has no generator`);
     const key = keyOf(chain, collection);
     const world = this.world(chain);
     const index = this.options.records + (this.appended.get(key) ?? 0);
     this.appended.set(key, index - this.options.records + 1);
-    const { record, internal } = spec.generate({ world, r: new Random(world.recordSeed(collection, index)), index, timestamp });
+    const { record, internal } = generate({ world, r: new Random(world.recordSeed(collection, index)), index, timestamp });
     return { timestamp, record, internal };
   }
 
@@ -129,7 +137,7 @@ export class Datasets {
   }
 
   canAppend(collection: string): boolean {
-    return collectionSpecs[collection]?.generate !== undefined;
+    return canGenerate(collection);
   }
 
   private build(chain: string, collection: string): RecordStore {
@@ -140,6 +148,7 @@ export class Datasets {
       const initial: StoredRecord[] = spec.initial(world);
       for (const entry of [...initial].sort((a, b) => a.timestamp - b.timestamp)) store.insert(entry);
     }
+    if (spec?.whole) for (const entry of spec.whole(world)) store.insert(entry);
     if (spec?.generate) {
       const timestamps = this.timestamps(world, collection);
       for (let index = 0; index < timestamps.length; index++) {
@@ -163,29 +172,6 @@ export class Datasets {
     if (records >= BOUNDARY_MIN_RECORDS) placeOnBoundaries(out, boundaryTimestamps(now - YEAR, now));
     return out.sort();
   }
-}
-
-/** Below this many records a collection keeps its random timestamps only (small test sets stay as they were). */
-const BOUNDARY_MIN_RECORDS = 100;
-
-/**
- * Where calendar periods meet, so that tests of --period and --tz meet records there:
- * the first second of every month and the last second before it, in UTC and in
- * Europe/Berlin, inside [from, to). Berlin's month starts are written out here (not
- * computed by payrec's code under test): under the EU rule, summer time (UTC+2) runs
- * from the last Sunday of March to the last Sunday of October, so April to October
- * begin at 22:00 UTC on the day before, November to March at 23:00 UTC.
- */
-export function boundaryTimestamps(from: number, to: number): number[] {
-  const marks: number[] = [];
-  const first = new Date(from * 1000);
-  for (let y = first.getUTCFullYear(), m = first.getUTCMonth(); Date.UTC(y, m, 1) / 1000 - 7200 < to + 7200; m++) {
-    const utc = Date.UTC(y, m, 1) / 1000;
-    const month = new Date(utc * 1000).getUTCMonth() + 1;
-    const berlin = utc - (month >= 4 && month <= 10 ? 7200 : 3600);
-    marks.push(utc - 1, utc, berlin - 1, berlin);
-  }
-  return [...new Set(marks)].filter((t) => t >= from && t < to).sort((a, b) => a - b);
 }
 
 /**

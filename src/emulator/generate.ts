@@ -18,50 +18,29 @@ export interface RecordContext {
 export interface CollectionSpec {
   /** Builds the index-th of the `records` records that the collection starts with. */
   generate?: (g: RecordContext) => Omit<StoredRecord, 'timestamp'>;
+  /** The whole starting set at once, in timestamp order (records that depend on each other). */
+  whole?: (world: World) => Iterable<StoredRecord>;
+  /** A record added after start (live traffic, POST /_emulator/records); default: `generate`. */
+  more?: (g: RecordContext) => Omit<StoredRecord, 'timestamp'>;
   /** A fixed starting set, for collections whose size does not follow `records`. */
   initial?: (world: World) => StoredRecord[];
   /** Records belong to the key that created them (internal field `owner`). */
   owned?: boolean;
 }
 
-function billing({ world, r, index, timestamp }: RecordContext) {
-  const sub = r.pick(world.subscriptions['fixed-recurring']);
-  const plan = world.plan(sub.planId)!;
-  const cycleStart = timestamp - r.int(0, 3600);
+function cancellation({ world, r, index, timestamp }: RecordContext) {
+  const sub = r.pick(world.subscriptions['variable-recurring']);
+  const forced = r.chance(0.3);
   return {
     record: {
       subscriptionId: sub.id,
-      success: r.chance(0.9) ? 1 : 0,
-      amount: plan.amount,
-      fee: val.fee(r),
-      token: plan.token,
-      receiver: plan.receiver,
       timestamp,
-      cycleStart,
-      cycleEnd: cycleStart + plan.periodDays * 86400,
-      triggeredBy: r.chance(0.6) ? sub.subscriber : r.pick(world.operators),
+      forced,
+      triggeredBy: forced ? r.pick(world.operators) : sub.subscriber,
       transactionHash: val.uniqueHexId(r, index),
       transactionStatus: val.transactionStatus(r),
     },
-    internal: { planId: plan.id },
-  };
-}
-
-function cancellation(product: 'fixed-recurring' | 'variable-recurring') {
-  return ({ world, r, index, timestamp }: RecordContext) => {
-    const sub = r.pick(world.subscriptions[product]);
-    const forced = r.chance(0.3);
-    return {
-      record: {
-        subscriptionId: sub.id,
-        timestamp,
-        forced,
-        triggeredBy: forced ? r.pick(world.operators) : sub.subscriber,
-        transactionHash: val.uniqueHexId(r, index),
-        transactionStatus: val.transactionStatus(r),
-      },
-      internal: { planId: sub.planId },
-    };
+    internal: { planId: sub.planId },
   };
 }
 
@@ -203,9 +182,15 @@ function shortUrls(product: 'fixed-recurring' | 'on-demand') {
 export const collectionSpecs: Record<string, CollectionSpec> = {
   'fixed-recurring/short-urls': { initial: shortUrls('fixed-recurring'), owned: true },
   'on-demand/short-urls': { initial: shortUrls('on-demand'), owned: true },
-  'fixed-recurring/billings': { generate: billing },
-  'fixed-recurring/cancellations': { generate: cancellation('fixed-recurring') },
-  'variable-recurring/cancellations': { generate: cancellation('variable-recurring') },
+  'fixed-recurring/billings': {
+    whole: (world) => world.lifecycles.billingRecords(),
+    more: ({ world, r, timestamp }) => world.lifecycles.addBilling(r, timestamp),
+  },
+  'fixed-recurring/cancellations': {
+    whole: (world) => world.lifecycles.cancellationRecords(),
+    more: ({ world, r, timestamp }) => world.lifecycles.addCancellation(r, timestamp),
+  },
+  'variable-recurring/cancellations': { generate: cancellation },
   'variable-recurring/cancellation-requests': { generate: cancellationRequest },
   'variable-recurring/transfers': { generate: subscriptionTransfer('variable-recurring') },
   'on-demand/transfers': { generate: subscriptionTransfer('on-demand') },

@@ -1,6 +1,7 @@
 import { endpoints } from '../registry/endpoints.js';
 import { KNOWN_CHAINS } from '../registry/validators.js';
 import type { Datasets } from './datasets.js';
+import type { PlanTerms, SubscriptionFacts } from './lifecycles.js';
 
 // What a collection really holds at one moment: the yardstick that tests of exact paging
 // (and of a mirror) compare payrec's output against, computed by the emulator and never
@@ -37,4 +38,37 @@ export function groundTruth(datasets: Datasets, chain: string, collection: strin
 export function groundTruthJson(datasets: Datasets, chain: string, collection: string): string {
   const { seq, bodies, arrivals } = datasets.snapshot(chain, collection);
   return `{"chain":${JSON.stringify(chain)},"collection":${JSON.stringify(collection)},"seq":${seq},"records":[${bodies.join(',')}],"arrivals":[${arrivals.join(',')}]}`;
+}
+
+/** The fixed-recurring subscriptions of a chain, whole: what tests of subscription states and metrics compare with. */
+export interface SubscriptionTruth {
+  chain: string;
+  /** The emulator's anchor: every generated record is stamped before it. */
+  now: number;
+  /** The insertion counter when the snapshot was taken (records added later are in it). */
+  seq: number;
+  plans: PlanTerms[];
+  subscriptions: SubscriptionFacts[];
+}
+
+export interface SubscriptionFilter {
+  planId?: string;
+  subscriptionId?: string;
+}
+
+export function subscriptionTruth(datasets: Datasets, chain: string, filter: SubscriptionFilter = {}): SubscriptionTruth {
+  const unknown = unknownTarget(chain, 'fixed-recurring/billings');
+  if (unknown !== undefined) throw new RangeError(unknown);
+  const world = datasets.world(chain);
+  const { lifecycles } = world;
+  const planId = filter.planId?.toLowerCase();
+  const subscriptionId = filter.subscriptionId?.toLowerCase();
+  const subs = subscriptionId !== undefined ? [lifecycles.get(subscriptionId)].filter((s) => s !== undefined) : lifecycles.subscriptions;
+  return {
+    chain,
+    now: datasets.options.now,
+    seq: datasets.seq,
+    plans: world.plans['fixed-recurring'].map((p) => ({ planId: p.id, token: p.token, amount: p.amount, period: p.period })),
+    subscriptions: subs.filter((s) => planId === undefined || s.plan.id === planId).map((s) => lifecycles.facts(s)),
+  };
 }

@@ -4,7 +4,7 @@ import { Datasets } from './datasets.js';
 import { Deliverer, type DeliveryOptions } from './delivery.js';
 import { FaultInjector, type FaultOptions } from './faults.js';
 import { demoKey, fixturesOf, type Fixtures } from './fixtures.js';
-import { groundTruth, type GroundTruth } from './ground-truth.js';
+import { groundTruth, subscriptionTruth, type GroundTruth, type SubscriptionFilter, type SubscriptionTruth } from './ground-truth.js';
 import { LiveTraffic } from './live.js';
 import type { LiveOptions, LiveStatus } from './live-options.js';
 import { Random, mixSeed } from './prng.js';
@@ -17,7 +17,8 @@ export type { RequestLogEntry } from './control.js';
 export type { FaultOptions, FaultKind } from './faults.js';
 export type { DeliveryOptions, DeliveryAttempt } from './delivery.js';
 export type { LiveOptions, LiveStatus } from './live-options.js';
-export type { GroundTruth } from './ground-truth.js';
+export type { GroundTruth, SubscriptionFilter, SubscriptionTruth } from './ground-truth.js';
+export type { PlanTerms, SubscriptionFacts } from './lifecycles.js';
 
 export interface EmulatorOptions {
   /** 0 (default) picks a free port. */
@@ -62,6 +63,8 @@ export interface Emulator {
   live: LiveControl;
   /** A collection's complete current records as the API serves them (GET /_emulator/records). */
   records(chain: string, collection: string): GroundTruth;
+  /** The fixed-recurring subscriptions' facts, optionally of one plan or one subscription (GET /_emulator/subscriptions). */
+  subscriptions(chain: string, filter?: SubscriptionFilter): SubscriptionTruth;
   close(): Promise<void>;
 }
 
@@ -115,6 +118,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       settle: () => live.settle(),
     },
     records: (chain, collection) => groundTruth(datasets, chain, collection),
+    subscriptions: (chain, filter) => subscriptionTruth(datasets, chain, filter),
     close: () =>
       new Promise<void>((resolve, reject) => {
         live.close();

@@ -1,4 +1,4 @@
-import type { Datasets } from './datasets.js';
+import { canGenerate, type Datasets } from './datasets.js';
 import { DueQueue } from './due-queue.js';
 import { collectionSpecs } from './generate.js';
 import { LIVE_DEFAULTS, checkLiveOptions, type LiveOptions, type LiveStatus } from './live-options.js';
@@ -27,7 +27,7 @@ const RESOLVE_MAX_MS = 5000;
 const CONFIRMED_SHARE = 0.85;
 
 /** Collections live traffic can add to: those with a generator. */
-export const LIVE_COLLECTIONS = Object.keys(collectionSpecs).filter((c) => collectionSpecs[c].generate !== undefined);
+export const LIVE_COLLECTIONS = Object.keys(collectionSpecs).filter(canGenerate);
 
 interface PendingRecord {
   chain: string;

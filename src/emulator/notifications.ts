@@ -94,11 +94,12 @@ function eventData(world: World, r: Random, t: TriggerRequest, timestamp: number
   }
   const product = t.type as SubscriptionProduct;
   const plan = world.plan(t.planId.toLowerCase());
-  const known = world.subscriptions[product]?.filter((s) => s.planId === plan?.id) ?? [];
+  const known = world.subscriptionsOf(product).filter((s) => s.planId === plan?.id);
   const sub = known.length > 0 ? r.pick(known) : { id: val.hexId(r), subscriber: r.pick(world.payers) };
   const token = plan?.token ?? r.pick(world.tokens);
   const amount = plan?.amount ?? val.amount(r);
-  const cycle = { cycleStart: timestamp, cycleEnd: timestamp + (plan?.periodDays ?? 30) * 86400 };
+  // cycleEnd is inclusive, as on billings.
+  const cycle = { cycleStart: timestamp, cycleEnd: timestamp + (plan?.period ?? 30 * 86400) - 1 };
   const common = { subscriptionId: sub.id, planId: t.planId };
   switch (t.event) {
     case 'Subscription':

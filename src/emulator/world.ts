@@ -1,10 +1,12 @@
 import { DOC_PLAN_ID, DOC_RECEIVER, DOC_SENDER, DOC_SHORT_URL } from './doc-examples.js';
 import { Random, hashString, mixSeed } from './prng.js';
+import { Lifecycles, fixedRecurringPlans } from './lifecycles.js';
 import * as val from './values.js';
 
 // The small, fixed cast of one chain: plans, subscriptions, strategies, schedules and
 // wallets. Every generated record picks from it, so filters such as --plan-id or
-// --sender find records, and billings of a subscription name that subscription's plan.
+// --sender find records. Fixed-recurring subscriptions are not in the cast: they are
+// lifecycles (lifecycles.ts), simulated on first use.
 
 export const SUBSCRIPTION_PRODUCTS = ['fixed-recurring', 'variable-recurring', 'on-demand'] as const;
 export type SubscriptionProduct = (typeof SUBSCRIPTION_PRODUCTS)[number];
@@ -18,7 +20,8 @@ export interface Plan {
   amount: string;
   /** The plan admin's wallet: receives the payments. */
   receiver: string;
-  periodDays: number;
+  /** Seconds. */
+  period: number;
 }
 
 export interface Subscription {
@@ -66,7 +69,8 @@ export interface WorldOptions {
 export class World {
   readonly tokens: readonly string[];
   readonly plans = {} as Record<SubscriptionProduct, Plan[]>;
-  readonly subscriptions = {} as Record<SubscriptionProduct, Subscription[]>;
+  /** Of variable-recurring and on-demand; fixed-recurring ones are `lifecycles`. */
+  readonly subscriptions = {} as Record<Exclude<SubscriptionProduct, 'fixed-recurring'>, Subscription[]>;
   readonly strategies: Strategy[] = [];
   readonly schedules: Schedule[] = [];
   /** Customers: senders of payments, subscribers. */
@@ -78,6 +82,7 @@ export class World {
   readonly shortUrls: SeedShortUrl[] = [];
   private readonly planById = new Map<string, Plan>();
   private readonly base: number;
+  private simulated: Lifecycles | undefined;
 
   constructor(
     readonly chain: string,
@@ -91,20 +96,28 @@ export class World {
     this.operators = Array.from({ length: 3 }, () => val.address(r));
 
     for (const product of SUBSCRIPTION_PRODUCTS) {
+      // Fixed-recurring draws its plans as before and sets them aside for its own: the
+      // stream goes on unchanged, so every other product's data stays as it was.
       const plans = Array.from({ length: PLANS_PER_PRODUCT }, (_, i) => ({
-        id: product === 'fixed-recurring' && i === 0 ? DOC_PLAN_ID : val.hexId(r),
+        id: val.hexId(r),
         token: r.pick(this.tokens),
         amount: String(r.pick([5, 9.99, 10, 25, 49.5, 100])),
         receiver: this.merchants[i % this.merchants.length],
-        periodDays: r.pick([7, 30, 30, 365]),
+        period: r.pick([7, 30, 30, 365]) * 86400,
       }));
-      this.plans[product] = plans;
-      for (const plan of plans) this.planById.set(plan.id, plan);
-      this.subscriptions[product] = Array.from({ length: SUBSCRIPTIONS_PER_PRODUCT }, (_, i) => ({
+      const subscriptions = Array.from({ length: SUBSCRIPTIONS_PER_PRODUCT }, (_, i) => ({
         id: val.hexId(r),
         planId: plans[i % plans.length].id,
         subscriber: r.pick(this.payers),
       }));
+      if (product === 'fixed-recurring') {
+        const own = new Random(mixSeed(this.base, hashString('fixed-recurring/plans')));
+        this.plans[product] = fixedRecurringPlans(own, this.tokens, this.merchants, DOC_PLAN_ID);
+      } else {
+        this.plans[product] = plans;
+        this.subscriptions[product] = subscriptions;
+      }
+      for (const plan of this.plans[product]) this.planById.set(plan.id, plan);
     }
     for (let i = 0; i < 10; i++) this.strategies.push({ id: val.hexId(r), inputToken: r.pick(this.tokens) });
     for (let i = 0; i < 10; i++) {
@@ -115,6 +128,18 @@ export class World {
 
   plan(id: string): Plan | undefined {
     return this.planById.get(id);
+  }
+
+  /** The fixed-recurring subscriptions, simulated on first use (a million billings take a moment). */
+  get lifecycles(): Lifecycles {
+    this.simulated ??= new Lifecycles(this);
+    return this.simulated;
+  }
+
+  /** Subscriptions of a product (id, plan, subscriber). */
+  subscriptionsOf(product: SubscriptionProduct): { id: string; planId: string; subscriber: string }[] {
+    if (product !== 'fixed-recurring') return this.subscriptions[product];
+    return this.lifecycles.subscriptions.map((s) => ({ id: s.id, planId: s.plan.id, subscriber: s.subscriber }));
   }
 
   /** Seed of the record at `index` of a collection: records are generated independently. */
