@@ -277,6 +277,8 @@ describe('every registry read endpoint', () => {
       for (const p of e.params) {
         let value = values[p.name];
         if (e.product === 'variable-recurring' && p.name === 'subscriptionId') value = fx.subscriptions['variable-recurring'][0];
+        // A fixed-recurring subscription that has a cancellation, from the emulator's facts.
+        if (e.id === 'fixed-recurring.cancellation') value = emu.subscriptions('sandbox').subscriptions.find((s) => s.cancelledAt !== null)!.subscriptionId;
         if (e.product === 'variable-recurring' && p.name === 'planId') value = fx.plans['variable-recurring'][0];
         if (e.product === 'on-demand' && p.name === 'planId') value = fx.plans['on-demand'][0];
         if (e.product === 'wallet-to-wallet' && p.name === 'id') value = fx.walletToWalletPayments[0];

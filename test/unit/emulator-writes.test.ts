@@ -152,7 +152,11 @@ describe('webhooks and notifications', () => {
     expect(fired.status).toBe(200);
     expect(fired.body.delivered).toBe('pending');
     const n = fired.body.notification;
-    expect(n).toMatchObject({ type: 'fixed-recurring', event: 'Billing', transactionStatus: 'confirmed', extra: { banner: 'BR69', traffic: 'facebook' } });
+    // The extra parameters of the plan's latest short url that has some (any owner, any product).
+    const urls = ['fixed-recurring/short-urls', 'on-demand/short-urls'].flatMap((c) => emu.records('bsc', c).records) as { planId: string; createdAt: number; params: { extra?: object } }[];
+    const withExtra = urls.filter((u) => u.planId === PLAN && Object.keys(u.params.extra ?? {}).length > 0).sort((a, b) => a.createdAt - b.createdAt);
+    expect(withExtra.length).toBeGreaterThan(0);
+    expect(n).toMatchObject({ type: 'fixed-recurring', event: 'Billing', transactionStatus: 'confirmed', extra: withExtra[withExtra.length - 1].params.extra });
     expect(n.data).toMatchObject({ planId: PLAN, subscriptionId: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     const { id, ...rest } = n;
     expect(id).toBe(createHash('sha256').update(JSON.stringify(rest)).digest('hex'));
