@@ -99,7 +99,7 @@ export class World {
       // Fixed-recurring draws its plans as before and sets them aside for its own: the
       // stream goes on unchanged, so every other product's data stays as it was.
       const plans = Array.from({ length: PLANS_PER_PRODUCT }, (_, i) => ({
-        id: val.hexId(r),
+        id: product === 'fixed-recurring' && i === 0 ? DOC_PLAN_ID : val.hexId(r),
         token: r.pick(this.tokens),
         amount: String(r.pick([5, 9.99, 10, 25, 49.5, 100])),
         receiver: this.merchants[i % this.merchants.length],
