@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { call, start } from './emulator-helpers.js';
 
-// A million records: prints generation time, page latency and memory (figures, not
+// A million records: prints generation time (transfers; billings as lifecycles), page latency and memory (figures, not
 // assertions, since machines differ). Slow, so it runs only with PAYREC_SLOW=1.
 
 describe.skipIf(process.env.PAYREC_SLOW !== '1')('one million records', () => {
@@ -36,4 +36,27 @@ describe.skipIf(process.env.PAYREC_SLOW !== '1')('one million records', () => {
       await emu.close();
     }
   }, 120_000);
+
+  it('simulates a million billings as subscription lifecycles', async () => {
+    const rss0 = process.memoryUsage().rss;
+    const emu = await start({ records: 1_000_000 });
+    try {
+      let t = performance.now();
+      const billings = await call(emu, `/v1/bsc/fixed-recurring/plans/${emu.fixtures('bsc').plans['fixed-recurring'][0]}/billings?limit=1000`);
+      const generation = performance.now() - t;
+      expect(billings.body.data).toHaveLength(1000);
+      t = performance.now();
+      const cancellations = await call(emu, `/v1/bsc/fixed-recurring/plans/${emu.fixtures('bsc').plans['fixed-recurring'][0]}/cancellations?limit=1`);
+      const cancelling = performance.now() - t;
+      const truth = emu.subscriptions('bsc');
+      expect(truth.subscriptions.reduce((n, s) => n + s.billings.length, 0)).toBe(1_000_000);
+      console.log(
+        `1M billings: simulation and store ${generation.toFixed(0)} ms, then cancellations ${cancelling.toFixed(0)} ms; ` +
+          `${truth.subscriptions.length} subscriptions, ${cancellations.body.total} cancellations of the documentation's plan; ` +
+          `extra RSS ${((process.memoryUsage().rss - rss0) / 1e6).toFixed(0)} MB`,
+      );
+    } finally {
+      await emu.close();
+    }
+  }, 300_000);
 });
