@@ -39,10 +39,11 @@ export async function parquetTarget(dir: string): Promise<string> {
   }
   const path = resolve(dir);
   try {
-    await mkdir(path, { recursive: true });
+    // 0700 whatever the umask (it is set to 077 only when the mirror opens): the files hold every record.
+    await mkdir(path, { recursive: true, mode: 0o700 });
     await access(path, constants.W_OK);
   } catch (err) {
-    throw new UsageError(`cannot write --parquet "${printable(dir)}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    throw new UsageError(`cannot write --parquet "${printable(dir)}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'give --parquet a folder you can write');
   }
   return path;
 }

@@ -141,11 +141,7 @@ export class MirrorDb {
         } catch (err) {
           const holder = heldBy(err);
           if (holder === undefined) throw openError(this.file, this.access, err);
-          if (note && !said) {
-            mkdirSync(this.readersDir, { recursive: true, mode: 0o700 });
-            // Into a folder of the user's own only (in /tmp another user could have made it a link).
-            if (ownFolder(this.readersDir)) closeSync(openSync(note, PRIVATE_NEW_FILE, 0o600));
-          }
+          if (note && !said) leaveNote(this.readersDir, note);
           const waited = Date.now() - started;
           if (!patient && waited > READER_PATIENCE_MS) throw busy(this.file, holder);
           if (!said && (this.access === 'read' || waited > SAY_WAITING_MS)) {
@@ -364,6 +360,20 @@ function namesIn(dir: string): string[] {
     return readdirSync(dir);
   } catch {
     return [];
+  }
+}
+
+/**
+ * A reader's note that it waits for the file: into a folder of the user's own only (in
+ * /tmp another user could have made it a link). Where it cannot be left (a read-only
+ * folder), the reader waits without it, for as long as a sync takes.
+ */
+function leaveNote(dir: string, note: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (ownFolder(dir)) closeSync(openSync(note, PRIVATE_NEW_FILE, 0o600));
+  } catch {
+    // No note: the sync does not let this reader in early; its open still retries.
   }
 }
 

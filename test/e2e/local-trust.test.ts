@@ -97,13 +97,13 @@ describe('the mirror gets the config\'s trust check', () => {
     // Mutant killed: mkdir(recursive) without mode 0700 (0777 under umask 000).
     const home = folder();
     const data = join(home, 'fresh', 'share');
-    const r = await execa('sh', ['-c', `umask 000 && exec node "${BIN}" sync ot/transfers`], {
+    const r = await execa('sh', ['-c', `umask 000 && exec node "${BIN}" sync ot/transfers --parquet "${join(home, 'pq', 'out')}"`], {
       reject: false,
       extendEnv: false,
       env: { PATH: process.env.PATH, HOME: home, TZ: 'UTC', XDG_DATA_HOME: data, PAYREC_CONFIG_DIR: tempDir(), PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc'), PAYREC_CHAIN: 'bsc' },
     });
     expect(r.exitCode).toBe(0);
-    for (const d of [join(home, 'fresh'), data, join(data, 'payrec')]) expect((statSync(d).mode & 0o777).toString(8), d).toBe('700');
+    for (const d of [join(home, 'fresh'), data, join(data, 'payrec'), join(home, 'pq'), join(home, 'pq', 'out')]) expect((statSync(d).mode & 0o777).toString(8), d).toBe('700');
     expect((statSync(join(data, 'payrec', 'default.duckdb')).mode & 0o777).toString(8)).toBe('600');
     expect(readdirSync(join(data, 'payrec')).filter((n) => n.includes('staging'))).toEqual([]);
   });
@@ -129,6 +129,7 @@ function placesUnder(home: string) {
     { what: 'auth login', args: ['auth', 'login'], env: { ...env, PAYREC_API_KEY: undefined }, input: `${emu.keyFor('bsc')}\n`, hint: 'set PAYREC_CONFIG_DIR to a folder you can write' },
     { what: 'wn listen', args: ['wn', 'listen', '--port', '0', '--forward-to', 'http://127.0.0.1:9/'], env, hint: 'set XDG_STATE_HOME to a folder you can write' },
     { what: '-o', args: ['ot', 'transfers', '--limit', '1', '-o', join(home, 'out.csv')], env, hint: 'give -o a path in a folder you can write' },
+    { what: '--parquet', args: ['sync', 'ot/transfers', '--db', join(folder(0o1777), 'm.duckdb'), '--parquet', join(home, 'pq')], env, hint: 'give --parquet a folder you can write' },
   ];
 }
 

@@ -96,7 +96,10 @@ export class ConfigStore {
    * read (`auth logout`). A link is removed, never what it points to.
    */
   async removeFile(): Promise<void> {
-    await rm(await this.path(), { force: true });
+    const path = await this.path();
+    await rm(path, { force: true }).catch((err: NodeJS.ErrnoException) => {
+      throw unwritable(err, `cannot remove the config file ${printable(path)}`, 'remove it yourself, or make its folder writable');
+    });
     this.inspection = undefined;
   }
 
