@@ -87,7 +87,7 @@ export function addListOptions(cmd: Command, timeWindow: boolean, hasTokenFilter
       .option('--chart <period>', 'bar chart of records per day, week or month (with --token: of that token\'s amount); -f json|jsonl|csv|xlsx: its series as rows');
     if (!hasTokenFilter) cmd.option('--token <symbol>', 'with --chart: chart the amount of this token instead of the count');
     cmd
-      .option('--follow', 'keep polling and print each new record once (Ctrl-C to stop)')
+      .option('--follow', 'keep polling and print each new record once, on a terminal as one growing table with late arrivals marked (Ctrl-C to stop)')
       .option('--interval <seconds>', 'with --follow: seconds between polls (default 10)')
       .option('--lookback <duration>', 'with --follow: how late a record may appear and still be printed (default 10m)');
   }

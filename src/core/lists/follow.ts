@@ -3,7 +3,7 @@ import { InterruptedError } from '../runtime/errors.js';
 import type { Session } from '../runtime/session.js';
 import { formatDuration } from '../runtime/time.js';
 import { formatIso } from '../runtime/zone.js';
-import { createWriter, type OutputOptions, type RecordWriter } from '../output/writer.js';
+import { createWriter, type OutputOptions } from '../output/writer.js';
 import type { ListQuery, MergedList, WalkWindow } from './list-query.js';
 import { identityOf } from './paginate.js';
 import { checkRecord } from './records.js';
@@ -32,9 +32,8 @@ export async function follow(session: Session, endpoint: Endpoint | MergedList, 
   /** Identity → timestamp of every record printed (or known at the start) that a later poll may see again. */
   const seen = new Map<string, number>();
   const target = await session.openOutput();
-  // A table on a terminal is drawn per batch; other formats stream into one document.
-  const perBatch = options.format === 'table' && options.tty;
-  let writer: RecordWriter | undefined = perBatch ? undefined : createWriter(target.stream, options);
+  // One document however long it runs: on a terminal, one table that grows a line per record.
+  const writer = createWriter(target.stream, { ...options, growing: true });
   session.notice(
     `Following ${'title' in endpoint ? endpoint.title : `${endpoint.product} ${endpoint.command.join(' ')}`}${q.from === undefined ? '' : ` since ${formatIso(q.from, session.zone)}`}: ` +
       `each new record once, late ones up to ${formatDuration(lookbackSeconds)} old (every ${intervalMs / 1000} s; Ctrl-C to stop)`,
@@ -56,11 +55,7 @@ export async function follow(session: Session, endpoint: Endpoint | MergedList, 
           if (!learnOnly || (r.timestamp as number) >= startedAt) fresh.push(r);
         }
       }
-      if (fresh.length) {
-        const batch = perBatch ? createWriter(target.stream, options) : writer!;
-        for (const r of fresh) await batch.write(r);
-        if (perBatch) await batch.end();
-      }
+      for (const r of fresh) await writer.write(r);
       // The next poll starts at or after this one: nothing older than its window comes back.
       const nextFrom = Math.max(q.from ?? 0, pollStarted - lookbackSeconds);
       for (const [id, ts] of seen) if (ts < nextFrom) seen.delete(id);
@@ -71,9 +66,8 @@ export async function follow(session: Session, endpoint: Endpoint | MergedList, 
     if (!(err instanceof InterruptedError) && !ctx.signal.aborted) throw err;
   }
   // Ctrl-C is how following ends: close the document, keep what was written.
-  if (writer) await writer.end();
+  await writer.end();
   await target.commit();
-  writer = undefined;
   throw new InterruptedError();
 }
 

@@ -69,6 +69,8 @@ function paintStatus(paint: ChalkInstance | undefined, name: string, text: strin
 }
 
 const DECIMAL_CELL = /^-?\d+(\.\d+)?$/;
+/** Cells that are never cut: hashes, addresses, numbers, date-times. */
+const RIGID_CELL = /^(0x[0-9a-fA-F]+|0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}|-?\d+(\.\d+)?|\d{4}-\d{2}-\d{2}[ T][\d:.+Z-]*)$/;
 const DATE_TIME_CELL = /^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}(:?\d{2})?|Z)?)?$/;
 
 interface Fit {
@@ -116,19 +118,27 @@ function fitColumns(names: string[], rows: string[][], width: number, freeMin: n
   return { widths, shown };
 }
 
+interface Layout {
+  /** The cells' text, row by row, in the form chosen for each column. */
+  texts: string[][];
+  fit: Fit;
+  /** The columns shown shortened (hashes in the middle). */
+  short: boolean[];
+}
+
 /**
  * Which form each column shows, and how wide: every value whole when the table fits;
  * else free text gives way a little, then columns of ids are shortened (the one that
  * saves most first), then free text gives way to its least; --wide shortens nothing.
  */
-function layout(opts: OutputOptions, names: string[], cells: Cell[][]): { texts: string[][]; fit: Fit } {
+function layout(opts: OutputOptions, names: string[], cells: Cell[][]): Layout {
   const texts = (short: boolean[]) => cells.map((r) => r.map((c, i) => (short[i] ? c.short : c.full)));
   const short = names.map(() => false);
   const width = opts.width;
-  if (opts.wide || !width) return { texts: texts(short), fit: { shown: names.map((_, i) => i) } };
+  if (opts.wide || !width) return { texts: texts(short), fit: { shown: names.map((_, i) => i) }, short };
   const attempt = (freeMin: number) => {
     const t = texts(short);
-    return { texts: t, fit: fitColumns(names, t, width, freeMin) };
+    return { texts: t, fit: fitColumns(names, t, width, freeMin), short };
   };
   const whole = (a: { fit: Fit }) => a.fit.shown.length === names.length;
   const longest = (i: number, form: keyof Cell) => cells.reduce((w, r) => Math.max(w, r[i][form].length), 0);
@@ -182,6 +192,53 @@ export function boxTable(opts: OutputOptions, out: TextOut): RowEmitter {
       const note = hidden.length ? `(${hidden.join(', ')} not shown: too wide; pick fields with --columns, or --wide)\n` : '';
       return out.push(table.toString() + '\n' + note);
     },
+  };
+}
+
+/**
+ * --follow on a terminal: one table that grows as records come (as `kubectl get -w` and
+ * `stripe logs tail`): one header, then each record's line as it arrives, in columns
+ * sized by the first record, without box lines, which would need the last row to be
+ * drawn. A record stamped before one already printed (a late arrival) is marked `late`.
+ */
+export function followTable(opts: OutputOptions, out: TextOut): RowEmitter {
+  const time = terminalTime(opts);
+  const paint = opts.color ? new Chalk({ level: 1 }) : undefined;
+  let plan: { columns: Column[]; cellsOf: (row: Row) => Cell[]; shown: number[]; short: boolean[]; widths: number[] } | undefined;
+  let newest = -Infinity;
+  /** Cells padded to their columns (by the length of their plain text: colour adds none on screen). */
+  const line = (cells: string[], widths: number[], plain = cells) => cells.map((t, k) => t + ' '.repeat(Math.max(0, widths[k] - 2 - plain[k].length))).join('  ');
+  return {
+    row(row) {
+      let text = '';
+      if (!plan) {
+        const columns = tableColumns(opts, row);
+        const names = columns.map((c) => neutraliseTerminal(c.name));
+        const cellsOf = rowCells(opts, columns, time);
+        const { fit, short, texts } = layout(opts, names, [cellsOf(row)]);
+        const widths = fit.widths ?? fit.shown.map((i) => Math.max(names[i].length, texts[0][i].length) + 2);
+        plan = { columns, cellsOf, shown: fit.shown, short, widths };
+        const hidden = names.filter((_, i) => !fit.shown.includes(i));
+        if (hidden.length) text += `(${hidden.join(', ')} not shown: too wide; pick fields with --columns, or --wide)\n`;
+        const head = line(fit.shown.map((i) => names[i]), widths).trimEnd();
+        text += (paint ? paint.bold(head) : head) + '\n';
+      }
+      const { columns, shown, short, widths } = plan;
+      const cells = plan.cellsOf(row);
+      const texts = shown.map((i, k) => {
+        const t = short[i] ? cells[i].short : cells[i].full;
+        // Free text longer than its column is cut; ids, amounts and times never are (they push the line).
+        const room = widths[k] - 2;
+        return t.length > room && !columns[i].name.endsWith('transactionStatus') && !RIGID_CELL.test(t) ? t.slice(0, Math.max(1, room - 1)) + '…' : t;
+      });
+      const stamp = row.timestamp;
+      const late = typeof stamp === 'number' && stamp < newest;
+      if (typeof stamp === 'number') newest = Math.max(newest, stamp);
+      let cellsText = line(texts.map((t, k) => paintStatus(paint, columns[shown[k]].name, t)), widths, texts);
+      if (late) cellsText += `  ${paint ? paint.yellow('late') : 'late'}`;
+      return out.push(text + cellsText.trimEnd() + '\n');
+    },
+    end: () => {},
   };
 }
 

@@ -18,7 +18,7 @@ import {
   type RowEmitter,
   type TimeStyle,
 } from './rows.js';
-import { boxTable, fieldValueTable } from './terminal-table.js';
+import { boxTable, fieldValueTable, followTable } from './terminal-table.js';
 
 // The one output module: every command's records go through createWriter, whatever
 // the format. Records stream out as they arrive (except the terminal table, which
@@ -71,6 +71,8 @@ export interface OutputOptions {
   width?: number;
   /** --wide: the terminal table shortens no value (ids, JSON) to fit the width. */
   wide?: boolean;
+  /** --follow: the terminal table grows a line per record as they come, under one header. */
+  growing?: boolean;
   /**
    * How a record's status reads in a terminal table, when payrec's meaning differs from
    * the API's transactionStatus ("failed (success 0)"); undefined keeps the field as sent.
@@ -326,7 +328,8 @@ function rowEmitter(opts: OutputOptions, kind: 'list' | 'single', sink: ChunkedS
       return workbook(opts, out);
     case 'table':
       if (kind === 'single') return opts.tty && !opts.dumb ? fieldValueTable(opts, sink) : fieldValueText(opts, sink);
-      return opts.tty && !opts.dumb ? boxTable(opts, sink) : tabSeparated(opts, sink);
+      if (!opts.tty || opts.dumb) return tabSeparated(opts, sink);
+      return opts.growing ? followTable(opts, sink) : boxTable(opts, sink);
   }
 }
 
