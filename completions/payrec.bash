@@ -151,7 +151,7 @@ _payrec_flags() {
     '') echo '--version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'fixed-recurring') echo '' ;;
     'fixed-recurring short-urls') echo '' ;;
-    'fixed-recurring short-urls list') echo '--plan-id --limit --all --page-size --offset --concurrency --summary --count --fail-if-any --jq' ;;
+    'fixed-recurring short-urls list') echo '--plan-id --limit --all --page-size --offset --concurrency --count --fail-if-any --jq' ;;
     'fixed-recurring short-urls get') echo '' ;;
     'fixed-recurring short-urls delete') echo '--yes -y' ;;
     'fixed-recurring short-urls create') echo '--name --plan-id --success-url --error-url --extra' ;;
@@ -171,7 +171,7 @@ _payrec_flags() {
     'variable-recurring transfers') echo '--plan-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq' ;;
     'on-demand') echo '' ;;
     'on-demand short-urls') echo '' ;;
-    'on-demand short-urls list') echo '--plan-id --limit --all --page-size --offset --concurrency --summary --count --fail-if-any --jq' ;;
+    'on-demand short-urls list') echo '--plan-id --limit --all --page-size --offset --concurrency --count --fail-if-any --jq' ;;
     'on-demand short-urls get') echo '' ;;
     'on-demand short-urls delete') echo '--yes -y' ;;
     'on-demand short-urls create') echo '--name --plan-id --success-url --error-url --extra' ;;

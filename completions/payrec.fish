@@ -295,7 +295,7 @@ function __payrec_flags
         case 'fixed-recurring short-urls'
             printf '%s\n' 
         case 'fixed-recurring short-urls list'
-            printf '%s\n' --plan-id --limit --all --page-size --offset --concurrency --summary --count --fail-if-any --jq
+            printf '%s\n' --plan-id --limit --all --page-size --offset --concurrency --count --fail-if-any --jq
         case 'fixed-recurring short-urls get'
             printf '%s\n' 
         case 'fixed-recurring short-urls delete'
@@ -335,7 +335,7 @@ function __payrec_flags
         case 'on-demand short-urls'
             printf '%s\n' 
         case 'on-demand short-urls list'
-            printf '%s\n' --plan-id --limit --all --page-size --offset --concurrency --summary --count --fail-if-any --jq
+            printf '%s\n' --plan-id --limit --all --page-size --offset --concurrency --count --fail-if-any --jq
         case 'on-demand short-urls get'
             printf '%s\n' 
         case 'on-demand short-urls delete'

@@ -1,4 +1,5 @@
-import { Command, CommanderError } from 'commander';
+import { CommanderError, type Command } from 'commander';
+import { configureInheritedHelp, PayrecCommand } from './commands/help.js';
 import { makeAction } from './core/runtime/action.js';
 import { processContext, type Context } from './core/runtime/context.js';
 import { reportError } from './core/runtime/report-error.js';
@@ -18,7 +19,7 @@ import pkg from '../package.json' with { type: 'json' };
  * (completion scripts and the README reference walk the whole tree).
  */
 export async function buildProgram(ctx: Context, words?: readonly string[]): Promise<Command> {
-  const program = new Command('payrec')
+  const program = new PayrecCommand('payrec')
     .description('Query subscription and payment records (billings, transfers, payments, executions), manage short urls and plan webhooks, verify webhook notifications.')
     .version(pkg.version, '-V, --version')
     .option('--profile <name>', 'stored profile to use (env PAYREC_PROFILE)')
@@ -44,6 +45,7 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     .showSuggestionAfterError(true)
     .addHelpText('after', `\nExamples:\n  $ payrec --emulator one-time transfers --limit 5\n  $ payrec one-time transfers --from 30d --all -f csv -o transfers.csv\n  $ payrec fr billings --plan-id 0x57b2…6bf7 --summary\n\nEvery command has --help with its flags and examples; the whole reference:\npayrec help reference (also man payrec).\n\n${exitCodes()}`);
 
+  configureInheritedHelp(program);
   program.exitOverride();
   program.configureOutput({
     writeOut: (s) => ctx.stdout.write(s),

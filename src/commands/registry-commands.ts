@@ -80,10 +80,11 @@ export function addListOptions(cmd: Command, timeWindow: boolean, hasTokenFilter
     .option('--all', 'every record (pages through the whole list)')
     .option('--page-size <n>', 'records per request, 1–1000 (default: the smaller of --limit and 1000)')
     .option('--offset <n>', 'skip this many records first')
-    .option('--concurrency <n>', 'pages fetched at once with --all (default 4)')
-    .option('--summary', 'print count, counts per status, first/last time and exact totals per token and status instead of the records');
+    .option('--concurrency <n>', 'pages fetched at once with --all (default 4)');
+  // Lists without a time window (short urls) have no status or amount to summarise.
   if (timeWindow) {
     cmd
+      .option('--summary', 'print count, counts per status, first/last time and exact totals per token and status instead of the records')
       .option('--chart <period>', 'bar chart of records per day, week or month (with --token: of that token\'s amount); -f json|jsonl|csv|xlsx: its series as rows');
     if (!hasTokenFilter) cmd.option('--token <symbol>', 'with --chart: chart the amount of this token instead of the count');
     cmd

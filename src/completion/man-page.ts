@@ -1,6 +1,6 @@
 import type { Command, Option } from 'commander';
 import { EXIT_MEANINGS } from '../core/runtime/errors.js';
-import { commandPages, optionRows } from './reference.js';
+import { commandPages, GLOBAL_FLAGS_NOTE, optionRows } from './reference.js';
 
 // The man page (man/payrec.1, installed by npm through "man" in package.json), rendered
 // by walking the real command tree like the reference, so both list the same commands.
@@ -30,12 +30,13 @@ export function manPage(program: Command, version: string): string {
     '.SH DESCRIPTION',
     text('Commands mirror the API\'s product segments, with short aliases (fr, vr, od, ot, w2w, sp, dca, wn). Every command has --help with its flags and examples; payrec help reference prints this reference as Markdown. Add --emulator to any command to run it against the built-in emulator, with no account.'),
   );
-  out.push('.SH GLOBAL FLAGS', 'Accepted by every command.', ...options(program.options));
+  out.push('.SH GLOBAL FLAGS', text(GLOBAL_FLAGS_NOTE), ...options(program.options));
   out.push('.SH COMMANDS');
   for (const page of commandPages(program)) {
     out.push(`.SS "${text(page.usage)}"`, text(page.description));
     if (page.shortForm) out.push('.PP', `Short form: \\fBpayrec ${text(page.shortForm)}\\fR`);
     out.push(...options(page.options));
+    out.push('.PP', text(`Inherited flags: ${page.inherited.join(', ')}`));
   }
   out.push('.SH ENVIRONMENT', ...ENVIRONMENT.flatMap(([name, meaning]) => ['.TP', `.B ${name}`, text(meaning)]));
   out.push('.SH EXIT STATUS', ...EXIT_MEANINGS.flatMap((e) => ['.TP', `.B ${e.code}`, text(e.meaning)]));

@@ -1,4 +1,6 @@
 import type { Command, Option } from 'commander';
+import { RECORD_OUTPUT_FLAGS } from '../core/runtime/action.js';
+import { inheritedOptions } from '../commands/help.js';
 
 // The command reference (`payrec help reference`, docs/reference.md), rendered by
 // walking the real command tree (like gh's gen-docs), so the documentation lists
@@ -12,6 +14,8 @@ export interface CommandPage {
   /** `payrec fr billings`, when aliases shorten the path. */
   shortForm?: string;
   options: readonly Option[];
+  /** The global flags it takes (all, less record output for commands that print no records). */
+  inherited: readonly string[];
 }
 
 export function commandPages(program: Command): CommandPage[] {
@@ -22,7 +26,7 @@ export function commandPages(program: Command): CommandPage[] {
       const path = [...words, c.name()];
       if (c.commands.length === 0) {
         const args = c.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
-        pages.push({ usage: `payrec ${path.join(' ')}${args ? ' ' + args : ''}`, description: c.description(), shortForm: aliasPath(program, path), options: c.options });
+        pages.push({ usage: `payrec ${path.join(' ')}${args ? ' ' + args : ''}`, description: c.description(), shortForm: aliasPath(program, path), options: c.options, inherited: inheritedFlags(c) });
       }
       walk(c, path);
     }
@@ -30,6 +34,14 @@ export function commandPages(program: Command): CommandPage[] {
   walk(program, []);
   return pages;
 }
+
+/** The long flags a command inherits from payrec (`--profile`, `--format`…). */
+function inheritedFlags(cmd: Command): string[] {
+  return inheritedOptions(cmd).map((o) => o.long ?? o.flags);
+}
+
+/** What the global flags section says about who takes them. */
+export const GLOBAL_FLAGS_NOTE = `Inherited by every command, except the flags about printed records (${RECORD_OUTPUT_FLAGS.map(([, flag]) => flag).join(', ')}), which only commands that print records or results take (the others refuse them, exit 2). Each command below lists the flags it inherits.`;
 
 /** The options a user can see, as `flags` and `description`. */
 export function optionRows(options: readonly Option[]): { flags: string; description: string }[] {
@@ -44,7 +56,7 @@ export function referenceMarkdown(program: Command): string {
     '',
     '## Global flags',
     '',
-    'Accepted by every command.',
+    GLOBAL_FLAGS_NOTE,
     '',
     ...optionTable(program.options),
     '',
@@ -53,6 +65,7 @@ export function referenceMarkdown(program: Command): string {
     out.push(`## ${page.usage}`, '', escape(page.description), '');
     if (page.shortForm) out.push(`Short form: \`payrec ${page.shortForm}\``, '');
     if (page.options.length) out.push(...optionTable(page.options), '');
+    out.push(`Inherited flags: ${page.inherited.map((f) => `\`${f}\``).join(', ')}`, '');
   }
   return out.join('\n').trimEnd() + '\n';
 }

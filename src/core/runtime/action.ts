@@ -19,8 +19,9 @@ export interface CommandTraits {
 export type CommandAction = (work: CommandWork, traits?: CommandTraits) => (...args: unknown[]) => Promise<void>;
 
 export function makeAction(ctx: Context): CommandAction {
+  // The handler carries its traits, so that help can tell which inherited flags the command takes (commands/help.ts).
   return (work, traits = {}) =>
-    async (...args) => {
+    Object.assign(async (...args: unknown[]) => {
       const cmd = args.at(-1) as Command;
       const flags = cmd.optsWithGlobals() as GlobalFlags;
       if (!traits.output) refuseFileOutput(cmd, flags);
@@ -33,7 +34,7 @@ export function makeAction(ctx: Context): CommandAction {
       } finally {
         await session.close();
       }
-    };
+    }, { traits });
 }
 
 function refuseFileOutput(cmd: Command, flags: GlobalFlags): void {
@@ -42,4 +43,21 @@ function refuseFileOutput(cmd: Command, flags: GlobalFlags): void {
   const name = names.join(' ');
   if (flags.output !== undefined) throw new UsageError(`-o is for commands that print records or results, not ${name}`, 'to keep what it prints, redirect it: > FILE');
   if (flags.format === 'xlsx') throw new UsageError(`-f xlsx is for commands that print records or results, not ${name}`, 'use -f json (or the default table)');
+  // The other flags about records (--columns, --wide…): this command prints none, so they would do nothing.
+  const given = RECORD_OUTPUT_FLAGS.filter(([key]) => key !== 'output' && flags[key] !== undefined && flags[key] !== false);
+  if (given.length) throw new UsageError(`${given.map(([, flag]) => flag).join(', ')} ${given.length === 1 ? 'is' : 'are'} for commands that print records or results, not ${name}`);
 }
+
+/**
+ * Global flags that only commands printing records or results take (option attribute
+ * name, flag): the others refuse them here and do not offer them in --help (commands/help.ts).
+ */
+export const RECORD_OUTPUT_FLAGS: readonly [keyof GlobalFlags, string][] = [
+  ['output', '-o'],
+  ['columns', '--columns'],
+  ['flatten', '--flatten'],
+  ['wide', '--wide'],
+  ['timeFormat', '--time-format'],
+  ['csvRaw', '--csv-raw'],
+  ['bom', '--bom'],
+];
