@@ -45,6 +45,11 @@ export function paidBilling(b: Pick<BillingInput, 'success' | 'transactionStatus
   return !failedBilling(b) && Number(b.success) === 1 && b.transactionStatus === 'confirmed';
 }
 
+/** How a billing counts, for a subscription's history (`payrec subscriptions ID`). */
+export function billingOutcome(b: Pick<BillingInput, 'success' | 'transactionStatus'>): 'paid' | 'failed' | 'pending' {
+  return failedBilling(b) ? 'failed' : paidBilling(b) ? 'paid' : 'pending';
+}
+
 /** A billing's token, plan and amount, shared by all billings that have the same. */
 export interface Label {
   token: string;

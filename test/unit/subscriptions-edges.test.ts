@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ledger, metrics, type BillingInput, type CancellationInput } from '../../src/subscriptions/engine.js';
+import { billingOutcome, ledger, metrics, type BillingInput, type CancellationInput } from '../../src/subscriptions/engine.js';
 import { divHalfEven, formatAtto, ratio, readDecimal } from '../../src/subscriptions/exact.js';
 
 // Edges of the definitions (DESIGN.md "Subscriptions and revenue metrics"), each pinned to
@@ -110,6 +110,10 @@ describe('paid, failed and pending', () => {
       const [m] = one([subscribe, r], [{ from: T, to: renewalAt + 1 }]);
       expect(m).toMatchObject({ attempts: 2, failed: 1, failure_rate: '0.50000000', dunning_cases: 1 });
     }
+  });
+
+  it('names each outcome for a history: success 1 confirmed paid; success 0 or status failed failed; else pending', () => {
+    expect([billingOutcome({ success: 1, transactionStatus: 'confirmed' }), billingOutcome({ success: 1, transactionStatus: 'pending' }), billingOutcome({ success: 0, transactionStatus: 'confirmed' }), billingOutcome({ success: 0, transactionStatus: 'pending' }), billingOutcome({ success: 1, transactionStatus: 'failed' })]).toEqual(['paid', 'pending', 'failed', 'failed', 'failed']);
   });
 
   it('a confirmed success 1 renewal pays: paidThrough moves a period on', () => {

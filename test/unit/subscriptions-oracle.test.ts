@@ -16,6 +16,14 @@ const GRACE = 30 * DAY;
 const T0 = Date.UTC(2025, 0, 1) / 1000;
 const MONTHS = Array.from({ length: 24 }, (_, i) => ({ from: Date.UTC(2025, i, 1) / 1000, to: Date.UTC(2025, i + 1, 1) / 1000 }));
 const END = MONTHS[23].to;
+// The same months in Europe/Berlin: a month starts at local midnight, 1 h before UTC's in
+// winter time and 2 h before in summer time (last Sunday of March to last Sunday of
+// October: April to October begin in summer time). October 2025 and 2026 hold the 25-hour
+// day, March the 23-hour day.
+const BERLIN = MONTHS.map((_, i) => {
+  const start = (k: number) => Date.UTC(2025, k, 1) / 1000 - ((k % 12) >= 3 && (k % 12) <= 9 ? 7_200 : 3_600);
+  return { from: start(i), to: start(i + 1) };
+});
 const SEED = 20_261_124;
 
 // ---------------------------------------------------------------- the naive simulation
@@ -344,6 +352,17 @@ describe('the engine agrees with the brute-force simulation', () => {
         return rows.length > 0;
       }),
       { seed: SEED, numRuns: 40 },
+    );
+  });
+
+  it('metrics: Berlin months, with their 23- and 25-hour days (generated lifecycles)', () => {
+    // Berlin October 2026: from 2026-09-30T22:00Z to 2026-10-31T23:00Z, 31 days and 1 hour.
+    expect([BERLIN[21].from, BERLIN[21].to - BERLIN[21].from]).toEqual([Date.UTC(2026, 8, 30, 22) / 1000, 31 * DAY + 3_600]);
+    fc.assert(
+      fc.property(recordsArb, fc.boolean(), (r, byPlan) => {
+        expect(metrics(r, { intervals: BERLIN, at: END, graceSeconds: GRACE, byPlan })).toEqual(naiveMetrics(r.billings, r.cancellations, BERLIN, END, GRACE, byPlan));
+      }),
+      { seed: SEED, numRuns: 15 },
     );
   });
 
