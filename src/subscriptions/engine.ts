@@ -102,7 +102,6 @@ export function ledger(input: EngineInput | SubscriptionRecords, o: LedgerOption
     if (!seen) continue;
     const { terms } = s;
     const cancelled = s.cancellation && s.cancellation.timestamp < o.at ? s.cancellation : undefined;
-    const lastAttempt = countBefore(s.attemptTimes, o.at);
     rows.push({
       subscriptionId: s.id,
       planId: terms.planId,
@@ -112,7 +111,8 @@ export function ledger(input: EngineInput | SubscriptionRecords, o: LedgerOption
       mrr: formatAtto(terms.mrr),
       started: terms.started,
       paidThrough: seen.paidThrough,
-      lastAttempt: lastAttempt === 0 ? null : s.attemptTimes[lastAttempt - 1],
+      // Never null here: the subscribe is an attempt before `at`.
+      lastAttempt: s.attemptTimes[countBefore(s.attemptTimes, o.at) - 1],
       failedAttempts: s.failedTimes.filter((t, i) => t < o.at && s.failedCycles[i] > seen.lastPaidCycle).length,
       cancelledAt: cancelled ? cancelled.timestamp : null,
       forced: cancelled ? cancelled.forced : null,
@@ -179,11 +179,11 @@ export function metrics(input: EngineInput | SubscriptionRecords, o: MetricsOpti
         }
       }
     }
-    // Attempts come in time order, mostly of one token and plan: reuse the last cell while it fits.
+    // Attempts come in time order, mostly of one token and plan: reuse the last cell until the interval or label changes.
     let last: { q: number; label: Label; cell: Cell } | undefined;
     s.attemptTimes.forEach((t, i) => {
       const label = s.attemptLabels[i];
-      const q = last && t >= intervals[last.q].from && t < intervals[last.q].to ? last.q : intervalOf(intervals, t);
+      const q = last && t < intervals[last.q].to ? last.q : intervalOf(intervals, t);
       if (q === -1) return;
       if (!last || last.q !== q || last.label !== label) last = { q, label, cell: cell(q, label.token, label.planId) };
       last.cell.attempts++;

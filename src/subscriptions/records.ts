@@ -42,7 +42,7 @@ export function failedBilling(b: Pick<BillingInput, 'success' | 'transactionStat
 
 /** Paid: success 1 and confirmed. Neither paid nor failed (pending) counts as neither. */
 export function paidBilling(b: Pick<BillingInput, 'success' | 'transactionStatus'>): boolean {
-  return !failedBilling(b) && Number(b.success) === 1 && b.transactionStatus === 'confirmed';
+  return Number(b.success) === 1 && b.transactionStatus === 'confirmed';
 }
 
 /** How a billing counts, for a subscription's history (`payrec subscriptions ID`). */

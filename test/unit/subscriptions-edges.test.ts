@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { billingOutcome, ledger, metrics, type BillingInput, type CancellationInput } from '../../src/subscriptions/engine.js';
+import { SUBSCRIPTION_STATES, billingOutcome, ledger, metrics, type BillingInput, type CancellationInput } from '../../src/subscriptions/engine.js';
 import { divHalfEven, formatAtto, ratio, readDecimal } from '../../src/subscriptions/exact.js';
 
 // Edges of the definitions (DESIGN.md "Subscriptions and revenue metrics"), each pinned to
@@ -114,6 +114,13 @@ describe('paid, failed and pending', () => {
 
   it('names each outcome for a history: success 1 confirmed paid; success 0 or status failed failed; else pending', () => {
     expect([billingOutcome({ success: 1, transactionStatus: 'confirmed' }), billingOutcome({ success: 1, transactionStatus: 'pending' }), billingOutcome({ success: 0, transactionStatus: 'confirmed' }), billingOutcome({ success: 0, transactionStatus: 'pending' }), billingOutcome({ success: 1, transactionStatus: 'failed' })]).toEqual(['paid', 'pending', 'failed', 'failed', 'failed']);
+    // Schema drift: a success sent as text still reads as its number; a missing one is judged by the status alone, and is never paid.
+    const drift = (success: unknown, transactionStatus: string) => billingOutcome({ success: success as number, transactionStatus });
+    expect([drift('1', 'confirmed'), drift('0', 'confirmed'), drift(undefined, 'confirmed'), drift(null, 'confirmed'), drift(undefined, 'failed')]).toEqual(['paid', 'failed', 'pending', 'pending', 'failed']);
+  });
+
+  it('knows the four states, in the order of a lifecycle', () => {
+    expect(SUBSCRIPTION_STATES).toEqual(['active', 'past_due', 'lapsed', 'cancelled']);
   });
 
   it('a confirmed success 1 renewal pays: paidThrough moves a period on', () => {
@@ -270,6 +277,28 @@ describe('rows and keys', () => {
       ['USDT', 'p', 2, 0, 1],
       ['USDT', 'q', 1, 1, 0],
     ]);
+  });
+
+  it('keeps apart billings that differ in token, plan or amount alone, even one after another', () => {
+    const subs = [
+      b({ subscriptionId: 'a', timestamp: T, token: 'ab', planId: 'c' }),
+      b({ subscriptionId: 'b', timestamp: T, token: 'a', planId: 'bc' }), // the same text run together
+      b({ subscriptionId: 'c', timestamp: T, token: 'a', planId: 'bd' }), // the plan alone differs
+      b({ subscriptionId: 'd', timestamp: T, token: 'a', planId: 'bd', amount: '20' }), // the amount alone
+      b({ subscriptionId: 'e', timestamp: T, token: 'b', planId: 'bd', amount: '20' }), // the token alone
+    ];
+    expect(ledger({ billings: subs, cancellations: [] }, { at: T + 1, graceSeconds: G }).map((r) => [r.subscriptionId, r.token, r.planId, r.amount])).toEqual([
+      ['a', 'ab', 'c', '10'],
+      ['b', 'a', 'bc', '10'],
+      ['c', 'a', 'bd', '10'],
+      ['d', 'a', 'bd', '20'],
+      ['e', 'b', 'bd', '20'],
+    ]);
+  });
+
+  it('lists subscriptions started in the same second by id', () => {
+    const subs = ['z', 'm', 'a'].map((subscriptionId) => b({ subscriptionId, timestamp: T }));
+    expect(ledger({ billings: subs, cancellations: [] }, { at: T + 1, graceSeconds: G }).map((r) => r.subscriptionId)).toEqual(['a', 'm', 'z']);
   });
 
   it('no row for an interval with nothing counted, attempted or dunned', () => {

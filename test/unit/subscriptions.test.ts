@@ -253,6 +253,34 @@ describe('amounts and times that cannot be read exactly fail the figures (exit 6
     expect(() => ledger({ billings: [good], cancellations: [c] }, { at: MAY, graceSeconds: GRACE })).toThrow(/0xcbad/);
   });
 
+  it('says what it could not read, in one message with a hint', () => {
+    const bad = { ...good, amount: undefined as unknown as string, timestamp: 1.5, transactionHash: '0xone' };
+    let thrown: MalformedResponseError | undefined;
+    try {
+      ledger({ billings: [bad], cancellations: [] }, { at: MAY, graceSeconds: GRACE });
+    } catch (err) {
+      thrown = err as MalformedResponseError;
+    }
+    expect(thrown?.message).toBe('cannot compute subscriptions exactly: 1 record carry an amount or time that is not exact: billing 0xone (amount undefined, timestamp 1.5)');
+    expect(thrown?.hint).toBe('the service sent amounts or times payrec cannot read exactly (a number or an exponent instead of a decimal string, a time that is not whole seconds); no figure was printed');
+  });
+
+  it('refuses a paid billing whose cycle ends before it starts (a period below one second); a failed one names no period', () => {
+    const backwards = { ...good, cycleEnd: good.cycleStart - 1, transactionHash: '0xback' };
+    expect(() => ledger({ billings: [backwards], cancellations: [] }, { at: MAY, graceSeconds: GRACE })).toThrow(`billing 0xback (cycleEnd ${JAN2 - 1} before cycleStart ${JAN2})`);
+    expect(ledger({ billings: [good, { ...backwards, success: 0 }], cancellations: [] }, { at: MAY, graceSeconds: GRACE })).toHaveLength(1);
+  });
+
+  it('cuts a long value in the message to 80 characters', () => {
+    const hash = `0x${'ab'.repeat(60)}`;
+    expect(() => ledger({ billings: [{ ...good, amount: '1e5', transactionHash: hash }], cancellations: [] }, { at: MAY, graceSeconds: GRACE })).toThrow(`billing ${hash.slice(0, 80)}… (amount "1e5")`);
+  });
+
+  it('counts in thousands with separators', () => {
+    const bad = Array.from({ length: 1_012 }, (_, i) => ({ ...good, amount: 1 as unknown as string, transactionHash: `0xb${i}` }));
+    expect(() => ledger({ billings: bad, cancellations: [] }, { at: MAY, graceSeconds: GRACE })).toThrow(/^cannot compute subscriptions exactly: 1,012 records .*, and 1,002 more$/);
+  });
+
   it('names ten and counts the rest', () => {
     const bad = Array.from({ length: 12 }, (_, i) => ({ ...good, amount: 1 as unknown as string, transactionHash: `0xb${i}` }));
     expect(() => ledger({ billings: bad, cancellations: [] }, { at: MAY, graceSeconds: GRACE })).toThrow(/12 records .*0xb9 .*, and 2 more$/);
