@@ -24,6 +24,8 @@ _payrec_child() {
     '|config') echo 'config' ;;
     '|sync') echo 'sync' ;;
     '|sql') echo 'sql' ;;
+    '|subscriptions') echo 'subscriptions' ;;
+    '|metrics') echo 'metrics' ;;
     '|api') echo 'api' ;;
     '|completion') echo 'completion' ;;
     'fixed-recurring|short-urls') echo 'fixed-recurring short-urls' ;;
@@ -79,7 +81,7 @@ _payrec_child() {
 }
 _payrec_words() {
   case "$1" in
-    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql api completion' ;;
+    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api completion' ;;
     'fixed-recurring') echo 'short-urls billings cancellations cancellation webhook' ;;
     'fixed-recurring short-urls') echo 'list get delete create update' ;;
     'fixed-recurring short-urls list') echo '' ;;
@@ -142,6 +144,8 @@ _payrec_words() {
     'config use') echo '' ;;
     'sync') echo '' ;;
     'sql') echo '' ;;
+    'subscriptions') echo '' ;;
+    'metrics') echo '' ;;
     'api') echo '' ;;
     'completion') echo '' ;;
   esac
@@ -211,6 +215,8 @@ _payrec_flags() {
     'config use') echo '' ;;
     'sync') echo '--plan-id --strategy-id --db --lookback --from --full --concurrency --parquet' ;;
     'sql') echo '--file --db --limit --all --count --fail-if-any' ;;
+    'subscriptions') echo '--plan-id --at --grace --db --sync --state --count --fail-if-any' ;;
+    'metrics') echo '--plan-id --at --grace --db --sync --period --from --to --interval --by --chart' ;;
     'api') echo '--method -X --query --body --all' ;;
     'completion') echo '' ;;
   esac
@@ -232,7 +238,7 @@ _payrec_values() {
 }
 _payrec_takes_value() {
   case "$1" in
-    --base-url|--body|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--file|--flatten|--format|--forward-to|--from|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--name|--now|--offset|--output|--page-size|--parquet|--pending-fraction|--period|--plan-id|--port|--product|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|-X|-f|-o) return 0 ;;
+    --at|--base-url|--body|--by|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--file|--flatten|--format|--forward-to|--from|--grace|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--name|--now|--offset|--output|--page-size|--parquet|--pending-fraction|--period|--plan-id|--port|--product|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--state|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|-X|-f|-o) return 0 ;;
   esac
   return 1
 }

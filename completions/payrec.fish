@@ -46,6 +46,10 @@ function __payrec_child
             echo 'sync'
         case '|sql'
             echo 'sql'
+        case '|subscriptions'
+            echo 'subscriptions'
+        case '|metrics'
+            echo 'metrics'
         case '|api'
             echo 'api'
         case '|completion'
@@ -153,7 +157,7 @@ end
 function __payrec_words
     switch "$argv[1]"
         case ''
-            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql api completion
+            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api completion
         case 'fixed-recurring'
             printf '%s\n' short-urls billings cancellations cancellation webhook
         case 'fixed-recurring short-urls'
@@ -277,6 +281,10 @@ function __payrec_words
         case 'sync'
             printf '%s\n' 
         case 'sql'
+            printf '%s\n' 
+        case 'subscriptions'
+            printf '%s\n' 
+        case 'metrics'
             printf '%s\n' 
         case 'api'
             printf '%s\n' 
@@ -414,6 +422,10 @@ function __payrec_flags
             printf '%s\n' --plan-id --strategy-id --db --lookback --from --full --concurrency --parquet
         case 'sql'
             printf '%s\n' --file --db --limit --all --count --fail-if-any
+        case 'subscriptions'
+            printf '%s\n' --plan-id --at --grace --db --sync --state --count --fail-if-any
+        case 'metrics'
+            printf '%s\n' --plan-id --at --grace --db --sync --period --from --to --interval --by --chart
         case 'api'
             printf '%s\n' --method -X --query --body --all
         case 'completion'
@@ -459,7 +471,7 @@ function __payrec_complete
             continue
         end
         if string match -q -- '-*' $w
-            contains -- $w --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and set skip 1
+            contains -- $w --at --base-url --body --by --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and set skip 1
             continue
         end
         set -l next (__payrec_child "$cmdpath" $w); and set cmdpath $next
@@ -470,7 +482,7 @@ function __payrec_complete
         __fish_complete_path $cur
         return
     end
-    contains -- $prev --base-url --body --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and return
+    contains -- $prev --at --base-url --body --by --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and return
     if string match -q -- '-*' $cur
         __payrec_flags $cmdpath
         test -n "$cmdpath"; and __payrec_flags ''

@@ -37,6 +37,9 @@ const loadProducts = async (): Promise<Define> => {
   };
 };
 
+// Both read the mirror through the subscription engine: one module.
+const loadSubscriptions = async (): Promise<Define> => (await import('./subscriptions.js')).addSubscriptionCommands;
+
 const LOADERS: Record<string, Loader> = {
   ...Object.fromEntries(PRODUCTS.map((p) => [p, { load: loadProducts }])),
   transfers: { load: async () => (await import('./transfers.js')).addTransfersCommand },
@@ -46,6 +49,8 @@ const LOADERS: Record<string, Loader> = {
   // The mirror's commands load DuckDB (a native addon) only when one of them runs.
   sync: { load: async () => (await import('./sync.js')).addSyncCommand },
   sql: { load: async () => (await import('./sql.js')).addSqlCommand },
+  subscriptions: { load: loadSubscriptions },
+  metrics: { load: loadSubscriptions },
   api: { load: async () => (await import('./api.js')).addApiCommand },
   completion: { load: async () => (await import('./completion.js')).addCompletionCommand, wholeTree: true },
   reference: { load: async () => (await import('./reference.js')).addReferenceCommand, wholeTree: true },

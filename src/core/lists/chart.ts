@@ -101,19 +101,25 @@ export class ChartBuilder {
 
   render(width: number, fancy: boolean): string {
     if (this.buckets.size === 0) return `no records to chart\n`;
-    const rows = this.rows();
-    const texts = labels(rows.map(([, v]) => v));
-    const labelWidth = Math.max(...texts.map((l) => l.length));
-    const keyWidth = rows[0][0].length;
-    const room = Math.max(10, Math.min(width, 120) - keyWidth - labelWidth - 3);
-    const max = rows.reduce((m, [, v]) => (v.gt(m) ? v : m), new Big(0));
     const unit = this.token ? `${this.token} amount` : 'records';
-    const lines = [`${unit} per ${this.period} (${this.zone})`];
-    rows.forEach(([key, v], i) => {
-      const n = max.eq(0) ? 0 : Math.round(Number(v.div(max).times(room).toFixed(4)));
-      const bar = (fancy ? '█' : '#').repeat(Math.max(n, v.gt(0) ? 1 : 0));
-      lines.push(`${key} ${bar.padEnd(room)} ${texts[i].padStart(labelWidth)}`);
-    });
-    return lines.join('\n') + '\n';
+    return renderBars(`${unit} per ${this.period} (${this.zone})`, this.rows(), width, fancy);
   }
+}
+
+/** Horizontal bars under a title, one line per key, labelled with their values, in at most 120 columns. */
+export function renderBars(title: string, rows: readonly [string, Big | string][], width: number, fancy: boolean): string {
+  const values = rows.map(([, v]) => new Big(v));
+  const texts = labels(values);
+  const labelWidth = Math.max(...texts.map((l) => l.length));
+  const keyWidth = Math.max(...rows.map(([k]) => k.length));
+  const room = Math.max(10, Math.min(width, 120) - keyWidth - labelWidth - 3);
+  const max = values.reduce((m, v) => (v.gt(m) ? v : m), new Big(0));
+  const lines = [title];
+  rows.forEach(([key], i) => {
+    const v = values[i];
+    const n = max.eq(0) ? 0 : Math.round(Number(v.div(max).times(room).toFixed(4)));
+    const bar = (fancy ? '█' : '#').repeat(Math.max(n, v.gt(0) ? 1 : 0));
+    lines.push(`${key.padEnd(keyWidth)} ${bar.padEnd(room)} ${texts[i].padStart(labelWidth)}`);
+  });
+  return lines.join('\n') + '\n';
 }

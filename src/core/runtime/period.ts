@@ -83,3 +83,31 @@ export function parsePeriod(text: string, now: number, zone: string): Span | und
   if (period.day < 1 || period.day > new Date(Date.UTC(period.year, period.month, 0)).getUTCDate()) return undefined;
   return spanOf(period, zone);
 }
+
+/** The calendar intervals `payrec metrics` rows follow: periods, and weeks (Monday first, as --chart week). */
+export type IntervalKind = PeriodKind | 'week';
+export const INTERVAL_KINDS: readonly IntervalKind[] = ['day', 'week', 'month', 'quarter', 'year'];
+
+/** The interval of `kind` that holds instant `t` in `zone`. */
+export function intervalContaining(kind: IntervalKind, t: number, zone: string): Span {
+  if (kind !== 'week') return periodContaining(kind, t, zone);
+  const day = periodContaining('day', t, zone);
+  const w = wallTime(day.start, zone);
+  const back = (new Date(Date.UTC(w.year, w.month - 1, w.day)).getUTCDay() + 6) % 7;
+  return { start: instantAt(zone, w.year, w.month, w.day - back), end: instantAt(zone, w.year, w.month, w.day - back + 7) };
+}
+
+/**
+ * The intervals of `kind` that cover `window`, in order, the first and last cut to it:
+ * consecutive intervals share their boundary, so every instant of the window is in
+ * exactly one.
+ */
+export function intervalsOf(kind: IntervalKind, window: Span, zone: string): Span[] {
+  const out: Span[] = [];
+  for (let t = window.start; t < window.end; ) {
+    const span = intervalContaining(kind, t, zone);
+    out.push({ start: t, end: Math.min(span.end, window.end) });
+    t = span.end;
+  }
+  return out;
+}

@@ -1,0 +1,191 @@
+import Big from 'big.js';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SubscriptionFacts } from '../../src/emulator/index.js';
+import { payrec, suiteEmulators, tempDir } from './helpers.js';
+
+// payrec subscriptions and payrec metrics, run as a user would against a mirror of the
+// emulator, held against an oracle written here from DESIGN.md's definitions and the
+// emulator's subscription facts (its complete billings and cancellations): the states,
+// MRR and counts are computed below by scanning every record, not by payrec's engine.
+
+const s = suiteEmulators();
+const DAY = 86_400;
+const GRACE = 30 * DAY;
+let db: string;
+let facts: SubscriptionFacts[];
+
+beforeAll(async () => {
+  const truth = s.emu.subscriptions('bsc');
+  facts = truth.subscriptions;
+  db = join(tempDir(), 'mirror.duckdb');
+  const plans = truth.plans.flatMap((p) => ['--plan-id', p.planId]);
+  const r = await payrec(s.emu, ['sync', 'fr/billings', 'fr/cancellations', ...plans, '--db', db, '-q']);
+  expect(r.stderr).toBe('');
+  expect(r.exitCode).toBe(0);
+}, 120_000);
+
+// ---- the oracle: DESIGN.md's definitions, record by record ----
+
+const paid = (b: Record<string, unknown>) => b.success === 1 && b.transactionStatus === 'confirmed';
+const failed = (b: Record<string, unknown>) => b.success !== 1 || b.transactionStatus === 'failed';
+
+Big.DP = 60;
+/** MRR of one cycle's amount: month bands by whole days, else the mean month; half-even to 18 places. */
+function mrrOf(amount: string, period: number): string {
+  const days = Math.round(period / DAY);
+  const bands: [number, number, number][] = [[28, 31, 1], [56, 62, 2], [84, 92, 3], [168, 184, 6], [360, 366, 12]];
+  const band = bands.find(([lo, hi]) => days >= lo && days <= hi);
+  const exact = band ? new Big(amount).div(band[2]) : new Big(amount).times(2_629_746).div(period);
+  return exact.round(18, Big.roundHalfEven).toFixed();
+}
+
+interface OracleRow {
+  subscriptionId: string;
+  planId: string;
+  token: string;
+  mrr: string;
+  started: number;
+  paidThrough: number;
+  cancelledAt: number | null;
+  state: string;
+}
+
+/** One subscription as of t (records stamped before t), or undefined when not started. */
+function oracle(f: SubscriptionFacts, t: number, grace = GRACE): OracleRow | undefined {
+  const seen = f.billings.filter((b) => (b.timestamp as number) < t);
+  const paidOnes = seen.filter(paid);
+  if (paidOnes.length === 0) return undefined;
+  const paidThrough = Math.max(...paidOnes.map((b) => b.cycleEnd as number));
+  const first = paidOnes.reduce((a, b) => ((b.timestamp as number) < (a.timestamp as number) ? b : a));
+  const c = f.cancellation;
+  const cancelled = c !== null && c.transactionStatus === 'confirmed' && (c.timestamp as number) < t;
+  const period = (first.cycleEnd as number) - (first.cycleStart as number) + 1;
+  const state = cancelled ? 'cancelled' : t <= paidThrough ? 'active' : t <= paidThrough + grace ? 'past_due' : 'lapsed';
+  return { subscriptionId: f.subscriptionId, planId: f.planId, token: f.token, mrr: mrrOf(f.amount, period), started: first.timestamp as number, paidThrough, cancelledAt: cancelled ? (c!.timestamp as number) : null, state };
+}
+
+const counted = (r: OracleRow | undefined): r is OracleRow => r !== undefined && (r.state === 'active' || r.state === 'past_due');
+
+describe('payrec subscriptions', () => {
+  it('the ledger at an instant equals the oracle, row for row', async () => {
+    const at = s.emu.subscriptions('bsc').now - 40 * DAY;
+    const r = await payrec(s.emu, ['subscriptions', '--db', db, '--at', String(at), '-f', 'json']);
+    expect(r.exitCode).toBe(0);
+    const rows = JSON.parse(r.stdout) as OracleRow[];
+    const expected = facts.map((f) => oracle(f, at)).filter((x) => x !== undefined);
+    const pick = ({ subscriptionId, planId, token, mrr, started, paidThrough, cancelledAt, state }: OracleRow) => ({ subscriptionId, planId, token, mrr, started, paidThrough, cancelledAt, state });
+    const byId = (a: OracleRow, b: OracleRow) => a.subscriptionId.localeCompare(b.subscriptionId);
+    expect(rows.map(pick).sort(byId)).toEqual(expected.sort(byId));
+    // The data hold every state, so a state never given would show.
+    expect(new Set(rows.map((x) => x.state))).toEqual(new Set(['active', 'past_due', 'lapsed', 'cancelled']));
+    // started is the emulator's own fact, not only the oracle's reading.
+    for (const row of rows) expect(row.started).toBe(facts.find((f) => f.subscriptionId === row.subscriptionId)!.start);
+  });
+
+  it('active through cycleEnd inclusive, past due through the grace, lapsed one second later', async () => {
+    // A subscription that ends paid and is never cancelled or paid again.
+    const f = facts.find((x) => {
+      const p = x.billings.filter(paid);
+      if (p.length === 0 || x.cancellation !== null) return false;
+      const end = Math.max(...p.map((b) => b.cycleEnd as number));
+      return end + GRACE + 2 < s.emu.subscriptions('bsc').now;
+    })!;
+    expect(f).toBeDefined();
+    const end = Math.max(...f.billings.filter(paid).map((b) => b.cycleEnd as number));
+    const stateAt = async (t: number, grace = '30') => {
+      const r = await payrec(s.emu, ['subscriptions', '--db', db, '--at', String(t), '--grace', grace, '--plan-id', f.planId, '-f', 'json']);
+      expect(r.exitCode).toBe(0);
+      return (JSON.parse(r.stdout) as OracleRow[]).find((x) => x.subscriptionId === f.subscriptionId)?.state;
+    };
+    expect(await stateAt(end)).toBe('active');
+    expect(await stateAt(end + 1)).toBe('past_due');
+    expect(await stateAt(end + GRACE)).toBe('past_due');
+    expect(await stateAt(end + GRACE + 1)).toBe('lapsed');
+    expect(await stateAt(end + 1, '0')).toBe('lapsed');
+  });
+
+  it('--state filters, --count counts, --fail-if-any gates with exit 9', async () => {
+    const at = s.emu.subscriptions('bsc').now - 40 * DAY;
+    const pastDue = facts.filter((f) => oracle(f, at)?.state === 'past_due').length;
+    expect(pastDue).toBeGreaterThan(0);
+    const count = await payrec(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--state', 'past_due', '--count', '-q']);
+    expect(count.stdout).toBe(`${pastDue}\n`);
+    const gate = await payrec(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--state', 'past_due', '--fail-if-any', '-f', 'jsonl', '-q']);
+    expect(gate.exitCode).toBe(9);
+    expect(gate.stdout.trim().split('\n')).toHaveLength(pastDue);
+    expect(gate.stderr).toMatch(new RegExp(`${pastDue} subscriptions? matched \\(--fail-if-any\\)`));
+  });
+});
+
+describe('payrec metrics', () => {
+  it('MRR and counts of every month of a year equal the oracle at the months\' ends; the identity holds in every row', async () => {
+    const r = await payrec(s.emu, ['metrics', '--db', db, '--period', '2025', '-f', 'json', '--at', String(s.emu.subscriptions('bsc').now)]);
+    expect(r.exitCode).toBe(0);
+    const rows = JSON.parse(r.stdout) as Record<string, string & number>[];
+    expect(rows.length).toBeGreaterThan(12);
+    for (const row of rows) {
+      const expectedAt = (t: number) => facts.filter((f) => f.token === row.token).map((f) => oracle(f, t)).filter(counted);
+      const end = expectedAt(row.to);
+      const start = expectedAt(row.from);
+      expect(row.subscriptions_end, `${row.token} at ${row.to}`).toBe(end.length);
+      expect(row.subscriptions_start).toBe(start.length);
+      expect(row.mrr_end).toBe(end.reduce((sum, x) => sum.plus(x.mrr), new Big(0)).toFixed());
+      expect(new Big(row.mrr_start).plus(row.mrr_new).plus(row.mrr_reactivated).minus(row.mrr_churned).eq(row.mrr_end)).toBe(true);
+      expect(row.subscriptions_start + row.new + row.reactivated - row.churned).toBe(row.subscriptions_end);
+      // Attempts: paid or failed billings stamped in the interval (pending ones are neither).
+      const stamped = facts.filter((f) => f.token === row.token).flatMap((f) => f.billings).filter((b) => (b.timestamp as number) >= row.from && (b.timestamp as number) < row.to);
+      expect(row.attempts).toBe(stamped.filter((b) => paid(b) || failed(b)).length);
+      expect(row.failed).toBe(stamped.filter(failed).length);
+    }
+    // Month after month, one month's end is the next one's start.
+    const months = [...new Set(rows.map((x) => x.from))].sort((a, b) => a - b);
+    expect(months[0]).toBe(Date.UTC(2025, 0, 1) / 1000);
+    expect(months).toHaveLength(12);
+  });
+
+  it('weeks of a Berlin October with its 25-hour Sunday begin at Berlin midnights on Mondays', async () => {
+    const r = await payrec(s.emu, ['metrics', '--db', db, '--period', '2025-10', '--interval', 'week', '--tz', 'Europe/Berlin', '-f', 'json', '--columns', 'from,to']);
+    expect(r.exitCode).toBe(0);
+    const bounds = [...new Set((JSON.parse(r.stdout) as { from: number; to: number }[]).flatMap((x) => [x.from, x.to]))].sort((a, b) => a - b);
+    // 1 October 00:00 CEST (UTC+2), Mondays 6, 13, 20 October (CEST), 27 October (CET,
+    // after the 25-hour Sunday the 26th), 1 November 00:00 CET (UTC+1).
+    const utc = (d: number, m: number, h: number) => Date.UTC(2025, m - 1, d, h) / 1000;
+    const expected = [utc(30, 9, 22), utc(5, 10, 22), utc(12, 10, 22), utc(19, 10, 22), utc(26, 10, 23), utc(31, 10, 23)];
+    for (const b of bounds) expect(expected).toContain(b);
+    expect(bounds[0]).toBe(expected[0]);
+    expect(bounds.at(-1)).toBe(expected.at(-1));
+  });
+
+  it('--by plan rows add up to the token rows', async () => {
+    const args = ['metrics', '--db', db, '--period', '2025-Q3', '-f', 'json'];
+    const [byToken, byPlan] = await Promise.all([payrec(s.emu, args), payrec(s.emu, [...args, '--by', 'plan'])]);
+    const tokens = JSON.parse(byToken.stdout) as Record<string, string & number>[];
+    const plans = JSON.parse(byPlan.stdout) as Record<string, string & number>[];
+    expect(plans.every((p) => typeof p.planId === 'string')).toBe(true);
+    for (const t of tokens) {
+      const parts = plans.filter((p) => p.token === t.token && p.from === t.from);
+      expect(parts.reduce((sum, p) => sum.plus(p.mrr_end), new Big(0)).eq(t.mrr_end)).toBe(true);
+      expect(parts.reduce((n, p) => n + p.churned, 0)).toBe(t.churned);
+    }
+  });
+});
+
+describe('bad input: exit 2 before anything is read or sent', () => {
+  const cases: [string, string[], RegExp][] = [
+    ['an unknown state', ['subscriptions', '--state', 'overdue'], /invalid --state "overdue": expected active, past_due, lapsed, cancelled/],
+    ['a negative grace', ['subscriptions', '--grace', '-1'], /invalid --grace "-1"/],
+    ['an unknown interval', ['metrics', '--interval', 'fortnight'], /invalid --interval "fortnight"/],
+    ['--period with --from', ['metrics', '--period', '2025', '--from', '2025-01-01'], /either --period or --from\/--to/],
+    ['no mirror', ['metrics', '--db', '/nonexistent-folder/none.duckdb'], /no mirror at .*none\.duckdb[\s\S]*payrec sync \(or add --sync\)/],
+  ];
+  for (const [what, args, message] of cases) {
+    it(what, async () => {
+      const r = await payrec(s.quiet, args);
+      expect(r.exitCode).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(message);
+      expect(s.quiet.requests).toEqual([]);
+    });
+  }
+});
