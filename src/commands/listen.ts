@@ -27,7 +27,8 @@ export function addListenCommand(program: Command, action: CommandAction): void 
     .addHelpText(
       'after',
       '\nExamples:\n  $ payrec webhook-notifications listen --port 8788\n  $ payrec wn listen --forward-to http://localhost:3000/hooks --format jsonl\n\nPoint a plan webhook at it with: payrec fr webhook set --plan-id ID http://127.0.0.1:8788/\n' +
-        'Forged or tampered notifications are refused (403) and never forwarded; replays of one\nalready forwarded are acknowledged, not forwarded again.\n',
+        'Forged or tampered notifications are refused (403) and never forwarded. An id once forwarded\nis never forwarded again: the same content is acknowledged (200), other content refused (403).\n' +
+        'Only the app\'s 2xx is delivery; any other answer (3xx, 4xx, 429, 5xx) gives the sender 502, so it retries.\n',
     )
     .action(
       action(async (session, cmd) => {

@@ -110,6 +110,18 @@ describe('the mirror gets the config\'s trust check', () => {
 });
 
 describe('the listener\'s memory gets it too', () => {
+  test.skipIf(!asRoot).concurrent('a state folder that is a link another user made in a sticky folder: refused, nothing written where it points', async () => {
+    // Mutant killed: the folder check without the link check (the memory went wherever the link pointed).
+    const sticky = folder(0o1777);
+    const target = folder();
+    symlinkSync(target, join(sticky, 'payrec'));
+    lchownSync(join(sticky, 'payrec'), NOBODY, NOBODY);
+    const r = await payrec(emu, ['wn', 'listen', '--port', '0', '--forward-to', 'http://127.0.0.1:9/hooks'], { env: { XDG_STATE_HOME: sticky } });
+    expect(r.stderr).toContain(`error: ${join(sticky, 'payrec')} is a link made by another user (uid ${NOBODY}) in a folder everyone can write: the listener's memory of forwarded notifications is not kept through it`);
+    expect(r.exitCode).toBe(2);
+    expect(readdirSync(target)).toEqual([]);
+  });
+
   test.concurrent('a state folder others can write: wn listen --forward-to exits 2 naming chmod go-w', async () => {
     const state = folder();
     mkdirSync(join(state, 'payrec'), { mode: 0o777 });

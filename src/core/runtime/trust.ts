@@ -55,7 +55,10 @@ export async function checkKeptFile(file: string, keeper: Keeper): Promise<void>
   if (s) refuseUntrusted(s, file, 'file', keeper);
 }
 
+/** The folder check: as for a file, and never a link another user made in /tmp. */
 export async function checkKeptFolder(dir: string, keeper: Keeper): Promise<void> {
+  const link = await lstat(dir).catch(() => undefined);
+  if (link?.isSymbolicLink()) await refuseForeignLink(dir, link, `${keeper.role} is not kept`, `set ${keeper.moveWith} to a folder of yours`);
   const s = await stat(dir).catch(() => undefined);
   if (s) refuseUntrusted(s, dir, 'folder', keeper);
 }
