@@ -108,10 +108,9 @@ export class MirrorDb {
       // Every file this process makes from here on is private: the mirror, its WAL, its
       // staging and spill files, Parquet. They hold every payment record.
       process.umask(0o077);
-      if (access === 'write') {
-        refusePlanted(file);
-        db.syncLock = await takeSyncLock(file);
-      }
+      // Also before a read: DuckDB replays a WAL it finds beside the file.
+      refusePlanted(file);
+      if (access === 'write') db.syncLock = await takeSyncLock(file);
     }
     try {
       await db.connect();
@@ -395,7 +394,7 @@ function refusePlanted(file: string): void {
     const s = lstatSync(join(dir, name), { throwIfNoEntry: false });
     if (!s || (!s.isSymbolicLink() && isOwn(s))) continue;
     const why = s.isSymbolicLink() ? 'is a link' : `belongs to another user (uid ${s.uid})`;
-    throw new UsageError(`${printable(join(dir, name))} ${why}: payrec does not write the mirror's files through it`, 'remove it (payrec makes its own), or give --db FILE in a folder of yours');
+    throw new UsageError(`${printable(join(dir, name))} ${why}: payrec does not use a mirror's file through it`, 'remove it (payrec makes its own), or give --db FILE in a folder of yours');
   }
 }
 

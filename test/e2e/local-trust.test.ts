@@ -84,13 +84,17 @@ describe('the mirror gets the config\'s trust check', () => {
     const db = join(dir, 'm.duckdb');
     symlinkSync(spy, join(dir, '.m.duckdb.staging'));
     const r = await sync(db);
-    expect(r.stderr).toContain(`error: ${join(dir, '.m.duckdb.staging')} is a link: payrec does not write the mirror's files through it`);
+    expect(r.stderr).toContain(`error: ${join(dir, '.m.duckdb.staging')} is a link: payrec does not use a mirror's file through it`);
     expect(r.exitCode).toBe(2);
     expect(readdirSync(spy)).toEqual([]);
     const other = folder();
     symlinkSync(join(spy, 'wal'), join(other, 'm.duckdb.wal'));
     expect((await sync(join(other, 'm.duckdb'))).exitCode).toBe(2);
     expect(readdirSync(spy)).toEqual([]);
+    // A reader too: DuckDB would replay a planted WAL into what payrec sql shows.
+    const read = await payrec(undefined, ['sql', '--db', join(other, 'm.duckdb'), 'SELECT 1']);
+    expect(read.stderr).toContain(`error: ${join(other, 'm.duckdb.wal')} is a link: payrec does not use a mirror's file through it`);
+    expect(read.exitCode).toBe(2);
   });
 
   test.concurrent('under umask 000 the data folders payrec creates are 0700 and the mirror 0600; no staging folder is left', async () => {
