@@ -39,7 +39,7 @@ const YEAR = 365 * DAY;
 const GRACE = 30 * DAY;
 
 /** Periods of the plans, in days: every case of DESIGN's MRR (month bands, and the mean month for the rest). */
-export const PLAN_PERIOD_DAYS = [30, 7, 365, 91, 31, 1, 14, 28, 182, 183, 60] as const;
+const PLAN_PERIOD_DAYS = [30, 7, 365, 91, 31, 1, 14, 28, 182, 183, 60] as const;
 /** How often a subscription picks each plan (same order), once every plan has one. */
 const PLAN_WEIGHTS = [20, 14, 5, 6, 8, 32, 10, 6, 4, 4, 5];
 const PLAN_AMOUNTS = ['5', '9.99', '10', '25', '49.5', '100', '0.333333333333333333', '1234.567890123456789'];
@@ -300,8 +300,8 @@ export class Lifecycles {
     const billings = sub.billings;
     const last = () => billings[billings.length - 1].timestamp;
 
-    /** Adds an attempt at the current cycle; false when nothing may follow it (at or after now, or pending). */
     let cycleStart = start;
+    /** Adds an attempt at the current cycle; false when nothing may follow it (at or after now, or pending). */
     const attempt = (timestamp: number, outcome: 'paid' | 'failed'): boolean => {
       if (timestamp >= now) return false;
       if (timestamp >= now - HOUR) {
