@@ -259,7 +259,7 @@ async function runMetrics(session: Session, cmd: Command): Promise<void> {
   const { records } = await loadRecords(session, flags, plans, at);
   const intervals = intervalsOf(kind, window, session.zone).map((s) => ({ from: s.start, to: s.end }));
   const rows = metrics(records, { intervals, at, graceSeconds, byPlan });
-  if (flags.chart) return chartMrr(session, rows);
+  if (flags.chart) return chartMrr(session, rows, kind);
   const target = await session.openOutput();
   const writer = createWriter(target.stream, output);
   for (const r of rows) await writer.write(byPlan ? { ...r } : withoutPlan(r));
@@ -270,18 +270,24 @@ async function runMetrics(session: Session, cmd: Command): Promise<void> {
 
 const withoutPlan = ({ planId: _planId, ...rest }: MetricsRow): Record<string, unknown> => rest;
 
+/** An interval as people name it: 2026, 2026-Q4, 2026-10, or its first day. */
+function intervalName(kind: IntervalKind, from: number, zone: string): string {
+  const day = formatLocal(from, zone).slice(0, 10);
+  if (kind === 'year') return day.slice(0, 4);
+  if (kind === 'quarter') return `${day.slice(0, 4)}-Q${Math.floor((Number(day.slice(5, 7)) - 1) / 3) + 1}`;
+  return kind === 'month' ? day.slice(0, 7) : day;
+}
+
 /** MRR at the end of each interval, one chart per token (tokens are never added together). */
-function chartMrr(session: Session, rows: MetricsRow[]): void {
+function chartMrr(session: Session, rows: MetricsRow[], kind: IntervalKind): void {
   const tokens = [...new Set(rows.map((r) => r.token))].sort();
   if (tokens.length === 0) {
     session.ctx.stdout.write('no subscriptions to chart\n');
     return;
   }
-  const fancy = session.color;
-  const out: string[] = [];
-  for (const token of tokens) {
-    const bars = rows.filter((r) => r.token === token).map((r) => [formatLocal(r.from, session.zone).slice(0, 10), r.mrr_end] as [string, string]);
-    out.push(renderBars(`${token} MRR at the end of each interval (${session.zone})`, bars, session.ctx.columns, fancy));
-  }
-  session.ctx.stdout.write(out.join('\n'));
+  const charts = tokens.map((token) => {
+    const bars = rows.filter((r) => r.token === token).map((r) => [intervalName(kind, r.from, session.zone), r.mrr_end] as [string, string]);
+    return renderBars(`${token} MRR at the end of each ${kind} (${session.zone})`, bars, session.ctx.columns, session.color);
+  });
+  session.ctx.stdout.write(charts.join('\n'));
 }
