@@ -88,7 +88,7 @@ export function addApiCommand(program: Command, action: CommandAction): void {
         const body = o.body === undefined ? undefined : parseBody(o.body);
         if (o.all && method !== 'GET') throw new UsageError('--all pages GET lists only');
         // It prints the API's JSON as it came: a csv or workbook file would hold JSON.
-        if (session.format === 'csv' || session.format === 'xlsx') throw new UsageError(`payrec api prints the API's JSON: -f ${session.format} does not apply`, 'for a CSV or a workbook of a list, use its command (payrec one-time transfers -f csv)');
+        if (session.format === 'csv' || session.format === 'xlsx') throw new UsageError(`payrec api prints the API's JSON: ${session.formatGivenAs} does not apply`, 'for a CSV or a workbook of a list, use its command (payrec one-time transfers -f csv)');
         const client = await session.client();
         const req: ApiRequest = { method, path, query, body };
         const target = await session.openOutput();

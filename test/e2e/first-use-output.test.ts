@@ -91,6 +91,13 @@ describe('-o picks the format from its extension', () => {
     // The quiet emulator receives only refused runs: nothing was sent.
     expect(s.quiet.requests).toEqual([]);
   });
+
+  test.concurrent('payrec api -o x.csv is refused naming the file, not a -f never typed', async () => {
+    const r = await payrec(s.quiet, ['api', 'one-time/transfers', '-o', join(tempDir(), 'x.csv')]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/payrec api prints the API's JSON: -o ".*x\.csv" \(csv\) does not apply/);
+    expect(s.quiet.requests).toEqual([]);
+  });
 });
 
 const script = program('script', 'bsdutils');

@@ -22,6 +22,13 @@ export function formatOfFile(file: string): Format | undefined {
   return EXTENSION_FORMATS[extname(file).toLowerCase()];
 }
 
+/** How a run's format was chosen, as the user typed it (`-f csv`, `PAYREC_FORMAT=csv`, `-o "x.csv" (csv)`), for messages. */
+export function formatGivenAs(flag: string | undefined, env: NodeJS.ProcessEnv, output: string | undefined, format: Format): string {
+  if (flag !== undefined) return `-f ${format}`;
+  if (env.PAYREC_FORMAT) return `PAYREC_FORMAT=${format}`;
+  return output !== undefined && formatOfFile(output) !== undefined ? `-o "${printable(output)}" (${format})` : `-f ${format}`;
+}
+
 /**
  * The run's format. A format given (-f or PAYREC_FORMAT) that contradicts -o's extension
  * is refused: a `report.xlsx` holding CSV would open as garbage, or not at all.

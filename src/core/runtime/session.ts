@@ -1,7 +1,7 @@
 import chalk from 'chalk';
 import { setFlagsFromString } from 'node:v8';
 import { openOutputFile } from '../output/atomic-file.js';
-import { chooseFormat } from '../output/format-choice.js';
+import { chooseFormat, formatGivenAs } from '../output/format-choice.js';
 import { ConfigStore, type ConfigFileError } from '../config/config-store.js';
 import type { Context } from './context.js';
 import { emulatorAnchor } from './emulator-clock.js';
@@ -50,6 +50,8 @@ export interface OutputTarget {
 export class Session {
   readonly store: ConfigStore;
   readonly format: OutputOptions['format'];
+  /** How the format was chosen, for messages: `-f csv`, `PAYREC_FORMAT=csv` or `-o "x.csv" (csv)`. */
+  readonly formatGivenAs: string;
   readonly columns?: string[];
   readonly quiet: boolean;
   readonly color: boolean;
@@ -69,6 +71,7 @@ export class Session {
   ) {
     this.store = new ConfigStore(ctx.env);
     this.format = chooseFormat(flags.format, ctx.env, flags.output);
+    this.formatGivenAs = formatGivenAs(flags.format, ctx.env, flags.output, this.format);
     this.columns = flags.columns === undefined ? undefined : parseColumns(flags.columns);
     this.quiet = Boolean(flags.quiet);
     // --no-color, NO_COLOR (not empty: no-color.org), TERM=dumb and a non-terminal all turn colour off.
