@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { inheritedOptions } from '../commands/help.js';
 import { KNOWN_CHAINS } from '../registry/validators.js';
 import { productAliases } from '../registry/products.js';
 import { TRANSFER_PRODUCTS } from '../registry/transfers.js';
@@ -12,7 +13,7 @@ export interface CompletionNode {
   /** Name and aliases, as a user may type them. */
   names: string[];
   children: CompletionNode[];
-  /** Flags of this command, e.g. ['--plan-id', '--from']. */
+  /** Flags of this command, e.g. ['--plan-id', '--from'], then those it inherits from payrec (commands/help.ts). */
   flags: string[];
 }
 
@@ -43,7 +44,7 @@ export function completionModel(program: Command): CompletionModel {
   const valueFlags = new Set<string>();
   const walk = (cmd: Command, path: string[]): CompletionNode => {
     const flags: string[] = [];
-    for (const o of cmd.options) {
+    for (const o of [...cmd.options, ...inheritedOptions(cmd)]) {
       if ((o as { hidden?: boolean }).hidden) continue;
       for (const f of [o.long, o.short]) {
         if (!f) continue;
@@ -51,8 +52,8 @@ export function completionModel(program: Command): CompletionModel {
         if (o.required || o.optional) valueFlags.add(f);
       }
     }
-    // --help works everywhere; it is listed once, with the global flags that every command is offered.
-    if (path.length === 0) flags.push('--help');
+    // --help works everywhere.
+    flags.push('--help');
     const children = cmd.commands
       .filter((c) => !(c as unknown as { _hidden?: boolean })._hidden)
       .map((c) => walk(c, [...path, c.name()]));

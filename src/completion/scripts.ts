@@ -73,8 +73,8 @@ _payrec() {
   esac
   if _payrec_takes_value "$prev"; then COMPREPLY=(); return; fi
   if [[ "$cur" == -* ]]; then
-    # The global flags (those of the root) are valid after any command.
-    COMPREPLY=($(compgen -W "$(_payrec_flags "$cmdpath") $([ -n "$cmdpath" ] && _payrec_flags '')" -- "$cur"))
+    # A command's flags include those it inherits (record flags only where it prints records).
+    COMPREPLY=($(compgen -W "$(_payrec_flags "$cmdpath")" -- "$cur"))
   else
     COMPREPLY=($(compgen -W "$(_payrec_words "$cmdpath")" -- "$cur"))
   fi
@@ -99,7 +99,6 @@ _payrec() {
   if _payrec_takes_value "$prev"; then return; fi
   if [[ "$cur" == -* ]]; then
     compadd -- \${=$(_payrec_flags "$cmdpath")}
-    [[ -n "$cmdpath" ]] && compadd -- \${=$(_payrec_flags '')}
   else
     compadd -- \${=$(_payrec_words "$cmdpath")}
   fi
@@ -160,7 +159,6 @@ function __payrec_complete
     contains -- $prev ${m.valueFlags.join(' ')}; and return
     if string match -q -- '-*' $cur
         __payrec_flags $cmdpath
-        test -n "$cmdpath"; and __payrec_flags ''
     else
         __payrec_words $cmdpath
     end

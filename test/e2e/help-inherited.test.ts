@@ -68,3 +68,19 @@ describe('flags that make no sense are refused (exit 2, nothing sent)', () => {
     expect(s.quiet.requests).toEqual([]);
   });
 });
+
+describe('completion offers what --help lists', () => {
+  /** What bash offers for the words typed so far (the last one is being completed), from the generated script. */
+  async function bashComplete(...words: string[]): Promise<string[]> {
+    const { execa } = await import('execa');
+    const script = `source completions/payrec.bash; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _payrec; echo "\${COMPREPLY[@]}"`;
+    const r = await execa('bash', ['-c', script], { cwd: new URL('../..', import.meta.url).pathname });
+    return r.stdout.split(' ').filter(Boolean).sort();
+  }
+
+  test.concurrent('a list is offered the record flags; auth status only the others', async () => {
+    expect(await bashComplete('payrec', 'ot', 'transfers', '--c')).toEqual(['--chain', '--chart', '--columns', '--concurrency', '--count', '--csv-raw']);
+    expect(await bashComplete('payrec', 'auth', 'status', '--c')).toEqual(['--chain']);
+    expect(await bashComplete('payrec', 'fr', 'short-urls', 'list', '--su')).toEqual([]);
+  });
+});
