@@ -3,6 +3,7 @@ import { SubscriptionRecords } from '../subscriptions/engine.js';
 import { STORE_SCHEMA } from './layout.js';
 import { ident } from './schema.js';
 import { CURSOR_TABLE } from './state.js';
+import type { Json } from './duckdb.js';
 import type { MirrorDb } from './store.js';
 
 // What `payrec subscriptions` and `payrec metrics` read of the mirror: the
@@ -50,9 +51,14 @@ export async function subscriptionCoverage(db: MirrorDb, chain: string, wanted: 
 }
 
 /** A DECIMAL's text without the zeros DuckDB pads it with (9.990000000000000000 → 9.99). */
-function decimalText(value: unknown): unknown {
-  if (typeof value !== 'string' || !value.includes('.')) return value;
-  return value.replace(/0+$/, '').replace(/\.$/, '');
+function decimalText(value: Json): string {
+  const text = String(value);
+  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
+}
+
+/** What the service sent where the mirror could keep no DECIMAL: its JSON value as it was (a text, a number, null). */
+function sentValue(json: Json): unknown {
+  return json === null ? null : JSON.parse(String(json));
 }
 
 /**
@@ -65,7 +71,7 @@ export async function readSubscriptionRecords(db: MirrorDb, chain: string, plans
   if (plans.length === 0) return records;
   const inPlans = `planId IN (${plans.map((_, i) => `$${i + 2}`).join(', ')})`;
   const billings = await db.rows(
-    `SELECT subscriptionId, planId, success, CASE WHEN amount IS NULL THEN inexact_amounts ->> 'amount' ELSE amount::VARCHAR END AS amount, token,
+    `SELECT subscriptionId, planId, success, amount::VARCHAR AS amount, inexact_amounts -> 'amount' AS sent, token,
             epoch(timestamp)::BIGINT AS timestamp, epoch(cycleStart)::BIGINT AS cycleStart, epoch(cycleEnd)::BIGINT AS cycleEnd, transactionStatus, transactionHash
      FROM ${BILLINGS} WHERE chain = $1 AND ${inPlans}`,
     [chain, ...plans],
@@ -75,7 +81,7 @@ export async function readSubscriptionRecords(db: MirrorDb, chain: string, plans
       subscriptionId: String(b.subscriptionId),
       planId: String(b.planId),
       success: b.success as number,
-      amount: decimalText(b.amount) as string,
+      amount: b.amount === null ? (sentValue(b.sent) as string) : decimalText(b.amount),
       token: String(b.token),
       timestamp: integer(b.timestamp),
       cycleStart: integer(b.cycleStart),

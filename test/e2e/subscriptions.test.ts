@@ -1,4 +1,6 @@
+import { DuckDBInstance } from '@duckdb/node-api';
 import Big from 'big.js';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
@@ -186,6 +188,35 @@ describe('bad input: exit 2 before anything is read or sent', () => {
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(message);
       expect(s.quiet.requests).toEqual([]);
+    });
+  }
+});
+
+describe('a billing whose amount cannot be read exactly stops the figures (exit 6), never left out', () => {
+  // The mirror keeps such an amount as NULL with its text in inexact_amounts (or NULL
+  // alone when the service sent null): written here into a copy of the mirror.
+  const cases: [string, string | null][] = [
+    ['an exponent', '{"amount":"1e5"}'],
+    ['an empty text', '{"amount":""}'],
+    ['a number', '{"amount":12.5}'],
+    ['null (or missing)', null],
+  ];
+  for (const [what, inexact] of cases) {
+    it(what, async () => {
+      const copy = join(tempDir(), 'broken.duckdb');
+      copyFileSync(db, copy);
+      const instance = await DuckDBInstance.create(copy);
+      const conn = await instance.connect();
+      const victim = facts.find((f) => f.billings.some(paid))!.billings.find(paid)!.transactionHash as string;
+      await conn.run(`UPDATE payrec_store.fixed_recurring_billings SET amount = NULL, inexact_amounts = $1::JSON WHERE transactionHash = $2`, [inexact, victim]);
+      conn.closeSync();
+      instance.closeSync();
+      for (const args of [['metrics', '--period', '2025'], ['subscriptions']]) {
+        const r = await payrec(s.emu, [...args, '--db', copy, '--at', String(s.emu.subscriptions('bsc').now), '-f', 'csv']);
+        expect(r.exitCode, `${args[0]}: ${r.stderr}`).toBe(6);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toContain(victim);
+      }
     });
   }
 });
