@@ -339,6 +339,14 @@ describe('table on a terminal', () => {
     expect(plain).not.toContain('\x1b');
   });
 
+  it('shows a status as payrec counts it, in its colour: a billing with success 0 is red "failed (success 0)"', async () => {
+    const billings = [payment(0, { success: 0 }), payment(1, { success: 1 })];
+    const statusLabel = (r: Record<string, unknown>) => (r.success === 0 ? 'failed (success 0)' : undefined);
+    const { text } = await render(billings, { ...tty, columns: ['success', 'transactionStatus'], color: true, statusLabel });
+    expect(text).toContain('\x1b[31mfailed (success 0)\x1b[39m');
+    expect(text).toContain('\x1b[32mconfirmed\x1b[39m');
+  });
+
   it('fits the terminal width, keeping timestamps whole', async () => {
     const records = [payment(0, { description: 'a long description that would never fit '.repeat(4) })];
     const { text } = await render(records, { ...tty, width: 90 });
