@@ -213,6 +213,24 @@ export class MirrorDb {
     return (await this.conn.runAndReadAll(sql, params)).getRowObjectsJson();
   }
 
+  /**
+   * The rows of a read, a chunk of columns at a time (JS values: DOUBLE a number, VARCHAR
+   * a string), so a million rows are never all held as objects. A streamed result that
+   * fails after its first chunks ends like a complete one (see completeResult), so the
+   * rows are counted first and a shortfall is an error.
+   */
+  async *columnChunks(sql: string, params: DuckDBValue[]): AsyncGenerator<unknown[][]> {
+    const [count] = await this.rows(`SELECT count(*)::BIGINT AS n FROM (${sql})`, params);
+    const expected = Number(count.n);
+    const result = await this.conn.stream(sql, params);
+    let read = 0;
+    for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+      read += chunk.rowCount;
+      yield chunk.getColumns() as unknown[][];
+    }
+    if (read !== expected) throw new Error(`the mirror's read ended after ${read} of ${expected} rows`);
+  }
+
   /** Runs a statement; returns how many rows it inserted, updated or deleted. */
   async changed(sql: string): Promise<number> {
     return (await this.conn.run(sql)).rowsChanged;

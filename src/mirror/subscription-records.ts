@@ -1,9 +1,10 @@
-import { UsageError } from '../core/runtime/errors.js';
+import { MalformedResponseError, UsageError } from '../core/runtime/errors.js';
+import { printable } from '../core/output/sanitize.js';
+import { listValue } from './duckdb.js';
 import { SubscriptionRecords } from '../subscriptions/engine.js';
 import { STORE_SCHEMA } from './layout.js';
 import { ident } from './schema.js';
 import { CURSOR_TABLE } from './state.js';
-import type { Json } from './duckdb.js';
 import type { MirrorDb } from './store.js';
 
 // What `payrec subscriptions` and `payrec metrics` read of the mirror: the
@@ -13,6 +14,8 @@ import type { MirrorDb } from './store.js';
 
 const BILLINGS = `${STORE_SCHEMA}.${ident('fixed_recurring_billings')}`;
 const CANCELLATIONS = `${STORE_SCHEMA}.${ident('fixed_recurring_cancellations')}`;
+/** A temporary table of this connection: each subscription id once, numbered. */
+const SUBSCRIPTION_CODES = 'payrec_subscription_codes';
 
 export interface Coverage {
   /** Plans whose billings and cancellations were both synced, in id order. */
@@ -51,14 +54,13 @@ export async function subscriptionCoverage(db: MirrorDb, chain: string, wanted: 
 }
 
 /** A DECIMAL's text without the zeros DuckDB pads it with (9.990000000000000000 → 9.99). */
-function decimalText(value: Json): string {
-  const text = String(value);
+function decimalText(text: string): string {
   return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
 }
 
 /** What the service sent where the mirror could keep no DECIMAL: its JSON value as it was (a text, a number, null). */
-function sentValue(json: Json): unknown {
-  return json === null ? null : JSON.parse(String(json));
+function sentValue(json: string | null): unknown {
+  return json === null ? null : JSON.parse(json);
 }
 
 /**
@@ -70,42 +72,59 @@ export async function readSubscriptionRecords(db: MirrorDb, chain: string, plans
   const records = new SubscriptionRecords();
   if (plans.length === 0) return records;
   const inPlans = `planId IN (${plans.map((_, i) => `$${i + 2}`).join(', ')})`;
-  const billings = await db.rows(
-    `SELECT subscriptionId, planId, success, amount::VARCHAR AS amount, inexact_amounts -> 'amount' AS sent, token,
-            epoch(timestamp)::BIGINT AS timestamp, epoch(cycleStart)::BIGINT AS cycleStart, epoch(cycleEnd)::BIGINT AS cycleEnd, transactionStatus, transactionHash
-     FROM ${BILLINGS} WHERE chain = $1 AND ${inPlans}`,
-    [chain, ...plans],
+  const params = [chain, ...plans];
+  // Reading a million billings costs most in decoding their text: the two ids (66
+  // characters each) come as numbers, a subscription's place in a list read once and a
+  // plan's place in `plans`, and each billing gets the one string object of its id.
+  // Times come as DOUBLE (whole seconds, a JS number); the hash only where the engine
+  // may have to name the billing (an amount or time it cannot read).
+  await db.run(
+    `CREATE OR REPLACE TEMP TABLE ${SUBSCRIPTION_CODES} AS SELECT subscriptionId AS id, (row_number() OVER (ORDER BY subscriptionId) - 1)::DOUBLE AS k
+     FROM (SELECT DISTINCT subscriptionId FROM ${BILLINGS} WHERE chain = $1 AND ${inPlans} AND subscriptionId IS NOT NULL)`,
+    params,
   );
-  for (const b of billings) {
-    records.addBilling({
-      subscriptionId: String(b.subscriptionId),
-      planId: String(b.planId),
-      success: b.success as number,
-      amount: b.amount === null ? (sentValue(b.sent) as string) : decimalText(b.amount),
-      token: String(b.token),
-      timestamp: integer(b.timestamp),
-      cycleStart: integer(b.cycleStart),
-      cycleEnd: integer(b.cycleEnd),
-      transactionStatus: String(b.transactionStatus),
-      transactionHash: String(b.transactionHash),
-    });
+  const names: string[] = [];
+  for await (const [ids] of db.columnChunks(`SELECT id FROM ${SUBSCRIPTION_CODES} ORDER BY k`, [])) names.push(...(ids as string[]));
+  const billings = db.columnChunks(
+    `SELECT c.k AS sub, (list_position($${plans.length + 2}::VARCHAR[], b.planId) - 1)::DOUBLE AS plan, success::DOUBLE AS success, amount::VARCHAR AS amount,
+            (inexact_amounts -> 'amount')::VARCHAR AS sent, token, epoch(timestamp) AS timestamp, epoch(cycleStart) AS cycleStart, epoch(cycleEnd) AS cycleEnd,
+            transactionStatus, CASE WHEN c.k IS NULL OR amount IS NULL OR timestamp IS NULL OR cycleStart IS NULL OR cycleEnd IS NULL OR cycleEnd < cycleStart THEN transactionHash END AS hash
+     FROM ${BILLINGS} AS b LEFT JOIN ${SUBSCRIPTION_CODES} AS c ON c.id = b.subscriptionId WHERE chain = $1 AND ${inPlans}`,
+    [...params, listValue(plans)],
+  );
+  for await (const [sub, plan, success, amount, sent, token, time, start, end, status, hash] of billings) {
+    for (let i = 0; i < sub.length; i++) {
+      if (sub[i] === null) throw new MalformedResponseError(`a billing has no subscriptionId (transactionHash ${printable(String(hash[i]))}): no subscription figure can be told without it`);
+      records.addBilling({
+        subscriptionId: names[sub[i] as number],
+        planId: plans[plan[i] as number],
+        success: success[i] as number,
+        amount: amount[i] === null ? (sentValue(sent[i] as string | null) as string) : decimalText(amount[i] as string),
+        token: token[i] as string,
+        timestamp: time[i] as number,
+        cycleStart: start[i] as number,
+        cycleEnd: end[i] as number,
+        transactionStatus: status[i] as string,
+        transactionHash: hash[i] as string,
+      });
+    }
   }
-  const cancellations = await db.rows(
-    `SELECT subscriptionId, planId, epoch(timestamp)::BIGINT AS timestamp, forced, transactionStatus, transactionHash FROM ${CANCELLATIONS} WHERE chain = $1 AND ${inPlans}`,
-    [chain, ...plans],
+  const cancellations = db.columnChunks(
+    `SELECT subscriptionId, planId, epoch(timestamp) AS timestamp, forced, transactionStatus, transactionHash FROM ${CANCELLATIONS} WHERE chain = $1 AND ${inPlans}`,
+    params,
   );
-  for (const c of cancellations) {
-    records.addCancellation({
-      subscriptionId: String(c.subscriptionId),
-      planId: String(c.planId),
-      timestamp: integer(c.timestamp),
-      forced: c.forced === true,
-      transactionStatus: String(c.transactionStatus),
-      transactionHash: String(c.transactionHash),
-    });
+  for await (const [sub, plan, time, forced, status, hash] of cancellations) {
+    for (let i = 0; i < sub.length; i++) {
+      records.addCancellation({
+        subscriptionId: sub[i] as string,
+        planId: plan[i] as string,
+        timestamp: time[i] as number,
+        forced: forced[i] === true,
+        transactionStatus: status[i] as string,
+        transactionHash: hash[i] as string,
+      });
+    }
   }
   return records;
 }
 
-/** BIGINTs come as numbers or, beyond a double, as strings; NULL stays what the engine refuses. */
-const integer = (v: unknown): number => (v === null || v === undefined ? (v as unknown as number) : Number(v));

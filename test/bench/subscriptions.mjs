@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// `npm run bench`, third part: payrec subscriptions and payrec metrics over a mirror of
+// 1,000,000 fixed-recurring billings (about 28,000 subscriptions of the emulator's
+// lifecycles, over 2023), as whole processes: wall time (median of BENCH_RUNS) and
+// peak RSS, against a baseline measured in the same run: `payrec sql` counting the same
+// billings (a process that starts, opens the mirror and reads it).
+// Goals (issue 22): each ≤ 2 s, peak RSS < 300 MB. Not part of `npm test`.
+
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BIN, fmt, KEY, median, NODE, startEmulator, Targets } from './common.mjs';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const BILLINGS = Number(process.env.BENCH_BILLINGS ?? 1_000_000);
+const work = mkdtempSync(join(tmpdir(), 'payrec-bench-subs-'));
+const env = { ...process.env, PAYREC_CONFIG_DIR: work, PAYREC_API_KEY: KEY, PAYREC_CHAIN: 'bsc', NO_COLOR: '1' };
+const db = join(work, 'billings.duckdb');
+const targets = new Targets();
+
+/** Wall time (ms) and peak RSS (MB) of one run; throws when the command fails. */
+function measure(args) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', NODE, BIN, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`payrec ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  const kb = Number(r.stderr.trim().split('\n').at(-1));
+  return { ms, mb: kb / 1024, stdout: r.stdout };
+}
+
+// Data: a year of lifecycles ending 2024-01-01, synced once into the mirror.
+const emu = await startEmulator(env, BILLINGS, ['--now', '2024-01-01']);
+let plans;
+try {
+  const fixtures = await (await fetch(`${emu.url}/_emulator/fixtures?chain=bsc`)).json();
+  plans = fixtures.plans['fixed-recurring'];
+  const t0 = process.hrtime.bigint();
+  const sync = spawnSync(NODE, [BIN, '--base-url', emu.url, '-q', 'sync', 'fr/billings', 'fr/cancellations', ...plans.flatMap((p) => ['--plan-id', p]), '--db', db, '-f', 'json'], { env, encoding: 'utf8' });
+  if (sync.status !== 0) throw new Error(`sync failed: ${sync.stderr}`);
+  const synced = JSON.parse(sync.stdout).reduce((n, r) => n + r.fetched, 0);
+  console.log(`mirror: ${synced.toLocaleString('en-US')} records of ${plans.length} plans synced in ${fmt(Number(process.hrtime.bigint() - t0) / 1e6)}`);
+} finally {
+  await emu.stop();
+}
+
+const at = ['--at', '2024-01-01'];
+const commands = {
+  baseline: ['sql', '--db', db, '-f', 'csv', 'SELECT count(*) AS n, count(DISTINCT subscriptionId) AS subscriptions FROM fixed_recurring_billings'],
+  metrics: ['metrics', '--db', db, '--period', '2023', '--interval', 'month', ...at, '-f', 'csv', '-q'],
+  subscriptions: ['subscriptions', '--db', db, ...at, '-f', 'csv', '-q'],
+};
+const runs = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
+// Interleaved, so a busy moment of the machine falls on every command alike.
+for (let i = 0; i < RUNS; i++) for (const [k, args] of Object.entries(commands)) runs[k].push(measure(args));
+
+const baseline = median(runs.baseline.map((r) => r.ms));
+console.log(`baseline (payrec sql counting the billings): ${fmt(baseline)}; ${runs.baseline[0].stdout.trim().split('\n')[1]} (billings, subscriptions)`);
+for (const k of ['metrics', 'subscriptions']) {
+  const ms = median(runs[k].map((r) => r.ms));
+  const mb = Math.max(...runs[k].map((r) => r.mb));
+  const rows = runs[k][0].stdout.trim().split('\n').length - 1;
+  console.log(`payrec ${k}: ${fmt(ms)} (${(ms / baseline).toFixed(2)}× the baseline), peak RSS ${mb.toFixed(0)} MB, ${rows.toLocaleString('en-US')} rows`);
+  targets.add(`payrec ${k} over ${BILLINGS.toLocaleString('en-US')} billings`, fmt(ms), '≤ 2 s', ms <= 2000, `${(ms / baseline).toFixed(2)}× the baseline; medians of ${RUNS}`);
+  targets.add(`payrec ${k}: peak RSS`, `${mb.toFixed(0)} MB`, '< 300 MB', mb < 300, `largest of ${RUNS}`);
+}
+targets.print();
+process.exitCode = targets.passed ? 0 : 1;
