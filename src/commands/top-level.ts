@@ -20,12 +20,13 @@ interface Loader {
 // Every product command comes from the same modules: the registry entries, and the
 // hand-written commands beside them (in this order, which is the order of --help).
 const loadProducts = async (): Promise<Define> => {
-  const [registry, shortUrls, webhookSet, notifications, listen] = await Promise.all([
+  const [registry, shortUrls, webhookSet, notifications, listen, plans] = await Promise.all([
     import('./registry-commands.js'),
     import('./short-url-write.js'),
     import('./webhook-set.js'),
     import('./webhook-notifications.js'),
     import('./listen.js'),
+    import('./plans.js'),
   ]);
   return (program, action) => {
     registry.addRegistryCommands(program, action);
@@ -34,6 +35,7 @@ const loadProducts = async (): Promise<Define> => {
     webhookSet.addWebhookSetCommand(program, action);
     notifications.addWebhookNotificationCommands(program, action);
     listen.addListenCommand(program, action);
+    plans.addPlansCommand(program, action);
   };
 };
 

@@ -120,6 +120,23 @@ describe('payrec subscriptions', () => {
   });
 });
 
+describe('payrec fr plans', () => {
+  it('lists every plan synced, with the terms of the emulator\'s plans and its subscriptions that ever paid', async () => {
+    const truth = s.emu.subscriptions('bsc');
+    const r = await payrec(s.emu, ['fr', 'plans', '--db', db, '-f', 'json']);
+    expect(r.exitCode).toBe(0);
+    const rows = JSON.parse(r.stdout) as { planId: string; token: string | null; amount: string | null; period: number | null; subscriptions: number; seenIn: string }[];
+    expect(rows.map((x) => x.planId)).toEqual(truth.plans.map((p) => p.planId).sort());
+    for (const plan of truth.plans) {
+      const row = rows.find((x) => x.planId === plan.planId)!;
+      const started = facts.filter((f) => f.planId === plan.planId && f.billings.some(paid)).length;
+      expect(row.subscriptions).toBe(started);
+      if (started > 0) expect({ token: row.token, amount: row.amount, period: row.period }).toEqual({ token: plan.token, amount: plan.amount, period: plan.period });
+      expect(row.seenIn).toContain('synced');
+    }
+  });
+});
+
 describe('payrec metrics', () => {
   it('MRR and counts of every month of a year equal the oracle at the months\' ends; the identity holds in every row', async () => {
     const r = await payrec(s.emu, ['metrics', '--db', db, '--period', '2025', '-f', 'json', '--at', String(s.emu.subscriptions('bsc').now)]);
