@@ -16,6 +16,8 @@ const BILLINGS = `${STORE_SCHEMA}.${ident('fixed_recurring_billings')}`;
 const CANCELLATIONS = `${STORE_SCHEMA}.${ident('fixed_recurring_cancellations')}`;
 /** A temporary table of this connection: each subscription id once, numbered. */
 const SUBSCRIPTION_CODES = 'payrec_subscription_codes';
+/** Another: each (token, amount, status) of the billings once, numbered. */
+const TERM_CODES = 'payrec_term_codes';
 
 export interface Coverage {
   /** Plans whose billings and cancellations were both synced, in id order. */
@@ -85,26 +87,40 @@ export async function readSubscriptionRecords(db: MirrorDb, chain: string, plans
   );
   const names: string[] = [];
   for await (const [ids] of db.columnChunks(`SELECT id FROM ${SUBSCRIPTION_CODES} ORDER BY k`, [])) names.push(...(ids as string[]));
+  // A plan's billings share one token and amount: those texts are numbered too.
+  await db.run(
+    `CREATE OR REPLACE TEMP TABLE ${TERM_CODES} AS SELECT token, amount, transactionStatus, (row_number() OVER () - 1)::DOUBLE AS k
+     FROM (SELECT DISTINCT token, amount::VARCHAR AS amount, transactionStatus FROM ${BILLINGS} WHERE chain = $1 AND ${inPlans})`,
+    params,
+  );
+  const terms: { token: string; amount: string | null; status: string }[] = [];
+  for await (const [token, amount, status, k] of db.columnChunks(`SELECT token, amount, transactionStatus, k FROM ${TERM_CODES}`, [])) {
+    for (let i = 0; i < token.length; i++) terms[k[i] as number] = { token: token[i] as string, amount: amount[i] === null ? null : decimalText(amount[i] as string), status: status[i] as string };
+  }
   const billings = db.columnChunks(
-    `SELECT c.k AS sub, (list_position($${plans.length + 2}::VARCHAR[], b.planId) - 1)::DOUBLE AS plan, success::DOUBLE AS success, amount::VARCHAR AS amount,
-            (inexact_amounts -> 'amount')::VARCHAR AS sent, token, epoch(timestamp) AS timestamp, epoch(cycleStart) AS cycleStart, epoch(cycleEnd) AS cycleEnd,
-            transactionStatus, CASE WHEN c.k IS NULL OR amount IS NULL OR timestamp IS NULL OR cycleStart IS NULL OR cycleEnd IS NULL OR cycleEnd < cycleStart THEN transactionHash END AS hash
-     FROM ${BILLINGS} AS b LEFT JOIN ${SUBSCRIPTION_CODES} AS c ON c.id = b.subscriptionId WHERE chain = $1 AND ${inPlans}`,
+    `SELECT c.k AS sub, (list_position($${plans.length + 2}::VARCHAR[], b.planId) - 1)::DOUBLE AS plan, t.k AS term, success::DOUBLE AS success,
+            CASE WHEN b.amount IS NULL THEN (inexact_amounts -> 'amount')::VARCHAR END AS sent,
+            epoch(timestamp) AS timestamp, epoch(cycleStart) AS cycleStart, epoch(cycleEnd) AS cycleEnd,
+            CASE WHEN c.k IS NULL OR b.amount IS NULL OR timestamp IS NULL OR cycleStart IS NULL OR cycleEnd IS NULL OR cycleEnd < cycleStart THEN transactionHash END AS hash
+     FROM ${BILLINGS} AS b LEFT JOIN ${SUBSCRIPTION_CODES} AS c ON c.id = b.subscriptionId
+       JOIN ${TERM_CODES} AS t ON t.token IS NOT DISTINCT FROM b.token AND t.amount IS NOT DISTINCT FROM b.amount::VARCHAR AND t.transactionStatus IS NOT DISTINCT FROM b.transactionStatus
+     WHERE chain = $1 AND ${inPlans}`,
     [...params, listValue(plans)],
   );
-  for await (const [sub, plan, success, amount, sent, token, time, start, end, status, hash] of billings) {
+  for await (const [sub, plan, term, success, sent, time, start, end, hash] of billings) {
     for (let i = 0; i < sub.length; i++) {
       if (sub[i] === null) throw new MalformedResponseError(`a billing has no subscriptionId (transactionHash ${printable(String(hash[i]))}): no subscription figure can be told without it`);
+      const t = terms[term[i] as number];
       records.addBilling({
         subscriptionId: names[sub[i] as number],
         planId: plans[plan[i] as number],
         success: success[i] as number,
-        amount: amount[i] === null ? (sentValue(sent[i] as string | null) as string) : decimalText(amount[i] as string),
-        token: token[i] as string,
+        amount: t.amount === null ? (sentValue(sent[i] as string | null) as string) : t.amount,
+        token: t.token,
         timestamp: time[i] as number,
         cycleStart: start[i] as number,
         cycleEnd: end[i] as number,
-        transactionStatus: status[i] as string,
+        transactionStatus: t.status,
         transactionHash: hash[i] as string,
       });
     }
