@@ -33,6 +33,7 @@ _payrec_child() {
     'fixed-recurring|cancellations') echo 'fixed-recurring cancellations' ;;
     'fixed-recurring|cancellation') echo 'fixed-recurring cancellation' ;;
     'fixed-recurring|webhook') echo 'fixed-recurring webhook' ;;
+    'fixed-recurring|plans') echo 'fixed-recurring plans' ;;
     'fixed-recurring short-urls|list') echo 'fixed-recurring short-urls list' ;;
     'fixed-recurring short-urls|get') echo 'fixed-recurring short-urls get' ;;
     'fixed-recurring short-urls|delete') echo 'fixed-recurring short-urls delete' ;;
@@ -82,7 +83,7 @@ _payrec_child() {
 _payrec_words() {
   case "$1" in
     '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api completion' ;;
-    'fixed-recurring') echo 'short-urls billings cancellations cancellation webhook' ;;
+    'fixed-recurring') echo 'short-urls billings cancellations cancellation webhook plans' ;;
     'fixed-recurring short-urls') echo 'list get delete create update' ;;
     'fixed-recurring short-urls list') echo '' ;;
     'fixed-recurring short-urls get') echo '' ;;
@@ -96,6 +97,7 @@ _payrec_words() {
     'fixed-recurring webhook get') echo '' ;;
     'fixed-recurring webhook delete') echo '' ;;
     'fixed-recurring webhook set') echo '' ;;
+    'fixed-recurring plans') echo '' ;;
     'variable-recurring') echo 'cancellations cancellation cancellation-requests cancellation-request transfers' ;;
     'variable-recurring cancellations') echo '' ;;
     'variable-recurring cancellation') echo '' ;;
@@ -167,6 +169,7 @@ _payrec_flags() {
     'fixed-recurring webhook get') echo '--plan-id --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'fixed-recurring webhook delete') echo '--plan-id --yes -y --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'fixed-recurring webhook set') echo '--plan-id --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'fixed-recurring plans') echo '--db --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'variable-recurring') echo '--profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'variable-recurring cancellations') echo '--plan-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'variable-recurring cancellation') echo '--profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;

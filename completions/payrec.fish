@@ -64,6 +64,8 @@ function __payrec_child
             echo 'fixed-recurring cancellation'
         case 'fixed-recurring|webhook'
             echo 'fixed-recurring webhook'
+        case 'fixed-recurring|plans'
+            echo 'fixed-recurring plans'
         case 'fixed-recurring short-urls|list'
             echo 'fixed-recurring short-urls list'
         case 'fixed-recurring short-urls|get'
@@ -159,7 +161,7 @@ function __payrec_words
         case ''
             printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api completion
         case 'fixed-recurring'
-            printf '%s\n' short-urls billings cancellations cancellation webhook
+            printf '%s\n' short-urls billings cancellations cancellation webhook plans
         case 'fixed-recurring short-urls'
             printf '%s\n' list get delete create update
         case 'fixed-recurring short-urls list'
@@ -185,6 +187,8 @@ function __payrec_words
         case 'fixed-recurring webhook delete'
             printf '%s\n' 
         case 'fixed-recurring webhook set'
+            printf '%s\n' 
+        case 'fixed-recurring plans'
             printf '%s\n' 
         case 'variable-recurring'
             printf '%s\n' cancellations cancellation cancellation-requests cancellation-request transfers
@@ -326,6 +330,8 @@ function __payrec_flags
             printf '%s\n' --plan-id --yes -y --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring webhook set'
             printf '%s\n' --plan-id --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'fixed-recurring plans'
+            printf '%s\n' --db --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'variable-recurring'
             printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'variable-recurring cancellations'
