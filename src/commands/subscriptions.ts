@@ -62,6 +62,8 @@ interface MetricsFlags extends MirrorFlags {
   chart?: boolean;
 }
 
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
 const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',')];
 
 function addMirrorOptions(cmd: Command): Command {
@@ -75,6 +77,7 @@ function addMirrorOptions(cmd: Command): Command {
 
 export function addSubscriptionCommands(program: Command, action: CommandAction): void {
   const subs = addMirrorOptions(topCommand(program, 'subscriptions'))
+    .argument('[subscriptionId]', 'show this one subscription whole (its billings and cancellation, read from the API: no mirror needed)')
     .option('--state <list>', `only subscriptions in these states: ${SUBSCRIPTION_STATES.join(', ')} (comma-separated)`)
     .addHelpText(
       'after',
@@ -93,6 +96,7 @@ export function addSubscriptionCommands(program: Command, action: CommandAction)
         '  $ payrec --emulator subscriptions --sync',
         '  $ payrec subscriptions --state past_due --fail-if-any      # CI: fail while any is past due',
         '  $ payrec subscriptions --at 2026-10-31T23:59:59Z -f csv -o october.csv',
+        '  $ payrec --emulator subscriptions 0x4826911531a6c166eca8518e2e8cf98b91e2472a01de2fa0a4153f1a7f73d73a',
         '',
       ].join('\n'),
     )
@@ -193,6 +197,13 @@ async function runLedger(session: Session, cmd: Command): Promise<void> {
   const flags = cmd.opts() as LedgerFlags;
   const states = parseStates(flags.state);
   const { plans, at, graceSeconds } = parseMirrorFlags(session, flags);
+  const one = cmd.args[0] as string | undefined;
+  if (one !== undefined) {
+    const id = parseOption(hexId, one, 'SUBSCRIPTION_ID').toLowerCase();
+    const mirrorOnly = (['state', 'planId', 'sync', 'db', 'count', 'failIfAny'] as const).filter((k) => flags[k] !== undefined);
+    if (mirrorOnly.length > 0) throw new UsageError(`one subscription is read from the API: --${mirrorOnly.map(kebab).join(', --')} ${mirrorOnly.length === 1 ? 'is' : 'are'} for the ledger`);
+    return (await import('./subscription-show.js')).showSubscription(session, id, at, graceSeconds);
+  }
   refuseCountWorkbook(flags.count, session.format);
   const output = session.output('list', LEDGER_COLUMNS);
   if (output.columns) validateColumns(output.columns, LEDGER_COLUMNS);

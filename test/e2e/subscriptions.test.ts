@@ -120,6 +120,32 @@ describe('payrec subscriptions', () => {
   });
 });
 
+describe('payrec subscriptions SUBSCRIPTION_ID', () => {
+  it('shows one subscription whole from the API: every attempt in order with its outcome, the state and the cancellation', async () => {
+    const at = s.emu.subscriptions('bsc').now;
+    const f = facts.find((x) => x.cancellation !== null && x.cancellation.transactionStatus === 'confirmed' && x.billings.some(failed) && x.billings.some(paid))!;
+    expect(f).toBeDefined();
+    const r = await payrec(s.emu, ['subscriptions', f.subscriptionId, '--at', String(at), '-f', 'json']);
+    expect(r.exitCode).toBe(0);
+    const shown = JSON.parse(r.stdout) as { state: string; cancelledAt: number; attempts: { transactionHash: string; outcome: string; cycleStart: number }[]; cancellation: { transactionHash: string } };
+    expect(shown.state).toBe(oracle(f, at)!.state);
+    expect(shown.cancelledAt).toBe(f.cancelledAt);
+    expect(shown.cancellation.transactionHash).toBe(f.cancellation!.transactionHash);
+    const expected = f.billings.filter((b) => (b.timestamp as number) < at);
+    expect(shown.attempts.map((a) => a.transactionHash)).toEqual(expected.map((b) => b.transactionHash));
+    expect(shown.attempts.map((a) => a.outcome)).toEqual(expected.map((b) => (failed(b) ? 'failed' : paid(b) ? 'paid' : 'pending')));
+  });
+
+  it('an id with no billing and no cancellation is exit 4; mirror flags are refused (exit 2, nothing sent)', async () => {
+    const missing = await payrec(s.emu, ['subscriptions', `0x${'ab'.repeat(32)}`]);
+    expect(missing.exitCode).toBe(4);
+    expect(missing.stderr).toMatch(/has no billing .* and no cancellation/);
+    const refused = await payrec(s.quiet, ['subscriptions', `0x${'ab'.repeat(32)}`, '--state', 'active']);
+    expect(refused.exitCode).toBe(2);
+    expect(s.quiet.requests).toEqual([]);
+  });
+});
+
 describe('payrec fr plans', () => {
   it('lists every plan synced, with the terms of the emulator\'s plans and its subscriptions that ever paid', async () => {
     const truth = s.emu.subscriptions('bsc');
