@@ -80,6 +80,8 @@ async function runSql(session: Session, cmd: Command): Promise<void> {
   // Times print, and date_trunc counts days and months, in --tz.
   const db = await MirrorDb.open(location.file, 'read', { ...openOptions(session), timeZone: session.zone });
   try {
+    // The subscriptions view's now: this command's clock (pinned with PAYREC_EMULATOR_NOW).
+    await db.run(`SET VARIABLE payrec_now = to_timestamp(${Math.floor(session.ctx.now() / 1000)})`);
     if (query === undefined) {
       const output = session.output('list', ['table', 'kind', 'rows', 'columns']);
       const writer = createWriter(target.stream, output);

@@ -5,6 +5,7 @@ import { CATALOG, TRANSFER_COLLECTIONS, type MirroredCollection } from './catalo
 import { EXTRA_COLUMN, hasKind, ident, IDENTITY_HASH_COLUMN, INEXACT_COLUMN, LAST_UPDATED_COLUMN, recordFields, tableColumns, type Field } from './schema.js';
 import { clearCursors, EXPORTS_TABLE, META_TABLE, readMeta, SCOPE_TABLE, STATE_DDL, writeMeta } from './state.js';
 import type { MirrorDb } from './store.js';
+import { subscriptionsView } from './subscriptions-view.js';
 
 // Creates a mirror's tables and views, and brings an older mirror up to date.
 //
@@ -98,6 +99,7 @@ export async function ensureLayout(db: MirrorDb): Promise<string | undefined> {
   // The views read the tables: out of the way while a table is rebuilt, then made anew.
   await db.run('DROP VIEW IF EXISTS transfers');
   await db.run('DROP VIEW IF EXISTS inexact_amounts');
+  await db.run('DROP VIEW IF EXISTS subscriptions');
   for (const layout of LAYOUTS) {
     await db.run(`DROP VIEW IF EXISTS main.${ident(layout.collection.table)}`);
     await ensureTable(db, layout);
@@ -105,6 +107,7 @@ export async function ensureLayout(db: MirrorDb): Promise<string | undefined> {
   }
   await db.run(transfersView());
   await db.run(inexactAmountsView());
+  await db.run(subscriptionsView(STORE_SCHEMA));
   await writeMeta(db, 'layout', LAYOUT_KEY);
   return notice;
 }
@@ -235,5 +238,5 @@ function inexactAmountsView(): string {
  * laid out by a payrec with the same tables and views.
  */
 const LAYOUT_KEY = createHash('sha256')
-  .update(JSON.stringify([MIRROR_FORMAT, LAYOUTS.map((l) => [l.collection.table, tableColumns(l.fields, l.scopes), collectionView(l)]), transfersView(), inexactAmountsView()]))
+  .update(JSON.stringify([MIRROR_FORMAT, LAYOUTS.map((l) => [l.collection.table, tableColumns(l.fields, l.scopes), collectionView(l)]), transfersView(), inexactAmountsView(), subscriptionsView(STORE_SCHEMA)]))
   .digest('hex');

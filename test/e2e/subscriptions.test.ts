@@ -4,7 +4,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
-import { payrec, suiteEmulators, tempDir } from './helpers.js';
+import { emulator, payrec, suiteEmulators, tempDir } from './helpers.js';
 
 // payrec subscriptions and payrec metrics, run as a user would against a mirror of the
 // emulator, held against an oracle written here from DESIGN.md's definitions and the
@@ -143,6 +143,35 @@ describe('payrec subscriptions SUBSCRIPTION_ID', () => {
     const refused = await payrec(s.quiet, ['subscriptions', `0x${'ab'.repeat(32)}`, '--state', 'active']);
     expect(refused.exitCode).toBe(2);
     expect(s.quiet.requests).toEqual([]);
+  });
+});
+
+describe('the mirror\'s subscriptions view', () => {
+  it('holds the ledger of payrec subscriptions as of now, row for row, and SUM(mrr) per token is exact', async () => {
+    // The view reads the real clock (now()): an emulator whose data end today, so that
+    // every day some subscriptions are active and past due.
+    const today = await emulator({ now: Math.floor(Date.now() / 1000 / DAY) * DAY });
+    const db = join(tempDir(), 'today.duckdb');
+    try {
+      const plans = today.subscriptions('bsc').plans.flatMap((p) => ['--plan-id', p.planId]);
+      expect((await payrec(today, ['sync', 'fr/billings', 'fr/cancellations', ...plans, '--db', db, '-q'])).exitCode).toBe(0);
+    } finally {
+      await today.close();
+    }
+    const columns = 'subscriptionId, planId, token, amount, period, mrr, epoch(started)::BIGINT AS started, epoch(paidThrough)::BIGINT AS paidThrough, epoch(lastAttempt)::BIGINT AS lastAttempt, failedAttempts, epoch(cancelledAt)::BIGINT AS cancelledAt, forced, state';
+    const [view, sums, cli] = await Promise.all([
+      payrec(s.emu, ['sql', '--db', db, '-f', 'json', `SELECT ${columns} FROM subscriptions ORDER BY subscriptionId`]),
+      payrec(s.emu, ['sql', '--db', db, '-f', 'json', `SELECT token, SUM(mrr) AS mrr FROM subscriptions WHERE state IN ('active', 'past_due') GROUP BY token ORDER BY token`]),
+      payrec(s.emu, ['subscriptions', '--db', db, '-f', 'json', '-q']),
+    ]);
+    expect(view.exitCode).toBe(0);
+    const norm = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v]));
+    const ledger = (JSON.parse(cli.stdout) as Record<string, unknown>[]).sort((a, b) => String(a.subscriptionId).localeCompare(String(b.subscriptionId)));
+    expect(new Set(ledger.map((r) => r.state))).toEqual(new Set(['active', 'past_due', 'lapsed', 'cancelled']));
+    expect((JSON.parse(view.stdout) as Record<string, unknown>[]).map(norm)).toEqual(ledger.map(norm));
+    const expected = new Map<string, Big>();
+    for (const r of ledger) if (r.state === 'active' || r.state === 'past_due') expected.set(String(r.token), (expected.get(String(r.token)) ?? new Big(0)).plus(String(r.mrr)));
+    expect((JSON.parse(sums.stdout) as { token: string; mrr: string }[]).map((x) => [x.token, new Big(x.mrr).toFixed()])).toEqual([...expected].sort().map(([t, v]) => [t, v.toFixed()]));
   });
 });
 
