@@ -41,7 +41,7 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     .option('--no-color', 'no colour (also NO_COLOR, TERM=dumb)')
     .option('--timeout <seconds>', 'per-request timeout (env PAYREC_TIMEOUT; default 30)')
     .option('--retries <n>', 'retries of failed safe requests (env PAYREC_RETRIES; default 3)')
-    .option('--dry-run', 'print the requests as curl commands instead of sending them')
+    .option('--dry-run', 'print each request as a curl command instead of sending it')
     .showSuggestionAfterError(true)
     .addHelpText('after', `\nExamples:\n  $ payrec --emulator one-time transfers --limit 5\n  $ payrec one-time transfers --from 30d --all -f csv -o transfers.csv\n  $ payrec fr billings --plan-id 0x57b2…6bf7 --summary\n\nEvery command has --help with its flags and examples; the whole reference:\npayrec help reference (also man payrec).\n\n${exitCodes()}`);
 

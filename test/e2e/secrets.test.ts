@@ -105,6 +105,9 @@ const INVOCATIONS: Record<string, Invocation> = {
   // The mirror file is among the files checked: it must not hold the key either.
   sync: { args: () => ['ot/transfers', '--db', 'mirror.duckdb'], sends: true },
   sql: { args: () => ['--db', 'mirror.duckdb'] },
+  subscriptions: { args: (f) => ['--sync', '--plan-id', plan(f), '--db', 'mirror.duckdb'], sends: true },
+  metrics: { args: (f) => ['--sync', '--plan-id', plan(f), '--db', 'mirror.duckdb', '--period', '2025'], sends: true },
+  'fixed-recurring plans': { args: () => ['--db', 'mirror.duckdb'] },
   completion: { args: () => ['bash'] },
   reference: { args: () => [] },
 };
