@@ -143,7 +143,7 @@ function parseMirrorFlags(session: Session, flags: MirrorFlags): { plans: string
 }
 
 /** The subscription records of the mirror (synced first with --sync), and what the reader must know about their reach. */
-async function loadRecords(session: Session, flags: MirrorFlags, plans: string[], at: number): Promise<{ records: SubscriptionRecords; plans: string[] }> {
+async function loadRecords(session: Session, flags: MirrorFlags, plans: string[], at: number, windowStart?: number): Promise<{ records: SubscriptionRecords; plans: string[] }> {
   const location = await mirrorLocation(session, flags.db);
   const sync = `payrec ${session.flags.emulator ? '--emulator ' : ''}sync`;
   if (flags.sync) {
@@ -167,6 +167,18 @@ async function loadRecords(session: Session, flags: MirrorFlags, plans: string[]
     const coverage = await subscriptionCoverage(db, chain, plans);
     if (coverage.plans.length === 0) {
       throw new UsageError(`the mirror holds no fixed-recurring plan of chain ${chain}`, `${sync} --plan-id ID (or add --sync); plan ids are in payrec fr short-urls list and payrec transfers --columns planId`);
+    }
+    // Records before a plan's synced start were never read: figures over them would be partial.
+    const late = [...coverage.since].filter(([, since]) => since > 0);
+    const cut = late.find(([, since]) => windowStart !== undefined && windowStart < since);
+    if (cut) {
+      throw new UsageError(
+        `the mirror holds plan ${cut[0]} only from ${formatLocal(cut[1], session.zone)} ${session.zone} (sync --from), after the report's start ${formatLocal(windowStart!, session.zone)}: its figures would leave records out`,
+        `start the report later (--from, --period), or read the plan whole: payrec sync fr/billings fr/cancellations --plan-id ${cut[0]} --full`,
+      );
+    }
+    if (windowStart === undefined && late.length > 0) {
+      session.warn(`${late.length === 1 ? 'a plan was' : `${late.length} plans were`} synced with sync --from (${late.map(([p, t]) => `${p} from ${formatLocal(t, session.zone)}`).join(', ')}): subscriptions that began earlier show only what followed`);
     }
     const upTo = coverage.syncedUpTo;
     const plural = coverage.plans.length === 1 ? 'plan' : 'plans';
@@ -267,7 +279,7 @@ async function runMetrics(session: Session, cmd: Command): Promise<void> {
   const output = session.output('list', columns);
   if (output.columns) validateColumns(output.columns, columns);
   if (flags.chart && session.flags.output !== undefined) throw new UsageError('--chart draws in the terminal: leave out -o (or drop --chart to export the rows)');
-  const { records } = await loadRecords(session, flags, plans, at);
+  const { records } = await loadRecords(session, flags, plans, at, window.start);
   const intervals = intervalsOf(kind, window, session.zone).map((s) => ({ from: s.start, to: s.end }));
   const rows = metrics(records, { intervals, at, graceSeconds, byPlan });
   if (flags.chart) return chartMrr(session, rows, kind);

@@ -47,6 +47,21 @@ export async function writeCursor(db: MirrorDb, chain: string, collection: strin
   await db.run(`INSERT OR REPLACE INTO ${CURSOR_TABLE} VALUES ($1, $2, $3, $4, now())`, [chain, collection, scope, cursor]);
 }
 
+/**
+ * Where a list's records begin in the mirror: the `from` of the sync that first read it
+ * (0, its first record, unless `sync --from` bounded it). Figures over an earlier
+ * window would miss records the mirror never read.
+ */
+export async function writeSince(db: MirrorDb, chain: string, collection: string, scope: string, since: number): Promise<void> {
+  await writeMeta(db, sinceKey(chain, collection, scope), String(since));
+}
+
+export async function readSince(db: MirrorDb, chain: string, collection: string, scope: string): Promise<number> {
+  return Number((await readMeta(db, sinceKey(chain, collection, scope))) ?? 0);
+}
+
+const sinceKey = (chain: string, collection: string, scope: string) => `since ${chain} ${collection} ${scope}`;
+
 /** Forgets a collection's cursors (its table changed layout), or every cursor: the next sync reads it from the start. */
 export async function clearCursors(db: MirrorDb, collection?: string): Promise<void> {
   if (collection === undefined) await db.run(`DELETE FROM ${CURSOR_TABLE}`);

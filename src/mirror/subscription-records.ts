@@ -4,7 +4,7 @@ import { listValue } from './duckdb.js';
 import { SubscriptionRecords } from '../subscriptions/engine.js';
 import { STORE_SCHEMA } from './layout.js';
 import { ident } from './schema.js';
-import { CURSOR_TABLE } from './state.js';
+import { CURSOR_TABLE, readSince } from './state.js';
 import type { MirrorDb } from './store.js';
 
 // What `payrec subscriptions` and `payrec metrics` read of the mirror: the
@@ -24,6 +24,8 @@ export interface Coverage {
   plans: string[];
   /** The oldest of those lists' cursors (Unix seconds): every record stamped up to it is in the mirror. */
   syncedUpTo?: number;
+  /** Per plan, where its lists' records begin (the latest `sync --from` of the two; 0: from the first record). */
+  since: Map<string, number>;
 }
 
 /** Plans and how far their lists were synced, for the chain; refuses a plan given but not synced, or synced halfway. */
@@ -41,6 +43,7 @@ export async function subscriptionCoverage(db: MirrorDb, chain: string, wanted: 
   }
   const plans = wanted.length > 0 ? [...wanted] : [...cursors.keys()].sort();
   let syncedUpTo: number | undefined;
+  const since = new Map<string, number>();
   for (const plan of plans) {
     const lists = cursors.get(plan);
     const missing = ['fixed-recurring/billings', 'fixed-recurring/cancellations'].filter((c) => lists?.get(c) === undefined);
@@ -51,8 +54,10 @@ export async function subscriptionCoverage(db: MirrorDb, chain: string, wanted: 
       );
     }
     for (const cursor of lists!.values()) syncedUpTo = syncedUpTo === undefined ? cursor : Math.min(syncedUpTo, cursor);
+    const scope = `planId=${plan}`;
+    since.set(plan, Math.max(await readSince(db, chain, 'fixed-recurring/billings', scope), await readSince(db, chain, 'fixed-recurring/cancellations', scope)));
   }
-  return { plans, syncedUpTo };
+  return { plans, syncedUpTo, since };
 }
 
 /** A DECIMAL's text without the zeros DuckDB pads it with (9.990000000000000000 → 9.99). */

@@ -10,7 +10,7 @@ import type { Endpoint } from '../registry/types.js';
 import { CATALOG, type MirroredCollection, type ScopeParam } from './catalog.js';
 import { ensureLayout, layoutOf } from './layout.js';
 import { discoveredScopes } from './scopes.js';
-import { readCursor, rememberedScopes, rememberScopes, scopeKey, writeCursor } from './state.js';
+import { readCursor, rememberedScopes, rememberScopes, scopeKey, writeCursor, writeSince } from './state.js';
 import { checkService, stampService, type Service } from './service.js';
 import type { MirrorDb } from './store.js';
 import { Batch, Upserter, type UpsertCounts } from './upsert.js';
@@ -235,6 +235,7 @@ async function walkWindow(run: Run, target: Target, upserter: Upserter, report: 
       add(report, await upserter.write(batch));
       // Ascending walk: the last record is the newest written; the cursor travels in the same transaction.
       await writeCursor(db, chain, name, scope, batch.last!.timestamp as number);
+      if (cursor === undefined) await writeSince(db, chain, name, scope, from);
       // A reader waiting for the file gets it now, with what is committed (see MirrorDb.letReadersIn).
       const readers = db.readersWaiting();
       if (commit || readers) await tx.close();
@@ -244,6 +245,7 @@ async function walkWindow(run: Run, target: Target, upserter: Upserter, report: 
     await tx.open();
     await run.stamp();
     await writeCursor(db, chain, name, scope, run.to);
+    if (cursor === undefined) await writeSince(db, chain, name, scope, from);
     await tx.close();
   } catch (err) {
     // Stopped between batches (Ctrl-C, a network error): what was written is whole, with its cursor.

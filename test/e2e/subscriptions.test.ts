@@ -245,6 +245,23 @@ describe('payrec metrics', () => {
   });
 });
 
+describe('a plan synced with sync --from', () => {
+  it('a report that starts before the plan\'s synced start is refused (exit 2, naming the plan); one after it runs', async () => {
+    const plan = s.emu.subscriptions('bsc').plans[0].planId;
+    const bounded = join(tempDir(), 'bounded.duckdb');
+    const sync = await payrec(s.emu, ['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plan, '--from', '2025-06-01', '--db', bounded, '-q']);
+    expect(sync.exitCode).toBe(0);
+    const before = await payrec(s.emu, ['metrics', '--db', bounded, '--period', '2025']);
+    expect(before.exitCode).toBe(2);
+    expect(before.stdout).toBe('');
+    expect(before.stderr).toContain(`the mirror holds plan ${plan} only from 2025-06-01 00:00:00 UTC`);
+    // One second later than the bound is not enough for the month of May, exactly the bound is.
+    expect((await payrec(s.emu, ['metrics', '--db', bounded, '--from', '2025-05-31T23:59:59Z', '--to', '2025-07-31'])).exitCode).toBe(2);
+    const after = await payrec(s.emu, ['metrics', '--db', bounded, '--period', '2025-06', '-f', 'json']);
+    expect(after.exitCode).toBe(0);
+  });
+});
+
 describe('bad input: exit 2 before anything is read or sent', () => {
   const cases: [string, string[], RegExp][] = [
     ['an unknown state', ['subscriptions', '--state', 'overdue'], /invalid --state "overdue": expected active, past_due, lapsed, cancelled/],
