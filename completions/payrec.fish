@@ -311,7 +311,7 @@ function __payrec_flags
         case 'fixed-recurring short-urls get'
             printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring short-urls delete'
-            printf '%s\n' --yes -y --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --yes -y --ignore-missing --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring short-urls create'
             printf '%s\n' --name --plan-id --success-url --error-url --extra --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring short-urls update'
@@ -327,7 +327,7 @@ function __payrec_flags
         case 'fixed-recurring webhook get'
             printf '%s\n' --plan-id --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring webhook delete'
-            printf '%s\n' --plan-id --yes -y --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --yes -y --ignore-missing --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring webhook set'
             printf '%s\n' --plan-id --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring plans'
@@ -353,7 +353,7 @@ function __payrec_flags
         case 'on-demand short-urls get'
             printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'on-demand short-urls delete'
-            printf '%s\n' --yes -y --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --yes -y --ignore-missing --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'on-demand short-urls create'
             printf '%s\n' --name --plan-id --success-url --error-url --extra --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'on-demand short-urls update'

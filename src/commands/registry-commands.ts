@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { endpoints } from '../registry/endpoints.js';
 import type { Endpoint } from '../registry/types.js';
 import { PRODUCTS } from '../registry/types.js';
-import { UsageError } from '../core/runtime/errors.js';
+import { ApiError, UsageError } from '../core/runtime/errors.js';
 import { flagOf, optionSchemas, parseOption } from '../core/runtime/options.js';
 import { runEndpoint, type ListQuery } from '../core/lists/run-endpoint.js';
 import type { Session } from '../core/runtime/session.js';
@@ -58,6 +58,7 @@ function defineOptions(cmd: Command, group: Endpoint[]): void {
     }
   }
   if (group.some((e) => e.confirm)) cmd.option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)');
+  if (group.some((e) => e.method === 'DELETE')) cmd.option('--ignore-missing', 'exit 0 when it is already gone (404), for provisioning jobs run again');
   if (group.some((e) => e.kind === 'list')) {
     addListOptions(cmd, group.some((e) => e.timeWindow), seen.has('token'));
     addGateOptions(cmd, group.some(hasStatus), group.some(hasSuccess));
@@ -217,7 +218,26 @@ async function runGroup(session: Session, cmd: Command, group: Endpoint[]): Prom
   if (list && !endpoint.timeWindow) {
     list.to = undefined;
   }
-  await runEndpoint(session, endpoint, pathValues, filters, list);
+  try {
+    await runEndpoint(session, endpoint, pathValues, filters, list);
+    if (endpoint.method !== 'GET') session.wrote();
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 404)) throw err;
+    const what = missingThing(endpoint, pathValues);
+    if (endpoint.method === 'DELETE' && opts.ignoreMissing) {
+      session.note(`${what}: nothing to delete (--ignore-missing)`);
+      return;
+    }
+    // A plan's webhook: the 404 says the plan has none (the id may well be right).
+    if (endpoint.path.endsWith('/webhook')) throw new ApiError(`${what} (or no such plan on this chain)`, 404, endpoint.path, `set one: payrec fr webhook set --plan-id ${pathValues.planId} URL`);
+    throw err;
+  }
+}
+
+/** What a 404 of `endpoint` means, in words. */
+function missingThing(endpoint: Endpoint, values: Record<string, string>): string {
+  if (endpoint.path.endsWith('/webhook')) return `plan ${values.planId} has no webhook`;
+  return `${endpoint.command.slice(0, -1).join(' ').replace(/-/g, ' ').replace(/s$/, '')} ${endpoint.params.map((p) => values[p.name]).join(' ')} was not found`;
 }
 
 async function confirmOrRefuse(session: Session, endpoint: Endpoint, values: Record<string, string>, yes: boolean): Promise<void> {

@@ -93,6 +93,7 @@ export function addShortUrlWriteCommands(program: Command, action: CommandAction
     // Opened first: an unwritable --output must fail before anything is sent.
     const target = await session.openOutput();
     const body = await client.json({ method, path, query: encodeShortUrlFields(fields) });
+    session.wrote();
     const record = checkRecord(getEndpoint, body, session);
     const writer = createWriter(target.stream, session.output('single', getEndpoint.columns));
     await writer.write(record);

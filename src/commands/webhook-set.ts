@@ -24,6 +24,7 @@ export function addWebhookSetCommand(program: Command, action: CommandAction): v
         if (!u.success) throw new UsageError(`invalid <url> "${printable(url)}": ${u.error.issues[0].message}`);
         const client = await session.client();
         const body = await client.json({ method: 'PUT', path: `/fixed-recurring/plans/${planId}/webhook`, body: { webhook: url } });
+        session.wrote();
         if (session.format === 'json' || session.format === 'jsonl') session.ctx.stdout.write(terminalJson(body ?? { webhook: url }) + '\n');
         else if (!session.quiet) session.ctx.stderr.write(`Webhook of plan ${planId} set to ${url}\n`);
       }),

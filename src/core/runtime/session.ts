@@ -208,6 +208,13 @@ export class Session {
     this.ctx.stderr.write(neutraliseTerminal(message) + '\n');
   }
 
+  /** After a write (create, update, delete, set): --emulator's in-process emulator forgets it when the command ends, and says so. */
+  wrote(): void {
+    if (this.flags.emulator && !this.flags.dryRun) {
+      this.note('note: --emulator starts a fresh emulator for each command, so this change is gone when it ends; to keep changes, run payrec emulator start and use its --base-url');
+    }
+  }
+
   /**
    * An empty result, said to a person (as gh does): on stderr when stdout is a terminal,
    * or when -o writes a file while one watches; a pipe gets its empty document silently.
