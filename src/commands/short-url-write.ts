@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandAction } from '../core/runtime/action.js';
-import { UsageError } from '../core/runtime/errors.js';
+import { MalformedResponseError, UsageError } from '../core/runtime/errors.js';
 import { createWriter } from '../core/output/writer.js';
 import { checkRecord } from '../core/lists/records.js';
 import { printable } from '../core/output/sanitize.js';
@@ -74,6 +74,31 @@ function parseFields(o: FieldFlags): ShortUrlFields {
   };
 }
 
+/**
+ * The extras an update sends: the API's update replaces the whole set, so the short
+ * url's current extras are read first and --extra k=v sets one, --extra k= removes one.
+ * (Two updates at the same moment could still overwrite each other's extras.)
+ */
+function mergedExtra(current: Record<string, unknown>, changes: Record<string, string>): Record<string, string> {
+  let extra: unknown = (current.params as Record<string, unknown> | undefined)?.extra ?? {};
+  if (typeof extra === 'string') {
+    try {
+      extra = JSON.parse(extra || '{}');
+    } catch {
+      // Not JSON: the check below names it.
+    }
+  }
+  if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) {
+    throw new MalformedResponseError(`the short url's params.extra is not an object (${printable(JSON.stringify(extra))}): its other extras cannot be kept`);
+  }
+  const merged = { ...(extra as Record<string, string>) };
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === '') delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}
+
 function fieldOptions(cmd: Command, required: boolean): Command {
   const add = required ? cmd.requiredOption.bind(cmd) : cmd.option.bind(cmd);
   add('--name <name>', 'label of the short url');
@@ -81,7 +106,7 @@ function fieldOptions(cmd: Command, required: boolean): Command {
   return cmd
     .option('--success-url <url>', 'where to send the customer after success (http/https)')
     .option('--error-url <url>', 'where to send the customer after a failure (http/https)')
-    .option('--extra <key=value>', 'extra parameter forwarded to the plan webhook (repeatable)', (v: string, prev: string[] = []) => [...prev, v]);
+    .option('--extra <key=value>', 'extra parameter forwarded to the plan webhook (repeatable; on update it keeps the others, and key= removes one)', (v: string, prev: string[] = []) => [...prev, v]);
 }
 
 export function addShortUrlWriteCommands(program: Command, action: CommandAction, product: Product): void {
@@ -116,7 +141,10 @@ export function addShortUrlWriteCommands(program: Command, action: CommandAction
 
   fieldOptions(group.command('update').description('Change the name, plan, redirect URLs or extra parameters of a short url'), false)
     .argument('<path>', 'short url code, the last segment of its link')
-    .addHelpText('after', `\nExamples:\n  $ payrec ${product} short-urls update f9yth --name "Instagram banner" --extra traffic=instagram\n`)
+    .addHelpText(
+      'after',
+      `\nExamples:\n  $ payrec ${product} short-urls update f9yth --name "Instagram banner" --extra traffic=instagram\n  $ payrec ${product} short-urls update f9yth --extra banner=    # remove one extra\n\n--extra changes only the keys it names (the short url's other extras are read and kept).\n`,
+    )
     .action(
       action(async (session, cmd) => {
         const code = check(shortUrlPath, cmd.args[0], '<path>')!;
@@ -124,7 +152,13 @@ export function addShortUrlWriteCommands(program: Command, action: CommandAction
         if (Object.values(fields).every((v) => v === undefined)) {
           throw new UsageError('nothing to update: give --name, --plan-id, --success-url, --error-url or --extra');
         }
-        await send(session, 'PUT', `/${product}/short-urls/${encodeURIComponent(code)}`, fields);
+        const path = `/${product}/short-urls/${encodeURIComponent(code)}`;
+        if (fields.extra) {
+          const client = await session.client();
+          const current = checkRecord(getEndpoint, await client.json({ method: 'GET', path }), session);
+          fields.extra = mergedExtra(current, fields.extra);
+        }
+        await send(session, 'PUT', path, fields);
       }, { output: true }),
     );
 }

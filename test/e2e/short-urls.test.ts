@@ -76,11 +76,11 @@ describe.concurrent.each(['fixed-recurring', 'on-demand'] as const)('%s short ur
       planId: plan2,
       createdAt: url.createdAt,
       link: url.link,
-      params: { callbackSuccess: 'https://shop.example/ok', callbackError: 'https://shop.example/ko', extra: { traffic: 'instagram' } },
+      params: { callbackSuccess: 'https://shop.example/ok', callbackError: 'https://shop.example/ko', extra: { banner: 'BR69', traffic: 'instagram' } },
     });
     expect(after.updatedAt).toBeGreaterThanOrEqual(url.createdAt);
     const put = s.emu.requests.find((q) => q.method === 'PUT' && q.path === `/v1/bsc/${product}/short-urls/${url.path}` && q.status === 200);
-    expect(put?.query).toEqual({ name: 'Instagram banner', planId: plan2, 'params.extra': '{"traffic":"instagram"}' });
+    expect(put?.query).toEqual({ name: 'Instagram banner', planId: plan2, 'params.extra': '{"banner":"BR69","traffic":"instagram"}' });
     expect(json((await payrec(s.emu, [product, 'short-urls', 'get', url.path, '-f', 'json'])).stdout)).toEqual(after);
 
     // Not on a terminal, delete needs --yes; without it nothing is sent.
