@@ -219,6 +219,14 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 /** The trust check (runtime/trust.ts) in the config's words: the key is what is at stake. */
 function untrustedEntry(s: Stats, path: string, what: 'file' | 'folder'): ConfigFileError | undefined {
   const kind = othersCanChange(s, what);
+  if (!kind && what === 'file' && othersCanRead(s)) {
+    // As ssh refuses a private key others can read (a dotfiles checkout leaves 0644).
+    return new ConfigFileError(
+      'untrusted',
+      `the config file ${printable(path)} can be read by other users: payrec does not use the key it holds until only you can read it`,
+      `fix it with: chmod 600 ${shellWord(path)} (and if the key was exposed, make a new one)`,
+    );
+  }
   if (!kind) return undefined;
   const notOwn = kind === 'not-own';
   const fix = what === 'file' ? `chmod 600 ${shellWord(path)}` : `chmod go-w ${shellWord(path)}`;
@@ -228,6 +236,12 @@ function untrustedEntry(s: Stats, path: string, what: 'file' | 'folder'): Config
     `the config ${what} ${printable(path)} ${why}: payrec does not use the key it holds (anyone who can change it could send the key elsewhere)`,
     notOwn ? `make it yours (chown) or set PAYREC_CONFIG_DIR to a folder of yours` : `fix it with: ${fix}`,
   );
+}
+
+/** Readable by anyone, or by a group other than the user's own primary group. POSIX only. */
+function othersCanRead(s: Stats): boolean {
+  if (process.platform === 'win32' || typeof process.getuid !== 'function') return false;
+  return (s.mode & 0o004) !== 0 || ((s.mode & 0o040) !== 0 && s.gid !== process.getgid?.());
 }
 
 /** One error for a file and a folder that both need fixing: both commands in its hint. */

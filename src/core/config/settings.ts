@@ -70,6 +70,8 @@ export async function resolveSettings(
 
 /** Profile names are keys in the config file and appear in messages: keep them plain. */
 const PROFILE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/** Names a profile cannot take: the demo mirror's, and the ones every JavaScript object has (a profile so named would save nothing). */
+const RESERVED_PROFILES = new Set(['emulator', '__proto__', 'constructor', 'prototype']);
 
 /** `invalid X "value": why`, X named as the user gave it: `--chain`, `PAYREC_CHAIN`, or the profile's `chain`. */
 function invalid(s: Settings, setting: 'profile' | 'chain' | 'baseUrl', why: string): UsageError {
@@ -89,6 +91,7 @@ function invalid(s: Settings, setting: 'profile' | 'chain' | 'baseUrl', why: str
 
 export function validateSettings(s: Settings): void {
   if (!PROFILE_NAME.test(s.profile)) throw invalid(s, 'profile', 'expected a name of at most 64 letters, digits, _ . -');
+  if (RESERVED_PROFILES.has(s.profile)) throw invalid(s, 'profile', `"${s.profile}" is reserved (${s.profile === 'emulator' ? "--emulator's demo mirror is emulator.duckdb" : 'a name JavaScript objects already use'}); choose another`);
   const chain = chainSchema.safeParse(s.chain);
   if (!chain.success) throw invalid(s, 'chain', chain.error.issues[0].message);
   try {
