@@ -203,7 +203,8 @@ describe('precedence: flag > environment > profile > default', () => {
     expect(profile).toEqual({ profile: 'work', chain: 'polygon (profile)', baseUrl: `${emu.url} (profile)`, key: 'profile' });
     // (With all three from the environment the stored profile is not even read.)
     expect(env).toMatchObject({ chain: 'ethereum (env)', baseUrl: 'http://127.0.0.1:1 (env)', key: 'env' });
-    expect(flag).toEqual({ profile: 'work', chain: 'sandbox (flag)', baseUrl: 'http://localhost:2 (flag)', key: 'profile' });
+    // The stored key belongs to the profile's service: another base URL does not get it.
+    expect(flag).toEqual({ profile: 'work', chain: 'sandbox (flag)', baseUrl: 'http://localhost:2 (flag)', key: 'none' });
   });
 
   test.concurrent('the profile itself: --profile beats PAYREC_PROFILE beats the current one', async () => {
@@ -229,8 +230,10 @@ describe('precedence: flag > environment > profile > default', () => {
     ]);
     expect(fromProfile.exitCode).toBe(0);
     expect(JSON.parse(fromProfile.stdout)).toHaveLength(1);
-    expect(envWins.exitCode).toBe(7);
-    expect(envWins.stderr).toMatch(/127\.0\.0\.1:1/);
+    // Another service named by the environment never gets the profile's key (issue 24: a
+    // stored key followed any PAYREC_BASE_URL): exit 3 before anything is sent.
+    expect(envWins.exitCode).toBe(3);
+    expect(envWins.stderr).toContain(`the key of profile "work" is kept for ${emu.url}, not for http://127.0.0.1:1 (PAYREC_BASE_URL)`);
     expect(flagWins.exitCode).toBe(0);
     expect(emu.requests.some((q) => q.path === '/v1/polygon/one-time/transfers')).toBe(true);
 

@@ -1,4 +1,6 @@
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { payrec, suiteEmulators, tempDir } from './helpers.js';
@@ -49,4 +51,33 @@ describe('reserved profile names', () => {
       expect(existsSync(join(dir, 'config.json'))).toBe(false);
     });
   }
+});
+
+describe('a stored key goes only to its own service', () => {
+  it('--base-url to another host does not carry the profile\'s key there (exit 3, nothing sent); PAYREC_API_KEY does', async () => {
+    const seen: (string | undefined)[] = [];
+    const other = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"limit":1,"offset":0,"total":0}');
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    try {
+      const dir = tempDir();
+      const login = await payrec(undefined, ['auth', 'login', '--base-url', s.emu.url], { env: { PAYREC_CONFIG_DIR: dir }, input: `${s.emu.keyFor('bsc')}\n` });
+      expect(login.exitCode).toBe(0);
+      const own = await payrec(undefined, ['ot', 'transfers', '--limit', '1', '-f', 'json'], { env: { PAYREC_CONFIG_DIR: dir } });
+      expect(own.exitCode).toBe(0);
+      const elsewhere = await payrec(undefined, ['ot', 'transfers', '--limit', '1', '--base-url', url], { env: { PAYREC_CONFIG_DIR: dir } });
+      expect(elsewhere.exitCode).toBe(3);
+      expect(elsewhere.stderr).toContain(`the key of profile "default" is kept for ${s.emu.url}, not for ${url} (--base-url)`);
+      expect(seen).toEqual([]);
+      // A key given for this run goes where the run says.
+      const given = await payrec(undefined, ['ot', 'transfers', '--limit', '1', '--base-url', url, '-f', 'json'], { env: { PAYREC_CONFIG_DIR: dir, PAYREC_API_KEY: 'prk_other_service' } });
+      expect(given.exitCode).toBe(0);
+      expect(seen).toEqual(['Bearer prk_other_service']);
+    } finally {
+      other.close();
+    }
+  });
 });

@@ -17,6 +17,8 @@ export interface Settings {
   chain: string;
   baseUrl: string;
   apiKey?: string;
+  /** The profile's key was not used: it is kept for this other service. */
+  keyWithheldFor?: string;
   sources: { chain: Source; baseUrl: Source; apiKey?: Source; profile: Source };
 }
 
@@ -54,13 +56,21 @@ export async function resolveSettings(
 
   const [chain, chainSource] = pick(flags.chain, env.PAYREC_CHAIN, stored.chain);
   const [baseUrl, baseUrlSource] = pick(flags.baseUrl, env.PAYREC_BASE_URL, stored.baseUrl);
-  const [apiKey, apiKeySource] = pick(undefined, env.PAYREC_API_KEY, stored.apiKey);
+  let [apiKey, apiKeySource] = pick(undefined, env.PAYREC_API_KEY, stored.apiKey);
+  // A stored key goes only to its own profile's service (as gh keeps a token per host):
+  // --base-url or PAYREC_BASE_URL pointing elsewhere must not carry it there.
+  const keyService = stored.baseUrl ?? DEFAULT_BASE_URL;
+  let keyWithheldFor: string | undefined;
+  if (apiKeySource === 'profile' && baseUrl !== undefined && !sameService(baseUrl, keyService)) {
+    [apiKey, keyWithheldFor] = [undefined, keyService];
+  }
 
   const settings: Settings = {
     profile: name,
     chain: chain ?? DEFAULT_CHAIN,
     baseUrl: baseUrl ?? DEFAULT_BASE_URL,
     apiKey,
+    keyWithheldFor,
     sources: { profile: profileSource, chain: chainSource, baseUrl: baseUrlSource, apiKey: apiKey ? apiKeySource : undefined },
   };
   validateSettings(settings);
@@ -115,6 +125,13 @@ export function checkApiKey(key: string, name = 'the API key'): void {
 }
 
 export function requireKey(s: Settings): string {
+  if (!s.apiKey && s.keyWithheldFor !== undefined) {
+    throw new PayrecError(
+      `the key of profile "${s.profile}" is kept for ${printable(s.keyWithheldFor)}, not for ${printable(s.baseUrl)} (${s.sources.baseUrl === 'flag' ? '--base-url' : 'PAYREC_BASE_URL'}): a stored key goes only to its own service`,
+      EXIT.auth,
+      `set PAYREC_API_KEY for that service, or keep its key in a profile of its own: payrec auth login --profile NAME --base-url ${printable(s.baseUrl)}`,
+    );
+  }
   if (!s.apiKey) {
     throw new PayrecError(
       `no API key for profile "${s.profile}" (chain ${s.chain})`,
@@ -123,6 +140,19 @@ export function requireKey(s: Settings): string {
     );
   }
   return s.apiKey;
+}
+
+/** Two base URLs name one service: the same scheme, host, port and path (a trailing slash aside). */
+function sameService(a: string, b: string): boolean {
+  const norm = (u: string) => {
+    try {
+      const url = new URL(u);
+      return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+    } catch {
+      return u;
+    }
+  };
+  return norm(a) === norm(b);
 }
 
 function pick(flag: string | undefined, env: string | undefined, profile: string | undefined): [string | undefined, Source] {
