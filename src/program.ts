@@ -96,13 +96,19 @@ export async function run(given: string[], ctx: Context): Promise<number> {
       if (err.code === 'commander.help') return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
       if (err.code === 'commander.executeSubCommandAsync') return EXIT.ok;
       if (err.code === 'commander.unknownOption') {
-        const hint = groupOptionHint(commandNamed(program, argv));
+        const hint = groupOptionHint(commandNamed(program, argv)) ?? formatOptionHint(err.message);
         if (hint) ctx.stderr.write(`hint: ${hint}\n`);
       }
       return EXIT.usage;
     }
     return reportError(err, ctx, argv.includes('--debug'));
   }
+}
+
+/** `--json`, `--csv`…: other CLIs' spelling of a format (gh's --json takes fields; payrec's formats are -f). */
+function formatOptionHint(message: string): string | undefined {
+  const m = /unknown option '--(json|jsonl|csv|xlsx|table|tsv)'/.exec(message);
+  return m ? `formats are chosen with -f: -f ${m[1] === 'tsv' ? 'table (tab-separated when piped)' : m[1]}` : undefined;
 }
 
 /** The whole process: signals, a reader that leaves early, the exit code. */

@@ -48,7 +48,11 @@ export function parseTime(value: string, nowMs: number, flag: string, zone = UTC
   }
 
   const date = DATE.exec(value) ?? DATE_TIME.exec(value);
-  if (!date) throw invalid();
+  if (!date) {
+    // A period's name given where a time goes: --from yesterday means --period yesterday.
+    const period = /^(today|yesterday|this-month|last-month|last-quarter|last-year)$/i.test(value) && (flag === '--from' || flag === '--to');
+    throw invalid(EXPECTED, period ? `for a calendar period, use --period ${value.toLowerCase()} (instead of --from and --to)` : undefined);
+  }
   const [, y, mo, d, h = '00', mi = '00', s = '00', offsetText] = date;
   const year = Number(y);
   const month = Number(mo);
