@@ -59,13 +59,18 @@ export function addAuthCommands(program: Command, action: CommandAction): void {
         keepSecret(key);
         const check = await keyWorks(session, s, key);
         if (!check.ok) throw new PayrecError(`not saved: ${check.reason} by ${s.baseUrl} for chain ${s.chain}`, EXIT.auth, 'keys are per chain: check --chain');
+        // The profile's other settings (tz, format… of config set) stay.
+        const { baseUrl: _previousUrl, ...kept } = (await session.store.profile(profile)) ?? {};
         await session.store.saveProfile(profile, {
+          ...kept,
           chain: s.chain,
           ...(baseUrl !== DEFAULT_BASE_URL ? { baseUrl } : {}),
           apiKey: key,
         });
+        const previous = await session.store.currentProfileName();
         await session.store.setCurrentProfile(profile);
         ctx.stderr.write(`Logged in: profile ${profile}, chain ${s.chain}, ${s.baseUrl}, key ${maskKey(key)}\n`);
+        if (previous !== profile) ctx.stderr.write(`${profile} is now the current profile (it was ${previous}); payrec config use ${previous} goes back\n`);
       }),
     );
 

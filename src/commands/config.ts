@@ -4,19 +4,60 @@ import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
 import { validateSettings, DEFAULT_BASE_URL, DEFAULT_CHAIN } from '../core/config/settings.js';
-import { printable } from '../core/output/sanitize.js';
 import { maskKey } from '../core/runtime/secrets.js';
+import { resolve } from 'node:path';
+import { canonicalZone } from '../core/runtime/zone.js';
+import { optionSchemas, parseOption } from '../core/runtime/options.js';
+import { hasControlCharacters, printable } from '../core/output/sanitize.js';
 
 // `payrec config …`: the stored profiles. Keys are set only by `auth login`, so they
 // never pass through argv.
 
-const KEYS = { chain: 'chain', 'base-url': 'baseUrl' } as const;
+const KEYS = { chain: 'chain', 'base-url': 'baseUrl', tz: 'tz', format: 'format', db: 'db', timeout: 'timeout', retries: 'retries' } as const;
 type Key = keyof typeof KEYS;
+const KEY_NAMES = Object.keys(KEYS).join(', ');
 
 function keyName(raw: string): Key {
   if (raw === 'api-key') throw new UsageError('the API key is not set with config: use payrec auth login (it reads the key from a hidden prompt or stdin)');
-  if (!(raw in KEYS)) throw new UsageError(`invalid KEY "${printable(raw)}": expected chain or base-url`);
+  if (!Object.hasOwn(KEYS, raw)) throw new UsageError(`invalid KEY "${printable(raw)}": expected ${KEY_NAMES}`);
   return raw as Key;
+}
+
+/** Checks a run default as its flag would be checked; returns the value to store. */
+function checkRunDefault(key: 'tz' | 'format' | 'db' | 'timeout' | 'retries', value: string): string {
+  const named = `config set ${key}`;
+  if (key === 'tz') {
+    const zone = canonicalZone(value);
+    if (zone === undefined) throw new UsageError(`invalid ${named} "${printable(value)}": expected an IANA time zone name such as UTC or Europe/Berlin`);
+    return zone;
+  }
+  if (key === 'format') {
+    const format = parseOption(optionSchemas.format, value, named);
+    if (format === 'xlsx') throw new UsageError(`invalid ${named} "xlsx": a workbook needs -o FILE, so it cannot be every run's format`, 'name the file: -o report.xlsx picks xlsx by itself');
+    return format;
+  }
+  if (key === 'timeout') return String(parseOption(optionSchemas.timeout, value, named));
+  if (key === 'retries') return String(parseOption(optionSchemas.retries, value, named));
+  if (value === '' || hasControlCharacters(value)) throw new UsageError(`invalid ${named} "${printable(value)}": expected a file path without control characters`);
+  return resolve(value);
+}
+
+/** The run defaults in effect, each with where it came from (flag, env VAR, profile, default). */
+function runDefaults(session: Session): Record<'tz' | 'format' | 'db' | 'timeout' | 'retries', [string, string]> {
+  const { flags, ctx, stored } = session;
+  const from = (flag: string | undefined, variable: string, key: keyof typeof stored.defaults, fallback: string): [string, string] => {
+    if (flag !== undefined) return [flag, 'flag'];
+    if (ctx.env[variable]) return [ctx.env[variable]!, `env ${variable}`];
+    if (stored.defaults[key] !== undefined) return [stored.defaults[key]!, `profile ${stored.profile}`];
+    return [fallback, 'default'];
+  };
+  return {
+    tz: from(flags.tz, 'PAYREC_TZ', 'tz', 'UTC'),
+    format: from(flags.format, 'PAYREC_FORMAT', 'format', 'table (or from -o\'s extension)'),
+    db: from(undefined, 'PAYREC_DB', 'db', '<XDG data dir>/payrec/<profile>.duckdb'),
+    timeout: from(flags.timeout, 'PAYREC_TIMEOUT', 'timeout', '30'),
+    retries: from(flags.retries, 'PAYREC_RETRIES', 'retries', '3'),
+  };
 }
 
 async function profileName(session: Session): Promise<string> {
@@ -38,6 +79,7 @@ export function addConfigCommands(program: Command, action: CommandAction): void
           chain: [s.chain, s.sources.chain],
           'base-url': [s.baseUrl, s.sources.baseUrl],
           'api-key': [maskKey(s.apiKey), s.sources.apiKey ?? 'none'],
+          ...runDefaults(session),
           'config-file': [await session.store.path(), ''],
         };
         if (session.format === 'json') {
@@ -51,27 +93,29 @@ export function addConfigCommands(program: Command, action: CommandAction): void
 
   config
     .command('get')
-    .description('Print one setting in effect: chain or base-url')
-    .argument('<key>', 'chain or base-url')
+    .description('Print one setting in effect: chain, base-url, tz, format, db, timeout or retries')
+    .argument('<key>', KEY_NAMES)
     .addHelpText('after', '\nExamples:\n  $ payrec config get chain\n')
     .action(
       action(async (session, cmd) => {
         const key = keyName(cmd.args[0]);
         const s = await session.settings({ repair: true });
-        session.ctx.stdout.write(`${s[KEYS[key]]}\n`);
+        const value = key === 'chain' || key === 'base-url' ? s[KEYS[key]] : runDefaults(session)[key][0];
+        session.ctx.stdout.write(`${value}\n`);
       }),
     );
 
   config
     .command('set')
-    .description('Store a setting in the current (or --profile) profile: chain or base-url')
-    .argument('<key>', 'chain or base-url')
+    .description('Store a setting in the current (or --profile) profile: chain, base-url, tz, format, db, timeout or retries')
+    .argument('<key>', KEY_NAMES)
     .argument('<value>', 'the value')
-    .addHelpText('after', '\nExamples:\n  $ payrec config set chain polygon\n  $ payrec config set base-url http://127.0.0.1:8787 --profile local\n')
+    .addHelpText('after', '\nExamples:\n  $ payrec config set chain polygon\n  $ payrec config set base-url http://127.0.0.1:8787 --profile local\n  $ payrec config set tz Europe/Berlin\n  $ payrec config set format csv --profile finance\n\nEach is a default for the profile\'s runs: a flag or an environment variable still wins\n(flag > environment > profile > default; payrec config list shows where each comes from).\n')
     .action(
       action(async (session, cmd) => {
         const key = keyName(cmd.args[0]);
-        const value = cmd.args[1];
+        const raw = cmd.args[1];
+        const value = key === 'chain' || key === 'base-url' ? raw : checkRunDefault(key, raw);
         const name = await profileName(session);
         const profile = (await session.store.profile(name)) ?? {};
         const next = { ...profile, [KEYS[key]]: value };

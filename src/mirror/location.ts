@@ -38,9 +38,11 @@ export async function mirrorLocation(session: Session, dbFlag: string | undefine
 
 async function locate(session: Session, dbFlag: string | undefined): Promise<MirrorLocation> {
   const { env } = session.ctx;
-  const given = dbFlag ?? (env.PAYREC_DB || undefined);
+  // A profile's db is its own mirror: never the demo data's.
+  const stored = session.flags.emulator ? undefined : session.stored.defaults.db;
+  const given = dbFlag ?? (env.PAYREC_DB || stored);
   if (given !== undefined) {
-    const flag = dbFlag !== undefined ? '--db' : 'PAYREC_DB';
+    const flag = dbFlag !== undefined ? '--db' : env.PAYREC_DB ? 'PAYREC_DB' : `db of profile ${session.stored.profile}`;
     if (given === '' || /[\u0000-\u001f\u007f-\u009f]/.test(given)) {
       throw new UsageError(`invalid ${flag} "${printable(given)}": expected a file path without control characters`);
     }

@@ -18,7 +18,16 @@ export interface Profile {
   chain?: string;
   baseUrl?: string;
   apiKey?: string;
+  /** Defaults of this profile's runs, below their flags and variables (payrec config set). */
+  tz?: string;
+  format?: string;
+  db?: string;
+  timeout?: string;
+  retries?: string;
 }
+
+/** The settings a profile keeps for every run besides where it sends requests: flag > env > profile > default. */
+export type RunDefaults = Pick<Profile, 'tz' | 'format' | 'db' | 'timeout' | 'retries'>;
 
 export interface StoredConfig {
   currentProfile?: string;
@@ -78,6 +87,18 @@ export class ConfigStore {
   async profile(name: string): Promise<Profile | undefined> {
     const profiles = (await this.read()).profiles;
     return profiles && Object.hasOwn(profiles, name) ? profiles[name] : undefined;
+  }
+
+  /**
+   * The run defaults of the profile a run uses (--profile, PAYREC_PROFILE, the current
+   * one), named with the profile; none when the config cannot be used (the commands that
+   * need it say why).
+   */
+  async runDefaults(flagProfile: string | undefined, env: NodeJS.ProcessEnv): Promise<{ profile: string; defaults: RunDefaults }> {
+    if (await this.problem()) return { profile: '', defaults: {} };
+    const name = flagProfile ?? (env.PAYREC_PROFILE || (await this.currentProfileName()));
+    const { tz, format, db, timeout, retries } = (await this.profile(name)) ?? {};
+    return { profile: name, defaults: { tz, format, db, timeout, retries } };
   }
 
   async saveProfile(name: string, profile: Profile, o: { untrusted?: 'allow' } = {}): Promise<void> {
@@ -202,7 +223,7 @@ async function syntaxErrorAt(text: string): Promise<string> {
 }
 
 const TOP_LEVEL_KEYS = new Set(['currentProfile', 'profiles', '__internal__']);
-const PROFILE_KEYS = new Set(['chain', 'baseUrl', 'apiKey']);
+const PROFILE_KEYS = new Set(['chain', 'baseUrl', 'apiKey', 'tz', 'format', 'db', 'timeout', 'retries']);
 
 function isPayrecConfig(data: unknown): data is StoredConfig {
   if (!isObject(data) || Object.keys(data).some((k) => !TOP_LEVEL_KEYS.has(k))) return false;

@@ -33,10 +33,11 @@ export function formatGivenAs(flag: string | undefined, env: NodeJS.ProcessEnv, 
  * The run's format. A format given (-f or PAYREC_FORMAT) that contradicts -o's extension
  * is refused: a `report.xlsx` holding CSV would open as garbage, or not at all.
  */
-export function chooseFormat(flag: string | undefined, env: NodeJS.ProcessEnv, output: string | undefined): Format {
+export function chooseFormat(flag: string | undefined, env: NodeJS.ProcessEnv, output: string | undefined, stored?: { value: string; source: string }): Format {
   const given = flag !== undefined ? { value: flag, source: '--format' } : env.PAYREC_FORMAT ? { value: env.PAYREC_FORMAT, source: 'PAYREC_FORMAT' } : undefined;
   const named = output === undefined ? undefined : formatOfFile(output);
-  if (!given) return named ?? 'table';
+  // A profile's format is a default: below -o's extension, which names this one file.
+  if (!given) return named ?? (stored ? parseOption(optionSchemas.format, stored.value, stored.source) : 'table');
   const format = parseOption(optionSchemas.format, given.value, given.source);
   if (named !== undefined && named !== format) {
     const what = given.source === '--format' ? `-f ${format}` : `PAYREC_FORMAT=${format}`;

@@ -28,7 +28,10 @@ export function makeAction(ctx: Context): CommandAction {
       // Imported here, not above: the session brings the HTTP client, config store and
       // zod, which defining the commands (and printing help) does not need.
       const { Session } = await import('./session.js');
-      const session = new Session(flags.emulator ? emulatorContext(ctx) : ctx, flags);
+      const runCtx = flags.emulator ? emulatorContext(ctx) : ctx;
+      const { ConfigStore } = await import('../config/config-store.js');
+      const stored = await new ConfigStore(runCtx.env).runDefaults(flags.profile, runCtx.env);
+      const session = new Session(runCtx, flags, stored);
       try {
         await work(session, cmd);
       } finally {

@@ -2,7 +2,7 @@ import chalk from 'chalk';
 import { setFlagsFromString } from 'node:v8';
 import { openOutputFile } from '../output/atomic-file.js';
 import { chooseFormat, formatGivenAs } from '../output/format-choice.js';
-import { ConfigStore, type ConfigFileError } from '../config/config-store.js';
+import { ConfigStore, type ConfigFileError, type RunDefaults } from '../config/config-store.js';
 import type { Context } from './context.js';
 import { emulatorAnchor } from './emulator-clock.js';
 import { UsageError } from './errors.js';
@@ -68,19 +68,22 @@ export class Session {
   constructor(
     readonly ctx: Context,
     readonly flags: GlobalFlags,
+    /** The profile's run defaults (payrec config set), below flags and variables. */
+    readonly stored: { profile: string; defaults: RunDefaults } = { profile: '', defaults: {} },
   ) {
     this.store = new ConfigStore(ctx.env);
-    this.format = chooseFormat(flags.format, ctx.env, flags.output);
+    const inProfile = (key: keyof RunDefaults) => (stored.defaults[key] === undefined ? undefined : { value: stored.defaults[key], source: `${key} of profile ${stored.profile}` });
+    this.format = chooseFormat(flags.format, ctx.env, flags.output, inProfile('format'));
     this.formatGivenAs = formatGivenAs(flags.format, ctx.env, flags.output, this.format);
     this.columns = flags.columns === undefined ? undefined : parseColumns(flags.columns);
     this.quiet = Boolean(flags.quiet);
     // --no-color, NO_COLOR (not empty: no-color.org), TERM=dumb and a non-terminal all turn colour off.
     this.color = flags.color !== false && !ctx.env.NO_COLOR && !isDumbTerminal(ctx.env) && ctx.stdoutIsTTY;
     chalk.level = this.color ? chalk.level || 1 : 0;
-    this.zone = parseZone(flags.tz, ctx.env);
+    this.zone = parseZone(flags.tz, ctx.env, inProfile('tz'));
     this.timeFormat = flags.timeFormat === undefined ? undefined : parseOption(optionSchemas.timeFormat, flags.timeFormat, '--time-format');
-    this.timeoutMs = parseOption(optionSchemas.timeout, ...flagOrEnv(flags.timeout, '--timeout', ctx.env, 'PAYREC_TIMEOUT', '30')) * 1000;
-    this.retries = parseOption(optionSchemas.retries, ...flagOrEnv(flags.retries, '--retries', ctx.env, 'PAYREC_RETRIES', '3'));
+    this.timeoutMs = parseOption(optionSchemas.timeout, ...flagOrEnv(flags.timeout, '--timeout', ctx.env, 'PAYREC_TIMEOUT', '30', inProfile('timeout'))) * 1000;
+    this.retries = parseOption(optionSchemas.retries, ...flagOrEnv(flags.retries, '--retries', ctx.env, 'PAYREC_RETRIES', '3', inProfile('retries')));
     if (flags.output !== undefined && (flags.output === '' || hasControlCharacters(flags.output))) {
       throw new UsageError(`invalid --output "${printable(flags.output)}": expected a file path without control characters`);
     }
@@ -229,8 +232,8 @@ export class Session {
 }
 
 /** --tz, else PAYREC_TZ, else UTC; the message quotes what was given and where. */
-function parseZone(flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  const [given, source] = flagOrEnv(flag, '--tz', env, 'PAYREC_TZ', UTC);
+function parseZone(flag: string | undefined, env: NodeJS.ProcessEnv, stored?: StoredSetting): string {
+  const [given, source] = flagOrEnv(flag, '--tz', env, 'PAYREC_TZ', UTC, stored);
   const zone = canonicalZone(given);
   if (zone === undefined) {
     throw new UsageError(`invalid ${source} "${printable(given)}": expected an IANA time zone name such as UTC, Europe/Berlin or America/New_York`);
@@ -247,9 +250,17 @@ export function isDumbTerminal(env: NodeJS.ProcessEnv): boolean {
  * A flag's value, else its environment variable's (an empty one is unset), else the
  * default; with the name to quote when the value is invalid: what the user typed it as.
  */
-function flagOrEnv(flag: string | undefined, flagName: string, env: NodeJS.ProcessEnv, variable: string, fallback: string): [string, string] {
+/** A setting kept in a profile, and how messages name it (`tz of profile work`). */
+export interface StoredSetting {
+  value: string;
+  source: string;
+}
+
+/** flag > environment > profile > default; with the name a message gives the one used. */
+function flagOrEnv(flag: string | undefined, flagName: string, env: NodeJS.ProcessEnv, variable: string, fallback: string, stored?: StoredSetting): [string, string] {
   if (flag !== undefined) return [flag, flagName];
   if (env[variable]) return [env[variable], variable];
+  if (stored) return [stored.value, stored.source];
   return [fallback, flagName];
 }
 
