@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { emulator, payrec } from './helpers.js';
@@ -46,4 +48,38 @@ describe('a list cut by --limit says so', () => {
     expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l).transactionHash)).toEqual([newestConfirmed.transactionHash]);
     expect(r.stderr).toMatch(/showing the first 1 matching records?; more may match/);
   });
+});
+
+describe('a list whose total keeps growing', () => {
+  it('--all stops with exit 6 once the total passes ten times the first one, instead of reading forever', async () => {
+    // A coherent list (newest first, the same record at the same place) to which five
+    // older records are added at every request: the walk never reaches its end.
+    const T = 1_700_000_000;
+    let requests = 0;
+    const server = createServer((req, res) => {
+      requests++;
+      const u = new URL(req.url!, 'http://x');
+      const from = Number(u.searchParams.get('from') ?? 0);
+      const to = Number(u.searchParams.get('to') ?? Infinity);
+      const all = Array.from({ length: 10 + 5 * requests }, (_, i) => T - i).filter((t) => t >= from && t <= to);
+      const offset = Number(u.searchParams.get('offset') ?? 0);
+      const limit = Number(u.searchParams.get('limit') ?? 100);
+      const data = all.slice(offset, offset + limit).map((t) => ({
+        description: 'Ebook', amount: '1', fee: '0', token: 'USDT', category: 'Shop', timestamp: t,
+        transactionHash: `0x${t.toString(16).padStart(64, '0')}`, transactionStatus: 'confirmed',
+        sender: `0x${'1'.repeat(40)}`, receiver: `0x${'2'.repeat(40)}`, oneTimeId: `0x${'3'.repeat(64)}`,
+      }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data, limit, offset, total: all.length }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const r = await payrec(undefined, ['ot', 'transfers', '--all', '--page-size', '5', '-f', 'jsonl', '-q'], { env: { PAYREC_BASE_URL: url, PAYREC_API_KEY: 'prk_test_growing' } });
+      expect(r.exitCode).toBe(6);
+      expect(r.stderr).toMatch(/the list kept growing while it was read: the service announced 15 records, then 1\d\d \(more than 10 times as many\)/);
+      expect(requests).toBeLessThan(40);
+    } finally {
+      server.close();
+    }
+  }, 20_000);
 });

@@ -39,6 +39,9 @@ import { MalformedResponseError } from '../runtime/errors.js';
 // page again, or fewer records than the total it announced (MalformedResponseError,
 // exit 6), so an export is never silently cut or endless.
 
+/** How many times its first total a list may grow to while it is read (records arriving meanwhile) before the walk stops. */
+const MAX_GROWTH = 10;
+
 export interface PageRequest {
   offset: number;
   limit: number;
@@ -170,6 +173,7 @@ class Walk {
     // Records pushed past the first total's end by records that arrived meanwhile.
     let offset = last.offset + last.asked;
     while (this.emitted < w.limit && offset < last.envelope.total) {
+      checkGrowth(first.envelope.total, last.envelope.total);
       last = await this.fetch(offset, Math.min(w.pageSize, w.limit - this.emitted));
       yield* this.accept(last);
       if (last.envelope.data.length < last.asked) break;
@@ -213,9 +217,12 @@ class Walk {
     const from = Math.max(o.from, Math.min(a, b));
     const to = Math.min(o.to, Math.max(a, b));
     let previous: { total: number; first: string } | undefined;
+    let firstTotal: number | undefined;
     for (let offset = 0; ; ) {
       const envelope = await this.fetchPage({ offset, limit: this.w.pageSize, from, to });
       checkLength(envelope, offset, this.w.pageSize);
+      firstTotal ??= envelope.total;
+      checkGrowth(firstTotal, envelope.total);
       const { data } = envelope;
       const first = data.length > 0 ? o.identity(asRecord(data[0])) : undefined;
       // The same full page at the next offset of a range that did not grow: the service repeats itself.
@@ -325,6 +332,15 @@ class Overlaps {
 }
 
 /** A page to yield; its bytes go with it only when no record was dropped from its data. */
+/** A total that keeps growing far beyond the first one is a list that never ends (or a window not pinned): stop rather than walk forever. */
+function checkGrowth(firstTotal: number, total: number): void {
+  if (total <= MAX_GROWTH * Math.max(firstTotal, 1)) return;
+  throw new MalformedResponseError(
+    `the list kept growing while it was read: the service announced ${firstTotal.toLocaleString('en-US')} records, then ${total.toLocaleString('en-US')} (more than ${MAX_GROWTH} times as many); stopped rather than read forever`,
+    'pin the window with --to, or try again later',
+  );
+}
+
 function whole(records: Record<string, unknown>[], data: unknown[], body: Buffer | undefined, total: number): Page {
   return body !== undefined && records.length === data.length ? { records, total, body } : { records, total };
 }
