@@ -19,8 +19,42 @@ export function maskKey(key: string | undefined): string {
   return key.length <= 8 ? '****' : `****${key.slice(-4)}`;
 }
 
-/** `text` with every key of this run masked. */
+/** Consecutive characters of a key that are masked wherever they appear (a key cut short, or split across lines, is still a key). */
+const RUN = 8;
+
+/** `text` with every key of this run masked: whole, in base64 or URL encoding, or any run of 8 of its characters. */
 export function maskSecrets(text: string): string {
-  for (const key of keys) if (text.includes(key)) text = text.replaceAll(key, maskKey(key));
+  for (const key of keys) {
+    if (text.includes(key)) text = text.replaceAll(key, maskKey(key));
+    for (const form of encodings(key)) if (form !== key && text.includes(form)) text = text.replaceAll(form, '****');
+    text = maskRuns(text, key);
+  }
   return text;
+}
+
+/** How a key travels in other clothes: base64 (Basic auth, tokens in JSON), base64url, percent-encoding. */
+function encodings(key: string): string[] {
+  const b64 = Buffer.from(key).toString('base64');
+  return [b64, b64.replace(/=+$/, ''), Buffer.from(key).toString('base64url'), encodeURIComponent(key)];
+}
+
+/** Replaces every stretch of `text` that is RUN or more consecutive characters of `key`. */
+function maskRuns(text: string, key: string): string {
+  if (key.length < RUN) return text;
+  const windows = new Set<string>();
+  for (let k = 0; k + RUN <= key.length; k++) windows.add(key.slice(k, k + RUN));
+  if (![...windows].some((w) => text.includes(w))) return text;
+  let out = '';
+  for (let i = 0; i < text.length; ) {
+    let longest = 0;
+    for (let k = 0; k + RUN <= key.length; k++) {
+      if (!text.startsWith(key.slice(k, k + RUN), i)) continue;
+      let n = RUN;
+      while (i + n < text.length && k + n < key.length && text[i + n] === key[k + n]) n++;
+      longest = Math.max(longest, n);
+    }
+    if (longest > 0) (out += '****'), (i += longest);
+    else (out += text[i]), i++;
+  }
+  return out;
 }
