@@ -43,7 +43,7 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     .option('--retries <n>', 'retries of failed safe requests (env PAYREC_RETRIES; default 3)')
     .option('--dry-run', 'print each request as a curl command instead of sending it')
     .showSuggestionAfterError(true)
-    .addHelpText('after', `\nExamples:\n  $ payrec --emulator one-time transfers --limit 5\n  $ payrec one-time transfers --from 30d --all -f csv -o transfers.csv\n  $ payrec fr billings --plan-id 0x57b2…6bf7 --summary\n\nEvery command has --help with its flags and examples; the whole reference:\npayrec help reference (also man payrec).\n\n${exitCodes()}`);
+    .addHelpText('after', `\nExamples:\n  $ payrec --emulator one-time transfers --limit 5\n  $ payrec one-time transfers --from 30d --all -f csv -o transfers.csv\n  $ payrec fr billings --plan-id 0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7 --summary\n\nEvery command has --help with its flags and examples; the whole reference:\npayrec help reference (also man payrec).\n\n${exitCodes()}`);
 
   configureInheritedHelp(program);
   program.exitOverride();

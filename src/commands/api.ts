@@ -76,7 +76,7 @@ export function addApiCommand(program: Command, action: CommandAction): void {
     .option('--all', 'page through a list envelope and print every record in one document')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ payrec api one-time/transfers --query token=USDT --query limit=5\n  $ payrec api fixed-recurring/plans/0x57b2…6bf7/webhook -X PUT --body \'{"webhook":"https://shop.example/hook"}\'\n  $ payrec api dollar-cost-average/executions --all > executions.json\n',
+      '\nExamples:\n  $ payrec api one-time/transfers --query token=USDT --query limit=5\n  $ payrec api fixed-recurring/plans/0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7/webhook -X PUT --body \'{"webhook":"https://shop.example/hook"}\'\n  $ payrec api dollar-cost-average/executions --all > executions.json\n',
     )
     .action(
       action(async (session, cmd) => {

@@ -112,7 +112,7 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
     .argument('<event>', 'event name: Subscription, Billing, BillingFailed, SubscriptionCancelled, …')
     .requiredOption('--plan-id <id>', 'plan whose webhook receives the event')
     .option('--type <product>', 'product of the event (default: the plan\'s product)')
-    .addHelpText('after', '\nExamples:\n  $ payrec --base-url http://127.0.0.1:8787 emulator trigger Billing --plan-id 0x57b2…6bf7\n')
+    .addHelpText('after', '\nExamples:\n  $ payrec --base-url http://127.0.0.1:8787 emulator trigger Billing --plan-id 0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7\n')
     .action(
       action(async (session, cmd) => {
         const o = cmd.opts() as Record<string, string | undefined>;

@@ -130,7 +130,7 @@ export function addShortUrlWriteCommands(program: Command, action: CommandAction
   fieldOptions(group.command('create').description('Create a short url to a plan and print it with its full link'), true)
     .addHelpText(
       'after',
-      `\nExamples:\n  $ payrec ${product} short-urls create --name "Facebook banner" --plan-id 0x57b2…6bf7 \\\n      --success-url https://shop.example/ok --error-url https://shop.example/ko --extra banner=BR69 --extra traffic=facebook\n`,
+      `\nExamples:\n  $ payrec ${product} short-urls create --name "Facebook banner" --plan-id 0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7 \\\n      --success-url https://shop.example/ok --error-url https://shop.example/ko --extra banner=BR69 --extra traffic=facebook\n`,
     )
     .action(
       action(async (session, cmd) => {

@@ -57,7 +57,7 @@ export function addSyncCommand(program: Command, action: CommandAction): void {
         'Examples:',
         '  $ payrec --emulator sync',
         '  $ payrec sync ot/transfers w2w/payments --from 2026-01-01',
-        '  $ payrec sync --plan-id 0x57b2…6bf7 --parquet ./warehouse',
+        '  $ payrec sync --plan-id 0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7 --parquet ./warehouse',
         '  $ PAYREC_API_KEY=… payrec sync --db mirror.duckdb -f json',
         '',
         'Each run reads from where the last one ended (minus --lookback), commits as it goes,',

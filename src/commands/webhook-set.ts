@@ -13,7 +13,7 @@ export function addWebhookSetCommand(program: Command, action: CommandAction): v
     .description('Set the URL that receives the notifications of a plan')
     .argument('<url>', 'http(s) URL of your receiver')
     .requiredOption('--plan-id <id>', 'plan id (0x + 64 hex)')
-    .addHelpText('after', '\nExamples:\n  $ payrec fixed-recurring webhook set --plan-id 0x57b2…6bf7 https://shop.example/hooks/payrec\n')
+    .addHelpText('after', '\nExamples:\n  $ payrec fixed-recurring webhook set --plan-id 0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7 https://shop.example/hooks/payrec\n')
     .action(
       action(async (session, cmd) => {
         const planId = cmd.opts().planId as string;

@@ -59,7 +59,7 @@ function shortUrlReads<P extends Product>(product: P) {
       params: [],
       kind: 'list',
       summary: 'List the short urls you created (all plans, or one with --plan-id)',
-      examples: [`payrec ${product} short-urls list`, `payrec ${product} short-urls list --plan-id 0x57b2…6bf7 --all -f json`],
+      examples: [`payrec ${product} short-urls list`, `payrec ${product} short-urls list --plan-id 0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7 --all -f json`],
     },
     {
       ...common,
@@ -118,7 +118,7 @@ function cancellationReads<P extends Product>(product: P) {
       kind: 'list',
       timeWindow: true,
       summary: 'List the cancellations of a plan’s subscriptions',
-      examples: [`payrec ${product} cancellations --plan-id 0x57b2…6bf7 --from 30d`],
+      examples: [`payrec ${product} cancellations --plan-id 0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7 --from 30d`],
     },
     {
       ...common,
@@ -130,7 +130,7 @@ function cancellationReads<P extends Product>(product: P) {
       kind: 'single',
       timeWindow: false,
       summary: 'Show the cancellation of a subscription',
-      examples: [`payrec ${product} cancellation 0x9a3c…01fe`],
+      examples: [`payrec ${product} cancellation 0x30f3df5c614f6f445eaa4a11f8730d3a5f8e4a1aa96d7162e6b0ad374289c4e0`],
     },
   ] as const satisfies readonly Endpoint[];
 }
@@ -213,8 +213,8 @@ export const endpoints = [
     filters: [f.triggeredBy],
     summary: 'List the billings of a plan (--plan-id) or of a subscription (--subscription-id)',
     examples: [
-      'payrec fixed-recurring billings --plan-id 0x57b2…6bf7 --from 2026-01-01 --to 2026-02-01',
-      'payrec fr billings --subscription-id 0x9a3c…01fe --sort asc --all -f csv',
+      'payrec fixed-recurring billings --plan-id 0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7 --from 2026-01-01 --to 2026-02-01',
+      'payrec fr billings --subscription-id 0x30f3df5c614f6f445eaa4a11f8730d3a5f8e4a1aa96d7162e6b0ad374289c4e0 --sort asc --all -f csv',
     ],
   },
   {
@@ -242,7 +242,7 @@ export const endpoints = [
     columns: ['webhook'],
     collection: 'fixed-recurring/webhooks',
     summary: 'Show the webhook URL of a plan',
-    examples: ['payrec fixed-recurring webhook get --plan-id 0x57b2…6bf7'],
+    examples: ['payrec fixed-recurring webhook get --plan-id 0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7'],
   },
   {
     id: 'fixed-recurring.webhook.delete',
@@ -260,7 +260,7 @@ export const endpoints = [
     collection: 'fixed-recurring/webhooks',
     confirm: true,
     summary: 'Remove the webhook of a plan (asks first on a terminal; --yes otherwise; pending deliveries stop)',
-    examples: ['payrec fixed-recurring webhook delete --plan-id 0x57b2…6bf7', 'payrec fixed-recurring webhook delete --plan-id 0x57b2…6bf7 --yes'],
+    examples: ['payrec fixed-recurring webhook delete --plan-id 0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7', 'payrec fixed-recurring webhook delete --plan-id 0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7 --yes'],
   },
 
   ...cancellationReads('variable-recurring'),
@@ -279,7 +279,7 @@ export const endpoints = [
     columns: ['timestamp', 'transactionStatus', 'subscriptionId', 'transactionHash'],
     collection: 'variable-recurring/cancellation-requests',
     summary: 'List the cancellation requests of a plan’s subscriptions',
-    examples: ['payrec variable-recurring cancellation-requests --plan-id 0x57b2…6bf7'],
+    examples: ['payrec variable-recurring cancellation-requests --plan-id 0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7'],
   },
   {
     id: 'variable-recurring.cancellation-request',
@@ -296,7 +296,7 @@ export const endpoints = [
     columns: ['timestamp', 'transactionStatus', 'subscriptionId', 'transactionHash'],
     collection: 'variable-recurring/cancellation-requests',
     summary: 'Show the cancellation request of a subscription',
-    examples: ['payrec vr cancellation-request 0x9a3c…01fe'],
+    examples: ['payrec vr cancellation-request 0xd2141b6cccda971d1d71a624d4fe075890152a6431072b2651aab2d6034e7060'],
   },
   transfers('variable-recurring', [f.planId, f.sender, f.receiver, f.token], s.subscriptionTransfer),
 
@@ -325,7 +325,7 @@ export const endpoints = [
     kind: 'single',
     timeWindow: false,
     summary: 'Show one one-time payment',
-    examples: ['payrec one-time payments get 0x1f0c…aa31'],
+    examples: ['payrec one-time payments get 0x9c0a59c877da011ec733115b2a0e721711352c16c02cb26dc2240266d4f76f6b'],
   },
   transfers('one-time', [f.tag, f.sender, f.receiver, f.token], s.oneTimeTransfer),
 
