@@ -35,6 +35,7 @@ interface SyncFlags {
   full?: boolean;
   concurrency?: string;
   parquet?: string;
+  wait?: string | true;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',')];
@@ -50,6 +51,7 @@ export function addSyncCommand(program: Command, action: CommandAction): void {
     .option('--full', 're-read every record, not only what is new since the last sync')
     .option('--concurrency <n>', 'pages fetched at once (default 4)')
     .option('--parquet <dir>', 'also write the mirror as Hive-partitioned Parquet into DIR, rewriting only partitions that changed')
+    .option('--wait [duration]', 'when another sync is writing the mirror, wait for it (at most DURATION, such as 10m; no limit without one) instead of exit 10')
     .addHelpText(
       'after',
       [
@@ -59,6 +61,7 @@ export function addSyncCommand(program: Command, action: CommandAction): void {
         '  $ payrec sync ot/transfers w2w/payments --from 2026-01-01',
         '  $ payrec sync --plan-id 0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7 --parquet ./warehouse',
         '  $ PAYREC_API_KEY=… payrec sync --db mirror.duckdb -f json',
+        '  $ payrec sync --wait 10m    # in cron: wait for a sync still running',
         '',
         'Each run reads from where the last one ended (minus --lookback), commits as it goes,',
         'and can be interrupted and run again. Query the mirror with: payrec sql',
@@ -68,9 +71,28 @@ export function addSyncCommand(program: Command, action: CommandAction): void {
     .action(action((session, cmd) => runSync(session, cmd), { output: true }));
 }
 
+/** The most --wait may ask for: a day (a sync that runs longer is stuck, not busy). */
+const MAX_WAIT = 86_400;
+
+/**
+ * --wait's optional DURATION. Commander gives an optional value whatever follows the
+ * flag, so `sync --wait ot/transfers` hands the collection to --wait: a value that is no
+ * duration but a collection's name is taken back as one (what the user meant).
+ */
+function waitOf(value: string | true | undefined): { wait?: number; extra: string[] } {
+  if (value === undefined) return { extra: [] };
+  if (value === true) return { wait: Infinity, extra: [] };
+  if (!/^\d/.test(value) && value.includes('/')) return { wait: Infinity, extra: [value] };
+  const seconds = parseDuration(value, '--wait');
+  if (seconds > MAX_WAIT) throw new UsageError(`invalid --wait "${printable(value)}": expected at most 1d (or --wait alone, without a limit)`);
+  return { wait: seconds, extra: [] };
+}
+
 async function runSync(session: Session, cmd: Command): Promise<void> {
   const flags = cmd.opts() as SyncFlags;
-  const collections = cmd.args.length > 0 ? resolveCollections(cmd.args) : undefined;
+  const { wait, extra } = waitOf(flags.wait);
+  const names = [...extra, ...cmd.args];
+  const collections = names.length > 0 ? resolveCollections(names) : undefined;
   const ids = {} as Record<ScopeParam, string[]>;
   for (const param of SCOPE_PARAMS) {
     const flag = param === 'planId' ? '--plan-id' : '--strategy-id';
@@ -92,7 +114,7 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   if (location.isDefault && !dryRun) await makeKeptFolder(dirname(location.file), MIRROR_KEEPER);
   const service = await serviceOf(session);
   const target = await session.openOutput();
-  const db = await MirrorDb.open(dryRun ? ':memory:' : location.file, 'write', openOptions(session));
+  const db = await MirrorDb.open(dryRun ? ':memory:' : location.file, 'write', { ...openOptions(session), waitForSync: wait });
   let reports: CollectionReport[];
   try {
     reports = await syncMirror(session, db, service, { collections, ids, lookback, from, full: Boolean(flags.full), concurrency });

@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BusyError, InterruptedError, UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
+import { formatDuration } from '../core/runtime/time.js';
 import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBResult, type DuckDBValue, type Json } from './duckdb.js';
 
 // The one door to the DuckDB file. @duckdb/node-api is a native addon of several
@@ -28,6 +29,11 @@ export interface OpenOptions {
   waiting?: (message: string) => unknown;
   /** Ctrl-C: stop waiting. */
   signal?: AbortSignal;
+  /**
+   * sync --wait: how long a sync waits for another sync to finish, in seconds
+   * (Infinity: no limit). Without it a sync finding another one is busy at once.
+   */
+  waitForSync?: number;
   /** The session's TimeZone (payrec sql's --tz): where date_trunc's days and months begin, and how times print. UTC by default. */
   timeZone?: string;
 }
@@ -73,6 +79,8 @@ const READER_PATIENCE_MS = 60_000;
 /** How long a sync that closed the file for readers waits for them to open it. */
 const READERS_ENTER_MS = 2000;
 const RETRY_MS = 25;
+/** How often a sync --wait tries the other sync's lock: each try opens a small DuckDB file. */
+const WAIT_FOR_SYNC_POLL_MS = 200;
 
 /** Statements `payrec sql` runs: queries, and EXPLAIN of them. */
 const READS = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
@@ -110,7 +118,7 @@ export class MirrorDb {
       process.umask(0o077);
       // Also before a read: DuckDB replays a WAL it finds beside the file.
       refusePlanted(file);
-      if (access === 'write') db.syncLock = await takeSyncLock(file);
+      if (access === 'write') db.syncLock = await takeSyncLock(file, o);
     }
     try {
       await db.connect();
@@ -446,21 +454,38 @@ function alive(pid: number): boolean {
  * the start of the sync to its end (the mirror itself is closed now and then for
  * readers). The file stays: removing it could let two syncs lock two files.
  */
-async function takeSyncLock(file: string): Promise<DuckDBInstance> {
+async function takeSyncLock(file: string, o: OpenOptions): Promise<DuckDBInstance> {
   const lockFile = join(dirname(file), `.${basename(file)}.sync-lock`);
-  try {
-    return await DuckDBInstance.create(lockFile, BASE_OPTIONS);
-  } catch (err) {
-    const holder = heldBy(err);
-    if (holder !== undefined) throw busy(file, holder, 'another payrec sync');
-    throw openError(file, 'write', err);
+  const limit = o.waitForSync;
+  const deadline = Date.now() + (limit ?? 0) * 1000;
+  let said = false;
+  for (;;) {
+    try {
+      return await DuckDBInstance.create(lockFile, BASE_OPTIONS);
+    } catch (err) {
+      const holder = heldBy(err);
+      if (holder === undefined) throw openError(file, 'write', err);
+      if (limit === undefined) throw busy(file, holder, 'another payrec sync');
+      if (Date.now() >= deadline) {
+        throw new BusyError(
+          `the mirror ${printable(file)} is still busy after ${formatDuration(limit)}: another payrec sync (PID ${holder}) is writing it`,
+          'wait longer (--wait 30m), or without a limit (--wait alone)',
+        );
+      }
+      if (!said) {
+        said = true;
+        o.waiting?.(`waiting for another payrec sync (PID ${holder}) to finish${Number.isFinite(limit) ? ` (at most ${formatDuration(limit)})` : ''}…`);
+      }
+      if (o.signal?.aborted) throw new InterruptedError();
+      await sleep(WAIT_FOR_SYNC_POLL_MS);
+    }
   }
 }
 
 function busy(file: string, pid: string, who = 'another process'): BusyError {
   return new BusyError(
     `the mirror ${printable(file)} is busy: ${who} (PID ${pid}) is writing it`,
-    'run again when it has finished (a sync commits as it goes, so nothing is lost by waiting)',
+    'run again when it has finished (a sync commits as it goes, so nothing is lost by waiting), or wait for it: payrec sync --wait',
   );
 }
 

@@ -157,6 +157,51 @@ describe('concurrent and interrupted syncs', () => {
     expect(await sql(db, 'SELECT count(*) AS n FROM one_time_transfers')).toEqual([{ n: 60_000 }]);
   });
 
+  test('sync --wait waits for the running sync and then syncs; --wait 1s gives up after a second with exit 10', async () => {
+    const db = join(dir, 'wait.duckdb');
+    await faults(big, { rate: 1, kinds: ['slow'], slowMs: 150 });
+    big.clearLog();
+    const running = payrec(big, ['sync', 'ot/transfers', '--db', db, '--concurrency', '1', '-q']);
+    let waited;
+    try {
+      await waitFor(() => pages() >= 2);
+      const started = Date.now();
+      const short = await payrec(big, ['sync', 'ot/transfers', '--db', db, '--wait', '1s']);
+      expect(short.exitCode).toBe(10);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+      expect(short.stderr).toMatch(/^waiting for another payrec sync \(PID \d+\) to finish \(at most 1s\)…\nerror: the mirror .*wait\.duckdb is still busy after 1s: another payrec sync \(PID \d+\) is writing it\nhint: wait longer/);
+      // --wait followed by a collection: the collection is not taken for a duration.
+      waited = payrec(big, ['sync', '--wait', 'ot/transfers', '--db', db, '-f', 'json']);
+      // Still waiting a second later, while the first runs.
+      expect(await Promise.race([waited.then(() => 'ended'), new Promise((r) => setTimeout(() => r('waiting'), 1000))])).toBe('waiting');
+    } finally {
+      await faults(big, undefined);
+    }
+    const first = await running;
+    expect(first.exitCode).toBe(0);
+    const second = await waited;
+    expect(second.stderr).toMatch(/^waiting for another payrec sync \(PID \d+\) to finish…\n$/);
+    expect(second.exitCode).toBe(0);
+    // It ran after the first had committed everything: nothing new, nothing doubled.
+    expect(JSON.parse(second.stdout)).toMatchObject([{ table: 'one_time_transfers', new: 0 }]);
+    expect(await sql(db, 'SELECT count(*) AS n, count(DISTINCT transactionHash) AS d FROM one_time_transfers')).toEqual([{ n: 60_000, d: 60_000 }]);
+  });
+
+  test('a bad --wait is exit 2 before anything is sent', async () => {
+    big.clearLog();
+    for (const [value, message] of [
+      ['2d', 'invalid --wait "2d": expected at most 1d (or --wait alone, without a limit)'],
+      ['soon', 'invalid --wait "soon": expected a duration such as 90s, 10m, 2h or 7d (or plain seconds)'],
+      ['ot/nothing', 'unknown collection "ot/nothing"'],
+    ]) {
+      const r = await payrec(big, ['sync', '--db', join(dir, 'bad-wait.duckdb'), '--wait', value]);
+      expect(r.exitCode).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`error: ${message}`);
+    }
+    expect(big.requests).toEqual([]);
+  });
+
   test('transient faults are retried as everywhere else, and the mirror ends exact', async () => {
     const db = join(dir, 'faulty.duckdb');
     await faults(big, { rate: 0.15, kinds: ['500', '503', 'reset', 'truncate'], seed: 7 });
