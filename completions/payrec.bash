@@ -27,6 +27,7 @@ _payrec_child() {
     '|subscriptions') echo 'subscriptions' ;;
     '|metrics') echo 'metrics' ;;
     '|api') echo 'api' ;;
+    '|doctor') echo 'doctor' ;;
     '|completion') echo 'completion' ;;
     'fixed-recurring|short-urls') echo 'fixed-recurring short-urls' ;;
     'fixed-recurring|billings') echo 'fixed-recurring billings' ;;
@@ -82,7 +83,7 @@ _payrec_child() {
 }
 _payrec_words() {
   case "$1" in
-    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api completion' ;;
+    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api doctor completion' ;;
     'fixed-recurring') echo 'short-urls billings cancellations cancellation webhook plans' ;;
     'fixed-recurring short-urls') echo 'list get delete create update' ;;
     'fixed-recurring short-urls list') echo '' ;;
@@ -149,6 +150,7 @@ _payrec_words() {
     'subscriptions') echo '' ;;
     'metrics') echo '' ;;
     'api') echo '' ;;
+    'doctor') echo '' ;;
     'completion') echo '' ;;
   esac
 }
@@ -221,6 +223,7 @@ _payrec_flags() {
     'subscriptions') echo '--plan-id --at --grace --db --sync --state --count --fail-if-any --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'metrics') echo '--plan-id --at --grace --db --sync --period --from --to --interval --by --chart --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'api') echo '--method -X --query --body --all --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'doctor') echo '--profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'completion') echo '--profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
   esac
 }

@@ -52,6 +52,8 @@ function __payrec_child
             echo 'metrics'
         case '|api'
             echo 'api'
+        case '|doctor'
+            echo 'doctor'
         case '|completion'
             echo 'completion'
         case 'fixed-recurring|short-urls'
@@ -159,7 +161,7 @@ end
 function __payrec_words
     switch "$argv[1]"
         case ''
-            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api completion
+            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api doctor completion
         case 'fixed-recurring'
             printf '%s\n' short-urls billings cancellations cancellation webhook plans
         case 'fixed-recurring short-urls'
@@ -291,6 +293,8 @@ function __payrec_words
         case 'metrics'
             printf '%s\n' 
         case 'api'
+            printf '%s\n' 
+        case 'doctor'
             printf '%s\n' 
         case 'completion'
             printf '%s\n' 
@@ -434,6 +438,8 @@ function __payrec_flags
             printf '%s\n' --plan-id --at --grace --db --sync --period --from --to --interval --by --chart --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'api'
             printf '%s\n' --method -X --query --body --all --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'doctor'
+            printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'completion'
             printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case '*'

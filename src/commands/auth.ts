@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { topCommand } from './tree.js';
 import type { CommandAction } from '../core/runtime/action.js';
-import { ApiError, EXIT, PayrecError, UsageError } from '../core/runtime/errors.js';
+import { EXIT, InterruptedError, PayrecError, UsageError } from '../core/runtime/errors.js';
+import { checkKey } from '../core/http/key-check.js';
 import { createWriter } from '../core/output/writer.js';
 import { ask, askHidden, readAll } from '../core/runtime/prompt.js';
-import type { Session } from '../core/runtime/session.js';
 import { checkApiKey, DEFAULT_BASE_URL, DEFAULT_CHAIN, validateSettings, type Settings } from '../core/config/settings.js';
 import { KNOWN_CHAINS } from '../registry/validators.js';
 import { printable } from '../core/output/sanitize.js';
@@ -14,21 +14,6 @@ import { keepSecret, maskKey } from '../core/runtime/secrets.js';
 // never from argv, and is shown only as its last four characters.
 
 export { maskKey };
-
-/** One cheap authenticated request: the first short url of the caller, if any. */
-async function keyWorks(session: Session, s: Settings, apiKey: string): Promise<{ ok: boolean; reason?: string }> {
-  // The run's --timeout and --retries, as every other request.
-  const client = session.newClient(s, apiKey);
-  try {
-    await client.json({ method: 'GET', path: '/fixed-recurring/short-urls', query: { limit: 1 } });
-    return { ok: true };
-  } catch (err) {
-    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return { ok: false, reason: 'the key was rejected' };
-    throw err;
-  } finally {
-    await client.close();
-  }
-}
 
 export function addAuthCommands(program: Command, action: CommandAction): void {
   const auth = topCommand(program, 'auth');
@@ -57,7 +42,7 @@ export function addAuthCommands(program: Command, action: CommandAction): void {
         const key = ctx.stdinIsTTY ? await askHidden(ctx, `API key for ${s.chain}: `) : (await readAll(ctx.stdin, 4096)).replace(/\r?\n$/, '');
         checkApiKey(key);
         keepSecret(key);
-        const check = await keyWorks(session, s, key);
+        const check = await checkKey(session, s, key);
         if (!check.ok) throw new PayrecError(`not saved: ${check.reason} by ${s.baseUrl} for chain ${s.chain}`, EXIT.auth, 'keys are per chain: check --chain');
         // The profile's other settings (tz, format… of config set) stay.
         const { baseUrl: _previousUrl, ...kept } = (await session.store.profile(profile)) ?? {};
@@ -81,7 +66,19 @@ export function addAuthCommands(program: Command, action: CommandAction): void {
     .action(
       action(async (session) => {
         const s = await session.settings();
-        const check = s.apiKey ? await keyWorks(session, s, s.apiKey) : { ok: false, reason: 'no key' };
+        // A service that cannot be asked still gets the table, with the reason: the
+        // settings shown are what to check first. Its error decides the exit code.
+        let failure: PayrecError | undefined;
+        let check: { ok: boolean; reason?: string } = { ok: false, reason: 'no key' };
+        if (s.apiKey) {
+          try {
+            check = await checkKey(session, s, s.apiKey);
+          } catch (err) {
+            if (!(err instanceof PayrecError) || err instanceof InterruptedError) throw err;
+            failure = err;
+            check = { ok: false, reason: `not checked: ${err.message}` };
+          }
+        }
         const status = {
           profile: s.profile,
           chain: s.chain,
@@ -97,6 +94,7 @@ export function addAuthCommands(program: Command, action: CommandAction): void {
         const writer = createWriter(session.ctx.stdout, session.output('single', Object.keys(status)));
         await writer.write(status);
         await writer.end();
+        if (failure) throw failure;
         if (!check.ok) throw new PayrecError(`not logged in: ${check.reason}`, EXIT.auth, 'run payrec auth login, or set PAYREC_API_KEY');
       }),
     );

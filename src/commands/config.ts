@@ -5,6 +5,7 @@ import { UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
 import { validateSettings, DEFAULT_BASE_URL, DEFAULT_CHAIN } from '../core/config/settings.js';
 import { maskKey } from '../core/runtime/secrets.js';
+import { effectiveSettings, runDefaults } from '../core/config/effective.js';
 import { resolve } from 'node:path';
 import { canonicalZone } from '../core/runtime/zone.js';
 import { optionSchemas, parseOption } from '../core/runtime/options.js';
@@ -42,24 +43,6 @@ function checkRunDefault(key: 'tz' | 'format' | 'db' | 'timeout' | 'retries', va
   return resolve(value);
 }
 
-/** The run defaults in effect, each with where it came from (flag, env VAR, profile, default). */
-function runDefaults(session: Session): Record<'tz' | 'format' | 'db' | 'timeout' | 'retries', [string, string]> {
-  const { flags, ctx, stored } = session;
-  const from = (flag: string | undefined, variable: string, key: keyof typeof stored.defaults, fallback: string): [string, string] => {
-    if (flag !== undefined) return [flag, 'flag'];
-    if (ctx.env[variable]) return [ctx.env[variable]!, `env ${variable}`];
-    if (stored.defaults[key] !== undefined) return [stored.defaults[key]!, `profile ${stored.profile}`];
-    return [fallback, 'default'];
-  };
-  return {
-    tz: from(flags.tz, 'PAYREC_TZ', 'tz', 'UTC'),
-    format: from(flags.format, 'PAYREC_FORMAT', 'format', 'table (or from -o\'s extension)'),
-    db: from(undefined, 'PAYREC_DB', 'db', '<XDG data dir>/payrec/<profile>.duckdb'),
-    timeout: from(flags.timeout, 'PAYREC_TIMEOUT', 'timeout', '30'),
-    retries: from(flags.retries, 'PAYREC_RETRIES', 'retries', '3'),
-  };
-}
-
 async function profileName(session: Session): Promise<string> {
   return session.flags.profile ?? session.ctx.env.PAYREC_PROFILE ?? (await session.store.currentProfileName());
 }
@@ -73,15 +56,7 @@ export function addConfigCommands(program: Command, action: CommandAction): void
     .addHelpText('after', '\nExamples:\n  $ payrec config list\n  $ payrec config list --profile ci -f json\n')
     .action(
       action(async (session) => {
-        const s = await session.settings({ repair: true });
-        const rows = {
-          profile: [s.profile, s.sources.profile],
-          chain: [s.chain, s.sources.chain],
-          'base-url': [s.baseUrl, s.sources.baseUrl],
-          'api-key': [maskKey(s.apiKey), s.sources.apiKey ?? 'none'],
-          ...runDefaults(session),
-          'config-file': [await session.store.path(), ''],
-        };
+        const rows = await effectiveSettings(session);
         if (session.format === 'json') {
           const obj = Object.fromEntries(Object.entries(rows).map(([k, [v, src]]) => [k, { value: v, source: src || undefined }]));
           session.ctx.stdout.write(JSON.stringify(obj, null, 2) + '\n');

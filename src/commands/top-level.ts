@@ -54,6 +54,8 @@ const LOADERS: Record<string, Loader> = {
   subscriptions: { load: loadSubscriptions },
   metrics: { load: loadSubscriptions },
   api: { load: async () => (await import('./api.js')).addApiCommand },
+  // It compares an installed completion script with the current one: the whole tree.
+  doctor: { load: async () => (await import('./doctor.js')).addDoctorCommand, wholeTree: true },
   completion: { load: async () => (await import('./completion.js')).addCompletionCommand, wholeTree: true },
   reference: { load: async () => (await import('./reference.js')).addReferenceCommand, wholeTree: true },
 };

@@ -88,6 +88,14 @@ describe('auth', () => {
     expect(existsSync(configFile(dir)) ? readFileSync(configFile(dir), 'utf8') : '').not.toContain(emu.keyFor('bsc'));
   });
 
+  test.concurrent('status with the service unreachable still prints its table, with the reason, and exits 7', async () => {
+    const r = await run(tempDir(), ['auth', 'status', '--retries', '0'], { env: { PAYREC_BASE_URL: 'http://127.0.0.1:9', PAYREC_API_KEY: 'prk_unreachable_1234' } });
+    expect(r.exitCode).toBe(7);
+    const fields = Object.fromEntries(r.stdout.trimEnd().split('\n').map((l) => l.split('\t')));
+    expect(fields).toMatchObject({ baseUrl: 'http://127.0.0.1:9', key: '****1234', works: 'false', reason: 'not checked: GET /v1/bsc/fixed-recurring/short-urls: connection refused by 127.0.0.1:9' });
+    expect(r.stderr).toMatch(/^error: GET \/v1\/bsc\/fixed-recurring\/short-urls: connection refused by 127\.0\.0\.1:9\nhint: /);
+  });
+
   test.concurrent.each([
     ['an empty key', '', /the API key is empty/],
     ['a key with a line inside', 'prk_demo\nbsc', /the API key contains whitespace, a newline or a control character/],

@@ -31,6 +31,8 @@ export interface ClientOptions {
   onRetry?: (message: string) => void;
   /** --dry-run: receives each request as a curl command instead of sending it. */
   dryRun?: (curl: string) => void;
+  /** Told of every answer, whatever its status: how long it took and the server's Date header (payrec doctor's latency and clock). */
+  onResponse?: (answer: { status: number; ms: number; date?: string; sentAt: number }) => void;
 }
 
 export interface ApiRequest {
@@ -173,6 +175,8 @@ export class ApiClient {
     this.opts.debug?.(`> ${req.method} ${url.href}`);
     this.opts.debug?.(`> authorization: Bearer [redacted]`);
     const t0 = performance.now();
+    const sentAt = Date.now();
+    let date: string | undefined;
     let status: number;
     let bytes: Buffer;
     let retryAfter: string | undefined;
@@ -191,6 +195,7 @@ export class ApiClient {
       retryAfter = headerValue(res.headers['retry-after']);
       location = headerValue(res.headers.location);
       contentType = headerValue(res.headers['content-type']) ?? '';
+      date = headerValue(res.headers.date);
       bytes = Buffer.from(await res.body.arrayBuffer());
     } catch (err) {
       if (this.opts.signal.aborted) throw new InterruptedError();
@@ -201,6 +206,7 @@ export class ApiClient {
     }
     const ms = Math.round(performance.now() - t0);
     this.opts.debug?.(`< ${status} ${label} (${ms} ms, ${bytes.length} bytes)`);
+    this.opts.onResponse?.({ status, ms, date, sentAt });
 
     if (status >= 300 && status < 400) {
       // Redirects are not followed: a redirect to another origin must never carry the key.

@@ -6,7 +6,7 @@ import { ConfigStore, type ConfigFileError, type RunDefaults } from '../config/c
 import type { Context } from './context.js';
 import { emulatorAnchor } from './emulator-clock.js';
 import { UsageError } from './errors.js';
-import { ApiClient } from '../http/client.js';
+import { ApiClient, type ClientOptions } from '../http/client.js';
 import { optionSchemas, parseOption } from './options.js';
 import type { OutputOptions } from '../output/writer.js';
 import { requireKey, resolveSettings, type Settings } from '../config/settings.js';
@@ -131,8 +131,9 @@ export class Session {
   }
 
   /** A client with this run's --timeout, --retries, --debug and --dry-run, for `apiKey` (auth checks a key before it is stored); the caller closes it. */
-  newClient(s: Pick<Settings, 'baseUrl' | 'chain'>, apiKey: string, connections?: number): ApiClient {
+  newClient(s: Pick<Settings, 'baseUrl' | 'chain'>, apiKey: string, connections?: number, onResponse?: ClientOptions['onResponse']): ApiClient {
     return new ApiClient({
+      onResponse,
       baseUrl: s.baseUrl,
       chain: s.chain,
       apiKey,

@@ -1,0 +1,292 @@
+import type { Command } from 'commander';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { topCommand } from './tree.js';
+import { productAliases } from '../registry/products.js';
+import type { CommandAction } from '../core/runtime/action.js';
+import { EXIT, InterruptedError, PayrecError } from '../core/runtime/errors.js';
+import type { Session } from '../core/runtime/session.js';
+import { effectiveSettings } from '../core/config/effective.js';
+import { checkKey, type KeyCheck } from '../core/http/key-check.js';
+import { createWriter } from '../core/output/writer.js';
+import { checkKeptFolder, shellWord, type Keeper } from '../core/runtime/trust.js';
+import { dataDir, MIRROR_KEEPER, mirrorLocation } from '../mirror/location.js';
+import { stateDir } from '../listener/forwarded.js';
+import { completionModel } from '../completion/model.js';
+import { SHELLS, type Shell } from '../completion/scripts.js';
+import { installedCompletion } from '../completion/installed.js';
+
+// `payrec doctor`: everything a run depends on, checked in the order a run meets it,
+// one row per check. Every check runs (a broken config does not hide a dead network);
+// the exit code is that of the first problem, which is also said on stderr with its fix.
+
+type Status = 'ok' | 'warn' | 'fail';
+
+interface Row {
+  check: string;
+  status: Status;
+  detail: string;
+}
+
+/** A problem: its row, and the error that ends the run when it is the first. */
+interface Problem {
+  error: PayrecError;
+}
+
+/** The clock is a problem beyond this (a --period today or a subscription's state would be off), worth a warning beyond SKEW_WARN_S. */
+const SKEW_FAIL_S = 60;
+const SKEW_WARN_S = 5;
+
+const COLUMNS = ['check', 'status', 'detail'] as const;
+
+export function addDoctorCommand(program: Command, action: CommandAction): void {
+  topCommand(program, 'doctor')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  $ payrec doctor',
+        '  $ payrec doctor --profile ci -f json',
+        '',
+        'Checks, in order: the config file (found, parsed, private), each setting and where it',
+        'comes from, the key (one request to the chain), the service (reachable, latency), the',
+        "clock (against the service's Date header), the config, data and state folders",
+        '(writable, yours), the mirror (size, age of each cursor) and shell completion.',
+        'Exit 0 when all is well (warnings too), else the exit code of the first problem:',
+        '2 config, folders, mirror or clock, 3 key, 6 or 7 service.',
+        '',
+      ].join('\n'),
+    )
+    .action(action((session, cmd) => runDoctor(session, cmd)));
+}
+
+async function runDoctor(session: Session, cmd: Command): Promise<void> {
+  const rows: Row[] = [];
+  const problems: Problem[] = [];
+  // Values go through the output module, which makes them safe for a terminal.
+  const add = (check: string, status: Status, detail: string) => rows.push({ check, status, detail });
+  const fail = (check: string, error: PayrecError) => {
+    add(check, 'fail', error.message);
+    problems.push({ error });
+  };
+
+  await configFile(session, add, fail);
+  const settings = await settingsRows(session, add, fail);
+  if (settings) await service(session, settings, add, fail);
+  await folders(session, add, fail);
+  await mirror(session, add, fail);
+  await completion(session, cmd, add);
+
+  const writer = createWriter(session.ctx.stdout, session.output('list', COLUMNS));
+  for (const r of rows) await writer.write({ ...r });
+  await writer.end();
+  const [first] = problems;
+  if (first) {
+    const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''} in the report)` : '';
+    throw new PayrecError(`${first.error.message}${more}`, first.error.exitCode, first.error.hint);
+  }
+}
+
+type Add = (check: string, status: Status, detail: string) => void;
+type Fail = (check: string, error: PayrecError) => void;
+
+async function configFile(session: Session, add: Add, fail: Fail): Promise<void> {
+  const path = await session.store.path();
+  const s = await stat(path).catch(() => undefined);
+  if (!s) return add('config file', 'ok', `none at ${path} (flags, environment and defaults apply)`);
+  const problem = await session.store.problem();
+  if (problem) return fail('config file', problem);
+  add('config file', 'ok', `${path} (parsed, mode ${(s.mode & 0o777).toString(8).padStart(4, '0')})`);
+}
+
+interface Effective {
+  baseUrl: string;
+  chain: string;
+  apiKey?: string;
+  profile: string;
+  keySource: string;
+}
+
+async function settingsRows(session: Session, add: Add, fail: Fail): Promise<Effective | undefined> {
+  try {
+    for (const [name, [value, source]] of Object.entries(await effectiveSettings(session))) {
+      if (name !== 'config-file') add(`setting ${name}`, 'ok', source && source !== 'none' ? `${value} (${source})` : value);
+    }
+    const s = await session.settings({ repair: true });
+    return { baseUrl: s.baseUrl, chain: s.chain, apiKey: s.apiKey, profile: s.profile, keySource: s.sources.apiKey ?? 'none' };
+  } catch (err) {
+    if (!(err instanceof PayrecError) || err instanceof InterruptedError) throw err;
+    fail('settings', err);
+    return undefined;
+  }
+}
+
+/** One request: whether the key works for the chain, how long the service took, and how its clock compares. */
+async function service(session: Session, s: Effective, add: Add, fail: Fail): Promise<void> {
+  if (!s.apiKey) fail('key', new PayrecError(`no API key for profile ${s.profile} (chain ${s.chain})`, EXIT.auth, 'run payrec auth login, or set PAYREC_API_KEY'));
+  let check: KeyCheck;
+  try {
+    // Without a key the request still tells whether the service answers (with 401).
+    check = await checkKey(session, s, s.apiKey ?? '');
+  } catch (err) {
+    if (!(err instanceof PayrecError) || err instanceof InterruptedError) throw err;
+    if (s.apiKey) add('key', 'warn', 'not checked: the service did not answer');
+    fail('service', err);
+    return;
+  }
+  if (s.apiKey && check.ok) {
+    add('key', 'ok', `works for chain ${s.chain} (key from ${s.keySource})`);
+  } else if (s.apiKey) {
+    fail('key', new PayrecError(`the key (from ${s.keySource}) was rejected by ${s.baseUrl} for chain ${s.chain}`, EXIT.auth, 'keys are per chain: check --chain, or run payrec auth login'));
+  }
+  const answer = check.answer;
+  add('service', 'ok', `${s.baseUrl} answered in ${answer?.ms ?? '?'} ms`);
+  clock(session, answer, add, fail);
+}
+
+function clock(session: Session, answer: KeyCheck['answer'], add: Add, fail: Fail): void {
+  if (session.flags.emulator) return add('clock', 'ok', "not compared: the built-in emulator runs on this machine's clock");
+  const date = answer?.date === undefined ? NaN : Date.parse(answer.date);
+  if (!answer || Number.isNaN(date)) return add('clock', 'warn', 'not compared: the service sent no Date header');
+  // The header is whole seconds, cut: the service's time lies in [date, date + 1 s) when it answered, half way through the request.
+  const skew = Math.round((date + 500 - (answer.sentAt + answer.ms / 2)) / 1000);
+  const slack = Math.max(1, Math.ceil(answer.ms / 2000));
+  const said = skew === 0 ? `in step with the service (within ${slack} s)` : `${Math.abs(skew)} s ${skew > 0 ? 'behind' : 'ahead of'} the service (± ${slack} s)`;
+  if (Math.abs(skew) > SKEW_FAIL_S) {
+    return fail(
+      'clock',
+      new PayrecError(`this machine's clock is ${said}: windows relative to now and subscription states would be off`, EXIT.usage, 'set the clock (timedatectl set-ntp true)'),
+    );
+  }
+  add('clock', Math.abs(skew) > SKEW_WARN_S ? 'warn' : 'ok', said);
+}
+
+async function folders(session: Session, add: Add, fail: Fail): Promise<void> {
+  const { env } = session.ctx;
+  const configDir = dirname(await session.store.path());
+  const db = await mirrorFile(session);
+  const places: [string, string, Keeper][] = [
+    ['config folder', configDir, { role: 'the config', moveWith: 'PAYREC_CONFIG_DIR' }],
+    ['data folder', db ? dirname(db) : dataDir(env), MIRROR_KEEPER],
+    ['state folder', stateDir(env), { role: "the listener's memory of forwarded notifications", moveWith: 'XDG_STATE_HOME' }],
+  ];
+  for (const [check, dir, keeper] of places) {
+    const problem = await folderProblem(dir, keeper);
+    if (problem) fail(check, problem);
+    else add(check, 'ok', (await stat(dir).catch(() => undefined)) ? `${dir} (writable)` : `${dir} (to be made; its parent is writable)`);
+  }
+}
+
+/** Why payrec could not keep its files in a folder: not writable (nor creatable), or others could change it. */
+async function folderProblem(dir: string, keeper: Keeper): Promise<PayrecError | undefined> {
+  let existing = dir;
+  while (!(await stat(existing).catch(() => undefined))) {
+    if (dirname(existing) === existing) break;
+    existing = dirname(existing);
+  }
+  const s = await stat(existing).catch(() => undefined);
+  const writable = s?.isDirectory() && (await access(existing, constants.W_OK).then(() => true).catch(() => false));
+  if (!writable) {
+    const what = existing === dir ? `${dir} is not a folder payrec can write` : `${dir} cannot be made: ${existing} is not writable`;
+    return new PayrecError(`${keeper.role} cannot be kept: ${what}`, EXIT.usage, `set ${keeper.moveWith} to a folder you can write`);
+  }
+  if (existing !== dir) return undefined;
+  return checkKeptFolder(dir, keeper).then(
+    () => undefined,
+    (err: unknown) => {
+      if (err instanceof PayrecError) return err;
+      throw err;
+    },
+  );
+}
+
+/** The mirror's file as the mirror commands find it, or undefined when its settings are unusable (said by the mirror row). */
+async function mirrorFile(session: Session): Promise<string | undefined> {
+  return (await mirrorLocation(session, undefined).catch(() => undefined))?.file;
+}
+
+async function mirror(session: Session, add: Add, fail: Fail): Promise<void> {
+  let file: string;
+  try {
+    file = (await mirrorLocation(session, undefined)).file;
+  } catch (err) {
+    if (!(err instanceof PayrecError) || err instanceof InterruptedError) throw err;
+    return fail('mirror', err);
+  }
+  const s = await stat(file).catch(() => undefined);
+  if (!s) return add('mirror', 'ok', `none yet at ${file} (payrec sync makes it)`);
+  // DuckDB loads only when there is a mirror to read.
+  const { MirrorDb, openOptions } = await import('../mirror/store.js');
+  const { CURSOR_TABLE } = await import('../mirror/state.js');
+  let cursors: Record<string, unknown>[];
+  try {
+    const db = await MirrorDb.open(file, 'read', openOptions(session));
+    try {
+      const tables = await db.rows(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = '${CURSOR_TABLE}'`);
+      cursors = Number(tables[0].n) === 0 ? [] : await db.rows(`SELECT chain, collection, scope, cursor, (epoch(now()) - epoch(synced_at))::BIGINT AS age FROM ${CURSOR_TABLE} ORDER BY collection, chain, scope`);
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    if (!(err instanceof PayrecError) || err instanceof InterruptedError) throw err;
+    return fail('mirror', err);
+  }
+  add('mirror', 'ok', `${file} (${size(s.size)})`);
+  if (cursors.length === 0) return add('mirror cursors', 'warn', 'none: nothing was synced into it yet (payrec sync)');
+  // Ages by DuckDB's clock, which stamped synced_at: an --emulator run's pinned clock would say nothing of when a sync ran.
+  for (const c of cursors) {
+    const scope = String(c.scope) ? ` ${String(c.scope).replace(/^(\w+)=/, (_, p: string) => (p === 'planId' ? 'plan ' : 'strategy '))}` : '';
+    const upTo = new Date(Number(c.cursor) * 1000).toISOString().replace('.000Z', 'Z');
+    add(`cursor ${shortName(String(c.collection))}`, 'ok', `${c.chain}${scope}: synced ${age(Number(c.age))} ago, records up to ${upTo}`);
+  }
+}
+
+async function completion(session: Session, cmd: Command, add: Add): Promise<void> {
+  const { env } = session.ctx;
+  const own = basename(env.SHELL ?? '');
+  const shells = (own in SHELLS ? [own] : Object.keys(SHELLS)) as Shell[];
+  const model = completionModel(rootOf(cmd));
+  for (const shell of shells) {
+    const found = await installedCompletion(shell, env, SHELLS[shell](model));
+    if (!found) {
+      add(`completion ${shell}`, 'warn', `not installed (payrec completion --help says how)`);
+    } else if (!found.current) {
+      add(`completion ${shell}`, 'warn', `out of date in ${found.path} (another payrec version): payrec completion ${shell} > ${shellWord(found.path)}`);
+    } else {
+      add(`completion ${shell}`, 'ok', found.kind === 'script' ? `installed in ${found.path}` : `sourced by ${found.path}`);
+    }
+  }
+}
+
+function rootOf(cmd: Command): Command {
+  let c = cmd;
+  while (c.parent) c = c.parent;
+  return c;
+}
+
+/** A collection as sync takes it: one-time/transfers → ot/transfers. */
+function shortName(collection: string): string {
+  const [product, rest] = collection.split('/');
+  const alias = (productAliases as Record<string, string | undefined>)[product];
+  return alias && rest ? `${alias}/${rest}` : collection;
+}
+
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let v = bytes / 1024;
+  let i = 0;
+  for (; v >= 1024 && i < units.length - 1; i++) v /= 1024;
+  return `${v.toFixed(1)} ${units[i]}`;
+}
+
+/** A rough age for people: 45 s, 12 min, 5 h, 3 d. */
+function age(seconds: number): string {
+  const s = Math.max(0, seconds);
+  if (s < 90) return `${s} s`;
+  if (s < 90 * 60) return `${Math.round(s / 60)} min`;
+  if (s < 48 * 3600) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86_400)} d`;
+}

@@ -1,0 +1,38 @@
+import type { Session } from '../runtime/session.js';
+import { maskKey } from '../runtime/secrets.js';
+
+// Every setting in effect and where it came from (flag, env VAR, profile NAME,
+// default), as `payrec config list` and `payrec doctor` show them.
+
+type RunDefault = 'tz' | 'format' | 'db' | 'timeout' | 'retries';
+
+/** The run defaults in effect, each as [value, source]. */
+export function runDefaults(session: Session): Record<RunDefault, [string, string]> {
+  const { flags, ctx, stored } = session;
+  const from = (flag: string | undefined, variable: string, key: keyof typeof stored.defaults, fallback: string): [string, string] => {
+    if (flag !== undefined) return [flag, 'flag'];
+    if (ctx.env[variable]) return [ctx.env[variable]!, `env ${variable}`];
+    if (stored.defaults[key] !== undefined) return [stored.defaults[key]!, `profile ${stored.profile}`];
+    return [fallback, 'default'];
+  };
+  return {
+    tz: from(flags.tz, 'PAYREC_TZ', 'tz', 'UTC'),
+    format: from(flags.format, 'PAYREC_FORMAT', 'format', "table (or from -o's extension)"),
+    db: from(undefined, 'PAYREC_DB', 'db', '<XDG data dir>/payrec/<profile>.duckdb'),
+    timeout: from(flags.timeout, 'PAYREC_TIMEOUT', 'timeout', '30'),
+    retries: from(flags.retries, 'PAYREC_RETRIES', 'retries', '3'),
+  };
+}
+
+/** Every setting as [value, source]: the profile's own (chain, base URL, key shown by its last 4 characters), the run defaults, and the config file (no source). */
+export async function effectiveSettings(session: Session): Promise<Record<string, [string, string]>> {
+  const s = await session.settings({ repair: true });
+  return {
+    profile: [s.profile, s.sources.profile],
+    chain: [s.chain, s.sources.chain],
+    'base-url': [s.baseUrl, s.sources.baseUrl],
+    'api-key': [maskKey(s.apiKey), s.sources.apiKey ?? 'none'],
+    ...runDefaults(session),
+    'config-file': [await session.store.path(), ''],
+  };
+}
