@@ -6,6 +6,7 @@ import { parseJsonObject, type ApiRoute } from './api-route.js';
 import { authenticate } from './auth.js';
 import { CONTROL_PREFIX, controlRouter, type ControlState } from './control.js';
 import { corruptReply } from './faults.js';
+import { checkPathParams } from './path-params.js';
 import { readRoutes } from './read-routes.js';
 import { HttpError, errorReply, pageNotFound, type Reply } from './reply.js';
 import { Router } from './router.js';
@@ -90,6 +91,7 @@ export function createEmulatorServer(state: ControlState, host: string): Server 
     const chain = match.params.chain;
     if (!(KNOWN_CHAINS as readonly string[]).includes(chain)) return errorReply(404, `Unknown chain ${chain}`);
     const user = authenticate(authorization, chain);
+    checkPathParams(match.route.template, match.params);
     return match.route.handle({ chain, user, params: match.params, query: url.searchParams, body });
   }
 }

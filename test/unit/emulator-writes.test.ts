@@ -133,6 +133,28 @@ describe('webhooks and notifications', () => {
     expect((await call(emu, other, { method: 'DELETE' })).status).toBe(404);
   });
 
+  it('checks path ids against the API\'s patterns: a webhook on plans/nonsense is a 400 in the API\'s error body, nothing stored', async () => {
+    // Mutant killed: checkPathParams not called (the emulator stored a webhook on "nonsense" and answered 200).
+    const before = emu.records('bsc', 'fixed-recurring/webhooks').records.length;
+    for (const bad of ['nonsense', `0x${'1'.repeat(63)}`, `0x${'g'.repeat(64)}`]) {
+      const put = await call(emu, `/v1/bsc/fixed-recurring/plans/${bad}/webhook`, { method: 'PUT', body: { webhook: 'https://a.example/x' } });
+      expect(put).toMatchObject({
+        status: 400,
+        body: { error: { code: 400, message: `Invalid planId ${JSON.stringify(bad)}: expected 0x followed by 64 hex characters` } },
+      });
+    }
+    expect(emu.records('bsc', 'fixed-recurring/webhooks').records.length).toBe(before);
+    expect((await call(emu, '/v1/bsc/fixed-recurring/plans/nonsense/webhook')).status).toBe(400);
+    expect((await call(emu, '/v1/bsc/fixed-recurring/plans/nonsense/webhook', { method: 'DELETE' })).status).toBe(400);
+    expect((await call(emu, '/v1/bsc/fixed-recurring/subscriptions/0x12/billings')).body.error.message).toMatch(/^Invalid subscriptionId "0x12"/);
+    expect((await call(emu, '/v1/bsc/wallet-to-wallet/payments/0x12')).body.error.message).toMatch(/^Invalid id "0x12": expected a UUID/);
+    // A well-formed id the emulator does not know stays a 404; a short url code keeps its own pattern.
+    expect((await call(emu, `/v1/bsc/fixed-recurring/plans/0x${'1'.repeat(64)}/billings`)).status).toBe(200);
+    expect((await call(emu, `/v1/bsc/one-time/0x${'ab'.repeat(32)}`)).status).toBe(404);
+    expect((await call(emu, `${BASE}/no.such`)).status).toBe(400);
+    expect((await call(emu, `${BASE}/nosuch`)).status).toBe(404);
+  });
+
   it('trigger takes the chain\'s demo key: without it (or with another chain\'s) 401, nothing stored or delivered', async () => {
     // Mutant killed: the trigger route left open (a page in the browser could make the emulator post to the user's webhooks).
     const body = { chain: 'bsc', event: 'Billing', planId: PLAN };
