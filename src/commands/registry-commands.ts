@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { endpoints } from '../registry/endpoints.js';
-import type { Endpoint } from '../registry/types.js';
+import { z } from 'zod';
+import type { Endpoint, Product } from '../registry/types.js';
+import { productAliases } from '../registry/products.js';
 import { PRODUCTS } from '../registry/types.js';
 import { ApiError, UsageError } from '../core/runtime/errors.js';
 import { flagOf, optionSchemas, parseOption } from '../core/runtime/options.js';
@@ -262,7 +264,7 @@ function chooseEndpoint(group: Endpoint[], opts: Record<string, unknown>): Endpo
   });
   if (!endpoint) {
     const ways = group.map((e) => given(e).map(flagOf).join(' and ') || 'no id flag');
-    throw new UsageError(`give ${ways.join(', or ')}${provided.length ? ` (got ${provided.map(flagOf).join(' and ')})` : ''}`);
+    throw new UsageError(`give ${ways.join(', or ')}${provided.length ? ` (got ${provided.map(flagOf).join(' and ')})` : ''}`, whereIdsComeFrom(group[0].product, allFlags));
   }
   for (const e of group) {
     for (const f of e.filters) {
@@ -273,6 +275,22 @@ function chooseEndpoint(group: Endpoint[], opts: Record<string, unknown>): Endpo
     }
   }
   return endpoint;
+}
+
+/**
+ * Where the ids a command asks for can be read: the product's lists whose records carry
+ * that field and that do not themselves need it ("find plan ids with: payrec fr
+ * short-urls list --columns planId"). Derived from the registry, so it stays true.
+ */
+function whereIdsComeFrom(product: Product, names: string[]): string | undefined {
+  const found = names.flatMap((name) => {
+    const sources = endpoints.filter(
+      (e) => e.product === product && e.kind === 'list' && e.record instanceof z.ZodObject && name in e.record.shape && !e.params.some((p) => p.name === name),
+    );
+    const commands = [...new Set(sources.map((e) => ['payrec', productAliases[product], ...e.command, ...e.params.map((p) => `${flagOf(p.name)} ID`), '--columns', name].join(' ')))];
+    return commands.length ? [`${name.replace(/Id$/, '')} ids with: ${commands.join(', or ')}`] : [];
+  });
+  return found.length ? `find ${found.join('; ')}` : undefined;
 }
 
 function validate(schema: Endpoint['params'][number]['schema'], value: string, label: string): string {

@@ -88,6 +88,32 @@ describe('invalid input exits 2 and sends nothing', () => {
   });
 });
 
+describe('give --plan-id says where ids come from', () => {
+  // Mutant killed: the hint dropped (or naming a list whose records carry no plan id):
+  // the hint's own command must print ids the emulator knows, and one of them must work.
+  test.each([
+    ['vr', 'cancellations', 'variable-recurring'],
+    ['fr', 'cancellations', 'fixed-recurring'],
+  ] as const)('%s %s: the hinted command lists plan ids that the command then takes', async (alias, command, product) => {
+    const r = await payrec(emu, [alias, command]);
+    expect(r.exitCode).toBe(2);
+    const hinted = /^hint: find plan ids with: payrec (.+?) --columns planId$/m.exec(r.stderr);
+    expect(hinted).not.toBeNull();
+    const listed = await payrec(emu, [...hinted![1].split(' '), '--columns', 'planId', '--all', '-f', 'json']);
+    expect(listed.exitCode).toBe(0);
+    const ids = [...new Set((JSON.parse(listed.stdout) as { planId: string }[]).map((x) => x.planId))];
+    expect(ids.length).toBeGreaterThan(0);
+    const known: string[] = emu.fixtures('bsc').plans[product];
+    for (const id of ids) expect(known).toContain(id);
+    expect((await payrec(emu, [alias, command, '--plan-id', ids[0], '--limit', '1'])).exitCode).toBe(0);
+  });
+
+  test('billings name sources of both ids', async () => {
+    const r = await payrec(emu, ['fr', 'billings']);
+    expect(r.stderr).toMatch(/^hint: find plan ids with: payrec fr short-urls list --columns planId; subscription ids with: payrec fr billings --plan-id ID --columns subscriptionId/m);
+  });
+});
+
 describe('--output is atomic', () => {
   test('a successful export writes the whole file and nothing else', async () => {
     const dir = tempDir();
