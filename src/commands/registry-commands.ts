@@ -10,6 +10,7 @@ import { runEndpoint, type ListQuery } from '../core/lists/run-endpoint.js';
 import type { Session } from '../core/runtime/session.js';
 import { parseDuration, parseTime } from '../core/runtime/time.js';
 import { parsePeriod, PERIOD_FORMS } from '../core/runtime/period.js';
+import { formatLocal } from '../core/runtime/zone.js';
 import { token as tokenSchema } from '../registry/validators.js';
 import { printable } from '../core/output/sanitize.js';
 import type { CommandAction } from '../core/runtime/action.js';
@@ -73,9 +74,9 @@ function defineOptions(cmd: Command, group: Endpoint[]): void {
 export function addListOptions(cmd: Command, timeWindow: boolean, hasTokenFilter: boolean): void {
   if (timeWindow) {
     cmd
-      .option('--from <time>', 'oldest record: Unix seconds, ISO 8601 date or date-time, or an age (30m, 24h, 7d, 2w)')
+      .option('--from <time>', 'oldest record: Unix seconds, ISO 8601 date or date-time, or an age (30m, 24h, 7d, 2w); not after now')
       .option('--to <time>', 'newest record, same forms as --from; a date alone includes that whole day (default: now, pinned when the command starts)')
-      .option('--period <period>', `a calendar period in --tz, from its start up to the next one's: ${PERIOD_FORMS}`)
+      .option('--period <period>', `a calendar period in --tz, from its start up to the next one's (one not yet begun is refused): ${PERIOD_FORMS}`)
       .option('--sort <order>', 'asc or desc by timestamp (default desc)');
   }
   cmd
@@ -182,18 +183,32 @@ function windowOf(flags: ListFlags, nowMs: number, zone: string): { from?: numbe
     if (other) throw new UsageError(`give either --period or ${other}, not both (a period is its own from and to)`);
     const span = parsePeriod(flags.period, now, zone);
     if (!span) throw new UsageError(`invalid --period "${printable(flags.period)}": expected one of ${PERIOD_FORMS}`);
+    if (span.start > now) throw futureWindow(`--period "${printable(flags.period)}" begins`, now, zone);
     // Half-open [start, end) as the API's inclusive seconds: whole seconds make end − 1 exact.
-    // A period not yet begun is simply empty; one under way ends now.
-    return { from: span.start, to: span.start > now ? span.end - 1 : Math.min(span.end - 1, now) };
+    // A period under way ends now.
+    return { from: span.start, to: Math.min(span.end - 1, now) };
   }
   const from = flags.from !== undefined ? parseTime(flags.from, nowMs, '--from', zone) : undefined;
+  if (from !== undefined && from > now) throw futureWindow(`--from "${printable(flags.from!)}" is`, now, zone);
   const to = flags.to !== undefined ? parseTime(flags.to, nowMs, '--to', zone, true) : now;
   if (from !== undefined && from > to) {
-    // Quote what the user typed; a --to never typed is "now".
-    const end = flags.to !== undefined ? `--to "${printable(flags.to)}"` : 'now (give --to for a window in the future)';
-    throw new UsageError(`--from "${printable(flags.from!)}" is later than ${end}`);
+    // Quote what the user typed.
+    throw new UsageError(`--from "${printable(flags.from!)}" is later than --to "${printable(flags.to!)}"`);
   }
   return { from, to };
+}
+
+/**
+ * A window that starts after now, however it is given (--period 2027-01, --from 2030-01-01,
+ * with or without --to), is refused alike. Records are stamped when they settle, so such a
+ * window can hold none: the date is a typo (2027 for 2026) far more often than a question,
+ * and an empty answer would let a --fail-if-any gate pass forever.
+ */
+function futureWindow(what: string, now: number, zone: string): UsageError {
+  return new UsageError(
+    `${what} after now (${formatLocal(now, zone)} ${zone}): records are stamped when they settle, so a window in the future has none`,
+    'check the year; a period under way (today, this-month) ends now',
+  );
 }
 
 async function runGroup(session: Session, cmd: Command, group: Endpoint[]): Promise<void> {

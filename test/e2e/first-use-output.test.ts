@@ -185,7 +185,7 @@ describe('a billing that failed looks failed', () => {
 
 describe('an empty result', () => {
   test.concurrent('piped: stdout keeps its empty document (a CSV header, []) and stderr stays quiet, as gh', async () => {
-    const window = ['ot', 'transfers', '--from', '2030-01-01', '--to', '2030-01-02'];
+    const window = ['ot', 'transfers', '--from', '2020-01-01', '--to', '2020-01-02']; // before the emulator's first record
     const csv = await payrec(s.emu, [...window, '-f', 'csv']);
     expect(csv.exitCode).toBe(0);
     expect(csv.stdout).toMatch(/^description,amount,.*\r\n$/);
@@ -195,7 +195,7 @@ describe('an empty result', () => {
   });
 
   onPty(`on a terminal: no empty table, "no records match" on stderr; -q silences it${script.note}`, async () => {
-    const window = ['ot', 'transfers', '--from', '2030-01-01', '--to', '2030-01-02'];
+    const window = ['ot', 'transfers', '--from', '2020-01-01', '--to', '2020-01-02']; // before the emulator's first record
     const { lines, exitCode, stderr } = await onTerminal(window, 100, { stderr: true });
     expect(exitCode).toBe(0);
     expect(lines.filter(Boolean)).toEqual([]);

@@ -163,7 +163,11 @@ describe('bad values: exit 2, the accepted forms, nothing sent', () => {
     ['--period with --to', ['--period', '2025-10', '--to', '2d'], {}, /give either --period or --to, not both/],
     ['--time-format rfc', ['--time-format', 'rfc'], {}, /invalid --time-format "rfc": expected unix or iso/],
     ['--from after --to', ['--from', '2025-11-01', '--to', '2025-10-31'], {}, /--from "2025-11-01" is later than --to "2025-10-31"/],
-    ['--from in the future', ['--from', '2099-01-01'], {}, /--from "2099-01-01" is later than now/],
+    // A window that begins after now, given any way, is refused alike (mutant: the --period check dropped, exit 0 and an empty list).
+    ['--from in the future', ['--from', '2099-01-01'], {}, /--from "2099-01-01" is after now \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\): records are stamped when they settle, so a window in the future has none/],
+    ['--from and --to in the future', ['--from', '2099-01-01', '--to', '2099-02-01'], {}, /--from "2099-01-01" is after now/],
+    ['--period in the future', ['--period', '2099-01'], {}, /--period "2099-01" begins after now \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\): records are stamped when they settle, so a window in the future has none/],
+    ['--period of a future day in Berlin', ['--period', '2099-01-01', '--tz', 'Europe/Berlin'], {}, /--period "2099-01-01" begins after now \(.* Europe\/Berlin\)/],
     ['--follow with --period', ['--follow', '--period', 'today'], {}, /--follow .*does not take .*--period/],
   ] as [string, string[], Record<string, string>, RegExp][])('%s', async (_name, args, env, message) => {
     const r = await payrec(s.quiet, [...COMMAND, ...args], { env });
