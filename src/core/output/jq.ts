@@ -33,8 +33,10 @@ export async function compileJq(expr: string): Promise<JqFilter> {
     }
   };
   try {
-    // `empty | (EXPR)` compiles EXPR and runs nothing: no loop or error of EXPR's can start here.
-    call('null', `empty | (${expr}\n)`, ['-n']);
+    // `empty | EXPR` compiles EXPR and runs nothing: no loop or error of EXPR's can start here.
+    // `|` binds loosest, so no parentheses are needed, and nothing follows EXPR: a syntax error
+    // cites what the user typed or "end of file", never a closing ")" of ours.
+    call('null', `empty | ${expr}`, ['-n']);
   } catch (err) {
     throw new UsageError(`invalid --jq expression "${printable(expr)}": ${jqMessage(err as JqError)}`, 'see the jq manual: https://jqlang.org/manual/v1.7/');
   }
