@@ -27,8 +27,8 @@ _payrec_child() {
     '|subscriptions') echo 'subscriptions' ;;
     '|metrics') echo 'metrics' ;;
     '|api') echo 'api' ;;
-    '|doctor') echo 'doctor' ;;
     '|completion') echo 'completion' ;;
+    '|help') echo 'help' ;;
     'fixed-recurring|short-urls') echo 'fixed-recurring short-urls' ;;
     'fixed-recurring|billings') echo 'fixed-recurring billings' ;;
     'fixed-recurring|cancellations') echo 'fixed-recurring cancellations' ;;
@@ -83,7 +83,7 @@ _payrec_child() {
 }
 _payrec_words() {
   case "$1" in
-    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api doctor completion' ;;
+    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api completion help' ;;
     'fixed-recurring') echo 'short-urls billings cancellations cancellation webhook plans' ;;
     'fixed-recurring short-urls') echo 'list get delete create update' ;;
     'fixed-recurring short-urls list') echo '' ;;
@@ -145,13 +145,13 @@ _payrec_words() {
     'config set') echo '' ;;
     'config profiles') echo '' ;;
     'config use') echo '' ;;
-    'sync') echo '' ;;
+    'sync') echo 'fixed-recurring/short-urls fr/short-urls fixed-recurring/billings fr/billings fixed-recurring/cancellations fr/cancellations variable-recurring/cancellations vr/cancellations variable-recurring/cancellation-requests vr/cancellation-requests variable-recurring/transfers vr/transfers on-demand/short-urls od/short-urls on-demand/transfers od/transfers one-time/payments ot/payments one-time/transfers ot/transfers wallet-to-wallet/payments w2w/payments wallet-to-wallet/transfers w2w/transfers scheduled-payments/transfers sp/transfers dollar-cost-average/executions dca/executions' ;;
     'sql') echo '' ;;
     'subscriptions') echo '' ;;
     'metrics') echo '' ;;
     'api') echo '' ;;
-    'doctor') echo '' ;;
-    'completion') echo '' ;;
+    'completion') echo 'bash zsh fish' ;;
+    'help') echo 'reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api completion' ;;
   esac
 }
 _payrec_flags() {
@@ -218,13 +218,13 @@ _payrec_flags() {
     'config set') echo '--profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'config profiles') echo '--profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'config use') echo '--profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
-    'sync') echo '--plan-id --strategy-id --db --lookback --from --full --concurrency --parquet --wait --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'sync') echo '--plan-id --strategy-id --db --lookback --from --full --concurrency --parquet --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'sql') echo '--file --db --limit --all --count --fail-if-any --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'subscriptions') echo '--plan-id --at --grace --db --sync --state --count --fail-if-any --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'metrics') echo '--plan-id --at --grace --db --sync --period --from --to --interval --by --chart --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'api') echo '--method -X --query --body --all --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
-    'doctor') echo '--profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'completion') echo '--profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'help') echo '--help' ;;
   esac
 }
 _payrec_values() {
@@ -237,14 +237,43 @@ _payrec_values() {
     --chart) echo 'day week month' ;;
     --time-format) echo 'unix iso' ;;
     --period) echo 'today yesterday this-month last-month last-quarter last-year' ;;
-    --tz) echo 'UTC Europe/Berlin Europe/London America/New_York Asia/Tokyo' ;;
+    --tz) echo 'UTC Africa/Abidjan Africa/Accra Africa/Addis_Ababa Africa/Algiers Africa/Asmera Africa/Bamako Africa/Bangui Africa/Banjul Africa/Bissau Africa/Blantyre Africa/Brazzaville Africa/Bujumbura Africa/Cairo Africa/Casablanca Africa/Ceuta Africa/Conakry Africa/Dakar Africa/Dar_es_Salaam Africa/Djibouti Africa/Douala Africa/El_Aaiun Africa/Freetown Africa/Gaborone Africa/Harare Africa/Johannesburg Africa/Juba Africa/Kampala Africa/Khartoum Africa/Kigali Africa/Kinshasa Africa/Lagos Africa/Libreville Africa/Lome Africa/Luanda Africa/Lubumbashi Africa/Lusaka Africa/Malabo Africa/Maputo Africa/Maseru Africa/Mbabane Africa/Mogadishu Africa/Monrovia Africa/Nairobi Africa/Ndjamena Africa/Niamey Africa/Nouakchott Africa/Ouagadougou Africa/Porto-Novo Africa/Sao_Tome Africa/Tripoli Africa/Tunis Africa/Windhoek America/Adak America/Anchorage America/Anguilla America/Antigua America/Araguaina America/Argentina/La_Rioja America/Argentina/Rio_Gallegos America/Argentina/Salta America/Argentina/San_Juan America/Argentina/San_Luis America/Argentina/Tucuman America/Argentina/Ushuaia America/Aruba America/Asuncion America/Bahia America/Bahia_Banderas America/Barbados America/Belem America/Belize America/Blanc-Sablon America/Boa_Vista America/Bogota America/Boise America/Buenos_Aires America/Cambridge_Bay America/Campo_Grande America/Cancun America/Caracas America/Catamarca America/Cayenne America/Cayman America/Chicago America/Chihuahua America/Ciudad_Juarez America/Coral_Harbour America/Cordoba America/Costa_Rica America/Coyhaique America/Creston America/Cuiaba America/Curacao America/Danmarkshavn America/Dawson America/Dawson_Creek America/Denver America/Detroit America/Dominica America/Edmonton America/Eirunepe America/El_Salvador America/Fort_Nelson America/Fortaleza America/Glace_Bay America/Godthab America/Goose_Bay America/Grand_Turk America/Grenada America/Guadeloupe America/Guatemala America/Guayaquil America/Guyana America/Halifax America/Havana America/Hermosillo America/Indiana/Knox America/Indiana/Marengo America/Indiana/Petersburg America/Indiana/Tell_City America/Indiana/Vevay America/Indiana/Vincennes America/Indiana/Winamac America/Indianapolis America/Inuvik America/Iqaluit America/Jamaica America/Jujuy America/Juneau America/Kentucky/Monticello America/Kralendijk America/La_Paz America/Lima America/Los_Angeles America/Louisville America/Lower_Princes America/Maceio America/Managua America/Manaus America/Marigot America/Martinique America/Matamoros America/Mazatlan America/Mendoza America/Menominee America/Merida America/Metlakatla America/Mexico_City America/Miquelon America/Moncton America/Monterrey America/Montevideo America/Montserrat America/Nassau America/New_York America/Nome America/Noronha America/North_Dakota/Beulah America/North_Dakota/Center America/North_Dakota/New_Salem America/Ojinaga America/Panama America/Paramaribo America/Phoenix America/Port-au-Prince America/Port_of_Spain America/Porto_Velho America/Puerto_Rico America/Punta_Arenas America/Rankin_Inlet America/Recife America/Regina America/Resolute America/Rio_Branco America/Santarem America/Santiago America/Santo_Domingo America/Sao_Paulo America/Scoresbysund America/Sitka America/St_Barthelemy America/St_Johns America/St_Kitts America/St_Lucia America/St_Thomas America/St_Vincent America/Swift_Current America/Tegucigalpa America/Thule America/Tijuana America/Toronto America/Tortola America/Vancouver America/Whitehorse America/Winnipeg America/Yakutat Antarctica/Casey Antarctica/Davis Antarctica/DumontDUrville Antarctica/Macquarie Antarctica/Mawson Antarctica/McMurdo Antarctica/Palmer Antarctica/Rothera Antarctica/Syowa Antarctica/Troll Antarctica/Vostok Arctic/Longyearbyen Asia/Aden Asia/Almaty Asia/Amman Asia/Anadyr Asia/Aqtau Asia/Aqtobe Asia/Ashgabat Asia/Atyrau Asia/Baghdad Asia/Bahrain Asia/Baku Asia/Bangkok Asia/Barnaul Asia/Beirut Asia/Bishkek Asia/Brunei Asia/Calcutta Asia/Chita Asia/Colombo Asia/Damascus Asia/Dhaka Asia/Dili Asia/Dubai Asia/Dushanbe Asia/Famagusta Asia/Gaza Asia/Hebron Asia/Hong_Kong Asia/Hovd Asia/Irkutsk Asia/Jakarta Asia/Jayapura Asia/Jerusalem Asia/Kabul Asia/Kamchatka Asia/Karachi Asia/Katmandu Asia/Khandyga Asia/Krasnoyarsk Asia/Kuala_Lumpur Asia/Kuching Asia/Kuwait Asia/Macau Asia/Magadan Asia/Makassar Asia/Manila Asia/Muscat Asia/Nicosia Asia/Novokuznetsk Asia/Novosibirsk Asia/Omsk Asia/Oral Asia/Phnom_Penh Asia/Pontianak Asia/Pyongyang Asia/Qatar Asia/Qostanay Asia/Qyzylorda Asia/Rangoon Asia/Riyadh Asia/Saigon Asia/Sakhalin Asia/Samarkand Asia/Seoul Asia/Shanghai Asia/Singapore Asia/Srednekolymsk Asia/Taipei Asia/Tashkent Asia/Tbilisi Asia/Tehran Asia/Thimphu Asia/Tokyo Asia/Tomsk Asia/Ulaanbaatar Asia/Urumqi Asia/Ust-Nera Asia/Vientiane Asia/Vladivostok Asia/Yakutsk Asia/Yekaterinburg Asia/Yerevan Atlantic/Azores Atlantic/Bermuda Atlantic/Canary Atlantic/Cape_Verde Atlantic/Faeroe Atlantic/Madeira Atlantic/Reykjavik Atlantic/South_Georgia Atlantic/St_Helena Atlantic/Stanley Australia/Adelaide Australia/Brisbane Australia/Broken_Hill Australia/Darwin Australia/Eucla Australia/Hobart Australia/Lindeman Australia/Lord_Howe Australia/Melbourne Australia/Perth Australia/Sydney Europe/Amsterdam Europe/Andorra Europe/Astrakhan Europe/Athens Europe/Belgrade Europe/Berlin Europe/Bratislava Europe/Brussels Europe/Bucharest Europe/Budapest Europe/Busingen Europe/Chisinau Europe/Copenhagen Europe/Dublin Europe/Gibraltar Europe/Guernsey Europe/Helsinki Europe/Isle_of_Man Europe/Istanbul Europe/Jersey Europe/Kaliningrad Europe/Kiev Europe/Kirov Europe/Lisbon Europe/Ljubljana Europe/London Europe/Luxembourg Europe/Madrid Europe/Malta Europe/Mariehamn Europe/Minsk Europe/Monaco Europe/Moscow Europe/Oslo Europe/Paris Europe/Podgorica Europe/Prague Europe/Riga Europe/Rome Europe/Samara Europe/San_Marino Europe/Sarajevo Europe/Saratov Europe/Simferopol Europe/Skopje Europe/Sofia Europe/Stockholm Europe/Tallinn Europe/Tirane Europe/Ulyanovsk Europe/Vaduz Europe/Vatican Europe/Vienna Europe/Vilnius Europe/Volgograd Europe/Warsaw Europe/Zagreb Europe/Zurich Indian/Antananarivo Indian/Chagos Indian/Christmas Indian/Cocos Indian/Comoro Indian/Kerguelen Indian/Mahe Indian/Maldives Indian/Mauritius Indian/Mayotte Indian/Reunion Pacific/Apia Pacific/Auckland Pacific/Bougainville Pacific/Chatham Pacific/Easter Pacific/Efate Pacific/Enderbury Pacific/Fakaofo Pacific/Fiji Pacific/Funafuti Pacific/Galapagos Pacific/Gambier Pacific/Guadalcanal Pacific/Guam Pacific/Honolulu Pacific/Kiritimati Pacific/Kosrae Pacific/Kwajalein Pacific/Majuro Pacific/Marquesas Pacific/Midway Pacific/Nauru Pacific/Niue Pacific/Norfolk Pacific/Noumea Pacific/Pago_Pago Pacific/Palau Pacific/Pitcairn Pacific/Ponape Pacific/Port_Moresby Pacific/Rarotonga Pacific/Saipan Pacific/Tahiti Pacific/Tarawa Pacific/Tongatapu Pacific/Truk Pacific/Wake Pacific/Wallis' ;;
     --product) echo 'variable-recurring vr on-demand od one-time ot wallet-to-wallet w2w scheduled-payments sp' ;;
+    *) return 1 ;;
+  esac
+}
+_payrec_columns() {
+  case "$1" in
+    'fixed-recurring short-urls list') echo 'path name planId createdAt updatedAt params params.callbackSuccess params.callbackError params.extra link' ;;
+    'fixed-recurring short-urls get') echo 'path name planId createdAt updatedAt params params.callbackSuccess params.callbackError params.extra link' ;;
+    'fixed-recurring billings') echo 'subscriptionId success amount fee token receiver timestamp cycleStart cycleEnd triggeredBy transactionHash transactionStatus' ;;
+    'fixed-recurring cancellations') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
+    'fixed-recurring cancellation') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
+    'fixed-recurring webhook get') echo 'webhook' ;;
+    'variable-recurring cancellations') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
+    'variable-recurring cancellation') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
+    'variable-recurring cancellation-requests') echo 'subscriptionId timestamp transactionHash transactionStatus' ;;
+    'variable-recurring cancellation-request') echo 'subscriptionId timestamp transactionHash transactionStatus' ;;
+    'variable-recurring transfers') echo 'description amount fee token category timestamp transactionHash transactionStatus sender receiver planId subscriptionId' ;;
+    'on-demand short-urls list') echo 'path name planId createdAt updatedAt params params.callbackSuccess params.callbackError params.extra link' ;;
+    'on-demand short-urls get') echo 'path name planId createdAt updatedAt params params.callbackSuccess params.callbackError params.extra link' ;;
+    'on-demand transfers') echo 'description amount fee token category timestamp transactionHash transactionStatus sender receiver planId subscriptionId' ;;
+    'one-time payments list') echo 'id description sender token category tag timestamp transactionHash transactionStatus receivers receivers.user receivers.amount receivers.fee' ;;
+    'one-time payments get') echo 'id description sender token category tag timestamp transactionHash transactionStatus receivers receivers.user receivers.amount receivers.fee' ;;
+    'one-time transfers') echo 'description amount fee token category timestamp transactionHash transactionStatus sender receiver oneTimeId' ;;
+    'wallet-to-wallet payments list') echo 'id description email token category tag timestamp serviceFee receivers receivers.user receivers.amount receivers.fee receivers.timestamp receivers.transactionHash receivers.transactionStatus' ;;
+    'wallet-to-wallet payments get') echo 'id description email token category tag timestamp serviceFee receivers receivers.user receivers.amount receivers.fee receivers.timestamp receivers.transactionHash receivers.transactionStatus' ;;
+    'wallet-to-wallet transfers') echo 'description amount fee token category timestamp transactionHash transactionStatus email receiver payment_id' ;;
+    'scheduled-payments transfers') echo 'description amount fee token category timestamp transactionHash transactionStatus sender receiver scheduleId' ;;
+    'dollar-cost-average executions') echo 'strategyId timestamp transactionHash transactionStatus inputToken fee swaps swaps.inputAmount swaps.outputAmount swaps.outputToken' ;;
+    'webhook-notifications get') echo 'id type event timestamp transactionHash transactionStatus data extra' ;;
+    'transfers') echo 'product description amount fee token category timestamp transactionHash transactionStatus sender receiver planId subscriptionId oneTimeId email payment_id scheduleId' ;;
     *) return 1 ;;
   esac
 }
 _payrec_takes_value() {
   case "$1" in
-    --at|--base-url|--body|--by|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--file|--flatten|--format|--forward-to|--from|--grace|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--name|--now|--offset|--output|--page-size|--parquet|--pending-fraction|--period|--plan-id|--port|--product|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--state|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|--wait|-X|-f|-o) return 0 ;;
+    --at|--base-url|--body|--by|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--file|--flatten|--format|--forward-to|--from|--grace|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--name|--now|--offset|--output|--page-size|--parquet|--pending-fraction|--period|--plan-id|--port|--product|--profile|--query|--receiver|--records|--retries|--schedule-id|--seed|--sender|--sort|--state|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|-X|-f|-o) return 0 ;;
   esac
   return 1
 }
@@ -269,6 +298,14 @@ _payrec() {
   fi
   case "$prev" in
     -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --columns)
+      # A comma-separated list: complete the field after the last comma, keep what is before it.
+      local fields before=""
+      fields=$(_payrec_columns "$cmdpath") || { COMPREPLY=(); return; }
+      [[ "$cur" == *,* ]] && before="${cur%,*},"
+      COMPREPLY=($(compgen -P "$before" -W "$fields" -- "${cur##*,}"))
+      compopt -o nospace 2>/dev/null
+      return ;;
   esac
   if _payrec_takes_value "$prev"; then COMPREPLY=(); return; fi
   if [[ "$cur" == -* ]]; then

@@ -52,10 +52,10 @@ function __payrec_child
             echo 'metrics'
         case '|api'
             echo 'api'
-        case '|doctor'
-            echo 'doctor'
         case '|completion'
             echo 'completion'
+        case '|help'
+            echo 'help'
         case 'fixed-recurring|short-urls'
             echo 'fixed-recurring short-urls'
         case 'fixed-recurring|billings'
@@ -161,7 +161,7 @@ end
 function __payrec_words
     switch "$argv[1]"
         case ''
-            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api doctor completion
+            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api completion help
         case 'fixed-recurring'
             printf '%s\n' short-urls billings cancellations cancellation webhook plans
         case 'fixed-recurring short-urls'
@@ -285,7 +285,7 @@ function __payrec_words
         case 'config use'
             printf '%s\n' 
         case 'sync'
-            printf '%s\n' 
+            printf '%s\n' fixed-recurring/short-urls fr/short-urls fixed-recurring/billings fr/billings fixed-recurring/cancellations fr/cancellations variable-recurring/cancellations vr/cancellations variable-recurring/cancellation-requests vr/cancellation-requests variable-recurring/transfers vr/transfers on-demand/short-urls od/short-urls on-demand/transfers od/transfers one-time/payments ot/payments one-time/transfers ot/transfers wallet-to-wallet/payments w2w/payments wallet-to-wallet/transfers w2w/transfers scheduled-payments/transfers sp/transfers dollar-cost-average/executions dca/executions
         case 'sql'
             printf '%s\n' 
         case 'subscriptions'
@@ -294,10 +294,10 @@ function __payrec_words
             printf '%s\n' 
         case 'api'
             printf '%s\n' 
-        case 'doctor'
-            printf '%s\n' 
         case 'completion'
-            printf '%s\n' 
+            printf '%s\n' bash zsh fish
+        case 'help'
+            printf '%s\n' reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api completion
         case '*'
             return 1
     end
@@ -429,7 +429,7 @@ function __payrec_flags
         case 'config use'
             printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'sync'
-            printf '%s\n' --plan-id --strategy-id --db --lookback --from --full --concurrency --parquet --wait --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --strategy-id --db --lookback --from --full --concurrency --parquet --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'sql'
             printf '%s\n' --file --db --limit --all --count --fail-if-any --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'subscriptions'
@@ -438,10 +438,10 @@ function __payrec_flags
             printf '%s\n' --plan-id --at --grace --db --sync --period --from --to --interval --by --chart --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'api'
             printf '%s\n' --method -X --query --body --all --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
-        case 'doctor'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'completion'
             printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'help'
+            printf '%s\n' --help
         case '*'
             return 1
     end
@@ -465,9 +465,63 @@ function __payrec_values
         case '--period'
             printf '%s\n' today yesterday this-month last-month last-quarter last-year
         case '--tz'
-            printf '%s\n' UTC Europe/Berlin Europe/London America/New_York Asia/Tokyo
+            printf '%s\n' UTC Africa/Abidjan Africa/Accra Africa/Addis_Ababa Africa/Algiers Africa/Asmera Africa/Bamako Africa/Bangui Africa/Banjul Africa/Bissau Africa/Blantyre Africa/Brazzaville Africa/Bujumbura Africa/Cairo Africa/Casablanca Africa/Ceuta Africa/Conakry Africa/Dakar Africa/Dar_es_Salaam Africa/Djibouti Africa/Douala Africa/El_Aaiun Africa/Freetown Africa/Gaborone Africa/Harare Africa/Johannesburg Africa/Juba Africa/Kampala Africa/Khartoum Africa/Kigali Africa/Kinshasa Africa/Lagos Africa/Libreville Africa/Lome Africa/Luanda Africa/Lubumbashi Africa/Lusaka Africa/Malabo Africa/Maputo Africa/Maseru Africa/Mbabane Africa/Mogadishu Africa/Monrovia Africa/Nairobi Africa/Ndjamena Africa/Niamey Africa/Nouakchott Africa/Ouagadougou Africa/Porto-Novo Africa/Sao_Tome Africa/Tripoli Africa/Tunis Africa/Windhoek America/Adak America/Anchorage America/Anguilla America/Antigua America/Araguaina America/Argentina/La_Rioja America/Argentina/Rio_Gallegos America/Argentina/Salta America/Argentina/San_Juan America/Argentina/San_Luis America/Argentina/Tucuman America/Argentina/Ushuaia America/Aruba America/Asuncion America/Bahia America/Bahia_Banderas America/Barbados America/Belem America/Belize America/Blanc-Sablon America/Boa_Vista America/Bogota America/Boise America/Buenos_Aires America/Cambridge_Bay America/Campo_Grande America/Cancun America/Caracas America/Catamarca America/Cayenne America/Cayman America/Chicago America/Chihuahua America/Ciudad_Juarez America/Coral_Harbour America/Cordoba America/Costa_Rica America/Coyhaique America/Creston America/Cuiaba America/Curacao America/Danmarkshavn America/Dawson America/Dawson_Creek America/Denver America/Detroit America/Dominica America/Edmonton America/Eirunepe America/El_Salvador America/Fort_Nelson America/Fortaleza America/Glace_Bay America/Godthab America/Goose_Bay America/Grand_Turk America/Grenada America/Guadeloupe America/Guatemala America/Guayaquil America/Guyana America/Halifax America/Havana America/Hermosillo America/Indiana/Knox America/Indiana/Marengo America/Indiana/Petersburg America/Indiana/Tell_City America/Indiana/Vevay America/Indiana/Vincennes America/Indiana/Winamac America/Indianapolis America/Inuvik America/Iqaluit America/Jamaica America/Jujuy America/Juneau America/Kentucky/Monticello America/Kralendijk America/La_Paz America/Lima America/Los_Angeles America/Louisville America/Lower_Princes America/Maceio America/Managua America/Manaus America/Marigot America/Martinique America/Matamoros America/Mazatlan America/Mendoza America/Menominee America/Merida America/Metlakatla America/Mexico_City America/Miquelon America/Moncton America/Monterrey America/Montevideo America/Montserrat America/Nassau America/New_York America/Nome America/Noronha America/North_Dakota/Beulah America/North_Dakota/Center America/North_Dakota/New_Salem America/Ojinaga America/Panama America/Paramaribo America/Phoenix America/Port-au-Prince America/Port_of_Spain America/Porto_Velho America/Puerto_Rico America/Punta_Arenas America/Rankin_Inlet America/Recife America/Regina America/Resolute America/Rio_Branco America/Santarem America/Santiago America/Santo_Domingo America/Sao_Paulo America/Scoresbysund America/Sitka America/St_Barthelemy America/St_Johns America/St_Kitts America/St_Lucia America/St_Thomas America/St_Vincent America/Swift_Current America/Tegucigalpa America/Thule America/Tijuana America/Toronto America/Tortola America/Vancouver America/Whitehorse America/Winnipeg America/Yakutat Antarctica/Casey Antarctica/Davis Antarctica/DumontDUrville Antarctica/Macquarie Antarctica/Mawson Antarctica/McMurdo Antarctica/Palmer Antarctica/Rothera Antarctica/Syowa Antarctica/Troll Antarctica/Vostok Arctic/Longyearbyen Asia/Aden Asia/Almaty Asia/Amman Asia/Anadyr Asia/Aqtau Asia/Aqtobe Asia/Ashgabat Asia/Atyrau Asia/Baghdad Asia/Bahrain Asia/Baku Asia/Bangkok Asia/Barnaul Asia/Beirut Asia/Bishkek Asia/Brunei Asia/Calcutta Asia/Chita Asia/Colombo Asia/Damascus Asia/Dhaka Asia/Dili Asia/Dubai Asia/Dushanbe Asia/Famagusta Asia/Gaza Asia/Hebron Asia/Hong_Kong Asia/Hovd Asia/Irkutsk Asia/Jakarta Asia/Jayapura Asia/Jerusalem Asia/Kabul Asia/Kamchatka Asia/Karachi Asia/Katmandu Asia/Khandyga Asia/Krasnoyarsk Asia/Kuala_Lumpur Asia/Kuching Asia/Kuwait Asia/Macau Asia/Magadan Asia/Makassar Asia/Manila Asia/Muscat Asia/Nicosia Asia/Novokuznetsk Asia/Novosibirsk Asia/Omsk Asia/Oral Asia/Phnom_Penh Asia/Pontianak Asia/Pyongyang Asia/Qatar Asia/Qostanay Asia/Qyzylorda Asia/Rangoon Asia/Riyadh Asia/Saigon Asia/Sakhalin Asia/Samarkand Asia/Seoul Asia/Shanghai Asia/Singapore Asia/Srednekolymsk Asia/Taipei Asia/Tashkent Asia/Tbilisi Asia/Tehran Asia/Thimphu Asia/Tokyo Asia/Tomsk Asia/Ulaanbaatar Asia/Urumqi Asia/Ust-Nera Asia/Vientiane Asia/Vladivostok Asia/Yakutsk Asia/Yekaterinburg Asia/Yerevan Atlantic/Azores Atlantic/Bermuda Atlantic/Canary Atlantic/Cape_Verde Atlantic/Faeroe Atlantic/Madeira Atlantic/Reykjavik Atlantic/South_Georgia Atlantic/St_Helena Atlantic/Stanley Australia/Adelaide Australia/Brisbane Australia/Broken_Hill Australia/Darwin Australia/Eucla Australia/Hobart Australia/Lindeman Australia/Lord_Howe Australia/Melbourne Australia/Perth Australia/Sydney Europe/Amsterdam Europe/Andorra Europe/Astrakhan Europe/Athens Europe/Belgrade Europe/Berlin Europe/Bratislava Europe/Brussels Europe/Bucharest Europe/Budapest Europe/Busingen Europe/Chisinau Europe/Copenhagen Europe/Dublin Europe/Gibraltar Europe/Guernsey Europe/Helsinki Europe/Isle_of_Man Europe/Istanbul Europe/Jersey Europe/Kaliningrad Europe/Kiev Europe/Kirov Europe/Lisbon Europe/Ljubljana Europe/London Europe/Luxembourg Europe/Madrid Europe/Malta Europe/Mariehamn Europe/Minsk Europe/Monaco Europe/Moscow Europe/Oslo Europe/Paris Europe/Podgorica Europe/Prague Europe/Riga Europe/Rome Europe/Samara Europe/San_Marino Europe/Sarajevo Europe/Saratov Europe/Simferopol Europe/Skopje Europe/Sofia Europe/Stockholm Europe/Tallinn Europe/Tirane Europe/Ulyanovsk Europe/Vaduz Europe/Vatican Europe/Vienna Europe/Vilnius Europe/Volgograd Europe/Warsaw Europe/Zagreb Europe/Zurich Indian/Antananarivo Indian/Chagos Indian/Christmas Indian/Cocos Indian/Comoro Indian/Kerguelen Indian/Mahe Indian/Maldives Indian/Mauritius Indian/Mayotte Indian/Reunion Pacific/Apia Pacific/Auckland Pacific/Bougainville Pacific/Chatham Pacific/Easter Pacific/Efate Pacific/Enderbury Pacific/Fakaofo Pacific/Fiji Pacific/Funafuti Pacific/Galapagos Pacific/Gambier Pacific/Guadalcanal Pacific/Guam Pacific/Honolulu Pacific/Kiritimati Pacific/Kosrae Pacific/Kwajalein Pacific/Majuro Pacific/Marquesas Pacific/Midway Pacific/Nauru Pacific/Niue Pacific/Norfolk Pacific/Noumea Pacific/Pago_Pago Pacific/Palau Pacific/Pitcairn Pacific/Ponape Pacific/Port_Moresby Pacific/Rarotonga Pacific/Saipan Pacific/Tahiti Pacific/Tarawa Pacific/Tongatapu Pacific/Truk Pacific/Wake Pacific/Wallis
         case '--product'
             printf '%s\n' variable-recurring vr on-demand od one-time ot wallet-to-wallet w2w scheduled-payments sp
+        case '*'
+            return 1
+    end
+end
+function __payrec_columns
+    switch "$argv[1]"
+        case 'fixed-recurring short-urls list'
+            printf '%s\n' path name planId createdAt updatedAt params params.callbackSuccess params.callbackError params.extra link
+        case 'fixed-recurring short-urls get'
+            printf '%s\n' path name planId createdAt updatedAt params params.callbackSuccess params.callbackError params.extra link
+        case 'fixed-recurring billings'
+            printf '%s\n' subscriptionId success amount fee token receiver timestamp cycleStart cycleEnd triggeredBy transactionHash transactionStatus
+        case 'fixed-recurring cancellations'
+            printf '%s\n' subscriptionId timestamp forced triggeredBy transactionHash transactionStatus
+        case 'fixed-recurring cancellation'
+            printf '%s\n' subscriptionId timestamp forced triggeredBy transactionHash transactionStatus
+        case 'fixed-recurring webhook get'
+            printf '%s\n' webhook
+        case 'variable-recurring cancellations'
+            printf '%s\n' subscriptionId timestamp forced triggeredBy transactionHash transactionStatus
+        case 'variable-recurring cancellation'
+            printf '%s\n' subscriptionId timestamp forced triggeredBy transactionHash transactionStatus
+        case 'variable-recurring cancellation-requests'
+            printf '%s\n' subscriptionId timestamp transactionHash transactionStatus
+        case 'variable-recurring cancellation-request'
+            printf '%s\n' subscriptionId timestamp transactionHash transactionStatus
+        case 'variable-recurring transfers'
+            printf '%s\n' description amount fee token category timestamp transactionHash transactionStatus sender receiver planId subscriptionId
+        case 'on-demand short-urls list'
+            printf '%s\n' path name planId createdAt updatedAt params params.callbackSuccess params.callbackError params.extra link
+        case 'on-demand short-urls get'
+            printf '%s\n' path name planId createdAt updatedAt params params.callbackSuccess params.callbackError params.extra link
+        case 'on-demand transfers'
+            printf '%s\n' description amount fee token category timestamp transactionHash transactionStatus sender receiver planId subscriptionId
+        case 'one-time payments list'
+            printf '%s\n' id description sender token category tag timestamp transactionHash transactionStatus receivers receivers.user receivers.amount receivers.fee
+        case 'one-time payments get'
+            printf '%s\n' id description sender token category tag timestamp transactionHash transactionStatus receivers receivers.user receivers.amount receivers.fee
+        case 'one-time transfers'
+            printf '%s\n' description amount fee token category timestamp transactionHash transactionStatus sender receiver oneTimeId
+        case 'wallet-to-wallet payments list'
+            printf '%s\n' id description email token category tag timestamp serviceFee receivers receivers.user receivers.amount receivers.fee receivers.timestamp receivers.transactionHash receivers.transactionStatus
+        case 'wallet-to-wallet payments get'
+            printf '%s\n' id description email token category tag timestamp serviceFee receivers receivers.user receivers.amount receivers.fee receivers.timestamp receivers.transactionHash receivers.transactionStatus
+        case 'wallet-to-wallet transfers'
+            printf '%s\n' description amount fee token category timestamp transactionHash transactionStatus email receiver payment_id
+        case 'scheduled-payments transfers'
+            printf '%s\n' description amount fee token category timestamp transactionHash transactionStatus sender receiver scheduleId
+        case 'dollar-cost-average executions'
+            printf '%s\n' strategyId timestamp transactionHash transactionStatus inputToken fee swaps swaps.inputAmount swaps.outputAmount swaps.outputToken
+        case 'webhook-notifications get'
+            printf '%s\n' id type event timestamp transactionHash transactionStatus data extra
+        case 'transfers'
+            printf '%s\n' product description amount fee token category timestamp transactionHash transactionStatus sender receiver planId subscriptionId oneTimeId email payment_id scheduleId
         case '*'
             return 1
     end
@@ -483,18 +537,26 @@ function __payrec_complete
             continue
         end
         if string match -q -- '-*' $w
-            contains -- $w --at --base-url --body --by --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --wait -X -f -o; and set skip 1
+            contains -- $w --at --base-url --body --by --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and set skip 1
             continue
         end
         set -l next (__payrec_child "$cmdpath" $w); and set cmdpath $next
     end
     set -l prev $words[-1]
     __payrec_values $prev; and return
+    if test "$prev" = --columns
+        # A comma-separated list: keep what is before the last comma, complete the field after it.
+        set -l before (string replace -r '[^,]*$' '' -- $cur)
+        for field in (__payrec_columns $cmdpath)
+            echo $before$field
+        end
+        return
+    end
     if contains -- $prev -o --output
         __fish_complete_path $cur
         return
     end
-    contains -- $prev --at --base-url --body --by --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --wait -X -f -o; and return
+    contains -- $prev --at --base-url --body --by --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --retries --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz -X -f -o; and return
     if string match -q -- '-*' $cur
         __payrec_flags $cmdpath
     else

@@ -1,8 +1,11 @@
 import type { Command } from 'commander';
 import { inheritedOptions } from '../commands/help.js';
+import { schemaFields } from '../core/output/writer.js';
+import { CATALOG } from '../mirror/catalog.js';
+import { endpoints } from '../registry/endpoints.js';
 import { KNOWN_CHAINS } from '../registry/validators.js';
 import { productAliases } from '../registry/products.js';
-import { TRANSFER_PRODUCTS } from '../registry/transfers.js';
+import { TRANSFER_FIELDS, TRANSFER_PRODUCTS } from '../registry/transfers.js';
 
 // A shell-neutral model of the command tree, read from the real commander program,
 // so completions can never drift from the commands that exist.
@@ -15,6 +18,10 @@ export interface CompletionNode {
   children: CompletionNode[];
   /** Flags of this command, e.g. ['--plan-id', '--from'], then those it inherits from payrec (commands/help.ts). */
   flags: string[];
+  /** Values of its positional arguments, offered beside its subcommands (the shells of `completion`). */
+  args: string[];
+  /** The record fields --columns takes here (a registry command's, `transfers`'); [] where none are known. */
+  columns: string[];
 }
 
 export interface CompletionModel {
@@ -36,7 +43,8 @@ export const FLAG_VALUES: Record<string, string[]> = {
   '--time-format': ['unix', 'iso'],
   // The cron forms; a year, quarter, month or day is typed.
   '--period': ['today', 'yesterday', 'this-month', 'last-month', 'last-quarter', 'last-year'],
-  '--tz': ['UTC', 'Europe/Berlin', 'Europe/London', 'America/New_York', 'Asia/Tokyo'],
+  // Every zone this Node knows (its ICU's IANA list): what --tz accepts.
+  '--tz': [...new Set(['UTC', ...Intl.supportedValuesOf('timeZone')])],
   '--product': TRANSFER_PRODUCTS.flatMap((p) => [p, productAliases[p]]),
 };
 
@@ -57,9 +65,30 @@ export function completionModel(program: Command): CompletionModel {
     const children = cmd.commands
       .filter((c) => !(c as unknown as { _hidden?: boolean })._hidden)
       .map((c) => walk(c, [...path, c.name()]));
-    return { path, names: [cmd.name(), ...cmd.aliases()], children, flags };
+    return { path, names: [cmd.name(), ...cmd.aliases()], children, flags, args: ARG_VALUES[path.join(' ')] ?? [], columns: columnsAt(path) };
   };
-  return { root: walk(program, []), valueFlags: [...valueFlags].sort(), values: FLAG_VALUES };
+  const root = walk(program, []);
+  // `payrec help [command]` is commander's own (hidden from the tree): it takes `reference` or a command.
+  root.children.push({ path: ['help'], names: ['help'], children: [], flags: ['--help'], args: ['reference', ...root.children.map((c) => c.names[0])], columns: [] });
+  return { root, valueFlags: [...valueFlags].sort(), values: FLAG_VALUES };
+}
+
+/** The shells `payrec completion` writes for (scripts.ts has one script for each). */
+export const SHELL_NAMES = ['bash', 'zsh', 'fish'] as const;
+
+/** Positional arguments with a known set of values, by command path. */
+const ARG_VALUES: Record<string, string[]> = {
+  completion: [...SHELL_NAMES],
+  // Collections by product name and by alias (sync ot/transfers), as sync reads them.
+  sync: CATALOG.flatMap((c) => [c.name, `${productAliases[c.product]}/${c.name.slice(c.product.length + 1)}`]),
+};
+
+/** Fields for --columns at a command path: its registry endpoints' records, or the transfers' union. */
+function columnsAt(path: string[]): string[] {
+  if (path.join(' ') === 'transfers') return [...TRANSFER_FIELDS];
+  const reads = endpoints.filter((e) => e.method === 'GET' && path.join(' ') === [e.product, ...e.command].join(' '));
+  // An open object (params.extra.*) takes any key: the object itself is offered.
+  return [...new Set(reads.flatMap((e) => schemaFields(e.record)).map((f) => f.replace(/\.\*$/, '')))];
 }
 
 export function allNodes(node: CompletionNode): CompletionNode[] {

@@ -1,4 +1,4 @@
-import { allNodes, type CompletionModel } from './model.js';
+import { allNodes, type CompletionModel, type SHELL_NAMES } from './model.js';
 
 // Completion scripts for bash, zsh and fish. All three share one design: a table of
 // (path, word) → child path, and per path the words and flags to offer; only the
@@ -12,9 +12,10 @@ function shCaseTables(m: CompletionModel): string {
   const child = nodes.flatMap((n) =>
     n.children.flatMap((c) => c.names.map((name) => `    '${n.path.join(' ')}|${name}') echo '${c.path.join(' ')}' ;;`)),
   );
-  const words = nodes.map((n) => `    '${n.path.join(' ')}') echo '${n.children.map((c) => c.names[0]).join(' ')}' ;;`);
+  const words = nodes.map((n) => `    '${n.path.join(' ')}') echo '${wordsOf(n).join(' ')}' ;;`);
   const flags = nodes.map((n) => `    '${n.path.join(' ')}') echo '${n.flags.join(' ')}' ;;`);
   const values = Object.entries(m.values).map(([f, v]) => `    ${f}) echo '${v.join(' ')}' ;;`);
+  const columns = nodes.filter((n) => n.columns.length > 0).map((n) => `    '${n.path.join(' ')}') echo '${n.columns.join(' ')}' ;;`);
   return `_payrec_child() {
   case "$1|$2" in
 ${child.join('\n')}
@@ -34,6 +35,12 @@ ${flags.join('\n')}
 _payrec_values() {
   case "$1" in
 ${values.join('\n')}
+    *) return 1 ;;
+  esac
+}
+_payrec_columns() {
+  case "$1" in
+${columns.join('\n')}
     *) return 1 ;;
   esac
 }
@@ -70,6 +77,14 @@ _payrec() {
   fi
   case "$prev" in
     -o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --columns)
+      # A comma-separated list: complete the field after the last comma, keep what is before it.
+      local fields before=""
+      fields=$(_payrec_columns "$cmdpath") || { COMPREPLY=(); return; }
+      [[ "$cur" == *,* ]] && before="\${cur%,*},"
+      COMPREPLY=($(compgen -P "$before" -W "$fields" -- "\${cur##*,}"))
+      compopt -o nospace 2>/dev/null
+      return ;;
   esac
   if _payrec_takes_value "$prev"; then COMPREPLY=(); return; fi
   if [[ "$cur" == -* ]]; then
@@ -95,6 +110,12 @@ _payrec() {
   if values=$(_payrec_values "$prev"); then compadd -- \${=values}; return; fi
   case "$prev" in
     -o|--output) _files; return ;;
+    --columns)
+      # A comma-separated list: what is before the last comma stays, the field after it completes.
+      values=$(_payrec_columns "$cmdpath") || return
+      compset -P '*,'
+      compadd -S '' -- \${=values}
+      return ;;
   esac
   if _payrec_takes_value "$prev"; then return; fi
   if [[ "$cur" == -* ]]; then
@@ -117,7 +138,8 @@ export function fishScript(m: CompletionModel): string {
   const nodes = allNodes(m.root);
   const arm = (key: string, out: string) => `        case '${key}'\n            ${out}`;
   const child = nodes.flatMap((n) => n.children.flatMap((c) => c.names.map((name) => arm(`${n.path.join(' ')}|${name}`, `echo '${c.path.join(' ')}'`))));
-  const words = nodes.map((n) => arm(n.path.join(' '), `printf '%s\\n' ${n.children.map((c) => c.names[0]).join(' ')}`));
+  const words = nodes.map((n) => arm(n.path.join(' '), `printf '%s\\n' ${wordsOf(n).join(' ')}`));
+  const columns = nodes.filter((n) => n.columns.length > 0).map((n) => arm(n.path.join(' '), `printf '%s\\n' ${n.columns.join(' ')}`));
   const flags = nodes.map((n) => arm(n.path.join(' '), `printf '%s\\n' ${n.flags.join(' ')}`));
   const values = Object.entries(m.values).map(([f, v]) => arm(f, `printf '%s\\n' ${v.join(' ')}`));
   const table = (name: string, arms: string[]) =>
@@ -134,6 +156,7 @@ end
 ${table('__payrec_words', words)}
 ${table('__payrec_flags', flags)}
 ${table('__payrec_values', values)}
+${table('__payrec_columns', columns)}
 function __payrec_complete
     set -l words (commandline -opc)
     set -l cur (commandline -ct)
@@ -152,6 +175,14 @@ function __payrec_complete
     end
     set -l prev $words[-1]
     __payrec_values $prev; and return
+    if test "$prev" = --columns
+        # A comma-separated list: keep what is before the last comma, complete the field after it.
+        set -l before (string replace -r '[^,]*$' '' -- $cur)
+        for field in (__payrec_columns $cmdpath)
+            echo $before$field
+        end
+        return
+    end
     if contains -- $prev -o --output
         __fish_complete_path $cur
         return
@@ -167,5 +198,10 @@ complete -c payrec -f -a '(__payrec_complete)'
 `;
 }
 
-export const SHELLS = { bash: bashScript, zsh: zshScript, fish: fishScript } as const;
+/** What a command offers for its next word: its subcommands, then its arguments' known values. */
+function wordsOf(n: CompletionModel['root']): string[] {
+  return [...n.children.map((c) => c.names[0]), ...n.args];
+}
+
+export const SHELLS: Record<(typeof SHELL_NAMES)[number], (m: CompletionModel) => string> = { bash: bashScript, zsh: zshScript, fish: fishScript };
 export type Shell = keyof typeof SHELLS;

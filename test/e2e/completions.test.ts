@@ -87,6 +87,34 @@ describe('bash completes', () => {
     expect(await bashComplete('payrec', '--chain', '')).toEqual(['bsc', 'ethereum', 'polygon', 'sandbox']);
   });
 
+  // Issue 23, item 16. Mutants killed: --tz's five sample zones again (Europe/Belgrade missing),
+  // positional values dropped (completion, help, sync offer nothing), --columns completed as a
+  // plain word (the fields before the comma lost).
+  test.concurrent('every IANA zone for --tz, the shells, reference, collections', async () => {
+    expect(await bashComplete('payrec', 'ot', 'transfers', '--tz', 'Europe/Be')).toEqual(['Europe/Belgrade', 'Europe/Berlin']);
+    const zones = await bashComplete('payrec', '--tz', '');
+    expect(zones).toEqual([...new Set(['UTC', ...Intl.supportedValuesOf('timeZone')])]);
+    expect(zones).toContain('Australia/Lord_Howe');
+    expect(await bashComplete('payrec', 'completion', '')).toEqual(['bash', 'zsh', 'fish']);
+    expect(await bashComplete('payrec', 'help', 're')).toEqual(['reference']);
+    expect(await bashComplete('payrec', 'help', 'fi')).toEqual(['fixed-recurring']);
+    expect(await bashComplete('payrec', 'sync', 'ot/')).toEqual(['ot/payments', 'ot/transfers']);
+    expect(await bashComplete('payrec', 'sync', 'ot/transfers', 'dollar')).toEqual(['dollar-cost-average/executions']);
+  });
+
+  test.concurrent('--columns: the command\'s fields, one after another in a comma list', async () => {
+    expect(await bashComplete('payrec', 'ot', 'transfers', '--columns', 'am')).toEqual(['amount']);
+    expect(await bashComplete('payrec', 'ot', 'transfers', '--columns', 'amount,to')).toEqual(['amount,token']);
+    expect(await bashComplete('payrec', 'fr', 'short-urls', 'list', '--columns', 'path,params.c')).toEqual(['path,params.callbackSuccess', 'path,params.callbackError']);
+    expect(await bashComplete('payrec', 'transfers', '--columns', 'pro')).toEqual(['product']);
+    // The fields offered are the ones the command accepts.
+    const fields = await bashComplete('payrec', 'fr', 'billings', '--columns', '');
+    expect(fields).toEqual(expect.arrayContaining(['subscriptionId', 'cycleStart', 'transactionStatus']));
+    const r = await payrec(undefined, ['--emulator', 'fr', 'billings', '--plan-id', '0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7', '--limit', '1', '-f', 'csv', '--columns', fields.join(',')]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.split('\r\n')[0]).toBe(fields.join(','));
+  });
+
   test.concurrent('a flag value is not taken for a command', async () => {
     expect(await bashComplete('payrec', '--chain', 'bsc', '-f', 'json', 'wn', '')).toEqual(['get', 'verify', 'listen']);
   });
@@ -118,6 +146,27 @@ describe.skipIf(zsh.skip)(`zsh${zsh.note}`, () => {
     const r = await execa('zsh', ['-f', '-c', script], { cwd: ROOT, timeout: 20_000, reject: false });
     expect(r.stdout.split('\n')).toEqual(['ok:subcommand', 'ok:flag', 'ok:value']);
   });
+
+  test.concurrent('it completes a field after a comma in --columns, a zone, a shell, reference and a collection', async () => {
+    // zle writes only what a completion adds, so each line is run (payrec is a function
+    // here that prints its arguments) and the read waits for the whole completed line.
+    const cases = [
+      ['ot transfers --columns amount,tok', 'ot transfers --columns amount,token'],
+      ['--tz Europe/Berl', '--tz Europe/Berlin'],
+      ['completion fi', 'completion fish'],
+      ['help refer', 'help reference'],
+      ['sync ot/tr', 'sync ot/transfers'],
+    ];
+    const script = `
+      zmodload zsh/zpty
+      zpty z 'zsh -f -i'
+      zpty -w z 'PS1="> "; fpath=(${ROOT}/completions $fpath); autoload -U compinit; compinit -u -D; payrec() { print -r -- "GOT<$*>" }'
+      ${cases.map(([typed, done]) => `zpty -w -n z $'\\C-upayrec ${typed}\\t\\n'
+      zpty -r z out '*GOT<${done}*>*' && print -r -- 'ok:${done}'`).join('\n      ')}
+      zpty -d z`;
+    const r = await execa('zsh', ['-f', '-c', script], { cwd: ROOT, timeout: 20_000, reject: false });
+    expect(r.stdout.split('\n')).toEqual(cases.map(([, done]) => `ok:${done}`));
+  });
 });
 
 describe.skipIf(fish.skip)(`fish${fish.note}`, () => {
@@ -137,5 +186,13 @@ describe.skipIf(fish.skip)(`fish${fish.note}`, () => {
     expect(await fishComplete('payrec fr billings --pl')).toEqual(['--plan-id']);
     expect(await fishComplete('payrec fr billings --format ')).toEqual(['csv', 'json', 'jsonl', 'table', 'xlsx']);
     expect(await fishComplete('payrec --chain ')).toEqual(['bsc', 'ethereum', 'polygon', 'sandbox']);
+  });
+
+  test.concurrent('it completes --columns after a comma, every zone, the shells, reference and collections', async () => {
+    expect(await fishComplete('payrec ot transfers --columns amount,to')).toEqual(['amount,token']);
+    expect(await fishComplete('payrec --tz Europe/Be')).toEqual(['Europe/Belgrade', 'Europe/Berlin']);
+    expect(await fishComplete('payrec completion ')).toEqual(['bash', 'fish', 'zsh']);
+    expect(await fishComplete('payrec help re')).toEqual(['reference']);
+    expect(await fishComplete('payrec sync ot/')).toEqual(['ot/payments', 'ot/transfers']);
   });
 });
