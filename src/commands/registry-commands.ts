@@ -297,7 +297,7 @@ function chooseEndpoint(group: Endpoint[], opts: Record<string, unknown>): Endpo
  * that field and that do not themselves need it ("find plan ids with: payrec fr
  * short-urls list --columns planId"). Derived from the registry, so it stays true.
  */
-function whereIdsComeFrom(product: Product, names: string[]): string | undefined {
+export function whereIdsComeFrom(product: Product, names: string[]): string | undefined {
   const found = names.flatMap((name) => {
     const sources = endpoints.filter(
       (e) => e.product === product && e.kind === 'list' && e.record instanceof z.ZodObject && name in e.record.shape && !e.params.some((p) => p.name === name),

@@ -108,6 +108,13 @@ describe('give --plan-id says where ids come from', () => {
     expect((await payrec(emu, [alias, command, '--plan-id', ids[0], '--limit', '1'])).exitCode).toBe(0);
   });
 
+  test('webhook set without --plan-id: the same hint (was commander\'s "required option" alone)', async () => {
+    const r = await payrec(emu, ['fr', 'webhook', 'set', 'https://shop.example/hook']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toBe('error: give --plan-id\nhint: find plan ids with: payrec fr short-urls list --columns planId\n');
+    expect(emu.requests).toEqual([]);
+  });
+
   test('billings name sources of both ids', async () => {
     const r = await payrec(emu, ['fr', 'billings']);
     expect(r.stderr).toMatch(/^hint: find plan ids with: payrec fr short-urls list --columns planId; subscription ids with: payrec fr billings --plan-id ID --columns subscriptionId/m);

@@ -62,7 +62,7 @@ const plan = '0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7
 test.concurrent.each([
   ['ftp url', ['fr', 'webhook', 'set', '--plan-id', plan, 'ftp://shop.example/h'], /invalid <url> "ftp:\/\/shop.example\/h": expected an http:\/\/ or https:\/\/ URL/],
   ['no url', ['fr', 'webhook', 'set', '--plan-id', plan], /missing required argument 'url'/],
-  ['no plan', ['fr', 'webhook', 'set', 'https://shop.example/h'], /required option '--plan-id <id>'/],
+  ['no plan', ['fr', 'webhook', 'set', 'https://shop.example/h'], /^error: give --plan-id\nhint: find plan ids with: payrec fr short-urls list --columns planId/],
   ['bad plan on set', ['fr', 'webhook', 'set', '--plan-id', '0x1', 'https://shop.example/h'], /invalid --plan-id "0x1": expected 0x followed by 64 hex/],
   ['bad plan on get', ['fr', 'webhook', 'get', '--plan-id', 'plan'], /invalid --plan-id "plan"/],
   ['bad plan on delete', ['fr', 'webhook', 'delete', '--plan-id', '0x1', '--yes'], /invalid --plan-id "0x1"/],
