@@ -379,13 +379,13 @@ describe.skipIf(office.skip)(`-f xlsx read back by LibreOffice${office.note}`, (
 
 describe('-f xlsx needs a file', () => {
   test.concurrent.each([
-    ['-f xlsx', ['-f', 'xlsx'], {}],
-    ['PAYREC_FORMAT=xlsx', [], { PAYREC_FORMAT: 'xlsx' }],
-  ])('%s without -o: exit 2 before any request, nothing on stdout', async (_, flags, env) => {
+    ['-f xlsx', ['-f', 'xlsx'], {}, 'use -f csv, json or jsonl'],
+    ['PAYREC_FORMAT=xlsx', [], { PAYREC_FORMAT: 'xlsx' }, 'set PAYREC_FORMAT to csv, json or jsonl (or unset it)'],
+  ])('%s without -o: exit 2 before any request, nothing on stdout, naming where xlsx came from', async (given, flags, env, fix) => {
     const r = await payrec(s.quiet, ['one-time', 'transfers', ...flags], { env });
     expect(r.exitCode).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('error: -f xlsx writes a workbook to a file: give -o FILE.xlsx\nhint: for a terminal or a pipe, use -f csv, json or jsonl\n');
+    expect(r.stderr).toBe(`error: ${given} writes a workbook to a file: give -o FILE.xlsx\nhint: for a terminal or a pipe, ${fix}\n`);
     expect(s.quiet.requests).toEqual([]);
   });
 

@@ -89,7 +89,11 @@ export class Session {
     }
     // A workbook is a zip: binary that a terminal or a pipe has no use for.
     if (this.format === 'xlsx' && flags.output === undefined) {
-      throw new UsageError('-f xlsx writes a workbook to a file: give -o FILE.xlsx', 'for a terminal or a pipe, use -f csv, json or jsonl');
+      const fromEnv = this.formatGivenAs.startsWith('PAYREC_FORMAT');
+      throw new UsageError(
+        `${this.formatGivenAs} writes a workbook to a file: give -o FILE.xlsx`,
+        fromEnv ? 'for a terminal or a pipe, set PAYREC_FORMAT to csv, json or jsonl (or unset it)' : 'for a terminal or a pipe, use -f csv, json or jsonl',
+      );
     }
     if (flags.bom && this.format !== 'csv') {
       throw new UsageError(`--bom is for -f csv (the format is ${this.format})`, this.format === 'xlsx' ? 'a workbook needs no byte-order mark' : undefined);
