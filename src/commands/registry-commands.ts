@@ -10,7 +10,7 @@ import { runEndpoint, type ListQuery } from '../core/lists/run-endpoint.js';
 import type { Session } from '../core/runtime/session.js';
 import { parseDuration, parseTime } from '../core/runtime/time.js';
 import { parsePeriod, PERIOD_FORMS } from '../core/runtime/period.js';
-import { formatLocal } from '../core/runtime/zone.js';
+import { futureWindow } from '../core/runtime/future-window.js';
 import { token as tokenSchema } from '../registry/validators.js';
 import { printable } from '../core/output/sanitize.js';
 import type { CommandAction } from '../core/runtime/action.js';
@@ -196,19 +196,6 @@ function windowOf(flags: ListFlags, nowMs: number, zone: string): { from?: numbe
     throw new UsageError(`--from "${printable(flags.from!)}" is later than --to "${printable(flags.to!)}"`);
   }
   return { from, to };
-}
-
-/**
- * A window that starts after now, however it is given (--period 2027-01, --from 2030-01-01,
- * with or without --to), is refused alike. Records are stamped when they settle, so such a
- * window can hold none: the date is a typo (2027 for 2026) far more often than a question,
- * and an empty answer would let a --fail-if-any gate pass forever.
- */
-function futureWindow(what: string, now: number, zone: string): UsageError {
-  return new UsageError(
-    `${what} after now (${formatLocal(now, zone)} ${zone}): records are stamped when they settle, so a window in the future has none`,
-    'check the year; a period under way (today, this-month) ends now',
-  );
 }
 
 async function runGroup(session: Session, cmd: Command, group: Endpoint[]): Promise<void> {

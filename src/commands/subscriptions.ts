@@ -7,6 +7,7 @@ import { intervalContaining, intervalsOf, INTERVAL_KINDS, parsePeriod, PERIOD_FO
 import { parseTime } from '../core/runtime/time.js';
 import type { Session } from '../core/runtime/session.js';
 import { formatLocal } from '../core/runtime/zone.js';
+import { futureWindow } from '../core/runtime/future-window.js';
 import { printable } from '../core/output/sanitize.js';
 import { createWriter, validateColumns } from '../core/output/writer.js';
 import { refuseCountWorkbook } from '../core/lists/list-query.js';
@@ -135,6 +136,10 @@ function parseMirrorFlags(session: Session, flags: MirrorFlags): { plans: string
   const plans = [...new Set((flags.planId ?? []).map((id) => parseOption(hexId, id, '--plan-id').toLowerCase()))];
   const now = Math.floor(session.ctx.now() / 1000);
   const at = flags.at === undefined ? now : parseTime(flags.at, session.ctx.now(), '--at', session.zone);
+  // States after now would assume that nobody pays from here on: a guess, not a record.
+  if (at > now) {
+    throw new UsageError(`--at "${printable(flags.at!)}" is after now (${formatLocal(now, session.zone)} ${session.zone}): states are known up to now`, 'leave --at out for the states as of now');
+  }
   const grace = flags.grace ?? '30';
   if (!/^\d+$/.test(grace) || Number(grace) > 3660) {
     throw new UsageError(`invalid --grace "${printable(grace)}": expected a whole number of days from 0 to 3660`);
@@ -245,11 +250,13 @@ function metricsWindow(session: Session, flags: MetricsFlags, kind: IntervalKind
   if (flags.period !== undefined) {
     const span = parsePeriod(flags.period, now, zone);
     if (!span) throw new UsageError(`invalid --period "${printable(flags.period)}": expected ${PERIOD_FORMS}`);
+    if (span.start >= now) throw futureWindow(`--period "${printable(flags.period)}" begins`, now, zone);
     window = span;
   } else if (flags.from !== undefined || flags.to !== undefined) {
     const start = flags.from === undefined ? undefined : parseTime(flags.from, nowMs, '--from', zone);
     const end = flags.to === undefined ? now : parseTime(flags.to, nowMs, '--to', zone, true) + 1;
     if (start === undefined) throw new UsageError('--to needs --from (or give --period)');
+    if (start >= now) throw futureWindow(`--from "${printable(flags.from!)}" is`, now, zone);
     if (start >= end) throw new UsageError('--from is after --to: the report would be empty');
     window = { start, end };
   } else {
@@ -257,7 +264,6 @@ function metricsWindow(session: Session, flags: MetricsFlags, kind: IntervalKind
     for (let i = 1; i < DEFAULT_INTERVALS; i++) start = intervalContaining(kind, start - 1, zone).start;
     window = { start, end: now };
   }
-  if (window.start >= now) throw new UsageError(`the report starts after now (${formatLocal(now, zone)} ${zone}): there is nothing to report yet`);
   // A report never reads states in the future: its last interval ends now (a record
   // stamped this very second is the next report's).
   if (window.end > now) {

@@ -281,6 +281,36 @@ describe('bad input: exit 2 before anything is read or sent', () => {
   }
 });
 
+describe('the future is refused as the lists refuse it: exit 2 naming now, nothing read', () => {
+  // The command's clock pinned (with --emulator): the same "now" on any day.
+  const env = { PAYREC_EMULATOR_NOW: '2026-11-22T10:00:00Z' };
+  const NOW = '2026-11-22 10:00:00 UTC';
+  const cases: [string, string[], string][] = [
+    ['metrics --period next month', ['metrics', '--period', '2026-12'], `--period "2026-12" begins after now (${NOW})`],
+    ['metrics --period a day later this month', ['metrics', '--period', '2026-11-23'], `--period "2026-11-23" begins after now (${NOW})`],
+    ['metrics --from one second after now', ['metrics', '--from', '2026-11-22T10:00:01Z'], `--from "2026-11-22T10:00:01Z" is after now (${NOW})`],
+    ['subscriptions --at one second after now', ['subscriptions', '--at', '2026-11-22T10:00:01Z'], `--at "2026-11-22T10:00:01Z" is after now (${NOW}): states are known up to now`],
+    ['metrics --at tomorrow', ['metrics', '--at', '2026-11-23'], `--at "2026-11-23" is after now (${NOW})`],
+  ];
+  for (const [what, args, message] of cases) {
+    it(what, async () => {
+      const r = await payrec(undefined, ['--emulator', ...args, '--db', join(tempDir(), 'none.duckdb')], { env });
+      expect(r.stderr).toContain(`error: ${message}`);
+      expect(r.exitCode).toBe(2);
+      expect(r.stdout).toBe('');
+    });
+  }
+  it('--at now itself and a period under way are answered (with --sync)', async () => {
+    const home = tempDir();
+    const at = await payrec(undefined, ['--emulator', 'subscriptions', '--at', '2026-11-22T10:00:00Z', '--count', '--sync', '--db', join(home, 'm.duckdb')], { env });
+    expect(at.exitCode).toBe(0);
+    expect(Number(at.stdout)).toBeGreaterThan(0);
+    const month = await payrec(undefined, ['--emulator', 'metrics', '--period', '2026-11', '--db', join(home, 'm.duckdb'), '-f', 'json'], { env });
+    expect(month.exitCode).toBe(0);
+    expect(JSON.parse(month.stdout).length).toBeGreaterThan(0);
+  });
+});
+
 describe('a billing whose amount cannot be read exactly stops the figures (exit 6), never left out', () => {
   // The mirror keeps such an amount as NULL with its text in inexact_amounts (or NULL
   // alone when the service sent null): written here into a copy of the mirror.
