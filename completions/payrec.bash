@@ -253,6 +253,7 @@ _payrec_columns() {
     'fixed-recurring cancellations') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
     'fixed-recurring cancellation') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
     'fixed-recurring webhook get') echo 'webhook' ;;
+    'fixed-recurring plans') echo 'planId token amount period subscriptions counted seenIn' ;;
     'variable-recurring cancellations') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
     'variable-recurring cancellation') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
     'variable-recurring cancellation-requests') echo 'subscriptionId timestamp transactionHash transactionStatus' ;;
@@ -271,6 +272,10 @@ _payrec_columns() {
     'dollar-cost-average executions') echo 'strategyId timestamp transactionHash transactionStatus inputToken fee swaps swaps.inputAmount swaps.outputAmount swaps.outputToken' ;;
     'webhook-notifications get') echo 'id type event timestamp transactionHash transactionStatus data extra' ;;
     'transfers') echo 'product description amount fee token category timestamp transactionHash transactionStatus sender receiver planId subscriptionId oneTimeId email payment_id scheduleId' ;;
+    'sync') echo 'collection table fetched new updated unchanged deleted requests seconds note' ;;
+    'subscriptions') echo 'subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced state' ;;
+    'metrics') echo 'from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered lost planId' ;;
+    'doctor') echo 'check status detail' ;;
     *) return 1 ;;
   esac
 }

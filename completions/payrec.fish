@@ -492,6 +492,8 @@ function __payrec_columns
             printf '%s\n' subscriptionId timestamp forced triggeredBy transactionHash transactionStatus
         case 'fixed-recurring webhook get'
             printf '%s\n' webhook
+        case 'fixed-recurring plans'
+            printf '%s\n' planId token amount period subscriptions counted seenIn
         case 'variable-recurring cancellations'
             printf '%s\n' subscriptionId timestamp forced triggeredBy transactionHash transactionStatus
         case 'variable-recurring cancellation'
@@ -528,6 +530,14 @@ function __payrec_columns
             printf '%s\n' id type event timestamp transactionHash transactionStatus data extra
         case 'transfers'
             printf '%s\n' product description amount fee token category timestamp transactionHash transactionStatus sender receiver planId subscriptionId oneTimeId email payment_id scheduleId
+        case 'sync'
+            printf '%s\n' collection table fetched new updated unchanged deleted requests seconds note
+        case 'subscriptions'
+            printf '%s\n' subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced state
+        case 'metrics'
+            printf '%s\n' from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered lost planId
+        case 'doctor'
+            printf '%s\n' check status detail
         case '*'
             return 1
     end

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { offerColumns } from '../completion/declared-columns.js';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
@@ -41,7 +42,7 @@ const SKEW_WARN_S = 5;
 const COLUMNS = ['check', 'status', 'detail'] as const;
 
 export function addDoctorCommand(program: Command, action: CommandAction): void {
-  topCommand(program, 'doctor')
+  offerColumns(topCommand(program, 'doctor'), COLUMNS)
     .addHelpText(
       'after',
       [

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { PLAN_COLUMNS } from './plans.js';
 import { UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
 import { printable } from '../core/output/sanitize.js';
@@ -15,12 +16,11 @@ import { ledger } from '../subscriptions/engine.js';
 // mirrored record that names one, and from the ids given to sync, with the terms and
 // subscription counts of those whose billings were synced.
 
-const COLUMNS = ['planId', 'token', 'amount', 'period', 'subscriptions', 'counted', 'seenIn'];
 const GRACE = 30 * 86_400;
 
 export async function listPlans(session: Session, flags: { db?: string }): Promise<void> {
-  const output = session.output('list', COLUMNS);
-  if (output.columns) validateColumns(output.columns, COLUMNS);
+  const output = session.output('list', PLAN_COLUMNS);
+  if (output.columns) validateColumns(output.columns, PLAN_COLUMNS);
   const location = await mirrorLocation(session, flags.db);
   if (!existsSync(location.file)) {
     throw new UsageError(`there is no mirror at ${printable(location.file)} yet`, `create it with: payrec ${session.flags.emulator ? '--emulator ' : ''}sync (short urls and transfers name their plans)`);

@@ -2,13 +2,18 @@ import type { Command } from 'commander';
 import type { CommandAction } from '../core/runtime/action.js';
 import type { Session } from '../core/runtime/session.js';
 import { commandAt, topCommand } from './tree.js';
+import { offerColumns } from '../completion/declared-columns.js';
 
 // `payrec fr plans`: every fixed-recurring plan id payrec knows, so a --plan-id is
 // found rather than guessed. The mirror (and DuckDB) is loaded only when it runs.
 
+/** The columns of `payrec fr plans` (here, not in plans-list.ts: completion reads them without loading DuckDB). */
+export const PLAN_COLUMNS = ['planId', 'token', 'amount', 'period', 'subscriptions', 'counted', 'seenIn'];
+
 export function addPlansCommand(program: Command, action: CommandAction): void {
-  commandAt(topCommand(program, 'fixed-recurring'), [])
-    .command('plans')
+  const plans = commandAt(topCommand(program, 'fixed-recurring'), []).command('plans');
+  offerColumns(plans, PLAN_COLUMNS);
+  plans
     .description('Every plan id the mirror knows (from short urls, billings, cancellations and plans synced), with its terms and subscriptions')
     .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
     .addHelpText(

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { offerColumns } from '../completion/declared-columns.js';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CommandAction } from '../core/runtime/action.js';
@@ -77,7 +78,7 @@ function addMirrorOptions(cmd: Command): Command {
 }
 
 export function addSubscriptionCommands(program: Command, action: CommandAction): void {
-  const subs = addMirrorOptions(topCommand(program, 'subscriptions'))
+  const subs = addMirrorOptions(offerColumns(topCommand(program, 'subscriptions'), LEDGER_COLUMNS))
     .argument('[subscriptionId]', 'show this one subscription whole (its billings and cancellation, read from the API: no mirror needed)')
     .option('--state <list>', `only subscriptions in these states: ${SUBSCRIPTION_STATES.join(', ')} (comma-separated)`)
     .addHelpText(
@@ -104,7 +105,7 @@ export function addSubscriptionCommands(program: Command, action: CommandAction)
     .action(action((session, cmd) => runLedger(session, cmd), { output: true }));
   addCountOptions(subs, 'rows');
 
-  addMirrorOptions(topCommand(program, 'metrics'))
+  addMirrorOptions(offerColumns(topCommand(program, 'metrics'), [...METRICS_COLUMNS, 'planId']))
     .option('--period <period>', `the calendar period to report: ${PERIOD_FORMS}`)
     .option('--from <time>', 'start of the report (Unix seconds, ISO 8601 date or date-time, or an age)')
     .option('--to <time>', 'end of the report, included (a date-only --to includes that whole day; default: now)')

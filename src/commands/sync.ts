@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { offerColumns } from '../completion/declared-columns.js';
 import { dirname } from 'node:path';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
@@ -41,7 +42,7 @@ interface SyncFlags {
 const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',')];
 
 export function addSyncCommand(program: Command, action: CommandAction): void {
-  topCommand(program, 'sync')
+  offerColumns(topCommand(program, 'sync'), ['collection', ...REPORT_COLUMNS])
     .argument('[collection...]', 'product/collection to sync, such as ot/transfers or fr/billings (default: every list that needs no id, plus the lists of plans and strategies given now or before)')
     .option('--plan-id <id>', 'also keep the lists of this plan (billings, cancellations, cancellation requests); repeatable, remembered by the mirror', collect)
     .option('--strategy-id <id>', 'with dca/executions: read only the executions of this strategy (repeatable; without it, every execution)', collect)

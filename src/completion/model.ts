@@ -6,6 +6,7 @@ import { endpoints } from '../registry/endpoints.js';
 import { KNOWN_CHAINS } from '../registry/validators.js';
 import { productAliases } from '../registry/products.js';
 import { TRANSFER_FIELDS, TRANSFER_PRODUCTS } from '../registry/transfers.js';
+import { declaredColumns } from './declared-columns.js';
 
 // A shell-neutral model of the command tree, read from the real commander program,
 // so completions can never drift from the commands that exist.
@@ -65,7 +66,7 @@ export function completionModel(program: Command): CompletionModel {
     const children = cmd.commands
       .filter((c) => !(c as unknown as { _hidden?: boolean })._hidden)
       .map((c) => walk(c, [...path, c.name()]));
-    return { path, names: [cmd.name(), ...cmd.aliases()], children, flags, args: ARG_VALUES[path.join(' ')] ?? [], columns: columnsAt(path) };
+    return { path, names: [cmd.name(), ...cmd.aliases()], children, flags, args: ARG_VALUES[path.join(' ')] ?? [], columns: [...(declaredColumns(cmd) ?? columnsAt(path))] };
   };
   const root = walk(program, []);
   // `payrec help [command]` is commander's own (hidden from the tree): it takes `reference` or a command.

@@ -1,8 +1,8 @@
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import { payrec, program } from './helpers.js';
+import { payrec, program, tempDir } from './helpers.js';
 
 // Shell completions: the committed completions/ files are exactly what
 // `payrec completion SHELL` prints (a stale file fails here: run npm run generate),
@@ -111,6 +111,21 @@ describe('bash completes', () => {
     const fields = await bashComplete('payrec', 'fr', 'billings', '--columns', '');
     expect(fields).toEqual(expect.arrayContaining(['subscriptionId', 'cycleStart', 'transactionStatus']));
     const r = await payrec(undefined, ['--emulator', 'fr', 'billings', '--plan-id', '0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7', '--limit', '1', '-f', 'csv', '--columns', fields.join(',')]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.split('\r\n')[0]).toBe(fields.join(','));
+  });
+
+  test.concurrent('--columns on commands that print their own rows: the columns they accept', async () => {
+    expect(await bashComplete('payrec', 'metrics', '--columns', 'token,mrr_')).toEqual(['token,mrr_start', 'token,mrr_end', 'token,mrr_new', 'token,mrr_reactivated', 'token,mrr_churned']);
+    expect(await bashComplete('payrec', 'sync', '--columns', 'un')).toEqual(['unchanged']);
+    expect(await bashComplete('payrec', 'doctor', '--columns', 'st')).toEqual(['status']);
+    expect(await bashComplete('payrec', 'fr', 'plans', '--columns', 'seen')).toEqual(['seenIn']);
+    // Every ledger column offered is one the command takes.
+    const fields = await bashComplete('payrec', 'subscriptions', '--columns', '');
+    expect(fields).toEqual(expect.arrayContaining(['subscriptionId', 'paidThrough', 'state']));
+    const home = tempDir();
+    const r = await payrec(undefined, ['--emulator', 'subscriptions', '--sync', '--db', join(home, 'm.duckdb'), '-f', 'csv', '--columns', fields.join(',')], { env: { PAYREC_EMULATOR_NOW: '2026-11-22' } });
+    expect(r.stderr).not.toMatch(/error/);
     expect(r.exitCode).toBe(0);
     expect(r.stdout.split('\r\n')[0]).toBe(fields.join(','));
   });
