@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { topCommand } from './tree.js';
 import type { CommandAction } from '../core/runtime/action.js';
-import { EXIT, InterruptedError, PayrecError, UsageError } from '../core/runtime/errors.js';
+import { DryRunComplete, EXIT, InterruptedError, PayrecError, UsageError } from '../core/runtime/errors.js';
 import { checkKey } from '../core/http/key-check.js';
 import { createWriter } from '../core/output/writer.js';
 import { ask, askHidden, readAll } from '../core/runtime/prompt.js';
@@ -74,7 +74,7 @@ export function addAuthCommands(program: Command, action: CommandAction): void {
           try {
             check = await checkKey(session, s, s.apiKey);
           } catch (err) {
-            if (!(err instanceof PayrecError) || err instanceof InterruptedError) throw err;
+            if (!(err instanceof PayrecError) || err instanceof InterruptedError || err instanceof DryRunComplete) throw err;
             failure = err;
             check = { ok: false, reason: `not checked: ${err.message}` };
           }

@@ -6,7 +6,7 @@ import { basename, dirname } from 'node:path';
 import { topCommand } from './tree.js';
 import { productAliases } from '../registry/products.js';
 import type { CommandAction } from '../core/runtime/action.js';
-import { EXIT, InterruptedError, PayrecError } from '../core/runtime/errors.js';
+import { DryRunComplete, EXIT, InterruptedError, PayrecError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
 import { effectiveSettings } from '../core/config/effective.js';
 import { checkKey, type KeyCheck } from '../core/http/key-check.js';
@@ -118,7 +118,7 @@ async function settingsRows(session: Session, add: Add, fail: Fail): Promise<Eff
     const s = await session.settings({ repair: true });
     return { baseUrl: s.baseUrl, chain: s.chain, apiKey: s.apiKey, profile: s.profile, keySource: s.sources.apiKey ?? 'none' };
   } catch (err) {
-    if (!(err instanceof PayrecError) || err instanceof InterruptedError) throw err;
+    if (!(err instanceof PayrecError) || err instanceof InterruptedError || err instanceof DryRunComplete) throw err;
     fail('settings', err);
     return undefined;
   }
@@ -132,7 +132,7 @@ async function service(session: Session, s: Effective, add: Add, fail: Fail): Pr
     // Without a key the request still tells whether the service answers (with 401).
     check = await checkKey(session, s, s.apiKey ?? '');
   } catch (err) {
-    if (!(err instanceof PayrecError) || err instanceof InterruptedError) throw err;
+    if (!(err instanceof PayrecError) || err instanceof InterruptedError || err instanceof DryRunComplete) throw err;
     if (s.apiKey) add('key', 'warn', 'not checked: the service did not answer');
     fail('service', err);
     return;
@@ -213,7 +213,7 @@ async function mirror(session: Session, add: Add, fail: Fail): Promise<void> {
   try {
     file = (await mirrorLocation(session, undefined)).file;
   } catch (err) {
-    if (!(err instanceof PayrecError) || err instanceof InterruptedError) throw err;
+    if (!(err instanceof PayrecError) || err instanceof InterruptedError || err instanceof DryRunComplete) throw err;
     return fail('mirror', err);
   }
   const s = await stat(file).catch(() => undefined);
@@ -231,7 +231,7 @@ async function mirror(session: Session, add: Add, fail: Fail): Promise<void> {
       db.close();
     }
   } catch (err) {
-    if (!(err instanceof PayrecError) || err instanceof InterruptedError) throw err;
+    if (!(err instanceof PayrecError) || err instanceof InterruptedError || err instanceof DryRunComplete) throw err;
     return fail('mirror', err);
   }
   add('mirror', 'ok', `${file} (${size(s.size)})`);

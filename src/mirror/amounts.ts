@@ -7,7 +7,8 @@
 // digit (payrec sql prints decimals without padding zeros, results.ts).
 //
 // DECIMAL(38,18) holds 20 integer and 18 fraction digits. A value that is not a plain
-// decimal string (a JSON number, '1e5', '1.') or has more digits is *inexact*: its
+// decimal string (a JSON number, '1e5', '1.', null, or none at all) or has more digits
+// is *inexact*: its
 // column holds NULL, its text is kept in the row's `inexact_amounts` (path → text), the
 // sync reports it, and the view that users query raises an error for any use of the
 // column on that row (layout.ts): a total, a sort or a comparison over it fails loudly
@@ -28,14 +29,21 @@ export const DECIMAL_TYPE = `DECIMAL(38,${FRACTION_DIGITS})`;
 /** A decimal the column holds exactly. */
 const FITS = new RegExp(`^-?[0-9]{1,${INTEGER_DIGITS}}(\\.[0-9]{1,${FRACTION_DIGITS}})?$`);
 
-/** Whether an amount as the API sent it (any JSON value) fits DECIMAL(38,18) exactly; null and absent count as fitting (SQL NULL). */
+/**
+ * Whether an amount as the API sent it (any JSON value) fits DECIMAL(38,18) exactly.
+ * Every amount of the API is required: null (or absent) is not an amount, and stored as
+ * NULL without a word it would drop out of every SUM, so it is inexact too.
+ */
 export function fitsDecimal(value: unknown): boolean {
-  return value === null || value === undefined || (typeof value === 'string' && FITS.test(value));
+  return typeof value === 'string' && FITS.test(value);
 }
 
-/** The text an inexact amount keeps: a string as sent, anything else as JSON. */
+/** What inexact_amounts keeps for an amount the record does not have at all. */
+export const ABSENT_AMOUNT = '(absent)';
+
+/** The text an inexact amount keeps: a string as sent, anything else as JSON, an absent one as ABSENT_AMOUNT. */
 export function amountText(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  return value === undefined ? ABSENT_AMOUNT : typeof value === 'string' ? value : JSON.stringify(value);
 }
 
 const UNIT = '1' + '0'.repeat(FRACTION_DIGITS);

@@ -243,6 +243,7 @@ function conformer(t: FieldType): Conformer {
 
 function objectConformer(fields: Field[]): (o: Record<string, unknown>, prefix: string, out: Leftovers) => void {
   const known = new Map(fields.map((f) => [f.name, conformer(f.type)]));
+  const amounts = fields.filter((f) => f.type.kind === 'decimal').map((f) => f.name);
   return (o, prefix, out) => {
     for (const key in o) {
       const conform = known.get(key);
@@ -253,6 +254,8 @@ function objectConformer(fields: Field[]): (o: Record<string, unknown>, prefix: 
         if (kept !== value) o[key] = kept;
       }
     }
+    // An amount the record lacks is inexact, not NULL: every amount of the API is required.
+    for (const name of amounts) if (o[name] === undefined) (out.inexact ??= Object.create(null) as Record<string, string>)[prefix + name] = amountText(undefined);
   };
 }
 

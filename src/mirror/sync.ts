@@ -439,7 +439,7 @@ function warnAbout(run: Run, collection: MirroredCollection, upserter: Upserter)
   const n = upserter.inexact;
   if (n > 0) {
     run.session.warn(
-      `${collection.table}: ${n.toLocaleString('en-US')} amounts DECIMAL(38,18) cannot hold exactly (not a decimal string, or more than 20 integer or 18 fraction digits): ` +
+      `${collection.table}: ${n.toLocaleString('en-US')} amounts DECIMAL(38,18) cannot hold exactly (not a decimal string, or none at all, or more than 20 integer or 18 fraction digits): ` +
         'their text is kept, and a total, sort or comparison over them fails rather than leave them out; list them with: payrec sql "SELECT * FROM inexact_amounts"',
     );
   }

@@ -155,12 +155,20 @@ describe('an amount that cannot be counted exactly fails the summary', () => {
     description: 'x', amount, fee: '0.1', token: 'USDT', category: 'c', timestamp: 1_767_225_600 - n,
     transactionHash: hash(n), transactionStatus: 'confirmed', sender: '0x' + 'a'.repeat(40), receiver: '0x' + 'b'.repeat(40), oneTimeId: hash(9),
   });
-  // A service whose schema drifted: an exponent in a string and a JSON number among decimal strings.
-  const data = [transfer(1, '12.5'), transfer(2, '1e5'), transfer(3, 12.5), transfer(4, '0.25')];
+  // A service whose schema drifted: an exponent in a string, a JSON number, null, an empty
+  // text and no amount at all, among decimal strings.
+  const missing = (n: number) => {
+    const { amount: _gone, ...rest } = transfer(n, undefined);
+    return rest;
+  };
+  const data = [transfer(1, '12.5'), transfer(2, '1e5'), transfer(3, 12.5), transfer(4, '0.25'), transfer(5, null), transfer(6, ''), missing(7)];
+  const BAD = [2, 3, 5, 6, 7];
+  /** What the server sends: every record, or good ones and one bad one. */
+  let served: unknown[] = data;
   beforeAll(async () => {
     server = createServer((_req, res) => {
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ data, limit: 1000, offset: 0, total: data.length }));
+      res.end(JSON.stringify({ data: served, limit: 1000, offset: 0, total: served.length }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -174,11 +182,48 @@ describe('an amount that cannot be counted exactly fails the summary', () => {
     });
     expect(r.exitCode).toBe(6);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain(hash(2));
-    expect(r.stderr).toContain(hash(3));
+    for (const n of BAD) expect(r.stderr, `record ${n}`).toContain(hash(n));
     expect(r.stderr).toContain('"1e5"');
     expect(r.stderr).not.toContain(hash(1));
+    expect(r.stderr).not.toContain(hash(4));
     expect(existsSync(out)).toBe(false);
+  });
+
+  test('a record without a timestamp fails --chart (exit 6) rather than shrinking a bar', async () => {
+    const env = { PAYREC_BASE_URL: url, PAYREC_API_KEY: 'k'.repeat(32), PAYREC_CHAIN: CHAIN };
+    const { timestamp: _gone, ...timeless } = data[3] as { timestamp: number };
+    served = [data[0], timeless];
+    try {
+      const r = await payrec(undefined, ['one-time', 'transfers', '--chart', 'day', '-f', 'json'], { env });
+      expect(r.stdout).toBe('');
+      expect(r.exitCode).toBe(6);
+      expect(r.stderr).toMatch(/(^|\n)error: .*(no timestamp|timestamp)/);
+    } finally {
+      served = data;
+    }
+  });
+
+  test.each(BAD)('record %i alone among good ones: --summary and --chart --token are exit 6 naming it, never a total without it', async (n) => {
+    const env = { PAYREC_BASE_URL: url, PAYREC_API_KEY: 'k'.repeat(32), PAYREC_CHAIN: CHAIN };
+    // Newest first, as the service sorts by default.
+    served = [data[0], data[3], data[n - 1]].sort((a, b) => (b as { timestamp: number }).timestamp - (a as { timestamp: number }).timestamp);
+    try {
+      const summary = await payrec(undefined, ['one-time', 'transfers', '--summary', '-f', 'json'], { env });
+      expect(summary.exitCode).toBe(6);
+      expect(summary.stdout).toBe('');
+      expect(summary.stderr).toMatch(new RegExp(`(^|\\n)error: cannot total exactly: 1 record carry an amount that is not a decimal string: ${hash(n)} \\(amount (missing|".*"|null|12\\.5)\\)\n`));
+      const chart = await payrec(undefined, ['one-time', 'transfers', '--chart', 'day', '--token', 'USDT', '-f', 'json'], { env });
+      expect(chart.exitCode).toBe(6);
+      expect(chart.stdout).toBe('');
+      expect(chart.stderr).toMatch(/(^|\n)error: cannot chart exactly: a record's amount (missing|".*"|null|12\.5) \(not a decimal string\)\n/);
+      // The good ones alone total exactly: 12.5 + 0.25.
+      served = [data[0], data[3]];
+      const good = await payrec(undefined, ['one-time', 'transfers', '--summary', '-f', 'json'], { env });
+      expect(good.exitCode).toBe(0);
+      expect(JSON.parse(good.stdout).totals).toEqual([{ token: 'USDT', status: 'confirmed', count: 2, amount: '12.75', fee: '0.2' }]);
+    } finally {
+      served = data;
+    }
   });
 });
 

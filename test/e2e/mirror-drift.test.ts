@@ -134,3 +134,40 @@ test('--parquet refuses a partition that holds an amount DECIMAL(38,18) cannot h
   expect(r.stderr).toMatch(/^error: one_time_payments, chain bsc, month 2025-10: not written to Parquet: one_time_payments 0x0+2: amounts DECIMAL\(38,18\) cannot hold exactly/m);
   expect(await sql(db, 'SELECT count(*) AS n FROM one_time_transfers')).toEqual([{ n: 4 }]);
 });
+
+test('an amount sent as null, or not sent at all, is inexact too: payrec sql SUM fails naming it rather than total without it', async () => {
+  const { amount: _none, ...amountless } = transfer(12, '0');
+  const records = [transfer(10, '1.5'), transfer(11, null), amountless, transfer(13, '0.25')];
+  const quiet = createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://x');
+    const offset = Number(u.searchParams.get('offset') ?? 0);
+    const limit = Number(u.searchParams.get('limit') ?? 100);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ data: records.slice(offset, offset + limit), limit, offset, total: records.length }));
+  });
+  await new Promise<void>((resolve) => quiet.listen(0, '127.0.0.1', resolve));
+  try {
+    const file = join(tempDir(), 'nulls.duckdb');
+    const env = { PAYREC_BASE_URL: `http://127.0.0.1:${(quiet.address() as AddressInfo).port}`, PAYREC_API_KEY: 'k', PAYREC_CHAIN: 'bsc' };
+    const synced = await payrec(undefined, ['sync', 'ot/transfers', '--db', file, '-q'], { env });
+    expect(synced.exitCode).toBe(0);
+    const r = await payrec(undefined, ['sql', '--db', file, 'SELECT SUM(amount) FROM one_time_transfers']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(new RegExp(`^error: the query failed: .*one_time_transfers (${hash(2011)}|${hash(2012)}): amounts DECIMAL\\(38,18\\) cannot hold exactly: \\{"amount":"(null|\\(absent\\))"\\}`));
+    const prev = db;
+    db = file;
+    try {
+      expect(await sql(db, 'SELECT id, field, text FROM inexact_amounts ORDER BY id')).toEqual([
+        { id: hash(2011), field: 'amount', text: 'null' },
+        { id: hash(2012), field: 'amount', text: '(absent)' },
+      ]);
+      // Left out on purpose, the rest totals: 1.5 + 0.25.
+      expect(await sql(db, 'SELECT SUM(amount) AS total FROM one_time_transfers WHERE inexact_amounts IS NULL')).toEqual([{ total: '1.75' }]);
+    } finally {
+      db = prev;
+    }
+  } finally {
+    await new Promise((resolve) => quiet.close(resolve));
+  }
+});

@@ -291,7 +291,7 @@ describe('concurrent and interrupted syncs', () => {
       const report = JSON.parse(resumed.stdout) as Row[];
       expect(report[0].new).toBe(truth.length - (state.n as number));
       await expectMirrorsList(db, 'one_time_transfers', ['transactionHash'], truth);
-    });
+    }, 120_000); // two syncs of 60,000 records, one slowed: ~16 s on a quiet machine, 30 s under load
   }
 });
 

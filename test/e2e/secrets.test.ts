@@ -108,6 +108,7 @@ const INVOCATIONS: Record<string, Invocation> = {
   subscriptions: { args: (f) => ['--sync', '--plan-id', plan(f), '--db', 'mirror.duckdb'], sends: true },
   metrics: { args: (f) => ['--sync', '--plan-id', plan(f), '--db', 'mirror.duckdb', '--period', '2025'], sends: true },
   'fixed-recurring plans': { args: () => ['--db', 'mirror.duckdb'] },
+  doctor: { args: () => [], sends: true },
   completion: { args: () => ['bash'] },
   reference: { args: () => [] },
 };

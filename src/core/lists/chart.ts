@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { amountsOf } from './summary.js';
+import { amountsOf, describeAmount } from './summary.js';
 import { MalformedResponseError } from '../runtime/errors.js';
 import { printable } from '../output/sanitize.js';
 import { offsetAt } from '../runtime/zone.js';
@@ -57,18 +57,23 @@ export class ChartBuilder {
     /** Sum the amount of this token instead of counting records. */
     private readonly token: string | undefined,
     private readonly zone: string,
+    /** The endpoint's amount fields (amountFields): one missing from a record fails the chart rather than shrinking a bar. */
+    private readonly required: readonly string[] = [],
   ) {}
 
   add(r: Record<string, unknown>): void {
-    if (typeof r.timestamp !== 'number') return;
+    // Never a bar that quietly left a record out: one without a time has no period.
+    if (typeof r.timestamp !== 'number' || !Number.isFinite(r.timestamp)) {
+      throw new MalformedResponseError(`cannot chart: a record has no timestamp (${printable(JSON.stringify(r.timestamp) ?? 'missing')})`);
+    }
     let value = new Big(1);
     if (this.token !== undefined) {
       value = new Big(0);
       let moved = false;
-      for (const a of amountsOf(r)) {
-        if (a.token !== this.token || !MOVED.has(a.field)) continue;
+      for (const a of amountsOf(r, this.required)) {
+        if (a.token !== this.token || !(MOVED.has(a.field) || a.field === 'receivers' || a.field === 'swaps')) continue;
         // Never a bar that quietly left an amount out.
-        if (!a.exact) throw new MalformedResponseError(`cannot chart exactly: a record's ${a.field} is not a decimal string (${printable(JSON.stringify(a.value) ?? String(a.value))})`);
+        if (!a.exact) throw new MalformedResponseError(`cannot chart exactly: a record's ${describeAmount(a)} (not a decimal string)`);
         (value = value.plus(a.value as string)), (moved = true);
       }
       if (!moved) return;

@@ -8,7 +8,7 @@ import { identityOf, paginate } from './paginate.js';
 import { Progress } from '../output/progress.js';
 import { checkEnvelope, checkRecord, recordChecker } from './records.js';
 import type { Session } from '../runtime/session.js';
-import { Summariser } from './summary.js';
+import { amountFields, Summariser } from './summary.js';
 import { statusLabeller, statusReader } from './status.js';
 import { compileJq } from '../output/jq.js';
 import { Writable } from 'node:stream';
@@ -106,7 +106,7 @@ export async function runEndpoint(
   const w = q.window;
   const pages = walk(w, q.from, q.to, q.sort);
   const summary = q.summary ? new Summariser(endpoint) : undefined;
-  const chart = q.chart ? new ChartBuilder(q.chart.period, q.chart.token, q.chart.zone) : undefined;
+  const chart = q.chart ? new ChartBuilder(q.chart.period, q.chart.token, q.chart.zone, amountFields(endpoint.record)) : undefined;
   const target = await session.openOutput();
   // --jq reads the document -f json would print, then prints jq's answer in its place.
   const json = jq ? new TextSink() : undefined;

@@ -61,9 +61,9 @@ export class Summariser {
     const token = recordToken(r);
     this.group(token, status).count++;
     let bad: string[] | undefined;
-    for (const a of amountsOf(r)) {
+    for (const a of amountsOf(r, this.fields)) {
       if (!a.exact) {
-        (bad ??= []).push(`${a.field} ${shown(JSON.stringify(a.value) ?? String(a.value))}`);
+        (bad ??= []).push(describeAmount(a));
         continue;
       }
       const sums = this.group(a.token, status).sums;
@@ -96,7 +96,7 @@ export class Summariser {
       const more = this.inexactCount > this.inexact.length ? `, and ${(this.inexactCount - this.inexact.length).toLocaleString('en-US')} more` : '';
       throw new MalformedResponseError(
         `cannot total exactly: ${this.inexactCount.toLocaleString('en-US')} record${this.inexactCount === 1 ? '' : 's'} carry an amount that is not a decimal string: ${this.inexact.join('; ')}${more}`,
-        'the service sent amounts payrec cannot add up exactly (a number or an exponent instead of a decimal string); no total was printed',
+        'the service sent amounts payrec cannot add up exactly (a number, an exponent, null or nothing instead of a decimal string); no total was printed',
       );
     }
     const order = (s: string) => {
@@ -157,15 +157,20 @@ function recordToken(r: Record<string, unknown>): string {
 
 /**
  * Every amount a record carries, with its token: what --summary totals and what
- * --chart --token sums. A swap's output is counted in its own output token. Fields
- * that are absent are not amounts; present ones that are not decimal strings are
- * yielded as not exact, so that no caller can leave them out without knowing.
+ * --chart --token sums. A swap's output is counted in its own output token. Present
+ * fields that are not decimal strings are yielded as not exact, and so are the
+ * `required` ones (the endpoint's amount fields, amountFields) that are missing, with
+ * the value undefined: no caller can leave an amount out without knowing.
  */
-export function* amountsOf(r: Record<string, unknown>): Generator<Amount> {
+export function* amountsOf(r: Record<string, unknown>, required: readonly string[] = []): Generator<Amount> {
   const token = recordToken(r);
   const at = (token: string, field: string, value: unknown): Amount[] =>
-    value === undefined ? [] : [{ token, field, value, exact: typeof value === 'string' && DECIMAL.test(value) }];
+    value === undefined ? (required.includes(field) ? [{ token, field, value, exact: false }] : []) : [{ token, field, value, exact: typeof value === 'string' && DECIMAL.test(value) }];
   for (const field of ['amount', 'fee', 'serviceFee']) yield* at(token, field, r[field]);
+  // A required list of amounts that is absent (or not a list) holds amounts nobody can read.
+  for (const list of ['receivers', 'swaps']) {
+    if (!Array.isArray(r[list]) && required.some((f) => f.startsWith(`${list}.`))) yield { token, field: list, value: r[list], exact: false };
+  }
   for (const rec of arr(r.receivers)) {
     yield* at(token, 'receivers.amount', rec.amount);
     yield* at(token, 'receivers.fee', rec.fee);
@@ -174,6 +179,11 @@ export function* amountsOf(r: Record<string, unknown>): Generator<Amount> {
     yield* at(token, 'swaps.inputAmount', swap.inputAmount);
     yield* at(str(swap.outputToken) ?? '(no token)', 'swaps.outputAmount', swap.outputAmount);
   }
+}
+
+/** An amount as a message names it: its field, and what was sent (or "missing"). */
+export function describeAmount(a: Amount): string {
+  return `${a.field} ${a.value === undefined ? 'missing' : shown(JSON.stringify(a.value) ?? String(a.value))}`;
 }
 
 /** Server text in a message (which reportError neutralises): cut, so one value cannot flood stderr. */
