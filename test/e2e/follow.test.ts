@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, test, vi } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { emulator, payrec } from './helpers.js';
@@ -259,5 +261,68 @@ describe('--follow', () => {
     expect(r.stderr).toMatch(/--interval goes with --follow/);
     expect(emu.requests).toEqual([]);
     await emu.close();
+  });
+});
+
+describe('--follow at the edge of the lookback', () => {
+  // A service written here, whose records arrive late, each stamped exactly at the lower
+  // edge of the lookback of the poll that first sees it: with the window of poll k ending
+  // at P (its `to`), a record stamped P - lookback. The next poll's window begins at that
+  // very second (P - lookback, inclusive), so it sees the record again: payrec must still
+  // remember it then. A memory that forgets one second too early prints it twice.
+  const LOOKBACK = 30;
+  const stored = new Map<number, Record<string, unknown>>();
+  const hash = (ts: number) => '0x' + ts.toString(16).padStart(64, '0');
+  const transfer = (ts: number) => ({
+    description: 'late', amount: '1', fee: '0', token: 'USDT', category: 'c', timestamp: ts,
+    transactionHash: hash(ts), transactionStatus: 'confirmed', sender: '0x' + 'a'.repeat(40), receiver: '0x' + 'b'.repeat(40), oneTimeId: hash(1),
+  });
+  const windows: [number, number][] = [];
+  const server = createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://x');
+    const from = Number(u.searchParams.get('from') ?? 0);
+    const to = Number(u.searchParams.get('to') ?? 9_999_999_999);
+    const offset = Number(u.searchParams.get('offset') ?? 0);
+    const limit = Number(u.searchParams.get('limit') ?? 100);
+    if (offset === 0) {
+      windows.push([from, to]);
+      // A late record of this poll, stamped at its lookback's edge (once per second of `to`).
+      if (!stored.has(to - LOOKBACK)) stored.set(to - LOOKBACK, transfer(to - LOOKBACK));
+    }
+    const asc = u.searchParams.get('sort') === 'asc';
+    const matching = [...stored.values()].filter((r) => (r.timestamp as number) >= from && (r.timestamp as number) <= to).sort((a, b) => ((a.timestamp as number) - (b.timestamp as number)) * (asc ? 1 : -1));
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ data: matching.slice(offset, offset + limit), limit, offset, total: matching.length }));
+  });
+
+  test('records stamped exactly at the edge, over many polls: each printed once, none from before the start', async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const env = { PAYREC_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, PAYREC_API_KEY: 'k'.repeat(32) };
+      const child = payrec(undefined, ['one-time', 'transfers', '-f', 'jsonl', '--follow', '--interval', '1', '--lookback', `${LOOKBACK}s`], { env });
+      let out = '';
+      child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+      // Five polls a second apart: each a new `to`, so each makes a new record at its edge.
+      await until('five polls', () => new Set(windows.map(([, to]) => to)).size >= 5, 20_000);
+      child.kill('SIGINT');
+      const r = await child;
+      expect(r.exitCode).toBe(130);
+      const printed = out.split('\n').filter(Boolean).map((l) => JSON.parse(l).timestamp as number);
+      // Never twice.
+      expect(printed.length).toBe(new Set(printed).size);
+      // The first poll's record was stamped before following started: learnt, not printed.
+      const first = windows[0][1] - LOOKBACK;
+      expect(printed).not.toContain(first);
+      // Each later poll's record, which that poll saw first, once; and every poll after it
+      // read it again (its window began at that second), which is what is being tested.
+      const later = [...stored.keys()].filter((ts) => ts !== first);
+      expect(later.length).toBeGreaterThanOrEqual(3);
+      const printedSet = new Set(printed);
+      const seenAgain = later.filter((ts) => windows.some(([from]) => from === ts));
+      expect(seenAgain.length).toBeGreaterThanOrEqual(2);
+      for (const ts of seenAgain) expect(printedSet.has(ts), `record at ${ts}`).toBe(true);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
