@@ -98,6 +98,21 @@ export function payrec(emu: Emulator | undefined, args: string[], o: RunOptions 
   }) as ResultPromise<{ reject: false }>;
 }
 
+/**
+ * Every record of a list as the emulator's API serves it (its default order unless
+ * `query` says otherwise), read page by page with plain HTTP: the ground truth a test
+ * holds payrec's output against, never computed by payrec.
+ */
+export async function apiRecords(emu: Emulator, path: string, query: Record<string, string | number> = {}, chain = 'bsc'): Promise<Record<string, any>[]> {
+  const out: Record<string, any>[] = [];
+  for (let offset = 0; ; offset += 1000) {
+    const q = new URLSearchParams(Object.entries({ ...query, limit: 1000, offset }).map(([k, v]) => [k, String(v)]));
+    const body = (await (await fetch(`${emu.url}/v1/${chain}${path}?${q}`, { headers: { authorization: `Bearer ${emu.keyFor(chain)}` } })).json()) as { data: Record<string, any>[] };
+    out.push(...body.data);
+    if (body.data.length < 1000) return out;
+  }
+}
+
 /** Parses CSV the way a spreadsheet would (RFC 4180), for assertions. */
 export function parseCsv(text: string): string[][] {
   const rows: string[][] = [];
