@@ -122,7 +122,9 @@ describe('one mirror, one service', () => {
   });
 });
 
-describe('concurrent and interrupted syncs', () => {
+// Syncs of 60,000 records, slowed on purpose: 15–20 s each on a quiet machine, twice that
+// when the machine is busy; a timeout here would say nothing about the mirror.
+describe('concurrent and interrupted syncs', { timeout: 120_000 }, () => {
   let big: Emulator;
   beforeAll(async () => (big = await emulator({ records: 60_000 })));
   afterAll(() => big.close());
@@ -291,7 +293,7 @@ describe('concurrent and interrupted syncs', () => {
       const report = JSON.parse(resumed.stdout) as Row[];
       expect(report[0].new).toBe(truth.length - (state.n as number));
       await expectMirrorsList(db, 'one_time_transfers', ['transactionHash'], truth);
-    }, 120_000); // two syncs of 60,000 records, one slowed: ~16 s on a quiet machine, 30 s under load
+    });
   }
 });
 
