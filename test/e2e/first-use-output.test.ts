@@ -166,6 +166,20 @@ describe('ids you can copy', () => {
   });
 });
 
+describe('the first column names the row', () => {
+  onPty(`sync's report at 70 columns keeps each table's name whole and leaves numbers out instead${script.note}`, async () => {
+    const { lines, exitCode } = await onTerminal(['sync', 'ot/transfers', 'w2w/payments', '--db', join(tempDir(), 'm.duckdb')], 70);
+    expect(exitCode).toBe(0);
+    const cells = (l: string) => l.split('│').map((c) => c.trim()).filter(Boolean);
+    const header = cells(lines.find((l) => l.includes('fetched'))!);
+    expect(header[0]).toBe('table');
+    for (const table of ['one_time_transfers', 'wallet_to_wallet_payments']) expect(lines.some((l) => cells(l)[0] === table), table).toBe(true);
+    // What did not fit is said, not cut.
+    expect(lines.join('\n')).toMatch(/\(.*note not shown: too wide; pick fields with --columns, or --wide\)/);
+    expect(lines.filter((l) => l.includes('│')).join('\n')).not.toContain('…');
+  });
+});
+
 describe('a billing that failed looks failed', () => {
   onPty(`success 0 with status confirmed reads "failed (success 0)"; csv keeps the API's fields${script.note}`, async () => {
     const billings = await truthOf('fixed-recurring/billings');

@@ -98,11 +98,13 @@ function fitColumns(names: string[], rows: string[][], width: number, freeMin: n
   );
   const full = names.map((h, i) => Math.max(content[i], h.length + 2));
   // A header is cut only where its column's values are cut too.
-  const least = full.map((w, i) => (rigid[i] || content[i] <= freeMin ? w : freeMin));
+  // The first column names the row: kept whole while it takes at most half the width.
+  const least = full.map((w, i) => (rigid[i] || content[i] <= freeMin || (i === 0 && w <= width / 2) ? w : freeMin));
   // First decide which columns can be shown at all (at their narrowest), leaving out
-  // free text before ids and amounts, and time columns last, each from the right…
+  // free text before ids and amounts, then time columns, each from the right, and the
+  // first column last of all: it names the row (sync's table, the ledger's subscription)…
   const shown = names.map((_, i) => i);
-  const dropOrder = (i: number) => (time[i] ? 2 : rigid[i] ? 1 : 0);
+  const dropOrder = (i: number) => (i === 0 ? 3 : time[i] ? 2 : rigid[i] ? 1 : 0);
   while (shown.length > 1 && tableWidth(shown.map((i) => least[i])) > width) {
     const first = Math.min(...shown.map(dropOrder));
     const drop = shown.filter((i) => dropOrder(i) === first).at(-1)!;
