@@ -42,7 +42,13 @@ function parseFaults(o: Record<string, string | undefined>): FaultOptions | unde
   };
 }
 
-const LIVE_FLAGS = { lateFraction: '--late-fraction', lateMax: '--late-max', pendingFraction: '--pending-fraction' } as const;
+const LIVE_FLAGS = {
+  lateFraction: '--late-fraction',
+  lateMax: '--late-max',
+  pendingFraction: '--pending-fraction',
+  removeFraction: '--remove-fraction',
+  moveFraction: '--move-fraction',
+} as const;
 
 function parseLive(o: Record<string, string | undefined>): LiveOptions | undefined {
   if (o.live === undefined) {
@@ -61,6 +67,8 @@ function parseLive(o: Record<string, string | undefined>): LiveOptions | undefin
     lateFraction: o.lateFraction === undefined ? undefined : parseOption(share, o.lateFraction, '--late-fraction'),
     lateMaxSeconds,
     pendingFraction: o.pendingFraction === undefined ? undefined : parseOption(share, o.pendingFraction, '--pending-fraction'),
+    removeFraction: o.removeFraction === undefined ? undefined : parseOption(share, o.removeFraction, '--remove-fraction'),
+    moveFraction: o.moveFraction === undefined ? undefined : parseOption(share, o.moveFraction, '--move-fraction'),
   };
 }
 
@@ -82,6 +90,8 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
     .option('--late-fraction <0..1>', 'with --live: share of records stamped up to --late-max in the past (default 0.2)')
     .option('--late-max <duration>', 'with --live: how late a late record can be: 90s, 10m, 2h or seconds (default 10m)')
     .option('--pending-fraction <0..1>', 'with --live: share of records that arrive pending, then turn confirmed or failed 1-5 s later (default 0.3)')
+    .option('--remove-fraction <0..1>', 'with --live: share of events that remove a record added in the last --late-max instead (a dropped transaction; default 0)')
+    .option('--move-fraction <0..1>', 'with --live: share of events that correct such a record\'s timestamp by up to --late-max instead (default 0)')
     .addHelpText(
       'after',
       '\nExamples:\n  $ payrec emulator start --port 8787\n  $ PAYREC_BASE_URL=http://127.0.0.1:8787 PAYREC_API_KEY=prk_demo_bsc payrec one-time transfers\n  $ payrec emulator start --port 8787 --live 150 --late-fraction 0.3 --late-max 20m\n',

@@ -45,7 +45,8 @@ function liveLines(emulator: Emulator): string[] {
   const percent = (share: number) => `${Number((share * 100).toFixed(2))} %`;
   return [
     '',
-    `Live traffic: ${live.rate} records/s, ${percent(live.lateFraction)} late (up to ${formatDuration(live.lateMaxSeconds)}), ${percent(live.pendingFraction)} pending`,
+    `Live traffic: ${live.rate} records/s, ${percent(live.lateFraction)} late (up to ${formatDuration(live.lateMaxSeconds)}), ${percent(live.pendingFraction)} pending` +
+      (live.removeFraction + live.moveFraction > 0 ? `, ${percent(live.removeFraction)} removed, ${percent(live.moveFraction)} moved` : ''),
     `  status, start, stop: GET|POST|DELETE ${emulator.url}${CONTROL_PREFIX}/live`,
     `  ground truth:        GET ${emulator.url}${CONTROL_PREFIX}/records?chain=bsc&collection=one-time/transfers`,
   ];

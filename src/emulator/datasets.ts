@@ -112,6 +112,36 @@ export class Datasets {
     backlog[at] = { entry, arrival };
   }
 
+  /** Removes the record that arrived at `arrival` (a transaction dropped from the chain); false when it is gone already. */
+  remove(chain: string, collection: string, arrival: number, timestamp: number): boolean {
+    const store = this.store(chain, collection);
+    const pos = store.positionOf(timestamp, arrival);
+    if (pos < 0) return false;
+    store.remove(pos);
+    this.counter++;
+    return true;
+  }
+
+  /**
+   * Moves the record that arrived at `arrival` to another second (its timestamp
+   * corrected): it keeps its identity and lands after the records of its new second, as
+   * if it arrived now. Returns its new arrival (-1 when it is gone); `entry` is changed
+   * in place.
+   */
+  move(chain: string, collection: string, arrival: number, entry: StoredRecord, timestamp: number): number {
+    const store = this.store(chain, collection);
+    const pos = store.positionOf(entry.timestamp, arrival);
+    if (pos < 0) return -1;
+    store.remove(pos);
+    entry.timestamp = timestamp;
+    const record = entry.record as { timestamp?: number; createdAt?: number };
+    if ('timestamp' in record) record.timestamp = timestamp;
+    else if ('createdAt' in record) record.createdAt = timestamp;
+    const moved = ++this.counter;
+    store.insert(entry, moved);
+    return moved;
+  }
+
   /** A new record from the collection's generator: its index continues after the existing ones. */
   generate(chain: string, collection: string, timestamp: number): StoredRecord {
     const spec = collectionSpecs[collection];

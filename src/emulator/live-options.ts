@@ -12,6 +12,14 @@ export interface LiveOptions {
   lateMaxSeconds?: number;
   /** Share of records that arrive `pending` and resolve 1–5 s later, 0..1 (default 0.3). */
   pendingFraction?: number;
+  /**
+   * Share of the events that, instead of adding a record, remove one that live traffic
+   * added within the last lateMaxSeconds (a transaction dropped from the chain), 0..1
+   * (default 0).
+   */
+  removeFraction?: number;
+  /** Share of the events that correct the timestamp of such a record, by up to lateMaxSeconds either way (never after now), 0..1 (default 0). */
+  moveFraction?: number;
   /** Default: every known chain. */
   chains?: string[];
   /** Registry collection names (e.g. 'on-demand/transfers'); default: every collection that has a generator. */
@@ -24,23 +32,28 @@ export interface LiveStatus {
   lateFraction: number;
   lateMaxSeconds: number;
   pendingFraction: number;
+  removeFraction: number;
+  moveFraction: number;
   chains: string[];
   collections: string[];
   /** Live records inserted since the emulator started, every run together (fewer than the rate asks when the machine cannot keep up). */
   inserted: number;
   /** Live records still pending now. */
   pending: number;
+  /** Live records removed, and moved, since the emulator started. */
+  removed: number;
+  moved: number;
   /** The insertion counter (live records and every other record added after start). */
   seq: number;
 }
 
-export const LIVE_DEFAULTS = { lateFraction: 0.2, lateMaxSeconds: 600, pendingFraction: 0.3 } as const;
+export const LIVE_DEFAULTS = { lateFraction: 0.2, lateMaxSeconds: 600, pendingFraction: 0.3, removeFraction: 0, moveFraction: 0 } as const;
 /** Far beyond what a test needs; above it the emulator would spend all its time generating. */
 export const MAX_LIVE_RATE = 100_000;
 /** A year: late records stay within the span of the generated data, and after 1970. */
 export const MAX_LATE_SECONDS = 365 * 86_400;
 
-const FIELDS = ['rate', 'lateFraction', 'lateMaxSeconds', 'pendingFraction', 'chains', 'collections'];
+const FIELDS = ['rate', 'lateFraction', 'lateMaxSeconds', 'pendingFraction', 'removeFraction', 'moveFraction', 'chains', 'collections'];
 
 /** A bad value, named by its field; the control route answers it with 400. */
 export class InvalidLiveOptions extends RangeError {}
@@ -51,7 +64,14 @@ export function checkLiveOptions(o: unknown, knownCollections: readonly string[]
   const body = o as Record<string, unknown>;
   const unknown = Object.keys(body).filter((k) => !FIELDS.includes(k));
   if (unknown.length > 0) throw new InvalidLiveOptions(`Unknown field ${unknown.join(', ')}: expected some of ${FIELDS.join(', ')}`);
-  const { rate, lateFraction = LIVE_DEFAULTS.lateFraction, lateMaxSeconds = LIVE_DEFAULTS.lateMaxSeconds, pendingFraction = LIVE_DEFAULTS.pendingFraction } = body;
+  const {
+    rate,
+    lateFraction = LIVE_DEFAULTS.lateFraction,
+    lateMaxSeconds = LIVE_DEFAULTS.lateMaxSeconds,
+    pendingFraction = LIVE_DEFAULTS.pendingFraction,
+    removeFraction = LIVE_DEFAULTS.removeFraction,
+    moveFraction = LIVE_DEFAULTS.moveFraction,
+  } = body;
   if (typeof rate !== 'number' || !(rate > 0 && rate <= MAX_LIVE_RATE)) {
     throw new InvalidLiveOptions(`Invalid rate: expected records per second, a number greater than 0 and at most ${MAX_LIVE_RATE}`);
   }
@@ -67,6 +87,8 @@ export function checkLiveOptions(o: unknown, knownCollections: readonly string[]
     lateFraction: fraction(lateFraction, 'lateFraction'),
     lateMaxSeconds: lateMaxSeconds as number,
     pendingFraction: fraction(pendingFraction, 'pendingFraction'),
+    removeFraction: fraction(removeFraction, 'removeFraction'),
+    moveFraction: fraction(moveFraction, 'moveFraction'),
     chains: names(body.chains, 'chains', 'chain', KNOWN_CHAINS),
     collections: names(body.collections, 'collections', 'collection', knownCollections),
   };

@@ -29,13 +29,23 @@ const CONFIRMED_SHARE = 0.85;
 /** Collections live traffic can add to: those with a generator. */
 export const LIVE_COLLECTIONS = Object.keys(collectionSpecs).filter(canGenerate);
 
-interface PendingRecord {
+/** A record live traffic added: where it is, so it can be resolved, removed or moved later. */
+interface LiveRecord {
   chain: string;
   collection: string;
+  /** Its arrival now (a move gives it a new one). */
   arrival: number;
   entry: StoredRecord;
+  gone: boolean;
+}
+
+interface PendingRecord {
+  live: LiveRecord;
   final: 'confirmed' | 'failed';
 }
+
+/** How many of the latest live records a removal or a move picks from. */
+const RECENT = 10_000;
 
 export class LiveTraffic {
   private config: Required<LiveOptions> = { rate: 0, ...LIVE_DEFAULTS, chains: [...KNOWN_CHAINS], collections: [...LIVE_COLLECTIONS] };
@@ -44,6 +54,10 @@ export class LiveTraffic {
   private readonly random: Random;
   private readonly pending = new DueQueue<PendingRecord>();
   private inserted = 0;
+  private removed = 0;
+  private moved = 0;
+  /** The latest live records, oldest first (at most RECENT): what removals and moves pick from. */
+  private recent: LiveRecord[] = [];
   /** Start of the current run and how many records it has dealt with (inserted, or skipped when overloaded). */
   private runStartMs = 0;
   private runDone = 0;
@@ -72,7 +86,7 @@ export class LiveTraffic {
   }
 
   status(): LiveStatus {
-    return { running: this.running, ...this.config, inserted: this.inserted, pending: this.pending.size, seq: this.datasets.seq };
+    return { running: this.running, ...this.config, inserted: this.inserted, pending: this.pending.size, removed: this.removed, moved: this.moved, seq: this.datasets.seq };
   }
 
   /** Resolves once traffic is stopped and no record is pending any more. */
@@ -97,8 +111,9 @@ export class LiveTraffic {
     const deadline = performance.now() + TICK_BUDGET_MS;
     // Resolutions first: they are older work. What does not fit resolves at the next run.
     for (let p = this.pending.popDue(now); p !== undefined; p = performance.now() > deadline ? undefined : this.pending.popDue(now)) {
-      setStatus(p.entry.record, p.final);
-      this.datasets.update(p.chain, p.collection, p.arrival, p.entry);
+      if (p.live.gone) continue;
+      setStatus(p.live.entry.record, p.final);
+      this.datasets.update(p.live.chain, p.live.collection, p.live.arrival, p.live.entry);
     }
     if (this.running) {
       const { rate } = this.config;
@@ -107,11 +122,50 @@ export class LiveTraffic {
       this.runDone += skipped;
       // Checked after every record: one landing in the middle of 300,000 costs milliseconds (it moves the rest).
       for (let i = 0; i < owed - skipped && performance.now() <= deadline; i++) {
-        this.insertOne(now);
+        this.event(now);
         this.runDone++;
       }
     }
     this.idleCheck();
+  }
+
+  /** One event: most add a record; with removeFraction and moveFraction, some remove or move a recent one instead. */
+  private event(nowMs: number): void {
+    const { random: r, config: c } = this;
+    // No draw without removals or moves: the stream (and the records) stay as they were.
+    const draw = c.removeFraction + c.moveFraction > 0 ? r.float() : 1;
+    if (draw < c.removeFraction) this.removeOne(nowMs);
+    else if (draw < c.removeFraction + c.moveFraction) this.moveOne(nowMs);
+    else this.insertOne(nowMs);
+  }
+
+  /** A live record stamped within the last lateMaxSeconds, still there; undefined when there is none. */
+  private pickRecent(nowMs: number): LiveRecord | undefined {
+    const since = Math.floor(nowMs / 1000) - this.config.lateMaxSeconds;
+    const candidates = this.recent.filter((x) => !x.gone && x.entry.timestamp >= since);
+    return candidates.length === 0 ? undefined : this.random.pick(candidates);
+  }
+
+  private removeOne(nowMs: number): void {
+    const live = this.pickRecent(nowMs);
+    if (!live || !this.datasets.remove(live.chain, live.collection, live.arrival, live.entry.timestamp)) return;
+    live.gone = true;
+    this.removed++;
+  }
+
+  private moveOne(nowMs: number): void {
+    const live = this.pickRecent(nowMs);
+    if (!live) return;
+    const now = Math.floor(nowMs / 1000);
+    const max = this.config.lateMaxSeconds;
+    // Earlier or later by 1..max seconds, never after now.
+    const by = this.random.int(1, max) * (this.random.chance(0.5) ? -1 : 1);
+    const to = Math.min(now, Math.max(0, live.entry.timestamp + by));
+    if (to === live.entry.timestamp) return;
+    const arrival = this.datasets.move(live.chain, live.collection, live.arrival, live.entry, to);
+    if (arrival < 0) return;
+    live.arrival = arrival;
+    this.moved++;
   }
 
   private insertOne(nowMs: number): void {
@@ -123,9 +177,12 @@ export class LiveTraffic {
     const entry = this.datasets.generate(chain, collection, Math.floor(nowMs / 1000) - lateBy);
     setStatus(entry.record, pending ? 'pending' : 'confirmed');
     const arrival = this.datasets.insert(chain, collection, entry);
+    const live: LiveRecord = { chain, collection, arrival, entry, gone: false };
+    this.recent.push(live);
+    if (this.recent.length > 2 * RECENT) this.recent = this.recent.slice(-RECENT);
     if (pending) {
       const due = nowMs + r.int(RESOLVE_MIN_MS, RESOLVE_MAX_MS);
-      this.pending.push(due, { chain, collection, arrival, entry, final: r.chance(CONFIRMED_SHARE) ? 'confirmed' : 'failed' });
+      this.pending.push(due, { live, final: r.chance(CONFIRMED_SHARE) ? 'confirmed' : 'failed' });
     }
     this.inserted++;
   }

@@ -228,22 +228,39 @@ async function walkWindow(run: Run, target: Target, upserter: Upserter, report: 
   });
   const tx = new Committer(db);
   await upserter.beginWalk();
+  // What the window holds no more (a transaction dropped) is removed at the end, when the
+  // walk saw the window whole: every page told the same total and that many records came.
+  // A first walk has nothing to remove; a reader let in closes the connection, and the
+  // identities seen (a temporary table) with it: the next sync removes them then.
+  let seenWhole = !upserter.appendsOnly;
+  if (seenWhole) await upserter.startSeen();
+  const totals = new Set<number>();
+  let read = 0;
+  const counted = observed(pages, (page) => {
+    totals.add(page.total);
+    read += page.records.length;
+  });
   try {
-    await inBatches(run, target, pages, upserter, report, new CommitPlan(upserter.appendsOnly), async (batch, commit) => {
+    await inBatches(run, target, counted, upserter, report, new CommitPlan(upserter.appendsOnly), async (batch, commit) => {
       await tx.open();
       await run.stamp();
-      add(report, await upserter.write(batch));
+      add(report, await upserter.write(batch, { remember: seenWhole }));
       // Ascending walk: the last record is the newest written; the cursor travels in the same transaction.
       await writeCursor(db, chain, name, scope, batch.last!.timestamp as number);
       if (cursor === undefined) await writeSince(db, chain, name, scope, from);
       // A reader waiting for the file gets it now, with what is committed (see MirrorDb.letReadersIn).
       const readers = db.readersWaiting();
       if (commit || readers) await tx.close();
-      if (readers) await db.letReadersIn();
+      if (readers) {
+        await db.letReadersIn();
+        seenWhole = false;
+      }
     });
     // The whole window is in: the next sync starts from the moment this one began.
     await tx.open();
     await run.stamp();
+    const [total] = totals;
+    if (seenWhole && totals.size <= 1 && read === (total ?? 0)) report.deleted += await upserter.removeUnseenBetween(from, run.to);
     await writeCursor(db, chain, name, scope, run.to);
     if (cursor === undefined) await writeSince(db, chain, name, scope, from);
     await tx.close();

@@ -61,6 +61,8 @@ export class Upserter {
   private readonly chainIs: string;
   /** The scope columns' values for the current walk (see scope). */
   private scopeValues = '';
+  /** The rows of the current walk's scope, as a condition on the table `t` (see scope). */
+  private scopeWhere = '';
   private readonly knownSql: string;
   private readonly insertNewSql: string;
   private readonly changedSql: string;
@@ -121,6 +123,7 @@ export class Upserter {
   scope(param?: string, id?: string): void {
     const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
     this.scopeValues = this.layout.scopes.map((s) => `, ${s === param && id !== undefined ? literal(id) : 'NULL'}::VARCHAR AS ${ident(s)}`).join('');
+    this.scopeWhere = this.layout.scopes.map((s) => ` AND t.${ident(s)} ${s === param && id !== undefined ? `= ${literal(id)}` : 'IS NULL'}`).join('');
   }
 
   /** Notes whether the table holds any row of the chain, before a walk's first batch. */
@@ -280,6 +283,20 @@ export class Upserter {
   /** Starts recording which identities a walk sees (see removeUnseen). */
   async startSeen(): Promise<void> {
     await this.db.run(`CREATE OR REPLACE TEMP TABLE ${SEEN} AS SELECT ${this.identity.map(ident).join(', ')} FROM ${this.table} LIMIT 0`);
+  }
+
+  /**
+   * Deletes the records of the chain and the walk's scope stamped from `from` to `to`
+   * (inclusive Unix seconds) that the walk over that window did not see: they vanished
+   * from the service. Returns how many.
+   */
+  async removeUnseenBetween(from: number, to: number): Promise<number> {
+    const gone = await this.db.changed(
+      `DELETE FROM ${this.table} AS t WHERE t.${this.chainIs}${this.scopeWhere} AND t."timestamp" BETWEEN to_timestamp(${from}) AND to_timestamp(${to}) ` +
+        `AND NOT EXISTS (SELECT 1 FROM ${SEEN} s WHERE ${this.identity.map((f) => `s.${ident(f)} = t.${ident(f)}`).join(' AND ')})`,
+    );
+    await this.db.run(`DROP TABLE IF EXISTS ${SEEN}`);
+    return gone;
   }
 
   /** Deletes the chain's records that the walk did not see; returns how many. */

@@ -225,7 +225,10 @@ describe('live traffic', () => {
     const started = await control(emu, 'POST', '/live', { rate: 200, chains: ['sandbox'], collections: ['one-time/transfers'] });
     expect(started).toEqual({
       status: 200,
-      body: { running: true, rate: 200, lateFraction: 0.2, lateMaxSeconds: 600, pendingFraction: 0.3, chains: ['sandbox'], collections: ['one-time/transfers'], inserted: 0, pending: 0, seq: 0 },
+      body: {
+        running: true, rate: 200, lateFraction: 0.2, lateMaxSeconds: 600, pendingFraction: 0.3, removeFraction: 0, moveFraction: 0,
+        chains: ['sandbox'], collections: ['one-time/transfers'], inserted: 0, pending: 0, removed: 0, moved: 0, seq: 0,
+      },
     });
     await until('records', () => emu.live.status().inserted >= 20);
 

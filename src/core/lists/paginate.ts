@@ -1,6 +1,7 @@
 import type { Endpoint } from '../../registry/types.js';
 import type { Envelope } from '../../registry/schemas.js';
 import { MalformedResponseError } from '../runtime/errors.js';
+import { Fingerprints } from './fingerprints.js';
 
 // The one paginator. It asks for the first page, learns `total`, then fetches the
 // remaining pages with bounded concurrency and yields them strictly in order, so a
@@ -11,8 +12,9 @@ import { MalformedResponseError } from '../runtime/errors.js';
 // The API pages by offset only. Records keep arriving while we read, some of them
 // late (a timestamp already inside the window), so the record at a given offset
 // moves: pages fetched at different moments can overlap (a record printed twice) or
-// leave a gap (a record never printed). Records are only ever added (a status may
-// change, the timestamp never does), and the list is ordered by timestamp. Hence:
+// leave a gap (a record never printed). Records are mostly added (a status may change;
+// now and then one vanishes, a transaction dropped, or its timestamp is corrected), and
+// the list is ordered by timestamp. Hence:
 //
 // 1. `total` only grows. Two pages that report the same total saw the same list, so
 //    they join seamlessly: no overlap, no gap. In a quiet list every page agrees and
@@ -31,8 +33,19 @@ import { MalformedResponseError } from '../runtime/errors.js';
 // 4. The walk does not stop where the first total said the list ends: records that
 //    were pushed further along are read until a page comes back short.
 //
-// Every record that was in the window when the walk started is therefore yielded,
-// exactly once; records that arrive meanwhile may or may not be. A list without a time
+// 5. A record that vanished shrinks the total: the join is repaired as in 2. A record
+//    whose timestamp moved may come again under its new second: every identity yielded
+//    is remembered (as a 64-bit fingerprint), so it is yielded once.
+//
+// 6. Not yet: a record that vanished and another that arrived between two page fetches
+//    (or one that moved) leave the total as it was, so the join looks seamless while a
+//    record may have slipped across it. The walk then yields fewer records than the
+//    total it saw and stops with exit 6 (checkComplete), never silently; overlapping
+//    each page with the last record of the one before would see it.
+//
+// Every record that was in the window when the walk started, and stayed where it was,
+// is therefore yielded, exactly once, while records arrive or vanish; records that
+// arrive, vanish or move meanwhile may or may not be, never twice. A list without a time
 // window (short urls) has no order to repair by: its records are only kept from
 // repeating, by identity (see Unordered). The same checks
 // refuse a service that breaks its own envelope: a page longer than asked, the same
@@ -279,10 +292,10 @@ class Walk {
     }
   }
 
-  /** The walk ended: it must have yielded at least what the service announced. */
+  /** The walk ended: it must have yielded at least what the service announced (a record met again after it moved counts: it was yielded). */
   private checkComplete(): void {
     const expected = Math.min(this.announced, this.w.limit);
-    if (this.emitted < expected) {
+    if (this.emitted + (this.seen?.moved ?? 0) < expected) {
       throw new MalformedResponseError(
         `the service announced ${expected.toLocaleString('en-US')} records but sent only ${this.emitted.toLocaleString('en-US')}: the list is incomplete`,
         'try again later; if it persists, the service is not paging correctly',
@@ -294,7 +307,10 @@ class Walk {
 /**
  * Drops the records a walk has already yielded. In list order a record earlier than the
  * newest yielded one was yielded already (or arrived after the walk began), so only the
- * identities of the current second are kept: memory is bounded by one second of records.
+ * identities of the current second are kept whole. A record whose timestamp was
+ * corrected while the walk ran (it moved to a later second) comes again under another
+ * second: every identity yielded is also kept as a fingerprint (fingerprints.ts), so
+ * it is yielded once.
  */
 class Overlaps {
   private readonly asc: boolean;
@@ -302,6 +318,9 @@ class Overlaps {
   /** Records yielded in the current second; their identities are computed only when a second record of it comes. */
   private run: Record<string, unknown>[] = [];
   private ids?: Set<string>;
+  private readonly all = new Fingerprints();
+  /** Records met again under another second (their timestamp moved): yielded once, and counted as read. */
+  moved = 0;
 
   constructor(private readonly ordering: Ordering) {
     this.asc = ordering.sort === 'asc';
@@ -319,15 +338,22 @@ class Overlaps {
       this.ids ??= new Set(this.run.map(this.ordering.identity));
       const id = this.ordering.identity(r);
       if (this.ids.has(id)) return false;
+      if (!this.all.add(id)) return this.movedAgain();
       this.ids.add(id);
       this.run.push(r);
       return true;
     }
     if (this.asc ? t < this.current : t > this.current) return false;
+    if (!this.all.add(this.ordering.identity(r))) return this.movedAgain();
     this.current = t;
     this.run = [r];
     this.ids = undefined;
     return true;
+  }
+
+  private movedAgain(): false {
+    this.moved++;
+    return false;
   }
 }
 
