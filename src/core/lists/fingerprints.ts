@@ -1,7 +1,7 @@
-// Every identity a walk has yielded, kept as a 64-bit fingerprint in a flat table rather
-// than as strings: 16 bytes a record at worst, so an export of millions of records stays
-// small. A fingerprint that matches a different identity would drop a record; with 64
-// bits, a walk of a million records meets one with odds of about 1 in 37 million.
+// Identities a walk has yielded, kept as 64-bit fingerprints in a flat table rather than
+// as strings: 16 bytes a record at worst. A fingerprint that matches a different
+// identity would drop a record; with 64 bits, a walk of a million records meets one with
+// odds of about 1 in 37 million.
 
 /** Two independent 32-bit FNV-1a hashes of a string's UTF-16 code units (different offsets and a second mixing step). */
 function hashes(s: string): [number, number] {
@@ -16,6 +16,12 @@ function hashes(s: string): [number, number] {
   return [a >>> 0, b >>> 0];
 }
 
+/** A string's fingerprint; never (0, 0), which marks an empty slot. */
+function fingerprint(s: string): [number, number] {
+  const [hi, lo] = hashes(s);
+  return hi === 0 && lo === 0 ? [0, 1] : [hi, lo];
+}
+
 export class Fingerprints {
   /** Pairs of (high, low) words; (0, 0) marks an empty slot, so a real (0, 0) is stored as (0, 1). */
   private table = new Uint32Array(2 * 1024);
@@ -23,20 +29,29 @@ export class Fingerprints {
 
   /** Adds an identity; false when it was there already. */
   add(identity: string): boolean {
-    let [hi, lo] = hashes(identity);
-    if (hi === 0 && lo === 0) lo = 1;
+    const [hi, lo] = fingerprint(identity);
     if (2 * (this.count + 1) > this.table.length / 2) this.grow();
+    const at = this.slotOf(hi, lo);
+    if (this.table[at] === hi && this.table[at + 1] === lo) return false;
+    this.table[at] = hi;
+    this.table[at + 1] = lo;
+    this.count++;
+    return true;
+  }
+
+  has(identity: string): boolean {
+    const [hi, lo] = fingerprint(identity);
+    const at = this.slotOf(hi, lo);
+    return this.table[at] === hi && this.table[at + 1] === lo;
+  }
+
+  /** Where a fingerprint is, or the empty slot where it would go. */
+  private slotOf(hi: number, lo: number): number {
     const slots = this.table.length / 2;
     for (let i = (hi ^ Math.imul(lo, 0x9e3779b1)) >>> 0; ; i++) {
       const at = 2 * (i % slots);
       const [h, l] = [this.table[at], this.table[at + 1]];
-      if (h === 0 && l === 0) {
-        this.table[at] = hi;
-        this.table[at + 1] = lo;
-        this.count++;
-        return true;
-      }
-      if (h === hi && l === lo) return false;
+      if ((h === 0 && l === 0) || (h === hi && l === lo)) return at;
     }
   }
 

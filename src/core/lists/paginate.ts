@@ -34,8 +34,9 @@ import { Fingerprints } from './fingerprints.js';
 //    were pushed further along are read until a page comes back short.
 //
 // 5. A record that vanished shrinks the total: the join is repaired as in 2. A record
-//    whose timestamp moved may come again under its new second: every identity yielded
-//    is remembered (as a 64-bit fingerprint), so it is yielded once.
+//    whose timestamp moved may come again under its new second: the identities yielded
+//    within a day of the walk's position are remembered (64-bit fingerprints, see
+//    MOVE_HORIZON), so it is yielded once.
 //
 // 6. Not yet: a record that vanished and another that arrived between two page fetches
 //    (or one that moved) leave the total as it was, so the join looks seamless while a
@@ -51,6 +52,14 @@ import { Fingerprints } from './fingerprints.js';
 // refuse a service that breaks its own envelope: a page longer than asked, the same
 // page again, or fewer records than the total it announced (MalformedResponseError,
 // exit 6), so an export is never silently cut or endless.
+
+/**
+ * How far a timestamp correction is followed: a record yielded, then met again this many
+ * seconds or less further along the walk, is known. A correction is a block re-mined or
+ * re-indexed, minutes; one of more than a day while a single export runs could print a
+ * record twice.
+ */
+const MOVE_HORIZON = 86_400;
 
 /** How many times its first total a list may grow to while it is read (records arriving meanwhile) before the walk stops. */
 const MAX_GROWTH = 10;
@@ -318,7 +327,10 @@ class Overlaps {
   /** Records yielded in the current second; their identities are computed only when a second record of it comes. */
   private run: Record<string, unknown>[] = [];
   private ids?: Set<string>;
-  private readonly all = new Fingerprints();
+  /** Fingerprints of the identities yielded, in two generations of MOVE_HORIZON seconds each (see remember). */
+  private recent = new Fingerprints();
+  private older?: Fingerprints;
+  private generationStart?: number;
   /** Records met again under another second (their timestamp moved): yielded once, and counted as read. */
   moved = 0;
 
@@ -338,17 +350,33 @@ class Overlaps {
       this.ids ??= new Set(this.run.map(this.ordering.identity));
       const id = this.ordering.identity(r);
       if (this.ids.has(id)) return false;
-      if (!this.all.add(id)) return this.movedAgain();
+      if (!this.remember(id, t)) return this.movedAgain();
       this.ids.add(id);
       this.run.push(r);
       return true;
     }
     if (this.asc ? t < this.current : t > this.current) return false;
-    if (!this.all.add(this.ordering.identity(r))) return this.movedAgain();
+    if (!this.remember(this.ordering.identity(r), t)) return this.movedAgain();
     this.current = t;
     this.run = [r];
     this.ids = undefined;
     return true;
+  }
+
+  /**
+   * Notes an identity yielded at second `t`; false when it was yielded before. Only the
+   * last one to two MOVE_HORIZONs of the walk are kept: memory follows the records of a
+   * day, not of the whole export (a million records of a year take kilobytes).
+   */
+  private remember(id: string, t: number): boolean {
+    if (this.generationStart === undefined) this.generationStart = t;
+    else if (Math.abs(t - this.generationStart) >= MOVE_HORIZON) {
+      this.older = this.recent;
+      this.recent = new Fingerprints();
+      this.generationStart = t;
+    }
+    if (this.older?.has(id)) return false;
+    return this.recent.add(id);
   }
 
   private movedAgain(): false {
