@@ -22,7 +22,7 @@ import { SubscriptionRecords, type EngineInput, type Label, type Subscription } 
 // 10^-18). The difference from rounding the exact total is at most half of 10^-18 per
 // subscription.
 
-export { billingOutcome, failedBilling, paidBilling, SubscriptionRecords } from './records.js';
+export { billingOutcome, failedBilling, outcomeCode, paidBilling, SubscriptionRecords } from './records.js';
 export type { BillingInput, CancellationInput, EngineInput } from './records.js';
 
 export type SubscriptionState = 'active' | 'past_due' | 'lapsed' | 'cancelled';

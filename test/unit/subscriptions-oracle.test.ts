@@ -1,7 +1,7 @@
 import Big from 'big.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SubscriptionRecords, ledger, metrics, type BillingInput, type CancellationInput, type MetricsRow, type SubscriptionRow } from '../../src/subscriptions/engine.js';
+import { SubscriptionRecords, ledger, metrics, outcomeCode, type BillingInput, type CancellationInput, type MetricsRow, type SubscriptionRow } from '../../src/subscriptions/engine.js';
 
 // The engine held against a brute-force simulation written here from DESIGN.md alone
 // (STYLE.md "Derived answers": a naive reference kept beside the fast code). The naive
@@ -395,6 +395,38 @@ describe('the engine agrees with the brute-force simulation', () => {
       }),
       { seed: SEED, numRuns: 20 },
     );
+  });
+
+  it('billings handed over as numbers (addBillingNumbers, as the mirror\'s reader does) give the same answers', () => {
+    fc.assert(
+      fc.property(recordsArb, (r) => {
+        const fed = new SubscriptionRecords();
+        for (const b of r.billings) {
+          const taken = fed.addBillingNumbers(fed.subscriptionNumber(b.subscriptionId), fed.labelNumber(b.token, b.planId, b.amount), outcomeCode(b), b.timestamp, b.cycleStart, b.cycleEnd);
+          expect(taken).toBe(true);
+        }
+        for (const c of r.cancellations) fed.addCancellation(c);
+        expect(metrics(fed, { intervals: MONTHS, at: END, graceSeconds: GRACE, byPlan: true })).toEqual(naiveMetrics(r.billings, r.cancellations, MONTHS, END, GRACE, true));
+        expect(ledger(fed, { at: END, graceSeconds: GRACE })).toEqual(naiveLedger(r.billings, r.cancellations, END, GRACE));
+      }),
+      { seed: SEED, numRuns: 20 },
+    );
+  });
+
+  it('addBillingNumbers takes nothing it cannot read exactly, and refuses numbers that are not the store\'s', () => {
+    const s = new SubscriptionRecords();
+    const sub = s.subscriptionNumber('0xs');
+    const label = s.labelNumber('USDC', '0xp', '10');
+    const paid = outcomeCode({ success: 1, transactionStatus: 'confirmed' });
+    expect(s.addBillingNumbers(sub, s.labelNumber('USDC', '0xp', '1e5'), paid, T0, T0, T0 + DAY)).toBe(false);
+    expect(s.addBillingNumbers(sub, label, paid, T0 + 0.5, T0, T0 + DAY)).toBe(false);
+    expect(s.addBillingNumbers(sub, label, paid, T0, T0 + DAY, T0)).toBe(false);
+    expect(s.billings).toBe(0);
+    expect(s.addBillingNumbers(sub, label, outcomeCode({ success: 0, transactionStatus: 'confirmed' }), T0, T0 + DAY, T0)).toBe(true);
+    expect(() => s.addBillingNumbers(sub + 1, label, paid, T0, T0, T0 + DAY)).toThrow(/not of this store/);
+    expect(() => s.addBillingNumbers(sub, label + 5, paid, T0, T0, T0 + DAY)).toThrow(/not of this store/);
+    expect(() => s.addBillingNumbers(sub, label, 7, T0, T0, T0 + DAY)).toThrow(/not of this store/);
+    expect(s.billings).toBe(1);
   });
 
   it('ledger and metrics on records in any order, with ties, duplicates and late billings (chaos)', () => {
