@@ -5,7 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BusyError, InterruptedError, UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import { formatDuration } from '../core/runtime/time.js';
-import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBResult, type DuckDBValue, type Json } from './duckdb.js';
+import { RELEASE_EVERY, releaseChunks } from './chunks.js';
+import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult, type DuckDBValue, type Json } from './duckdb.js';
 
 // The one door to the DuckDB file. @duckdb/node-api is a native addon of several
 // megabytes: only `sync` and `sql` import this folder (lazily, see commands/top-level.ts).
@@ -228,15 +229,33 @@ export class MirrorDb {
    * rows are counted first and a shortfall is an error.
    */
   async *columnChunks(sql: string, params: DuckDBValue[]): AsyncGenerator<unknown[][]> {
-    const [count] = await this.rows(`SELECT count(*)::BIGINT AS n FROM (${sql})`, params);
-    const expected = Number(count.n);
+    for await (const chunk of (await this.dataChunks(sql, params)).chunks) yield chunk.getColumns() as unknown[][];
+  }
+
+  /**
+   * The rows of a read as DuckDB's own chunks, for a reader that copies numbers out of
+   * their vectors (chunks.ts) rather than make a JS value per row; and how many rows
+   * there are, counted first (see columnChunks) unless the caller knows (`rows`: a read
+   * that gives another number still fails). Use each chunk before asking for the next:
+   * its memory is let go then.
+   */
+  async dataChunks(sql: string, params: DuckDBValue[], rows?: number): Promise<{ rows: number; chunks: AsyncGenerator<DuckDBDataChunk> }> {
+    const expected = rows ?? Number((await this.rows(`SELECT count(*)::BIGINT AS n FROM (${sql})`, params))[0].n);
     const result = await this.conn.stream(sql, params);
-    let read = 0;
-    for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
-      read += chunk.rowCount;
-      yield chunk.getColumns() as unknown[][];
+    async function* chunks(): AsyncGenerator<DuckDBDataChunk> {
+      let read = 0;
+      let released = 0;
+      for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+        read += chunk.rowCount;
+        yield chunk;
+        if (read - released >= RELEASE_EVERY) {
+          released = read;
+          releaseChunks();
+        }
+      }
+      if (read !== expected) throw new Error(`the mirror's read ended after ${read} of ${expected} rows`);
     }
-    if (read !== expected) throw new Error(`the mirror's read ended after ${read} of ${expected} rows`);
+    return { rows: expected, chunks: chunks() };
   }
 
   /** Runs a statement; returns how many rows it inserted, updated or deleted. */

@@ -1,7 +1,8 @@
 import { MalformedResponseError, UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
-import { listValue } from './duckdb.js';
-import { SubscriptionRecords } from '../subscriptions/engine.js';
+import { doubles, integers } from './chunks.js';
+import type { DuckDBValue } from './duckdb.js';
+import { outcomeCode, SubscriptionRecords, type BillingInput } from '../subscriptions/engine.js';
 import { STORE_SCHEMA } from './layout.js';
 import { ident } from './schema.js';
 import { CURSOR_TABLE, readSince } from './state.js';
@@ -16,8 +17,8 @@ const BILLINGS = `${STORE_SCHEMA}.${ident('fixed_recurring_billings')}`;
 const CANCELLATIONS = `${STORE_SCHEMA}.${ident('fixed_recurring_cancellations')}`;
 /** A temporary table of this connection: each subscription id once, numbered. */
 const SUBSCRIPTION_CODES = 'payrec_subscription_codes';
-/** Another: each (token, amount, status) of the billings once, numbered. */
-const TERM_CODES = 'payrec_term_codes';
+/** Another: each (plan, token, amount, status, success) of the billings once, numbered: their labels and outcomes. */
+const LABEL_CODES = 'payrec_label_codes';
 
 export interface Coverage {
   /** Plans whose billings and cancellations were both synced, in id order. */
@@ -71,6 +72,15 @@ function sentValue(json: string | null): unknown {
 }
 
 /**
+ * A billing the engine can take as numbers: it has a subscriptionId and an amount the
+ * mirror kept, and its times are whole seconds with the cycle not ending before it
+ * starts. Any other is read whole, so that the engine reads its amount from the text
+ * sent or names it in its error.
+ */
+const REGULAR = `coalesce(subscriptionId IS NOT NULL AND amount IS NOT NULL AND cycleEnd >= cycleStart
+  AND epoch_us(timestamp) % 1000000 = 0 AND epoch_us(cycleStart) % 1000000 = 0 AND epoch_us(cycleEnd) % 1000000 = 0, false)`;
+
+/**
  * The billings and cancellations of `plans` on `chain`, as the engine keeps them. An
  * amount the mirror could not store exactly reaches the engine as the text the service
  * sent, so the figures fail naming it (exit 6) rather than leave it out.
@@ -80,54 +90,57 @@ export async function readSubscriptionRecords(db: MirrorDb, chain: string, plans
   if (plans.length === 0) return records;
   const inPlans = `planId IN (${plans.map((_, i) => `$${i + 2}`).join(', ')})`;
   const params = [chain, ...plans];
-  // Reading a million billings costs most in decoding their text: the two ids (66
-  // characters each) come as numbers, a subscription's place in a list read once and a
-  // plan's place in `plans`, and each billing gets the one string object of its id.
-  // Times come as DOUBLE (whole seconds, a JS number); the hash only where the engine
-  // may have to name the billing (an amount or time it cannot read).
+  const billings = `(SELECT *, rowid AS billingRow, ${REGULAR} AS regular FROM ${BILLINGS} WHERE chain = $1 AND ${inPlans})`;
+  // A million billings are read as numbers only, copied from DuckDB's chunks into the
+  // engine's typed arrays with no JS value per billing (chunks.ts): a subscription's
+  // place in a list of its ids read once, a label's place in a list of the distinct
+  // (plan, token, amount, status, success) read once, and times as DOUBLE seconds. No
+  // text column is read per billing: besides costing time to decode, DuckDB held
+  // about 40 MB more while a read carried the hashes (even as NULLs).
   await db.run(
-    `CREATE OR REPLACE TEMP TABLE ${SUBSCRIPTION_CODES} AS SELECT subscriptionId AS id, (row_number() OVER (ORDER BY subscriptionId) - 1)::DOUBLE AS k
+    `CREATE OR REPLACE TEMP TABLE ${SUBSCRIPTION_CODES} AS SELECT subscriptionId AS id, (row_number() OVER (ORDER BY subscriptionId) - 1)::INTEGER AS k
      FROM (SELECT DISTINCT subscriptionId FROM ${BILLINGS} WHERE chain = $1 AND ${inPlans} AND subscriptionId IS NOT NULL)`,
     params,
   );
-  const names: string[] = [];
-  for await (const [ids] of db.columnChunks(`SELECT id FROM ${SUBSCRIPTION_CODES} ORDER BY k`, [])) names.push(...(ids as string[]));
-  // A plan's billings share one token and amount: those texts are numbered too.
+  const subNumbers: number[] = [];
+  for await (const [ids] of db.columnChunks(`SELECT id FROM ${SUBSCRIPTION_CODES} ORDER BY k`, [])) for (const id of ids) subNumbers.push(records.subscriptionNumber(id as string));
   await db.run(
-    `CREATE OR REPLACE TEMP TABLE ${TERM_CODES} AS SELECT token, amount, transactionStatus, (row_number() OVER () - 1)::DOUBLE AS k
-     FROM (SELECT DISTINCT token, amount::VARCHAR AS amount, transactionStatus FROM ${BILLINGS} WHERE chain = $1 AND ${inPlans})`,
+    `CREATE OR REPLACE TEMP TABLE ${LABEL_CODES} AS SELECT *, (row_number() OVER () - 1)::INTEGER AS k
+     FROM (SELECT DISTINCT planId, token, amount, transactionStatus, success FROM ${BILLINGS} WHERE chain = $1 AND ${inPlans} AND amount IS NOT NULL)`,
     params,
   );
-  const terms: { token: string; amount: string | null; status: string }[] = [];
-  for await (const [token, amount, status, k] of db.columnChunks(`SELECT token, amount, transactionStatus, k FROM ${TERM_CODES}`, [])) {
-    for (let i = 0; i < token.length; i++) terms[k[i] as number] = { token: token[i] as string, amount: amount[i] === null ? null : decimalText(amount[i] as string), status: status[i] as string };
+  const labelNumbers: number[] = [];
+  const outcomes: number[] = [];
+  for await (const [k, planId, token, amount, status, success] of db.columnChunks(`SELECT k, planId, token, amount::VARCHAR, transactionStatus, success FROM ${LABEL_CODES}`, [])) {
+    for (let i = 0; i < k.length; i++) {
+      labelNumbers[k[i] as number] = records.labelNumber(token[i] as string, planId[i] as string, decimalText(amount[i] as string));
+      outcomes[k[i] as number] = outcomeCode({ success: success[i] as number, transactionStatus: status[i] as string });
+    }
   }
-  const billings = db.columnChunks(
-    `SELECT c.k AS sub, (list_position($${plans.length + 2}::VARCHAR[], b.planId) - 1)::DOUBLE AS plan, t.k AS term, success::DOUBLE AS success,
-            CASE WHEN b.amount IS NULL THEN (inexact_amounts -> 'amount')::VARCHAR END AS sent,
-            epoch(timestamp) AS timestamp, epoch(cycleStart) AS cycleStart, epoch(cycleEnd) AS cycleEnd,
-            CASE WHEN c.k IS NULL OR b.amount IS NULL OR timestamp IS NULL OR cycleStart IS NULL OR cycleEnd IS NULL OR cycleEnd < cycleStart THEN transactionHash END AS hash
-     FROM ${BILLINGS} AS b LEFT JOIN ${SUBSCRIPTION_CODES} AS c ON c.id = b.subscriptionId
-       JOIN ${TERM_CODES} AS t ON t.token IS NOT DISTINCT FROM b.token AND t.amount IS NOT DISTINCT FROM b.amount::VARCHAR AND t.transactionStatus IS NOT DISTINCT FROM b.transactionStatus
-     WHERE chain = $1 AND ${inPlans}`,
-    [...params, listValue(plans)],
+  // Every billing gives one row below (the codes are distinct): counted here with those
+  // that are not regular, rather than by running the joins twice.
+  const [count] = await db.rows(`SELECT count(*)::DOUBLE AS rows, count(*) FILTER (WHERE NOT regular)::DOUBLE AS irregular FROM ${billings}`, params);
+  const others = count.irregular === 0 ? new Map<number, BillingInput>() : await readIrregular(db, billings, params);
+  const { rows, chunks } = await db.dataChunks(
+    `SELECT c.k AS sub, l.k AS label, epoch(b.timestamp)::DOUBLE AS time, epoch(b.cycleStart)::DOUBLE AS cycleStart, epoch(b.cycleEnd)::DOUBLE AS cycleEnd,
+            (CASE WHEN b.regular THEN -1 ELSE b.billingRow END)::DOUBLE AS other
+     FROM ${billings} AS b
+       LEFT JOIN ${SUBSCRIPTION_CODES} AS c ON c.id = b.subscriptionId
+       LEFT JOIN ${LABEL_CODES} AS l ON l.planId = b.planId AND l.token IS NOT DISTINCT FROM b.token AND l.amount = b.amount
+         AND l.transactionStatus IS NOT DISTINCT FROM b.transactionStatus AND l.success IS NOT DISTINCT FROM b.success`,
+    params,
+    count.rows as number,
   );
-  for await (const [sub, plan, term, success, sent, time, start, end, hash] of billings) {
-    for (let i = 0; i < sub.length; i++) {
-      if (sub[i] === null) throw new MalformedResponseError(`a billing has no subscriptionId (transactionHash ${printable(String(hash[i]))}): no subscription figure can be told without it`);
-      const t = terms[term[i] as number];
-      records.addBilling({
-        subscriptionId: names[sub[i] as number],
-        planId: plans[plan[i] as number],
-        success: success[i] as number,
-        amount: t.amount === null ? (sentValue(sent[i] as string | null) as string) : t.amount,
-        token: t.token,
-        timestamp: time[i] as number,
-        cycleStart: start[i] as number,
-        cycleEnd: end[i] as number,
-        transactionStatus: t.status,
-        transactionHash: hash[i] as string,
-      });
+  records.reserve(rows);
+  for await (const chunk of chunks) {
+    const [sub, label, time, start, end, other] = [integers(chunk, 0), integers(chunk, 1), doubles(chunk, 2), doubles(chunk, 3), doubles(chunk, 4), doubles(chunk, 5)];
+    for (let i = 0; i < chunk.rowCount; i++) {
+      if (other[i] !== -1) records.addBilling(others.get(other[i])!);
+      // A regular billing holds a value in every column read here (never NULL), and the
+      // engine takes it: were it ever to refuse one, the figures would miss it, so stop.
+      else if (!records.addBillingNumbers(subNumbers[sub[i]], labelNumbers[label[i]], outcomes[label[i]], time[i], start[i], end[i])) {
+        throw new Error(`the engine refused billing ${sub[i]}/${label[i]}/${time[i]}/${start[i]}/${end[i]}, which the mirror holds as regular`);
+      }
     }
   }
   const cancellations = db.columnChunks(
@@ -147,5 +160,37 @@ export async function readSubscriptionRecords(db: MirrorDb, chain: string, plans
     }
   }
   return records;
+}
+
+/**
+ * The billings that are not regular, whole, by their row. Read only when there are any:
+ * this read scans every billing's texts, which costs about 40 MB more of DuckDB's memory.
+ */
+async function readIrregular(db: MirrorDb, billings: string, params: DuckDBValue[]): Promise<Map<number, BillingInput>> {
+  const others = new Map<number, BillingInput>();
+  const rows = db.columnChunks(
+    `SELECT billingRow::DOUBLE, subscriptionId, planId, success::DOUBLE, amount::VARCHAR, (inexact_amounts -> 'amount')::VARCHAR AS sent, token,
+            epoch(timestamp) AS timestamp, epoch(cycleStart) AS cycleStart, epoch(cycleEnd) AS cycleEnd, transactionStatus, transactionHash
+     FROM ${billings} WHERE NOT regular`,
+    params,
+  );
+  for await (const [row, sub, plan, success, amount, sent, token, time, start, end, status, hash] of rows) {
+    for (let i = 0; i < row.length; i++) {
+      if (sub[i] === null) throw new MalformedResponseError(`a billing has no subscriptionId (transactionHash ${printable(String(hash[i]))}): no subscription figure can be told without it`);
+      others.set(row[i] as number, {
+        subscriptionId: sub[i] as string,
+        planId: plan[i] as string,
+        success: success[i] as number,
+        amount: amount[i] === null ? (sentValue(sent[i] as string | null) as string) : decimalText(amount[i] as string),
+        token: token[i] as string,
+        timestamp: time[i] as number,
+        cycleStart: start[i] as number,
+        cycleEnd: end[i] as number,
+        transactionStatus: status[i] as string,
+        transactionHash: hash[i] as string,
+      });
+    }
+  }
+  return others;
 }
 

@@ -311,6 +311,32 @@ describe('the future is refused as the lists refuse it: exit 2 naming now, nothi
   });
 });
 
+describe('a billing whose amount the mirror could not keep, but sent as a plain decimal', () => {
+  it('is read from the text sent, in full: its subscription\'s MRR is that amount\'s, the ledger equals the oracle', async () => {
+    // 19 decimals: more than DECIMAL(38,18) holds, so the mirror keeps NULL and the text.
+    const copy = join(tempDir(), 'wide.duckdb');
+    copyFileSync(db, copy);
+    const at = s.emu.subscriptions('bsc').now;
+    const f = facts.find((x) => oracle(x, at) !== undefined)!;
+    const subscribe = f.billings.filter(paid).reduce((a, b) => ((b.timestamp as number) < (a.timestamp as number) ? b : a));
+    const wide = `${f.amount.includes('.') ? f.amount : `${f.amount}.`}${'0'.repeat(18 - (f.amount.split('.')[1] ?? '').length)}7`;
+    const instance = await DuckDBInstance.create(copy);
+    const conn = await instance.connect();
+    await conn.run(`UPDATE payrec_store.fixed_recurring_billings SET amount = NULL, inexact_amounts = $1::JSON WHERE transactionHash = $2`, [JSON.stringify({ amount: wide }), subscribe.transactionHash as string]);
+    conn.closeSync();
+    instance.closeSync();
+    const r = await payrec(s.emu, ['subscriptions', '--db', copy, '--at', String(at), '-f', 'json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const rows = JSON.parse(r.stdout) as (OracleRow & { amount: string })[];
+    const period = (subscribe.cycleEnd as number) - (subscribe.cycleStart as number) + 1;
+    const expected = facts.map((x) => oracle(x, at)).filter((x) => x !== undefined).map((x) => (x.subscriptionId === f.subscriptionId ? { ...x, mrr: mrrOf(wide, period) } : x));
+    const pick = ({ subscriptionId, planId, token, mrr, started, paidThrough, cancelledAt, state }: OracleRow) => ({ subscriptionId, planId, token, mrr, started, paidThrough, cancelledAt, state });
+    const byId = (a: OracleRow, b: OracleRow) => a.subscriptionId.localeCompare(b.subscriptionId);
+    expect(rows.map(pick).sort(byId)).toEqual(expected.sort(byId));
+    expect(rows.find((x) => x.subscriptionId === f.subscriptionId)!.amount).toBe(wide);
+  });
+});
+
 describe('a billing whose amount cannot be read exactly stops the figures (exit 6), never left out', () => {
   // The mirror keeps such an amount as NULL with its text in inexact_amounts (or NULL
   // alone when the service sent null): written here into a copy of the mirror.
