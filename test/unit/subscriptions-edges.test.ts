@@ -296,6 +296,18 @@ describe('rows and keys', () => {
     ]);
   });
 
+  it('takes the terms of the first paid billing given when two are stamped in the same second (a sort that is not stable fails here)', () => {
+    // Later billings after them, out of order, so that the billings are sorted at all;
+    // and more than 64 of them, where the store sorts otherwise.
+    const later = (count: number) => Array.from({ length: count }, (_, k) => b({ timestamp: T + (count - k) * DAY, cycleStart: T + (count - k) * P }));
+    for (const count of [3, 70]) {
+      for (const [first, second] of [['10', '20'], ['20', '10']]) {
+        const billings = [...later(count), b({ timestamp: T, amount: first }), b({ timestamp: T, amount: second })];
+        expect(ledger({ billings, cancellations: [] }, { at: T + 1, graceSeconds: G }).map((r) => r.amount)).toEqual([first]);
+      }
+    }
+  });
+
   it('lists subscriptions started in the same second by id', () => {
     const subs = ['z', 'm', 'a'].map((subscriptionId) => b({ subscriptionId, timestamp: T }));
     expect(ledger({ billings: subs, cancellations: [] }, { at: T + 1, graceSeconds: G }).map((r) => r.subscriptionId)).toEqual(['a', 'm', 'z']);

@@ -397,6 +397,23 @@ describe('the engine agrees with the brute-force simulation', () => {
     );
   });
 
+  it('subscriptions with more billings than the store sorts by insertion (over 64), fed in any order, give the same answers', () => {
+    const longArb = fc.array(lifecycleArb.map((l) => ({ ...l, plan: 0, cancel: undefined })).chain((l) => fc.array(cycleArb, { minLength: 70, maxLength: 120 }).map((cycles) => ({ ...l, cycles }))), { minLength: 1, maxLength: 3 }).map(lifecycles);
+    fc.assert(
+      fc.property(longArb, fc.integer(), (r, seed) => {
+        let x = seed >>> 0 || 1;
+        const random = () => ((x = (x * 1_103_515_245 + 12_345) >>> 0) / 2 ** 32);
+        const fed = new SubscriptionRecords();
+        for (const b of r.billings.map((b) => [random(), b] as const).sort((a, b) => a[0] - b[0]).map(([, b]) => b)) fed.addBilling(b);
+        for (const c of r.cancellations) fed.addCancellation(c);
+        expect(metrics(fed, { intervals: MONTHS, at: END, graceSeconds: GRACE, byPlan: true })).toEqual(naiveMetrics(r.billings, r.cancellations, MONTHS, END, GRACE, true));
+        expect(ledger(fed, { at: END, graceSeconds: GRACE })).toEqual(naiveLedger(r.billings, r.cancellations, END, GRACE));
+        return r.billings.filter((b) => b.subscriptionId === 'sub0').length > 64;
+      }),
+      { seed: SEED, numRuns: 10 },
+    );
+  });
+
   it('billings handed over as numbers (addBillingNumbers, as the mirror\'s reader does) give the same answers', () => {
     fc.assert(
       fc.property(recordsArb, (r) => {
