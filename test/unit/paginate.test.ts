@@ -148,7 +148,8 @@ describe('paginate: a service that breaks its envelope', () => {
   const rec = (i: number) => ({ timestamp: 1000 - i, id: `r${i}` });
   const ordering: Ordering = { sort: 'desc', from: 0, to: 2000, identity };
 
-  async function drain(fetchPage: (req: PageRequest) => Promise<ReturnType<typeof envelope>>, o: Ordering | undefined = ordering) {
+  // No default for `o`: a default would stand in for the `undefined` of the cases "without one".
+  async function drain(fetchPage: (req: PageRequest) => Promise<ReturnType<typeof envelope>>, o: Ordering | undefined) {
     const out: unknown[] = [];
     for await (const page of paginate(fetchPage, { limit: Infinity, pageSize: 100, offset: 0, concurrency: 4 }, o)) out.push(...page.records);
     return out;
@@ -164,7 +165,7 @@ describe('paginate: a service that breaks its envelope', () => {
   });
 
   test('a page longer than asked is refused', async () => {
-    const err = await drain(async (req) => envelope(Array.from({ length: req.limit + 3 }, (_, i) => rec(req.offset + i)), 3000, req.offset)).catch((e) => e);
+    const err = await drain(async (req) => envelope(Array.from({ length: req.limit + 3 }, (_, i) => rec(req.offset + i)), 3000, req.offset), ordering).catch((e) => e);
     expect(err).toBeInstanceOf(MalformedResponseError);
     expect(err.message).toMatch(/sent 103 records for a page of 100 at offset 0/);
   });
@@ -181,7 +182,7 @@ describe('paginate: a service that breaks its envelope', () => {
   });
 
   test('records out of timestamp order are refused rather than silently dropped', async () => {
-    const err = await drain(async () => envelope([rec(5), rec(3), rec(9)], 3)).catch((e) => e);
+    const err = await drain(async () => envelope([rec(5), rec(3), rec(9)], 3), ordering).catch((e) => e);
     expect(err).toBeInstanceOf(MalformedResponseError);
     expect(err.message).toMatch(/out of descending timestamp order/);
   });
