@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { nextPeriod, parsePeriod, periodContaining, type PeriodKind, type Span } from '../../src/core/runtime/period.js';
 import { parseTime } from '../../src/core/runtime/time.js';
-import { canonicalZone, formatIso, formatLocal, instantAt } from '../../src/core/runtime/zone.js';
+import { canonicalZone, formatIso, formatLocal, instantAt, offsetAt } from '../../src/core/runtime/zone.js';
 
 // Calendar periods in a time zone. The oracle is the runtime's Intl, asked directly
 // here (a formatter of the test's own, no cache), never the code under test.
@@ -40,10 +40,11 @@ function periodsOfYear(kind: PeriodKind, zone: string): Span[] {
 describe('calendar periods partition time', () => {
   for (const zone of ZONES) {
     for (const kind of KINDS) {
-      const spans = periodsOfYear(kind, zone);
-      const year = parsePeriod(String(YEAR), 0, zone)!;
-
+      // Computed in each test, not while the tests are collected: code run then is in no test
+      // (so `npm run mutate` would not see a test fail when it breaks).
       it(`${zone}, ${kind}s: consecutive, from the year's start to its end`, () => {
+        const spans = periodsOfYear(kind, zone);
+        const year = parsePeriod(String(YEAR), 0, zone)!;
         expect(spans.length).toBe({ year: 1, quarter: 4, month: 12, day: 365 }[kind]);
         expect(spans[0].start).toBe(year.start);
         expect(spans.at(-1)!.end).toBe(year.end);
@@ -52,6 +53,8 @@ describe('calendar periods partition time', () => {
       });
 
       it(`${zone}, ${kind}s: each instant of the year in exactly one, the one periodContaining names`, () => {
+        const spans = periodsOfYear(kind, zone);
+        const year = parsePeriod(String(YEAR), 0, zone)!;
         fc.assert(
           fc.property(instant, (t) => {
             const holding = spans.filter((s) => s.start <= t && t < s.end);
@@ -66,7 +69,7 @@ describe('calendar periods partition time', () => {
       });
 
       it(`${zone}, ${kind}s: each begins at the first second of its calendar day, as Intl reads it`, () => {
-        for (const s of spans) {
+        for (const s of periodsOfYear(kind, zone)) {
           const first = intlWall(s.start, zone);
           const before = intlWall(s.start - 1, zone);
           expect(first.slice(0, 10) > before.slice(0, 10)).toBe(true);
@@ -139,6 +142,22 @@ describe('times shown in a zone', () => {
   it('a number that is no time is shown as it is', () => {
     expect(formatLocal(Number.NaN, 'UTC')).toBe('NaN');
     expect(formatLocal(1e300, 'Europe/Berlin')).toBe('1e+300');
+    expect(formatIso(Number.NaN, 'UTC')).toBe('NaN');
+    expect(formatIso(Number.POSITIVE_INFINITY, 'Europe/Berlin')).toBe('Infinity');
+  });
+
+  it("times as far as Date reaches, less a day for the zone's offset", () => {
+    // Date ends at 8.64e15 ms: 13 September 275760, 00:00 UTC.
+    expect(formatLocal(8.64e12 - 86_400, 'UTC')).toBe('275760-09-12 00:00:00');
+    expect(formatLocal(8.64e12 - 86_400 + 1, 'UTC')).toBe('8639999913601');
+  });
+
+  it('the offset suffix: Z for either name of UTC, a sign even for zero, minutes for half hours', () => {
+    const t = utc(2026, 1, 15, 12);
+    expect(formatIso(t, 'Etc/UTC')).toBe('2026-01-15T12:00:00Z');
+    expect(formatIso(t, 'Europe/London')).toBe('2026-01-15T12:00:00+00:00');
+    expect(formatIso(t, 'America/St_Johns')).toBe('2026-01-15T08:30:00-03:30');
+    expect(formatIso(t, 'Asia/Kolkata')).toBe('2026-01-15T17:30:00+05:30');
   });
 
   it('knows IANA names, not offsets or made-up places', () => {
@@ -169,5 +188,37 @@ describe('date-only --from and --to in a zone', () => {
         expect(parseTime(day, 0, '--to', zone, true) + 1).toBe(parseTime(next, 0, '--from', zone));
       }),
     );
+  });
+});
+
+describe('offsets and wall times where the clock changes', () => {
+  it('offsetAt agrees with Intl minute by minute through changes in the middle of an hour (Tehran, 2021)', () => {
+    // Iran's clocks moved at local midnight, 20:30 UTC in March and 19:30 UTC in September:
+    // the offset cache must not take either hour for one offset throughout.
+    for (const day of [utc(2021, 3, 20), utc(2021, 9, 21)]) {
+      for (let t = day; t < day + 86_400; t += 60) {
+        for (const u of [t, t + 59]) {
+          const wall = intlWall(u, 'Asia/Tehran');
+          const offset = Date.UTC(+wall.slice(0, 4), +wall.slice(5, 7) - 1, +wall.slice(8, 10), +wall.slice(11, 13), +wall.slice(14, 16), +wall.slice(17, 19)) / 1000 - u;
+          expect(offsetAt(u, 'Asia/Tehran')).toBe(offset);
+        }
+      }
+    }
+  });
+
+  it('a wall time the clock jumps over is the moment it jumps', () => {
+    // Berlin: 02:00 CET became 03:00 CEST at 01:00 UTC on 29 March 2026.
+    expect(instantAt('Europe/Berlin', 2026, 3, 29, 2, 30)).toBe(utc(2026, 3, 29, 1));
+    expect(instantAt('Europe/Berlin', 2026, 3, 29, 2, 59, 59)).toBe(utc(2026, 3, 29, 1));
+    expect(instantAt('Europe/Berlin', 2026, 3, 29, 3)).toBe(utc(2026, 3, 29, 1));
+    expect(instantAt('Europe/Berlin', 2026, 3, 29, 1, 59, 59)).toBe(utc(2026, 3, 29, 1) - 1);
+    // Santiago: 00:00 −04 became 01:00 −03 at 04:00 UTC on 7 September 2025.
+    expect(instantAt('America/Santiago', 2025, 9, 7, 0, 30)).toBe(utc(2025, 9, 7, 4));
+    expect(parseTime('2025-09-07T00:45', 0, '--from', 'America/Santiago')).toBe(utc(2025, 9, 7, 4));
+  });
+
+  it('a wall time that happens twice is the first time', () => {
+    // Berlin: 03:00 CEST became 02:00 CET at 01:00 UTC on 25 October 2026; 02:30 came twice.
+    expect(instantAt('Europe/Berlin', 2026, 10, 25, 2, 30)).toBe(utc(2026, 10, 25, 0, 30));
   });
 });
