@@ -48,6 +48,8 @@ describe('parseTime', () => {
     '2026-01-31T12:60', '2026-01-31T12:00:60Z', '2026-01-31 12:00:00', '2026-01-31T12:00:00+24:00',
     '2026-01-31T12:00:00+02', '1969-12-31', '1970-01-01T00:00:00+01:00', 'yesterday', 'now',
     '100000000000', '999999999999999999999', '9999999999999d', '60000w',
+    '7dx', 'x7d', 'x2026-01-31', '2026-01-31x', 'x2026-01-31T12:00Z', '2026-01-31T12:00Zx', '2026-01-00', '2026-04-31',
+    '2026-01-31T12:00+05:60', '2026-01-31T12:00:00+2400',
   ])('rejects %j with a UsageError naming the flag and the value', (value) => {
     let error: unknown;
     try {
@@ -78,6 +80,75 @@ describe('parseTime', () => {
 
   it('names an impossible calendar date as such', () => {
     expect(() => parse('2026-02-30')).toThrow(/no such calendar date/);
+  });
+
+  const EXPECTED = 'expected Unix seconds, an ISO 8601 date (2026-01-31) or date-time, or an age such as 30m, 24h, 7d, 2w';
+
+  it.each([
+    ['1769860800123', 'this looks like milliseconds; expected Unix seconds', 'use 1769860800 (seconds), or an ISO 8601 date-time'],
+    ['100000000000', `too large; ${EXPECTED}`, undefined],
+    ['1769860801s', 'this age reaches back before 1970', undefined],
+    ['1969-12-31', 'dates before 1970 are not Unix seconds', undefined],
+    ['2026-01-00', `there is no such calendar date; ${EXPECTED}`, undefined],
+    ['2026-13-01', `there is no such calendar date; ${EXPECTED}`, undefined],
+    ['2026-01-31T24:00', `there is no such time of day; ${EXPECTED}`, undefined],
+    ['2026-01-31T23:60', `there is no such time of day; ${EXPECTED}`, undefined],
+    ['2026-01-31T23:59:60', `there is no such time of day; ${EXPECTED}`, undefined],
+    ['2026-01-31T12:00+24:00', `the zone offset is out of range; ${EXPECTED}`, undefined],
+    ['2026-01-31T12:00-00:60', `the zone offset is out of range; ${EXPECTED}`, undefined],
+    ['1970-01-01T00:00:00+01:00', 'this is before 1970', undefined],
+    ['7x', EXPECTED, undefined],
+  ])('%j: says why, with a hint where there is a next step', (value, why, hint) => {
+    try {
+      parse(value);
+      expect.unreachable();
+    } catch (err) {
+      expect((err as UsageError).message).toBe(`invalid --from "${value}": ${why}`);
+      expect((err as UsageError).hint).toBe(hint);
+    }
+  });
+
+  it('an age back to 1970 exactly is second 0', () => {
+    expect(parse(`${NOW}s`)).toBe(0);
+  });
+
+  it.each([
+    ['--from', 'yesterday'],
+    ['--to', 'Last-Month'],
+    ['--from', 'TODAY'],
+    ['--to', 'this-month'],
+    ['--from', 'last-quarter'],
+    ['--to', 'last-year'],
+  ])('%s %s: hints at --period', (flag, value) => {
+    try {
+      parseTime(value, NOW_MS, flag);
+      expect.unreachable();
+    } catch (err) {
+      expect((err as UsageError).message).toBe(`invalid ${flag} "${value}": ${EXPECTED}`);
+      expect((err as UsageError).hint).toBe(`for a calendar period, use --period ${value.toLowerCase()} (instead of --from and --to)`);
+    }
+  });
+
+  it.each([
+    ['--since', 'yesterday'],
+    ['--from', 'the-day-before-yesterday'],
+    ['--from', 'yesterday-ish'],
+    ['--to', 'xlast-month'],
+  ])('%s %s: no hint at --period', (flag, value) => {
+    try {
+      parseTime(value, NOW_MS, flag);
+      expect.unreachable();
+    } catch (err) {
+      expect((err as UsageError).hint).toBeUndefined();
+    }
+  });
+
+  it('takes offsets up to 23:59 either way', () => {
+    expect(parse('2026-01-31T23:00+23:00')).toBe(Date.UTC(2026, 0, 31) / 1000);
+    expect(parse('2026-01-31T00:00-23:59')).toBe(Date.UTC(2026, 0, 31, 23, 59) / 1000);
+    expect(parse('2026-01-31T12:00+05:59')).toBe(Date.UTC(2026, 0, 31, 6, 1) / 1000);
+    expect(parse('2026-01-31T12:00+00:00')).toBe(NOW);
+    expect(parse('2026-01-31T12:00-00:00')).toBe(NOW);
   });
 });
 
