@@ -247,6 +247,8 @@ describe('half-even rounding to 18 places, once per subscription', () => {
     expect(readDecimal('-12.50')).toEqual({ num: -1250n, den: 100n });
     for (const bad of ['1e5', '', ' 1', '1.', '.5', '+1', '0x10', 10, null, undefined]) expect(readDecimal(bad)).toBeUndefined();
     expect([divHalfEven(5n, 2n), divHalfEven(7n, 2n), divHalfEven(-5n, 2n), divHalfEven(5n, -2n), divHalfEven(11n, 4n), divHalfEven(9n, 4n)]).toEqual([2n, 4n, -2n, -2n, 3n, 2n]);
+    // Negative quotients round by their size: −2.75 → −3, −2.25 → −2, −3.5 → −4 (even).
+    expect([divHalfEven(-11n, 4n), divHalfEven(-9n, 4n), divHalfEven(-7n, 2n), divHalfEven(11n, -4n)]).toEqual([-3n, -2n, -4n, -3n]);
     expect([formatAtto(10n * 10n ** 18n), formatAtto(1n), formatAtto(-15n * 10n ** 17n), formatAtto(0n)]).toEqual(['10', '0.000000000000000001', '-1.5', '0']);
     expect([ratio(2n, 3n), ratio(1n, 0n), ratio(-1n, 8n), ratio(0n, 5n)]).toEqual(['0.66666667', null, '-0.12500000', '0.00000000']);
   });

@@ -274,6 +274,8 @@ describe('amounts and times that cannot be read exactly fail the figures (exit 6
   it('cuts a long value in the message to 80 characters', () => {
     const hash = `0x${'ab'.repeat(60)}`;
     expect(() => ledger({ billings: [{ ...good, amount: '1e5', transactionHash: hash }], cancellations: [] }, { at: MAY, graceSeconds: GRACE })).toThrow(`billing ${hash.slice(0, 80)}… (amount "1e5")`);
+    const eighty = `0x${'cd'.repeat(39)}`;
+    expect(() => ledger({ billings: [{ ...good, amount: '1e5', transactionHash: eighty }], cancellations: [] }, { at: MAY, graceSeconds: GRACE })).toThrow(`billing ${eighty} (amount "1e5")`);
   });
 
   it('counts in thousands with separators', () => {
