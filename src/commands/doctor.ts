@@ -154,7 +154,8 @@ function clock(session: Session, answer: KeyCheck['answer'], add: Add, fail: Fai
   // The header is whole seconds, cut: the service's time lies in [date, date + 1 s) when it answered, half way through the request.
   const skew = Math.round((date + 500 - (answer.sentAt + answer.ms / 2)) / 1000);
   const slack = Math.max(1, Math.ceil(answer.ms / 2000));
-  const said = skew === 0 ? `in step with the service (within ${slack} s)` : `${Math.abs(skew)} s ${skew > 0 ? 'behind' : 'ahead of'} the service (± ${slack} s)`;
+  // Within what the measure can tell (whole seconds, half the round trip) the clocks agree.
+  const said = Math.abs(skew) <= slack ? `in step with the service (within ${slack} s)` : `${Math.abs(skew)} s ${skew > 0 ? 'behind' : 'ahead of'} the service (± ${slack} s)`;
   if (Math.abs(skew) > SKEW_FAIL_S) {
     return fail(
       'clock',
