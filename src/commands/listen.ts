@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { z } from 'zod';
 import type { CommandAction } from '../core/runtime/action.js';
 import { EXIT, InterruptedError, listenError, PayrecError } from '../core/runtime/errors.js';
-import { isLoopback } from '../core/http/client.js';
+import { isLoopback } from '../core/http/base-url.js';
 import { parseOption } from '../core/runtime/options.js';
 import { httpUrl } from '../registry/validators.js';
 import type { ForwardedMemory } from '../listener/forwarded.js';

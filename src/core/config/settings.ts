@@ -1,7 +1,7 @@
 import { chain as chainSchema } from '../../registry/validators.js';
 import type { ConfigFileError, ConfigStore, Profile } from './config-store.js';
 import { PayrecError, EXIT, UsageError } from '../runtime/errors.js';
-import { checkBaseUrl } from '../http/client.js';
+import { checkBaseUrl } from '../http/base-url.js';
 import { hasControlCharacters, printable } from '../output/sanitize.js';
 import { keepSecret } from '../runtime/secrets.js';
 

@@ -5,6 +5,7 @@ import { jsonText, MAX_DEPTH, nestedDeeperThan } from './json-text.js';
 import { backoffDelay, isRetryableStatus, parseRetryAfter, RETRY_BUDGET_MS } from './retry.js';
 import { neutraliseTerminal, printable } from '../output/sanitize.js';
 import { maskSecrets } from '../runtime/secrets.js';
+import { checkBaseUrl } from './base-url.js';
 
 // The one HTTP client: a keep-alive undici Agent, the Authorization header, timeouts,
 // retries of what is safe to retry, and the mapping of failures to typed errors.
@@ -47,38 +48,6 @@ export interface ApiRequest {
 /** Largest response body we accept: a 1000-record page is well under 2 MB. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
-export function isLoopback(hostname: string): boolean {
-  return LOOPBACK.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
-}
-
-/**
- * Checks a base URL before any request: the key must never travel in clear text,
- * so plain http is accepted only for loopback addresses (the emulator).
- */
-export function checkBaseUrl(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new UsageError(`invalid base URL "${printable(raw)}": expected an https:// URL such as https://api.8pay.network`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`invalid base URL "${printable(raw)}": expected an https:// URL`);
-  }
-  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    throw new UsageError(
-      `refusing to send the API key over plain http to ${url.host}`,
-      'use https://, or http:// only for a loopback address such as the emulator',
-    );
-  }
-  if (url.username || url.password || url.search || url.hash) {
-    throw new UsageError(`invalid base URL "${printable(raw)}": expected no credentials, query or fragment`);
-  }
-  return url;
-}
 
 /**
  * The URL of a request. Its parsed path must stay below /v1/<chain>/: the URL parser

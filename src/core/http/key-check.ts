@@ -18,7 +18,7 @@ export interface KeyCheck {
 export async function checkKey(session: Session, s: Pick<Settings, 'baseUrl' | 'chain'>, apiKey: string): Promise<KeyCheck> {
   const result: KeyCheck = { ok: false };
   // The run's --timeout and --retries, as every other request.
-  const client = session.newClient(s, apiKey, undefined, ({ ms, date, sentAt }) => (result.answer = { ms, date, sentAt }));
+  const client = await session.newClient(s, apiKey, undefined, ({ ms, date, sentAt }) => (result.answer = { ms, date, sentAt }));
   try {
     await client.json({ method: 'GET', path: '/fixed-recurring/short-urls', query: { limit: 1 } });
     result.ok = true;

@@ -36,6 +36,8 @@ function formatter(zone: string): Intl.DateTimeFormat {
  * (`+01:00`) are refused: a fixed offset has no daylight saving and no name to show.
  */
 export function canonicalZone(name: string): string | undefined {
+  // The default, answered without Intl: its first DateTimeFormat loads ICU's zone data (about 20 ms of every run).
+  if (name === UTC) return UTC;
   if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return undefined;
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
