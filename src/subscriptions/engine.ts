@@ -1,5 +1,5 @@
 import { formatAtto, ratio } from './exact.js';
-import { SubscriptionRecords, type EngineInput, type Label, type Subscription } from './records.js';
+import { SubscriptionRecords, type EngineInput, type Subscription } from './records.js';
 
 // The subscription engine (DESIGN.md "Subscriptions and revenue metrics"; STYLE.md
 // "Derived answers"): billings and cancellations in, the ledger of subscriptions and the
@@ -112,8 +112,8 @@ export function ledger(input: EngineInput | SubscriptionRecords, o: LedgerOption
       started: terms.started,
       paidThrough: seen.paidThrough,
       // Never null here: the subscribe is an attempt before `at`.
-      lastAttempt: s.attemptTimes[countBefore(s.attemptTimes, o.at) - 1],
-      failedAttempts: s.failedTimes.filter((t, i) => t < o.at && s.failedCycles[i] > seen.lastPaidCycle).length,
+      lastAttempt: s.attemptTimes[countBefore(s.attemptTimes, s.attempts, o.at) - 1],
+      failedAttempts: failedSince(s, seen.lastPaidCycle, o.at),
       cancelledAt: cancelled ? cancelled.timestamp : null,
       forced: cancelled ? cancelled.forced : null,
       state: seen.state,
@@ -148,10 +148,11 @@ export function metrics(input: EngineInput | SubscriptionRecords, o: MetricsOpti
   const toIndex = intervals.map((i) => boundaries.indexOf(i.to));
   const countedAt = new Uint8Array(boundaries.length);
 
-  for (const s of recordsOf(input).subscriptions()) {
+  const records = recordsOf(input);
+  for (const s of records.subscriptions()) {
     const terms = s.terms;
     if (terms) {
-      countedAtBoundaries(countedSpans(s, o.graceSeconds), boundaries, countedAt);
+      countedAtBoundaries(s, o.graceSeconds, boundaries, countedAt);
       for (let q = 0; q < intervals.length; q++) {
         const atFrom = countedAt[fromIndex[q]] === 1;
         const atTo = countedAt[toIndex[q]] === 1;
@@ -180,21 +181,23 @@ export function metrics(input: EngineInput | SubscriptionRecords, o: MetricsOpti
       }
     }
     // Attempts come in time order, mostly of one token and plan: reuse the last cell until the interval or label changes.
-    let last: { q: number; label: Label; cell: Cell } | undefined;
-    s.attemptTimes.forEach((t, i) => {
+    let last: { q: number; label: number; cell: Cell } | undefined;
+    for (let i = 0; i < s.attempts; i++) {
+      const t = s.attemptTimes[i];
       const label = s.attemptLabels[i];
       const q = last && t < intervals[last.q].to ? last.q : intervalOf(intervals, t);
-      if (q === -1) return;
-      if (!last || last.q !== q || last.label !== label) last = { q, label, cell: cell(q, label.token, label.planId) };
+      if (q === -1) continue;
+      if (!last || last.q !== q || last.label !== label) last = { q, label, cell: cell(q, records.label(label).token, records.label(label).planId) };
       last.cell.attempts++;
-      if (s.attemptFailed[i]) last.cell.failed++;
-    });
+      if (s.attemptFailed[i] === 1) last.cell.failed++;
+    }
     for (const k of dunningCases(s)) {
       const q = intervalOf(intervals, s.failedTimes[k]);
       if (q === -1) continue;
-      const c = cell(q, s.failedLabels[k].token, s.failedLabels[k].planId);
+      const { token, planId } = records.label(s.failedLabels[k]);
+      const c = cell(q, token, planId);
       c.dunning++;
-      if (s.paidCycles.some((cycle, i) => cycle === s.failedCycles[k] && s.paidTimes[i] < o.at)) c.recovered++;
+      if (paidBefore(s, s.failedCycles[k], o.at)) c.recovered++;
       else {
         const state = seenAt(s, o.at, o.graceSeconds)?.state;
         if (state === 'cancelled' || state === 'lapsed') c.lost++;
@@ -219,7 +222,7 @@ function recordsOf(input: EngineInput | SubscriptionRecords): SubscriptionRecord
 
 /** A subscription as of t (records stamped before t); undefined when not started by then. */
 function seenAt(s: Subscription, t: number, grace: number): { paidThrough: number; lastPaidCycle: number; state: SubscriptionState } | undefined {
-  const k = countBefore(s.paidTimes, t);
+  const k = countBefore(s.paidTimes, s.paid, t);
   if (k === 0) return undefined;
   const paidThrough = s.paidThroughAfter[k - 1];
   const state: SubscriptionState =
@@ -227,40 +230,48 @@ function seenAt(s: Subscription, t: number, grace: number): { paidThrough: numbe
   return { paidThrough, lastPaidCycle: s.lastPaidCycleAfter[k - 1], state };
 }
 
-/**
- * The instants at which a subscription is counted (active or past due), as spans
- * (after, until]: after the i-th paid billing is seen and until the next one is (or its
- * paidThrough + grace passes, or its cancellation is seen), whichever comes first.
- */
-function countedSpans(s: Subscription, grace: number): Array<[number, number]> {
-  const spans: Array<[number, number]> = [];
-  const cancelled = s.cancellation ? s.cancellation.timestamp : Infinity;
-  for (let i = 0; i < s.paidTimes.length; i++) {
-    const after = s.paidTimes[i];
-    const next = i + 1 < s.paidTimes.length ? s.paidTimes[i + 1] : Infinity;
-    const until = Math.min(next, s.paidThroughAfter[i] + grace, cancelled);
-    if (until > after) spans.push([after, until]);
-  }
-  return spans;
+/** Failed attempts before t for cycles after the last one paid. */
+function failedSince(s: Subscription, lastPaidCycle: number, t: number): number {
+  let n = 0;
+  for (let i = 0; i < s.failed; i++) if (s.failedTimes[i] < t && s.failedCycles[i] > lastPaidCycle) n++;
+  return n;
 }
 
-/** Marks, for each boundary (ascending), whether it lies in a span: one walk over both. */
-function countedAtBoundaries(spans: Array<[number, number]>, boundaries: number[], out: Uint8Array): void {
+/**
+ * Marks, for each boundary (ascending), whether the subscription is counted there
+ * (active or past due). It is counted in spans (after, until]: after the i-th paid
+ * billing is seen and until the next one is (or its paidThrough + grace passes, or its
+ * cancellation is seen), whichever comes first. The spans are ascending and apart (each
+ * ends by the next one's start), so one walk over spans and boundaries tells them all.
+ */
+function countedAtBoundaries(s: Subscription, grace: number, boundaries: number[], out: Uint8Array): void {
+  const cancelled = s.cancellation ? s.cancellation.timestamp : Infinity;
+  const until = (i: number) => Math.min(i + 1 < s.paid ? s.paidTimes[i + 1] : Infinity, s.paidThroughAfter[i] + grace, cancelled);
   let j = 0;
   for (let i = 0; i < boundaries.length; i++) {
     const t = boundaries[i];
-    while (j < spans.length && spans[j][1] < t) j++;
-    out[i] = j < spans.length && spans[j][0] < t ? 1 : 0;
+    while (j < s.paid && until(j) < t) j++;
+    out[i] = j < s.paid && s.paidTimes[j] < t && t <= until(j) ? 1 : 0;
   }
 }
 
 /** A subscription's dunning cases: each cycleStart with a failed attempt, by its first failed billing (an index into failed*). */
 function dunningCases(s: Subscription): number[] {
-  const first = new Map<number, number>();
-  s.failedCycles.forEach((cycle, k) => {
-    if (!first.has(cycle)) first.set(cycle, k);
-  });
-  return [...first.values()];
+  const cases: number[] = [];
+  if (s.failed === 0) return cases;
+  const seen = new Set<number>();
+  for (let k = 0; k < s.failed; k++) {
+    if (seen.has(s.failedCycles[k])) continue;
+    seen.add(s.failedCycles[k]);
+    cases.push(k);
+  }
+  return cases;
+}
+
+/** Whether a billing for this cycleStart was paid before t. */
+function paidBefore(s: Subscription, cycleStart: number, t: number): boolean {
+  for (let i = 0; i < s.paid && s.paidTimes[i] < t; i++) if (s.paidCycles[i] === cycleStart) return true;
+  return false;
 }
 
 /** The interval holding t, or -1. */
@@ -276,10 +287,10 @@ function intervalOf(intervals: ReadonlyArray<{ from: number; to: number }>, t: n
   return -1;
 }
 
-/** How many of the ascending times are before t. */
-function countBefore(times: number[], t: number): number {
+/** How many of the first n ascending times are before t. */
+function countBefore(times: Float64Array, n: number, t: number): number {
   let lo = 0;
-  let hi = times.length;
+  let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (times[mid] < t) lo = mid + 1;
