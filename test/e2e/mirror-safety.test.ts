@@ -122,10 +122,10 @@ describe('one mirror, one service', () => {
   });
 });
 
-// Syncs of 20,000 records (21 pages of 960), slowed on purpose to 250 ms a page: about
-// 5 s each on a quiet machine, twice that when the machine is busy; a timeout here would
-// say nothing about the mirror. A slowed first sync commits 3 s after its first batch.
-const SLOW = { rate: 1, kinds: ['slow'], slowMs: 250 } as const;
+// Syncs of 20,000 records (21 pages of 960), slowed on purpose to 400 ms a page: about
+// 8 s each on a quiet machine, twice that when the machine is busy; a timeout here would
+// say nothing about the mirror. A slowed first sync commits about 4 s in (page 10 or so).
+const SLOW = { rate: 1, kinds: ['slow'], slowMs: 400 } as const;
 describe('concurrent and interrupted syncs', { timeout: 120_000 }, () => {
   let big: Emulator;
   beforeAll(async () => (big = await emulator({ records: 20_000 })));
@@ -139,6 +139,14 @@ describe('concurrent and interrupted syncs', { timeout: 120_000 }, () => {
     }
   };
   const pages = () => big.requests.filter((q) => q.path === '/v1/bsc/one-time/transfers').length;
+  /** Until the running sync's first commit is there for a reader: only then is stopping it a test of what it committed. */
+  const waitForCommit = async (db: string) => {
+    for (const until = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 200))) {
+      const r = await payrec(undefined, ['sql', '--db', db, '-f', 'json', 'SELECT count(*) AS n FROM one_time_transfers']);
+      if (r.exitCode === 0 && ((JSON.parse(r.stdout) as Row[])[0].n as number) > 0) return;
+      if (Date.now() > until) throw new Error('timed out waiting for the first commit');
+    }
+  };
 
   test('a second sync while one runs exits 10 saying the mirror is busy; payrec sql reads meanwhile', async () => {
     const db = join(dir, 'busy.duckdb');
@@ -231,8 +239,8 @@ describe('concurrent and interrupted syncs', { timeout: 120_000 }, () => {
     const run = payrec(big, ['sync', 'ot/transfers', '--db', db, '--concurrency', '1', '--retries', '1']);
     let lost;
     try {
-      // Past the first commit (page 13 or so), well before the end.
-      await waitFor(() => pages() >= 16);
+      // Past the first commit, well before the end.
+      await waitForCommit(db);
       // From now on every connection is reset: the network is gone.
       await faults(big, { rate: 1, kinds: ['reset'] });
       lost = await run;
@@ -258,8 +266,8 @@ describe('concurrent and interrupted syncs', { timeout: 120_000 }, () => {
       const run = payrec(big, ['sync', 'ot/transfers', '--db', db, '--concurrency', '1', '-q']);
       let stopped;
       try {
-        // Past the first commit (page 13 or so), before the end (21 pages).
-        await waitFor(() => pages() >= 17);
+        // Past the first commit, well before the end (21 pages).
+        await waitForCommit(db);
         run.kill(signal);
         stopped = await run;
       } finally {
