@@ -11,7 +11,11 @@ import { KNOWN_CHAINS } from '../registry/validators.js';
 // a collection and shift every later offset), some pending until they resolve to
 // confirmed or failed a few seconds later. Every choice comes from one seeded stream,
 // drawn when a record is inserted: two emulators with the same seed and options insert
-// the same records in the same order; only the wall-clock timestamps differ.
+// the same records in the same order; only the wall-clock timestamps differ. Except
+// which subscription a fixed-recurring billing or cancellation joins: that depends on
+// the subscriptions' states at its timestamp (lifecycles.ts), so two emulators agree
+// there while their clocks agree to the second (and always at timestamps given, as
+// POST /_emulator/records takes them).
 
 /** How often the timer runs; each run inserts what the rate owes by then, so jitter does not matter. */
 const TICK_MS = 10;
