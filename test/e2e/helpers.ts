@@ -1,6 +1,6 @@
 import { execa, type ResultPromise } from 'execa';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -64,8 +64,38 @@ export function program(name: string, debianPackage: string): ProgramCheck {
   return { present, skip, note };
 }
 
+/**
+ * Test folders (mirrors, configs, exports) live under one folder per test process,
+ * named by its pid. A run of the suite makes about 4,000 of them, a gigabyte or more;
+ * a worker cannot rely on running code as it ends (the pool may stop it with a signal),
+ * so each process, as it starts, removes the folders of processes that have ended:
+ * after a run, at most that run's folders remain.
+ */
+const TEST_ROOT = join(tmpdir(), 'payrec-tests');
+mkdirSync(TEST_ROOT, { recursive: true });
+for (const name of readdirSync(TEST_ROOT)) {
+  const pid = Number(name.split('-')[0]);
+  if (Number.isInteger(pid) && !running(pid)) {
+    try {
+      rmSync(join(TEST_ROOT, name), { recursive: true, force: true });
+    } catch {
+      // Another worker starting at the same moment is removing it too.
+    }
+  }
+}
+const OWN = mkdtempSync(join(TEST_ROOT, `${process.pid}-`));
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), 'payrec-test-'));
+  return mkdtempSync(join(OWN, 'd-'));
 }
 
 export interface RunOptions {
