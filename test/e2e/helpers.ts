@@ -1,6 +1,6 @@
 import { execa, type ResultPromise } from 'execa';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -84,6 +84,8 @@ for (const name of readdirSync(TEST_ROOT)) {
   }
 }
 const OWN = mkdtempSync(join(TEST_ROOT, `${process.pid}-`));
+// Traversable, as the system's temporary folder is: tests run payrec as another user in folders of their own below it.
+chmodSync(OWN, 0o755);
 
 function running(pid: number): boolean {
   try {
