@@ -186,6 +186,26 @@ describe('exit 2, never 1, where payrec cannot write (issue 23 item 3)', () => {
   });
 });
 
+describe('exit 2, never 1, where payrec cannot even look', () => {
+  test.skipIf(!asRoot || setpriv.skip || (setpriv.present && !nobodyRuns)).concurrent(`a home inside a folder payrec may not enter, run as nobody (EACCES)${nobodyNote}`, async () => {
+    // Found when the test folders moved below a 0700 folder: the config file's lstat failed
+    // with EACCES, which payrec took for an internal error (exit 1, "report it").
+    const home = join(folder(0o700), 'home');
+    mkdirSync(home, { mode: 0o777 });
+    for (const place of placesUnder(home)) {
+      const r = await execa('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', 'node', BIN, ...place.args], {
+        reject: false,
+        extendEnv: false,
+        input: place.input,
+        env: { PATH: process.env.PATH, TZ: 'UTC', NO_COLOR: '1', PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc'), PAYREC_CHAIN: 'bsc', ...place.env },
+      });
+      expect(r.stderr, place.what).not.toContain('internal error');
+      expect(r.stderr, place.what).toMatch(/permission denied \(EACCES\)|: EACCES\n/);
+      expect(r.exitCode, place.what).toBe(2);
+    }
+  });
+});
+
 describe('-o onto what is there', () => {
   test.concurrent('an existing file keeps its mode (0600 stays 0600, 0640 stays 0640)', async () => {
     // Mutant killed: the temporary file left at 0644 before the rename.

@@ -165,11 +165,20 @@ export class ConfigStore {
 /** Reads and checks the config file at `path`; never quotes what it holds. */
 async function inspectConfig(path: string): Promise<Inspection> {
   const empty: StoredConfig = {};
+  let denied = false;
   const link = await lstat(path).catch((err: NodeJS.ErrnoException) => {
     // ENOTDIR: a folder on the way is a file; no config there either (writing one says why it cannot).
     if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
+    // A folder on the way this user may not enter: whatever is there cannot be read, and is left out.
+    if (err.code === 'EACCES' || err.code === 'EPERM') return (denied = true), undefined;
     throw err;
   });
+  if (denied) {
+    return {
+      data: empty,
+      problem: new ConfigFileError('unreadable', `the config file ${printable(path)} cannot be reached: permission denied (EACCES) on a folder on its way`, 'set PAYREC_CONFIG_DIR to a folder you can write'),
+    };
+  }
   const folderProblem = await untrustedFolder(dirname(path));
   if (!link) return { data: empty, problem: folderProblem };
   const target = link.isSymbolicLink() ? await readlink(path).catch(() => '?') : undefined;
