@@ -153,6 +153,16 @@ function placesUnder(home: string) {
   ];
 }
 
+/** payrec run as nobody at one of placesUnder's places, against the emulator. */
+function asNobody(place: ReturnType<typeof placesUnder>[number]) {
+  return execa('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', 'node', BIN, ...place.args], {
+    reject: false,
+    extendEnv: false,
+    input: place.input,
+    env: { PATH: process.env.PATH, TZ: 'UTC', NO_COLOR: '1', PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc'), PAYREC_CHAIN: 'bsc', ...place.env },
+  });
+}
+
 describe('exit 2, never 1, where payrec cannot write (issue 23 item 3)', () => {
   test.concurrent('a home under a regular file (ENOTDIR): each place says so with the setting that moves it', async () => {
     // Mutant killed: makeKeptFolder/ConfigStore.write without unwritable() (exit 1, "unexpected internal error").
@@ -172,12 +182,7 @@ describe('exit 2, never 1, where payrec cannot write (issue 23 item 3)', () => {
     mkdirSync(home, { mode: 0o555 });
     chmodSync(home, 0o555);
     for (const place of placesUnder(home)) {
-      const r = await execa('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', 'node', BIN, ...place.args], {
-        reject: false,
-        extendEnv: false,
-        input: place.input,
-        env: { PATH: process.env.PATH, TZ: 'UTC', NO_COLOR: '1', PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc'), PAYREC_CHAIN: 'bsc', ...place.env },
-      });
+      const r = await asNobody(place);
       expect(r.stderr, place.what).toMatch(/permission denied \(EACCES\)|: EACCES\n/);
       expect(r.stderr, place.what).toContain(`hint: ${place.hint}`);
       expect(r.exitCode, place.what).toBe(2);
@@ -193,12 +198,7 @@ describe('exit 2, never 1, where payrec cannot even look', () => {
     const home = join(folder(0o700), 'home');
     mkdirSync(home, { mode: 0o777 });
     for (const place of placesUnder(home)) {
-      const r = await execa('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', 'node', BIN, ...place.args], {
-        reject: false,
-        extendEnv: false,
-        input: place.input,
-        env: { PATH: process.env.PATH, TZ: 'UTC', NO_COLOR: '1', PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc'), PAYREC_CHAIN: 'bsc', ...place.env },
-      });
+      const r = await asNobody(place);
       expect(r.stderr, place.what).not.toContain('internal error');
       expect(r.stderr, place.what).toMatch(/permission denied \(EACCES\)|: EACCES\n/);
       expect(r.exitCode, place.what).toBe(2);
