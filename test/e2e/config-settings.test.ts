@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { payrec, suiteEmulators, tempDir } from './helpers.js';
@@ -39,6 +41,32 @@ describe('config set keeps run defaults per profile', () => {
     const r = await payrec(s.emu, ['sync', 'ot/transfers', '-q'], { env });
     expect(r.exitCode).toBe(0);
     expect(existsSync(db)).toBe(true);
+  });
+
+  it('retries stored in the profile set how often a failing request is sent; the environment and a flag still win', async () => {
+    // A server that always answers 503: each run's request count is 1 + the retries in force.
+    let requests = 0;
+    const server = createServer((_req, res) => {
+      requests++;
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"code":503,"message":"down"}}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const env = { PAYREC_CONFIG_DIR: tempDir(), PAYREC_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, PAYREC_API_KEY: 'prk_retries_test_1234' };
+      expect((await payrec(undefined, ['config', 'set', 'retries', '1'], { env })).exitCode).toBe(0);
+      const list = ['ot', 'transfers', '--limit', '1', '--timeout', '30'];
+      const sent = async (extra: string[], more: Record<string, string> = {}) => {
+        requests = 0;
+        const r = await payrec(undefined, [...list, ...extra], { env: { ...env, ...more } });
+        expect(r.exitCode).toBe(6);
+        return requests;
+      };
+      expect(await sent([])).toBe(2); // the profile's 1 retry, not the default 3
+      expect(await sent([], { PAYREC_RETRIES: '0' })).toBe(1);
+      expect(await sent(['--retries', '2'], { PAYREC_RETRIES: '0' })).toBe(3);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('a bad value is refused as its flag would be (exit 2), and xlsx cannot be every run\'s format', async () => {

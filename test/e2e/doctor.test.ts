@@ -197,6 +197,15 @@ describe('the clock, against a service whose Date header is off', () => {
     expect(r.stderr).toContain('hint: set the clock (timedatectl set-ntp true)');
   });
 
+  test('ten minutes ahead: exit 2 as well (a clock ahead skews --at and periods as much as one behind)', async () => {
+    offsetS = -600;
+    const r = await run();
+    expect(r.exitCode).toBe(2);
+    expect(r.by('clock')?.status).toBe('fail');
+    expect(r.by('clock')?.detail).toMatch(/^this machine's clock is (599|600|601) s ahead of the service \(± 1 s\)/);
+    expect(r.stderr).toContain('hint: set the clock (timedatectl set-ntp true)');
+  });
+
   test('twenty seconds ahead: a warning, exit 0', async () => {
     offsetS = -20;
     const r = await run();
