@@ -14,10 +14,15 @@ import { BIN, program, tempDir } from './helpers.js';
 //   `<!-- docs-test: not compared (why) -->`: its commands run, their output is not compared.
 // The emulator's data is anchored at a fixed date (PAYREC_EMULATOR_NOW), so the output is
 // the same every day. After a change of output, `npm run docs:update` rewrites the shown
-// output in place; review the diff like any other.
+// output in place, but only where no figure changed (the same numbers in the same order:
+// widths, wording, layout). A changed figure is a lock breaking, not a fact: the update
+// prints each such example's diff and writes nothing; `npm run docs:accept` writes them
+// (still printing the diffs) once each new figure is known true from a test whose expected
+// value the code did not compute.
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const UPDATE = process.env.PAYREC_UPDATE_DOCS === '1';
+/** `1`: rewrite examples whose figures did not change; `figures`: rewrite every example. */
+const UPDATE = process.env.PAYREC_UPDATE_DOCS;
 /** The day the examples' data is anchored at (records lie in the year before it). */
 const EXAMPLES_NOW = '2026-11-22';
 
@@ -155,6 +160,11 @@ function screen(output: string): string[] {
   return shown;
 }
 
+/** The numbers an output shows, in order: what a rewrite must not change silently. */
+function figures(output: string[]): string {
+  return (output.join('\n').match(/\d+/g) ?? []).join(' ');
+}
+
 /** Runs one shell command line on a 120-column pseudo-terminal; returns the screen's lines and the exit code. */
 async function onTerminal(command: string, bin: string, home: string): Promise<{ lines: string[]; exitCode: number }> {
   const r = await execa('script', ['-qec', `stty cols 120 rows 50; ${command}`, '/dev/null'], {
@@ -200,20 +210,24 @@ describe('console examples print what they show', () => {
         }
       }
       const examples = blocks.flatMap((b) => b.examples.map((e) => ({ ...e, compared: b.compared })));
-      if (UPDATE) {
-        for (let k = examples.length - 1; k >= 0; k--) {
-          if (examples[k].compared) lines.splice(examples[k].start, examples[k].end - examples[k].start, ...actual[k]);
-        }
-        writeFileSync(path, lines.join('\n'));
-        return;
-      }
       const stale = examples.flatMap((e, k) => {
         if (!e.compared) return [];
         const shown = lines.slice(e.start, e.end).map((l) => l.trimEnd());
         while (shown.length > 0 && shown[shown.length - 1] === '') shown.pop();
-        return shown.join('\n') === actual[k].join('\n') ? [] : [`${file}:${e.start}: $ ${e.command}\n--- shown\n${shown.join('\n')}\n--- printed\n${actual[k].join('\n')}`];
+        if (shown.join('\n') === actual[k].join('\n')) return [];
+        return [{ k, figuresChanged: figures(shown) !== figures(actual[k]), diff: `${file}:${e.start}: $ ${e.command}\n--- shown\n${shown.join('\n')}\n--- printed\n${actual[k].join('\n')}` }];
       });
-      expect(stale.join('\n\n'), `stale examples (run npm run docs:update and review the diff)`).toBe('');
+      if (UPDATE) {
+        const refused = UPDATE === 'figures' ? [] : stale.filter((x) => x.figuresChanged);
+        if (UPDATE === 'figures') for (const x of stale) console.log(x.diff);
+        if (refused.length === 0) {
+          for (const { k } of [...stale].reverse()) lines.splice(examples[k].start, examples[k].end - examples[k].start, ...actual[k]);
+          if (stale.length > 0) writeFileSync(path, lines.join('\n'));
+        }
+        expect(refused.map((x) => x.diff).join('\n\n'), `figures changed: nothing written to ${file}; check each new figure against an oracle, then npm run docs:accept`).toBe('');
+        return;
+      }
+      expect(stale.map((x) => x.diff).join('\n\n'), `stale examples (run npm run docs:update and review the diff)`).toBe('');
     });
   }
 });
