@@ -1,13 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, Fixtures } from '../../src/emulator/index.js';
 import { emulator, payrec, tempDir } from './helpers.js';
 
 // `payrec api PATH`: the escape hatch for any endpoint, checked against what the
 // emulator answers to the same request made here with fetch.
-
-vi.setConfig({ testTimeout: 30_000 });
 
 let emu: Emulator;
 let fx: Fixtures;

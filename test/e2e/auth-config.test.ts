@@ -1,14 +1,12 @@
 import { execa } from 'execa';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { BIN, emulator, payrec, program, tempDir } from './helpers.js';
 
 // auth login/status/logout and config over an isolated config directory, and the
 // precedence of settings: flag > environment > profile > default.
-
-vi.setConfig({ testTimeout: 30_000 });
 
 let emu: Emulator;
 /** Receives only bad input: its request log must stay empty. */

@@ -1,14 +1,12 @@
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { describe, expect, test, vi } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { payrec, program, tempDir } from './helpers.js';
 
 // Shell completions: the committed completions/ files are exactly what
 // `payrec completion SHELL` prints (a stale file fails here: run npm run generate),
 // and they complete commands, aliases, flags and flag values in the real shells.
-
-vi.setConfig({ testTimeout: 30_000 });
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FILES = { bash: 'completions/payrec.bash', zsh: 'completions/_payrec', fish: 'completions/payrec.fish' } as const;

@@ -193,7 +193,7 @@ describe('console examples print what they show', () => {
     const lines = readFileSync(path, 'utf8').split('\n');
     const blocks = consoleBlocks(file, lines);
     if (blocks.length === 0) continue;
-    onPty(`${file}: ${blocks.reduce((n, b) => n + b.examples.length, 0)} examples${script.note}`, { timeout: 120_000 }, async () => {
+    onPty(`${file}: ${blocks.reduce((n, b) => n + b.examples.length, 0)} examples${script.note}`, async () => {
       // Run every example first, then compare (or rewrite from the end, so indices hold).
       const actual: string[][] = [];
       const home = tempDir();

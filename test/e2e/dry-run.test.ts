@@ -1,13 +1,11 @@
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, Fixtures } from '../../src/emulator/index.js';
 import { emulator, payrec } from './helpers.js';
 
 // --dry-run prints each request as a curl command (the key as $PAYREC_API_KEY) and
 // sends nothing. The printed command is then run with real curl against the emulator,
 // which must answer it as it answers payrec.
-
-vi.setConfig({ testTimeout: 30_000 });
 
 let emu: Emulator;
 let fx: Fixtures;

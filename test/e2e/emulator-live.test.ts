@@ -1,11 +1,9 @@
-import { describe, expect, test, vi } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { payrec } from './helpers.js';
 
 // `payrec emulator start --live RATE` through the built binary: the banner says what the
 // traffic does, records arrive over HTTP, and a list read at a quiet moment equals the
 // ground truth the emulator reports. Bad values are in bad-input.test.ts.
-
-vi.setConfig({ testTimeout: 30_000 });
 
 type Rec = Record<string, any>;
 

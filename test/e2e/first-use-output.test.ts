@@ -2,15 +2,13 @@ import ExcelJS from 'exceljs';
 import { execa } from 'execa';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, test, vi } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { BIN, parseCsv, payrec, program, suiteEmulators, tempDir } from './helpers.js';
 
 // What a newcomer's first commands print (issue 23): formats from -o's file name, ids
 // whole where they fit, a failed billing shown as failed, an empty result said on
 // stderr. Ground truth is the emulator's API, read directly here.
-
-vi.setConfig({ testTimeout: 30_000 });
 
 const s = suiteEmulators();
 type Rec = Record<string, any>;

@@ -1,13 +1,11 @@
 import { execa } from 'execa';
-import { describe, expect, test, vi } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { BIN, emulator, program, tempDir } from './helpers.js';
 
 // --follow on a terminal is one table: one header, a line per record as it comes, and a
 // record stamped before one already printed (a late arrival) marked `late`. The
 // emulator's live mode makes records, some of them late; its ground truth says which
 // records exist and when they are stamped.
-
-vi.setConfig({ testTimeout: 60_000 });
 
 const script = program('script', 'bsdutils');
 const onPty = script.skip ? test.skip : test;

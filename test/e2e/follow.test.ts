@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, test, vi } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { emulator, payrec } from './helpers.js';
 
@@ -8,8 +8,6 @@ import { emulator, payrec } from './helpers.js';
 // are printed once each, however many polls see them; Ctrl-C (SIGINT) ends it with 130
 // and, in json, a closed document. Each test has its own emulator: the request log and
 // the records added are its own.
-
-vi.setConfig({ testTimeout: 30_000 });
 
 const NO_STACK = /\n\s+at /;
 

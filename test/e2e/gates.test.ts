@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, Fixtures } from '../../src/emulator/index.js';
 import { emulator, parseCsv, payrec, tempDir } from './helpers.js';
 
@@ -9,8 +9,6 @@ import { emulator, parseCsv, payrec, tempDir } from './helpers.js';
 // no silent truncation, CI gates. The ground truth is the emulator's complete records
 // (its control route GET /_emulator/records), summed here with BigInt: never payrec's
 // own functions.
-
-vi.setConfig({ testTimeout: 60_000 });
 
 type Rec = Record<string, any>;
 const CHAIN = 'bsc';

@@ -43,25 +43,39 @@ export function suiteEmulators(): SuiteEmulators {
 /** CI runs every test: `CI` is set there (and .ci/run installs the programs below). */
 const IN_CI = !['', '0', 'false'].includes(process.env.CI ?? '');
 
-export interface ProgramCheck {
+export interface Prerequisite {
   present: boolean;
-  /** Skip the tests that need it: only off CI, where a developer may lack the program. */
+  /** Skip the tests that need it: only off CI, where a developer may lack it. */
   skip: boolean;
   /** Appended to the test name: why it is skipped, or why it fails. */
   note: string;
+  /** Fails the test, saying what is missing and how to get it, unless it is present (a test's first line). */
+  need(): void;
 }
 
 /**
- * A program that some tests drive (zsh, fish, util-linux `script` for a pseudo-terminal).
- * Missing on a developer's machine, those tests are skipped and say so; missing under
- * CI, they run and fail, so CI never proves less than the suite holds.
+ * Something some tests need that a developer's machine may lack (a program, root, a
+ * user to run payrec as). Missing there, those tests are skipped and say so; missing
+ * under CI, they run and fail at once, naming it: CI never proves less than the suite
+ * holds.
  */
-export function program(name: string, debianPackage: string): ProgramCheck {
-  const present = spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
+export function prerequisite(what: string, present: boolean, fix: string): Prerequisite {
   const skip = !present && !IN_CI;
-  const install = `apt-get install ${debianPackage}`;
-  const note = present ? '' : skip ? ` (skipped: ${name} is not installed; ${install})` : ` (failing: ${name} is not installed and CI runs every test; ${install})`;
-  return { present, skip, note };
+  const note = present ? '' : skip ? ` (skipped: needs ${what}; ${fix})` : ` (failing: needs ${what}, and CI runs every test; ${fix})`;
+  return {
+    present,
+    skip,
+    note,
+    need() {
+      if (!present) throw new Error(`this test needs ${what}: ${fix}`);
+    },
+  };
+}
+
+/** A program that some tests drive (zsh, fish, util-linux `script` for a pseudo-terminal). */
+export function program(name: string, debianPackage: string): Prerequisite {
+  const present = spawnSync('sh', ['-c', `command -v ${name}`]).status === 0;
+  return prerequisite(name, present, `apt-get install ${debianPackage}`);
 }
 
 /**
@@ -168,6 +182,21 @@ export function parseCsv(text: string): string[][] {
   return rows;
 }
 
+/**
+ * How long a test waits for an event (a line printed, a request logged, a commit seen)
+ * before it fails naming it: far beyond what any takes on a quiet machine, so that one
+ * running at a fraction of its speed still sees it. A passing test never waits this long:
+ * waits end at the event.
+ */
+export const EVENT_WAIT_MS = 60_000;
+
+/** Waits until `ok()` holds (asked every 20 ms); fails naming `what` after `ms`. */
+export async function until(what: string, ok: () => boolean | Promise<boolean>, ms = EVENT_WAIT_MS): Promise<void> {
+  for (const end = Date.now() + ms; !(await ok()); await new Promise((r) => setTimeout(r, 20))) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+  }
+}
+
 /** Collects a stream's text and waits for a pattern in it. */
 export function watch(stream: Readable) {
   let text = '';
@@ -177,12 +206,14 @@ export function watch(stream: Readable) {
     get text() {
       return text;
     },
-    async waitFor(pattern: RegExp, ms = 15_000): Promise<RegExpMatchArray> {
-      for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
-        const m = text.match(pattern);
-        if (m) return m;
+    async waitFor(pattern: RegExp, ms = EVENT_WAIT_MS): Promise<RegExpMatchArray> {
+      let m = null as RegExpMatchArray | null;
+      try {
+        await until(String(pattern), () => (m = text.match(pattern)) !== null, ms);
+      } catch {
+        throw new Error(`timed out waiting for ${pattern} in: ${text}`);
       }
-      throw new Error(`timed out waiting for ${pattern} in: ${text}`);
+      return m!;
     },
   };
 }

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { BIN, emulator, payrec, program, tempDir } from './helpers.js';
 
@@ -12,8 +12,6 @@ import { BIN, emulator, payrec, program, tempDir } from './helpers.js';
 // send never ends as exit 1, never prints the key, never hangs (issue 18, items 2-5).
 // A hostile server of this file's own answers per scenario: its base URL's first path
 // segment names what it sends (`http://127.0.0.1:P/deep-array` → /deep-array/v1/bsc/…).
-
-vi.setConfig({ testTimeout: 60_000 });
 
 /** The key of these tests: none of its characters' runs may appear in any output. */
 const SECRET = 'Zq8XwT3vK9mN2pL7rB4y';

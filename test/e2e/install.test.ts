@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { describe, expect, test, vi } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { tempDir } from './helpers.js';
 
 // A clean install, as a newcomer makes it: the packed tarball installed globally (into a
@@ -10,8 +10,6 @@ import { tempDir } from './helpers.js';
 // ci may not have cached, so it may reach the registry as npm ci does) prints no warning and
 // gives a working `payrec`; and the clone's own dependencies run no install script that
 // package.json has not reviewed (npm 11 warns about each one on npm ci).
-
-vi.setConfig({ testTimeout: 120_000 });
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };

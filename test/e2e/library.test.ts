@@ -1,15 +1,13 @@
 import { mkdirSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { emulator, payrec, tempDir } from './helpers.js';
 
 // The library as a user's project gets it: `import … from 'payrec'` resolved through the
 // package's own exports (node_modules/payrec → this package, built), run with node
 // against the emulator; its types checked with tsc; and what `npm pack` would ship.
-
-vi.setConfig({ testTimeout: 60_000 });
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const EXAMPLE = join(import.meta.dirname, 'fixtures/library-example.mjs');

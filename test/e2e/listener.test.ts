@@ -3,7 +3,7 @@ import { appendFileSync, readFileSync, statSync, readdirSync, writeFileSync } fr
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, Fixtures } from '../../src/emulator/index.js';
 import { emulator, payrec, tempDir, watch } from './helpers.js';
 
@@ -11,8 +11,6 @@ import { emulator, payrec, tempDir, watch } from './helpers.js';
 // binary `payrec wn listen` on an ephemeral port, the emulator as the API (its request
 // log counts the lookups made with the user's key), and an app server of the test's own
 // behind --forward-to.
-
-vi.setConfig({ testTimeout: 30_000 });
 
 let emu: Emulator;
 let fx: Fixtures;
@@ -30,7 +28,6 @@ async function real(event = 'Billing', plan = fx.plans['fixed-recurring'][3]): P
   expect(r.exitCode).toBe(0);
   return JSON.parse(r.stdout).notification;
 }
-
 
 async function listen(args: string[], state = tempDir()) {
   const proc = payrec(emu, ['wn', 'listen', '--port', '0', ...args], { env: { XDG_STATE_HOME: state } });

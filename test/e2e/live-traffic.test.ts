@@ -86,7 +86,7 @@ describe('--all while records arrive: every record of the window exactly once', 
     const newest = out.reduce((m, t) => Math.max(m, t.timestamp), 0);
     const lateArrivals = (after.records as Transfer[]).filter((t, i) => after.arrivals[i] > before.seq && t.timestamp <= newest);
     expect(lateArrivals.length).toBeGreaterThan(0);
-  }, 60_000);
+  });
 
   test('--summary counts the same exact set: every record of the window once, none twice', async () => {
     const before = emu.records(CHAIN, COLLECTION);
@@ -107,7 +107,7 @@ describe('--all while records arrive: every record of the window exactly once', 
       expect(total).toBeGreaterThanOrEqual(low);
       expect(total).toBeLessThanOrEqual(low + sum(arrived, token));
     }
-  }, 60_000);
+  });
 });
 
 /** A decimal string as an integer of 10^-18 units: exact, for comparisons. */
@@ -168,5 +168,5 @@ describe('--follow while records arrive', () => {
     } finally {
       await emu.close();
     }
-  }, 60_000);
+  });
 });

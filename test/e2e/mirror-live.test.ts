@@ -123,4 +123,4 @@ test('repeated syncs under live traffic, then one after it stops: every table eq
     for (const r of emu.records('bsc', collection).records) want.set(r.transactionStatus as string, (want.get(r.transactionStatus as string) ?? 0) + 1);
   }
   expect(statuses).toEqual([...want].sort(([a], [b]) => a.localeCompare(b)).map(([s, n]) => ({ s, n })));
-}, 180_000);
+}, 480_000);

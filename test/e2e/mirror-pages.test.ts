@@ -79,4 +79,4 @@ test('a first sync of many pages under traffic misses nothing that was there and
   await sync();
   // Every record, once, with its current status.
   for (const [table, collection, id] of LISTS) await expectMirrorsList(db, table, [id], emu.records('bsc', collection).records);
-}, 240_000);
+}, 480_000);

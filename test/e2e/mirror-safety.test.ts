@@ -126,7 +126,7 @@ describe('one mirror, one service', () => {
 // 8 s each on a quiet machine, twice that when the machine is busy; a timeout here would
 // say nothing about the mirror. A slowed first sync commits about 4 s in (page 10 or so).
 const SLOW = { rate: 1, kinds: ['slow'], slowMs: 400 } as const;
-describe('concurrent and interrupted syncs', { timeout: 120_000 }, () => {
+describe('concurrent and interrupted syncs', () => {
   let big: Emulator;
   beforeAll(async () => (big = await emulator({ records: 20_000 })));
   afterAll(() => big.close());

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { DeliveryAttempt, Emulator, Fixtures } from '../../src/emulator/index.js';
 import { emulator, payrec, tempDir, watch } from './helpers.js';
 
@@ -13,7 +13,6 @@ import { emulator, payrec, tempDir, watch } from './helpers.js';
 // saved one. Everything over real HTTP on loopback.
 
 // Each test runs the binary a few times; on two busy cores that can take seconds.
-vi.setConfig({ testTimeout: 30_000 });
 
 let emu: Emulator;
 /** Receives only bad input: its request log must stay empty. */
@@ -36,7 +35,6 @@ async function trigger(event: string, plan: string): Promise<{ notification: Not
   expect(r.exitCode).toBe(0);
   return JSON.parse(r.stdout);
 }
-
 
 /** Starts `payrec wn listen --port 0 …` and waits until it says where it listens. */
 async function listen(args: string[], env: Record<string, string> = {}) {

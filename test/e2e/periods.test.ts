@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, test, vi } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { parseCsv, payrec, suiteEmulators, tempDir } from './helpers.js';
 
 // Calendar periods and time zones (DESIGN.md "Answers finance and ops can sign"),
@@ -8,8 +8,6 @@ import { parseCsv, payrec, suiteEmulators, tempDir } from './helpers.js';
 // ground truth is the emulator's complete records, cut by month here with the
 // test's own arithmetic: UTC months from Date.UTC, Berlin's from the EU rule
 // (summer time, UTC+2, from April to October's first days; UTC+1 otherwise).
-
-vi.setConfig({ testTimeout: 60_000 });
 
 const s = suiteEmulators();
 const COLLECTION = 'one-time/transfers';

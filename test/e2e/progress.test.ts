@@ -1,12 +1,10 @@
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { BIN, emulator, payrec, program, tempDir } from './helpers.js';
 
 // The progress line of --all exports: on stderr, only for a person at a terminal,
 // never with --quiet, never in a pipe.
-
-vi.setConfig({ testTimeout: 30_000 });
 
 let emu: Emulator;
 beforeAll(async () => (emu = await emulator({ records: 5000 })));

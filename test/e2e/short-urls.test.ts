@@ -1,11 +1,10 @@
-import { describe, expect, test, vi } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { payrec, suiteEmulators } from './helpers.js';
 
 // Short url create, read, update and delete on both products that have them, as the
 // owner and as another user of the same chain (who must not see any of it).
 
 // Each test runs the binary a few times; on two busy cores that can take seconds.
-vi.setConfig({ testTimeout: 30_000 });
 
 const s = suiteEmulators();
 

@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { BIN, emulator, payrec, program, tempDir } from './helpers.js';
 import { listOf } from './mirror-helpers.js';
@@ -10,8 +10,6 @@ import { listOf } from './mirror-helpers.js';
 // and a long result on a terminal shows its first 40 rows and says how many more.
 // Ground truth: the emulator's records over plain HTTP, and DuckDB's range() whose
 // rows are known without payrec.
-
-vi.setConfig({ testTimeout: 60_000 });
 
 let emu: Emulator;
 let dir: string;

@@ -25,7 +25,7 @@ beforeAll(async () => {
   const r = await payrec(s.emu, ['sync', 'fr/billings', 'fr/cancellations', ...plans, '--db', db, '-q']);
   expect(r.stderr).toBe('');
   expect(r.exitCode).toBe(0);
-}, 120_000);
+});
 
 // ---- the oracle: DESIGN.md's definitions, record by record ----
 

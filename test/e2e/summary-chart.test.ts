@@ -1,12 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, Fixtures } from '../../src/emulator/index.js';
 import { apiRecords, emulator, payrec } from './helpers.js';
 
 // --summary and --chart, checked against totals and buckets computed here, independently
 // (BigInt fixed-point sums, UTC dates by hand), over the emulator's records read here
 // page by page with plain HTTP: never over what payrec itself printed.
-
-vi.setConfig({ testTimeout: 30_000 });
 
 let emu: Emulator;
 let fx: Fixtures;

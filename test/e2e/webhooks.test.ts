@@ -1,10 +1,9 @@
-import { expect, test, vi } from 'vitest';
+import { expect, test } from 'vitest';
 import { payrec, suiteEmulators } from './helpers.js';
 
 // Plan webhooks: set (PUT {"webhook": url}), get, change, delete.
 
 // Each test runs the binary a few times; on two busy cores that can take seconds.
-vi.setConfig({ testTimeout: 30_000 });
 
 const s = suiteEmulators();
 

@@ -204,7 +204,7 @@ describe.skipIf(office.skip)(`-f xlsx read back by LibreOffice${office.note}`, (
         tables: odsTables(readFileSync(join(dir, 'read', `${name}.fods`), 'utf8')),
       };
     }
-  }, 120_000);
+  });
 
   afterAll(() => server?.close());
 

@@ -30,5 +30,5 @@ describe('generated identities are unique in their collection', () => {
     } finally {
       await emu.close();
     }
-  }, 60_000);
+  });
 });
