@@ -83,9 +83,6 @@ const RETRY_MS = 25;
 /** How often a sync --wait tries the other sync's lock: each try opens a small DuckDB file. */
 const WAIT_FOR_SYNC_POLL_MS = 200;
 
-/** Statements `payrec sql` runs: queries, and EXPLAIN of them. */
-const READS = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
-
 export class MirrorDb {
   /**
    * Where batches of records wait for DuckDB's JSON reader: a private folder beside the
@@ -167,6 +164,8 @@ export class MirrorDb {
     // UTC unless --tz says otherwise, never the machine's zone: the same query gives the
     // same months on every machine. The zone is a canonical IANA name (session.ts).
     await this.connection.run(`SET TimeZone = '${(this.o.timeZone ?? 'UTC').replaceAll("'", "''")}'`);
+    // A reader's settings are payrec's, whatever a query tries (external access, the memory limit, where it spills).
+    if (this.access === 'read') await this.connection.run('SET lock_configuration = true');
   }
 
   private get conn(): DuckDBConnection {
@@ -288,28 +287,40 @@ export class MirrorDb {
   }
 
   /**
-   * Checks that `sql` is one statement that reads (a query, or EXPLAIN of one), and
-   * says which kind it is. Anything else is refused, also what a read-only file would
-   * take (SET, PRAGMA, CALL, USE, LOAD…), before it runs.
+   * Checks that `sql` is one statement that reads, a query or EXPLAIN [ANALYZE] of one,
+   * and says which. DuckDB says what a statement is (the type of its prepared
+   * statement), but not what an EXPLAIN explains, and EXPLAIN ANALYZE runs it (a COPY
+   * over the mirror, a SET): the statement after the keywords must be a query itself.
+   * Anything else is refused before it runs, also what a read-only file would take
+   * (SET, PRAGMA, CALL, USE, LOAD…).
    */
   async readKind(sql: string): Promise<'query' | 'explain'> {
+    const type = await this.statementType(sql);
+    if (type === StatementType.SELECT) return 'query';
+    if (type !== StatementType.EXPLAIN) throw onlyReads(`DuckDB takes this statement as ${typeName(type)}`);
+    const keywords = /^\s*EXPLAIN\s+(?:ANALYZE\s+)?/i.exec(sql);
+    const explained = keywords ? await this.statementType(sql.slice(keywords[0].length)).catch(() => undefined) : undefined;
+    if (explained !== StatementType.SELECT) {
+      const what = explained === undefined ? '' : `; DuckDB takes the statement it explains as ${typeName(explained)}`;
+      throw onlyReads(`EXPLAIN runs only as EXPLAIN [ANALYZE] followed by a query${what}`);
+    }
+    return 'explain';
+  }
+
+  /** The type DuckDB gives `sql`, which must be one statement; prepared (bound), never run. */
+  private async statementType(sql: string): Promise<StatementType> {
     const statements = await this.conn.extractStatements(sql);
     if (statements.count !== 1) throw new UsageError('give exactly one SQL statement');
     const prepared = await statements.prepare(0).catch((err: unknown) => {
       // The collections are views (layout.ts): DuckDB refuses a write to one while binding it, before its type is known.
       if (/Can only (delete from|update) base table|insert into (a )?view/i.test(err instanceof Error ? err.message : String(err))) {
-        const word = (/^\s*(\w+)/.exec(sql)?.[1] ?? 'a write').toUpperCase();
-        throw new UsageError(`payrec sql only reads (SELECT, WITH, FROM, DESCRIBE, EXPLAIN…): DuckDB takes this statement as ${word}, so it is refused`, 'the mirror changes only through payrec sync; export results with -o FILE');
+        throw onlyReads(`DuckDB takes this statement as ${(/^\s*(\w+)/.exec(sql)?.[1] ?? 'a write').toUpperCase()}`);
       }
       throw err;
     });
     const type = prepared.statementType;
     prepared.destroySync();
-    if (!READS.has(type)) {
-      const name = StatementType[type] ?? String(type);
-      throw new UsageError(`payrec sql only reads (SELECT, WITH, FROM, DESCRIBE, EXPLAIN…): DuckDB takes this statement as ${name.replace('_', ' ')}, so it is refused`, 'the mirror changes only through payrec sync; export results with -o FILE');
-    }
-    return type === StatementType.EXPLAIN ? 'explain' : 'query';
+    return type;
   }
 
   /**
@@ -384,6 +395,13 @@ export class MirrorDb {
     this.syncLock = undefined;
   }
 }
+
+/** `payrec sql` refusing a statement that is not a read: exit 2, saying why. */
+function onlyReads(why: string): UsageError {
+  return new UsageError(`payrec sql only reads (SELECT, WITH, FROM, DESCRIBE, EXPLAIN…): ${why}, so it is refused`, 'the mirror changes only through payrec sync; export results with -o FILE');
+}
+
+const typeName = (type: StatementType) => (StatementType[type] ?? String(type)).replace('_', ' ');
 
 /** The temporary table a query's result is made in (see completeResult). */
 const RESULT = 'payrec_result';
