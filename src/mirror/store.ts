@@ -1,5 +1,5 @@
 import { closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, type Stats } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BusyError, InterruptedError, UsageError } from '../core/runtime/errors.js';
@@ -94,6 +94,8 @@ export class MirrorDb {
   private stagingDir?: string;
   /** Where readers waiting for the file leave a note named by their process id. */
   private readonly readersDir: string;
+  /** DuckDB's temp_directory (see makeSpillFolder). */
+  private spillDir?: string;
   private staged = 0;
   private instance?: DuckDBInstance;
   private connection?: DuckDBConnection;
@@ -119,6 +121,7 @@ export class MirrorDb {
       if (access === 'write') db.syncLock = await takeSyncLock(file, o);
     }
     try {
+      db.spillDir = makeSpillFolder(file);
       await db.connect();
     } catch (err) {
       db.close();
@@ -134,7 +137,8 @@ export class MirrorDb {
    * waits for them however long their queries take (Ctrl-C stops it).
    */
   private async connect(patient = false): Promise<void> {
-    const options = { ...(this.access === 'read' ? READ_OPTIONS : WRITE_OPTIONS), memory_limit: this.o.memoryLimit };
+    // DuckDB sets them in this order, and takes no temp_directory once external access is off.
+    const options = { temp_directory: this.spillDir ?? '', ...(this.access === 'read' ? READ_OPTIONS : WRITE_OPTIONS), memory_limit: this.o.memoryLimit };
     const note = this.access === 'read' && this.file !== ':memory:' ? join(this.readersDir, String(process.pid)) : undefined;
     const started = Date.now();
     let said = false;
@@ -389,8 +393,8 @@ export class MirrorDb {
 
   close(): void {
     this.closeFile();
-    if (this.stagingDir) rmSync(this.stagingDir, { recursive: true, force: true });
-    this.stagingDir = undefined;
+    for (const dir of [this.stagingDir, this.spillDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+    this.stagingDir = this.spillDir = undefined;
     this.syncLock?.closeSync();
     this.syncLock = undefined;
   }
@@ -458,6 +462,43 @@ function refusePlanted(file: string): void {
     if (!s || (!s.isSymbolicLink() && isOwn(s))) continue;
     const why = s.isSymbolicLink() ? 'is a link' : `belongs to another user (uid ${s.uid})`;
     throw new UsageError(`${printable(join(dir, name))} ${why}: payrec does not use a mirror's file through it`, 'remove it (payrec makes its own), or give --db FILE in a folder of yours');
+  }
+}
+
+/**
+ * DuckDB's temp_directory, where it spills what does not fit in its memory (a large
+ * result, a sort): a folder of a new name only this user can enter (mkdtemp: 0700,
+ * never a link), removed on close and at exit. DuckDB's own `<mirror>.tmp` could be a
+ * folder another user made, and would receive pieces of every large result. It is
+ * beside the mirror, on its disk, named by this process (what a killed one left goes at
+ * the next open); in the system's temporary folder where the mirror's cannot be
+ * written, and for a dry run's database in memory.
+ */
+function makeSpillFolder(file: string): string {
+  let dir: string | undefined;
+  if (file !== ':memory:') {
+    removeStaleSpills(file);
+    try {
+      dir = mkdtempSync(`${spillPrefix(file)}${process.pid}-`);
+    } catch {
+      // A mirror's folder this user may read but not write: the system's temporary folder.
+    }
+  }
+  dir ??= mkdtempSync(join(tmpdir(), 'payrec-spill-'));
+  const made = dir;
+  process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+  return made;
+}
+
+const spillPrefix = (file: string) => join(dirname(file), `.${basename(file)}.tmp-`);
+
+/** Removes the spill folders of processes that have ended (killed: nothing removed them), only real folders of the user's own. */
+function removeStaleSpills(file: string): void {
+  const prefix = basename(spillPrefix(file));
+  for (const name of namesIn(dirname(file))) {
+    if (!name.startsWith(prefix)) continue;
+    const path = join(dirname(file), name);
+    if (!alive(Number(name.slice(prefix.length).split('-')[0])) && ownFolder(path)) rmSync(path, { recursive: true, force: true });
   }
 }
 
