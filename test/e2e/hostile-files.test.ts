@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, chownSync, mkdirSync, readdirSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { emulator, payrec, tempDir } from './helpers.js';
-import { asRoot, NOBODY } from './other-user.js';
+import { asRoot, NOBODY, nobodyNote, payrecAsNobody, withoutNobody } from './other-user.js';
 
 // What another user of the machine can plant beside what payrec keeps (issue 32): each
 // test builds the hostile thing itself (a folder, a link, a pipe) and checks that payrec
@@ -93,5 +93,42 @@ describe('DuckDB spills into a private folder of payrec\'s own (item 2)', () => 
     const r = await payrec(undefined, ['sql', '--db', db, 'SELECT 1 AS one', '-f', 'jsonl']);
     expect([r.exitCode, r.stdout]).toEqual([0, '{"one":1}\n']);
     expect(readdirSync(dir).filter((n) => n.startsWith('.m.duckdb.tmp-'))).toEqual([live]);
+  });
+});
+
+describe('sync --parquet DIR gets the mirror folder\'s trust check (item 4)', () => {
+  test.concurrent('a DIR others can write, or another user\'s: exit 2 before anything is fetched, nothing written there', async () => {
+    // Mutant killed: parquetTarget without checkKeptFolder (the export went into the planted folder).
+    const db = join(folder(), 'm.duckdb');
+    const open = folder(0o777);
+    const r = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '--parquet', open]);
+    expect(r.stderr).toBe(`error: the folder of the Parquet export ${open} can be changed by other users: payrec keeps nothing where others can change it\nhint: fix it with: chmod go-w ${open} (or set --parquet to a place of yours)\n`);
+    expect(r.exitCode).toBe(2);
+    expect(readdirSync(open)).toEqual([]);
+    expect(existsSync(db)).toBe(false);
+    if (!asRoot) return;
+    const theirs = folder(0o755);
+    chownSync(theirs, NOBODY, NOBODY);
+    const t = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '--parquet', theirs]);
+    expect(t.stderr).toContain(`error: the folder of the Parquet export ${theirs} belongs to another user (uid ${NOBODY})`);
+    expect(t.exitCode).toBe(2);
+    expect(readdirSync(theirs)).toEqual([]);
+  });
+
+  test.skipIf(withoutNobody).concurrent(`a partition folder payrec cannot write, run as nobody: exit 2 naming it, not an internal error${nobodyNote}`, async () => {
+    // Mutant killed: the partition's mkdir without unwritable() (exit 1, EACCES as an internal error).
+    const shared = folder(0o1777);
+    const dir = join(shared, 'pq');
+    mkdirSync(join(dir, 'one_time_transfers'), { recursive: true });
+    chownSync(dir, NOBODY, NOBODY);
+    chmodSync(dir, 0o700);
+    // What another user left inside before the folder was handed over: root's, 0755.
+    chmodSync(join(dir, 'one_time_transfers'), 0o755);
+    const env = { PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc'), PAYREC_CHAIN: 'bsc', PAYREC_CONFIG_DIR: join(shared, 'config') };
+    const r = await payrecAsNobody(['sync', 'ot/transfers', '--db', join(shared, 'm.duckdb'), '--parquet', dir], env);
+    // The path is cut in the message (printable: 80 characters at most).
+    expect(r.stderr).toMatch(/^error: cannot write the Parquet partition \/.*: permission denied \(EACCES\)\nhint: give --parquet a folder you can write$/);
+    expect(r.stderr).toContain(dir);
+    expect(r.exitCode).toBe(2);
   });
 });
