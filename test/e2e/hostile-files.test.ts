@@ -115,20 +115,23 @@ describe('sync --parquet DIR gets the mirror folder\'s trust check (item 4)', ()
     expect(readdirSync(theirs)).toEqual([]);
   });
 
-  test.skipIf(withoutNobody).concurrent(`a partition folder payrec cannot write, run as nobody: exit 2 naming it, not an internal error${nobodyNote}`, async () => {
-    // Mutant killed: the partition's mkdir without unwritable() (exit 1, EACCES as an internal error).
+  test.skipIf(withoutNobody).concurrent(`a partition folder payrec cannot write or create, run as nobody: exit 2 naming it, not an internal error${nobodyNote}`, async () => {
+    // Mutants killed: the partition's mkdir, and DuckDB's COPY into it, without unwritable() (exit 1, EACCES as an internal error).
     const shared = folder(0o1777);
-    const dir = join(shared, 'pq');
-    mkdirSync(join(dir, 'one_time_transfers'), { recursive: true });
-    chownSync(dir, NOBODY, NOBODY);
-    chmodSync(dir, 0o700);
-    // What another user left inside before the folder was handed over: root's, 0755.
-    chmodSync(join(dir, 'one_time_transfers'), 0o755);
     const env = { PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc'), PAYREC_CHAIN: 'bsc', PAYREC_CONFIG_DIR: join(shared, 'config') };
-    const r = await payrecAsNobody(['sync', 'ot/transfers', '--db', join(shared, 'm.duckdb'), '--parquet', dir], env);
-    // The path is cut in the message (printable: 80 characters at most).
-    expect(r.stderr).toMatch(/^error: cannot write the Parquet partition \/.*: permission denied \(EACCES\)\nhint: give --parquet a folder you can write$/);
-    expect(r.stderr).toContain(dir);
-    expect(r.exitCode).toBe(2);
+    // What another user left inside before the folder was handed over: root's, 0755. The
+    // table's folder (no partition can be made), or every month's (no file can be written).
+    const planted = [['one_time_transfers'], Array.from({ length: 13 }, (_, i) => `one_time_transfers/chain=bsc/month=${i < 12 ? `2025-${String(i + 1).padStart(2, '0')}` : '2026-01'}`)];
+    for (const [n, folders] of planted.entries()) {
+      const dir = join(shared, `pq${n}`);
+      for (const f of folders) mkdirSync(join(dir, f), { recursive: true, mode: 0o755 });
+      chownSync(dir, NOBODY, NOBODY);
+      chmodSync(dir, 0o700);
+      const r = await payrecAsNobody(['sync', 'ot/transfers', '--db', join(shared, `m${n}.duckdb`), '--parquet', dir], env);
+      // The path is cut in the message (printable: 80 characters at most).
+      expect(r.stderr).toMatch(/^error: cannot write the Parquet partition \/.*: permission denied \(EACCES\)\nhint: give --parquet a folder you can write$/);
+      expect(r.stderr).toContain(dir);
+      expect(r.exitCode).toBe(2);
+    }
   });
 });
