@@ -409,7 +409,7 @@ function __payrec_flags
         case 'emulator'
             printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'emulator start'
-            printf '%s\n' --port --host --records --seed --now --fault-rate --fault-kinds --fault-seed --live --late-fraction --late-max --pending-fraction --remove-fraction --move-fraction --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --port --host --allow-remote --records --seed --now --fault-rate --fault-kinds --fault-seed --live --late-fraction --late-max --pending-fraction --remove-fraction --move-fraction --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'emulator trigger'
             printf '%s\n' --plan-id --type --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'auth'

@@ -45,7 +45,7 @@ export function addAuthCommands(program: Command, action: CommandAction): void {
         const check = await checkKey(session, s, key);
         if (!check.ok) throw new PayrecError(`not saved: ${check.reason} by ${s.baseUrl} for chain ${s.chain}`, EXIT.auth, 'keys are per chain: check --chain');
         // The profile's other settings (tz, format… of config set) stay.
-        const { baseUrl: _previousUrl, ...kept } = (await session.store.profile(profile)) ?? {};
+        const { baseUrl: _previousUrl, keyBaseUrl: _previousKeyUrl, ...kept } = (await session.store.profile(profile)) ?? {};
         await session.store.saveProfile(profile, {
           ...kept,
           chain: s.chain,
@@ -117,7 +117,7 @@ export function addAuthCommands(program: Command, action: CommandAction): void {
         const name = session.flags.profile ?? ctx.env.PAYREC_PROFILE ?? stored.currentProfile ?? 'default';
         const profile = stored.profiles && Object.hasOwn(stored.profiles, name) ? stored.profiles[name] : undefined;
         if (!profile?.apiKey) throw new UsageError(`profile "${printable(name)}" has no stored key`);
-        const { apiKey: _removed, ...rest } = profile;
+        const { apiKey: _removed, keyBaseUrl: _itsService, ...rest } = profile;
         await store.saveProfile(name, rest, { untrusted: 'allow' });
         ctx.stderr.write(`Logged out: the key of profile ${name} was removed\n`);
         if (problem) session.warnConfig(problem, false);

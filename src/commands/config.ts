@@ -3,7 +3,8 @@ import { topCommand } from './tree.js';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
-import { validateSettings, DEFAULT_BASE_URL, DEFAULT_CHAIN } from '../core/config/settings.js';
+import { keyServiceOf, sameService, validateSettings, DEFAULT_BASE_URL, DEFAULT_CHAIN } from '../core/config/settings.js';
+import type { Profile } from '../core/config/config-store.js';
 import { maskKey } from '../core/runtime/secrets.js';
 import { effectiveSettings, runDefaults } from '../core/config/effective.js';
 import { resolve } from 'node:path';
@@ -93,7 +94,10 @@ export function addConfigCommands(program: Command, action: CommandAction): void
         const value = key === 'chain' || key === 'base-url' ? raw : checkRunDefault(key, raw);
         const name = await profileName(session);
         const profile = (await session.store.profile(name)) ?? {};
-        const next = { ...profile, [KEYS[key]]: value };
+        const next: Profile = { ...profile, [KEYS[key]]: value };
+        // The stored key stays with the service it was stored for (as a flag or the environment cannot carry it elsewhere).
+        const keyStays = key === 'base-url' && profile.apiKey !== undefined && !sameService(value, keyServiceOf(profile));
+        if (key === 'base-url' && profile.apiKey !== undefined) next.keyBaseUrl = keyStays ? keyServiceOf(profile) : undefined;
         validateSettings({
           profile: name,
           chain: next.chain ?? DEFAULT_CHAIN,
@@ -102,7 +106,8 @@ export function addConfigCommands(program: Command, action: CommandAction): void
           sources: { profile: 'flag', chain: 'flag', baseUrl: 'flag' },
         });
         await session.store.saveProfile(name, next);
-        session.ctx.stderr.write(`Set ${key} of profile ${name} to ${value}\n`);
+        session.ctx.stderr.write(`Set ${key} of profile ${name} to ${printable(value)}\n`);
+        if (keyStays) session.warn(`the key of profile ${name} stays with ${printable(next.keyBaseUrl!)}; log in again for ${printable(value)}: payrec auth login --profile ${name} --base-url ${printable(value)}`);
       }),
     );
 

@@ -8,6 +8,7 @@ import { hexId } from '../registry/validators.js';
 import { z } from 'zod';
 import { parseDuration, parseTime } from '../core/runtime/time.js';
 import { printable } from '../core/output/sanitize.js';
+import { isLoopback } from '../core/http/base-url.js';
 import { DEFAULT_FAULT_KINDS, FAULT_KINDS, type FaultKind, type FaultOptions } from '../emulator/faults.js';
 import { MAX_LATE_SECONDS, MAX_LIVE_RATE, type LiveOptions } from '../emulator/live-options.js';
 
@@ -79,7 +80,8 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
     .command('start')
     .description('Start the emulator on a loopback port and print its URL and demo keys; Ctrl-C stops it')
     .option('--port <n>', 'port to listen on (default: a free one)')
-    .option('--host <host>', 'address to bind (default 127.0.0.1)')
+    .option('--host <host>', 'address to bind (default 127.0.0.1; loopback only unless --allow-remote)')
+    .option('--allow-remote', 'let --host be an address other machines reach (the demo keys are public)')
     .option('--records <n>', 'records per collection and chain (default 250)')
     .option('--seed <n>', 'seed of the generated data (default 1)')
     .option('--now <time>', 'anchor of the data: records lie in the year before it (default: today, UTC midnight)')
@@ -99,6 +101,12 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
     .action(
       action(async (session, cmd) => {
         const o = cmd.opts() as Record<string, string | undefined>;
+        // Its keys are printed and documented, and its webhooks post wherever a caller says:
+        // reachable from other machines, it is anyone's way into this one.
+        if (o.host !== undefined && !isLoopback(o.host)) {
+          if (!o.allowRemote) throw new UsageError(`refusing --host ${printable(o.host)}: the emulator listens on loopback addresses only`, 'use 127.0.0.1 (the default), or add --allow-remote to be reachable from other machines');
+          session.warn(`listening on ${printable(o.host)}: reachable from other machines, with public demo keys`);
+        }
         const { runEmulatorStart } = await import('../emulator/cli-entry.js');
         await runEmulatorStart(
           {

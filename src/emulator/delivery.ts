@@ -83,6 +83,9 @@ export class Deliverer {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: job.body,
+        // A redirect is the receiver's answer, never a second request: followed, it would
+        // carry the notification to wherever the receiver points (a service on 127.0.0.1).
+        redirect: 'manual',
         signal: AbortSignal.any([this.aborter.signal, AbortSignal.timeout(this.timeoutMs)]),
       });
       await response.body?.cancel();

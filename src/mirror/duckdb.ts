@@ -7,4 +7,5 @@ import * as duckdb from '@duckdb/node-api';
 export const { DuckDBInstance, DuckDBTypeId, JsonDuckDBValueConverter, StatementType, listValue } = duckdb;
 /** The instance type, beside the class value above. */
 export type DuckDBInstance = duckdb.DuckDBInstance;
+export type StatementType = duckdb.StatementType;
 export type { DuckDBConnection, DuckDBDataChunk, DuckDBDateValue, DuckDBResult, DuckDBTimestampTZValue, DuckDBType, DuckDBValue, DuckDBValueConverter, Json } from '@duckdb/node-api';

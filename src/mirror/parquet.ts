@@ -8,6 +8,7 @@ import { LAYOUTS } from './layout.js';
 import { CHAIN_COLUMN, ident, LAST_UPDATED_COLUMN } from './schema.js';
 import { EXPORTS_TABLE } from './state.js';
 import type { MirrorDb } from './store.js';
+import { checkKeptFolder, unwritable } from '../core/runtime/trust.js';
 
 // --parquet DIR: the mirror as Hive-partitioned Parquet, the layout Spark, Trino,
 // Athena and BigQuery read as one table per directory:
@@ -32,7 +33,14 @@ export interface ParquetExport {
   removed: number;
 }
 
-/** Checks --parquet DIR before anything is fetched: a directory payrec can write (created if missing). */
+/** --parquet DIR in the trust check's messages: it holds every record, as the mirror does. */
+const PARQUET_KEEPER = { role: 'the Parquet export', moveWith: '--parquet' };
+
+/**
+ * Checks --parquet DIR before anything is fetched: a directory payrec can write (created
+ * if missing), that nobody else can change (as the mirror's folder: another user's
+ * folder, or one anyone can write, could hold forged partitions).
+ */
 export async function parquetTarget(dir: string): Promise<string> {
   if (dir === '' || /[\u0000-\u001f\u007f-\u009f]/.test(dir)) {
     throw new UsageError(`invalid --parquet "${printable(dir)}": expected a directory path without control characters`);
@@ -45,6 +53,7 @@ export async function parquetTarget(dir: string): Promise<string> {
   } catch (err) {
     throw new UsageError(`cannot write --parquet "${printable(dir)}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'give --parquet a folder you can write');
   }
+  await checkKeptFolder(path, PARQUET_KEEPER);
   return path;
 }
 
@@ -79,7 +88,9 @@ export async function exportParquet(db: MirrorDb, dir: string, signal: AbortSign
         result.unchanged++;
         continue;
       }
-      await mkdir(where, { recursive: true });
+      await mkdir(where, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+        throw unwritable(err, `cannot write the Parquet partition ${printable(where)}`, 'give --parquet a folder you can write');
+      });
       const temp = join(where, `.${FILE}.${randomBytes(4).toString('hex')}.tmp`);
       const order = ['timestamp', 'createdAt'].filter((n) => fields.some((f) => f.name === n)).concat(collection.endpoint.identity).map(ident).join(', ');
       try {
@@ -91,6 +102,9 @@ export async function exportParquet(db: MirrorDb, dir: string, signal: AbortSign
         await rename(temp, join(where, FILE));
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
+        // The rename's error, or DuckDB's when it cannot create the file: exit 2, as for DIR itself.
+        const code = (err as NodeJS.ErrnoException).code ?? (/Permission denied/.test(message) ? 'EACCES' : undefined);
+        if (code) throw unwritable(Object.assign(err as Error, { code }), `cannot write the Parquet partition ${printable(where)}`, 'give --parquet a folder you can write');
         if (!/amounts DECIMAL\(38,18\) cannot hold exactly/.test(message)) throw err;
         throw new MalformedResponseError(
           `${collection.table}, chain ${chain}, month ${m}: not written to Parquet: ${message.replace(/^[A-Za-z ]+Error: /, '').split('\n')[0]}`,

@@ -1,5 +1,5 @@
 import { closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, type Stats } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BusyError, InterruptedError, UsageError } from '../core/runtime/errors.js';
@@ -83,9 +83,6 @@ const RETRY_MS = 25;
 /** How often a sync --wait tries the other sync's lock: each try opens a small DuckDB file. */
 const WAIT_FOR_SYNC_POLL_MS = 200;
 
-/** Statements `payrec sql` runs: queries, and EXPLAIN of them. */
-const READS = new Set<number>([StatementType.SELECT, StatementType.EXPLAIN]);
-
 export class MirrorDb {
   /**
    * Where batches of records wait for DuckDB's JSON reader: a private folder beside the
@@ -97,6 +94,8 @@ export class MirrorDb {
   private stagingDir?: string;
   /** Where readers waiting for the file leave a note named by their process id. */
   private readonly readersDir: string;
+  /** DuckDB's temp_directory (see makeSpillFolder). */
+  private spillDir?: string;
   private staged = 0;
   private instance?: DuckDBInstance;
   private connection?: DuckDBConnection;
@@ -122,6 +121,7 @@ export class MirrorDb {
       if (access === 'write') db.syncLock = await takeSyncLock(file, o);
     }
     try {
+      db.spillDir = makeSpillFolder(file);
       await db.connect();
     } catch (err) {
       db.close();
@@ -137,7 +137,8 @@ export class MirrorDb {
    * waits for them however long their queries take (Ctrl-C stops it).
    */
   private async connect(patient = false): Promise<void> {
-    const options = { ...(this.access === 'read' ? READ_OPTIONS : WRITE_OPTIONS), memory_limit: this.o.memoryLimit };
+    // DuckDB sets them in this order, and takes no temp_directory once external access is off.
+    const options = { temp_directory: this.spillDir ?? '', ...(this.access === 'read' ? READ_OPTIONS : WRITE_OPTIONS), memory_limit: this.o.memoryLimit };
     const note = this.access === 'read' && this.file !== ':memory:' ? join(this.readersDir, String(process.pid)) : undefined;
     const started = Date.now();
     let said = false;
@@ -167,6 +168,8 @@ export class MirrorDb {
     // UTC unless --tz says otherwise, never the machine's zone: the same query gives the
     // same months on every machine. The zone is a canonical IANA name (session.ts).
     await this.connection.run(`SET TimeZone = '${(this.o.timeZone ?? 'UTC').replaceAll("'", "''")}'`);
+    // A reader's settings are payrec's, whatever a query tries (external access, the memory limit, where it spills).
+    if (this.access === 'read') await this.connection.run('SET lock_configuration = true');
   }
 
   private get conn(): DuckDBConnection {
@@ -288,28 +291,40 @@ export class MirrorDb {
   }
 
   /**
-   * Checks that `sql` is one statement that reads (a query, or EXPLAIN of one), and
-   * says which kind it is. Anything else is refused, also what a read-only file would
-   * take (SET, PRAGMA, CALL, USE, LOAD…), before it runs.
+   * Checks that `sql` is one statement that reads, a query or EXPLAIN [ANALYZE] of one,
+   * and says which. DuckDB says what a statement is (the type of its prepared
+   * statement), but not what an EXPLAIN explains, and EXPLAIN ANALYZE runs it (a COPY
+   * over the mirror, a SET): the statement after the keywords must be a query itself.
+   * Anything else is refused before it runs, also what a read-only file would take
+   * (SET, PRAGMA, CALL, USE, LOAD…).
    */
   async readKind(sql: string): Promise<'query' | 'explain'> {
+    const type = await this.statementType(sql);
+    if (type === StatementType.SELECT) return 'query';
+    if (type !== StatementType.EXPLAIN) throw onlyReads(`DuckDB takes this statement as ${typeName(type)}`);
+    const keywords = /^\s*EXPLAIN\s+(?:ANALYZE\s+)?/i.exec(sql);
+    const explained = keywords ? await this.statementType(sql.slice(keywords[0].length)).catch(() => undefined) : undefined;
+    if (explained !== StatementType.SELECT) {
+      const what = explained === undefined ? '' : `; DuckDB takes the statement it explains as ${typeName(explained)}`;
+      throw onlyReads(`EXPLAIN runs only as EXPLAIN [ANALYZE] followed by a query${what}`);
+    }
+    return 'explain';
+  }
+
+  /** The type DuckDB gives `sql`, which must be one statement; prepared (bound), never run. */
+  private async statementType(sql: string): Promise<StatementType> {
     const statements = await this.conn.extractStatements(sql);
     if (statements.count !== 1) throw new UsageError('give exactly one SQL statement');
     const prepared = await statements.prepare(0).catch((err: unknown) => {
       // The collections are views (layout.ts): DuckDB refuses a write to one while binding it, before its type is known.
       if (/Can only (delete from|update) base table|insert into (a )?view/i.test(err instanceof Error ? err.message : String(err))) {
-        const word = (/^\s*(\w+)/.exec(sql)?.[1] ?? 'a write').toUpperCase();
-        throw new UsageError(`payrec sql only reads (SELECT, WITH, FROM, DESCRIBE, EXPLAIN…): DuckDB takes this statement as ${word}, so it is refused`, 'the mirror changes only through payrec sync; export results with -o FILE');
+        throw onlyReads(`DuckDB takes this statement as ${(/^\s*(\w+)/.exec(sql)?.[1] ?? 'a write').toUpperCase()}`);
       }
       throw err;
     });
     const type = prepared.statementType;
     prepared.destroySync();
-    if (!READS.has(type)) {
-      const name = StatementType[type] ?? String(type);
-      throw new UsageError(`payrec sql only reads (SELECT, WITH, FROM, DESCRIBE, EXPLAIN…): DuckDB takes this statement as ${name.replace('_', ' ')}, so it is refused`, 'the mirror changes only through payrec sync; export results with -o FILE');
-    }
-    return type === StatementType.EXPLAIN ? 'explain' : 'query';
+    return type;
   }
 
   /**
@@ -378,12 +393,19 @@ export class MirrorDb {
 
   close(): void {
     this.closeFile();
-    if (this.stagingDir) rmSync(this.stagingDir, { recursive: true, force: true });
-    this.stagingDir = undefined;
+    for (const dir of [this.stagingDir, this.spillDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+    this.stagingDir = this.spillDir = undefined;
     this.syncLock?.closeSync();
     this.syncLock = undefined;
   }
 }
+
+/** `payrec sql` refusing a statement that is not a read: exit 2, saying why. */
+function onlyReads(why: string): UsageError {
+  return new UsageError(`payrec sql only reads (SELECT, WITH, FROM, DESCRIBE, EXPLAIN…): ${why}, so it is refused`, 'the mirror changes only through payrec sync; export results with -o FILE');
+}
+
+const typeName = (type: StatementType) => (StatementType[type] ?? String(type)).replace('_', ' ');
 
 /** The temporary table a query's result is made in (see completeResult). */
 const RESULT = 'payrec_result';
@@ -440,6 +462,43 @@ function refusePlanted(file: string): void {
     if (!s || (!s.isSymbolicLink() && isOwn(s))) continue;
     const why = s.isSymbolicLink() ? 'is a link' : `belongs to another user (uid ${s.uid})`;
     throw new UsageError(`${printable(join(dir, name))} ${why}: payrec does not use a mirror's file through it`, 'remove it (payrec makes its own), or give --db FILE in a folder of yours');
+  }
+}
+
+/**
+ * DuckDB's temp_directory, where it spills what does not fit in its memory (a large
+ * result, a sort): a folder of a new name only this user can enter (mkdtemp: 0700,
+ * never a link), removed on close and at exit. DuckDB's own `<mirror>.tmp` could be a
+ * folder another user made, and would receive pieces of every large result. It is
+ * beside the mirror, on its disk, named by this process (what a killed one left goes at
+ * the next open); in the system's temporary folder where the mirror's cannot be
+ * written, and for a dry run's database in memory.
+ */
+function makeSpillFolder(file: string): string {
+  let dir: string | undefined;
+  if (file !== ':memory:') {
+    removeStaleSpills(file);
+    try {
+      dir = mkdtempSync(`${spillPrefix(file)}${process.pid}-`);
+    } catch {
+      // A mirror's folder this user may read but not write: the system's temporary folder.
+    }
+  }
+  dir ??= mkdtempSync(join(tmpdir(), 'payrec-spill-'));
+  const made = dir;
+  process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+  return made;
+}
+
+const spillPrefix = (file: string) => join(dirname(file), `.${basename(file)}.tmp-`);
+
+/** Removes the spill folders of processes that have ended (killed: nothing removed them), only real folders of the user's own. */
+function removeStaleSpills(file: string): void {
+  const prefix = basename(spillPrefix(file));
+  for (const name of namesIn(dirname(file))) {
+    if (!name.startsWith(prefix)) continue;
+    const path = join(dirname(file), name);
+    if (!alive(Number(name.slice(prefix.length).split('-')[0])) && ownFolder(path)) rmSync(path, { recursive: true, force: true });
   }
 }
 

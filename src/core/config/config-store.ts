@@ -18,6 +18,8 @@ export interface Profile {
   chain?: string;
   baseUrl?: string;
   apiKey?: string;
+  /** The service the key was stored for, when `config set base-url` moved the profile elsewhere since. */
+  keyBaseUrl?: string;
   /** Defaults of this profile's runs, below their flags and variables (payrec config set). */
   tz?: string;
   format?: string;
@@ -232,7 +234,7 @@ async function syntaxErrorAt(text: string): Promise<string> {
 }
 
 const TOP_LEVEL_KEYS = new Set(['currentProfile', 'profiles', '__internal__']);
-const PROFILE_KEYS = new Set(['chain', 'baseUrl', 'apiKey', 'tz', 'format', 'db', 'timeout', 'retries']);
+const PROFILE_KEYS = new Set(['chain', 'baseUrl', 'apiKey', 'keyBaseUrl', 'tz', 'format', 'db', 'timeout', 'retries']);
 
 function isPayrecConfig(data: unknown): data is StoredConfig {
   if (!isObject(data) || Object.keys(data).some((k) => !TOP_LEVEL_KEYS.has(k))) return false;
@@ -249,11 +251,12 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 /** The trust check (runtime/trust.ts) in the config's words: the key is what is at stake. */
 function untrustedEntry(s: Stats, path: string, what: 'file' | 'folder'): ConfigFileError | undefined {
   const kind = othersCanChange(s, what);
-  if (!kind && what === 'file' && othersCanRead(s)) {
-    // As ssh refuses a private key others can read (a dotfiles checkout leaves 0644).
+  if (!kind && what === 'file' && openToOthers(s)) {
+    // As ssh refuses a private key with any group or other bit (a dotfiles checkout leaves 0644, a shared group 0640).
+    const mode = (s.mode & 0o777).toString(8).padStart(4, '0');
     return new ConfigFileError(
       'untrusted',
-      `the config file ${printable(path)} can be read by other users: payrec does not use the key it holds until only you can read it`,
+      `the config file ${printable(path)} ${s.mode & 0o044 ? 'can be read by other users' : 'is open to other users'} (mode ${mode}): payrec does not use the key it holds until only you can read it`,
       `fix it with: chmod 600 ${shellWord(path)} (and if the key was exposed, make a new one)`,
     );
   }
@@ -268,10 +271,10 @@ function untrustedEntry(s: Stats, path: string, what: 'file' | 'folder'): Config
   );
 }
 
-/** Readable by anyone, or by a group other than the user's own primary group. POSIX only. */
-function othersCanRead(s: Stats): boolean {
+/** Any permission for the file's group or others (its owner's own group too: others may share it). POSIX only. */
+function openToOthers(s: Stats): boolean {
   if (process.platform === 'win32' || typeof process.getuid !== 'function') return false;
-  return (s.mode & 0o004) !== 0 || ((s.mode & 0o040) !== 0 && s.gid !== process.getgid?.());
+  return (s.mode & 0o077) !== 0;
 }
 
 /** One error for a file and a folder that both need fixing: both commands in its hint. */

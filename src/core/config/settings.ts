@@ -59,7 +59,7 @@ export async function resolveSettings(
   let [apiKey, apiKeySource] = pick(undefined, env.PAYREC_API_KEY, stored.apiKey);
   // A stored key goes only to its own profile's service (as gh keeps a token per host):
   // --base-url or PAYREC_BASE_URL pointing elsewhere must not carry it there.
-  const keyService = stored.baseUrl ?? DEFAULT_BASE_URL;
+  const keyService = keyServiceOf(stored);
   let keyWithheldFor: string | undefined;
   if (apiKeySource === 'profile' && baseUrl !== undefined && !sameService(baseUrl, keyService)) {
     [apiKey, keyWithheldFor] = [undefined, keyService];
@@ -101,7 +101,9 @@ function invalid(s: Settings, setting: 'profile' | 'chain' | 'baseUrl', why: str
 
 export function validateSettings(s: Settings): void {
   if (!PROFILE_NAME.test(s.profile)) throw invalid(s, 'profile', 'expected a name of at most 64 letters, digits, _ . -');
-  if (RESERVED_PROFILES.has(s.profile)) throw invalid(s, 'profile', `"${s.profile}" is reserved (${s.profile === 'emulator' ? "--emulator's demo mirror is emulator.duckdb" : 'a name JavaScript objects already use'}); choose another`);
+  // In any case: on a case-insensitive file system Emulator.duckdb is emulator.duckdb.
+  const reserved = s.profile.toLowerCase();
+  if (RESERVED_PROFILES.has(reserved)) throw invalid(s, 'profile', `"${s.profile}" is reserved (${reserved === 'emulator' ? "--emulator's demo mirror is emulator.duckdb" : 'a name JavaScript objects already use'}); choose another`);
   const chain = chainSchema.safeParse(s.chain);
   if (!chain.success) throw invalid(s, 'chain', chain.error.issues[0].message);
   try {
@@ -126,10 +128,13 @@ export function checkApiKey(key: string, name = 'the API key'): void {
 
 export function requireKey(s: Settings): string {
   if (!s.apiKey && s.keyWithheldFor !== undefined) {
+    const from = { flag: '--base-url', env: 'PAYREC_BASE_URL', profile: `base-url of profile "${s.profile}"`, default: 'the default' }[s.sources.baseUrl];
     throw new PayrecError(
-      `the key of profile "${s.profile}" is kept for ${printable(s.keyWithheldFor)}, not for ${printable(s.baseUrl)} (${s.sources.baseUrl === 'flag' ? '--base-url' : 'PAYREC_BASE_URL'}): a stored key goes only to its own service`,
+      `the key of profile "${s.profile}" is kept for ${printable(s.keyWithheldFor)}, not for ${printable(s.baseUrl)} (${from}): a stored key goes only to its own service`,
       EXIT.auth,
-      `set PAYREC_API_KEY for that service, or keep its key in a profile of its own: payrec auth login --profile NAME --base-url ${printable(s.baseUrl)}`,
+      s.sources.baseUrl === 'profile'
+        ? `log in again for that service: payrec auth login --profile ${s.profile} --base-url ${printable(s.baseUrl)}`
+        : `set PAYREC_API_KEY for that service, or keep its key in a profile of its own: payrec auth login --profile NAME --base-url ${printable(s.baseUrl)}`,
     );
   }
   if (!s.apiKey) {
@@ -142,8 +147,13 @@ export function requireKey(s: Settings): string {
   return s.apiKey;
 }
 
+/** The service a profile's key was stored for: where it was logged in, which `config set base-url` does not move. */
+export function keyServiceOf(p: Profile): string {
+  return p.keyBaseUrl ?? p.baseUrl ?? DEFAULT_BASE_URL;
+}
+
 /** Two base URLs name one service: the same scheme, host, port and path (a trailing slash aside). */
-function sameService(a: string, b: string): boolean {
+export function sameService(a: string, b: string): boolean {
   const norm = (u: string) => {
     try {
       const url = new URL(u);

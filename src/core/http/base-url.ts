@@ -1,5 +1,5 @@
 import { UsageError } from '../runtime/errors.js';
-import { printable } from '../output/sanitize.js';
+import { hasControlCharacters, printable } from '../output/sanitize.js';
 
 // What a base URL may be, checked when settings are read: apart from the HTTP client,
 // so that commands that send no request do not load undici to check a setting.
@@ -15,6 +15,8 @@ export function isLoopback(hostname: string): boolean {
  * so plain http is accepted only for loopback addresses (the emulator).
  */
 export function checkBaseUrl(raw: string): URL {
+  // The URL parser would percent-encode them; shown in messages and `config list`, they would act on the terminal.
+  if (hasControlCharacters(raw)) throw new UsageError(`invalid base URL "${printable(raw)}": expected a URL without control characters (escapes, bidi overrides)`);
   let url: URL;
   try {
     url = new URL(raw);

@@ -1,0 +1,137 @@
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import type { Emulator } from '../../src/emulator/index.js';
+import { emulator, payrec, tempDir } from './helpers.js';
+import { asRoot, NOBODY, nobodyNote, payrecAsNobody, withoutNobody } from './other-user.js';
+
+// What another user of the machine can plant beside what payrec keeps (issue 32): each
+// test builds the hostile thing itself (a folder, a link, a pipe) and checks that payrec
+// neither writes into it nor waits on it.
+
+vi.setConfig({ testTimeout: 120_000 });
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await emulator({ records: 20 });
+});
+afterAll(() => emu.close());
+
+/** A folder of the test's own, `mode` (mkdtemp makes it 0700). */
+function folder(mode = 0o700): string {
+  const dir = tempDir();
+  chmodSync(dir, mode);
+  return dir;
+}
+
+async function synced(dir: string): Promise<string> {
+  const db = join(dir, 'm.duckdb');
+  const r = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '-q']);
+  expect(r.exitCode, r.stderr).toBe(0);
+  return db;
+}
+
+async function until(done: () => boolean): Promise<void> {
+  for (const end = Date.now() + 30_000; !done(); await new Promise((r) => setTimeout(r, 10))) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+  }
+}
+
+/**
+ * The names created, changed or removed in `dir` from now until seen() is asked. The
+ * kernel keeps a folder's events in order: once a marker written last is seen, every
+ * earlier event is in.
+ */
+function watchFolder(dir: string) {
+  const names: string[] = [];
+  const watcher = watch(dir, (_, name) => name && names.push(name));
+  return {
+    async seen(): Promise<string[]> {
+      const marker = `.marker-${randomUUID()}`;
+      writeFileSync(join(dir, marker), '');
+      await until(() => names.includes(marker));
+      watcher.close();
+      rmSync(join(dir, marker));
+      return [...new Set(names.filter((n) => n !== marker))];
+    },
+  };
+}
+
+describe('DuckDB spills into a private folder of payrec\'s own (item 2)', () => {
+  test('a <mirror>.tmp folder another user made in a shared folder receives nothing of a large result', async () => {
+    // Mutant killed: no temp_directory (DuckDB spilled into <mirror>.tmp, the planted folder).
+    const shared = folder(0o1777);
+    const db = await synced(shared);
+    const planted = join(shared, 'm.duckdb.tmp');
+    mkdirSync(planted);
+    chmodSync(planted, 0o777);
+    if (asRoot) chownSync(planted, NOBODY, NOBODY);
+    const [inPlanted, inShared] = [watchFolder(planted), watchFolder(shared)];
+    // About 100 MB of rows against a 64 MB memory limit: DuckDB must spill to finish.
+    const r = await payrec(undefined, ['sql', '--db', db, "SELECT i, repeat('x', 100) AS s FROM range(1000000) t(i)", '--count'], { env: { PAYREC_MIRROR_MEMORY: '64MB' } });
+    expect([r.exitCode, r.stderr, r.stdout]).toEqual([0, '', '1000000\n']);
+    expect(await inPlanted.seen()).toEqual([]);
+    const own = (await inShared.seen()).filter((n) => n.startsWith('.m.duckdb.tmp-'));
+    expect(own).toHaveLength(1);
+    expect(own[0]).toMatch(/^\.m\.duckdb\.tmp-\d+-\w{6}$/);
+    // Removed on close.
+    expect(readdirSync(shared).filter((n) => n.startsWith('.m.duckdb.tmp-'))).toEqual([]);
+  });
+
+  test('what a killed process spilled goes at the next open; a live process\'s folder stays', async () => {
+    // Mutant killed: removeStaleSpills not called (the killed reader's folder stayed).
+    const dir = folder();
+    const db = await synced(dir);
+    const ended = spawnSync('true').pid;
+    const stale = join(dir, `.m.duckdb.tmp-${ended}-abcdef`);
+    const live = `.m.duckdb.tmp-${process.pid}-abcdef`;
+    mkdirSync(stale);
+    writeFileSync(join(stale, 'duckdb_temp_storage_DEFAULT-0.tmp'), 'spilled rows');
+    mkdirSync(join(dir, live));
+    const r = await payrec(undefined, ['sql', '--db', db, 'SELECT 1 AS one', '-f', 'jsonl']);
+    expect([r.exitCode, r.stdout]).toEqual([0, '{"one":1}\n']);
+    expect(readdirSync(dir).filter((n) => n.startsWith('.m.duckdb.tmp-'))).toEqual([live]);
+  });
+});
+
+describe('sync --parquet DIR gets the mirror folder\'s trust check (item 4)', () => {
+  test.concurrent('a DIR others can write, or another user\'s: exit 2 before anything is fetched, nothing written there', async () => {
+    // Mutant killed: parquetTarget without checkKeptFolder (the export went into the planted folder).
+    const db = join(folder(), 'm.duckdb');
+    const open = folder(0o777);
+    const r = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '--parquet', open]);
+    expect(r.stderr).toBe(`error: the folder of the Parquet export ${open} can be changed by other users: payrec keeps nothing where others can change it\nhint: fix it with: chmod go-w ${open} (or set --parquet to a place of yours)\n`);
+    expect(r.exitCode).toBe(2);
+    expect(readdirSync(open)).toEqual([]);
+    expect(existsSync(db)).toBe(false);
+    if (!asRoot) return;
+    const theirs = folder(0o755);
+    chownSync(theirs, NOBODY, NOBODY);
+    const t = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '--parquet', theirs]);
+    expect(t.stderr).toContain(`error: the folder of the Parquet export ${theirs} belongs to another user (uid ${NOBODY})`);
+    expect(t.exitCode).toBe(2);
+    expect(readdirSync(theirs)).toEqual([]);
+  });
+
+  test.skipIf(withoutNobody).concurrent(`a partition folder payrec cannot write or create, run as nobody: exit 2 naming it, not an internal error${nobodyNote}`, async () => {
+    // Mutants killed: the partition's mkdir, and DuckDB's COPY into it, without unwritable() (exit 1, EACCES as an internal error).
+    const shared = folder(0o1777);
+    const env = { PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc'), PAYREC_CHAIN: 'bsc', PAYREC_CONFIG_DIR: join(shared, 'config') };
+    // What another user left inside before the folder was handed over: root's, 0755. The
+    // table's folder (no partition can be made), or every month's (no file can be written).
+    const planted = [['one_time_transfers'], Array.from({ length: 13 }, (_, i) => `one_time_transfers/chain=bsc/month=${i < 12 ? `2025-${String(i + 1).padStart(2, '0')}` : '2026-01'}`)];
+    for (const [n, folders] of planted.entries()) {
+      const dir = join(shared, `pq${n}`);
+      for (const f of folders) mkdirSync(join(dir, f), { recursive: true, mode: 0o755 });
+      chownSync(dir, NOBODY, NOBODY);
+      chmodSync(dir, 0o700);
+      const r = await payrecAsNobody(['sync', 'ot/transfers', '--db', join(shared, `m${n}.duckdb`), '--parquet', dir], env);
+      // The path is cut in the message (printable: 80 characters at most).
+      expect(r.stderr).toMatch(/^error: cannot write the Parquet partition \/.*: permission denied \(EACCES\)\nhint: give --parquet a folder you can write$/);
+      expect(r.stderr).toContain(dir);
+      expect(r.exitCode).toBe(2);
+    }
+  });
+});
