@@ -52,14 +52,14 @@ describe('JSON-RPC over HTTP', () => {
       { jsonrpc: '2.0', method: 'eth_chainId' },
       call('eth_getTransactionReceipt', [hash], 9),
     ]);
-    const byId = new Map(batch.map((r: Rec) => [r.id, r]));
+    const byId = new Map<unknown, Rec>(batch.map((r: Rec) => [r.id, r]));
     expect(batch).toHaveLength(8); // the notification gets no answer
-    expect(byId.get(1).result).toBe('0x38');
-    expect(byId.get(2).error.code).toBe(-32601);
-    expect(byId.get(3).error.code).toBe(-32602);
-    expect(byId.get(4).error.code).toBe(-32602);
-    expect(byId.get(5).error.code).toBe(-32602); // a quantity has no leading zeros
-    expect(byId.get(6).error.code).toBe(-32600);
+    expect(byId.get(1)!.result).toBe('0x38');
+    expect(byId.get(2)!.error.code).toBe(-32601);
+    expect(byId.get(3)!.error.code).toBe(-32602);
+    expect(byId.get(4)!.error.code).toBe(-32602);
+    expect(byId.get(5)!.error.code).toBe(-32602); // a quantity has no leading zeros
+    expect(byId.get(6)!.error.code).toBe(-32600);
     expect(batch.filter((r: Rec) => r.id === null).map((r: Rec) => r.error.code)).toEqual([-32600]);
     expect(byId.get(9)).toEqual({ jsonrpc: '2.0', id: 9, result: null });
 

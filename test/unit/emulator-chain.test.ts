@@ -89,7 +89,7 @@ const txOf = async (hash: string) => (await rpcCalls([['eth_getTransactionByHash
 /** Hashes with a seeded discrepancy: the records a structural check must skip. */
 let seeded: Set<string>;
 const plain = (collection: string, ok: (r: Rec) => boolean = () => true): Rec[] =>
-  emu.records('bsc', collection).records.filter((r) => r.transactionStatus === 'confirmed' && !seeded.has(r.transactionHash) && ok(r));
+  (emu.records('bsc', collection).records as Rec[]).filter((r) => r.transactionStatus === 'confirmed' && !seeded.has(r.transactionHash) && ok(r));
 
 beforeAll(async () => {
   emu = await start({ records: 250, seed: 1 });
@@ -240,11 +240,11 @@ describe('receipts of the emulator records, collection by collection (ONCHAIN.md
     expect(rf.logs.some((l: Rec) => l.topics[0] === TOPIC.transferSuccessful && words(l.data)[6] === word(refused.subscriptionId))).toBe(false);
 
     // status failed: a reverted receipt (status 0x0, no logs).
-    const reverted = emu.records('bsc', 'fixed-recurring/billings').records.find((r) => r.transactionStatus === 'failed')!;
+    const reverted = (emu.records('bsc', 'fixed-recurring/billings').records as Rec[]).find((r) => r.transactionStatus === 'failed')!;
     expect(await receiptOf(reverted.transactionHash)).toMatchObject({ status: '0x0', logs: [], from: reverted.triggeredBy.toLowerCase() });
 
     // pending: no receipt; the transaction is known, in no block yet.
-    const pending = emu.records('bsc', 'fixed-recurring/billings').records.find((r) => r.transactionStatus === 'pending')!;
+    const pending = (emu.records('bsc', 'fixed-recurring/billings').records as Rec[]).find((r) => r.transactionStatus === 'pending')!;
     expect(await receiptOf(pending.transactionHash)).toBeNull();
     expect(await txOf(pending.transactionHash)).toMatchObject({ hash: pending.transactionHash, blockHash: null, blockNumber: null, transactionIndex: null });
   });
@@ -338,7 +338,7 @@ describe('receipts of the emulator records, collection by collection (ONCHAIN.md
   });
 
   it('wallet-to-wallet: one transaction per receiver from the payment\'s intermediary, an ERC-20 Transfer of the gross amount, or value for the native coin', async () => {
-    const payments = emu.records('bsc', 'wallet-to-wallet/payments').records.filter((p) => p.receivers.length > 1 && p.receivers.every((x: Rec) => x.transactionStatus === 'confirmed' && !seeded.has(x.transactionHash)));
+    const payments = (emu.records('bsc', 'wallet-to-wallet/payments').records as Rec[]).filter((p) => p.receivers.length > 1 && p.receivers.every((x: Rec) => x.transactionStatus === 'confirmed' && !seeded.has(x.transactionHash)));
     for (const native of [false, true]) {
       const p = payments.find((x) => (x.token === 'BNB') === native)!;
       const froms = new Set<string>();

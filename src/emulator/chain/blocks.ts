@@ -1,11 +1,12 @@
-import { createHash } from 'node:crypto';
 import type { Hex } from 'viem';
+import { hashString, mixSeed } from '../prng.js';
 
 // The chain's blocks: one a second, so a record's block is stamped with the record's own
 // timestamp (records of the same second share a block). Block n is stamped genesis + n.
-// A block's hash is derived from the seed, the chain id and its number (SHA-256: native,
-// and a block's hash is a label nobody recomputes); its last 8 bytes also carry the
-// number (masked), so eth_getBlockByHash finds it without a table.
+// A block's hash is derived from the seed, the chain id and its number with the emulator's
+// seed mixer (a block's hash is a label nobody recomputes, and a verifier reads a hundred
+// thousand of them); its last 8 bytes also carry the number (masked), so
+// eth_getBlockByHash finds it without a table.
 
 const YEAR = 365 * 86_400;
 
@@ -101,10 +102,14 @@ export class Blocks {
     };
   }
 
-  /** 24 bytes of SHA-256(chain id, seed, number, kind), then the number masked by the first 8 of them. */
+  /** 24 bytes mixed from (seed, chain id, number, kind), then the number masked by the first 8 of them. */
   private derive(number: number, kind: string): Hex {
-    const h = createHash('sha256').update(`${this.chainId} ${this.seed} ${number} ${kind}`).digest('hex');
+    const k = hashString(kind);
+    // A number of blocks fits 53 bits: its high and low 32-bit halves both take part.
+    const high = Math.floor(number / 2 ** 32);
+    let h = '';
+    for (let i = 0; i < 6; i++) h += mixSeed(this.seed, this.chainId, high, number >>> 0, k, i).toString(16).padStart(8, '0');
     const tail = (BigInt(number) ^ BigInt(`0x${h.slice(0, 16)}`)).toString(16).padStart(16, '0');
-    return `0x${h.slice(0, 48)}${tail}`;
+    return `0x${h}${tail}`;
   }
 }
