@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChainDiscrepancy, Emulator } from '../../src/emulator/index.js';
-import { start } from './emulator-helpers.js';
+import { NOW, start } from './emulator-helpers.js';
 
 // Seeded discrepancies: every kind is present, each looks on chain as ONCHAIN.md §9 says
 // a verifier tells it apart (read here over JSON-RPC, not from the emulator's objects),
@@ -175,6 +175,37 @@ describe('determinism', () => {
       }
     } finally {
       await Promise.all([a.close(), b.close(), c.close(), plain.close()]);
+    }
+  });
+});
+
+describe('every record has its transaction', () => {
+  it('on every chain, in every collection, records made at start and added later: a receipt for each mined record (none for a seeded missing one or a pending one), from 8pay contracts or tokens', async () => {
+    const e = await start({ records: 60, seed: 3 });
+    try {
+      const collections = ['fixed-recurring/billings', 'fixed-recurring/cancellations', 'variable-recurring/cancellations', 'variable-recurring/cancellation-requests', 'variable-recurring/transfers', 'on-demand/transfers', 'one-time/payments', 'one-time/transfers', 'wallet-to-wallet/payments', 'wallet-to-wallet/transfers', 'scheduled-payments/transfers', 'dollar-cost-average/executions'];
+      for (const chain of ['bsc', 'ethereum', 'polygon', 'sandbox']) {
+        for (const collection of collections) {
+          const added = await fetch(`${e.url}/_emulator/records`, { method: 'POST', body: JSON.stringify({ chain, collection, count: 5, timestamp: NOW - 50 }) });
+          expect(added.status).toBe(201);
+        }
+        const missing = new Set(e.chain.discrepancies(chain).filter((d) => d.kind === 'missing').map((d) => d.transactionHash));
+        for (const collection of collections) {
+          const units = (e.records(chain, collection).records as Rec[]).flatMap((r) => (r.transactionHash ? [r] : r.receivers));
+          expect(units.length).toBeGreaterThan(5);
+          const res = await fetch(e.rpcUrl(chain), { method: 'POST', body: JSON.stringify(units.map((u, id) => ({ jsonrpc: '2.0', id, method: 'eth_getTransactionReceipt', params: [u.transactionHash] }))) });
+          expect(res.status).toBe(200);
+          const answers = (await res.json()) as Rec[];
+          answers.forEach((a, i) => {
+            const u = units[i];
+            expect(a.error, `${chain} ${collection} ${u.transactionHash}`).toBeUndefined();
+            const mined = u.transactionStatus !== 'pending' && !missing.has(u.transactionHash);
+            expect(a.result === null, `${chain} ${collection} ${u.transactionHash} ${u.transactionStatus}`).toBe(!mined);
+          });
+        }
+      }
+    } finally {
+      await e.close();
     }
   });
 });
