@@ -4,6 +4,7 @@ import { KNOWN_CHAINS } from '../registry/validators.js';
 import { CONTROL_PREFIX } from './control.js';
 import { demoKey } from './fixtures.js';
 import { startEmulator, type Emulator, type EmulatorOptions } from './index.js';
+import { CHAIN_IDS } from '../chain/model.js';
 
 // What `payrec emulator start|trigger` run: the command layer parses flags, these do the work.
 
@@ -16,12 +17,16 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, out: NodeJS.W
   });
   try {
     const width = Math.max(...KNOWN_CHAINS.map((c) => c.length));
+    const urlWidth = Math.max(...KNOWN_CHAINS.map((c) => emulator.rpcUrl(c).length));
     out.write(
       [
         `payrec emulator listening on ${emulator.url}`,
         '',
         'Demo API keys (any prk_demo_<chain>_<name> is another user of that chain):',
         ...KNOWN_CHAINS.map((chain) => `  ${chain.padEnd(width)}  ${demoKey(chain)}`),
+        '',
+        "Each chain's JSON-RPC (a node of the records' transactions; no key):",
+        ...KNOWN_CHAINS.map((chain) => `  ${chain.padEnd(width)}  ${emulator.rpcUrl(chain).padEnd(urlWidth)}  chain id ${CHAIN_IDS[chain]}`),
         '',
         'Try:',
         `  PAYREC_BASE_URL=${emulator.url} PAYREC_API_KEY=${demoKey('bsc')} payrec one-time transfers`,

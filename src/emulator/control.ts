@@ -14,6 +14,9 @@ import { HttpError, json, type Reply } from './reply.js';
 import { Router } from './router.js';
 import { authenticate } from './auth.js';
 import { currentWebhook } from './webhooks.js';
+import { chainRoutes } from './chain/control.js';
+import type { EmulatorChains } from './chain/network.js';
+import type { RpcServer } from './chain/rpc.js';
 
 // Control routes under /_emulator/: not part of the API, never logged or faulted; no
 // key needed, except to fire an event (POST /trigger takes the chain's demo key: a page
@@ -46,6 +49,9 @@ export interface ControlState {
   requests: RequestLogEntry[];
   /** Drives notification content, so a run of triggers is reproducible. */
   random: Random;
+  /** The chains of the records, and their JSON-RPC (/rpc/<chain>). */
+  chains: EmulatorChains;
+  rpc: RpcServer;
 }
 
 export interface ControlRequest {
@@ -132,6 +138,8 @@ export function controlRouter(state: ControlState): Router<ControlHandler> {
     const filter = { planId: query.get('planId') ?? undefined, subscriptionId: query.get('subscriptionId') ?? undefined };
     return json(200, subscriptionTruth(state.datasets, chain, filter));
   });
+
+  for (const [method, path, handler] of chainRoutes(state)) route(method, path, handler);
 
   route('GET', '/live', () => json(200, state.live.status()));
   route('POST', '/live', ({ body }) => {

@@ -41,6 +41,14 @@ interface Arrival {
 
 const keyOf = (chain: string, collection: string) => `${chain}\u0000${collection}`;
 
+/** Told where records are, so a view kept beside the stores (the emulator's chain) stays in step. */
+export interface DatasetsWatcher {
+  /** A store was built: its starting records and any waiting ones are in it. */
+  built?(chain: string, collection: string, store: RecordStore): void;
+  /** A record was inserted or moved after start: it now lies at `entry.timestamp`. */
+  placed?(chain: string, collection: string, entry: StoredRecord): void;
+}
+
 export class Datasets {
   private readonly worlds = new Map<string, World>();
   private readonly stores = new Map<string, RecordStore>();
@@ -49,8 +57,13 @@ export class Datasets {
   /** Records inserted into stores that are not built yet, in arrival order. */
   private readonly backlogs = new Map<string, Arrival[]>();
   private counter = 0;
+  private readonly watchers: DatasetsWatcher[] = [];
 
   constructor(readonly options: WorldOptions) {}
+
+  watch(watcher: DatasetsWatcher): void {
+    this.watchers.push(watcher);
+  }
 
   /** Insertions since start, every store together. */
   get seq(): number {
@@ -78,8 +91,14 @@ export class Datasets {
       this.stores.set(key, store);
       for (const { entry, arrival } of this.backlogs.get(key) ?? []) store.insert(entry, arrival);
       this.backlogs.delete(key);
+      for (const w of this.watchers) w.built?.(chain, collection, store);
     }
     return store;
+  }
+
+  /** A store if it is built already (undefined otherwise: nothing is built by asking). */
+  peek(chain: string, collection: string): RecordStore | undefined {
+    return this.stores.get(keyOf(chain, collection));
   }
 
   /** Adds a record after start; returns its arrival (the counter's new value). */
@@ -93,6 +112,7 @@ export class Datasets {
       backlog.push({ entry, arrival });
       this.backlogs.set(key, backlog);
     }
+    for (const w of this.watchers) w.placed?.(chain, collection, entry);
     return arrival;
   }
 
@@ -139,6 +159,7 @@ export class Datasets {
     else if ('createdAt' in record) record.createdAt = timestamp;
     const moved = ++this.counter;
     store.insert(entry, moved);
+    for (const w of this.watchers) w.placed?.(chain, collection, entry);
     return moved;
   }
 

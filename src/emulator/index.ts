@@ -9,6 +9,10 @@ import { LiveTraffic } from './live.js';
 import type { LiveOptions, LiveStatus } from './live-options.js';
 import { Random, mixSeed } from './prng.js';
 import { createEmulatorServer } from './server.js';
+import { EmulatorChains } from './chain/network.js';
+import { RPC_PREFIX, RpcServer, type RpcCalls } from './chain/rpc.js';
+import type { Listed as ChainDiscrepancy } from './chain/chain.js';
+import { TRANSACTION_COLLECTIONS } from './chain/layouts.js';
 
 // The emulator's public face: start a seeded, loopback-only server of the whole API.
 
@@ -19,6 +23,21 @@ export type { DeliveryOptions, DeliveryAttempt } from './delivery.js';
 export type { LiveOptions, LiveStatus } from './live-options.js';
 export type { GroundTruth, SubscriptionFilter, SubscriptionTruth } from './ground-truth.js';
 export type { PlanTerms, SubscriptionFacts } from './lifecycles.js';
+export type { Listed as ChainDiscrepancy } from './chain/chain.js';
+export type { Difference as ChainDifference } from './chain/transcript.js';
+export type { RpcCalls } from './chain/rpc.js';
+
+/** The emulator's chains (docs/emulator.md "The chain"); the same as /rpc/<chain> and /_emulator/chain/. */
+export interface ChainControl {
+  /** The chain's newest block: its number and timestamp. */
+  head(chain: string): { number: number; timestamp: number };
+  /** Mines `seconds` blocks at once (POST /_emulator/chain/advance). */
+  advance(seconds: number): void;
+  /** Records whose transaction differs from the API, seeded or not (GET /_emulator/chain/discrepancies). */
+  discrepancies(chain: string, collection?: string): ChainDiscrepancy[];
+  /** JSON-RPC calls so far, per chain and method (GET /_emulator/chain/calls). */
+  calls(): RpcCalls;
+}
 
 export interface EmulatorOptions {
   /** 0 (default) picks a free port. */
@@ -65,7 +84,15 @@ export interface Emulator {
   records(chain: string, collection: string): GroundTruth;
   /** The fixed-recurring subscriptions' facts, optionally of one plan or one subscription (GET /_emulator/subscriptions). */
   subscriptions(chain: string, filter?: SubscriptionFilter): SubscriptionTruth;
+  /** The JSON-RPC URL of a chain's node: <url>/rpc/<chain> (no key needed). */
+  rpcUrl(chain: string): string;
+  chain: ChainControl;
   close(): Promise<void>;
+}
+
+function knownChain(chain: string) {
+  if (!EmulatorChains.isChain(chain)) throw new RangeError(`Unknown chain ${chain}`);
+  return chain;
 }
 
 export function todayUtcMidnight(): number {
@@ -85,8 +112,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const live = new LiveTraffic(datasets, seed);
   // Before listening: bad live options throw with nothing left running.
   if (opts.live) live.start(opts.live);
+  const chains = new EmulatorChains(datasets, seed);
+  const rpc = new RpcServer(chains);
   const host = opts.host ?? '127.0.0.1';
-  const server = createEmulatorServer({ datasets, deliverer, faults, live, requests, random: new Random(mixSeed(seed, 0x7219)) }, host);
+  const server = createEmulatorServer({ datasets, deliverer, faults, live, requests, random: new Random(mixSeed(seed, 0x7219)), chains, rpc }, host);
 
   await new Promise<void>((resolve, reject) => {
     const fail = (err: Error) => {
@@ -119,6 +148,17 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     },
     records: (chain, collection) => groundTruth(datasets, chain, collection),
     subscriptions: (chain, filter) => subscriptionTruth(datasets, chain, filter),
+    rpcUrl: (chain) => `http://${urlHost}:${port}${RPC_PREFIX}/${chain}`,
+    chain: {
+      head: (chain) => {
+        const node = chains.of(knownChain(chain));
+        const number = node.head();
+        return { number, timestamp: node.blocks.timestampOf(number) };
+      },
+      advance: (seconds) => chains.clock.advance(seconds),
+      discrepancies: (chain, collection) => chains.of(knownChain(chain)).discrepancies(collection === undefined ? TRANSACTION_COLLECTIONS : [collection]),
+      calls: () => structuredClone(rpc.counts),
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         live.close();

@@ -12,6 +12,7 @@ import { HttpError, errorReply, pageNotFound, type Reply } from './reply.js';
 import { Router } from './router.js';
 import { shortUrlRoutes } from './short-urls.js';
 import { webhookRoutes } from './webhooks.js';
+import { rpcChainOf } from './chain/rpc.js';
 
 // The HTTP front: routes a request to the API (key checked, logged, maybe faulted) or to
 // a control route, and writes the reply. Handlers return replies; only this file
@@ -48,6 +49,9 @@ export function createEmulatorServer(state: ControlState, host: string): Server 
     const url = new URL(req.url ?? '/', 'http://emulator');
     const method = req.method ?? 'GET';
     const body = await readBody(req);
+    // The chains' JSON-RPC: a node's, so no key, no request log and no API faults.
+    const rpcChain = rpcChainOf(url.pathname);
+    if (rpcChain !== undefined) return send(res, state.rpc.reply(method, rpcChain, body));
     if (url.pathname === CONTROL_PREFIX || url.pathname.startsWith(`${CONTROL_PREFIX}/`)) {
       send(res, await answer(() => {
         const match = control.match(method, url.pathname);

@@ -168,6 +168,16 @@ export class RecordStore {
     return this.bodies[pos];
   }
 
+  /** The bodies of the records stamped `timestamp`, in store order. */
+  bodiesAt(timestamp: number): string[] {
+    return this.bodies.slice(this.lowerBound(timestamp), this.upperBound(timestamp));
+  }
+
+  /** Every record's timestamp and body, in store order. */
+  *scan(): Iterable<[number, string]> {
+    for (let pos = 0; pos < this.size; pos++) yield [this.timestamps[pos], this.bodies[pos]];
+  }
+
   /** Position of the latest record that meets every condition, or -1. */
   findLast(where: Condition[]): number {
     const conditions = this.compile(where);

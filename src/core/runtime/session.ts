@@ -60,6 +60,8 @@ export class Session {
   readonly timeFormat?: 'unix' | 'iso';
   private readonly timeoutMs: number;
   private readonly retries: number;
+  /** With --emulator, once settings() resolved: the in-process emulator's JSON-RPC URL of the chain (its node, no key). */
+  emulatorRpcUrl?: string;
   private settingsP?: Promise<Settings>;
   private clientP?: Promise<ApiClient>;
   private cleanups: (() => Promise<void>)[] = [];
@@ -117,6 +119,7 @@ export class Session {
     const { startEmulator } = await import('../../emulator/index.js');
     const emulator = await startEmulator({ port: 0, now: emulatorAnchor(this.ctx.env, this.ctx.now()).seconds });
     this.cleanups.push(() => emulator.close());
+    this.emulatorRpcUrl = emulator.rpcUrl(s.chain);
     return { ...s, baseUrl: emulator.url, apiKey: emulator.keyFor(s.chain), sources: { ...s.sources, baseUrl: 'flag', apiKey: 'flag' } };
   }
 

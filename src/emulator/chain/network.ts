@@ -1,0 +1,36 @@
+import { KNOWN_CHAINS } from '../../registry/validators.js';
+import type { ChainSlug } from '../../chain/model.js';
+import type { Datasets } from '../datasets.js';
+import { EmulatorChain } from './chain.js';
+import { ChainClock } from './clock.js';
+import { TRANSACTION_COLLECTIONS } from './layouts.js';
+
+// The emulator's chains, one per API chain, made when first asked for, on one clock.
+
+export class EmulatorChains {
+  readonly clock: ChainClock;
+  private readonly chains = new Map<string, EmulatorChain>();
+
+  constructor(
+    private readonly datasets: Datasets,
+    private readonly seed: number,
+    wallMs?: () => number,
+  ) {
+    this.clock = new ChainClock(datasets.options.now, wallMs);
+    // A transaction stamped ahead of the head is in a block the chain has reached.
+    datasets.watch({ placed: (_chain, collection, entry) => TRANSACTION_COLLECTIONS.includes(collection) && this.clock.reach(entry.timestamp) });
+  }
+
+  static isChain(chain: string): chain is ChainSlug {
+    return (KNOWN_CHAINS as readonly string[]).includes(chain);
+  }
+
+  of(chain: ChainSlug): EmulatorChain {
+    let c = this.chains.get(chain);
+    if (!c) {
+      c = new EmulatorChain(chain, this.datasets, this.clock, this.seed);
+      this.chains.set(chain, c);
+    }
+    return c;
+  }
+}
