@@ -14,8 +14,8 @@ export interface ResolvedToken {
   address: Address;
   decimals: number;
   native: boolean;
-  /** What `decimals()` answered; undefined for the native coin. */
-  chainDecimals?: number;
+  /** What `decimals()` answered: null when the contract did not answer it; undefined for the native coin. */
+  chainDecimals?: number | null;
 }
 
 /** API symbol → its token, or null when the list does not know it (a difference). */
