@@ -2,6 +2,7 @@ import { decodeEventLog, keccak256, stringToHex, toEventSelector, type AbiEvent,
 import { NodeAnswerError, type Block, type Log, type Receipt, type Transaction } from './answers.js';
 import { CONTRACTS, EVENTS, PAYMENT_TYPE_NAMES, type ChainSlug, type Contracts } from './model.js';
 import { NATIVE } from './tokens.js';
+import type { VERIFIABLE } from './verifiable.js';
 
 // The pure decoder: a transaction's receipt (and block, and for the native coin the
 // transaction) read with ONCHAIN.md's model, as the facts one API record can be held
@@ -71,22 +72,6 @@ export interface ChainContext {
   /** The contract of an API token symbol by 8pay's list (NATIVE for the native coin); undefined when the list does not know it. */
   tokenAddress(symbol: unknown): Address | undefined;
 }
-
-/** The collections the decoder reads; records of any other have nothing on chain to verify. */
-export const VERIFIABLE = [
-  'fixed-recurring/billings',
-  'fixed-recurring/cancellations',
-  'variable-recurring/cancellations',
-  'variable-recurring/cancellation-requests',
-  'variable-recurring/transfers',
-  'on-demand/transfers',
-  'one-time/payments',
-  'one-time/transfers',
-  'wallet-to-wallet/payments',
-  'wallet-to-wallet/transfers',
-  'scheduled-payments/transfers',
-  'dollar-cost-average/executions',
-] as const;
 
 export function decode(subject: Subject, evidence: Evidence, ctx: ChainContext): ChainView {
   const { receipt } = evidence;

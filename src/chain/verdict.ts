@@ -9,11 +9,9 @@ import type { ChainSlug } from './model.js';
 // applied in §9's order. Nothing is `verified` unless its own events, from 8pay's
 // contracts, in a canonical block with enough confirmations, say what the API says.
 
-export const VERDICTS = ['pending', 'missing', 'reorged', 'unconfirmed', 'reverted', 'spoofed', 'mismatch', 'verified'] as const;
-export type Verdict = (typeof VERDICTS)[number];
+import type { Verdict } from './verdict-names.js';
 
-/** `--verdict bad`: what a CI gate fails on. */
-export const BAD_VERDICTS: readonly Verdict[] = ['mismatch', 'missing', 'reverted', 'spoofed', 'reorged'];
+export { VERDICTS, BAD_VERDICTS, type Verdict } from './verdict-names.js';
 
 export interface Difference {
   field: string;

@@ -2,7 +2,7 @@ import { decodeFunctionResult, encodeFunctionData, type Address, type Hex } from
 import { UsageError } from '../core/runtime/errors.js';
 import type { Block } from './answers.js';
 import type { ChainClient } from './rpc-client.js';
-import { decode, VERIFIABLE, valueAt, type ChainContext, type Evidence, type Subject } from './decode.js';
+import { decode, valueAt, type ChainContext, type Evidence, type Subject } from './decode.js';
 import { CHAIN_IDS, CONTRACTS, FUNCTIONS, type ChainSlug } from './model.js';
 import { bySymbolCall, listedSymbol, symbolCandidates, type ResolvedToken } from './tokens.js';
 import { judge, worst, type Judgement } from './verdict.js';
@@ -181,11 +181,6 @@ export function subjectsOf(collection: string, record: Record<string, unknown>, 
     return receivers.map((_, i) => ({ collection, record, receiver: i, planId }));
   }
   return [{ collection, record, planId }];
-}
-
-/** Whether the records of a collection can be verified. */
-export function verifiable(collection: string): boolean {
-  return (VERIFIABLE as readonly string[]).includes(collection);
 }
 
 /** One record's judgement from its subjects': the worst verdict, the fewest confirmations, the latest block, every difference. */

@@ -18,6 +18,8 @@ export interface Profile {
   chain?: string;
   baseUrl?: string;
   apiKey?: string;
+  /** The chain's JSON-RPC URL per chain (payrec config set rpc): a secret, as providers put keys in it. */
+  rpc?: Record<string, string>;
   /** Defaults of this profile's runs, below their flags and variables (payrec config set). */
   tz?: string;
   format?: string;
