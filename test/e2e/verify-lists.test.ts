@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRecords, emulator, parseCsv, payrec } from './helpers.js';
-import { abiString, defaultEthCall, rpcNode, type RpcNode } from './rpc-node.js';
+import { abiString, defaultEthCall, rpcNode, type RpcNode } from '../unit/rpc-node.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import * as f from '../unit/chain-fixtures.js';
 

@@ -3,7 +3,7 @@ import { ChainClient } from '../../src/chain/rpc-client.js';
 import { Verifier } from '../../src/chain/verifier.js';
 import { EXIT } from '../../src/core/runtime/errors.js';
 import { keepRpcSecret, maskRpcUrl, maskSecrets } from '../../src/core/runtime/secrets.js';
-import { rpcNode, type RpcNode } from '../e2e/rpc-node.js';
+import { rpcNode, type RpcNode } from './rpc-node.js';
 import * as f from './chain-fixtures.js';
 
 // The chain client over real HTTP against a JSON-RPC node written in the test, made

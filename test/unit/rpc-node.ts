@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FEE_COLLECTOR, hex, str, uint, addr } from '../unit/chain-fixtures.js';
+import { FEE_COLLECTOR, hex, str, uint, addr } from './chain-fixtures.js';
 
 // A JSON-RPC node written inside the tests: it answers from tables the test fills by
 // hand (receipts, blocks, transactions), and can be made hostile (another chain id,
