@@ -25,6 +25,7 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     .option('--profile <name>', 'stored profile to use (env PAYREC_PROFILE)')
     .option('--chain <chain>', 'chain: bsc, ethereum, polygon, sandbox… (env PAYREC_CHAIN; default bsc)')
     .option('--base-url <url>', 'API base URL (env PAYREC_BASE_URL; default https://api.8pay.network)')
+    .option('--rpc <url>', "the chain's JSON-RPC URL for --verify and payrec verify (env PAYREC_RPC_URL; payrec config set rpc); a secret: shown masked")
     .option('--emulator', 'run the command against a built-in emulator with demo data (no account needed)')
     .option('-f, --format <format>', 'table, json, jsonl, csv or xlsx (xlsx only with -o; env PAYREC_FORMAT; default: from -o\'s extension, else table)')
     .option('--columns <list>', 'fields to show, in order, comma-separated (dotted paths for nested fields)')

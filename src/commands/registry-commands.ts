@@ -18,6 +18,8 @@ import { confirm } from '../core/runtime/prompt.js';
 import { commandAt, topCommand } from './tree.js';
 import { addGateOptions, parseGateFlags, type GateFlags } from './list-gates.js';
 import { hasStatus, hasSuccess } from '../core/lists/status.js';
+import { addVerifyOptions, parseVerifyFlags, type VerifyFlags } from './verify-flags.js';
+import { verifiable } from '../chain/verifiable.js';
 
 // The generic builder (Stripe CLI's OperationCmd): every registry entry becomes a
 // command. Entries that share a command path (billings by plan or by subscription)
@@ -63,7 +65,7 @@ function defineOptions(cmd: Command, group: Endpoint[]): void {
   if (group.some((e) => e.confirm)) cmd.option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)');
   if (group.some((e) => e.method === 'DELETE')) cmd.option('--ignore-missing', 'exit 0 when it is already gone (404), for provisioning jobs run again');
   if (group.some((e) => e.kind === 'list')) {
-    addListOptions(cmd, group.some((e) => e.timeWindow), seen.has('token'));
+    addListOptions(cmd, group.some((e) => e.timeWindow), seen.has('token'), group.some((e) => verifiable(e.collection)));
     addGateOptions(cmd, group.some(hasStatus), group.some(hasSuccess));
   }
   const examples = group.flatMap((e) => e.examples);
@@ -71,7 +73,7 @@ function defineOptions(cmd: Command, group: Endpoint[]): void {
 }
 
 /** `hasTokenFilter`: the list's own --token filter also picks the token to chart. */
-export function addListOptions(cmd: Command, timeWindow: boolean, hasTokenFilter: boolean): void {
+export function addListOptions(cmd: Command, timeWindow: boolean, hasTokenFilter: boolean, verifiable = false): void {
   if (timeWindow) {
     cmd
       .option('--from <time>', 'oldest record: Unix seconds, ISO 8601 date or date-time, or an age (30m, 24h, 7d, 2w); not after now')
@@ -96,9 +98,10 @@ export function addListOptions(cmd: Command, timeWindow: boolean, hasTokenFilter
       .option('--interval <seconds>', 'with --follow: seconds between polls (default 10)')
       .option('--lookback <duration>', 'with --follow: how late a record may appear and still be printed (default 10m)');
   }
+  if (verifiable) addVerifyOptions(cmd);
 }
 
-interface ListFlags extends GateFlags {
+interface ListFlags extends GateFlags, VerifyFlags {
   summary?: boolean;
   chart?: string;
   token?: string;
@@ -147,6 +150,8 @@ export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: 
   // --jq reads the JSON that -f json prints: records, or a summary; a chart or a follow is not one document.
   if (gates.jq !== undefined && flags.follow) throw new UsageError('--jq does not go with --follow');
   query.summary = flags.summary;
+  query.verify = parseVerifyFlags(flags);
+  if (query.verify && flags.follow) throw new UsageError('--verify checks a window of records, and --follow never ends: give a --from/--to window instead');
   if (flags.chart !== undefined) {
     query.chart = { period: parseOption(optionSchemas.period, flags.chart, '--chart'), zone };
     if (flags.token !== undefined) query.chart.token = parseOption(tokenSchema, flags.token, '--token');

@@ -32,7 +32,7 @@ export function addTransfersCommand(program: Command, action: CommandAction): vo
     const only = products.length === TRANSFER_ENDPOINTS.length ? '' : ` (${products.join(', ')} only: narrow with --product)`;
     cmd.option(`${flagOf(filter.name)} <value>`, filter.help + only);
   }
-  addListOptions(cmd, true, HAS_TOKEN_FILTER);
+  addListOptions(cmd, true, HAS_TOKEN_FILTER, true);
   addGateOptions(cmd, TRANSFER_ENDPOINTS.some(hasStatus), TRANSFER_ENDPOINTS.some(hasSuccess));
   const examples = [
     'payrec transfers --from 7d',

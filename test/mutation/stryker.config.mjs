@@ -17,6 +17,8 @@ export default {
     'src/core/lists/merge.ts',
     'src/core/lists/paginate.ts',
     'src/subscriptions/*.ts',
+    'src/chain/decode.ts',
+    'src/chain/verdict.ts',
   ],
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],

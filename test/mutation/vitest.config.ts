@@ -8,6 +8,8 @@ export default defineConfig({
   test: {
     root: fileURLToPath(new URL('../..', import.meta.url)),
     include: [
+      'test/unit/chain-properties.test.ts',
+      'test/unit/chain-verdicts.test.ts',
       'test/unit/days-not-24-hours.test.ts',
       'test/unit/merge.test.ts',
       'test/unit/output.test.ts',

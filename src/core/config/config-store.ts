@@ -20,6 +20,8 @@ export interface Profile {
   apiKey?: string;
   /** The service the key was stored for, when `config set base-url` moved the profile elsewhere since. */
   keyBaseUrl?: string;
+  /** The chain's JSON-RPC URL per chain (payrec config set rpc): a secret, as providers put keys in it. */
+  rpc?: Record<string, string>;
   /** Defaults of this profile's runs, below their flags and variables (payrec config set). */
   tz?: string;
   format?: string;

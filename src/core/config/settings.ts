@@ -3,7 +3,7 @@ import type { ConfigFileError, ConfigStore, Profile } from './config-store.js';
 import { PayrecError, EXIT, UsageError } from '../runtime/errors.js';
 import { checkBaseUrl } from '../http/base-url.js';
 import { hasControlCharacters, printable } from '../output/sanitize.js';
-import { keepSecret } from '../runtime/secrets.js';
+import { keepRpcSecret, keepSecret, maskRpcUrl } from '../runtime/secrets.js';
 
 // Where each setting comes from, in order: flag > environment > profile > default.
 
@@ -19,13 +19,16 @@ export interface Settings {
   apiKey?: string;
   /** The profile's key was not used: it is kept for this other service. */
   keyWithheldFor?: string;
-  sources: { chain: Source; baseUrl: Source; apiKey?: Source; profile: Source };
+  /** The chain's JSON-RPC URL (--rpc, PAYREC_RPC_URL, the profile's for this chain), for --verify and payrec verify. */
+  rpcUrl?: string;
+  sources: { chain: Source; baseUrl: Source; apiKey?: Source; profile: Source; rpcUrl?: Source };
 }
 
 export interface SettingFlags {
   profile?: string;
   chain?: string;
   baseUrl?: string;
+  rpc?: string;
 }
 
 /**
@@ -65,13 +68,16 @@ export async function resolveSettings(
     [apiKey, keyWithheldFor] = [undefined, keyService];
   }
 
+  const [rpcUrl, rpcSource] = pick(flags.rpc, env.PAYREC_RPC_URL, stored.rpc?.[chain ?? DEFAULT_CHAIN]);
+  keepRpcSecret(rpcUrl ?? '');
   const settings: Settings = {
     profile: name,
     chain: chain ?? DEFAULT_CHAIN,
     baseUrl: baseUrl ?? DEFAULT_BASE_URL,
     apiKey,
     keyWithheldFor,
-    sources: { profile: profileSource, chain: chainSource, baseUrl: baseUrlSource, apiKey: apiKey ? apiKeySource : undefined },
+    rpcUrl,
+    sources: { profile: profileSource, chain: chainSource, baseUrl: baseUrlSource, apiKey: apiKey ? apiKeySource : undefined, rpcUrl: rpcUrl ? rpcSource : undefined },
   };
   validateSettings(settings);
   keepSecret(apiKey);
@@ -115,6 +121,19 @@ export function validateSettings(s: Settings): void {
     throw invalid(s, 'baseUrl', why);
   }
   if (s.apiKey !== undefined) checkApiKey(s.apiKey, s.sources.apiKey === 'env' ? 'PAYREC_API_KEY' : `the key of profile "${s.profile}"`);
+  if (s.rpcUrl !== undefined) checkRpcUrl(s.rpcUrl, s.sources.rpcUrl === 'flag' ? '--rpc' : s.sources.rpcUrl === 'env' ? 'PAYREC_RPC_URL' : `rpc of profile "${s.profile}" for ${s.chain}`);
+}
+
+/** An RPC URL: http(s), no control characters. The message shows it masked (it may hold a provider's key). */
+export function checkRpcUrl(url: string, name: string): void {
+  let ok = false;
+  try {
+    const u = new URL(url);
+    ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '' && !hasControlCharacters(url);
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new UsageError(`invalid ${name} "${maskRpcUrl(url)}": expected an http:// or https:// URL of a JSON-RPC node`);
 }
 
 export function checkApiKey(key: string, name = 'the API key'): void {

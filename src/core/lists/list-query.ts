@@ -3,6 +3,7 @@ import type { Endpoint } from '../../registry/types.js';
 import type { ApiClient } from '../http/client.js';
 import type { Period } from './chart.js';
 import type { Page, PageWindow } from './paginate.js';
+import type { VerifyQuery } from './verify-list.js';
 
 /** What a list command asked for: the window of records and what to make of them. */
 export interface ListQuery {
@@ -27,6 +28,8 @@ export interface ListQuery {
   failIfAny?: boolean;
   /** --jq EXPR: run over the JSON document that -f json would print (compiled before any request). */
   jq?: string;
+  /** --verify: each record checked against the chain (--verdict, --confirmations). */
+  verify?: VerifyQuery;
 }
 
 /** Walks [from, to] of a list in `sort` order (the API's default, desc, when absent). */

@@ -16,6 +16,7 @@ import type { Format } from '../output/writer.js';
 import { follow } from './follow.js';
 import { refuseCountWorkbook, type ListQuery, type MergedList, type WalkWindow } from './list-query.js';
 import type { ApiClient } from '../http/client.js';
+import { startListVerification, VERIFY_COLUMNS, verifyColumns } from './verify-list.js';
 
 export type { ListQuery, MergedList } from './list-query.js';
 
@@ -48,11 +49,13 @@ export async function runEndpoint(
   list?: ListQuery,
 ): Promise<void> {
   refuseCountWorkbook(list?.count, session.format);
-  const outputOptions = session.output(endpoint.kind, endpoint.columns);
-  if ('fields' in endpoint) outputOptions.fields = endpoint.fields;
-  else outputOptions.emptyHeader = Object.keys(recordShape(endpoint.record));
+  // --verify adds its columns to every record.
+  const verifying = list?.verify ? VERIFY_COLUMNS : [];
+  const outputOptions = session.output(endpoint.kind, verifying.length ? verifyColumns(endpoint.columns) : endpoint.columns);
+  if ('fields' in endpoint) outputOptions.fields = [...endpoint.fields, ...verifying];
+  else outputOptions.emptyHeader = [...Object.keys(recordShape(endpoint.record)), ...verifying];
   outputOptions.statusLabel = statusLabeller(endpoint);
-  if (outputOptions.columns) validateColumns(outputOptions.columns, schemaFields(endpoint.record));
+  if (outputOptions.columns) validateColumns(outputOptions.columns, [...schemaFields(endpoint.record), ...verifying]);
   if (outputOptions.flatten !== undefined) validateFlatten(outputOptions.flatten, endpoint.record);
   const client = await session.client(list?.window.concurrency);
   const path = 'walk' in endpoint ? endpoint.path : fillPath(endpoint, pathValues);
@@ -82,21 +85,29 @@ export async function runEndpoint(
   const q = list!;
   // Compiled first: a bad expression is exit 2 before any request.
   const jq = q.jq !== undefined ? await compileJq(q.jq) : undefined;
-  const keep = q.statuses ? matcher(endpoint, q.statuses) : undefined;
+  const byStatus = q.statuses ? matcher(endpoint, q.statuses) : undefined;
+  // The chain's node is checked (its chain id) before the API is asked for anything.
+  const verification = q.verify ? await startListVerification(session, endpoint, q.verify, pathValues, jq !== undefined || session.format === 'json' || session.format === 'jsonl') : undefined;
+  const keep = byStatus ?? verification?.keep;
   const exact: WalkWindow = 'walk' in endpoint ? endpoint.walk(client) : endpointWalk(client, endpoint, path, filters);
   // --status: the API has no status filter (API-SPEC.md), so records are kept or dropped
   // here, after the paginator has made the walk exact and free of repeats; the walk
   // itself is never cut by --limit, which counts the records kept.
   /** Records read before the filter: what the progress line counts. */
   let read = 0;
-  const walk: WalkWindow = keep
-    ? async function* (window, from, to, sort) {
-        for await (const page of exact({ ...window, limit: Infinity }, from, to, sort)) {
-          read += page.records.length;
-          yield { records: page.records.filter(keep), total: page.total };
+  // --verify checks the records --status kept, then --verdict keeps some of them.
+  const walk: WalkWindow =
+    keep || verification
+      ? async function* (window, from, to, sort) {
+          for await (const page of exact(keep ? { ...window, limit: Infinity } : window, from, to, sort)) {
+            read += page.records.length;
+            let records = byStatus ? page.records.filter(byStatus) : page.records;
+            if (verification) records = await verification.page(records);
+            if (verification?.keep) records = records.filter(verification.keep);
+            yield { records, total: page.total };
+          }
         }
-      }
-    : exact;
+      : exact;
 
   if (q.follow) {
     await follow(session, endpoint, walk, q, outputOptions);
@@ -110,7 +121,9 @@ export async function runEndpoint(
   const target = await session.openOutput();
   // --jq reads the document -f json would print, then prints jq's answer in its place.
   const json = jq ? new TextSink() : undefined;
-  const out = json ?? target.stream;
+  // A node that fails half-way leaves nothing half printed: verified output is held until the walk ends.
+  const held = verification && !json ? new TextSink() : undefined;
+  const out = json ?? held ?? target.stream;
   const options = jq ? { ...outputOptions, format: 'json' as const, tty: false } : outputOptions;
   const writer = summary || chart || q.count ? undefined : createWriter(out, options);
   const progress = new Progress(session, w.limit === Infinity);
@@ -148,10 +161,11 @@ export async function runEndpoint(
     progress.stop();
   }
   if (writer) await writer.end();
-  if (summary) await writeSummary(session, out, summary, jq ? 'json' : session.format);
+  if (summary) await writeSummary(session, out, summary, jq ? 'json' : session.format, verification?.counts);
   if (chart) await writeChart(session, out, chart, jq ? 'json' : session.format, outputOptions.tty);
   if (q.count) out.write(`${count}\n`);
   if (jq) target.stream.write(jq.run(json!.text(), outputOptions.tty));
+  if (held) target.stream.write(held.bytes());
   await target.commit();
   // Only --limit cuts a list short: a whole walk (--all) that read everything of its
   // window may still count fewer records than the latest total, which holds arrivals.
@@ -188,8 +202,11 @@ class TextSink extends Writable {
     this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     done();
   }
+  bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
   text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
+    return this.bytes().toString('utf8');
   }
 }
 
@@ -212,8 +229,8 @@ async function writeChart(session: Session, out: NodeJS.WritableStream, chart: C
  * as field/value lines, then the totals as a table whose status column says what
  * each total holds.
  */
-async function writeSummary(session: Session, out: NodeJS.WritableStream, s: Summariser, format: Format): Promise<void> {
-  const result = s.result();
+async function writeSummary(session: Session, out: NodeJS.WritableStream, s: Summariser, format: Format, verdicts?: Record<string, number>): Promise<void> {
+  const result = verdicts ? { ...s.result(), verdicts } : s.result();
   const columns = ['token', 'status', 'count', ...s.fields];
   if (format === 'json' || format === 'jsonl') {
     // Token names are the server's text: escaped like every JSON we print.
@@ -231,6 +248,7 @@ async function writeSummary(session: Session, out: NodeJS.WritableStream, s: Sum
   }
   for (const [status, n] of Object.entries(result.statuses)) overview[`status.${status}`] = n;
   if (result.forced !== undefined) overview.forced = result.forced;
+  for (const [verdict, n] of Object.entries(verdicts ?? {})) overview[`verdict.${verdict}`] = n;
   await rows([overview], 'single', Object.keys(overview));
   if (result.totals.length === 0) return;
   out.write(`\nexact totals per token and status${s.successSignal ? ' (a billing failed: success is not 1 or status failed)' : ''}:\n`);

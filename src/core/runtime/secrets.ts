@@ -58,3 +58,40 @@ function maskRuns(text: string, key: string): string {
   }
   return out;
 }
+
+// The chain's RPC URL is a secret too: providers put the account's key in its path,
+// query or user part (https://…/v3/KEY, ?apikey=KEY, https://user:KEY@…).
+
+/** An RPC URL as it may be shown: scheme and host only, the rest masked. */
+export function maskRpcUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const hidden = u.username !== '' || u.password !== '' || u.pathname.replace(/\/+$/, '') !== '' || u.search !== '' || u.hash !== '';
+    return `${u.protocol}//${u.host}${hidden ? '/****' : ''}`;
+  } catch {
+    return '****';
+  }
+}
+
+/** Remembers an RPC URL's parts that may be a provider's key, so maskSecrets masks them wherever they appear. */
+export function keepRpcSecret(url: string): void {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return;
+  }
+  const decoded = (p: string) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return p;
+    }
+  };
+  const parts = [u.username, u.password, ...u.pathname.split('/'), ...u.searchParams.values(), u.hash.slice(1)];
+  for (const part of parts) {
+    if (part.length < 8) continue;
+    keepSecret(part);
+    keepSecret(decoded(part));
+  }
+}

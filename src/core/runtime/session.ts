@@ -22,6 +22,7 @@ export interface GlobalFlags {
   profile?: string;
   chain?: string;
   baseUrl?: string;
+  rpc?: string;
   format?: string;
   columns?: string;
   flatten?: string;
@@ -58,10 +59,10 @@ export class Session {
   /** --tz or PAYREC_TZ: the IANA zone of calendar days and of the times people read. */
   readonly zone: string;
   readonly timeFormat?: 'unix' | 'iso';
-  private readonly timeoutMs: number;
-  private readonly retries: number;
-  /** With --emulator, once settings() resolved: the in-process emulator's JSON-RPC URL of the chain (its node, no key). */
-  emulatorRpcUrl?: string;
+  /** --timeout, per request (the API's and the chain node's). */
+  readonly timeoutMs: number;
+  /** --retries of failed safe requests. */
+  readonly retries: number;
   private settingsP?: Promise<Settings>;
   private clientP?: Promise<ApiClient>;
   private cleanups: (() => Promise<void>)[] = [];
@@ -119,8 +120,9 @@ export class Session {
     const { startEmulator } = await import('../../emulator/index.js');
     const emulator = await startEmulator({ port: 0, now: emulatorAnchor(this.ctx.env, this.ctx.now()).seconds });
     this.cleanups.push(() => emulator.close());
-    this.emulatorRpcUrl = emulator.rpcUrl(s.chain);
-    return { ...s, baseUrl: emulator.url, apiKey: emulator.keyFor(s.chain), sources: { ...s.sources, baseUrl: 'flag', apiKey: 'flag' } };
+    // Its chain too, unless --rpc names another node.
+    const rpc = s.sources.rpcUrl === 'flag' ? { rpcUrl: s.rpcUrl, source: s.sources.rpcUrl } : { rpcUrl: emulator.rpcUrl(s.chain), source: 'flag' as const };
+    return { ...s, baseUrl: emulator.url, apiKey: emulator.keyFor(s.chain), rpcUrl: rpc.rpcUrl, sources: { ...s.sources, baseUrl: 'flag', apiKey: 'flag', rpcUrl: rpc.source } };
   }
 
   /**

@@ -1,0 +1,450 @@
+import { decodeEventLog, keccak256, stringToHex, toEventSelector, type AbiEvent, type Address, type Hex } from 'viem';
+import { NodeAnswerError, type Block, type Log, type Receipt, type Transaction } from './answers.js';
+import { CONTRACTS, EVENTS, PAYMENT_TYPE_NAMES, type ChainSlug, type Contracts } from './model.js';
+import { NATIVE } from './tokens.js';
+import type { VERIFIABLE } from './verifiable.js';
+
+// The pure decoder: a transaction's receipt (and block, and for the native coin the
+// transaction) read with ONCHAIN.md's model, as the facts one API record can be held
+// against (§2, §7). Logs count only from the contract that emits them for 8pay, keyed
+// by chain (§3); the same event from any other address is a look-alike (`spoofed`).
+// One transaction can bill several subscriptions: logs are matched by subscriptionId
+// (and receiver, schedule, strategy), never by position alone. viem decodes every log;
+// nothing here parses ABI words or hex by hand. No field is compared here: verdict.ts
+// holds these facts against the API record.
+
+/** What the chain says about one field of the API record, named as ONCHAIN.md §9 names it. */
+export type Fact =
+  /** An amount in base units, held against the API's decimal text in the decimals of the token named at `token` (an API path). */
+  | { field: string; kind: 'amount'; chain: bigint; token: string }
+  /** An address, a bytes32, a string; `token`: a token's address, held against the API's symbol. */
+  | { field: string; kind: 'address' | 'bytes32' | 'text' | 'token'; chain: string }
+  /** keccak256 of the API's UTF-8 text (a one-time payment's tag). */
+  | { field: string; kind: 'tag'; chain: string }
+  | { field: string; kind: 'number'; chain: bigint }
+  | { field: string; kind: 'boolean'; chain: boolean }
+  /** The length of an API array (receivers, swaps). */
+  | { field: string; kind: 'count'; chain: number }
+  /** A value the model expects whatever the API says (a leg's paymentType). */
+  | { field: string; kind: 'expected'; chain: string; expected: string };
+
+/** An event the record's transaction must carry: from 8pay's contract (`yes`), only from another address (`spoofed`), or not at all. */
+export interface ExpectedEvent {
+  name: string;
+  found: 'yes' | 'spoofed' | 'absent';
+}
+
+export interface ChainView {
+  /** null: the node has no receipt (pending in the mempool, or no such transaction). */
+  receipt: null | { blockNumber: bigint; blockHash: Hex; status: 'success' | 'reverted' };
+  /** The hash of the canonical block at the receipt's height; null when the node has none there. */
+  canonicalHash: Hex | null;
+  events: ExpectedEvent[];
+  facts: Fact[];
+}
+
+/** One thing to verify: an API record of a collection; a wallet-to-wallet payment is one per receiver (each its own transaction). */
+export interface Subject {
+  /** The registry's collection, such as `one-time/transfers`. */
+  collection: string;
+  record: Record<string, unknown>;
+  /** wallet-to-wallet payments: the index of the receiver in `record.receivers`. */
+  receiver?: number;
+  /** The plan of the route the record was read through (billings, cancellations and requests carry none). */
+  planId?: string;
+}
+
+export interface Evidence {
+  receipt: Receipt | null;
+  /** The canonical block at the receipt's height (null: the node has none; undefined: not read). */
+  block?: Block | null;
+  /** The transaction itself, read for the native coin (its `value` and `to`). */
+  transaction?: Transaction | null;
+}
+
+/** What the chain's contracts answered once per run (eth_call). */
+export interface ChainContext {
+  chain: ChainSlug;
+  /** Transfers.feeCollector(): where every non-zero fee goes. */
+  feeCollector?: Address;
+  /** PAYMENT_TYPE() of the product contracts whose paymentType §8 only presumes. */
+  paymentTypes: { scheduledPayments?: Hex; dollarCostAverage?: Hex };
+  /** The contract of an API token symbol by 8pay's list (NATIVE for the native coin); undefined when the list does not know it. */
+  tokenAddress(symbol: unknown): Address | undefined;
+}
+
+export function decode(subject: Subject, evidence: Evidence, ctx: ChainContext): ChainView {
+  const { receipt } = evidence;
+  if (!receipt) return { receipt: null, canonicalHash: null, events: [], facts: [] };
+  const base = {
+    receipt: { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status },
+    canonicalHash: evidence.block ? evidence.block.hash : null,
+  };
+  // A reverted transaction has no logs (§6): only the verdict's rules apply to it.
+  if (receipt.status === 'reverted') return { ...base, events: [], facts: [] };
+  const reader = DECODERS[subject.collection as (typeof VERIFIABLE)[number]];
+  if (!reader) throw new Error(`no decoder for ${subject.collection}`);
+  const out = new Out();
+  const r = new Reading(receipt, ctx, out);
+  reader(subject, r, evidence);
+  if (evidence.block) out.fact({ field: subject.receiver === undefined ? 'timestamp' : `receivers[${subject.receiver}].timestamp`, kind: 'number', chain: evidence.block.timestamp });
+  return { ...base, events: out.events, facts: out.facts };
+}
+
+// ---------------------------------------------------------------------------
+// Reading a receipt's logs.
+
+class Out {
+  readonly events: ExpectedEvent[] = [];
+  readonly facts: Fact[] = [];
+  event(name: string, found: ExpectedEvent['found']): void {
+    this.events.push({ name, found });
+  }
+  fact(f: Fact): void {
+    this.facts.push(f);
+  }
+}
+
+type Args = Record<string, unknown>;
+
+interface Found {
+  found: ExpectedEvent['found'];
+  args?: Args;
+}
+
+const lower = (v: unknown): string | undefined => (typeof v === 'string' ? v.toLowerCase() : undefined);
+const same = (a: unknown, b: unknown): boolean => lower(a) !== undefined && lower(a) === lower(b);
+const ZERO32 = `0x${'0'.repeat(64)}` as Hex;
+const paymentType = (name: string) => keccak256(stringToHex(name));
+const PAYMENT_TYPES = {
+  oneTime: paymentType(PAYMENT_TYPE_NAMES.oneTime),
+  fixedRecurring: paymentType(PAYMENT_TYPE_NAMES.fixedRecurring),
+  variableRecurring: paymentType(PAYMENT_TYPE_NAMES.variableRecurring),
+  onDemand: paymentType(PAYMENT_TYPE_NAMES.onDemand),
+  scheduledPayments: paymentType(PAYMENT_TYPE_NAMES.scheduledPayments),
+  dollarCostAverage: paymentType(PAYMENT_TYPE_NAMES.dollarCostAverage),
+};
+const SELECTORS = new Map<AbiEvent, Hex>(Object.values(EVENTS).map((e) => [e as AbiEvent, toEventSelector(e as AbiEvent)]));
+
+class Reading {
+  /** The receipt's own logs (a log of another transaction or block, or one removed by a reorg, is none of its). */
+  private readonly logs: Log[];
+  readonly contracts: Record<keyof Contracts, Address>;
+
+  constructor(
+    readonly receipt: Receipt,
+    readonly ctx: ChainContext,
+    readonly out: Out,
+  ) {
+    this.logs = receipt.logs.filter(
+      (l) => l.removed !== true && (l.transactionHash === null || l.transactionHash === receipt.transactionHash) && (l.blockHash === null || l.blockHash === receipt.blockHash),
+    );
+    this.contracts = Object.fromEntries(Object.entries(CONTRACTS[ctx.chain]).map(([k, a]) => [k, a.toLowerCase()])) as Record<keyof Contracts, Address>;
+  }
+
+  /** Every log of `event`, decoded, with its emitter, in log order. Undecodable logs from others are noise; from 8pay's own emitter, a node fault. */
+  all(event: AbiEvent, emitters: readonly Address[]): { address: Address; args: Args }[] {
+    const topic0 = SELECTORS.get(event)!;
+    const found: { address: Address; args: Args }[] = [];
+    for (const log of this.logs) {
+      if (log.topics[0] !== topic0) continue;
+      try {
+        const decoded = decodeEventLog({ abi: [event], data: log.data, topics: log.topics as [Hex, ...Hex[]], strict: true });
+        found.push({ address: log.address, args: decoded.args as Args });
+      } catch {
+        if (emitters.includes(log.address)) throw new NodeAnswerError(`a ${event.name} log from 8pay's contract ${log.address} that does not decode (transaction ${this.receipt.transactionHash})`);
+      }
+    }
+    return found;
+  }
+
+  /**
+   * The record's own `event`: the one from 8pay's `emitters` that `mine` picks; failing
+   * that (unless `exact`), the only one they emitted (its fields then tell what differs);
+   * failing that, `spoofed` when another address emitted one that `mine` picks, else
+   * `absent`. Said as an expected event of the record.
+   */
+  find(name: string, event: AbiEvent, emitters: readonly Address[], mine: (args: Args) => boolean, exact = false): Found {
+    const found = this.peek(event, emitters, mine, exact);
+    this.out.event(name, found.found);
+    return found;
+  }
+
+  /** Like find, without saying anything yet: for events of which one of two is expected. */
+  peek(event: AbiEvent, emitters: readonly Address[], mine: (args: Args) => boolean, exact = false): Found {
+    const all = this.all(event, emitters);
+    const own = all.filter((x) => emitters.includes(x.address));
+    const picked = own.find((x) => mine(x.args)) ?? (own.length === 1 && !exact ? own[0] : undefined);
+    return picked ? { found: 'yes', args: picked.args } : { found: all.some((x) => mine(x.args)) ? 'spoofed' : 'absent' };
+  }
+
+  fact(f: Fact): void {
+    this.out.fact(f);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The leg every payment makes through Transfers (§2): [fee Transfer], net Transfer,
+// TransferSuccessful; or TransferFailed, which moves nothing.
+
+interface LegFields {
+  amount?: string;
+  fee?: string;
+  token?: string;
+  sender?: string;
+  receiver?: string;
+  /** The API path of the token whose decimals the amount and fee take (default `token`). */
+  decimalsOf?: string;
+}
+
+function leg(r: Reading, o: { mine: (args: Args) => boolean; paymentType: Hex | undefined; failed?: boolean; fields: LegFields }): Args | undefined {
+  const event = o.failed ? EVENTS.transferFailed : EVENTS.transferSuccessful;
+  const found = r.find(event.name, event, [r.contracts.transfers], o.mine);
+  const args = found.args;
+  if (!args) return undefined;
+  const f = o.fields;
+  const decimalsOf = f.decimalsOf ?? 'token';
+  const amount = args.amount as bigint;
+  if (f.amount) r.fact({ field: f.amount, kind: 'amount', chain: amount, token: decimalsOf });
+  if (f.token) r.fact({ field: f.token, kind: 'token', chain: lower(args.token)! });
+  if (f.sender) r.fact({ field: f.sender, kind: 'address', chain: lower(args.sender)! });
+  if (f.receiver) r.fact({ field: f.receiver, kind: 'address', chain: lower(args.receiver)! });
+  if (o.paymentType) r.fact({ field: 'paymentType', kind: 'expected', chain: lower(args.paymentType)!, expected: o.paymentType.toLowerCase() });
+  if (o.failed) return args;
+  const fee = (amount * (args.feePercentage as bigint)) / 10_000n;
+  if (f.fee) r.fact({ field: f.fee, kind: 'amount', chain: fee, token: decimalsOf });
+  tokenMoves(r, args, fee);
+  return args;
+}
+
+/** An ERC-20 leg's money moves by the token's own Transfer events: the net to the receiver, the fee to the fee collector. The native coin has none (§5). */
+function tokenMoves(r: Reading, args: Args, fee: bigint): void {
+  const token = lower(args.token) as Address;
+  if (token === NATIVE) return;
+  const moved = (to: unknown, value: bigint) => (a: Args) => to !== undefined && same(a.from, args.sender) && same(a.to, to) && a.value === value;
+  r.find('Transfer (net, token)', EVENTS.erc20Transfer, [token], moved(args.receiver, (args.amount as bigint) - fee), true);
+  if (fee > 0n) r.find('Transfer (fee, token)', EVENTS.erc20Transfer, [token], moved(r.ctx.feeCollector, fee), true);
+}
+
+// ---------------------------------------------------------------------------
+// One reader per collection (§7).
+
+type Reader = (s: Subject, r: Reading, e: Evidence) => void;
+
+const subscriptionOf = (s: Subject) => (a: Args) => same(a.subscriptionId, s.record.subscriptionId);
+
+/** Facts of a Billing-like event: its subscription and plan. */
+function keys(r: Reading, args: Args | undefined): void {
+  if (!args) return;
+  r.fact({ field: 'subscriptionId', kind: 'bytes32', chain: lower(args.subscriptionId)! });
+  r.fact({ field: 'planId', kind: 'bytes32', chain: lower(args.planId)! });
+}
+
+const triggeredBy = (r: Reading) => r.fact({ field: 'triggeredBy', kind: 'address', chain: r.receipt.from });
+
+const fixedBilling: Reader = (s, r) => {
+  const c = r.contracts;
+  const mine = subscriptionOf(s);
+  const emitters = [c.fixedRecurringManagement, c.fixedRecurringSubscriptions];
+  const paid = r.peek(EVENTS.fixedBilling, emitters, mine);
+  const unpaid = r.peek(EVENTS.fixedBillingFailed, [c.fixedRecurringManagement], mine);
+  const metadata = (a: Args) => same(a.metadata, s.record.subscriptionId);
+  const fields = { amount: 'amount', token: 'token', receiver: 'receiver' };
+  triggeredBy(r);
+  if (paid.found === 'yes' || (unpaid.found !== 'yes' && s.record.success !== 0)) {
+    r.out.event('Billing', paid.found);
+    if (paid.found !== 'yes') return;
+    r.fact({ field: 'success', kind: 'number', chain: 1n });
+    keys(r, paid.args);
+    r.fact({ field: 'cycleStart', kind: 'number', chain: paid.args!.cycleStart as bigint });
+    r.fact({ field: 'cycleEnd', kind: 'number', chain: paid.args!.cycleEnd as bigint });
+    leg(r, { mine: metadata, paymentType: PAYMENT_TYPES.fixedRecurring, fields: { ...fields, fee: 'fee' } });
+    return;
+  }
+  r.out.event('BillingFailed', unpaid.found);
+  if (unpaid.found !== 'yes') return;
+  r.fact({ field: 'success', kind: 'number', chain: 0n });
+  keys(r, unpaid.args);
+  leg(r, { mine: metadata, paymentType: PAYMENT_TYPES.fixedRecurring, failed: true, fields });
+};
+
+/** A cancellation: SubscriptionCancelled (forced false) or SubscriptionTerminated (forced true), each from its contract. */
+function cancellation(cancelledBy: (c: Record<keyof Contracts, Address>) => Address, terminatedBy: (c: Record<keyof Contracts, Address>) => Address): Reader {
+  return (s, r) => {
+    const mine = subscriptionOf(s);
+    const cancelled = r.peek(EVENTS.subscriptionCancelled, [cancelledBy(r.contracts)], mine);
+    const terminated = r.peek(EVENTS.subscriptionTerminated, [terminatedBy(r.contracts)], mine);
+    triggeredBy(r);
+    const forced = cancelled.found === 'yes' ? false : terminated.found === 'yes' ? true : s.record.forced === true;
+    const chosen = forced ? terminated : cancelled;
+    r.out.event(forced ? 'SubscriptionTerminated' : 'SubscriptionCancelled', chosen.found);
+    if (chosen.found !== 'yes') return;
+    r.fact({ field: 'forced', kind: 'boolean', chain: forced });
+    keys(r, chosen.args);
+  };
+}
+
+const cancellationRequest: Reader = (s, r) => {
+  const found = r.find('SubscriptionCancellationRequested', EVENTS.subscriptionCancellationRequested, [r.contracts.variableRecurringSubscriptions], subscriptionOf(s));
+  keys(r, found.args);
+};
+
+function subscriptionTransfer(kind: 'variableRecurring' | 'onDemand'): Reader {
+  return (s, r) => {
+    const management = kind === 'variableRecurring' ? r.contracts.variableRecurringManagement : r.contracts.onDemandManagement;
+    const billing = r.find('Billing', kind === 'variableRecurring' ? EVENTS.variableBilling : EVENTS.onDemandBilling, [management], subscriptionOf(s));
+    keys(r, billing.args);
+    leg(r, {
+      mine: (a) => same(a.metadata, s.record.subscriptionId),
+      paymentType: PAYMENT_TYPES[kind],
+      fields: { amount: 'amount', fee: 'fee', token: 'token', sender: 'sender', receiver: 'receiver' },
+    });
+  };
+}
+
+/** The OneTime events of a payment: Payment, then a Receiver per receiver (§7). */
+function oneTimeEvents(r: Reading, sender: unknown) {
+  const oneTime = r.contracts.oneTime;
+  const payment = r.find('Payment', EVENTS.payment, [oneTime], (a) => same(a.sender, sender));
+  const all = r.all(EVENTS.receiver, [oneTime]);
+  const receivers = all.filter((x) => x.address === oneTime).map((x) => x.args);
+  r.out.event('Receiver', receivers.length > 0 ? 'yes' : all.length > 0 ? 'spoofed' : 'absent');
+  if (payment.args) {
+    const p = payment.args;
+    r.fact({ field: 'sender', kind: 'address', chain: lower(p.sender)! });
+    r.fact({ field: 'token', kind: 'token', chain: lower(p.token)! });
+    r.fact({ field: 'description', kind: 'text', chain: p.description as string });
+    r.fact({ field: 'category', kind: 'text', chain: p.category as string });
+  }
+  return { payment: payment.args, receivers };
+}
+
+/** The native coin moves as the transaction's value (§5): it must pay what the Receiver events say. */
+function nativeValue(r: Reading, payment: Args | undefined, receivers: Args[], e: Evidence): void {
+  if (!payment || lower(payment.token) !== NATIVE) return;
+  const paid = receivers.reduce((sum, a) => sum + (a.amount as bigint), 0n);
+  r.out.event('value = Σ Receiver amounts', e.transaction?.value === paid ? 'yes' : 'absent');
+}
+
+const oneTimePayment: Reader = (s, r, e) => {
+  const { payment, receivers } = oneTimeEvents(r, s.record.sender);
+  if (payment) r.fact({ field: 'tag', kind: 'tag', chain: lower(payment.tag)! });
+  r.fact({ field: 'receivers', kind: 'count', chain: receivers.length });
+  receivers.forEach((rec, i) => {
+    r.fact({ field: `receivers[${i}].user`, kind: 'address', chain: lower(rec.account)! });
+    r.fact({ field: `receivers[${i}].amount`, kind: 'amount', chain: rec.amount as bigint, token: 'token' });
+    // Each receiver's leg pays that account (feePercentage 100, paymentType ONE_TIME, metadata 0).
+    leg(r, {
+      mine: (a) => same(a.receiver, rec.account) && a.amount === rec.amount && lower(a.metadata) === ZERO32,
+      paymentType: PAYMENT_TYPES.oneTime,
+      fields: { fee: `receivers[${i}].fee` },
+    });
+  });
+  nativeValue(r, payment, receivers, e);
+};
+
+const oneTimeTransfer: Reader = (s, r, e) => {
+  const { payment, receivers } = oneTimeEvents(r, s.record.sender);
+  const rec = receivers.find((a) => same(a.account, s.record.receiver)) ?? (receivers.length === 1 ? receivers[0] : undefined);
+  if (rec) {
+    r.fact({ field: 'receiver', kind: 'address', chain: lower(rec.account)! });
+    r.fact({ field: 'amount', kind: 'amount', chain: rec.amount as bigint, token: 'token' });
+  }
+  leg(r, {
+    mine: (a) => same(a.receiver, s.record.receiver) && lower(a.metadata) === ZERO32,
+    paymentType: PAYMENT_TYPES.oneTime,
+    fields: { fee: 'fee' },
+  });
+  nativeValue(r, payment, receivers, e);
+};
+
+/**
+ * Wallet-to-wallet: no 8pay contract (§7, §8). An ERC-20 is one Transfer from the token's
+ * own contract to the user, the gross amount; the native coin is the transaction's
+ * value, sent to the user.
+ */
+function walletToWallet(paths: (s: Subject) => { user: string; amount: string }): Reader {
+  return (s, r, e) => {
+    const p = paths(s);
+    const user = valueAt(s.record, p.user);
+    const expected = r.ctx.tokenAddress(s.record.token);
+    if (expected === NATIVE) {
+      const tx = e.transaction;
+      r.out.event('value to the user', tx ? 'yes' : 'absent');
+      if (!tx) return;
+      r.fact({ field: 'token', kind: 'token', chain: NATIVE });
+      if (tx.to) r.fact({ field: p.user, kind: 'address', chain: tx.to });
+      r.fact({ field: p.amount, kind: 'amount', chain: tx.value, token: 'token' });
+      return;
+    }
+    // A symbol the list does not know: the token is whatever contract emitted the Transfer (the verdict names the symbol as a difference).
+    const all = r.all(EVENTS.erc20Transfer, expected ? [expected] : []);
+    const toUser = (x: { args: Args }) => same(x.args.to, user);
+    const own = expected ? all.filter((x) => x.address === expected) : all;
+    const picked = own.find(toUser) ?? (own.length === 1 ? own[0] : undefined);
+    r.out.event('Transfer (token)', picked ? 'yes' : all.some(toUser) ? 'spoofed' : 'absent');
+    if (!picked) return;
+    r.fact({ field: 'token', kind: 'token', chain: picked.address });
+    r.fact({ field: p.user, kind: 'address', chain: lower(picked.args.to)! });
+    r.fact({ field: p.amount, kind: 'amount', chain: picked.args.value as bigint, token: 'token' });
+  };
+}
+
+const scheduledTransfer: Reader = (s, r) => {
+  const executed = r.find('ScheduleExecuted', EVENTS.scheduleExecuted, [r.contracts.scheduledPayments], (a) => same(a.id, s.record.scheduleId));
+  if (executed.args) r.fact({ field: 'scheduleId', kind: 'bytes32', chain: lower(executed.args.id)! });
+  leg(r, {
+    mine: (a) => same(a.metadata, s.record.scheduleId),
+    paymentType: r.ctx.paymentTypes.scheduledPayments,
+    fields: { amount: 'amount', fee: 'fee', token: 'token', sender: 'sender', receiver: 'receiver' },
+  });
+};
+
+const execution: Reader = (s, r) => {
+  const executed = r.find('StrategyExecuted', EVENTS.strategyExecuted, [r.contracts.dollarCostAverage], (a) => same(a.id, s.record.strategyId));
+  const a = executed.args;
+  if (a) {
+    r.fact({ field: 'strategyId', kind: 'bytes32', chain: lower(a.id)! });
+    r.fact({ field: 'inputToken', kind: 'token', chain: lower(a.inputToken)! });
+    const inputs = a.inputAmounts as readonly bigint[];
+    const tokens = a.outputTokens as readonly string[];
+    const outputs = a.outputAmounts as readonly bigint[];
+    r.fact({ field: 'swaps', kind: 'count', chain: inputs.length });
+    inputs.forEach((input, i) => {
+      r.fact({ field: `swaps[${i}].inputAmount`, kind: 'amount', chain: input, token: 'inputToken' });
+      if (i < outputs.length) r.fact({ field: `swaps[${i}].outputAmount`, kind: 'amount', chain: outputs[i], token: `swaps[${i}].outputToken` });
+      if (i < tokens.length) r.fact({ field: `swaps[${i}].outputToken`, kind: 'token', chain: lower(tokens[i])! });
+    });
+  }
+  leg(r, {
+    mine: (x) => same(x.metadata, s.record.strategyId),
+    paymentType: r.ctx.paymentTypes.dollarCostAverage,
+    fields: { fee: 'fee', decimalsOf: 'inputToken' },
+  });
+};
+
+const DECODERS: Record<(typeof VERIFIABLE)[number], Reader> = {
+  'fixed-recurring/billings': fixedBilling,
+  'fixed-recurring/cancellations': cancellation((c) => c.fixedRecurringSubscriptions, (c) => c.fixedRecurringManagement),
+  'variable-recurring/cancellations': cancellation((c) => c.variableRecurringManagement, (c) => c.variableRecurringManagement),
+  'variable-recurring/cancellation-requests': cancellationRequest,
+  'variable-recurring/transfers': subscriptionTransfer('variableRecurring'),
+  'on-demand/transfers': subscriptionTransfer('onDemand'),
+  'one-time/payments': oneTimePayment,
+  'one-time/transfers': oneTimeTransfer,
+  'wallet-to-wallet/payments': walletToWallet((s) => ({ user: `receivers[${s.receiver}].user`, amount: `receivers[${s.receiver}].amount` })),
+  'wallet-to-wallet/transfers': walletToWallet(() => ({ user: 'receiver', amount: 'amount' })),
+  'scheduled-payments/transfers': scheduledTransfer,
+  'dollar-cost-average/executions': execution,
+};
+
+/** The value at an API path such as `receivers[0].amount`. */
+export function valueAt(record: unknown, path: string): unknown {
+  let v: unknown = record;
+  for (const part of path.split(/\.|(?=\[)/)) {
+    if (v === null || typeof v !== 'object') return undefined;
+    const index = /^\[(\d+)\]$/.exec(part);
+    v = index ? (Array.isArray(v) ? v[Number(index[1])] : undefined) : Object.hasOwn(v, part) ? (v as Record<string, unknown>)[part] : undefined;
+  }
+  return v;
+}

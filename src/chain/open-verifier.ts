@@ -1,0 +1,41 @@
+import { UsageError } from '../core/runtime/errors.js';
+import { keepRpcSecret, maskSecrets } from '../core/runtime/secrets.js';
+import { neutraliseTerminal } from '../core/output/sanitize.js';
+import type { Session } from '../core/runtime/session.js';
+import { CHAIN_IDS, DEFAULT_CONFIRMATIONS, type ChainSlug } from './model.js';
+import { ChainClient } from './rpc-client.js';
+import { Verifier } from './verifier.js';
+
+// A run's verifier: the chain's node from the settings (--rpc, PAYREC_RPC_URL, the
+// profile's rpc for this chain, or --emulator's own chain), with this run's --timeout,
+// --retries and --debug, checked to serve --chain before anything is verified.
+
+/** Batches of 100 calls in flight at once. */
+const CONCURRENCY = 4;
+
+export async function openVerifier(session: Session, confirmations?: number): Promise<Verifier> {
+  const s = await session.settings();
+  if (!Object.hasOwn(CHAIN_IDS, s.chain)) {
+    throw new UsageError(`payrec knows 8pay's contracts on ${Object.keys(CHAIN_IDS).join(', ')}, not on "${s.chain}": its records cannot be verified`);
+  }
+  const chain = s.chain as ChainSlug;
+  // The settings read the profile only when a flag or variable leaves something open: a
+  // CI job with PAYREC_API_KEY may still keep its node in the profile.
+  const url = s.rpcUrl ?? ((await session.store.problem()) ? undefined : (await session.store.profile(s.profile))?.rpc?.[chain]);
+  if (!url) {
+    throw new UsageError(
+      `verifying against the chain needs a ${chain} JSON-RPC node: none is set`,
+      'give --rpc URL, set PAYREC_RPC_URL, or store it for this profile and chain: payrec config set rpc URL (try it with: payrec --emulator … --verify)',
+    );
+  }
+  keepRpcSecret(url);
+  const client = new ChainClient({
+    url,
+    timeoutMs: session.timeoutMs,
+    retries: session.retries,
+    concurrency: CONCURRENCY,
+    signal: session.ctx.signal,
+    debug: session.flags.debug ? (line) => session.ctx.stderr.write(`debug: ${neutraliseTerminal(maskSecrets(line))}\n`) : undefined,
+  });
+  return Verifier.open(client, chain, confirmations ?? DEFAULT_CONFIRMATIONS[chain]);
+}

@@ -1,0 +1,153 @@
+import { BaseError, http, HttpRequestError, ResponseBodyTooLargeError, RpcRequestError, TimeoutError, type Hex } from 'viem';
+import { InterruptedError, NetworkError } from '../core/runtime/errors.js';
+import { printable } from '../core/output/sanitize.js';
+import { maskRpcUrl } from '../core/runtime/secrets.js';
+import { NodeAnswerError, parseBlock, parseData, parseQuantity, parseReceipt, parseTransaction, type Block, type Receipt, type Transaction } from './answers.js';
+
+// The chain client: viem's HTTP transport with JSON-RPC batches of up to 100 calls,
+// at most `concurrency` batches in flight, and viem's retries with backoff on HTTP
+// 429 and 503 and JSON-RPC -32005 (Retry-After honoured, at most MAX_RETRY_AFTER_S),
+// each call of a batch answered, retried or failed on its own. It sends nothing but
+// the calls: no API key ever goes to the RPC host. The URL is a secret (providers put
+// keys in it): messages name it masked.
+
+/** Calls in one JSON-RPC batch. */
+export const BATCH_SIZE = 100;
+/** Longest Retry-After payrec waits; a node asking more is asked again sooner (and fails after --retries). */
+const MAX_RETRY_AFTER_S = 30;
+/** Largest answer read: a batch of 100 receipts is a few hundred kilobytes. */
+const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+export interface ChainClientOptions {
+  url: string;
+  timeoutMs: number;
+  retries: number;
+  /** Batches in flight at once (default 4). */
+  concurrency?: number;
+  signal?: AbortSignal;
+  /** --debug: one line per HTTP request and answer, the URL masked. */
+  debug?: (line: string) => void;
+}
+
+type Request = (args: { method: string; params?: unknown[] }) => Promise<unknown>;
+
+export class ChainClient {
+  /** JSON-RPC calls made (retries included): what the bench counts per record. */
+  calls = 0;
+  private readonly request: Request;
+  private readonly window: number;
+  readonly shownUrl: string;
+
+  constructor(private readonly o: ChainClientOptions) {
+    this.shownUrl = maskRpcUrl(o.url);
+    this.window = (o.concurrency ?? 4) * BATCH_SIZE;
+    const debug = o.debug;
+    const transport = http(o.url, {
+      batch: { batchSize: BATCH_SIZE },
+      retryCount: o.retries,
+      retryDelay: 250,
+      timeout: o.timeoutMs,
+      maxResponseBodySize: MAX_RESPONSE_BYTES,
+      fetchFn: (input, init) => this.fetch(input, init),
+      onFetchRequest: debug
+        ? (_req, init) => {
+            const body = typeof init.body === 'string' ? init.body : '';
+            debug(`RPC POST ${this.shownUrl} (${body.startsWith('[') ? `a batch of ${(JSON.parse(body) as unknown[]).length} calls` : '1 call'})`);
+          }
+        : undefined,
+      onFetchResponse: debug ? (res) => debug(`RPC ${res.status} ${res.statusText}`.trimEnd()) : undefined,
+    })({ retryCount: o.retries });
+    this.request = transport.request as unknown as Request;
+  }
+
+  /** Counts each call; a Retry-After beyond MAX_RETRY_AFTER_S is shortened, so a node cannot park payrec for hours. */
+  private async fetch(input: string | URL | globalThis.Request, init?: RequestInit): Promise<Response> {
+    if (typeof init?.body === 'string') this.calls += init.body.startsWith('[') ? (JSON.parse(init.body) as unknown[]).length : 1;
+    const res = await fetch(input, init);
+    const wait = Number(res.headers.get('retry-after'));
+    if (!(wait > MAX_RETRY_AFTER_S)) return res;
+    const headers = new Headers(res.headers);
+    headers.set('retry-after', String(MAX_RETRY_AFTER_S));
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+  }
+
+  /** One call; errors said in payrec's terms (exit 7 for a node that keeps failing, 6 for answers payrec cannot use). */
+  async call(method: string, params: unknown[]): Promise<unknown> {
+    try {
+      return await this.request({ method, params });
+    } catch (err) {
+      throw this.failure(method, err);
+    }
+  }
+
+  /** `fn` over every item, a window of concurrency × 100 calls at a time (viem batches each tick's calls by 100). */
+  async each<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+    const out: R[] = [];
+    for (let i = 0; i < items.length; i += this.window) {
+      if (this.o.signal?.aborted) throw new InterruptedError();
+      out.push(...(await Promise.all(items.slice(i, i + this.window).map(fn))));
+    }
+    return out;
+  }
+
+  async chainId(): Promise<bigint> {
+    return parseQuantity(await this.call('eth_chainId', []), 'a chain id');
+  }
+
+  async blockNumber(): Promise<bigint> {
+    return parseQuantity(await this.call('eth_blockNumber', []), 'a block number');
+  }
+
+  async receipts(hashes: readonly string[]): Promise<Map<string, Receipt | null>> {
+    const answers = await this.each(hashes, async (h) => parseReceipt(await this.call('eth_getTransactionReceipt', [h]), h));
+    return new Map(hashes.map((h, i) => [h.toLowerCase(), answers[i]]));
+  }
+
+  async blocks(numbers: readonly bigint[]): Promise<Map<bigint, Block | null>> {
+    const answers = await this.each(numbers, async (n) => parseBlock(await this.call('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]), n));
+    return new Map(numbers.map((n, i) => [n, answers[i]]));
+  }
+
+  async block(tag: 'latest'): Promise<Block | null> {
+    const raw = await this.call('eth_getBlockByNumber', [tag, false]);
+    if (raw === null) return null;
+    const n = raw !== null && typeof raw === 'object' && 'number' in raw ? parseQuantity(raw.number, 'a block number') : undefined;
+    if (n === undefined) throw new NodeAnswerError('a latest block without a number');
+    return parseBlock(raw, n);
+  }
+
+  async transactions(hashes: readonly string[]): Promise<Map<string, Transaction | null>> {
+    const answers = await this.each(hashes, async (h) => parseTransaction(await this.call('eth_getTransactionByHash', [h]), h));
+    return new Map(hashes.map((h, i) => [h.toLowerCase(), answers[i]]));
+  }
+
+  /** eth_call at the latest block; the raw answer (checked hex). */
+  async ethCall(to: string, data: Hex): Promise<Hex> {
+    return parseData(await this.call('eth_call', [{ to, data }, 'latest']), `an eth_call answer from ${to}`);
+  }
+
+  private failure(method: string, err: unknown): Error {
+    if (this.o.signal?.aborted) return new InterruptedError();
+    if (err instanceof NodeAnswerError) return err;
+    const at = `the chain's node (${this.shownUrl})`;
+    const hint = 'check --rpc (or PAYREC_RPC_URL, payrec config set rpc); --retries and --timeout give a slow node more time';
+    const tries = `after ${this.o.retries} ${this.o.retries === 1 ? 'retry' : 'retries'}`;
+    if (err instanceof ResponseBodyTooLargeError) return new NodeAnswerError(`an answer to ${method} larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB`);
+    if (err instanceof TimeoutError) return new NetworkError(`${at} did not answer ${method} within ${this.o.timeoutMs / 1000} s ${tries}`, hint);
+    if (err instanceof RpcRequestError || (err instanceof BaseError && typeof (err as { code?: unknown }).code === 'number')) {
+      const e = err as BaseError & { code: number; status?: number };
+      const cause = (e.walk?.((x) => x instanceof RpcRequestError) as RpcRequestError | null) ?? undefined;
+      const text = printable((cause?.details ?? e.shortMessage ?? '').slice(0, 200));
+      return new NetworkError(`${at} keeps failing ${method}: JSON-RPC error ${e.code}${text ? ` (${text})` : ''} ${tries}`, hint);
+    }
+    const http = err instanceof BaseError ? (err.walk((x) => x instanceof HttpRequestError) as HttpRequestError | null) : null;
+    if (http?.status) return new NetworkError(`${at} keeps failing ${method}: HTTP ${http.status} ${tries}`, hint);
+    if (http) {
+      const cause = http.cause instanceof Error ? http.cause : undefined;
+      // Not JSON, or fewer answers than calls: a node payrec cannot use.
+      if (cause instanceof SyntaxError || /Expected \d+ responses/.test(cause?.message ?? '')) return new NodeAnswerError(`an answer to ${method} that is not JSON-RPC`);
+      return new NetworkError(`${at} cannot be reached for ${method}${cause ? ` (${printable(cause.message.slice(0, 200))})` : ''} ${tries}`, hint);
+    }
+    return new NodeAnswerError(`an answer to ${method} payrec cannot use`);
+  }
+}

@@ -1,0 +1,200 @@
+import { decodeFunctionResult, encodeFunctionData, type Address, type Hex } from 'viem';
+import { UsageError } from '../core/runtime/errors.js';
+import type { Block } from './answers.js';
+import type { ChainClient } from './rpc-client.js';
+import { decode, valueAt, type ChainContext, type Evidence, type Subject } from './decode.js';
+import { CHAIN_IDS, CONTRACTS, FUNCTIONS, type ChainSlug } from './model.js';
+import { bySymbolCall, listedSymbol, symbolCandidates, type ResolvedToken } from './tokens.js';
+import { judge, worst, type Judgement } from './verdict.js';
+
+// Verifies records in batches: reads what the chain holds for them (each receipt
+// once, each block once per run, each token's decimals once, the contracts' constants
+// once) through the chain client, then decodes and judges each record with the pure
+// rules. It knows neither the output formats nor the mirror: lists and `payrec
+// verify` feed it records and take its judgements.
+
+/** Blocks remembered between batches: a block holds many records, and is read once. */
+const BLOCKS_KEPT = 100_000;
+
+export class Verifier {
+  private readonly blocks = new Map<bigint, Block | null>();
+  private readonly tokens = new Map<string, ResolvedToken | null>();
+  private symbols?: Map<Address, string>;
+  private feeCollector?: Address;
+  private paymentTypes: ChainContext['paymentTypes'] = {};
+
+  private constructor(
+    readonly client: ChainClient,
+    readonly chain: ChainSlug,
+    readonly confirmations: number,
+  ) {}
+
+  /** Checks that the node serves `chain` before anything is verified: another chain's node is exit 2. */
+  static async open(client: ChainClient, chain: string, confirmations: number): Promise<Verifier> {
+    if (!Object.hasOwn(CHAIN_IDS, chain)) {
+      throw new UsageError(`payrec knows 8pay's contracts on ${Object.keys(CHAIN_IDS).join(', ')}, not on "${chain}": its records cannot be verified`);
+    }
+    const slug = chain as ChainSlug;
+    const id = await client.chainId();
+    if (id !== BigInt(CHAIN_IDS[slug])) {
+      const other = Object.entries(CHAIN_IDS).find(([, n]) => BigInt(n) === id)?.[0];
+      throw new UsageError(
+        `the chain's node (${client.shownUrl}) serves chain id ${id}${other ? ` (${other})` : ''}, not ${slug} (${CHAIN_IDS[slug]}): nothing was verified`,
+        `give the RPC URL of a ${slug} node (--rpc, PAYREC_RPC_URL or payrec config set rpc), or --chain ${other ?? 'CHAIN'}`,
+      );
+    }
+    return new Verifier(client, slug, confirmations);
+  }
+
+  /** Judges each subject (the same order). */
+  async verify(subjects: readonly Subject[]): Promise<Judgement[]> {
+    const head = await this.client.blockNumber();
+    const asked = subjects.filter((s) => statusOf(s) !== 'pending' && typeof hashOf(s) === 'string');
+    await this.resolveTokens(subjects);
+    const receipts = await this.client.receipts([...new Set(asked.map((s) => (hashOf(s) as string).toLowerCase()))]);
+    const heights = new Set<bigint>();
+    for (const r of receipts.values()) if (r && !this.blocks.has(r.blockNumber)) heights.add(r.blockNumber);
+    await this.readBlocks([...heights]);
+    const native = asked.filter((s) => needsTransaction(s) && this.tokens.get(String(s.record.token))?.native && receipts.get((hashOf(s) as string).toLowerCase()));
+    const transactions = await this.client.transactions([...new Set(native.map((s) => (hashOf(s) as string).toLowerCase()))]);
+    await this.readConstants(subjects);
+    const ctx = this.context();
+    const judging = { chain: this.chain, head, confirmations: this.confirmations, tokens: this.tokens };
+    return subjects.map((s) => {
+      const hash = hashOf(s);
+      const receipt = typeof hash === 'string' ? (receipts.get(hash.toLowerCase()) ?? null) : null;
+      const evidence: Evidence = { receipt, block: receipt ? this.blocks.get(receipt.blockNumber) : undefined, transaction: typeof hash === 'string' ? transactions.get(hash.toLowerCase()) : undefined };
+      return judge(s, decode(s, evidence, ctx), judging);
+    });
+  }
+
+  /** Canonical hashes of blocks, for records judged before (a second `payrec verify`): reorged when they changed. */
+  async canonicalHashes(heights: readonly bigint[]): Promise<Map<bigint, string | null>> {
+    await this.readBlocks(heights.filter((h) => !this.blocks.has(h)));
+    return new Map(heights.map((h) => [h, this.blocks.get(h)?.hash ?? null]));
+  }
+
+  private async readBlocks(heights: bigint[]): Promise<void> {
+    if (heights.length === 0) return;
+    const read = await this.client.blocks(heights);
+    if (this.blocks.size + read.size > BLOCKS_KEPT) this.blocks.clear();
+    for (const [n, b] of read) this.blocks.set(n, b);
+  }
+
+  private context(): ChainContext {
+    return {
+      chain: this.chain,
+      feeCollector: this.feeCollector,
+      paymentTypes: this.paymentTypes,
+      tokenAddress: (symbol) => (typeof symbol === 'string' ? (this.tokens.get(symbol)?.address ?? undefined) : undefined),
+    };
+  }
+
+  /** Every API symbol of these records, by 8pay's list (or symbol() of the list's contracts), with decimals() read once each. */
+  private async resolveTokens(subjects: readonly Subject[]): Promise<void> {
+    const symbols = new Set<string>();
+    for (const s of subjects) for (const path of tokenPaths(s)) {
+      const v = valueAt(s.record, path);
+      if (typeof v === 'string' && !this.tokens.has(v)) symbols.add(v);
+    }
+    if (symbols.size === 0) return;
+    const found = new Map<string, ResolvedToken | null>();
+    for (const symbol of symbols) found.set(symbol, listedSymbol(this.chain, symbol) ?? null);
+    if ([...found.values()].includes(null)) {
+      this.symbols ??= await this.symbolsOfList();
+      for (const [symbol, t] of found) if (t === null) found.set(symbol, bySymbolCall(this.chain, symbol, this.symbols));
+    }
+    const contracts = [...new Set([...found.values()].filter((t): t is ResolvedToken => t !== null && !t.native).map((t) => t.address))];
+    const decimals = await this.client.each(contracts, (a) => this.readFunction(a, 'decimals'));
+    const byAddress = new Map(contracts.map((a, i) => [a, decimals[i]]));
+    for (const [symbol, t] of found) {
+      const chainDecimals = t && !t.native ? byAddress.get(t.address) : undefined;
+      this.tokens.set(symbol, t && { ...t, chainDecimals: typeof chainDecimals === 'number' ? chainDecimals : t.native ? undefined : null });
+    }
+  }
+
+  private async symbolsOfList(): Promise<Map<Address, string>> {
+    const candidates = symbolCandidates(this.chain);
+    const answers = await this.client.each(candidates, (a) => this.readFunction(a, 'symbol'));
+    return new Map(candidates.flatMap((a, i) => (typeof answers[i] === 'string' ? [[a, answers[i]] as [Address, string]] : [])));
+  }
+
+  /** A view function's answer; undefined when the contract does not answer it (no code, a revert). */
+  private async readFunction(to: Address, functionName: 'decimals' | 'symbol' | 'feeCollector' | 'PAYMENT_TYPE'): Promise<unknown> {
+    const data = encodeFunctionData({ abi: FUNCTIONS, functionName });
+    let answer: Hex;
+    try {
+      answer = await this.client.ethCall(to, data);
+    } catch (err) {
+      // A contract that reverts answers a JSON-RPC error of its own (3 or -32000): no answer, not a node failure.
+      if (err instanceof Error && /JSON-RPC error (3|-32000)\b/.test(err.message)) return undefined;
+      throw err;
+    }
+    try {
+      return decodeFunctionResult({ abi: FUNCTIONS, functionName, data: answer });
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Transfers.feeCollector() once; PAYMENT_TYPE() of the product contracts whose records are here, once each. */
+  private async readConstants(subjects: readonly Subject[]): Promise<void> {
+    const c = CONTRACTS[this.chain];
+    this.feeCollector ??= lowerAddress(await this.readFunction(c.transfers, 'feeCollector'));
+    const has = (collection: string) => subjects.some((s) => s.collection === collection);
+    if (has('scheduled-payments/transfers') && !this.paymentTypes.scheduledPayments) {
+      this.paymentTypes.scheduledPayments = lowerHex(await this.readFunction(c.scheduledPayments, 'PAYMENT_TYPE'));
+    }
+    if (has('dollar-cost-average/executions') && !this.paymentTypes.dollarCostAverage) {
+      this.paymentTypes.dollarCostAverage = lowerHex(await this.readFunction(c.dollarCostAverage, 'PAYMENT_TYPE'));
+    }
+  }
+}
+
+const lowerAddress = (v: unknown) => (typeof v === 'string' ? (v.toLowerCase() as Address) : undefined);
+const lowerHex = (v: unknown) => (typeof v === 'string' ? (v.toLowerCase() as Hex) : undefined);
+
+function statusOf(s: Subject): unknown {
+  return valueAt(s.record, s.receiver === undefined ? 'transactionStatus' : `receivers[${s.receiver}].transactionStatus`);
+}
+
+function hashOf(s: Subject): unknown {
+  return valueAt(s.record, s.receiver === undefined ? 'transactionHash' : `receivers[${s.receiver}].transactionHash`);
+}
+
+/** The native coin leaves no log: its value is read from the transaction (one-time and wallet-to-wallet). */
+function needsTransaction(s: Subject): boolean {
+  return s.collection.startsWith('one-time/') || s.collection.startsWith('wallet-to-wallet/');
+}
+
+/** The API paths that hold token symbols. */
+function tokenPaths(s: Subject): string[] {
+  if (s.collection !== 'dollar-cost-average/executions') return ['token'];
+  const swaps = Array.isArray(s.record.swaps) ? s.record.swaps.length : 0;
+  return ['inputToken', ...Array.from({ length: swaps }, (_, i) => `swaps[${i}].outputToken`)];
+}
+
+/** The subjects of a record: itself, or for a wallet-to-wallet payment each receiver (its own transaction). */
+export function subjectsOf(collection: string, record: Record<string, unknown>, planId?: string): Subject[] {
+  if (collection === 'wallet-to-wallet/payments') {
+    const receivers = Array.isArray(record.receivers) ? record.receivers : [];
+    return receivers.map((_, i) => ({ collection, record, receiver: i, planId }));
+  }
+  return [{ collection, record, planId }];
+}
+
+/** One record's judgement from its subjects': the worst verdict, the fewest confirmations, the latest block, every difference. */
+export function combine(parts: readonly Judgement[]): Judgement {
+  if (parts.length === 1) return parts[0];
+  if (parts.length === 0) return { verdict: 'missing', confirmations: null, blockNumber: null, blockHash: null, differences: [{ field: 'receivers', api: 0, chain: null }] };
+  const numbers = (xs: (number | null)[]) => xs.filter((x): x is number => x !== null);
+  const confirmations = numbers(parts.map((p) => p.confirmations));
+  const blocks = numbers(parts.map((p) => p.blockNumber));
+  return {
+    verdict: worst(parts.map((p) => p.verdict)),
+    confirmations: confirmations.length ? Math.min(...confirmations) : null,
+    blockNumber: blocks.length ? Math.max(...blocks) : null,
+    blockHash: null,
+    differences: parts.flatMap((p) => p.differences),
+  };
+}

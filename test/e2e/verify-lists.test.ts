@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiRecords, emulator, parseCsv, payrec } from './helpers.js';
+import { abiString, defaultEthCall, rpcNode, type RpcNode } from '../unit/rpc-node.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import * as f from '../unit/chain-fixtures.js';
+
+// `--verify` on a list, end to end: the built payrec against the emulator's API and a
+// JSON-RPC node written in this test, whose chain is built BY HAND (chain-fixtures.ts)
+// from the emulator's wallet-to-wallet transfers, with a discrepancy of each kind
+// planted on chosen records. The verdict each record must get is decided here, when
+// the discrepancy is planted; payrec's output is held against it.
+
+const INTERMEDIARY = '0x5555555555555555555555555555555555555555';
+/** bsc tokens as ONCHAIN.md §4 lists them (lower case); 8PAY is found by symbol() on 8PAY v2. */
+const TOKEN: Record<string, string> = { USDT: f.BSC.usdt, BUSD: f.BSC.busd, USDC: '0x8ac76a51cc950d9822d68b83fe1ad97b32cd580d', '8PAY': f.BSC.eightPayV2 };
+
+/** An API decimal string in base units of 18 decimals, by string handling alone. */
+const units = (amount: string) => {
+  const [whole, fraction = ''] = amount.split('.');
+  return BigInt(whole + fraction.padEnd(18, '0'));
+};
+
+type Planted = 'verified' | 'pending' | 'missing' | 'reorged' | 'unconfirmed' | 'reverted' | 'spoofed' | 'mismatch';
+
+let emu: Emulator;
+let node: RpcNode;
+let records: Record<string, any>[];
+/** transactionHash → the verdict planted. */
+const expected = new Map<string, Planted>();
+const HEAD = 5000;
+
+beforeAll(async () => {
+  emu = await emulator({ records: 60 });
+  records = await apiRecords(emu, '/wallet-to-wallet/transfers');
+  const receipts = new Map<string, unknown>();
+  const blocks = new Map<number, unknown>();
+  const transactions = new Map<string, unknown>();
+  // The discrepancy planted on the n-th confirmed record (the rest stay true).
+  const plan: Planted[] = ['mismatch', 'missing', 'reorged', 'unconfirmed', 'reverted', 'spoofed'];
+  let confirmed = 0;
+  records.forEach((r, i) => {
+    const hash = String(r.transactionHash).toLowerCase();
+    const block = 1000 + i;
+    if (r.transactionStatus === 'pending') return void expected.set(hash, 'pending');
+    const kind: Planted = r.transactionStatus === 'confirmed' ? (plan[confirmed++] ?? 'verified') : 'verified';
+    expected.set(hash, kind);
+    if (kind === 'missing') return;
+    const at = kind === 'unconfirmed' ? HEAD - 3 : block;
+    blocks.set(at, f.block(at, r.timestamp));
+    const reverted = r.transactionStatus === 'failed' || kind === 'reverted';
+    const value = kind === 'mismatch' ? units(r.amount) + 1n : units(r.amount);
+    if (r.token === 'BNB') {
+      transactions.set(hash, f.transaction({ hash, from: INTERMEDIARY, to: r.receiver, value, block: at }));
+      receipts.set(hash, f.receipt({ hash, block: at, from: INTERMEDIARY, to: r.receiver, status: reverted ? '0x0' : '0x1', logs: [] }));
+      if (kind === 'spoofed') expected.set(hash, 'verified'); // the native coin has no log to forge
+    } else {
+      const token = kind === 'spoofed' ? f.LOOKALIKE : TOKEN[r.token];
+      receipts.set(hash, f.receipt({ hash, block: at, from: INTERMEDIARY, to: token, status: reverted ? '0x0' : '0x1', logs: [f.erc20Transfer(token, INTERMEDIARY, r.receiver, value)] }));
+    }
+    if (kind === 'reorged') blocks.set(at, f.block(at, r.timestamp, 'c'));
+  });
+  node = await rpcNode({
+    chainId: 56,
+    head: HEAD,
+    receipts,
+    blocks,
+    transactions,
+    ethCall: (to, data) => (data.startsWith('0x95d89b41') ? (to === f.BSC.eightPayV2 || to === f.BSC.eightPayV1 ? abiString('8PAY') : abiString('OTHER')) : defaultEthCall(to, data)),
+  });
+});
+
+afterAll(async () => {
+  await Promise.all([emu?.close(), node?.close()]);
+});
+
+const run = (args: string[], env: Record<string, string> = {}) => payrec(emu, ['wallet-to-wallet', 'transfers', '--all', '--verify', ...args], { env: { PAYREC_RPC_URL: node.url, ...env } });
+
+describe('--verify on a list', () => {
+  it('gives each record the verdict planted on the chain', async () => {
+    const r = await run(['-f', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.exitCode).toBe(0);
+    const out = JSON.parse(r.stdout) as Record<string, any>[];
+    expect(out).toHaveLength(records.length);
+    const got = new Map(out.map((x) => [String(x.transactionHash).toLowerCase(), x.verdict]));
+    expect(got).toEqual(expected);
+    // Every kind was planted (the test data is what it claims to be).
+    expect(new Set(expected.values())).toEqual(new Set(['verified', 'pending', 'missing', 'reorged', 'unconfirmed', 'reverted', 'spoofed', 'mismatch']));
+  });
+
+  it('says what differs, as {field, api, chain} in JSON and as text in CSV', async () => {
+    const mismatched = records.find((r) => expected.get(r.transactionHash.toLowerCase()) === 'mismatch')!;
+    const chainAmount = units(mismatched.amount) + 1n;
+    const text = chainAmount.toString().padStart(19, '0');
+    const shown = `${text.slice(0, -18)}.${text.slice(-18)}`.replace(/\.?0+$/, '');
+    const json = JSON.parse((await run(['-f', 'json', '--verdict', 'mismatch'])).stdout) as Record<string, any>[];
+    expect(json).toHaveLength(1);
+    expect(json[0].chainDiff).toEqual([{ field: 'amount', api: mismatched.amount, chain: shown }]);
+    expect(json[0].blockNumber).toBe(1000 + records.indexOf(mismatched));
+    expect(json[0].confirmations).toBe(HEAD - (1000 + records.indexOf(mismatched)) + 1);
+    const csv = parseCsv((await run(['-f', 'csv', '--verdict', 'mismatch'])).stdout);
+    expect(csv[1][csv[0].indexOf('chainDiff')]).toBe(`amount ${mismatched.amount} → ${shown}`);
+  });
+
+  it('--verdict bad --fail-if-any is the CI gate: exit 9, counting mismatch, missing, reverted, spoofed, reorged', async () => {
+    const bad = [...expected.values()].filter((v) => ['mismatch', 'missing', 'reverted', 'spoofed', 'reorged'].includes(v)).length;
+    const r = await run(['--verdict', 'bad', '--fail-if-any', '--count']);
+    expect(r.exitCode).toBe(9);
+    expect(r.stdout).toBe(`${bad}\n`);
+  });
+
+  it('--summary counts verdicts', async () => {
+    const r = await run(['--summary', '-f', 'json']);
+    const counts: Record<string, number> = {};
+    for (const v of expected.values()) counts[v] = (counts[v] ?? 0) + 1;
+    expect(JSON.parse(r.stdout).verdicts).toEqual(counts);
+  });
+
+  it('--confirmations: 4 makes the unconfirmed record verified', async () => {
+    const out = JSON.parse((await run(['-f', 'json', '--confirmations', '4'])).stdout) as Record<string, any>[];
+    expect(out.filter((x) => x.verdict === 'unconfirmed')).toHaveLength(0);
+  });
+
+  it('payrec transfers --verify checks each product\'s records the same way', async () => {
+    const r = await payrec(emu, ['transfers', '--product', 'w2w', '--all', '--verify', '-f', 'json'], { env: { PAYREC_RPC_URL: node.url } });
+    const got = new Map((JSON.parse(r.stdout) as Record<string, any>[]).map((x) => [String(x.transactionHash).toLowerCase(), x.verdict]));
+    expect(got).toEqual(expected);
+  });
+
+  it('the API key never goes to the RPC node', async () => {
+    const key = emu.keyFor('bsc');
+    for (const req of node.requests) {
+      expect(JSON.stringify(req.headers)).not.toContain(key);
+      expect(req.headers.authorization).toBeUndefined();
+      expect(req.body).not.toContain(key);
+    }
+    expect(node.requests.length).toBeGreaterThan(0);
+  });
+});
+
+describe('--verify refuses what it cannot do, before the API is asked', () => {
+  it('another chain\'s node: exit 2, nothing asked of the API', async () => {
+    const other = await rpcNode({ chainId: 1, head: 10 });
+    try {
+      emu.clearLog();
+      const r = await run(['-f', 'json'], { PAYREC_RPC_URL: other.url });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toMatch(/serves chain id 1 \(ethereum\), not bsc \(56\): nothing was verified/);
+      expect(r.stdout).toBe('');
+      expect(emu.requests).toHaveLength(0);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a node that keeps failing mid-way: exit 7, nothing half printed, its key-bearing URL masked', async () => {
+    const failing = await rpcNode(node.tables, {
+      path: '/v3/s3cretProviderKey42',
+      http: (req) => (req.calls.some((c) => c.method === 'eth_getTransactionReceipt') ? { status: 503, headers: { 'content-type': 'text/plain' }, body: 'down' } : undefined),
+    });
+    try {
+      const r = await run(['-f', 'json', '--retries', '1'], { PAYREC_RPC_URL: failing.url });
+      expect(r.exitCode).toBe(7);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('/****');
+      expect(r.stderr).not.toContain('s3cretProviderKey42');
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it('--debug shows RPC requests with the URL masked', async () => {
+    const keyed = await rpcNode(node.tables, { path: '/v3/s3cretProviderKey42' });
+    try {
+      const r = await payrec(emu, ['wallet-to-wallet', 'transfers', '--limit', '3', '--verify', '--debug', '--rpc', keyed.url]);
+      expect(r.exitCode).toBe(0);
+      expect(r.stderr).toMatch(/debug: RPC POST http:\/\/127\.0\.0\.1:\d+\/\*\*\*\* \(a batch of \d+ calls\)/);
+      expect(r.stderr).not.toContain('s3cretProviderKey42');
+    } finally {
+      await keyed.close();
+    }
+  });
+
+  it.each([
+    [['--verdict', 'bad'], /--verdict goes with --verify/],
+    [['--verify', '--verdict', 'nice'], /invalid --verdict "nice"/],
+    [['--verify', '--confirmations', '0'], /invalid --confirmations "0"/],
+    [['--verify', '--follow'], /--verify checks a window of records, and --follow never ends/],
+    [['--verify', '--rpc', 'ftp://x'], /invalid --rpc "ftp:\/\/x\/\*\*\*\*"|invalid --rpc "ftp:\/\/x"/],
+  ])('%j: exit 2', async (args, message) => {
+    emu.clearLog();
+    const r = await payrec(emu, ['wallet-to-wallet', 'transfers', ...args]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(emu.requests).toHaveLength(0);
+  });
+});

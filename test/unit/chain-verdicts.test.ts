@@ -1,0 +1,620 @@
+import { describe, expect, it } from 'vitest';
+import { keccak256, stringToHex } from 'viem';
+import { parseBlock, parseReceipt, parseTransaction } from '../../src/chain/answers.js';
+import { decode, type ChainContext, type Subject } from '../../src/chain/decode.js';
+import type { ResolvedToken } from '../../src/chain/tokens.js';
+import { judge, worst, type Judgement } from '../../src/chain/verdict.js';
+import * as f from './chain-fixtures.js';
+
+// The decoder and the verdict rules against receipts written by hand (chain-fixtures.ts),
+// one record per collection and verdict. Each expected verdict and difference is read
+// off ONCHAIN.md §9 by hand, never computed by the code under test.
+
+const { BSC, ALICE, BOB, CAROL, KEEPER, E18, id32, txHash } = f;
+
+const usdt: ResolvedToken = { listed: 'USDT', address: BSC.usdt, decimals: 18, native: false, chainDecimals: 18 };
+const busd: ResolvedToken = { listed: 'BUSD', address: BSC.busd, decimals: 18, native: false, chainDecimals: 18 };
+const bnb: ResolvedToken = { listed: 'BNB', address: f.NATIVE as `0x${string}`, decimals: 18, native: true };
+const eightPay: ResolvedToken = { listed: '8PAY v2', address: BSC.eightPayV2, decimals: 18, native: false, chainDecimals: 18 };
+const BOOK = new Map<string, ResolvedToken | null>([
+  ['USDT', usdt],
+  ['BUSD', busd],
+  ['BNB', bnb],
+  ['8PAY', eightPay],
+  ['FOO', null],
+]);
+
+/** keccak256("SCHEDULED_PAYMENTS") and keccak256("DOLLAR_COST_AVERAGE"), as the contracts' PAYMENT_TYPE() would answer. */
+const SP_TYPE = keccak256(stringToHex('SCHEDULED_PAYMENTS'));
+const DCA_TYPE = keccak256(stringToHex('DOLLAR_COST_AVERAGE'));
+
+const ctx = (book = BOOK): ChainContext => ({
+  chain: 'bsc',
+  feeCollector: f.FEE_COLLECTOR,
+  paymentTypes: { scheduledPayments: SP_TYPE, dollarCostAverage: DCA_TYPE },
+  tokenAddress: (s) => (typeof s === 'string' ? book.get(s)?.address : undefined) ?? undefined,
+});
+
+interface Case {
+  subject: Subject;
+  receipt: ReturnType<typeof f.receipt> | null;
+  block?: ReturnType<typeof f.block> | null;
+  tx?: ReturnType<typeof f.transaction> | null;
+  head?: number;
+  book?: Map<string, ResolvedToken | null>;
+}
+
+const BLOCK = 1000;
+const TIME = 1_760_000_000;
+
+/** Parses the node's answers as the client does, decodes and judges (15 confirmations needed). */
+function verdictOf(c: Case): Judgement {
+  const hash = String(c.subject.receiver === undefined ? c.subject.record.transactionHash : (c.subject.record.receivers as any[])[c.subject.receiver].transactionHash);
+  const receipt = parseReceipt(c.receipt, hash);
+  const block = c.block === undefined ? f.block(BLOCK, TIME) : c.block;
+  const parsedBlock = receipt && block ? parseBlock(block, receipt.blockNumber) : null;
+  const tx = c.tx ? parseTransaction(c.tx, hash) : c.tx;
+  const view = decode(c.subject, { receipt, block: parsedBlock, transaction: tx }, ctx(c.book));
+  return judge(c.subject, view, { chain: 'bsc', head: BigInt(c.head ?? BLOCK + 14), confirmations: 15, tokens: c.book ?? BOOK });
+}
+
+// ---------------------------------------------------------------------------
+// Fixed-recurring billings.
+
+const PLAN = id32(1, 'aa');
+const SUB = id32(2, 'cc');
+const CYCLE_END = TIME + 30 * 86400 - 1;
+
+function billingRecord(over: Record<string, unknown> = {}) {
+  return {
+    subscriptionId: SUB,
+    success: 1,
+    amount: '9.99',
+    fee: '0.0999',
+    token: 'USDT',
+    receiver: BOB,
+    timestamp: TIME,
+    cycleStart: TIME,
+    cycleEnd: CYCLE_END,
+    triggeredBy: KEEPER,
+    transactionHash: txHash(1),
+    transactionStatus: 'confirmed',
+    ...over,
+  };
+}
+
+const billingLeg = (over: Partial<f.Leg> = {}) =>
+  f.leg({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount: 999n * E18 / 100n, pct: 100n, paymentType: f.PAYMENT_TYPE.fixedRecurring, metadata: SUB, ...over });
+
+function billingReceipt(o: { logs?: f.LogSpec[]; status?: '0x1' | '0x0'; blockHash?: string; from?: string } = {}) {
+  return f.receipt({
+    hash: txHash(1),
+    block: BLOCK,
+    blockHash: o.blockHash,
+    from: o.from ?? KEEPER,
+    to: BSC.frManagement,
+    status: o.status,
+    logs: o.logs ?? [...billingLeg(), f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END)],
+  });
+}
+
+const billing = (over: Record<string, unknown> = {}, planId: string | undefined = PLAN): Subject => ({ collection: 'fixed-recurring/billings', record: billingRecord(over), planId });
+
+describe('fixed-recurring billings: each verdict of §9', () => {
+  it('verified: its Billing and leg from 8pay, 15 confirmations, every field the same', () => {
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt() })).toEqual({
+      verdict: 'verified',
+      confirmations: 15,
+      blockNumber: BLOCK,
+      blockHash: f.blockHash(BLOCK),
+      differences: [],
+    });
+  });
+
+  it('unconfirmed: 14 of 15 confirmations', () => {
+    const j = verdictOf({ subject: billing(), receipt: billingReceipt(), head: BLOCK + 13 });
+    expect(j.verdict).toBe('unconfirmed');
+    expect(j.confirmations).toBe(14);
+  });
+
+  it('pending: the API says pending, whatever the chain has', () => {
+    expect(verdictOf({ subject: billing({ transactionStatus: 'pending' }), receipt: billingReceipt() })).toEqual({
+      verdict: 'pending',
+      confirmations: null,
+      blockNumber: null,
+      blockHash: null,
+      differences: [],
+    });
+  });
+
+  it('missing: no receipt', () => {
+    expect(verdictOf({ subject: billing(), receipt: null }).verdict).toBe('missing');
+  });
+
+  it('reorged: the receipt names a block that is not the canonical one at its height', () => {
+    const j = verdictOf({ subject: billing(), receipt: billingReceipt(), block: f.block(BLOCK, TIME, 'c') });
+    expect(j.verdict).toBe('reorged');
+  });
+
+  it('reorged: the node has no block at the receipt height', () => {
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt(), block: null }).verdict).toBe('reorged');
+  });
+
+  it('reorged comes before unconfirmed, and lists differences too', () => {
+    const j = verdictOf({ subject: billing({ amount: '9.98' }), receipt: billingReceipt(), block: f.block(BLOCK, TIME, 'c'), head: BLOCK });
+    expect(j.verdict).toBe('reorged');
+    expect(j.differences).toEqual([{ field: 'amount', api: '9.98', chain: '9.99' }]);
+  });
+
+  it('reverted: status 0x0 while the API says confirmed', () => {
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ status: '0x0' }) }).verdict).toBe('reverted');
+  });
+
+  it('verified: status 0x0 while the API says failed', () => {
+    expect(verdictOf({ subject: billing({ transactionStatus: 'failed' }), receipt: billingReceipt({ status: '0x0' }) })).toMatchObject({ verdict: 'verified', differences: [] });
+  });
+
+  it('mismatch: the API says failed but the transaction succeeded', () => {
+    const j = verdictOf({ subject: billing({ transactionStatus: 'failed' }), receipt: billingReceipt() });
+    expect(j).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'transactionStatus', api: 'failed', chain: 'confirmed' }] });
+  });
+
+  it('mismatch: a status the rules do not know is never verified', () => {
+    expect(verdictOf({ subject: billing({ transactionStatus: 'dropped' }), receipt: billingReceipt() }).differences).toEqual([{ field: 'transactionStatus', api: 'dropped', chain: 'confirmed' }]);
+  });
+
+  it('spoofed: the Billing comes only from a look-alike address', () => {
+    const logs = [...billingLeg(), f.fixedBilling(f.LOOKALIKE, PLAN, SUB, TIME, CYCLE_END)];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'spoofed', differences: [] });
+  });
+
+  it('spoofed: the money event comes from a look-alike Transfers', () => {
+    const logs = [...billingLeg({ transfers: f.LOOKALIKE }), f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END)];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) }).verdict).toBe('spoofed');
+  });
+
+  it('spoofed: a Billing from another 8pay contract (on-demand Management) is not the fixed-recurring one', () => {
+    const logs = [...billingLeg(), f.fixedBilling(BSC.odManagement, PLAN, SUB, TIME, CYCLE_END)];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) }).verdict).toBe('spoofed');
+  });
+
+  it('the genuine event wins over a look-alike copy beside it', () => {
+    const logs = [...billingLeg(), f.fixedBilling(f.LOOKALIKE, PLAN, SUB, TIME, CYCLE_END + 5), f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END)];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) }).verdict).toBe('verified');
+  });
+
+  it('mismatch: no Billing at all, from anyone', () => {
+    const j = verdictOf({ subject: billing(), receipt: billingReceipt({ logs: billingLeg() }) });
+    expect(j).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'Billing', chain: null }] });
+  });
+
+  it.each([
+    ['amount', { amount: '9.98' }, { field: 'amount', api: '9.98', chain: '9.99' }],
+    ['fee', { fee: '0.1' }, { field: 'fee', api: '0.1', chain: '0.0999' }],
+    ['receiver', { receiver: CAROL }, { field: 'receiver', api: CAROL, chain: BOB }],
+    ['cycleStart', { cycleStart: TIME + 1 }, { field: 'cycleStart', api: TIME + 1, chain: TIME }],
+    ['cycleEnd', { cycleEnd: CYCLE_END + 1 }, { field: 'cycleEnd', api: CYCLE_END + 1, chain: CYCLE_END }],
+    ['triggeredBy', { triggeredBy: ALICE }, { field: 'triggeredBy', api: ALICE, chain: KEEPER }],
+    ['timestamp', { timestamp: TIME - 3 }, { field: 'timestamp', api: TIME - 3, chain: TIME }],
+    ['token', { token: 'BUSD' }, { field: 'token', api: 'BUSD', chain: BSC.usdt }],
+    ['a token the list does not know', { token: 'FOO' }, { field: 'token', api: 'FOO', chain: BSC.usdt }],
+    ['an amount finer than the token', { amount: '9.9900000000000000001' }, { field: 'amount', api: '9.9900000000000000001', chain: '9.99' }],
+  ])('mismatch: %s', (_name, over, difference) => {
+    const j = verdictOf({ subject: billing(over), receipt: billingReceipt() });
+    expect(j.verdict).toBe('mismatch');
+    expect(j.differences).toEqual([difference]);
+  });
+
+  it('amounts compare as numbers: 9.990 is 9.99', () => {
+    expect(verdictOf({ subject: billing({ amount: '9.990', fee: '0.09990' }), receipt: billingReceipt() }).verdict).toBe('verified');
+  });
+
+  it('mismatch: the plan of the route differs; with no route plan, planId is not compared', () => {
+    const other = id32(9, 'aa');
+    expect(verdictOf({ subject: billing({}, other), receipt: billingReceipt() }).differences).toEqual([{ field: 'planId', api: other, chain: PLAN }]);
+    expect(verdictOf({ subject: billing({}, undefined), receipt: billingReceipt() }).verdict).toBe('verified');
+  });
+
+  it('mismatch: the API subscription has no Billing in a transaction that bills another one', () => {
+    const other = id32(3, 'cc');
+    const logs = [...billingLeg({ metadata: other }), f.fixedBilling(BSC.frManagement, PLAN, other, TIME, CYCLE_END)];
+    const j = verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) });
+    expect(j.verdict).toBe('mismatch');
+    expect(j.differences).toContainEqual({ field: 'subscriptionId', api: SUB, chain: other });
+  });
+
+  it('mismatch: decimals() of the token disagrees with the list', () => {
+    const book = new Map(BOOK).set('USDT', { ...usdt, chainDecimals: 6 });
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt(), book }).differences).toEqual([{ field: 'token decimals', api: 18, chain: 6 }]);
+  });
+
+  it('mismatch: the leg has no token Transfer to the receiver (TransferSuccessful alone moves nothing)', () => {
+    const logs = [...billingLeg().filter((l) => !(l.address === BSC.usdt && l.topics[2] === `0x${f.addr(BOB)}`)), f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END)];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) }).differences).toEqual([{ field: 'event', api: 'Transfer (net, token)', chain: null }]);
+  });
+
+  it('spoofed: the net Transfer is emitted by a look-alike token contract', () => {
+    const logs = [
+      ...billingLeg().filter((l) => !(l.address === BSC.usdt && l.topics[2] === `0x${f.addr(BOB)}`)),
+      f.erc20Transfer(f.LOOKALIKE, ALICE, BOB, 999n * E18 / 100n - 999n * E18 / 10000n),
+      f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END),
+    ];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) }).verdict).toBe('spoofed');
+  });
+
+  it('mismatch: the fee goes elsewhere than Transfers.feeCollector()', () => {
+    const logs = [...billingLeg({ feeCollector: CAROL }), f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END)];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) }).differences).toEqual([{ field: 'event', api: 'Transfer (fee, token)', chain: null }]);
+  });
+
+  it('mismatch: a leg of another paymentType', () => {
+    const logs = [...billingLeg({ paymentType: f.PAYMENT_TYPE.onDemand }), f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END)];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) }).differences).toEqual([{ field: 'paymentType', api: f.PAYMENT_TYPE.fixedRecurring, chain: f.PAYMENT_TYPE.onDemand }]);
+  });
+
+  it('logs a reorg removed, or of another transaction, are not the receipt\'s', () => {
+    const raw = billingReceipt();
+    raw.logs[3].removed = true;
+    expect(verdictOf({ subject: billing(), receipt: raw }).differences).toEqual([{ field: 'event', api: 'Billing', chain: null }]);
+    const other = billingReceipt();
+    other.logs[3].transactionHash = txHash(2);
+    expect(verdictOf({ subject: billing(), receipt: other }).verdict).toBe('mismatch');
+  });
+
+  it('verified: the subscribe, billed by FR Subscriptions with its Subscription event', () => {
+    const logs = [...billingLeg(), f.subscriptionEvent(f.TOPIC.subscription, BSC.frSubscriptions, PLAN, SUB), f.fixedBilling(BSC.frSubscriptions, PLAN, SUB, TIME, CYCLE_END)];
+    // Subscription has a third indexed topic (the account): add it by hand.
+    logs[3].topics.push(`0x${f.addr(ALICE)}`);
+    expect(verdictOf({ subject: billing({ triggeredBy: ALICE }), receipt: billingReceipt({ logs, from: ALICE }) }).verdict).toBe('verified');
+  });
+
+  describe('autobilled: one Biller transaction bills three subscriptions of a plan', () => {
+    const subs = [id32(11, 'cc'), id32(12, 'cc'), id32(13, 'cc')];
+    const amounts = [5n * E18, 7n * E18, 9n * E18];
+    const logs = [
+      ...subs.flatMap((s, i) => [...billingLeg({ metadata: s, amount: amounts[i], sender: [ALICE, CAROL, BOB][i] }), f.fixedBilling(BSC.frManagement, PLAN, s, TIME, CYCLE_END)]),
+      f.billEvent(BSC.biller, KEEPER, PLAN, subs),
+    ];
+    const raw = () => f.receipt({ hash: txHash(1), block: BLOCK, from: KEEPER, to: BSC.biller, logs });
+
+    it('each billing is verified by its own subscription\'s leg and Billing', () => {
+      expect(verdictOf({ subject: billing({ subscriptionId: subs[1], amount: '7', fee: '0.07' }), receipt: raw() }).verdict).toBe('verified');
+      expect(verdictOf({ subject: billing({ subscriptionId: subs[2], amount: '9', fee: '0.09' }), receipt: raw() }).verdict).toBe('verified');
+    });
+
+    it('another subscription\'s amount is a mismatch, not a match by position', () => {
+      const j = verdictOf({ subject: billing({ subscriptionId: subs[1], amount: '5', fee: '0.05' }), receipt: raw() });
+      expect(j.differences).toEqual([
+        { field: 'amount', api: '5', chain: '7' },
+        { field: 'fee', api: '0.05', chain: '0.07' },
+      ]);
+    });
+
+    it('a subscription the transaction does not bill is a missing Billing', () => {
+      expect(verdictOf({ subject: billing({ subscriptionId: id32(14, 'cc'), amount: '5', fee: '0.05' }), receipt: raw() }).differences).toContainEqual({ field: 'event', api: 'Billing', chain: null });
+    });
+  });
+
+  describe('a failed billing: TransferFailed and BillingFailed', () => {
+    const logs = [f.transferFailed({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount: 999n * E18 / 100n, paymentType: f.PAYMENT_TYPE.fixedRecurring, metadata: SUB }), f.fixedBillingFailed(BSC.frManagement, PLAN, SUB)];
+
+    it('verified when the API says success 0 (the fee is not compared)', () => {
+      expect(verdictOf({ subject: billing({ success: 0, fee: '123' }), receipt: billingReceipt({ logs }) }).verdict).toBe('verified');
+    });
+
+    it('mismatch when the API says success 1', () => {
+      const j = verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) });
+      expect(j.differences).toEqual([{ field: 'success', api: 1, chain: 0 }]);
+    });
+
+    it('mismatch when the API says success 0 but the chain billed', () => {
+      expect(verdictOf({ subject: billing({ success: 0 }), receipt: billingReceipt() }).differences).toEqual([{ field: 'success', api: 0, chain: 1 }]);
+    });
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Cancellations and requests.
+
+describe('cancellations and cancellation requests', () => {
+  const record = (over: Record<string, unknown> = {}) => ({ subscriptionId: SUB, timestamp: TIME, forced: false, triggeredBy: ALICE, transactionHash: txHash(5), transactionStatus: 'confirmed', ...over });
+  const raw = (logs: f.LogSpec[], from = ALICE) => f.receipt({ hash: txHash(5), block: BLOCK, from, to: BSC.frSubscriptions, logs });
+
+  it('fixed-recurring, not forced: SubscriptionCancelled from FR Subscriptions', () => {
+    const subject = { collection: 'fixed-recurring/cancellations', record: record(), planId: PLAN };
+    expect(verdictOf({ subject, receipt: raw([f.subscriptionEvent(f.TOPIC.subscriptionCancelled, BSC.frSubscriptions, PLAN, SUB)]) }).verdict).toBe('verified');
+  });
+
+  it('fixed-recurring, forced: SubscriptionTerminated from FR Management; the API saying not forced is a difference', () => {
+    const logs = [f.subscriptionEvent(f.TOPIC.subscriptionTerminated, BSC.frManagement, PLAN, SUB)];
+    expect(verdictOf({ subject: { collection: 'fixed-recurring/cancellations', record: record({ forced: true, triggeredBy: KEEPER }) }, receipt: raw(logs, KEEPER) }).verdict).toBe('verified');
+    expect(verdictOf({ subject: { collection: 'fixed-recurring/cancellations', record: record({ triggeredBy: KEEPER }) }, receipt: raw(logs, KEEPER) }).differences).toEqual([{ field: 'forced', api: false, chain: true }]);
+  });
+
+  it('fixed-recurring: SubscriptionCancelled from FR Management is not 8pay\'s cancellation (spoofed)', () => {
+    const logs = [f.subscriptionEvent(f.TOPIC.subscriptionCancelled, BSC.frManagement, PLAN, SUB)];
+    expect(verdictOf({ subject: { collection: 'fixed-recurring/cancellations', record: record() }, receipt: raw(logs) }).verdict).toBe('spoofed');
+  });
+
+  it('variable-recurring: both kinds come from VR Management', () => {
+    const cancelled = [f.subscriptionEvent(f.TOPIC.subscriptionCancelled, BSC.vrManagement, PLAN, SUB)];
+    const terminated = [f.subscriptionEvent(f.TOPIC.subscriptionTerminated, BSC.vrManagement, PLAN, SUB)];
+    const subject = (forced: boolean) => ({ collection: 'variable-recurring/cancellations', record: record({ forced }), planId: PLAN });
+    expect(verdictOf({ subject: subject(false), receipt: raw(cancelled) }).verdict).toBe('verified');
+    expect(verdictOf({ subject: subject(true), receipt: raw(terminated) }).verdict).toBe('verified');
+    expect(verdictOf({ subject: subject(false), receipt: raw([f.subscriptionEvent(f.TOPIC.subscriptionCancelled, BSC.frSubscriptions, PLAN, SUB)]) }).verdict).toBe('spoofed');
+  });
+
+  it('variable-recurring cancellation requests: SubscriptionCancellationRequested from VR Subscriptions', () => {
+    const subject = { collection: 'variable-recurring/cancellation-requests', record: { subscriptionId: SUB, timestamp: TIME, transactionHash: txHash(5), transactionStatus: 'confirmed' }, planId: PLAN };
+    const logs = [f.subscriptionEvent(f.TOPIC.subscriptionCancellationRequested, BSC.vrSubscriptions, PLAN, SUB)];
+    expect(verdictOf({ subject, receipt: raw(logs) }).verdict).toBe('verified');
+    const otherPlan = { ...subject, planId: id32(7, 'aa') };
+    expect(verdictOf({ subject: otherPlan, receipt: raw(logs) }).differences).toEqual([{ field: 'planId', api: id32(7, 'aa'), chain: PLAN }]);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Variable-recurring, on-demand and scheduled transfers.
+
+describe('subscription and scheduled transfers', () => {
+  const record = (over: Record<string, unknown> = {}) => ({
+    description: 'x',
+    amount: '2.5',
+    fee: '0.025',
+    token: 'USDT',
+    category: 'c',
+    timestamp: TIME,
+    transactionHash: txHash(6),
+    transactionStatus: 'confirmed',
+    sender: ALICE,
+    receiver: BOB,
+    planId: PLAN,
+    subscriptionId: SUB,
+    ...over,
+  });
+  const amount = 25n * E18 / 10n;
+
+  it('variable-recurring: leg (VARIABLE_RECURRING, metadata = subscriptionId) and VR Billing', () => {
+    const logs = [...f.leg({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.variableRecurring, metadata: SUB }), f.variableBilling(BSC.vrManagement, PLAN, SUB, amount, TIME - 86400, TIME - 1)];
+    const r = f.receipt({ hash: txHash(6), block: BLOCK, from: KEEPER, to: BSC.vrManagement, logs });
+    expect(verdictOf({ subject: { collection: 'variable-recurring/transfers', record: record() }, receipt: r }).verdict).toBe('verified');
+    expect(verdictOf({ subject: { collection: 'variable-recurring/transfers', record: record({ sender: CAROL }) }, receipt: r }).differences).toEqual([{ field: 'sender', api: CAROL, chain: ALICE }]);
+    // An on-demand Billing has other arguments, so another topic0: this receipt has none.
+    expect(verdictOf({ subject: { collection: 'on-demand/transfers', record: record() }, receipt: r }).differences).toEqual([
+      { field: 'event', api: 'Billing', chain: null },
+      { field: 'paymentType', api: f.PAYMENT_TYPE.onDemand, chain: f.PAYMENT_TYPE.variableRecurring },
+    ]);
+  });
+
+  it('on-demand: leg (ON_DEMAND) and OD Billing', () => {
+    const logs = [...f.leg({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.onDemand, metadata: SUB }), f.onDemandBilling(BSC.odManagement, PLAN, SUB, amount)];
+    const r = f.receipt({ hash: txHash(6), block: BLOCK, from: KEEPER, to: BSC.odManagement, logs });
+    expect(verdictOf({ subject: { collection: 'on-demand/transfers', record: record() }, receipt: r }).verdict).toBe('verified');
+    expect(verdictOf({ subject: { collection: 'on-demand/transfers', record: record({ planId: id32(8, 'aa') }) }, receipt: r }).differences).toEqual([{ field: 'planId', api: id32(8, 'aa'), chain: PLAN }]);
+  });
+
+  it('scheduled payments: leg with PAYMENT_TYPE() and metadata = scheduleId, then ScheduleExecuted', () => {
+    const schedule = id32(21, 'dd');
+    const rec = { ...record(), scheduleId: schedule, planId: undefined, subscriptionId: undefined };
+    const logs = [...f.leg({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount, pct: 100n, paymentType: SP_TYPE, metadata: schedule }), f.scheduleExecuted(BSC.scheduledPayments, schedule)];
+    const r = f.receipt({ hash: txHash(6), block: BLOCK, from: KEEPER, to: BSC.scheduledPayments, logs });
+    expect(verdictOf({ subject: { collection: 'scheduled-payments/transfers', record: rec }, receipt: r }).verdict).toBe('verified');
+    const other = id32(22, 'dd');
+    const j = verdictOf({ subject: { collection: 'scheduled-payments/transfers', record: { ...rec, scheduleId: other } }, receipt: r });
+    expect(j.differences).toContainEqual({ field: 'scheduleId', api: other, chain: schedule });
+  });
+});
+
+// ---------------------------------------------------------------------------
+// One-time payments and transfers.
+
+describe('one-time payments and transfers', () => {
+  const TAG = 'order_1001';
+  const tagHash = keccak256(stringToHex(TAG));
+  const amounts = [10n * E18, 25n * E18 / 10n];
+  const payment = (over: Record<string, unknown> = {}) => ({
+    id: id32(31, 'ee'),
+    description: 'Café ☕ & croissant 🥐',
+    sender: ALICE,
+    token: 'USDT',
+    category: 'Food & Drink',
+    tag: TAG,
+    timestamp: TIME,
+    transactionHash: txHash(7),
+    transactionStatus: 'confirmed',
+    receivers: [
+      { user: BOB, amount: '10', fee: '0.1' },
+      { user: CAROL, amount: '2.5', fee: '0.025' },
+    ],
+    ...over,
+  });
+  const legs = (token: string) => [BOB, CAROL].flatMap((user, i) => f.leg({ token, sender: ALICE, receiver: user, amount: amounts[i], pct: 100n, paymentType: f.PAYMENT_TYPE.oneTime, metadata: `0x${'0'.repeat(64)}` }));
+  const oneTimeLogs = (token: string, description = 'Café ☕ & croissant 🥐') => [
+    ...legs(token),
+    f.payment(BSC.oneTime, ALICE, tagHash, token, description, 'Food & Drink'),
+    f.receiverEvent(BSC.oneTime, BOB, amounts[0]),
+    f.receiverEvent(BSC.oneTime, CAROL, amounts[1]),
+  ];
+  const raw = (logs: f.LogSpec[]) => f.receipt({ hash: txHash(7), block: BLOCK, from: ALICE, to: BSC.oneTime, logs });
+  const subject = (over: Record<string, unknown> = {}): Subject => ({ collection: 'one-time/payments', record: payment(over) });
+
+  it('verified: legs, Payment (with UTF-8 strings) and a Receiver per receiver', () => {
+    expect(verdictOf({ subject: subject(), receipt: raw(oneTimeLogs(BSC.usdt)) }).verdict).toBe('verified');
+  });
+
+  it.each([
+    ['receivers[1].amount', { receivers: [{ user: BOB, amount: '10', fee: '0.1' }, { user: CAROL, amount: '2.4', fee: '0.025' }] }, { field: 'receivers[1].amount', api: '2.4', chain: '2.5' }],
+    ['receivers[0].user', { receivers: [{ user: CAROL, amount: '10', fee: '0.1' }, { user: CAROL, amount: '2.5', fee: '0.025' }] }, { field: 'receivers[0].user', api: CAROL, chain: BOB }],
+    ['receivers[1].fee', { receivers: [{ user: BOB, amount: '10', fee: '0.1' }, { user: CAROL, amount: '2.5', fee: '0.03' }] }, { field: 'receivers[1].fee', api: '0.03', chain: '0.025' }],
+    ['description', { description: 'Cafe' }, { field: 'description', api: 'Cafe', chain: 'Café ☕ & croissant 🥐' }],
+    ['category', { category: 'Shop' }, { field: 'category', api: 'Shop', chain: 'Food & Drink' }],
+    ['tag', { tag: 'order_1002' }, { field: 'tag', api: keccak256(stringToHex('order_1002')), chain: tagHash }],
+    ['sender', { sender: CAROL }, { field: 'sender', api: CAROL, chain: ALICE }],
+  ])('mismatch: %s', (_name, over, difference) => {
+    expect(verdictOf({ subject: subject(over), receipt: raw(oneTimeLogs(BSC.usdt)) }).differences).toEqual([difference]);
+  });
+
+  it('mismatch: the API lists a third receiver the chain does not pay', () => {
+    const receivers = [...payment().receivers, { user: KEEPER, amount: '1', fee: '0.01' }];
+    expect(verdictOf({ subject: subject({ receivers }), receipt: raw(oneTimeLogs(BSC.usdt)) }).differences).toEqual([{ field: 'receivers', api: 3, chain: 2 }]);
+  });
+
+  it('spoofed: Receiver events from a look-alike OneTime', () => {
+    const logs = oneTimeLogs(BSC.usdt).map((l) => (l.topics[0] === f.TOPIC.receiver ? { ...l, address: f.LOOKALIKE } : l));
+    expect(verdictOf({ subject: subject(), receipt: raw(logs) }).verdict).toBe('spoofed');
+  });
+
+  describe('native coin: no Transfer logs, the value pays the receivers (§5)', () => {
+    const bnbPayment = () => subject({ token: 'BNB' });
+    const tx = (value: bigint) => f.transaction({ hash: txHash(7), from: ALICE, to: BSC.oneTime, value, block: BLOCK });
+
+    it('verified when the value is the sum of the amounts', () => {
+      expect(verdictOf({ subject: bnbPayment(), receipt: raw(oneTimeLogs(f.NATIVE)), tx: tx(amounts[0] + amounts[1]) }).verdict).toBe('verified');
+    });
+
+    it('mismatch when the value falls short', () => {
+      expect(verdictOf({ subject: bnbPayment(), receipt: raw(oneTimeLogs(f.NATIVE)), tx: tx(amounts[0]) }).differences).toEqual([{ field: 'event', api: 'value = Σ Receiver amounts', chain: null }]);
+    });
+  });
+
+  it('one-time transfer: the payment\'s leg, Payment and Receiver of its receiver', () => {
+    const transfer = { description: 'Café ☕ & croissant 🥐', amount: '2.5', fee: '0.025', token: 'USDT', category: 'Food & Drink', timestamp: TIME, transactionHash: txHash(7), transactionStatus: 'confirmed', sender: ALICE, receiver: CAROL, oneTimeId: id32(31, 'ee') };
+    const s = (over: Record<string, unknown> = {}): Subject => ({ collection: 'one-time/transfers', record: { ...transfer, ...over } });
+    expect(verdictOf({ subject: s(), receipt: raw(oneTimeLogs(BSC.usdt)) }).verdict).toBe('verified');
+    expect(verdictOf({ subject: s({ fee: '0.0251' }), receipt: raw(oneTimeLogs(BSC.usdt)) }).differences).toEqual([{ field: 'fee', api: '0.0251', chain: '0.025' }]);
+    expect(verdictOf({ subject: s({ amount: '10' }), receipt: raw(oneTimeLogs(BSC.usdt)) }).differences).toEqual([{ field: 'amount', api: '10', chain: '2.5' }]);
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Wallet-to-wallet: no 8pay contract, one token Transfer per receiver.
+
+describe('wallet-to-wallet', () => {
+  const INTERMEDIARY = '0x5555555555555555555555555555555555555555';
+  const payment = (token = 'USDT') => ({
+    id: '123e4567-e89b-12d3-a456-426614174000',
+    description: 'd',
+    email: 'x',
+    token,
+    category: 'c',
+    tag: 't',
+    timestamp: TIME - 10,
+    serviceFee: '0.1',
+    receivers: [
+      { user: BOB, amount: '3', fee: '0.03', timestamp: TIME - 5, transactionHash: txHash(40), transactionStatus: 'confirmed' },
+      { user: CAROL, amount: '4', fee: '0.04', timestamp: TIME, transactionHash: txHash(41), transactionStatus: 'confirmed' },
+    ],
+  });
+  const raw = (logs: f.LogSpec[]) => f.receipt({ hash: txHash(41), block: BLOCK, from: INTERMEDIARY, to: BSC.usdt, logs });
+
+  it('each receiver is its own transaction: receiver 1 verified by its Transfer', () => {
+    const s: Subject = { collection: 'wallet-to-wallet/payments', record: payment(), receiver: 1 };
+    expect(verdictOf({ subject: s, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).verdict).toBe('verified');
+    expect(verdictOf({ subject: s, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 3n * E18)]) }).differences).toEqual([{ field: 'receivers[1].amount', api: '4', chain: '3' }]);
+    // Receiver 0's timestamp is TIME - 5: the block of receiver 1 says TIME.
+    const s0: Subject = { collection: 'wallet-to-wallet/payments', record: { ...payment(), receivers: [{ ...payment().receivers[0], transactionHash: txHash(41) }] }, receiver: 0 };
+    expect(verdictOf({ subject: s0, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, BOB, 3n * E18)]) }).differences).toEqual([{ field: 'receivers[0].timestamp', api: TIME - 5, chain: TIME }]);
+  });
+
+  it('spoofed: the Transfer comes from a look-alike token contract', () => {
+    const s: Subject = { collection: 'wallet-to-wallet/payments', record: payment(), receiver: 1 };
+    expect(verdictOf({ subject: s, receipt: raw([f.erc20Transfer(f.LOOKALIKE, INTERMEDIARY, CAROL, 4n * E18)]) }).verdict).toBe('spoofed');
+  });
+
+  it('native: the transaction sends the user the amount as its value, with no log', () => {
+    const s: Subject = { collection: 'wallet-to-wallet/payments', record: payment('BNB'), receiver: 1 };
+    const tx = (to: string, value: bigint) => f.transaction({ hash: txHash(41), from: INTERMEDIARY, to, value, block: BLOCK });
+    const r = f.receipt({ hash: txHash(41), block: BLOCK, from: INTERMEDIARY, to: CAROL, logs: [] });
+    expect(verdictOf({ subject: s, receipt: r, tx: tx(CAROL, 4n * E18) }).verdict).toBe('verified');
+    expect(verdictOf({ subject: s, receipt: r, tx: tx(BOB, 4n * E18) }).differences).toEqual([{ field: 'receivers[1].user', api: CAROL, chain: BOB }]);
+  });
+
+  it('transfers: receiver, amount and token of one Transfer', () => {
+    const record = { description: 'd', amount: '4', fee: '0', token: 'USDT', category: 'c', timestamp: TIME, transactionHash: txHash(41), transactionStatus: 'confirmed', email: 'x', receiver: CAROL, payment_id: 'p' };
+    expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record }, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).verdict).toBe('verified');
+    expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record: { ...record, token: 'BUSD' } }, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).verdict).toBe('spoofed');
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Dollar-cost-average executions.
+
+describe('dollar-cost-average executions', () => {
+  const STRATEGY = id32(51, 'ff');
+  const inputs = [3n * E18, 2n * E18];
+  const outputs = [15n * E18 / 1000n, 4n * E18];
+  const record = (over: Record<string, unknown> = {}) => ({
+    strategyId: STRATEGY,
+    timestamp: TIME,
+    transactionHash: txHash(8),
+    transactionStatus: 'confirmed',
+    inputToken: 'USDT',
+    fee: '0.05',
+    swaps: [
+      { inputAmount: '3', outputAmount: '0.015', outputToken: '8PAY' },
+      { inputAmount: '2', outputAmount: '4', outputToken: 'BUSD' },
+    ],
+    ...over,
+  });
+  const logs = [
+    ...f.leg({ token: BSC.usdt, sender: ALICE, receiver: BSC.dollarCostAverage, amount: inputs[0] + inputs[1], pct: 100n, paymentType: DCA_TYPE, metadata: STRATEGY }),
+    f.strategyExecuted(BSC.dollarCostAverage, STRATEGY, BSC.usdt, inputs, [BSC.eightPayV2, BSC.busd], outputs),
+  ];
+  const raw = () => f.receipt({ hash: txHash(8), block: BLOCK, from: KEEPER, to: BSC.dollarCostAverage, logs });
+
+  it('verified: StrategyExecuted\'s swaps, the fee on the sum of inputs; 8PAY found as 8PAY v2', () => {
+    expect(verdictOf({ subject: { collection: 'dollar-cost-average/executions', record: record() }, receipt: raw() }).verdict).toBe('verified');
+  });
+
+  it.each([
+    ['swaps[1].outputAmount', { swaps: [{ inputAmount: '3', outputAmount: '0.015', outputToken: '8PAY' }, { inputAmount: '2', outputAmount: '4.5', outputToken: 'BUSD' }] }, { field: 'swaps[1].outputAmount', api: '4.5', chain: '4' }],
+    ['swaps[0].outputToken', { swaps: [{ inputAmount: '3', outputAmount: '0.015', outputToken: 'BUSD' }, { inputAmount: '2', outputAmount: '4', outputToken: 'BUSD' }] }, { field: 'swaps[0].outputToken', api: 'BUSD', chain: BSC.eightPayV2 }],
+    ['fee', { fee: '0.06' }, { field: 'fee', api: '0.06', chain: '0.05' }],
+    ['swaps', { swaps: [{ inputAmount: '3', outputAmount: '0.015', outputToken: '8PAY' }] }, { field: 'swaps', api: 1, chain: 2 }],
+  ])('mismatch: %s', (_name, over, difference) => {
+    expect(verdictOf({ subject: { collection: 'dollar-cost-average/executions', record: record(over) }, receipt: raw() }).differences).toEqual([difference]);
+  });
+});
+
+describe('answers the node cannot give', () => {
+  it.each([
+    ['a blockNumber that is not hex', (r: any) => (r.blockNumber = '0xzz')],
+    ['a status other than 0x0 and 0x1', (r: any) => (r.status = '0x2')],
+    ['log data of odd length', (r: any) => (r.logs[0].data = '0x123')],
+    ['an address of 19 bytes', (r: any) => (r.from = '0x' + '1'.repeat(38))],
+    ['a hash of 31 bytes', (r: any) => (r.blockHash = '0x' + 'b'.repeat(62))],
+  ])('a receipt with %s is refused (exit 6), never read', (_name, spoil) => {
+    const r = billingReceipt();
+    spoil(r);
+    expect(() => parseReceipt(r, txHash(1))).toThrow(/the chain's node sent a receipt of .* payrec cannot use/);
+  });
+
+  it('the receipt of another transaction is refused', () => {
+    expect(() => parseReceipt(billingReceipt(), txHash(2))).toThrow(/the receipt of 0x7+0+1 when asked for 0x7+0+2/);
+  });
+
+  it('a block of another height is refused', () => {
+    expect(() => parseBlock(f.block(BLOCK + 1, TIME), BigInt(BLOCK))).toThrow(/block 1001 when asked for block 1000/);
+  });
+
+  it('an 8pay event whose data does not decode is refused', () => {
+    const logs = [...billingLeg(), { ...f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END), words: [f.uint(TIME)] }];
+    expect(() => verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) })).toThrow(/a Billing log from 8pay's contract .* that does not decode/);
+  });
+
+  it('a look-alike log that does not decode is noise', () => {
+    const logs = [...billingLeg(), { ...f.fixedBilling(f.LOOKALIKE, PLAN, SUB, TIME, CYCLE_END), words: [f.uint(TIME)] }, f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END)];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) }).verdict).toBe('verified');
+  });
+});
+
+describe('a record verified in parts (a wallet-to-wallet payment)', () => {
+  it('takes the worst of its receivers\' verdicts: bad before unconfirmed before pending before verified', () => {
+    expect(worst(['verified', 'pending'])).toBe('pending');
+    expect(worst(['pending', 'unconfirmed'])).toBe('unconfirmed');
+    expect(worst(['unconfirmed', 'mismatch', 'verified'])).toBe('mismatch');
+    expect(worst(['spoofed', 'missing'])).toBe('missing');
+    expect(worst(['verified', 'verified'])).toBe('verified');
+  });
+});
