@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { Emulator, FaultOptions } from '../../src/emulator/index.js';
-import { BIN, emulator, payrec, tempDir } from './helpers.js';
+import { BIN, emulator, payrec, program, tempDir, until } from './helpers.js';
 
 // The client against a misbehaving service: injected server errors, rate limits,
 // resets, cut bodies, slow answers and bodies that are not what the API sends.
@@ -25,6 +25,9 @@ function statusCounts(emu: Emulator): Record<number, number> {
   for (const r of emu.requests) counts[r.status] = (counts[r.status] ?? 0) + 1;
   return counts;
 }
+
+/** util-linux `script`, for a pseudo-terminal: under CI its tests fail when it is missing, never skip (it was looked for only at /usr/bin/script). */
+const script = program('script', 'bsdutils');
 
 describe('a 20,000-record export through 10% faults', () => {
   let emu: Emulator;
@@ -49,9 +52,7 @@ describe('a 20,000-record export through 10% faults', () => {
 
   test('is byte-identical to the fault-free export, and the faults did happen', async () => {
     await setFaults(emu, faults);
-    const t0 = Date.now();
     const r = await payrec(emu, args);
-    const ms = Date.now() - t0;
     await setFaults(emu, undefined);
     expect(r.stderr).toBe(''); // not a terminal: retries are silent
     expect(r.exitCode).toBe(0);
@@ -60,7 +61,6 @@ describe('a 20,000-record export through 10% faults', () => {
     const counts = statusCounts(emu);
     expect(emu.requests.length).toBeGreaterThan(103);
     expect(Object.keys(counts).length).toBeGreaterThan(3); // several kinds of fault
-    expect(ms).toBeLessThan(15_000);
   });
 
   test('the same seed gives the same faults: two runs log the same statuses', async () => {
@@ -83,9 +83,7 @@ describe('a 20,000-record export through 10% faults', () => {
     const file = join(dir, 'transfers.csv');
     const child = payrec(emu, ['one-time', 'transfers', '--all', '-f', 'csv', '--page-size', '100', '-o', file]);
     // Wait until pages are being requested (the log is written before the slow answer).
-    const deadline = Date.now() + 10_000;
-    while (emu.requests.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(emu.requests.length).toBeGreaterThanOrEqual(3);
+    await until('three pages asked', () => emu.requests.length >= 3);
     child.kill('SIGINT');
     const r = await child;
     await setFaults(emu, undefined);
@@ -144,7 +142,7 @@ describe('when retries run out', () => {
     expect(emu.requests.map((q) => q.method)).toEqual(['PUT', 'PUT', 'PUT']);
   });
 
-  test.runIf(existsSync('/usr/bin/script'))('on a terminal stderr says what it retries and why', async () => {
+  test.skipIf(script.skip)(`on a terminal stderr says what it retries and why${script.note}`, async () => {
     await setFaults(emu, { rate: 1, kinds: ['429'], retryAfter: 1 });
     const cmd = `node ${BIN} one-time transfers --limit 1 --retries 1`;
     const r = await execa('script', ['-qec', cmd, '/dev/null'], {

@@ -1,6 +1,6 @@
 import { execa, type ResultPromise } from 'execa';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -195,6 +195,16 @@ export async function until(what: string, ok: () => boolean | Promise<boolean>, 
   for (const end = Date.now() + ms; !(await ok()); await new Promise((r) => setTimeout(r, 20))) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
   }
+}
+
+/**
+ * The CPU time a running process has spent, all its threads (Linux /proc): a measure of
+ * how far it got that does not depend on how loaded the machine is, as wall time does.
+ */
+export function cpuSeconds(pid: number): number {
+  // Fields 14 and 15 of /proc/PID/stat (after the name in parentheses): user and system time in clock ticks (100 a second).
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Collects a stream's text and waits for a pattern in it. */

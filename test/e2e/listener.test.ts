@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, Fixtures } from '../../src/emulator/index.js';
-import { emulator, payrec, tempDir, watch } from './helpers.js';
+import { emulator, payrec, tempDir, until, watch } from './helpers.js';
 
 // The webhook listener as an attacker and a flaky app would meet it (issue 18): the real
 // binary `payrec wn listen` on an ephemeral port, the emulator as the API (its request
@@ -289,7 +289,7 @@ describe.concurrent('forwarding', () => {
     const gone = request({ host: u.hostname, port: u.port, method: 'POST', headers: { 'content-type': 'application/json' } });
     gone.on('error', () => {});
     gone.end(JSON.stringify(n));
-    for (const end = Date.now() + 15_000; app.bodies.length === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
+    await until('the app has the notification', () => app.bodies.length > 0);
     gone.destroy(); // the app has the notification and has not answered yet
     await l.stdout.waitFor(/verified {2}→ 200\n/);
     const retry = await post(l.url, n);
@@ -393,12 +393,11 @@ describe.concurrent('bounds', () => {
       const l = await listen([]);
       const r = await raw(l.url, { trickle: { length: 1000, everyMs: 5_000 } });
       expect(r.status).toBe(408);
+      // Not before 30 s (a bound load cannot break); a cut much later says 408 all the same, and no cut at all runs into the test's timeout.
       expect(r.ms).toBeGreaterThanOrEqual(29_500);
-      expect(r.ms).toBeLessThan(33_000);
       await l.stderr.waitFor(/refused a request \(408\): body not received within 30 s/);
       await l.stop();
     },
-    45_000,
   );
 });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { BIN, emulator, payrec, program, tempDir } from './helpers.js';
+import { BIN, emulator, payrec, prerequisite, program, tempDir } from './helpers.js';
 
 // Where payrec keeps things (the mirror, the listener's memory, the config, -o files)
 // when the folder is not the user's alone, or cannot be written (issue 24 item 10,
@@ -14,10 +14,14 @@ import { BIN, emulator, payrec, program, tempDir } from './helpers.js';
 
 const NOBODY = 65534;
 const setpriv = program('setpriv', 'util-linux');
-const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-/** Whether `nobody` can run this checkout's payrec (a checkout under a 0700 home cannot be read by it). */
-const nobodyRuns = asRoot && setpriv.present && spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', 'node', BIN, '--version']).status === 0;
-const nobodyNote = setpriv.note || (asRoot && !nobodyRuns ? ` (skipped: user nobody cannot read ${BIN})` : '');
+/** Links and files of another user are made with chown: root only. Under CI a run as another user fails these tests, never skips them. */
+const root = prerequisite('root', typeof process.getuid === 'function' && process.getuid() === 0, 'run the suite as root, as CI does');
+/** `nobody` running this checkout's payrec (a checkout under a 0700 home cannot be read by it). */
+const nobody = prerequisite(
+  `root, setpriv and a checkout user nobody can read (${BIN})`,
+  root.present && setpriv.present && spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', 'node', BIN, '--version']).status === 0,
+  'run the suite as root from a checkout outside a private home, with util-linux installed',
+);
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -57,7 +61,7 @@ describe('the mirror gets the config\'s trust check', () => {
     expect(writable.exitCode).toBe(2);
     expect(writable.stderr).toContain(`hint: fix it with: chmod 600 ${db}`);
     chmodSync(db, 0o600);
-    if (asRoot) {
+    if (root.present) {
       chownSync(db, NOBODY, NOBODY);
       const theirs = await sync(db);
       expect(theirs.exitCode).toBe(2);
@@ -67,7 +71,8 @@ describe('the mirror gets the config\'s trust check', () => {
     }
   });
 
-  test.skipIf(!asRoot).concurrent('a link another user made in /tmp-like folder is never followed: the file it points to is not created', async () => {
+  test.skipIf(root.skip).concurrent(`a link another user made in /tmp-like folder is never followed: the file it points to is not created${root.note}`, async () => {
+    root.need();
     // Mutant killed: no foreign-link check (DuckDB created the victim's file through the link).
     const sticky = folder(0o1777);
     const victim = join(folder(), 'victim.duckdb');
@@ -118,7 +123,8 @@ describe('the mirror gets the config\'s trust check', () => {
 });
 
 describe('the listener\'s memory gets it too', () => {
-  test.skipIf(!asRoot).concurrent('a state folder that is a link another user made in a sticky folder: refused, nothing written where it points', async () => {
+  test.skipIf(root.skip).concurrent(`a state folder that is a link another user made in a sticky folder: refused, nothing written where it points${root.note}`, async () => {
+    root.need();
     // Mutant killed: the folder check without the link check (the memory went wherever the link pointed).
     const sticky = folder(0o1777);
     const target = folder();
@@ -176,7 +182,8 @@ describe('exit 2, never 1, where payrec cannot write (issue 23 item 3)', () => {
     }
   });
 
-  test.skipIf(!asRoot || setpriv.skip || (setpriv.present && !nobodyRuns)).concurrent(`a read-only home, payrec run as nobody (EACCES)${nobodyNote}`, async () => {
+  test.skipIf(nobody.skip).concurrent(`a read-only home, payrec run as nobody (EACCES)${nobody.note}`, async () => {
+    nobody.need();
     const top = folder(0o755);
     const home = join(top, 'home');
     mkdirSync(home, { mode: 0o555 });
@@ -192,7 +199,8 @@ describe('exit 2, never 1, where payrec cannot write (issue 23 item 3)', () => {
 });
 
 describe('exit 2, never 1, where payrec cannot even look', () => {
-  test.skipIf(!asRoot || setpriv.skip || (setpriv.present && !nobodyRuns)).concurrent(`a home inside a folder payrec may not enter, run as nobody (EACCES)${nobodyNote}`, async () => {
+  test.skipIf(nobody.skip).concurrent(`a home inside a folder payrec may not enter, run as nobody (EACCES)${nobody.note}`, async () => {
+    nobody.need();
     // Found when the test folders moved below a 0700 folder: the config file's lstat failed
     // with EACCES, which payrec took for an internal error (exit 1, "report it").
     const home = join(folder(0o700), 'home');
@@ -221,7 +229,8 @@ describe('-o onto what is there', () => {
     }
   });
 
-  test.skipIf(!asRoot).concurrent('a link another user made in a sticky folder is refused; the file it points to is unchanged', async () => {
+  test.skipIf(root.skip).concurrent(`a link another user made in a sticky folder is refused; the file it points to is unchanged${root.note}`, async () => {
+    root.need();
     // Mutant killed: -o following the link with realpath and renaming over its target.
     const sticky = folder(0o1777);
     const victim = join(folder(), 'precious.txt');

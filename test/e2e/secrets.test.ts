@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildProgram } from '../../src/cli.js';
 import type { Context } from '../../src/core/runtime/context.js';
 import type { Emulator, Fixtures } from '../../src/emulator/index.js';
-import { BIN, emulator, parseCsv, payrec, tempDir } from './helpers.js';
+import { BIN, emulator, parseCsv, payrec, program, tempDir } from './helpers.js';
 
 // The API key never shows: every command runs with a distinctive key under --debug
 // and under --dry-run, and nothing it prints or writes holds the key. Then the
@@ -148,6 +148,9 @@ async function runLeaf(words: string, mode: '--debug' | '--dry-run'): Promise<{ 
   return { text: [stdout, stderr, ...files].join('\n'), stdout, configFiles };
 }
 
+/** util-linux `script`, for a pseudo-terminal: under CI its tests fail when it is missing, never skip (it was looked for only at /usr/bin/script). */
+const script = program('script', 'bsdutils');
+
 describe('the API key never appears', () => {
   test('every leaf command of the program has an invocation here', async () => {
     const leaves = await leafCommands();
@@ -233,7 +236,7 @@ describe('server text cannot act on the terminal or the spreadsheet', () => {
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(251);
   });
 
-  test.runIf(existsSync('/usr/bin/script'))('the terminal table shows escapes as text', async () => {
+  test.skipIf(script.skip)(`the terminal table shows escapes as text${script.note}`, async () => {
     const r = await execa('script', ['-qec', `stty cols 200; node ${BIN} ot transfers --limit 250 --columns description,amount`, '/dev/null'], {
       reject: false,
       extendEnv: false,

@@ -3,9 +3,10 @@ import { parseTime } from './time.js';
 
 // The built-in emulator (--emulator) makes its records up to one instant, its anchor:
 // today's midnight (UTC) unless PAYREC_EMULATOR_NOW names another. With an anchor
-// given, the command's own clock starts there too, so "--from 30d", "--period today"
-// and "--all" count from the day the data were made for: examples and tests print the
-// same on any day.
+// given, the command's own clock stands there too, for the whole run, so "--from 30d",
+// "--period today", "--all" and sync's "synced up to" count from the day the data were
+// made for: examples and tests print the same on any day, however long a run takes (a
+// clock that ran on from the anchor printed 00:00:01 for 00:00:00 on a loaded machine).
 
 const DAY = 86_400;
 
@@ -16,12 +17,11 @@ export function emulatorAnchor(env: NodeJS.ProcessEnv, nowMs: number): { seconds
   return { seconds: Math.floor(nowMs / 1000 / DAY) * DAY, pinned: false };
 }
 
-/** The context of an --emulator run: its clock starts at a pinned anchor and runs on from there. */
+/** The context of an --emulator run: its clock stands at a pinned anchor. */
 export function emulatorContext(ctx: Context): Context {
-  const started = ctx.now();
-  const anchor = emulatorAnchor(ctx.env, started);
+  const anchor = emulatorAnchor(ctx.env, ctx.now());
   if (!anchor.pinned) return ctx;
   // The anchor is resolved once: an age ("2d") read again later would count from the pinned clock.
   const env = { ...ctx.env, PAYREC_EMULATOR_NOW: String(anchor.seconds) };
-  return { ...ctx, env, now: () => anchor.seconds * 1000 + (ctx.now() - started) };
+  return { ...ctx, env, now: () => anchor.seconds * 1000 };
 }
