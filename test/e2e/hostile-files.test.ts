@@ -135,3 +135,21 @@ describe('sync --parquet DIR gets the mirror folder\'s trust check (item 4)', ()
     }
   });
 });
+
+describe('a sync lock file that is not DuckDB\'s (item 15)', () => {
+  test.concurrent.each([
+    ['empty', ''],
+    ['damaged', 'not a database'],
+  ])('%s: exit 2 naming the lock file as what can be removed; the mirror unchanged, and a sync after removing it works', async (_, content) => {
+    // Mutant killed: takeSyncLock reporting openError of the mirror ("move that file away": the mirror blamed).
+    const dir = folder();
+    const db = await synced(dir);
+    const lock = join(dir, '.m.duckdb.sync-lock');
+    writeFileSync(lock, content);
+    const r = await payrec(emu, ['sync', 'ot/transfers', '--db', db]);
+    expect(r.stderr).toBe(`error: the sync lock ${lock} is not a DuckDB file (empty or damaged); the mirror ${db} was not changed\nhint: remove it (it holds nothing; payrec sync makes it again): rm ${lock}\n`);
+    expect(r.exitCode).toBe(2);
+    rmSync(lock);
+    expect((await payrec(emu, ['sync', 'ot/transfers', '--db', db, '-q'])).exitCode).toBe(0);
+  });
+});

@@ -86,11 +86,11 @@ export function printable(s: string): string {
   return escapeRawInJson(JSON.stringify(shown).slice(1, -1));
 }
 
-// JSON.stringify escapes C0 controls and leaves the rest of the set raw. They can only
-// stand inside JSON strings, where \uXXXX escapes (a surrogate pair beyond U+FFFF) mean
-// the same character.
+// JSON.stringify escapes C0 controls (a raw one is the indentation's line break) and
+// leaves the rest of the set raw. They can only stand inside JSON strings, where \uXXXX
+// escapes (a surrogate pair beyond U+FFFF) mean the same character.
 function escapeRawInJson(json: string): string {
-  return json.replace(UNSAFE_FOR_TERMINAL, (c) => [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''));
+  return json.replace(UNSAFE_FOR_TERMINAL, (c) => (c < ' ' ? c : [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('')));
 }
 
 /**
