@@ -48,12 +48,18 @@ export interface OpenOptions {
  */
 export const DEFAULT_MEMORY_LIMIT = '128MB';
 
+const SMALLEST_MEMORY_LIMIT = 40_000_000;
+
 /** Validates PAYREC_MIRROR_MEMORY (exit 2 before anything is opened). */
 export function memoryLimitOf(env: NodeJS.ProcessEnv): string {
   const given = env.PAYREC_MIRROR_MEMORY;
   if (given === undefined || given === '') return DEFAULT_MEMORY_LIMIT;
   const m = /^\s*(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$/i.exec(given);
   if (!m || Number(m[1]) === 0) throw new UsageError(`invalid PAYREC_MIRROR_MEMORY "${printable(given)}": expected a size such as 256MB or 1GB`);
+  // DuckDB's units: KB is 1000 bytes, KiB 1024. A sync allocates a 32 MiB block at once: below 40MB it failed with an internal out-of-memory error.
+  const unit = m[2].toUpperCase();
+  const bytes = Number(m[1]) * (unit.includes('I') ? 1024 : 1000) ** (['K', 'M', 'G', 'T'].indexOf(unit[0]) + 1);
+  if (bytes < SMALLEST_MEMORY_LIMIT) throw new UsageError(`invalid PAYREC_MIRROR_MEMORY "${printable(given)}": expected at least 40MB, such as 128MB (the default)`);
   return `${m[1]}${m[2]}`;
 }
 
