@@ -153,3 +153,22 @@ describe('a sync lock file that is not DuckDB\'s (item 15)', () => {
     expect((await payrec(emu, ['sync', 'ot/transfers', '--db', db, '-q'])).exitCode).toBe(0);
   });
 });
+
+describe('a named pipe where a file is expected (item 14)', () => {
+  test.concurrent('as --db of sql and sync, and as sql --file: exit 2 at once, nothing waits on it', async () => {
+    // Mutants killed: mirrorLocation and queryText without the regular-file check (payrec
+    // waited on the pipe for ever, past Ctrl-C: the test timed out).
+    const dir = folder();
+    const fifo = join(dir, 'pipe');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const db = await synced(folder());
+    for (const args of [['sql', '--db', fifo, 'SELECT 1'], ['sync', 'ot/transfers', '--db', fifo]]) {
+      const r = await payrec(emu, args);
+      expect(r.stderr, args.join(' ')).toBe(`error: the mirror ${fifo} is not a regular file (a pipe, a device or a folder)\nhint: give --db the path of a file (a new one is created)\n`);
+      expect(r.exitCode).toBe(2);
+    }
+    const q = await payrec(undefined, ['sql', '--db', db, '--file', fifo]);
+    expect(q.stderr).toBe(`error: --file "${fifo}" is not a regular file (a pipe, a device or a folder)\nhint: give a file, or pipe the query in: payrec sql - < query.sql\n`);
+    expect(q.exitCode).toBe(2);
+  });
+});
