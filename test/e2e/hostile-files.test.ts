@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, readdirSync, rmSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
@@ -170,5 +170,34 @@ describe('a named pipe where a file is expected (item 14)', () => {
     const q = await payrec(undefined, ['sql', '--db', db, '--file', fifo]);
     expect(q.stderr).toBe(`error: --file "${fifo}" is not a regular file (a pipe, a device or a folder)\nhint: give a file, or pipe the query in: payrec sql - < query.sql\n`);
     expect(q.exitCode).toBe(2);
+  });
+});
+
+describe('-o never goes through a link another user could have made or replaced, anywhere on its path (item 8)', () => {
+  test.skipIf(!asRoot).concurrent('another user\'s link to a folder in a sticky folder, as a middle component: exit 2, the folder it points to unchanged', async () => {
+    // Mutant killed: the link check on the last component only (the export landed in the victim's folder).
+    const sticky = folder(0o1777);
+    const victim = folder();
+    symlinkSync(victim, join(sticky, 'reports'));
+    lchownSync(join(sticky, 'reports'), NOBODY, NOBODY);
+    const out = join(sticky, 'reports', 'out.csv');
+    const r = await payrec(emu, ['ot', 'transfers', '--limit', '1', '-f', 'csv', '-o', out]);
+    expect(r.stderr).toBe(`error: ${join(sticky, 'reports')} is a link made by another user (uid ${NOBODY}) in a folder everyone can write: payrec does not write through it\nhint: remove the link, or give -o another path\n`);
+    expect(r.exitCode).toBe(2);
+    expect(readdirSync(victim)).toEqual([]);
+  });
+
+  test.concurrent('any link in a folder everyone can write without the sticky bit, last or middle: exit 2', async () => {
+    // Mutant killed: refuseForeignLink passing links in 0777 non-sticky folders (anyone could have swapped them).
+    const open = folder(0o777);
+    const mine = folder();
+    symlinkSync(mine, join(open, 'dir'));
+    symlinkSync(join(mine, 'file.csv'), join(open, 'file.csv'));
+    for (const [out, link] of [[join(open, 'dir', 'out.csv'), join(open, 'dir')], [join(open, 'file.csv'), join(open, 'file.csv')]]) {
+      const r = await payrec(emu, ['ot', 'transfers', '--limit', '1', '-f', 'csv', '-o', out]);
+      expect(r.stderr).toBe(`error: ${link} is a link in a folder everyone can write, where anyone can replace it: payrec does not write through it\nhint: remove the link, or give -o another path\n`);
+      expect(r.exitCode).toBe(2);
+    }
+    expect(readdirSync(mine)).toEqual([]);
   });
 });

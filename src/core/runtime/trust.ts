@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import { lstat, mkdir, realpath, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { UsageError } from './errors.js';
 import { printable } from '../output/sanitize.js';
 
@@ -75,15 +75,30 @@ function refuseUntrusted(s: Stats, path: string, what: 'file' | 'folder', keeper
 }
 
 /**
- * A link another user made in a sticky folder everyone can write (/tmp): following it
- * would let them point payrec at any file of the user's (the kernel's
+ * A link another user made in a sticky folder everyone can write (/tmp), or any link in
+ * a folder everyone can write without the sticky bit (anyone can replace it): following
+ * it would let them point payrec at any file of the user's (the kernel's
  * protected_symlinks guards only opens that follow it, not a rename over its target).
  */
 export async function refuseForeignLink(path: string, link: Stats, what: string, hint: string): Promise<void> {
-  if (typeof process.getuid !== 'function' || link.uid === process.getuid() || link.uid === 0) return;
+  if (typeof process.getuid !== 'function') return;
   const folder = await stat(dirname(path)).catch(() => undefined);
-  if (!folder || (folder.mode & 0o1002) !== 0o1002) return;
+  if (!folder || (folder.mode & 0o002) === 0) return;
+  if ((folder.mode & 0o1000) === 0) throw new UsageError(`${printable(path)} is a link in a folder everyone can write, where anyone can replace it: ${what} through it`, hint);
+  if (link.uid === process.getuid() || link.uid === 0) return;
   throw new UsageError(`${printable(path)} is a link made by another user (uid ${link.uid}) in a folder everyone can write: ${what} through it`, hint);
+}
+
+/** refuseForeignLink for every link on the way to `path`, its folders' included (`/tmp/theirs/out.csv`). */
+export async function refuseForeignLinks(path: string, what: string, hint: string): Promise<void> {
+  let at = resolve(path);
+  const chain: string[] = [];
+  for (; dirname(at) !== at; at = dirname(at)) chain.unshift(at);
+  for (const p of chain) {
+    const s = await lstat(p).catch(() => undefined);
+    if (!s) return;
+    if (s.isSymbolicLink()) await refuseForeignLink(p, s, what, hint);
+  }
 }
 
 /**
