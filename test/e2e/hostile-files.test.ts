@@ -201,3 +201,22 @@ describe('-o never goes through a link another user could have made or replaced,
     expect(readdirSync(mine)).toEqual([]);
   });
 });
+
+describe('the folders above the mirror are checked, as ssh checks those above a key (item 9)', () => {
+  test.concurrent('a private folder under one everyone can write (no sticky bit): exit 2 naming that folder, nothing written', async () => {
+    // Mutant killed: checkKeptFolder without the walk up (the 0700 folder could be renamed away and replaced).
+    const open = folder(0o777);
+    const inner = join(open, 'inner');
+    mkdirSync(inner, { mode: 0o700 });
+    const r = await payrec(emu, ['sync', 'ot/transfers', '--db', join(inner, 'm.duckdb')]);
+    expect(r.stderr).toBe(
+      `error: the folder of the mirror (a folder above it) ${open} can be changed by other users: payrec keeps nothing where others can change it\nhint: fix it with: chmod go-w ${open} (or set --db (or PAYREC_DB, XDG_DATA_HOME) to a place of yours)\n`,
+    );
+    expect(r.exitCode).toBe(2);
+    expect(readdirSync(inner)).toEqual([]);
+    // Under a sticky one (/tmp), it is fine.
+    const sticky = folder(0o1777);
+    mkdirSync(join(sticky, 'inner'), { mode: 0o700 });
+    expect((await payrec(emu, ['sync', 'ot/transfers', '--db', join(sticky, 'inner', 'm.duckdb'), '-q'])).exitCode).toBe(0);
+  });
+});

@@ -55,12 +55,21 @@ export async function checkKeptFile(file: string, keeper: Keeper): Promise<void>
   if (s) refuseUntrusted(s, file, 'file', keeper);
 }
 
-/** The folder check: as for a file, and never a link another user made in /tmp. */
+/**
+ * The folder check: as for a file, and never a link another user made in /tmp; and, as
+ * ssh checks the folders above a key, none of the folders above it may be changed by
+ * others (a 0700 folder under a 0777 one can be renamed away and replaced).
+ */
 export async function checkKeptFolder(dir: string, keeper: Keeper): Promise<void> {
   const link = await lstat(dir).catch(() => undefined);
   if (link?.isSymbolicLink()) await refuseForeignLink(dir, link, `${keeper.role} is not kept`, `set ${keeper.moveWith} to a folder of yours`);
   const s = await stat(dir).catch(() => undefined);
   if (s) refuseUntrusted(s, dir, 'folder', keeper);
+  const real = await realpath(dir).catch(() => undefined);
+  for (let above = real && dirname(real); above && dirname(above) !== above; above = dirname(above)) {
+    const parent = await stat(above).catch(() => undefined);
+    if (parent) refuseUntrusted(parent, above, 'folder', { ...keeper, role: `${keeper.role} (a folder above it)` });
+  }
 }
 
 function refuseUntrusted(s: Stats, path: string, what: 'file' | 'folder', keeper: Keeper): void {
