@@ -22,7 +22,8 @@ export function checkApiPath(raw: string): string {
   if (path.length > 2048) throw bad('expected at most 2048 characters');
   if (path.includes(' ') || hasControlCharacters(path)) throw bad('expected no spaces or control characters');
   if (path.includes('?') || path.includes('#')) throw bad('put query parameters in --query k=v');
-  if (path.split('/').some((seg) => seg === '.' || seg === '..') || /%2e|%2f/i.test(path)) throw bad('expected no . or .. segments and no encoded slashes');
+  // `..;` is `..` to servers that cut path parameters (Tomcat, Spring), `%5c` a backslash to those that decode it.
+  if (path.split('/').some((seg) => /^\.\.?(;|$)/.test(seg)) || /%2e|%2f|%5c/i.test(path)) throw bad('expected no . or .. segments and no encoded slashes (nor ..; or %5C)');
   if (path.includes('//')) throw bad('expected no empty segments');
   // URL parsers read a backslash as a slash (and then `..` as a step up).
   if (path.includes('\\')) throw bad('expected / between segments, not \\');

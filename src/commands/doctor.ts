@@ -35,6 +35,25 @@ interface Problem {
   error: PayrecError;
 }
 
+/** A server's Date that could be now: a date before or after these years is a broken clock of its own, never a measure of this one's. */
+const PLAUSIBLE_YEARS = [2000, 2099];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** RFC 9110's IMF-fixdate, the form servers send: `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
+
+/** A Date header in milliseconds, when it is an RFC 9110 date (weekday and all) of a plausible year; otherwise undefined. */
+export function httpDate(header: string): number | undefined {
+  const m = IMF_FIXDATE.exec(header);
+  if (!m) return undefined;
+  const [, weekday, day, month, year, hour, minute, second] = m;
+  const t = Date.UTC(Number(year), MONTHS.indexOf(month), Number(day), Number(hour), Number(minute), Number(second));
+  const d = new Date(t);
+  // Date.UTC carries 31 Feb into March, 24:00 into the next day: such a date is not one.
+  if (d.getUTCDate() !== Number(day) || d.getUTCHours() !== Number(hour) || Number(minute) > 59 || Number(second) > 59) return undefined;
+  if (d.toUTCString().slice(0, 3) !== weekday) return undefined;
+  return Number(year) >= PLAUSIBLE_YEARS[0] && Number(year) <= PLAUSIBLE_YEARS[1] ? t : undefined;
+}
+
 /** The clock is a problem beyond this (a --period today or a subscription's state would be off), worth a warning beyond SKEW_WARN_S. */
 const SKEW_FAIL_S = 60;
 const SKEW_WARN_S = 5;
@@ -149,8 +168,9 @@ async function service(session: Session, s: Effective, add: Add, fail: Fail): Pr
 
 function clock(session: Session, answer: KeyCheck['answer'], add: Add, fail: Fail): void {
   if (session.flags.emulator) return add('clock', 'ok', "not compared: the built-in emulator runs on this machine's clock");
-  const date = answer?.date === undefined ? NaN : Date.parse(answer.date);
-  if (!answer || Number.isNaN(date)) return add('clock', 'warn', 'not compared: the service sent no Date header');
+  if (!answer || answer.date === undefined) return add('clock', 'warn', 'not compared: the service sent no Date header');
+  const date = httpDate(answer.date);
+  if (date === undefined) return add('clock', 'warn', `not compared: the service's clock cannot be read (its Date header "${answer.date.slice(0, 40)}" is not an HTTP date of the years ${PLAUSIBLE_YEARS.join(' to ')})`);
   // The header is whole seconds, cut: the service's time lies in [date, date + 1 s) when it answered, half way through the request.
   const skew = Math.round((date + 500 - (answer.sentAt + answer.ms / 2)) / 1000);
   const slack = Math.max(1, Math.ceil(answer.ms / 2000));

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { CommandAction } from '../core/runtime/action.js';
 import { GateMatched, InterruptedError, UsageError } from '../core/runtime/errors.js';
 import { optionSchemas, parseOption } from '../core/runtime/options.js';
@@ -115,6 +115,9 @@ async function queryText(session: Session, argument: string | undefined, file: s
     });
     if (source === undefined && text.trim() === '') return undefined;
   } else if (file !== undefined) {
+    // A named pipe would be waited on for ever (Ctrl-C too): a query file is a file; a pipe comes in on stdin.
+    const found = await stat(file).catch(() => undefined);
+    if (found && !found.isFile()) throw new UsageError(`--file "${printable(file)}" is not a regular file (a pipe, a device or a folder)`, 'give a file, or pipe the query in: payrec sql - < query.sql');
     text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
       throw new UsageError(`cannot read --file "${printable(file)}": ${err.code ?? err.message}`);
     });

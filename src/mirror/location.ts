@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../core/runtime/errors.js';
@@ -33,6 +34,9 @@ export function dataDir(env: NodeJS.ProcessEnv, platform = process.platform): st
 export async function mirrorLocation(session: Session, dbFlag: string | undefined): Promise<MirrorLocation> {
   const location = await locate(session, dbFlag);
   await checkKeptFile(location.file, MIRROR_KEEPER);
+  // DuckDB would wait on a named pipe for ever (Ctrl-C too), and cannot use a device or a folder.
+  const found = await stat(location.file).catch(() => undefined);
+  if (found && !found.isFile()) throw new UsageError(`the mirror ${printable(location.file)} is not a regular file (a pipe, a device or a folder)`, 'give --db the path of a file (a new one is created)');
   return location;
 }
 

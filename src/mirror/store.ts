@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BusyError, InterruptedError, UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import { formatDuration } from '../core/runtime/time.js';
+import { shellWord } from '../core/runtime/trust.js';
 import { RELEASE_EVERY, releaseChunks } from './chunks.js';
 import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult, type DuckDBValue, type Json } from './duckdb.js';
 
@@ -47,12 +48,18 @@ export interface OpenOptions {
  */
 export const DEFAULT_MEMORY_LIMIT = '128MB';
 
+const SMALLEST_MEMORY_LIMIT = 40_000_000;
+
 /** Validates PAYREC_MIRROR_MEMORY (exit 2 before anything is opened). */
 export function memoryLimitOf(env: NodeJS.ProcessEnv): string {
   const given = env.PAYREC_MIRROR_MEMORY;
   if (given === undefined || given === '') return DEFAULT_MEMORY_LIMIT;
   const m = /^\s*(\d+(?:\.\d+)?)\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$/i.exec(given);
   if (!m || Number(m[1]) === 0) throw new UsageError(`invalid PAYREC_MIRROR_MEMORY "${printable(given)}": expected a size such as 256MB or 1GB`);
+  // DuckDB's units: KB is 1000 bytes, KiB 1024. A sync allocates a 32 MiB block at once: below 40MB it failed with an internal out-of-memory error.
+  const unit = m[2].toUpperCase();
+  const bytes = Number(m[1]) * (unit.includes('I') ? 1024 : 1000) ** (['K', 'M', 'G', 'T'].indexOf(unit[0]) + 1);
+  if (bytes < SMALLEST_MEMORY_LIMIT) throw new UsageError(`invalid PAYREC_MIRROR_MEMORY "${printable(given)}": expected at least 40MB, such as 128MB (the default)`);
   return `${m[1]}${m[2]}`;
 }
 
@@ -542,7 +549,7 @@ async function takeSyncLock(file: string, o: OpenOptions): Promise<DuckDBInstanc
       return await DuckDBInstance.create(lockFile, BASE_OPTIONS);
     } catch (err) {
       const holder = heldBy(err);
-      if (holder === undefined) throw openError(file, 'write', err);
+      if (holder === undefined) throw lockError(lockFile, file, err);
       if (limit === undefined) throw busy(file, holder, 'another payrec sync');
       if (Date.now() >= deadline) {
         throw new BusyError(
@@ -571,6 +578,15 @@ function busy(file: string, pid: string, who = 'another process'): BusyError {
 export function openOptions(session: { quiet: boolean; ctx: { env: NodeJS.ProcessEnv; stderr: NodeJS.WritableStream; signal: AbortSignal } }): OpenOptions {
   const { env, stderr, signal } = session.ctx;
   return { memoryLimit: memoryLimitOf(env), signal, waiting: (message) => !session.quiet && stderr.write(`${message}\n`) };
+}
+
+/** The sync lock's open errors: a lock file that is not DuckDB's (cut short, emptied) is named, as what can go; the rest are the mirror's. */
+function lockError(lockFile: string, file: string, err: unknown): Error {
+  if (!/not a valid DuckDB database file/i.test(err instanceof Error ? err.message : String(err))) return openError(file, 'write', err);
+  return new UsageError(
+    `the sync lock ${printable(lockFile)} is not a DuckDB file (empty or damaged); the mirror ${printable(file)} was not changed`,
+    `remove it (it holds nothing; payrec sync makes it again): rm ${shellWord(lockFile)}`,
+  );
 }
 
 /** DuckDB's open errors, said in terms of the mirror. */

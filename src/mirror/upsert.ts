@@ -261,6 +261,12 @@ export class Upserter {
   private checkIdentities(records: Record<string, unknown>[]): void {
     for (const r of records) {
       const t = r.timestamp;
+      if (typeof t === 'number' && !Number.isInteger(t)) {
+        throw new MalformedResponseError(
+          `a ${this.layout.collection.name} record (${this.nameOf(r)}) is stamped ${t}, not a whole number of seconds; nothing of its batch was written`,
+          'the service sent a time the API never has; the records before its batch are committed',
+        );
+      }
       if (typeof t === 'number' && !(t >= TIME_RANGE[0] && t <= TIME_RANGE[1])) {
         throw new MalformedResponseError(
           `a ${this.layout.collection.name} record (${this.nameOf(r)}) is stamped ${t}, beyond the years 1 to 9999 the mirror holds; nothing of its batch was written`,

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lchownSync, mkdirSync, readdirSync, rmSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
@@ -133,5 +133,90 @@ describe('sync --parquet DIR gets the mirror folder\'s trust check (item 4)', ()
       expect(r.stderr).toContain(dir);
       expect(r.exitCode).toBe(2);
     }
+  });
+});
+
+describe('a sync lock file that is not DuckDB\'s (item 15)', () => {
+  test.concurrent.each([
+    ['empty', ''],
+    ['damaged', 'not a database'],
+  ])('%s: exit 2 naming the lock file as what can be removed; the mirror unchanged, and a sync after removing it works', async (_, content) => {
+    // Mutant killed: takeSyncLock reporting openError of the mirror ("move that file away": the mirror blamed).
+    const dir = folder();
+    const db = await synced(dir);
+    const lock = join(dir, '.m.duckdb.sync-lock');
+    writeFileSync(lock, content);
+    const r = await payrec(emu, ['sync', 'ot/transfers', '--db', db]);
+    expect(r.stderr).toBe(`error: the sync lock ${lock} is not a DuckDB file (empty or damaged); the mirror ${db} was not changed\nhint: remove it (it holds nothing; payrec sync makes it again): rm ${lock}\n`);
+    expect(r.exitCode).toBe(2);
+    rmSync(lock);
+    expect((await payrec(emu, ['sync', 'ot/transfers', '--db', db, '-q'])).exitCode).toBe(0);
+  });
+});
+
+describe('a named pipe where a file is expected (item 14)', () => {
+  test.concurrent('as --db of sql and sync, and as sql --file: exit 2 at once, nothing waits on it', async () => {
+    // Mutants killed: mirrorLocation and queryText without the regular-file check (payrec
+    // waited on the pipe for ever, past Ctrl-C: the test timed out).
+    const dir = folder();
+    const fifo = join(dir, 'pipe');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const db = await synced(folder());
+    for (const args of [['sql', '--db', fifo, 'SELECT 1'], ['sync', 'ot/transfers', '--db', fifo]]) {
+      const r = await payrec(emu, args);
+      expect(r.stderr, args.join(' ')).toBe(`error: the mirror ${fifo} is not a regular file (a pipe, a device or a folder)\nhint: give --db the path of a file (a new one is created)\n`);
+      expect(r.exitCode).toBe(2);
+    }
+    const q = await payrec(undefined, ['sql', '--db', db, '--file', fifo]);
+    expect(q.stderr).toBe(`error: --file "${fifo}" is not a regular file (a pipe, a device or a folder)\nhint: give a file, or pipe the query in: payrec sql - < query.sql\n`);
+    expect(q.exitCode).toBe(2);
+  });
+});
+
+describe('-o never goes through a link another user could have made or replaced, anywhere on its path (item 8)', () => {
+  test.skipIf(!asRoot).concurrent('another user\'s link to a folder in a sticky folder, as a middle component: exit 2, the folder it points to unchanged', async () => {
+    // Mutant killed: the link check on the last component only (the export landed in the victim's folder).
+    const sticky = folder(0o1777);
+    const victim = folder();
+    symlinkSync(victim, join(sticky, 'reports'));
+    lchownSync(join(sticky, 'reports'), NOBODY, NOBODY);
+    const out = join(sticky, 'reports', 'out.csv');
+    const r = await payrec(emu, ['ot', 'transfers', '--limit', '1', '-f', 'csv', '-o', out]);
+    expect(r.stderr).toBe(`error: ${join(sticky, 'reports')} is a link made by another user (uid ${NOBODY}) in a folder everyone can write: payrec does not write through it\nhint: remove the link, or give -o another path\n`);
+    expect(r.exitCode).toBe(2);
+    expect(readdirSync(victim)).toEqual([]);
+  });
+
+  test.concurrent('any link in a folder everyone can write without the sticky bit, last or middle: exit 2', async () => {
+    // Mutant killed: refuseForeignLink passing links in 0777 non-sticky folders (anyone could have swapped them).
+    const open = folder(0o777);
+    const mine = folder();
+    symlinkSync(mine, join(open, 'dir'));
+    symlinkSync(join(mine, 'file.csv'), join(open, 'file.csv'));
+    for (const [out, link] of [[join(open, 'dir', 'out.csv'), join(open, 'dir')], [join(open, 'file.csv'), join(open, 'file.csv')]]) {
+      const r = await payrec(emu, ['ot', 'transfers', '--limit', '1', '-f', 'csv', '-o', out]);
+      expect(r.stderr).toBe(`error: ${link} is a link in a folder everyone can write, where anyone can replace it: payrec does not write through it\nhint: remove the link, or give -o another path\n`);
+      expect(r.exitCode).toBe(2);
+    }
+    expect(readdirSync(mine)).toEqual([]);
+  });
+});
+
+describe('the folders above the mirror are checked, as ssh checks those above a key (item 9)', () => {
+  test.concurrent('a private folder under one everyone can write (no sticky bit): exit 2 naming that folder, nothing written', async () => {
+    // Mutant killed: checkKeptFolder without the walk up (the 0700 folder could be renamed away and replaced).
+    const open = folder(0o777);
+    const inner = join(open, 'inner');
+    mkdirSync(inner, { mode: 0o700 });
+    const r = await payrec(emu, ['sync', 'ot/transfers', '--db', join(inner, 'm.duckdb')]);
+    expect(r.stderr).toBe(
+      `error: the folder of the mirror (a folder above it) ${open} can be changed by other users: payrec keeps nothing where others can change it\nhint: fix it with: chmod go-w ${open} (or set --db (or PAYREC_DB, XDG_DATA_HOME) to a place of yours)\n`,
+    );
+    expect(r.exitCode).toBe(2);
+    expect(readdirSync(inner)).toEqual([]);
+    // Under a sticky one (/tmp), it is fine.
+    const sticky = folder(0o1777);
+    mkdirSync(join(sticky, 'inner'), { mode: 0o700 });
+    expect((await payrec(emu, ['sync', 'ot/transfers', '--db', join(sticky, 'inner', 'm.duckdb'), '-q'])).exitCode).toBe(0);
   });
 });

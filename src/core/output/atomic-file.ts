@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { finished } from 'node:stream/promises';
 import { UsageError } from '../runtime/errors.js';
 import { printable } from './sanitize.js';
-import { refuseForeignLink, unwritable } from '../runtime/trust.js';
+import { refuseForeignLinks, unwritable } from '../runtime/trust.js';
 
 // --output FILE: write to a temporary file beside FILE and rename it over FILE only
 // when everything was written. A failed or interrupted run leaves no partial file, and
@@ -39,8 +39,9 @@ export async function openOutputFile(target: string): Promise<AtomicFile> {
   });
   if (found?.isDirectory()) throw new UsageError(`--output "${printable(target)}" is a folder`, 'give the path of a file, such as records.csv inside it');
   if (found && !found.isFile()) return openInPlace(target);
+  // Every link on the way, not only the last: /tmp/theirs/out.csv through another user's /tmp/theirs.
+  await refuseForeignLinks(target, 'payrec does not write', 'remove the link, or give -o another path');
   const link = await lstat(target).catch(() => undefined);
-  if (link?.isSymbolicLink()) await refuseForeignLink(target, link, 'payrec does not write', 'remove the link, or give -o another path');
   if (!found || !link?.isSymbolicLink()) return openAtomic(target, found);
   // /dev/stdout, /dev/fd/N: a descriptor another process opened (a shell's `> file`); its file is written into, never replaced.
   const to = await readlink(target);

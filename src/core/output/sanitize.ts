@@ -1,17 +1,20 @@
 // Server data is untrusted text. These helpers keep it from acting on the terminal
 // that shows it or on the spreadsheet that opens an export.
 
-// C0 controls (with \t, \n, \r), DEL, C1 controls (8-bit CSI \x9b and OSC \x9d
-// among them), the bidi embedding/override/isolate characters and marks (LRM U+200E,
-// RLM U+200F, ALM U+061C) that can make text read in a different order than it is
-// stored, the zero-width space (U+200B) that hides a difference between two values
-// that look alike, and the Unicode line/paragraph separators that some terminals treat
-// as line breaks.
+// Controls (Cc: C0 with \t, \n, \r, DEL, C1 with 8-bit CSI \x9b and OSC \x9d), every
+// format character (Cf: the bidi embeddings, overrides, isolates and marks that make
+// text read in another order than it is stored, zero-width spaces and joiners, word
+// joiners, tag characters that spell text nobody sees), the other characters Unicode
+// says to show as nothing (Hangul fillers, variation selectors), and the line and
+// paragraph separators that some terminals treat as line breaks. Invisible, each could
+// make two values that differ look alike ("USDT" and "USD\u2060T").
 // The same set is refused in what a user types (validators.ts): a value that would be
 // neutralised when shown has no business being sent.
-const UNSAFE_CHARACTERS = '\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200b\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069\\u2028\\u2029';
-const UNSAFE_FOR_TERMINAL = new RegExp(`[${UNSAFE_CHARACTERS}]`, 'g');
-const HAS_UNSAFE = new RegExp(`[${UNSAFE_CHARACTERS}]`);
+// Emoji keep the joiner and the presentation selector that make them one picture (👩‍👧, ❤️).
+const EMOJI_PART = '(?<=\\p{Extended_Pictographic}[\\u{1F3FB}-\\u{1F3FF}\\ufe0f]?)\\u200d(?=\\p{Extended_Pictographic})|(?<=\\p{Extended_Pictographic})\\ufe0f';
+const UNSAFE_CHARACTERS = `(?!${EMOJI_PART})[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Default_Ignorable_Code_Point}]`;
+const UNSAFE_FOR_TERMINAL = new RegExp(UNSAFE_CHARACTERS, 'gu');
+const HAS_UNSAFE = new RegExp(UNSAFE_CHARACTERS, 'u');
 
 /** True when `s` holds a character that neutraliseTerminal() would escape. */
 export function hasControlCharacters(s: string): boolean {
@@ -21,8 +24,10 @@ export function hasControlCharacters(s: string): boolean {
 const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function visibleEscape(c: string): string {
-  const code = c.charCodeAt(0);
-  return NAMED_ESCAPES[c] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
+  const code = c.codePointAt(0)!;
+  if (NAMED_ESCAPES[c]) return NAMED_ESCAPES[c];
+  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+  return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
 }
 
 /**
@@ -81,13 +86,11 @@ export function printable(s: string): string {
   return escapeRawInJson(JSON.stringify(shown).slice(1, -1));
 }
 
-// JSON.stringify escapes C0 controls; DEL, C1 (8-bit CSI/OSC), bidi overrides and
-// marks, the zero-width space and line separators it leaves raw. They can only stand
-// inside JSON strings, where a \uXXXX escape means the same character.
-const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
+// JSON.stringify escapes C0 controls (a raw one is the indentation's line break) and
+// leaves the rest of the set raw. They can only stand inside JSON strings, where \uXXXX
+// escapes (a surrogate pair beyond U+FFFF) mean the same character.
 function escapeRawInJson(json: string): string {
-  return json.replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.replace(UNSAFE_FOR_TERMINAL, (c) => (c < ' ' ? c : [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('')));
 }
 
 /**

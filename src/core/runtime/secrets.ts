@@ -22,7 +22,7 @@ export function maskKey(key: string | undefined): string {
 /** Consecutive characters of a key that are masked wherever they appear (a key cut short, or split across lines, is still a key). */
 const RUN = 8;
 
-/** `text` with every key of this run masked: whole, in base64 or URL encoding, or any run of 8 of its characters. */
+/** `text` with every key of this run masked: whole, in base64, hex or URL encoding, or any run of 8 of its characters. */
 export function maskSecrets(text: string): string {
   for (const key of keys) {
     if (text.includes(key)) text = text.replaceAll(key, maskKey(key));
@@ -32,10 +32,32 @@ export function maskSecrets(text: string): string {
   return text;
 }
 
-/** How a key travels in other clothes: base64 (Basic auth, tokens in JSON), base64url, percent-encoding. */
+/**
+ * How a key travels in other clothes: base64 (Basic auth, tokens in JSON) and base64url,
+ * hex, percent-encoding (of what URLs must encode, or of every byte).
+ */
 function encodings(key: string): string[] {
-  const b64 = Buffer.from(key).toString('base64');
-  return [b64, b64.replace(/=+$/, ''), Buffer.from(key).toString('base64url'), encodeURIComponent(key)];
+  const bytes = Buffer.from(key);
+  const hex = bytes.toString('hex');
+  const everyByte = hex.replace(/../g, '%$&');
+  return [...base64Forms(bytes), hex, hex.toUpperCase(), encodeURIComponent(key), everyByte, everyByte.toUpperCase()];
+}
+
+/**
+ * The base64 characters that encode the key alone, at each of the three offsets it can
+ * start at in a longer encoded text (Basic auth encodes `user:key`): the characters that
+ * also carry bits of what comes before or after it differ from text to text.
+ */
+function base64Forms(bytes: Buffer): string[] {
+  const forms: string[] = [];
+  for (const offset of [0, 1, 2]) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes, Buffer.alloc(2)]).toString('base64');
+    // Character j holds bits 6j to 6j+5: keep those whose bits all lie within the key's bytes.
+    const stable = encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6));
+    forms.push(stable, stable.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  const whole = bytes.toString('base64');
+  return [whole, whole.replace(/=+$/, ''), ...forms];
 }
 
 /** Replaces every stretch of `text` that is RUN or more consecutive characters of `key`. */

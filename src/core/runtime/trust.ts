@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
 import { lstat, mkdir, realpath, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { UsageError } from './errors.js';
 import { printable } from '../output/sanitize.js';
 
@@ -55,12 +55,21 @@ export async function checkKeptFile(file: string, keeper: Keeper): Promise<void>
   if (s) refuseUntrusted(s, file, 'file', keeper);
 }
 
-/** The folder check: as for a file, and never a link another user made in /tmp. */
+/**
+ * The folder check: as for a file, and never a link another user made in /tmp; and, as
+ * ssh checks the folders above a key, none of the folders above it may be changed by
+ * others (a 0700 folder under a 0777 one can be renamed away and replaced).
+ */
 export async function checkKeptFolder(dir: string, keeper: Keeper): Promise<void> {
   const link = await lstat(dir).catch(() => undefined);
   if (link?.isSymbolicLink()) await refuseForeignLink(dir, link, `${keeper.role} is not kept`, `set ${keeper.moveWith} to a folder of yours`);
   const s = await stat(dir).catch(() => undefined);
   if (s) refuseUntrusted(s, dir, 'folder', keeper);
+  const real = await realpath(dir).catch(() => undefined);
+  for (let above = real && dirname(real); above && dirname(above) !== above; above = dirname(above)) {
+    const parent = await stat(above).catch(() => undefined);
+    if (parent) refuseUntrusted(parent, above, 'folder', { ...keeper, role: `${keeper.role} (a folder above it)` });
+  }
 }
 
 function refuseUntrusted(s: Stats, path: string, what: 'file' | 'folder', keeper: Keeper): void {
@@ -75,15 +84,30 @@ function refuseUntrusted(s: Stats, path: string, what: 'file' | 'folder', keeper
 }
 
 /**
- * A link another user made in a sticky folder everyone can write (/tmp): following it
- * would let them point payrec at any file of the user's (the kernel's
+ * A link another user made in a sticky folder everyone can write (/tmp), or any link in
+ * a folder everyone can write without the sticky bit (anyone can replace it): following
+ * it would let them point payrec at any file of the user's (the kernel's
  * protected_symlinks guards only opens that follow it, not a rename over its target).
  */
 export async function refuseForeignLink(path: string, link: Stats, what: string, hint: string): Promise<void> {
-  if (typeof process.getuid !== 'function' || link.uid === process.getuid() || link.uid === 0) return;
+  if (typeof process.getuid !== 'function') return;
   const folder = await stat(dirname(path)).catch(() => undefined);
-  if (!folder || (folder.mode & 0o1002) !== 0o1002) return;
+  if (!folder || (folder.mode & 0o002) === 0) return;
+  if ((folder.mode & 0o1000) === 0) throw new UsageError(`${printable(path)} is a link in a folder everyone can write, where anyone can replace it: ${what} through it`, hint);
+  if (link.uid === process.getuid() || link.uid === 0) return;
   throw new UsageError(`${printable(path)} is a link made by another user (uid ${link.uid}) in a folder everyone can write: ${what} through it`, hint);
+}
+
+/** refuseForeignLink for every link on the way to `path`, its folders' included (`/tmp/theirs/out.csv`). */
+export async function refuseForeignLinks(path: string, what: string, hint: string): Promise<void> {
+  let at = resolve(path);
+  const chain: string[] = [];
+  for (; dirname(at) !== at; at = dirname(at)) chain.unshift(at);
+  for (const p of chain) {
+    const s = await lstat(p).catch(() => undefined);
+    if (!s) return;
+    if (s.isSymbolicLink()) await refuseForeignLink(p, s, what, hint);
+  }
 }
 
 /**
