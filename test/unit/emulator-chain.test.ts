@@ -187,14 +187,16 @@ describe('receipts of the emulator records, collection by collection (ONCHAIN.md
     expect(rs.status).toBe('0x1');
     expect(rs.to).toBe(BSC.frSubscriptions);
     expect(rs.from).toBe(subscribe.triggeredBy.toLowerCase());
-    const { next } = expectLeg(rs.logs, 0, {
-      token: BSC_TOKENS[subscribe.token],
-      sender: subscriberOf.get(subscribe.subscriptionId)!,
-      receiver: subscribe.receiver.toLowerCase(),
-      amount: units(subscribe.amount),
+    /** A billing's leg: its subscriber pays the plan's receiver, metadata = the subscription. */
+    const legOf = (r: Rec) => ({
+      token: BSC_TOKENS[r.token],
+      sender: subscriberOf.get(r.subscriptionId)!,
+      receiver: r.receiver.toLowerCase(),
+      amount: units(r.amount),
       paymentType: PAYMENT_TYPE.fixedRecurring,
-      metadata: subscribe.subscriptionId,
+      metadata: r.subscriptionId,
     });
+    const { next } = expectLeg(rs.logs, 0, legOf(subscribe));
     const [sub, billing] = rs.logs.slice(next);
     expect(rs.logs).toHaveLength(next + 2);
     expect([sub.address, billing.address]).toEqual([BSC.frSubscriptions, BSC.frSubscriptions]);
@@ -211,14 +213,7 @@ describe('receipts of the emulator records, collection by collection (ONCHAIN.md
       if (later.length > 0) break;
     }
     const { r, receipt } = later[0];
-    const leg = expectLeg(receipt.logs, 0, {
-      token: BSC_TOKENS[r.token],
-      sender: subscriberOf.get(r.subscriptionId)!,
-      receiver: r.receiver.toLowerCase(),
-      amount: units(r.amount),
-      paymentType: PAYMENT_TYPE.fixedRecurring,
-      metadata: r.subscriptionId,
-    });
+    const leg = expectLeg(receipt.logs, 0, legOf(r));
     expect(receipt.logs.slice(leg.next).map((l: Rec) => [l.address, l.topics[0]])).toEqual([[BSC.frManagement, TOPIC.frBilling]]);
 
     // success 0, confirmed: TransferFailed (6 words, no feePercentage) and BillingFailed.

@@ -162,6 +162,18 @@ function batchOf(x: LayoutContext, product: SubscriptionProduct, own: string, pl
   return { ids, at: x.roll('batch position') % (count + 1) };
 }
 
+/** The record's block time; a seeded difference puts its transaction in a block up to ten minutes earlier. */
+const blockTime = (x: LayoutContext, r: Rec): number => x.t.number('timestamp', r.timestamp, -(1 + (x.roll('moved') % 600)));
+
+/** The fields of a transfer record that its leg carries, as the chain holds them. */
+function transferFields(x: LayoutContext, r: Rec) {
+  const { t } = x;
+  const token = t.token('token', r.token);
+  const amount = t.amount('amount', r.amount, token);
+  const feePercentage = t.feePercentage('fee', r.fee, amount, token);
+  return { token, amount, feePercentage, sender: t.address('sender', r.sender), receiver: t.address('receiver', r.receiver) };
+}
+
 const autobilled = (x: LayoutContext): boolean => x.roll('autobilled') / 2 ** 32 < AUTOBILLED_SHARE;
 
 /** The Biller's transaction: each subscription's logs in turn (the record's at its place), then `Bill`. */
@@ -186,7 +198,7 @@ const fixedRecurringBilling: Layout = (r, x) => {
   const cycleStart = BigInt(t.number('cycleStart', r.cycleStart, DAY));
   const cycleEnd = BigInt(t.number('cycleEnd', r.cycleEnd, DAY));
   const from = t.address('triggeredBy', r.triggeredBy);
-  const timestamp = t.number('timestamp', r.timestamp, -(1 + (x.roll('moved') % 600)));
+  const timestamp = blockTime(x, r);
   const sender = wallet(sub.subscriber);
   const money = { token, sender, receiver, amount, paymentType: PAYMENT_TYPES.fixedRecurring, metadata: subscriptionId };
   const base = { from, value: 0n, timestamp, status: r.transactionStatus as string };
@@ -226,7 +238,7 @@ const fixedRecurringCancellation: Layout = (r, x) => {
   const subscriptionId = t.id('subscriptionId', r.subscriptionId);
   const forced = t.flag('forced', r.forced);
   const from = t.address('triggeredBy', r.triggeredBy);
-  const timestamp = t.number('timestamp', r.timestamp, -(1 + (x.roll('moved') % 600)));
+  const timestamp = blockTime(x, r);
   const c = forced ? x.contracts.fixedRecurringManagement : x.contracts.fixedRecurringSubscriptions;
   const log = x.log(c, forced ? 'subscriptionTerminated' : 'subscriptionCancelled', { planId, subscriptionId });
   return { from, to: c, value: 0n, input: call(forced ? 'terminate' : 'cancel', [subscriptionId]), timestamp, logs: [log], status: r.transactionStatus };
@@ -240,7 +252,7 @@ const variableRecurringCancellation: Layout = (r, x) => {
   const subscriptionId = t.id('subscriptionId', r.subscriptionId);
   const forced = t.flag('forced', r.forced);
   const from = t.address('triggeredBy', r.triggeredBy);
-  const timestamp = t.number('timestamp', r.timestamp, -(1 + (x.roll('moved') % 600)));
+  const timestamp = blockTime(x, r);
   const m = x.contracts.variableRecurringManagement;
   const base = { from, to: m, value: 0n, timestamp, status: r.transactionStatus as string };
   if (forced) return { ...base, input: call('terminate', [subscriptionId]), logs: [x.log(m, 'subscriptionTerminated', { planId, subscriptionId })] };
@@ -260,7 +272,7 @@ const cancellationRequest: Layout = (r, x) => {
   const sub = subscriptionOf(x.world, r.subscriptionId);
   const planId = t.id('planId', sub.planId);
   const subscriptionId = t.id('subscriptionId', r.subscriptionId);
-  const timestamp = t.number('timestamp', r.timestamp, -(1 + (x.roll('moved') % 600)));
+  const timestamp = blockTime(x, r);
   const c = x.contracts.variableRecurringSubscriptions;
   const logs = [x.log(c, 'subscriptionCancellationRequested', { planId, subscriptionId })];
   return { from: wallet(sub.subscriber), to: c, value: 0n, input: call('requestCancellation', [subscriptionId]), timestamp, logs, status: r.transactionStatus };
@@ -271,14 +283,10 @@ function subscriptionTransfer(product: 'variable-recurring' | 'on-demand'): Layo
   return (r, x) => {
     const { t } = x;
     const plan = x.world.plan(r.planId)!;
-    const token = t.token('token', r.token);
-    const amount = t.amount('amount', r.amount, token);
-    const feePercentage = t.feePercentage('fee', r.fee, amount, token);
-    const sender = t.address('sender', r.sender);
-    const receiver = t.address('receiver', r.receiver);
+    const { token, amount, feePercentage, sender, receiver } = transferFields(x, r);
     const planId = t.id('planId', r.planId);
     const subscriptionId = t.id('subscriptionId', r.subscriptionId);
-    const timestamp = t.number('timestamp', r.timestamp, -(1 + (x.roll('moved') % 600)));
+    const timestamp = blockTime(x, r);
     const from = wallet(pick(x.world.operators, x.roll('keeper')));
     const variable = product === 'variable-recurring';
     const m = variable ? x.contracts.variableRecurringManagement : x.contracts.onDemandManagement;
@@ -337,7 +345,7 @@ function oneTime(x: LayoutContext, r: Rec, shape: OneTimeShape): Omit<Draft, 'st
       paid.push({ user: walletOf(`receiver ${r.transactionHash}`), amount: toUnits('1', token.decimals), feePercentage: BASE_FEE });
     }
   }
-  const timestamp = t.number('timestamp', r.timestamp, -(1 + (x.roll('moved') % 600)));
+  const timestamp = blockTime(x, r);
   const c = x.contracts.oneTime;
   const legs = paid.flatMap((p) =>
     leg(x, { token, sender, receiver: p.user, amount: p.amount, feePercentage: p.feePercentage, paymentType: PAYMENT_TYPES.oneTime, metadata: zeroHash }),
@@ -380,19 +388,15 @@ const walletToWalletPayment: Layout = (r, x, i) => {
 };
 
 const walletToWalletTransfer: Layout = (r, x) => {
-  const timestamp = x.t.number('timestamp', r.timestamp, -(1 + (x.roll('moved') % 600)));
+  const timestamp = blockTime(x, r);
   return walletToWallet(x, r.payment_id, r.token, { field: 'receiver', api: r.receiver }, { field: 'amount', api: r.amount }, timestamp, r.transactionStatus);
 };
 
 const scheduledTransfer: Layout = (r, x) => {
   const { t } = x;
-  const token = t.token('token', r.token);
-  const amount = t.amount('amount', r.amount, token);
-  const feePercentage = t.feePercentage('fee', r.fee, amount, token);
-  const sender = t.address('sender', r.sender);
-  const receiver = t.address('receiver', r.receiver);
+  const { token, amount, feePercentage, sender, receiver } = transferFields(x, r);
   const scheduleId = t.id('scheduleId', r.scheduleId);
-  const timestamp = t.number('timestamp', r.timestamp, -(1 + (x.roll('moved') % 600)));
+  const timestamp = blockTime(x, r);
   const c = x.contracts.scheduledPayments;
   const logs = [
     ...leg(x, { token, sender, receiver, amount, feePercentage, paymentType: PAYMENT_TYPES.scheduledPayments, metadata: scheduleId }),
@@ -424,7 +428,7 @@ const execution: Layout = (r, x) => {
   // The fee is taken on the sum of the swaps' inputs (ONCHAIN.md §8).
   const amount = inputAmounts.reduce((sum, a) => sum + a, 0n);
   const feePercentage = t.feePercentage('fee', r.fee, amount, input);
-  const timestamp = t.number('timestamp', r.timestamp, -(1 + (x.roll('moved') % 600)));
+  const timestamp = blockTime(x, r);
   const c = x.contracts.dollarCostAverage;
   const logs = [
     ...leg(x, { token: input, sender: ownerOf(x, r.strategyId), receiver: c, amount, feePercentage, paymentType: PAYMENT_TYPES.dollarCostAverage, metadata: strategyId }),
