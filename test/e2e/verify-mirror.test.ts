@@ -86,3 +86,41 @@ describe('payrec verify on the mirror', () => {
     expect(none.stderr).toMatch(/there is no mirror at/);
   });
 });
+
+describe('an interrupted payrec verify keeps what it verified', () => {
+  it('Ctrl-C after the first batch: exit 130, that batch kept; the next run asks only about the rest', async () => {
+    const big = await emulator({ records: 2500 });
+    const all = await apiRecords(big, '/wallet-to-wallet/transfers');
+    const chain = plantedChain(all);
+    let slow = true;
+    // Slow answers once the first batch is in: time to see it committed, and to stop the run.
+    const sleepy = await rpcNode(chain.tables, { http: async () => (slow && (await new Promise((r) => setTimeout(r, 400))), undefined) });
+    const file = join(tempDir(), 'big.duckdb');
+    try {
+      expect((await payrec(big, ['sync', 'w2w/transfers', '--db', file])).exitCode).toBe(0);
+      const child = payrec(big, ['verify', 'w2w/transfers', '--db', file], { env: { PAYREC_RPC_URL: sleepy.url } });
+      const count = async () => {
+        const r = await payrec(undefined, ['sql', '--db', file, '-f', 'json', 'SELECT count(*)::INTEGER AS n FROM chain_verdicts']);
+        return r.exitCode === 0 ? (JSON.parse(r.stdout)[0].n as number) : 0;
+      };
+      let kept = 0;
+      while ((kept = await count()) === 0) await new Promise((r) => setTimeout(r, 100));
+      child.kill('SIGINT');
+      const stopped = await child;
+      expect(stopped.exitCode).toBe(130);
+      kept = await count();
+      expect(kept).toBeGreaterThanOrEqual(1000);
+      expect(kept).toBeLessThan(all.length);
+      slow = false;
+      const before = sleepy.calls('eth_getTransactionReceipt').length;
+      const again = await payrec(big, ['verify', 'w2w/transfers', '--db', file, '-f', 'json', '--fail-if-any', 'spoofed'], { env: { PAYREC_RPC_URL: sleepy.url } });
+      expect([0, 9]).toContain(again.exitCode);
+      // Receipts asked again: the records not judged before, and the open ones among those judged.
+      const asked = sleepy.calls('eth_getTransactionReceipt').length - before;
+      expect(asked).toBeLessThanOrEqual(all.length - kept + 10);
+      expect(await count()).toBe(all.length);
+    } finally {
+      await Promise.all([big.close(), sleepy.close()]);
+    }
+  });
+});
