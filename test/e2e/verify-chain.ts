@@ -1,4 +1,6 @@
-import { abiString, defaultEthCall, type NodeTables } from '../unit/rpc-node.js';
+import { abiString, defaultEthCall, rpcNode, type NodeTables, type RpcNode } from '../unit/rpc-node.js';
+import { apiRecords, emulator } from './helpers.js';
+import type { Emulator } from '../../src/emulator/index.js';
 import * as f from '../unit/chain-fixtures.js';
 
 // A chain built BY HAND (chain-fixtures.ts) for the emulator's wallet-to-wallet
@@ -51,4 +53,12 @@ export function plantedChain(records: Record<string, any>[]): { tables: NodeTabl
   const ethCall = (to: string, data: string) =>
     data.startsWith('0x95d89b41') ? (to === f.BSC.eightPayV2 || to === f.BSC.eightPayV1 ? abiString('8PAY') : abiString('OTHER')) : defaultEthCall(to, data);
   return { tables: { chainId: 56, head: HEAD, receipts, blocks, transactions, ethCall }, expected };
+}
+
+/** An emulator of `count` records per collection, its wallet-to-wallet transfers, and a node serving their planted chain. */
+export async function plantedSetup(count = 60): Promise<{ emu: Emulator; records: Record<string, any>[]; expected: Map<string, Planted>; node: RpcNode }> {
+  const emu = await emulator({ records: count });
+  const records = await apiRecords(emu, '/wallet-to-wallet/transfers');
+  const chain = plantedChain(records);
+  return { emu, records, expected: chain.expected, node: await rpcNode(chain.tables) };
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRecords, emulator, parseCsv, payrec } from './helpers.js';
+import { parseCsv, payrec } from './helpers.js';
 import { rpcNode, type RpcNode } from '../unit/rpc-node.js';
-import { HEAD, plantedChain, units, type Planted } from './verify-chain.js';
+import { HEAD, plantedSetup, units, type Planted } from './verify-chain.js';
 import type { Emulator } from '../../src/emulator/index.js';
 
 // `--verify` on a list, end to end: the built payrec against the emulator's API and a
@@ -16,11 +16,7 @@ let records: Record<string, any>[];
 let expected: Map<string, Planted>;
 
 beforeAll(async () => {
-  emu = await emulator({ records: 60 });
-  records = await apiRecords(emu, '/wallet-to-wallet/transfers');
-  const chain = plantedChain(records);
-  expected = chain.expected;
-  node = await rpcNode(chain.tables);
+  ({ emu, records, expected, node } = await plantedSetup());
 });
 
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { apiRecords, emulator, payrec, tempDir } from './helpers.js';
 import { sql } from './mirror-helpers.js';
 import { rpcNode, type RpcNode } from '../unit/rpc-node.js';
-import { plantedChain, type Planted } from './verify-chain.js';
+import { plantedChain, plantedSetup, type Planted } from './verify-chain.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import * as f from '../unit/chain-fixtures.js';
 
@@ -20,11 +20,7 @@ let expected: Map<string, Planted>;
 let db: string;
 
 beforeAll(async () => {
-  emu = await emulator({ records: 60 });
-  records = await apiRecords(emu, '/wallet-to-wallet/transfers');
-  const chain = plantedChain(records);
-  expected = chain.expected;
-  node = await rpcNode(chain.tables);
+  ({ emu, records, expected, node } = await plantedSetup());
   db = join(tempDir(), 'm.duckdb');
   const synced = await payrec(emu, ['sync', 'w2w/transfers', '--db', db]);
   expect(synced.exitCode).toBe(0);
