@@ -1,7 +1,7 @@
 import { decodeEventLog, keccak256, stringToHex, toEventSelector, type AbiEvent, type Address, type Hex } from 'viem';
 import { NodeAnswerError, type Block, type Log, type Receipt, type Transaction } from './answers.js';
 import { CONTRACTS, EVENTS, PAYMENT_TYPE_NAMES, type ChainSlug, type Contracts } from './model.js';
-import { NATIVE } from './tokens.js';
+import { listedAddress, NATIVE } from './tokens.js';
 import type { VERIFIABLE } from './verifiable.js';
 
 // The pure decoder: a transaction's receipt (and block, and for the native coin the
@@ -381,7 +381,8 @@ function walletToWallet(paths: (s: Subject) => { user: string; amount: string })
     const all = r.all(EVENTS.erc20Transfer, expected ? [expected] : []);
     const toUser = (x: { args: Args }) => same(x.args.to, user);
     const own = expected ? all.filter((x) => x.address === expected) : all;
-    const picked = own.find(toUser) ?? (own.length === 1 ? own[0] : undefined);
+    // Another token of 8pay's list paid the user: the wrong token (a difference), not a look-alike.
+    const picked = own.find(toUser) ?? (own.length === 1 ? own[0] : undefined) ?? all.find((x) => toUser(x) && listedAddress(r.ctx.chain, x.address));
     r.out.event('Transfer (token)', picked ? 'yes' : all.some(toUser) ? 'spoofed' : 'absent');
     if (!picked) return;
     r.fact({ field: 'token', kind: 'token', chain: picked.address });

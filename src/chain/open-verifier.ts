@@ -1,5 +1,6 @@
 import { UsageError } from '../core/runtime/errors.js';
 import { keepRpcSecret, maskSecrets } from '../core/runtime/secrets.js';
+import { rpcInEffect } from '../core/config/settings.js';
 import { neutraliseTerminal } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';
 import { CHAIN_IDS, DEFAULT_CONFIRMATIONS, type ChainSlug } from './model.js';
@@ -19,9 +20,7 @@ export async function openVerifier(session: Session, confirmations?: number): Pr
     throw new UsageError(`payrec knows 8pay's contracts on ${Object.keys(CHAIN_IDS).join(', ')}, not on "${s.chain}": its records cannot be verified`);
   }
   const chain = s.chain as ChainSlug;
-  // The settings read the profile only when a flag or variable leaves something open: a
-  // CI job with PAYREC_API_KEY may still keep its node in the profile.
-  const url = s.rpcUrl ?? ((await session.store.problem()) ? undefined : (await session.store.profile(s.profile))?.rpc?.[chain]);
+  const { url } = await rpcInEffect(s, session.store);
   if (!url) {
     throw new UsageError(
       `verifying against the chain needs a ${chain} JSON-RPC node: none is set`,

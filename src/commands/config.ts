@@ -3,9 +3,9 @@ import { topCommand } from './tree.js';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
-import { keyServiceOf, sameService, validateSettings, DEFAULT_BASE_URL, DEFAULT_CHAIN } from '../core/config/settings.js';
+import { keyServiceOf, sameService, validateSettings, DEFAULT_BASE_URL, DEFAULT_CHAIN, checkRpcUrl, rpcInEffect } from '../core/config/settings.js';
 import type { Profile } from '../core/config/config-store.js';
-import { maskKey } from '../core/runtime/secrets.js';
+import { maskKey, maskRpcUrl } from '../core/runtime/secrets.js';
 import { effectiveSettings, runDefaults } from '../core/config/effective.js';
 import { resolve } from 'node:path';
 import { canonicalZone } from '../core/runtime/zone.js';
@@ -15,7 +15,7 @@ import { hasControlCharacters, printable } from '../core/output/sanitize.js';
 // `payrec config …`: the stored profiles. Keys are set only by `auth login`, so they
 // never pass through argv.
 
-const KEYS = { chain: 'chain', 'base-url': 'baseUrl', tz: 'tz', format: 'format', db: 'db', timeout: 'timeout', retries: 'retries' } as const;
+const KEYS = { chain: 'chain', 'base-url': 'baseUrl', rpc: 'rpc', tz: 'tz', format: 'format', db: 'db', timeout: 'timeout', retries: 'retries' } as const;
 type Key = keyof typeof KEYS;
 const KEY_NAMES = Object.keys(KEYS).join(', ');
 
@@ -69,31 +69,41 @@ export function addConfigCommands(program: Command, action: CommandAction): void
 
   config
     .command('get')
-    .description('Print one setting in effect: chain, base-url, tz, format, db, timeout or retries')
+    .description('Print one setting in effect: chain, base-url, rpc (masked), tz, format, db, timeout or retries')
     .argument('<key>', KEY_NAMES)
     .addHelpText('after', '\nExamples:\n  $ payrec config get chain\n')
     .action(
       action(async (session, cmd) => {
         const key = keyName(cmd.args[0]);
         const s = await session.settings({ repair: true });
-        const value = key === 'chain' || key === 'base-url' ? s[KEYS[key]] : runDefaults(session)[key][0];
+        // The RPC URL is a secret (a provider's key lives in it): shown masked, as config list does.
+        const rpc = key === 'rpc' ? (await rpcInEffect(s, session.store)).url : undefined;
+        const value = key === 'rpc' ? (rpc ? maskRpcUrl(rpc) : '(none)') : key === 'chain' || key === 'base-url' ? s[KEYS[key]] : runDefaults(session)[key][0];
         session.ctx.stdout.write(`${value}\n`);
       }),
     );
 
   config
     .command('set')
-    .description('Store a setting in the current (or --profile) profile: chain, base-url, tz, format, db, timeout or retries')
+    .description('Store a setting in the current (or --profile) profile: chain, base-url, rpc (per chain), tz, format, db, timeout or retries')
     .argument('<key>', KEY_NAMES)
     .argument('<value>', 'the value')
-    .addHelpText('after', '\nExamples:\n  $ payrec config set chain polygon\n  $ payrec config set base-url http://127.0.0.1:8787 --profile local\n  $ payrec config set tz Europe/Berlin\n  $ payrec config set format csv --profile finance\n\nEach is a default for the profile\'s runs: a flag or an environment variable still wins\n(flag > environment > profile > default; payrec config list shows where each comes from).\n')
+    .addHelpText('after', '\nExamples:\n  $ payrec config set chain polygon\n  $ payrec config set base-url http://127.0.0.1:8787 --profile local\n  $ payrec config set tz Europe/Berlin\n  $ payrec config set format csv --profile finance\n  $ payrec config set rpc https://bsc-dataseed.binance.org --chain bsc\n\nEach is a default for the profile\'s runs: a flag or an environment variable still wins\n(flag > environment > profile > default; payrec config list shows where each comes from).\n')
     .action(
       action(async (session, cmd) => {
         const key = keyName(cmd.args[0]);
         const raw = cmd.args[1];
-        const value = key === 'chain' || key === 'base-url' ? raw : checkRunDefault(key, raw);
         const name = await profileName(session);
         const profile = (await session.store.profile(name)) ?? {};
+        if (key === 'rpc') {
+          // One node per chain: the profile's chain (or --chain) names which.
+          const chain = session.flags.chain ?? session.ctx.env.PAYREC_CHAIN ?? profile.chain ?? DEFAULT_CHAIN;
+          checkRpcUrl(raw, 'config set rpc');
+          await session.store.saveProfile(name, { ...profile, rpc: { ...profile.rpc, [chain]: raw } });
+          session.ctx.stderr.write(`Set rpc of profile ${name} for ${chain} to ${maskRpcUrl(raw)}\n`);
+          return;
+        }
+        const value = key === 'chain' || key === 'base-url' ? raw : checkRunDefault(key, raw);
         const next: Profile = { ...profile, [KEYS[key]]: value };
         // The stored key stays with the service it was stored for (as a flag or the environment cannot carry it elsewhere).
         const keyStays = key === 'base-url' && profile.apiKey !== undefined && !sameService(value, keyServiceOf(profile));

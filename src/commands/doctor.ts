@@ -72,7 +72,8 @@ export function addDoctorCommand(program: Command, action: CommandAction): void 
         '',
         'Checks, in order: the config file (found, parsed, private), each setting and where it',
         'comes from, the key (one request to the chain), the service (reachable, latency), the',
-        "clock (against the service's Date header), the config, data and state folders",
+        "clock (against the service's Date header), the chain's node when one is set (chain id,",
+        'head age), the config, data and state folders',
         '(writable, yours), the mirror (size, age of each cursor) and shell completion.',
         'Exit 0 when all is well (warnings too), else the exit code of the first problem:',
         '2 config, folders, mirror or clock, 3 key, 6 or 7 service.',
@@ -95,6 +96,7 @@ async function runDoctor(session: Session, cmd: Command): Promise<void> {
   await configFile(session, add, fail);
   const settings = await settingsRows(session, add, fail);
   if (settings) await service(session, settings, add, fail);
+  if (settings) await chainNode(session, add, fail);
   await folders(session, add, fail);
   await mirror(session, add, fail);
   await completion(session, cmd, add);
@@ -164,6 +166,14 @@ async function service(session: Session, s: Effective, add: Add, fail: Fail): Pr
   const answer = check.answer;
   add('service', 'ok', `${s.baseUrl} answered in ${answer?.ms ?? '?'} ms`);
   clock(session, answer, add, fail);
+}
+
+/** The chain's node, when one is set (--rpc, PAYREC_RPC_URL, config set rpc): reachable, its chain id, its head's age. */
+async function chainNode(session: Session, add: Add, fail: Fail): Promise<void> {
+  const { nodeCheck } = await import('../chain/node-check.js');
+  const r = await nodeCheck(session);
+  if (r instanceof PayrecError) fail('chain node', r);
+  else if (r) add('chain node', r.status, r.detail);
 }
 
 function clock(session: Session, answer: KeyCheck['answer'], add: Add, fail: Fail): void {

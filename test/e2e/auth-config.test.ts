@@ -163,6 +163,7 @@ describe('config', () => {
       chain: { value: 'sandbox', source: 'profile' },
       'base-url': { value: 'http://127.0.0.1:8787', source: 'profile' },
       'api-key': { value: '(none)', source: 'none' },
+      rpc: { value: '(none)', source: 'none' },
       tz: { value: 'UTC', source: 'default' },
       format: { value: 'json', source: 'flag' },
       db: { value: '<XDG data dir>/payrec/<profile>.duckdb', source: 'default' },
@@ -175,7 +176,7 @@ describe('config', () => {
 
   test.concurrent.each([
     ['the API key', ['config', 'set', 'api-key', 'prk_x'], /the API key is not set with config: use payrec auth login/],
-    ['an unknown setting', ['config', 'set', 'colour', 'red'], /invalid KEY "colour": expected chain, base-url, tz, format, db, timeout, retries/],
+    ['an unknown setting', ['config', 'set', 'colour', 'red'], /invalid KEY "colour": expected chain, base-url, rpc, tz, format, db, timeout, retries/],
     ['a bad chain', ['config', 'set', 'chain', 'BSC!'], /invalid --chain "BSC!": expected a lower-case chain name/],
     ['plain http to a remote host', ['config', 'set', 'base-url', 'http://api.example.com'], /refusing to send the API key over plain http/],
     ['an unknown profile', ['config', 'use', 'nope'], /no profile named "nope"\nhint: list them with: payrec config profiles/],

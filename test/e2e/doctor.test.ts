@@ -58,6 +58,7 @@ describe('all is well', () => {
       'setting chain',
       'setting base-url',
       'setting api-key',
+      'setting rpc',
       'setting tz',
       'setting format',
       'setting db',

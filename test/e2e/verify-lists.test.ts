@@ -1,72 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiRecords, emulator, parseCsv, payrec } from './helpers.js';
-import { abiString, defaultEthCall, rpcNode, type RpcNode } from '../unit/rpc-node.js';
+import { parseCsv, payrec } from './helpers.js';
+import { rpcNode, type RpcNode } from '../unit/rpc-node.js';
+import { HEAD, plantedSetup, units, type Planted } from './verify-chain.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import * as f from '../unit/chain-fixtures.js';
 
 // `--verify` on a list, end to end: the built payrec against the emulator's API and a
-// JSON-RPC node written in this test, whose chain is built BY HAND (chain-fixtures.ts)
-// from the emulator's wallet-to-wallet transfers, with a discrepancy of each kind
-// planted on chosen records. The verdict each record must get is decided here, when
-// the discrepancy is planted; payrec's output is held against it.
-
-const INTERMEDIARY = '0x5555555555555555555555555555555555555555';
-/** bsc tokens as ONCHAIN.md §4 lists them (lower case); 8PAY is found by symbol() on 8PAY v2. */
-const TOKEN: Record<string, string> = { USDT: f.BSC.usdt, BUSD: f.BSC.busd, USDC: '0x8ac76a51cc950d9822d68b83fe1ad97b32cd580d', '8PAY': f.BSC.eightPayV2 };
-
-/** An API decimal string in base units of 18 decimals, by string handling alone. */
-const units = (amount: string) => {
-  const [whole, fraction = ''] = amount.split('.');
-  return BigInt(whole + fraction.padEnd(18, '0'));
-};
-
-type Planted = 'verified' | 'pending' | 'missing' | 'reorged' | 'unconfirmed' | 'reverted' | 'spoofed' | 'mismatch';
+// JSON-RPC node written in the tests, whose chain is built by hand from the emulator's
+// wallet-to-wallet transfers with a discrepancy of each kind planted (verify-chain.ts);
+// payrec's verdicts are held against the planted ones.
 
 let emu: Emulator;
 let node: RpcNode;
 let records: Record<string, any>[];
 /** transactionHash → the verdict planted. */
-const expected = new Map<string, Planted>();
-const HEAD = 5000;
+let expected: Map<string, Planted>;
 
 beforeAll(async () => {
-  emu = await emulator({ records: 60 });
-  records = await apiRecords(emu, '/wallet-to-wallet/transfers');
-  const receipts = new Map<string, unknown>();
-  const blocks = new Map<number, unknown>();
-  const transactions = new Map<string, unknown>();
-  // The discrepancy planted on the n-th confirmed record (the rest stay true).
-  const plan: Planted[] = ['mismatch', 'missing', 'reorged', 'unconfirmed', 'reverted', 'spoofed'];
-  let confirmed = 0;
-  records.forEach((r, i) => {
-    const hash = String(r.transactionHash).toLowerCase();
-    const block = 1000 + i;
-    if (r.transactionStatus === 'pending') return void expected.set(hash, 'pending');
-    const kind: Planted = r.transactionStatus === 'confirmed' ? (plan[confirmed++] ?? 'verified') : 'verified';
-    expected.set(hash, kind);
-    if (kind === 'missing') return;
-    const at = kind === 'unconfirmed' ? HEAD - 3 : block;
-    blocks.set(at, f.block(at, r.timestamp));
-    const reverted = r.transactionStatus === 'failed' || kind === 'reverted';
-    const value = kind === 'mismatch' ? units(r.amount) + 1n : units(r.amount);
-    if (r.token === 'BNB') {
-      transactions.set(hash, f.transaction({ hash, from: INTERMEDIARY, to: r.receiver, value, block: at }));
-      receipts.set(hash, f.receipt({ hash, block: at, from: INTERMEDIARY, to: r.receiver, status: reverted ? '0x0' : '0x1', logs: [] }));
-      if (kind === 'spoofed') expected.set(hash, 'verified'); // the native coin has no log to forge
-    } else {
-      const token = kind === 'spoofed' ? f.LOOKALIKE : TOKEN[r.token];
-      receipts.set(hash, f.receipt({ hash, block: at, from: INTERMEDIARY, to: token, status: reverted ? '0x0' : '0x1', logs: [f.erc20Transfer(token, INTERMEDIARY, r.receiver, value)] }));
-    }
-    if (kind === 'reorged') blocks.set(at, f.block(at, r.timestamp, 'c'));
-  });
-  node = await rpcNode({
-    chainId: 56,
-    head: HEAD,
-    receipts,
-    blocks,
-    transactions,
-    ethCall: (to, data) => (data.startsWith('0x95d89b41') ? (to === f.BSC.eightPayV2 || to === f.BSC.eightPayV1 ? abiString('8PAY') : abiString('OTHER')) : defaultEthCall(to, data)),
-  });
+  ({ emu, records, expected, node } = await plantedSetup());
 });
 
 afterAll(async () => {

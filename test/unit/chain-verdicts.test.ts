@@ -522,6 +522,11 @@ describe('wallet-to-wallet', () => {
     expect(verdictOf({ subject: s, receipt: raw([f.erc20Transfer(f.LOOKALIKE, INTERMEDIARY, CAROL, 4n * E18)]) }).verdict).toBe('spoofed');
   });
 
+  it('mismatch, not spoofed: another token of 8pay\'s list paid the user', () => {
+    const s: Subject = { collection: 'wallet-to-wallet/payments', record: payment(), receiver: 1 };
+    expect(verdictOf({ subject: s, receipt: raw([f.erc20Transfer(BSC.busd, INTERMEDIARY, CAROL, 4n * E18)]) }).differences).toEqual([{ field: 'token', api: 'USDT', chain: BSC.busd }]);
+  });
+
   it('native: the transaction sends the user the amount as its value, with no log', () => {
     const s: Subject = { collection: 'wallet-to-wallet/payments', record: payment('BNB'), receiver: 1 };
     const tx = (to: string, value: bigint) => f.transaction({ hash: txHash(41), from: INTERMEDIARY, to, value, block: BLOCK });
@@ -533,7 +538,8 @@ describe('wallet-to-wallet', () => {
   it('transfers: receiver, amount and token of one Transfer', () => {
     const record = { description: 'd', amount: '4', fee: '0', token: 'USDT', category: 'c', timestamp: TIME, transactionHash: txHash(41), transactionStatus: 'confirmed', email: 'x', receiver: CAROL, payment_id: 'p' };
     expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record }, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).verdict).toBe('verified');
-    expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record: { ...record, token: 'BUSD' } }, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).verdict).toBe('spoofed');
+    expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record: { ...record, token: 'BUSD' } }, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).differences).toEqual([{ field: 'token', api: 'BUSD', chain: BSC.usdt }]);
+    expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record }, receipt: raw([f.erc20Transfer(f.LOOKALIKE, INTERMEDIARY, CAROL, 4n * E18)]) }).verdict).toBe('spoofed');
   });
 });
 

@@ -217,7 +217,7 @@ async function inspectConfig(path: string): Promise<Inspection> {
     return unreadable(`is not valid JSON (${await syntaxErrorAt(text)})`);
   }
   if (!isPayrecConfig(data)) {
-    return unreadable('is not a payrec config: expected {"currentProfile": NAME, "profiles": {NAME: {"chain", "baseUrl", "apiKey"}}} with text values');
+    return unreadable('is not a payrec config: expected {"currentProfile": NAME, "profiles": {NAME: {"chain", "baseUrl", "apiKey", "rpc": {CHAIN: URL}}}} with text values');
   }
   return { data, problem: untrusted };
 }
@@ -243,8 +243,10 @@ function isPayrecConfig(data: unknown): data is StoredConfig {
   if (data.currentProfile !== undefined && typeof data.currentProfile !== 'string') return false;
   if (data.profiles === undefined) return true;
   if (!isObject(data.profiles)) return false;
+  // `rpc` alone is a map: the chain's node per chain, each a text value.
+  const rpcMap = (v: unknown) => isObject(v) && Object.values(v).every((u) => typeof u === 'string');
   return Object.values(data.profiles).every(
-    (p) => isObject(p) && Object.entries(p).every(([k, v]) => PROFILE_KEYS.has(k) && typeof v === 'string'),
+    (p) => isObject(p) && Object.entries(p).every(([k, v]) => (k === 'rpc' ? rpcMap(v) : PROFILE_KEYS.has(k) && typeof v === 'string')),
   );
 }
 

@@ -1,5 +1,6 @@
 import type { Session } from '../runtime/session.js';
-import { maskKey } from '../runtime/secrets.js';
+import { maskKey, maskRpcUrl } from '../runtime/secrets.js';
+import { rpcInEffect } from './settings.js';
 
 // Every setting in effect and where it came from (flag, env VAR, profile NAME,
 // default), as `payrec config list` and `payrec doctor` show them.
@@ -27,11 +28,14 @@ export function runDefaults(session: Session): Record<RunDefault, [string, strin
 /** Every setting as [value, source]: the profile's own (chain, base URL, key shown by its last 4 characters), the run defaults, and the config file (no source). */
 export async function effectiveSettings(session: Session): Promise<Record<string, [string, string]>> {
   const s = await session.settings({ repair: true });
+  const rpc = await rpcInEffect(s, session.store);
   return {
     profile: [s.profile, s.sources.profile],
     chain: [s.chain, s.sources.chain],
     'base-url': [s.baseUrl, s.sources.baseUrl],
     'api-key': [maskKey(s.apiKey), s.sources.apiKey ?? 'none'],
+    // A provider's key lives in the URL: scheme and host only.
+    rpc: [rpc.url ? maskRpcUrl(rpc.url) : '(none)', rpc.source],
     ...runDefaults(session),
     'config-file': [await session.store.path(), ''],
   };

@@ -124,6 +124,19 @@ export function validateSettings(s: Settings): void {
   if (s.rpcUrl !== undefined) checkRpcUrl(s.rpcUrl, s.sources.rpcUrl === 'flag' ? '--rpc' : s.sources.rpcUrl === 'env' ? 'PAYREC_RPC_URL' : `rpc of profile "${s.profile}" for ${s.chain}`);
 }
 
+/**
+ * The chain's RPC URL in effect: the settings' (--rpc, PAYREC_RPC_URL, or the profile's
+ * when the settings read it), else the profile's for this chain, which the settings
+ * leave unread when variables give everything else (a CI job with PAYREC_API_KEY).
+ */
+export async function rpcInEffect(s: Settings, store: ConfigStore): Promise<{ url?: string; source: Source | 'none' }> {
+  if (s.rpcUrl) return { url: s.rpcUrl, source: s.sources.rpcUrl ?? 'profile' };
+  if (await store.problem()) return { source: 'none' };
+  const url = (await store.profile(s.profile))?.rpc?.[s.chain];
+  if (url) keepRpcSecret(url);
+  return url ? { url, source: 'profile' } : { source: 'none' };
+}
+
 /** An RPC URL: http(s), no control characters. The message shows it masked (it may hold a provider's key). */
 export function checkRpcUrl(url: string, name: string): void {
   let ok = false;

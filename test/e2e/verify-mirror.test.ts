@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { apiRecords, emulator, payrec, tempDir } from './helpers.js';
+import { sql } from './mirror-helpers.js';
+import { rpcNode, type RpcNode } from '../unit/rpc-node.js';
+import { plantedChain, plantedSetup, type Planted } from './verify-chain.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import * as f from '../unit/chain-fixtures.js';
+
+// `payrec verify` on a mirror, end to end: the emulator's wallet-to-wallet transfers
+// synced into a mirror, checked against a JSON-RPC node whose chain is built by hand
+// with a discrepancy of each kind (verify-chain.ts). The stored verdicts are held
+// against the planted ones; a second run is held to asking only about records not
+// final, and to noticing a block hash that changed.
+
+let emu: Emulator;
+let node: RpcNode;
+let records: Record<string, any>[];
+let expected: Map<string, Planted>;
+let db: string;
+
+beforeAll(async () => {
+  ({ emu, records, expected, node } = await plantedSetup());
+  db = join(tempDir(), 'm.duckdb');
+  const synced = await payrec(emu, ['sync', 'w2w/transfers', '--db', db]);
+  expect(synced.exitCode).toBe(0);
+});
+
+afterAll(async () => {
+  await Promise.all([emu?.close(), node?.close()]);
+});
+
+const verify = (args: string[] = []) => payrec(emu, ['verify', 'w2w/transfers', '--db', db, '-f', 'json', ...args], { env: { PAYREC_RPC_URL: node.url } });
+const stored = async () => new Map((await sql(db, 'SELECT transactionHash, verdict FROM chain_verdicts')).map((r) => [String(r.transactionHash).toLowerCase(), r.verdict]));
+
+describe('payrec verify on the mirror', () => {
+  it('stores each record\'s verdict in chain_verdicts, counts them, and exits 9 on bad ones', async () => {
+    const r = await verify();
+    expect(r.exitCode).toBe(9);
+    expect(r.stderr).toMatch(/are mismatch, missing, reverted, spoofed, reorged \(--fail-if-any\)/);
+    expect(await stored()).toEqual(expected);
+    const counts: Record<string, number> = {};
+    for (const v of expected.values()) counts[v] = (counts[v] ?? 0) + 1;
+    const [report] = JSON.parse(r.stdout) as Record<string, number>[];
+    expect(report).toMatchObject({ collection: 'wallet-to-wallet/transfers', checked: records.length, newlyReorged: 0, ...counts });
+  });
+
+  it('chain_verdicts joins the records in payrec sql', async () => {
+    const rows = await sql(db, "SELECT t.amount, v.verdict, v.chainDiff FROM wallet_to_wallet_transfers t JOIN chain_verdicts v USING (transactionHash) WHERE v.verdict = 'mismatch'");
+    expect(rows).toHaveLength(1);
+    expect((rows[0].chainDiff as any[])[0]).toMatchObject({ field: 'amount', api: rows[0].amount });
+  });
+
+  it('a second run asks the chain only about records not final, and notices a final record whose block changed', async () => {
+    const open = [...expected].filter(([, v]) => v === 'missing' || v === 'unconfirmed').map(([h]) => h);
+    const verified = records.findIndex((r) => expected.get(r.transactionHash.toLowerCase()) === 'verified' && r.transactionStatus === 'confirmed');
+    // The chain reorganises: the verified record's block is now another one.
+    node.tables.blocks!.set(1000 + verified, f.block(1000 + verified, records[verified].timestamp, 'd'));
+    const before = node.calls('eth_getTransactionReceipt').length;
+    const r = await verify(['--fail-if-any', 'pending']);
+    const asked = node.calls('eth_getTransactionReceipt').slice(before).map((c) => String(c.params[0]).toLowerCase());
+    expect(asked.sort()).toEqual(open.sort());
+    const [report] = JSON.parse(r.stdout) as Record<string, number>[];
+    expect(report.newlyReorged).toBe(1);
+    expect(report.reorged).toBe([...expected.values()].filter((v) => v === 'reorged').length + 1);
+    expect((await stored()).get(records[verified].transactionHash.toLowerCase())).toBe('reorged');
+    // --fail-if-any pending: the emulator has pending records.
+    expect(r.exitCode).toBe([...expected.values()].includes('pending') ? 9 : 0);
+  });
+
+  it('refuses another chain\'s node (exit 2) and a missing mirror (exit 2)', async () => {
+    const other = await rpcNode({ chainId: 137, head: 1 });
+    try {
+      const r = await payrec(emu, ['verify', '--db', db], { env: { PAYREC_RPC_URL: other.url } });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toMatch(/chain id 137 \(polygon\), not bsc/);
+    } finally {
+      await other.close();
+    }
+    const none = await payrec(emu, ['verify', '--db', join(tempDir(), 'none.duckdb')], { env: { PAYREC_RPC_URL: node.url } });
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toMatch(/there is no mirror at/);
+  });
+});
+
+describe('an interrupted payrec verify keeps what it verified', () => {
+  it('Ctrl-C after the first batch: exit 130, that batch kept; the next run asks only about the rest', async () => {
+    const big = await emulator({ records: 2500 });
+    const all = await apiRecords(big, '/wallet-to-wallet/transfers');
+    const chain = plantedChain(all);
+    let slow = true;
+    // Slow answers once the first batch is in: time to see it committed, and to stop the run.
+    const sleepy = await rpcNode(chain.tables, { http: async () => (slow && (await new Promise((r) => setTimeout(r, 400))), undefined) });
+    const file = join(tempDir(), 'big.duckdb');
+    try {
+      expect((await payrec(big, ['sync', 'w2w/transfers', '--db', file])).exitCode).toBe(0);
+      const child = payrec(big, ['verify', 'w2w/transfers', '--db', file], { env: { PAYREC_RPC_URL: sleepy.url } });
+      const count = async () => {
+        const r = await payrec(undefined, ['sql', '--db', file, '-f', 'json', 'SELECT count(*)::INTEGER AS n FROM chain_verdicts']);
+        return r.exitCode === 0 ? (JSON.parse(r.stdout)[0].n as number) : 0;
+      };
+      let kept = 0;
+      while ((kept = await count()) === 0) await new Promise((r) => setTimeout(r, 100));
+      child.kill('SIGINT');
+      const stopped = await child;
+      expect(stopped.exitCode).toBe(130);
+      kept = await count();
+      expect(kept).toBeGreaterThanOrEqual(1000);
+      expect(kept).toBeLessThan(all.length);
+      slow = false;
+      const before = sleepy.calls('eth_getTransactionReceipt').length;
+      const again = await payrec(big, ['verify', 'w2w/transfers', '--db', file, '-f', 'json', '--fail-if-any', 'spoofed'], { env: { PAYREC_RPC_URL: sleepy.url } });
+      expect([0, 9]).toContain(again.exitCode);
+      // Receipts asked again: the records not judged before, and the open ones among those judged.
+      const asked = sleepy.calls('eth_getTransactionReceipt').length - before;
+      expect(asked).toBeLessThanOrEqual(all.length - kept + 10);
+      expect(await count()).toBe(all.length);
+    } finally {
+      await Promise.all([big.close(), sleepy.close()]);
+    }
+  });
+});
