@@ -11,7 +11,7 @@ import type { Session } from '../runtime/session.js';
 import { amountFields, Summariser } from './summary.js';
 import { statusLabeller, statusReader } from './status.js';
 import { compileJq } from '../output/jq.js';
-import { Writable } from 'node:stream';
+import { TextSink } from '../output/text-sink.js';
 import type { Format } from '../output/writer.js';
 import { follow } from './follow.js';
 import { refuseCountWorkbook, type ListQuery, type MergedList, type WalkWindow } from './list-query.js';
@@ -178,18 +178,6 @@ function noticeTruncation(
     if (o.cut) session.note(`${verb} the first ${n} matching records; more may match: --all for every record`);
   } else if (o.cut && o.count < o.available) {
     session.note(`${verb} ${n} of ${o.available.toLocaleString('en-US')}; --all for every record`);
-  }
-}
-
-/** Collects what a writer writes, for --jq. */
-class TextSink extends Writable {
-  private chunks: Buffer[] = [];
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
-    this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-    done();
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
   }
 }
 

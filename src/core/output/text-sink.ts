@@ -1,0 +1,13 @@
+import { Writable } from 'node:stream';
+
+/** Collects what a writer writes, for --jq: jq reads the whole document once it is complete. */
+export class TextSink extends Writable {
+  private chunks: Buffer[] = [];
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
+    this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    done();
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
