@@ -44,6 +44,8 @@ _payrec_child() {
     'fixed-recurring webhook|get') echo 'fixed-recurring webhook get' ;;
     'fixed-recurring webhook|delete') echo 'fixed-recurring webhook delete' ;;
     'fixed-recurring webhook|set') echo 'fixed-recurring webhook set' ;;
+    'fixed-recurring plans|add') echo 'fixed-recurring plans add' ;;
+    'fixed-recurring plans|remove') echo 'fixed-recurring plans remove' ;;
     'variable-recurring|cancellations') echo 'variable-recurring cancellations' ;;
     'variable-recurring|cancellation') echo 'variable-recurring cancellation' ;;
     'variable-recurring|cancellation-requests') echo 'variable-recurring cancellation-requests' ;;
@@ -99,7 +101,9 @@ _payrec_words() {
     'fixed-recurring webhook get') echo '' ;;
     'fixed-recurring webhook delete') echo '' ;;
     'fixed-recurring webhook set') echo '' ;;
-    'fixed-recurring plans') echo '' ;;
+    'fixed-recurring plans') echo 'add remove' ;;
+    'fixed-recurring plans add') echo '' ;;
+    'fixed-recurring plans remove') echo '' ;;
     'variable-recurring') echo 'cancellations cancellation cancellation-requests cancellation-request transfers' ;;
     'variable-recurring cancellations') echo '' ;;
     'variable-recurring cancellation') echo '' ;;
@@ -173,7 +177,9 @@ _payrec_flags() {
     'fixed-recurring webhook get') echo '--plan-id --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'fixed-recurring webhook delete') echo '--plan-id --yes -y --ignore-missing --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'fixed-recurring webhook set') echo '--plan-id --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
-    'fixed-recurring plans') echo '--db --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'fixed-recurring plans') echo '--db --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'fixed-recurring plans add') echo '--profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'fixed-recurring plans remove') echo '--profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'variable-recurring') echo '--profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'variable-recurring cancellations') echo '--plan-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'variable-recurring cancellation') echo '--profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;

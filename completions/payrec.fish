@@ -86,6 +86,10 @@ function __payrec_child
             echo 'fixed-recurring webhook delete'
         case 'fixed-recurring webhook|set'
             echo 'fixed-recurring webhook set'
+        case 'fixed-recurring plans|add'
+            echo 'fixed-recurring plans add'
+        case 'fixed-recurring plans|remove'
+            echo 'fixed-recurring plans remove'
         case 'variable-recurring|cancellations'
             echo 'variable-recurring cancellations'
         case 'variable-recurring|cancellation'
@@ -193,6 +197,10 @@ function __payrec_words
         case 'fixed-recurring webhook set'
             printf '%s\n' 
         case 'fixed-recurring plans'
+            printf '%s\n' add remove
+        case 'fixed-recurring plans add'
+            printf '%s\n' 
+        case 'fixed-recurring plans remove'
             printf '%s\n' 
         case 'variable-recurring'
             printf '%s\n' cancellations cancellation cancellation-requests cancellation-request transfers
@@ -339,7 +347,11 @@ function __payrec_flags
         case 'fixed-recurring webhook set'
             printf '%s\n' --plan-id --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring plans'
-            printf '%s\n' --db --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --db --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'fixed-recurring plans add'
+            printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'fixed-recurring plans remove'
+            printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'variable-recurring'
             printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'variable-recurring cancellations'
