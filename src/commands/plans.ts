@@ -45,7 +45,10 @@ export function addPlansCommand(program: Command, action: CommandAction): void {
     .command('add')
     .description('Add plan ids to the profile (per chain): synced, and covered by subscriptions and metrics, though no short url names them')
     .argument('<planId...>', 'plan ids (0x + 64 hex)')
-    .addHelpText('after', '\nExamples:\n  $ payrec fr plans add 0x1e8c5d5b0f17800d29eb86463fb85656bbbda7c77267422da5926c6fb3efe958\n  $ payrec --emulator fr plans add 0x… 0x…    # the demo data\'s plans, kept apart\n')
+    .addHelpText(
+      'after',
+      "\nExamples:\n  $ payrec fr plans add 0x1e8c5d5b0f17800d29eb86463fb85656bbbda7c77267422da5926c6fb3efe958\n  $ payrec --emulator fr plans add 0x6c6e26619e7d5a681e218896eec00d3abbb99856f2a7937f81d1c8e6ae0bad80    # the demo data's plans, kept apart\n",
+    )
     .action(action(async (session, cmd) => (await import('./plans-edit.js')).editPlans(session, cmd.args, 'add')));
 
   plans

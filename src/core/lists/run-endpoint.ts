@@ -9,7 +9,7 @@ import { Progress } from '../output/progress.js';
 import { checkEnvelope, checkRecord, recordChecker } from './records.js';
 import type { Session } from '../runtime/session.js';
 import { amountFields, Summariser } from './summary.js';
-import { statusLabeller, statusReader } from './status.js';
+import { OUTCOME_FIELD, outcomeAdder, statusLabeller, statusReader } from './status.js';
 import { compileJq } from '../output/jq.js';
 import { TextSink } from '../output/text-sink.js';
 import type { Format } from '../output/writer.js';
@@ -52,7 +52,9 @@ export async function runEndpoint(
   if ('fields' in endpoint) outputOptions.fields = endpoint.fields;
   else outputOptions.emptyHeader = Object.keys(recordShape(endpoint.record));
   outputOptions.statusLabel = statusLabeller(endpoint);
-  if (outputOptions.columns) validateColumns(outputOptions.columns, schemaFields(endpoint.record));
+  const outcome = outcomeAdder(endpoint);
+  if (outcome && outputOptions.emptyHeader) outputOptions.emptyHeader = [...outputOptions.emptyHeader, OUTCOME_FIELD];
+  if (outputOptions.columns) validateColumns(outputOptions.columns, [...schemaFields(endpoint.record), ...(outcome ? [OUTCOME_FIELD] : [])]);
   if (outputOptions.flatten !== undefined) validateFlatten(outputOptions.flatten, endpoint.record);
   const client = await session.client(list?.window.concurrency);
   const path = 'walk' in endpoint ? endpoint.path : fillPath(endpoint, pathValues);
@@ -114,7 +116,8 @@ export async function runEndpoint(
   const options = jq ? { ...outputOptions, format: 'json' as const, tty: false } : outputOptions;
   const writer = summary || chart || q.count ? undefined : createWriter(out, options);
   const progress = new Progress(session, w.limit === Infinity);
-  const check = recordChecker(endpoint, session);
+  const checked = recordChecker(endpoint, session);
+  const check = outcome ? (r: Record<string, unknown>) => outcome(checked(r)) : checked;
   let total = 0;
   let count = 0;
   /** The walk stopped at --limit before the list ended: more records may match. */

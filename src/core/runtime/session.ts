@@ -1,7 +1,7 @@
 import chalk from 'chalk';
 import { setFlagsFromString } from 'node:v8';
 import { openOutputFile } from '../output/atomic-file.js';
-import { chooseFormat, formatGivenAs } from '../output/format-choice.js';
+import { chooseFormat, formatGivenAs, refuseOutputName } from '../output/format-choice.js';
 import { ConfigStore, type ConfigFileError, type RunDefaults } from '../config/config-store.js';
 import type { Context } from './context.js';
 import { emulatorAnchor } from './emulator-clock.js';
@@ -87,6 +87,7 @@ export class Session {
     if (flags.output !== undefined && (flags.output === '' || hasControlCharacters(flags.output))) {
       throw new UsageError(`invalid --output "${printable(flags.output)}": expected a file path without control characters`);
     }
+    if (flags.output !== undefined) refuseOutputName(flags.output);
     // A workbook is a zip: binary that a terminal or a pipe has no use for.
     if (this.format === 'xlsx' && flags.output === undefined) {
       const fromEnv = this.formatGivenAs.startsWith('PAYREC_FORMAT');
