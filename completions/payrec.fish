@@ -447,7 +447,7 @@ function __payrec_flags
         case 'sync'
             printf '%s\n' --plan-id --strategy-id --db --lookback --from --full --concurrency --parquet --wait --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'sql'
-            printf '%s\n' --file --db --limit --all --count --fail-if-any --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --file --db --limit --all --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'subscriptions'
             printf '%s\n' --plan-id --at --grace --db --sync --state --count --fail-if-any --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'metrics'

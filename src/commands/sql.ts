@@ -5,6 +5,7 @@ import type { CommandAction } from '../core/runtime/action.js';
 import { GateMatched, InterruptedError, UsageError } from '../core/runtime/errors.js';
 import { optionSchemas, parseOption } from '../core/runtime/options.js';
 import { readAll } from '../core/runtime/prompt.js';
+import { stdinBringsInput } from '../core/runtime/stdin.js';
 import type { Session } from '../core/runtime/session.js';
 import { neutraliseTerminal, printable } from '../core/output/sanitize.js';
 import { createWriter } from '../core/output/writer.js';
@@ -17,8 +18,8 @@ import { MirrorDb, openOptions } from '../mirror/store.js';
 
 // `payrec sql [QUERY]`: one read-only query over the mirror, printed through the usual
 // output module (table, tab-separated when piped, json, jsonl, csv; -o atomically).
-// The query comes from its argument, --file FILE, or stdin (`-`, or a pipe with no
-// argument, as psql and DuckDB's CLI read it). Without a query it lists the tables
+// The query comes from its argument, --file FILE, or stdin (`-`, or a pipe, a file or a
+// socket with no argument, as psql and DuckDB's CLI read it). Without a query it lists the tables
 // with their row counts and columns.
 
 /** Rows a terminal table shows unless --limit or --all says (DuckDB's CLI shows 40). */
@@ -26,7 +27,7 @@ const TERMINAL_ROWS = 40;
 
 export function addSqlCommand(program: Command, action: CommandAction): void {
   const sql = topCommand(program, 'sql')
-    .argument('[query]', 'one SQL query (read-only); - reads it from stdin, as does a pipe with no query; without any, the tables, their row counts and columns')
+    .argument('[query]', 'one SQL query (read-only); - reads it from stdin, as does a pipe, a file or a socket (Node\'s spawn, execa) with no query; without any, the tables, their row counts and columns')
     .option('--file <file>', 'read the query from FILE (- for stdin), as psql -f')
     .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
     .option('--limit <n>', `most rows to print (default: every row, but the first ${TERMINAL_ROWS} in a terminal table)`)
@@ -107,7 +108,8 @@ async function queryText(session: Session, argument: string | undefined, file: s
   const { ctx } = session;
   if (argument !== undefined && file !== undefined) throw new UsageError('give the query either as an argument or with --file, not both');
   const source = file ?? argument;
-  const fromStdin = source === '-' || (source === undefined && ctx.stdinIsPiped);
+  // A pipe, a file, or a socket that brings something (stdin.ts): Node's spawn and execa give a socket.
+  const fromStdin = source === '-' || (source === undefined && (await stdinBringsInput(ctx)));
   let text: string | undefined;
   if (fromStdin) {
     if (ctx.stdinIsTTY) throw new UsageError('- reads the query from stdin, which is a terminal', 'pipe the query in (payrec sql - < query.sql), or give it as an argument or with --file');
