@@ -204,6 +204,10 @@ async function runLedger(session: Session, cmd: Command): Promise<void> {
   const states = parseStates(flags.state);
   const { plans, at, graceSeconds } = parseMirrorFlags(session, flags);
   const one = cmd.args[0] as string | undefined;
+  // `subscriptions list` (gh's habit): a word where an id goes is a command that does not exist.
+  if (one !== undefined && /^[a-z-]+$/.test(one) && /[g-z]/.test(one)) {
+    throw new UsageError(`payrec subscriptions takes no subcommand "${printable(one)}": without an argument it lists every subscription (the ledger), with an id it shows that one`, 'narrow the list with --state, --plan-id, --at');
+  }
   if (one !== undefined) {
     const id = parseOption(hexId, one, 'SUBSCRIPTION_ID').toLowerCase();
     const mirrorOnly = (['state', 'planId', 'sync', 'db', 'count', 'failIfAny'] as const).filter((k) => flags[k] !== undefined);

@@ -10,7 +10,8 @@ import { keepSecret } from '../runtime/secrets.js';
 export const DEFAULT_BASE_URL = 'https://api.8pay.network';
 export const DEFAULT_CHAIN = 'bsc';
 
-export type Source = 'flag' | 'env' | 'profile' | 'default';
+/** `--emulator`: the built-in emulator's own address and demo key. */
+export type Source = 'flag' | 'env' | 'profile' | 'default' | '--emulator';
 
 export interface Settings {
   profile: string;

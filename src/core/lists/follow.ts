@@ -41,6 +41,11 @@ export async function follow(session: Session, endpoint: Endpoint | MergedList, 
       `each new record once, late ones up to ${formatDuration(lookbackSeconds)} old (every ${intervalMs / 1000} s; Ctrl-C to stop)`,
   );
 
+  // The in-process emulator serves the data of its start, and nothing arrives after it.
+  if (session.flags.emulator) {
+    session.note('--emulator runs an emulator without live traffic: no new record will come; for records that keep arriving, run payrec emulator start --live 20 and follow it (see its PAYREC_BASE_URL)');
+  }
+
   let previousPoll: number | undefined;
   try {
     while (!ctx.signal.aborted) {

@@ -118,7 +118,7 @@ export class Session {
     const { startEmulator } = await import('../../emulator/index.js');
     const emulator = await startEmulator({ port: 0, now: emulatorAnchor(this.ctx.env, this.ctx.now()).seconds });
     this.cleanups.push(() => emulator.close());
-    return { ...s, baseUrl: emulator.url, apiKey: emulator.keyFor(s.chain), sources: { ...s.sources, baseUrl: 'flag', apiKey: 'flag' } };
+    return { ...s, baseUrl: emulator.url, apiKey: emulator.keyFor(s.chain), sources: { ...s.sources, baseUrl: '--emulator', apiKey: '--emulator' } };
   }
 
   /**
