@@ -255,7 +255,7 @@ _payrec_columns() {
   case "$1" in
     'fixed-recurring short-urls list') echo 'path name planId createdAt updatedAt params params.callbackSuccess params.callbackError params.extra link' ;;
     'fixed-recurring short-urls get') echo 'path name planId createdAt updatedAt params params.callbackSuccess params.callbackError params.extra link' ;;
-    'fixed-recurring billings') echo 'subscriptionId success amount fee token receiver timestamp cycleStart cycleEnd triggeredBy transactionHash transactionStatus' ;;
+    'fixed-recurring billings') echo 'subscriptionId success amount fee token receiver timestamp cycleStart cycleEnd triggeredBy transactionHash transactionStatus outcome' ;;
     'fixed-recurring cancellations') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
     'fixed-recurring cancellation') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
     'fixed-recurring webhook get') echo 'webhook' ;;

@@ -497,7 +497,7 @@ function __payrec_columns
         case 'fixed-recurring short-urls get'
             printf '%s\n' path name planId createdAt updatedAt params params.callbackSuccess params.callbackError params.extra link
         case 'fixed-recurring billings'
-            printf '%s\n' subscriptionId success amount fee token receiver timestamp cycleStart cycleEnd triggeredBy transactionHash transactionStatus
+            printf '%s\n' subscriptionId success amount fee token receiver timestamp cycleStart cycleEnd triggeredBy transactionHash transactionStatus outcome
         case 'fixed-recurring cancellations'
             printf '%s\n' subscriptionId timestamp forced triggeredBy transactionHash transactionStatus
         case 'fixed-recurring cancellation'

@@ -94,6 +94,8 @@ describe('payrec fr plans add covers the unseen plans: metrics then agree with t
     // Known, not synced yet: left out, and said so.
     const before = await run(['subscriptions', '--count', '--at', String(truth.now)]);
     expect(before.stdout).toBe(`${started().filter((s) => seen.includes(s.planId)).length}\n`);
+    // docs/emulator.md shows these counts on the same anchor: 19 subscriptions before, 40 after.
+    expect([started().filter((s) => seen.includes(s.planId)).length, started().length]).toEqual([19, 40]);
     expect(before.stderr).toContain('covering 5 fixed-recurring plans (5 named by short urls); 6 fixed-recurring plans known but not synced yet, so left out');
 
     emu.clearLog();
