@@ -45,6 +45,8 @@ _payrec_child() {
     'fixed-recurring webhook|get') echo 'fixed-recurring webhook get' ;;
     'fixed-recurring webhook|delete') echo 'fixed-recurring webhook delete' ;;
     'fixed-recurring webhook|set') echo 'fixed-recurring webhook set' ;;
+    'fixed-recurring plans|add') echo 'fixed-recurring plans add' ;;
+    'fixed-recurring plans|remove') echo 'fixed-recurring plans remove' ;;
     'variable-recurring|cancellations') echo 'variable-recurring cancellations' ;;
     'variable-recurring|cancellation') echo 'variable-recurring cancellation' ;;
     'variable-recurring|cancellation-requests') echo 'variable-recurring cancellation-requests' ;;
@@ -100,7 +102,9 @@ _payrec_words() {
     'fixed-recurring webhook get') echo '' ;;
     'fixed-recurring webhook delete') echo '' ;;
     'fixed-recurring webhook set') echo '' ;;
-    'fixed-recurring plans') echo '' ;;
+    'fixed-recurring plans') echo 'add remove' ;;
+    'fixed-recurring plans add') echo '' ;;
+    'fixed-recurring plans remove') echo '' ;;
     'variable-recurring') echo 'cancellations cancellation cancellation-requests cancellation-request transfers' ;;
     'variable-recurring cancellations') echo '' ;;
     'variable-recurring cancellation') echo '' ;;
@@ -175,7 +179,9 @@ _payrec_flags() {
     'fixed-recurring webhook get') echo '--plan-id --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'fixed-recurring webhook delete') echo '--plan-id --yes -y --ignore-missing --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'fixed-recurring webhook set') echo '--plan-id --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
-    'fixed-recurring plans') echo '--db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'fixed-recurring plans') echo '--db --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'fixed-recurring plans add') echo '--profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'fixed-recurring plans remove') echo '--profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'variable-recurring') echo '--profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'variable-recurring cancellations') echo '--plan-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'variable-recurring cancellation') echo '--profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
@@ -223,7 +229,7 @@ _payrec_flags() {
     'config profiles') echo '--profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'config use') echo '--profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'sync') echo '--plan-id --strategy-id --db --lookback --from --full --concurrency --parquet --wait --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
-    'sql') echo '--file --db --limit --all --count --fail-if-any --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'sql') echo '--file --db --limit --all --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'verify') echo '--db --fail-if-any --confirmations --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'subscriptions') echo '--plan-id --at --grace --db --sync --state --count --fail-if-any --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'metrics') echo '--plan-id --at --grace --db --sync --period --from --to --interval --by --chart --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
@@ -252,7 +258,7 @@ _payrec_columns() {
   case "$1" in
     'fixed-recurring short-urls list') echo 'path name planId createdAt updatedAt params params.callbackSuccess params.callbackError params.extra link' ;;
     'fixed-recurring short-urls get') echo 'path name planId createdAt updatedAt params params.callbackSuccess params.callbackError params.extra link' ;;
-    'fixed-recurring billings') echo 'subscriptionId success amount fee token receiver timestamp cycleStart cycleEnd triggeredBy transactionHash transactionStatus' ;;
+    'fixed-recurring billings') echo 'subscriptionId success amount fee token receiver timestamp cycleStart cycleEnd triggeredBy transactionHash transactionStatus outcome' ;;
     'fixed-recurring cancellations') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
     'fixed-recurring cancellation') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
     'fixed-recurring webhook get') echo 'webhook' ;;

@@ -88,6 +88,10 @@ function __payrec_child
             echo 'fixed-recurring webhook delete'
         case 'fixed-recurring webhook|set'
             echo 'fixed-recurring webhook set'
+        case 'fixed-recurring plans|add'
+            echo 'fixed-recurring plans add'
+        case 'fixed-recurring plans|remove'
+            echo 'fixed-recurring plans remove'
         case 'variable-recurring|cancellations'
             echo 'variable-recurring cancellations'
         case 'variable-recurring|cancellation'
@@ -195,6 +199,10 @@ function __payrec_words
         case 'fixed-recurring webhook set'
             printf '%s\n' 
         case 'fixed-recurring plans'
+            printf '%s\n' add remove
+        case 'fixed-recurring plans add'
+            printf '%s\n' 
+        case 'fixed-recurring plans remove'
             printf '%s\n' 
         case 'variable-recurring'
             printf '%s\n' cancellations cancellation cancellation-requests cancellation-request transfers
@@ -343,7 +351,11 @@ function __payrec_flags
         case 'fixed-recurring webhook set'
             printf '%s\n' --plan-id --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring plans'
-            printf '%s\n' --db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --db --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'fixed-recurring plans add'
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'fixed-recurring plans remove'
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'variable-recurring'
             printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'variable-recurring cancellations'
@@ -439,7 +451,7 @@ function __payrec_flags
         case 'sync'
             printf '%s\n' --plan-id --strategy-id --db --lookback --from --full --concurrency --parquet --wait --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'sql'
-            printf '%s\n' --file --db --limit --all --count --fail-if-any --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --file --db --limit --all --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'verify'
             printf '%s\n' --db --fail-if-any --confirmations --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'subscriptions'
@@ -491,7 +503,7 @@ function __payrec_columns
         case 'fixed-recurring short-urls get'
             printf '%s\n' path name planId createdAt updatedAt params params.callbackSuccess params.callbackError params.extra link
         case 'fixed-recurring billings'
-            printf '%s\n' subscriptionId success amount fee token receiver timestamp cycleStart cycleEnd triggeredBy transactionHash transactionStatus
+            printf '%s\n' subscriptionId success amount fee token receiver timestamp cycleStart cycleEnd triggeredBy transactionHash transactionStatus outcome
         case 'fixed-recurring cancellations'
             printf '%s\n' subscriptionId timestamp forced triggeredBy transactionHash transactionStatus
         case 'fixed-recurring cancellation'

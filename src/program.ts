@@ -30,7 +30,7 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     .option('-f, --format <format>', 'table, json, jsonl, csv or xlsx (xlsx only with -o; env PAYREC_FORMAT; default: from -o\'s extension, else table)')
     .option('--columns <list>', 'fields to show, in order, comma-separated (dotted paths for nested fields)')
     .option('--flatten <field>', 'one row per element of an array field (receivers, swaps)')
-    .option('-o, --output <file>', 'write records or results to FILE atomically instead of stdout (a pipe or device is written into); its extension picks the format without -f (.xlsx, .csv, .tsv, .json, .jsonl/.ndjson); lists, get, sql, sync, api, short-urls create/update')
+    .option('-o, --output <file>', 'write records or results to FILE atomically instead of stdout (a pipe or device is written into); its extension picks the format without -f (.xlsx, .csv, .tsv, .json, .jsonl/.ndjson); lists, get, sql, sync, subscriptions, metrics, fr plans, api, short-urls create/update')
     .option('--tz <zone>', 'IANA time zone of calendar days (--period, date-only --from/--to, --chart) and of times shown (env PAYREC_TZ; default UTC)')
     .option('--time-format <form>', 'unix or iso for times in every format (default: unix in json, jsonl and piped tables; a date-time in --tz in csv and terminal tables)')
     .option('--wide', 'terminal tables show every value whole (ids, JSON), however wide; by default whole when they fit')
@@ -102,12 +102,16 @@ export async function run(given: string[], ctx: Context): Promise<number> {
       }
       return EXIT.usage;
     }
-    return reportError(err, ctx, argv.includes('--debug'));
+    return reportError(err, ctx, argv.includes('--debug'), argv.includes('--emulator'));
   }
 }
 
-/** `--json`, `--csv`…: other CLIs' spelling of a format (gh's --json takes fields; payrec's formats are -f). */
+/**
+ * Other CLIs' spellings: `--json`, `--csv`… of a format (gh's --json takes fields;
+ * payrec's formats are -f), and `--watch`/`-w` (kubectl's) of --follow.
+ */
 function formatOptionHint(message: string): string | undefined {
+  if (/unknown option '(--watch|-w)'/.test(message)) return 'to keep printing new records as they come, use --follow (Ctrl-C to stop)';
   const m = /unknown option '--(json|jsonl|csv|xlsx|table|tsv)'/.exec(message);
   return m ? `formats are chosen with -f: -f ${m[1] === 'tsv' ? 'table (tab-separated when piped)' : m[1]}` : undefined;
 }

@@ -99,6 +99,7 @@ async function runDoctor(session: Session, cmd: Command): Promise<void> {
   if (settings) await chainNode(session, add, fail);
   await folders(session, add, fail);
   await mirror(session, add, fail);
+  if (settings) await plans(session, settings.chain, add);
   await completion(session, cmd, add);
 
   const writer = createWriter(session.ctx.stdout, session.output('list', COLUMNS));
@@ -273,6 +274,38 @@ async function mirror(session: Session, add: Add, fail: Fail): Promise<void> {
     const upTo = new Date(Number(c.cursor) * 1000).toISOString().replace('.000Z', 'Z');
     add(`cursor ${shortName(String(c.collection))}`, 'ok', `${c.chain}${scope}: synced ${age(Number(c.age))} ago, records up to ${upTo}`);
   }
+}
+
+/**
+ * The fixed-recurring plans known (the mirror's and the profile's): without any,
+ * subscriptions and metrics have nothing to read, and a plan no short url names stays
+ * unseen until added. A mirror that cannot be read is the mirror row's to report.
+ */
+async function plans(session: Session, chain: string, add: Add): Promise<void> {
+  const { knownPlans, sourceCounts, unseenHint } = await import('../mirror/plan-coverage.js');
+  const { addedPlans } = await import('../core/config/added-plans.js');
+  const file = await mirrorFile(session);
+  let known: Awaited<ReturnType<typeof knownPlans>>;
+  try {
+    const { MirrorDb, openOptions } = await import('../mirror/store.js');
+    const { SCOPE_TABLE } = await import('../mirror/state.js');
+    const db = file && (await stat(file).catch(() => undefined)) ? await MirrorDb.open(file, 'read', openOptions(session)) : undefined;
+    try {
+      // A mirror nothing was ever synced into has no state tables yet: it knows no plan.
+      const laidOut = db && Number((await db.rows(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = '${SCOPE_TABLE}'`))[0].n) > 0;
+      known = await knownPlans(laidOut ? db : undefined, chain, await addedPlans(session));
+    } finally {
+      db?.close();
+    }
+  } catch (err) {
+    if (!(err instanceof PayrecError) || err instanceof InterruptedError || err instanceof DryRunComplete) throw err;
+    return add('plans', 'warn', `not counted: ${err.message}`);
+  }
+  const ids = [...known.keys()];
+  if (ids.length === 0) {
+    return add('plans', 'warn', `no fixed-recurring plan is known on chain ${chain}: subscriptions and metrics have nothing to read; sync the short urls that name them (payrec sync), or ${unseenHint(session)}`);
+  }
+  add('plans', 'ok', `${ids.length} fixed-recurring ${ids.length === 1 ? 'plan' : 'plans'} known on chain ${chain} (${sourceCounts(ids, known)})`);
 }
 
 async function completion(session: Session, cmd: Command, add: Add): Promise<void> {

@@ -1,11 +1,16 @@
 import type { Command } from 'commander';
-import type { ListQuery } from '../core/lists/list-query.js';
+import { refuseCountWorkbook, type ListQuery } from '../core/lists/list-query.js';
 import { parseStatusFlags, STATUSES } from '../core/lists/status.js';
-import { UsageError } from '../core/runtime/errors.js';
+import { GateMatched, UsageError } from '../core/runtime/errors.js';
+import type { Session } from '../core/runtime/session.js';
+import type { JqFilter } from '../core/output/jq.js';
+import { TextSink } from '../core/output/text-sink.js';
+import { createWriter, type OutputOptions } from '../core/output/writer.js';
 
 // The list flags that pick and gate records (DESIGN.md "Answers finance and ops can
 // sign"): --status/--failed where records carry a status, and --count, --fail-if-any,
-// --jq on every list.
+// --jq on every list and every command that prints rows of its own (sql, fr plans,
+// subscriptions, metrics).
 
 export interface GateFlags {
   status?: string;
@@ -23,6 +28,10 @@ export function addGateOptions(cmd: Command, withStatus: boolean, billing: boole
       .option('--failed', billing ? 'only failed billings (success is not 1 or status failed)' : 'only failed records (--status failed)');
   }
   addCountOptions(cmd, 'records');
+  addJqOption(cmd);
+}
+
+function addJqOption(cmd: Command): void {
   cmd.option('--jq <expr>', 'run a jq expression on the JSON that -f json would print (strings printed raw), like gh --jq');
 }
 
@@ -39,4 +48,63 @@ export function parseGateFlags(flags: GateFlags): Pick<ListQuery, 'statuses' | '
   if (flags.count && flags.jq !== undefined) throw new UsageError('give either --count or --jq, not both (--jq length counts too)');
   if (flags.jq !== undefined && flags.jq.trim() === '') throw new UsageError('the --jq expression is empty', 'give a jq expression, such as ".[0]" or "map(.amount)"');
   return { statuses, count: flags.count, failIfAny: flags.failIfAny, jq: flags.jq };
+}
+
+/** --count, --fail-if-any and --jq on a command that prints rows of its own. */
+export function addRowGateOptions(cmd: Command): Command {
+  addCountOptions(cmd, 'rows');
+  addJqOption(cmd);
+  return cmd;
+}
+
+/** The gates of a command that prints its own rows, checked (and --jq compiled: it loads jq) before its work begins. */
+export interface RowGates {
+  count: boolean;
+  failIfAny: boolean;
+  jq?: JqFilter;
+}
+
+export async function parseRowGates(flags: GateFlags, format: string): Promise<RowGates> {
+  const { count, failIfAny, jq } = parseGateFlags(flags);
+  refuseCountWorkbook(count, format);
+  if (jq !== undefined && format === 'xlsx') throw new UsageError('--jq prints what jq answers: -f xlsx does not apply', 'leave out -f xlsx, or drop --jq to export the rows');
+  return { count: Boolean(count), failIfAny: Boolean(failIfAny), jq: jq === undefined ? undefined : await (await import('../core/output/jq.js')).compileJq(jq) };
+}
+
+/**
+ * Where rows go under the gates: `out` with the command's output options, or, with
+ * --jq, a buffer of the JSON document that -f json would print; `finish` prints jq's
+ * answer over it once every row is written.
+ */
+export function gatedSink(gates: RowGates, out: NodeJS.WritableStream, output: OutputOptions): { stream: NodeJS.WritableStream; output: OutputOptions; finish(): void } {
+  if (!gates.jq) return { stream: out, output, finish: () => {} };
+  const json = new TextSink();
+  const jq = gates.jq;
+  return { stream: json, output: { ...output, format: 'json', tty: false }, finish: () => out.write(jq.run(json.text(), output.tty)) };
+}
+
+/**
+ * Prints a command's rows through the gates: the rows (to stdout or -o), their number
+ * (--count) or jq's answer over them (--jq); then exits 9 with --fail-if-any when there
+ * was any. `what` names a row in that message (`plan`). Returns how many rows there were.
+ */
+export async function printRows(session: Session, output: OutputOptions, gates: RowGates, rows: Iterable<Record<string, unknown>>, what: string): Promise<number> {
+  const target = await session.openOutput();
+  let n = 0;
+  if (gates.count) {
+    for (const _ of rows) n++;
+    target.stream.write(`${n}\n`);
+  } else {
+    const sink = gatedSink(gates, target.stream, output);
+    const writer = createWriter(sink.stream, sink.output);
+    for (const r of rows) {
+      await writer.write(r);
+      n++;
+    }
+    await writer.end();
+    sink.finish();
+  }
+  await target.commit();
+  if (gates.failIfAny && n > 0) throw new GateMatched(n, what);
+  return n;
 }

@@ -101,7 +101,7 @@ export function addListOptions(cmd: Command, timeWindow: boolean, hasTokenFilter
   if (verifiable) addVerifyOptions(cmd);
 }
 
-interface ListFlags extends GateFlags, VerifyFlags {
+export interface ListFlags extends GateFlags, VerifyFlags {
   summary?: boolean;
   chart?: string;
   token?: string;
@@ -120,8 +120,19 @@ interface ListFlags extends GateFlags, VerifyFlags {
 }
 
 /**
+ * Whether a list's output takes its whole window unless --limit is given: an export to a
+ * file (-o), and a pipe or a redirect given a window (--period, --from, --to): a cron
+ * job's `--period yesterday -f jsonl > day.jsonl` gets the whole day. A terminal, and
+ * a pipe without a window, keep the default limit and its notice.
+ */
+export function takesWholeWindow(session: Session, flags: Pick<ListFlags, 'period' | 'from' | 'to'>): boolean {
+  const windowGiven = flags.period !== undefined || flags.from !== undefined || flags.to !== undefined;
+  return session.flags.output !== undefined || (!session.ctx.stdoutIsTTY && windowGiven);
+}
+
+/**
  * `zone`: --tz, where the days of --period and of date-only --from/--to begin; `toFile`:
- * the output goes to a file (-o), which takes the whole window unless --limit is given.
+ * the output takes the whole window unless --limit is given (takesWholeWindow).
  */
 export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: boolean, zone: string, toFile = false): ListQuery {
   if (flags.all && flags.limit !== undefined) throw new UsageError('give either --limit or --all, not both');
@@ -222,7 +233,7 @@ async function runGroup(session: Session, cmd: Command, group: Endpoint[]): Prom
   if (endpoint.confirm) await confirmOrRefuse(session, endpoint, pathValues, opts.yes === true);
   const list =
     endpoint.kind === 'list'
-      ? parseListFlags(opts as ListFlags, session.ctx.now(), endpoint.filters.some((f) => f.name === 'token'), session.zone, session.flags.output !== undefined)
+      ? parseListFlags(opts as ListFlags, session.ctx.now(), endpoint.filters.some((f) => f.name === 'token'), session.zone, takesWholeWindow(session, opts as ListFlags))
       : undefined;
   if (list && !endpoint.timeWindow) {
     list.to = undefined;

@@ -5,12 +5,12 @@ import type { CommandAction } from '../core/runtime/action.js';
 import { GateMatched, InterruptedError, UsageError } from '../core/runtime/errors.js';
 import { optionSchemas, parseOption } from '../core/runtime/options.js';
 import { readAll } from '../core/runtime/prompt.js';
+import { stdinBringsInput } from '../core/runtime/stdin.js';
 import type { Session } from '../core/runtime/session.js';
 import { neutraliseTerminal, printable } from '../core/output/sanitize.js';
 import { createWriter } from '../core/output/writer.js';
 import { topCommand } from './tree.js';
-import { addCountOptions } from './list-gates.js';
-import { refuseCountWorkbook } from '../core/lists/list-query.js';
+import { addRowGateOptions, gatedSink, parseRowGates, type RowGates } from './list-gates.js';
 import { mirrorLocation } from '../mirror/location.js';
 import { describeMirror } from '../mirror/describe.js';
 import { cellKinds, resultRecords } from '../mirror/results.js';
@@ -18,8 +18,8 @@ import { MirrorDb, openOptions } from '../mirror/store.js';
 
 // `payrec sql [QUERY]`: one read-only query over the mirror, printed through the usual
 // output module (table, tab-separated when piped, json, jsonl, csv; -o atomically).
-// The query comes from its argument, --file FILE, or stdin (`-`, or a pipe with no
-// argument, as psql and DuckDB's CLI read it). Without a query it lists the tables
+// The query comes from its argument, --file FILE, or stdin (`-`, or a pipe, a file or a
+// socket with no argument, as psql and DuckDB's CLI read it). Without a query it lists the tables
 // with their row counts and columns.
 
 /** Rows a terminal table shows unless --limit or --all says (DuckDB's CLI shows 40). */
@@ -27,7 +27,7 @@ const TERMINAL_ROWS = 40;
 
 export function addSqlCommand(program: Command, action: CommandAction): void {
   const sql = topCommand(program, 'sql')
-    .argument('[query]', 'one SQL query (read-only); - reads it from stdin, as does a pipe with no query; without any, the tables, their row counts and columns')
+    .argument('[query]', 'one SQL query (read-only); - reads it from stdin, as does a pipe, a file or a socket (Node\'s spawn, execa) with no query; without any, the tables, their row counts and columns')
     .option('--file <file>', 'read the query from FILE (- for stdin), as psql -f')
     .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
     .option('--limit <n>', `most rows to print (default: every row, but the first ${TERMINAL_ROWS} in a terminal table)`)
@@ -42,6 +42,7 @@ export function addSqlCommand(program: Command, action: CommandAction): void {
         `  $ payrec sql "SELECT planId, date_trunc('month', timestamp) AS month, count(*) FILTER (WHERE success <> 1 OR transactionStatus = 'failed') AS failed FROM fixed_recurring_billings GROUP BY ALL ORDER BY ALL"`,
         `  $ payrec sql "SELECT * FROM transfers WHERE transactionStatus = 'failed'" -f csv -o failed.csv`,
         `  $ payrec sql "SELECT * FROM transfers WHERE transactionStatus = 'failed'" --fail-if-any --count`,
+        `  $ payrec sql "SELECT token, SUM(amount) AS total FROM transfers GROUP BY token" --jq 'map({(.token): .total}) | add'`,
         '  $ payrec sql --file month-end.sql -o month-end.csv',
         `  $ echo "SELECT count(*) FROM transfers" | payrec sql`,
         '',
@@ -52,12 +53,13 @@ export function addSqlCommand(program: Command, action: CommandAction): void {
       ].join('\n'),
     )
     .action(action((session, cmd) => runSql(session, cmd), { output: true }));
-  addCountOptions(sql, 'rows');
+  addRowGateOptions(sql);
 }
 
 interface SqlFlags {
   count?: boolean;
   failIfAny?: boolean;
+  jq?: string;
   file?: string;
   db?: string;
   limit?: string;
@@ -69,8 +71,8 @@ async function runSql(session: Session, cmd: Command): Promise<void> {
   if (gate.all && gate.limit !== undefined) throw new UsageError('give either --limit or --all, not both');
   const limit = gate.limit === undefined ? undefined : parseOption(optionSchemas.limit, gate.limit, '--limit');
   const query = await queryText(session, cmd.args[0] as string | undefined, gate.file);
-  if (query === undefined && (gate.count || gate.failIfAny)) throw new UsageError('--count and --fail-if-any count the rows of a query: give one');
-  refuseCountWorkbook(gate.count, session.format);
+  if (query === undefined && (gate.count || gate.failIfAny || gate.jq !== undefined)) throw new UsageError('--count, --fail-if-any and --jq work on the rows of a query: give one');
+  const gates = await parseRowGates(gate, session.format);
   const location = await mirrorLocation(session, gate.db);
   if (location.isDefault && !existsSync(location.file)) {
     throw new UsageError(`there is no mirror at ${printable(location.file)} yet`, `create it with: payrec ${session.flags.emulator ? '--emulator ' : ''}sync`);
@@ -88,7 +90,7 @@ async function runSql(session: Session, cmd: Command): Promise<void> {
       for (const t of await describeMirror(db)) await writer.write({ ...t });
       await writer.end();
     } else {
-      rows = await runQuery(session, db, query, target.stream, { countOnly: gate.count === true, limit, all: gate.all === true });
+      rows = await runQuery(session, db, query, target.stream, { gates, limit, all: gate.all === true });
     }
   } finally {
     db.close();
@@ -106,7 +108,8 @@ async function queryText(session: Session, argument: string | undefined, file: s
   const { ctx } = session;
   if (argument !== undefined && file !== undefined) throw new UsageError('give the query either as an argument or with --file, not both');
   const source = file ?? argument;
-  const fromStdin = source === '-' || (source === undefined && ctx.stdinIsPiped);
+  // A pipe, a file, or a socket that brings something (stdin.ts): Node's spawn and execa give a socket.
+  const fromStdin = source === '-' || (source === undefined && (await stdinBringsInput(ctx)));
   let text: string | undefined;
   if (fromStdin) {
     if (ctx.stdinIsTTY) throw new UsageError('- reads the query from stdin, which is a terminal', 'pipe the query in (payrec sql - < query.sql), or give it as an argument or with --file');
@@ -142,7 +145,7 @@ async function runQuery(
   db: MirrorDb,
   query: string,
   out: NodeJS.WritableStream,
-  o: { countOnly: boolean; limit?: number; all: boolean },
+  o: { gates: RowGates; limit?: number; all: boolean },
 ): Promise<number> {
   const { signal } = session.ctx;
   const stop = () => db.interrupt();
@@ -150,15 +153,17 @@ async function runQuery(
   try {
     const { result, rows } = await asUsage(async () => db.completeResult(query, await db.readKind(query)), signal);
     if (signal.aborted) throw new InterruptedError();
-    if (o.countOnly) {
+    if (o.gates.count) {
       out.write(`${rows}\n`);
       return rows;
     }
     const columns = result.deduplicatedColumnNames();
     // Column names are the query's own (`sum(t.x)`, `r.user`): never dotted paths.
-    const options = session.output('list', columns);
+    // --jq reads the JSON document -f json would print, and prints its answer instead.
+    const sink = gatedSink(o.gates, out, session.output('list', columns));
+    const options = sink.output;
     const workbook = options.format === 'xlsx';
-    const writer = createWriter(out, { ...options, literalColumns: true, bigInts: true, cellKinds: workbook ? cellKinds(result, columns) : undefined });
+    const writer = createWriter(sink.stream, { ...options, literalColumns: true, bigInts: true, cellKinds: workbook ? cellKinds(result, columns) : undefined });
     // A terminal table shows its first rows (a person reads them; DuckDB's CLI does the same).
     const terminalTable = options.format === 'table' && options.tty;
     const shown = o.all ? rows : Math.min(rows, o.limit ?? (terminalTable ? TERMINAL_ROWS : rows));
@@ -178,7 +183,8 @@ async function runQuery(
     // The library ends a stream quietly on an error: a result is whole only when every row came.
     if (read !== shown) throw new UsageError(`the query's result ended after ${read} of its ${rows} rows; nothing more was printed`);
     await writer.end();
-    if (rows === 0) session.noteEmpty('no rows');
+    sink.finish();
+    if (rows === 0 && !o.gates.jq) session.noteEmpty('no rows');
     // Never silently partial: what was left out is said on stderr, with the ways to get it.
     if (shown < rows) {
       const more = (rows - shown).toLocaleString('en-US');

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { offerColumns } from '../completion/declared-columns.js';
 import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { CommandAction } from '../core/runtime/action.js';
 import { GateMatched, UsageError } from '../core/runtime/errors.js';
 import { intervalContaining, intervalsOf, INTERVAL_KINDS, parsePeriod, PERIOD_FORMS, type IntervalKind, type Span } from '../core/runtime/period.js';
@@ -16,12 +15,9 @@ import { parseOption } from '../core/runtime/options.js';
 import { hexId } from '../registry/validators.js';
 import { topCommand } from './tree.js';
 import { addCountOptions } from './list-gates.js';
-import { resolveCollections } from '../mirror/catalog.js';
-import { MIRROR_KEEPER, mirrorLocation } from '../mirror/location.js';
-import { makeKeptFolder } from '../core/runtime/trust.js';
-import { serviceOf } from '../mirror/service.js';
+import { mirrorLocation } from '../mirror/location.js';
 import { MirrorDb, openOptions } from '../mirror/store.js';
-import { syncMirror } from '../mirror/sync.js';
+import { notePlanCoverage, syncPlans } from '../mirror/plan-coverage.js';
 import { readSubscriptionRecords, subscriptionCoverage } from '../mirror/subscription-records.js';
 import { ledger, metrics, SUBSCRIPTION_STATES, type MetricsRow, type SubscriptionRecords, type SubscriptionState } from '../subscriptions/engine.js';
 import { renderBars } from '../core/lists/chart.js';
@@ -153,17 +149,8 @@ async function loadRecords(session: Session, flags: MirrorFlags, plans: string[]
   const location = await mirrorLocation(session, flags.db);
   const sync = `payrec ${session.flags.emulator ? '--emulator ' : ''}sync`;
   if (flags.sync) {
-    if (location.isDefault) await makeKeptFolder(dirname(location.file), MIRROR_KEEPER);
-    const db = await MirrorDb.open(location.file, 'write', openOptions(session));
-    try {
-      // Without plans given, the whole default set: plans are found in short urls and transfers.
-      const collections = plans.length > 0 ? resolveCollections(['fr/billings', 'fr/cancellations']) : undefined;
-      const reports = await syncMirror(session, db, await serviceOf(session), { collections, ids: { planId: plans, strategyId: [] }, lookback: 3600, full: false, concurrency: 4 });
-      const count = (k: 'fetched' | 'new' | 'updated') => reports.reduce((n, r) => n + r[k], 0);
-      session.notice(`synced: ${count('fetched')} records fetched, ${count('new')} new, ${count('updated')} updated`);
-    } finally {
-      db.close();
-    }
+    const synced = await syncPlans(session, location, plans);
+    session.notice(`synced: ${synced.fetched} records fetched, ${synced.new} new, ${synced.updated} updated`);
   } else if (!existsSync(location.file)) {
     throw new UsageError(`there is no mirror at ${printable(location.file)} yet`, `create it with: ${sync} (or add --sync)`);
   }
@@ -186,6 +173,7 @@ async function loadRecords(session: Session, flags: MirrorFlags, plans: string[]
     if (windowStart === undefined && late.length > 0) {
       session.warn(`${late.length === 1 ? 'a plan was' : `${late.length} plans were`} synced with sync --from (${late.map(([p, t]) => `${p} from ${formatLocal(t, session.zone)}`).join(', ')}): subscriptions that began earlier show only what followed`);
     }
+    await notePlanCoverage(session, db, chain, coverage.plans, plans);
     const upTo = coverage.syncedUpTo;
     const plural = coverage.plans.length === 1 ? 'plan' : 'plans';
     session.note(
@@ -216,6 +204,10 @@ async function runLedger(session: Session, cmd: Command): Promise<void> {
   const states = parseStates(flags.state);
   const { plans, at, graceSeconds } = parseMirrorFlags(session, flags);
   const one = cmd.args[0] as string | undefined;
+  // `subscriptions list` (gh's habit): a word where an id goes is a command that does not exist.
+  if (one !== undefined && /^[a-z-]+$/.test(one) && /[g-z]/.test(one)) {
+    throw new UsageError(`payrec subscriptions takes no subcommand "${printable(one)}": without an argument it lists every subscription (the ledger), with an id it shows that one`, 'narrow the list with --state, --plan-id, --at');
+  }
   if (one !== undefined) {
     const id = parseOption(hexId, one, 'SUBSCRIPTION_ID').toLowerCase();
     const mirrorOnly = (['state', 'planId', 'sync', 'db', 'count', 'failIfAny'] as const).filter((k) => flags[k] !== undefined);

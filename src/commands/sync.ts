@@ -17,6 +17,7 @@ import { parquetTarget, exportParquet } from '../mirror/parquet.js';
 import { serviceOf } from '../mirror/service.js';
 import { MirrorDb, openOptions } from '../mirror/store.js';
 import { syncMirror, type CollectionReport } from '../mirror/sync.js';
+import { addedPlans } from '../core/config/added-plans.js';
 
 // `payrec sync [COLLECTION…]`: brings the local mirror up to date and reports, per
 // collection, what it fetched and what changed. Every flag is checked, and the mirror
@@ -44,7 +45,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, ...val
 export function addSyncCommand(program: Command, action: CommandAction): void {
   offerColumns(topCommand(program, 'sync'), ['collection', ...REPORT_COLUMNS])
     .argument('[collection...]', 'product/collection to sync, such as ot/transfers or fr/billings (default: every list that needs no id, plus the lists of plans and strategies given now or before)')
-    .option('--plan-id <id>', 'also keep the lists of this plan (billings, cancellations, cancellation requests); repeatable, remembered by the mirror', collect)
+    .option('--plan-id <id>', 'also keep the lists of this plan (billings, cancellations, cancellation requests); repeatable, remembered by the mirror (payrec fr plans add keeps one in the profile instead)', collect)
     .option('--strategy-id <id>', 'with dca/executions: read only the executions of this strategy (repeatable; without it, every execution)', collect)
     .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
     .option('--lookback <duration>', 're-read this far before each cursor, for late records and changed statuses (default 1h)')
@@ -118,7 +119,7 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   const db = await MirrorDb.open(dryRun ? ':memory:' : location.file, 'write', { ...openOptions(session), waitForSync: wait });
   let reports: CollectionReport[];
   try {
-    reports = await syncMirror(session, db, service, { collections, ids, lookback, from, full: Boolean(flags.full), concurrency });
+    reports = await syncMirror(session, db, service, { collections, ids, added: await addedPlans(session), lookback, from, full: Boolean(flags.full), concurrency });
     if (parquet) {
       await db.useAllCores();
       const written = await exportParquet(db, parquet, session.ctx.signal);

@@ -10,7 +10,7 @@ import { identityOf } from '../core/lists/paginate.js';
 import { productAliases } from '../registry/products.js';
 import { PRODUCT_FIELD, TRANSFER_COLUMNS, TRANSFER_ENDPOINTS, TRANSFER_FIELDS, transferFilters, transferRecord } from '../registry/transfers.js';
 import type { Endpoint } from '../registry/types.js';
-import { addListOptions, parseListFlags } from './registry-commands.js';
+import { addListOptions, parseListFlags, takesWholeWindow, type ListFlags } from './registry-commands.js';
 import { topCommand } from './tree.js';
 import { addGateOptions } from './list-gates.js';
 import { hasStatus, hasSuccess } from '../core/lists/status.js';
@@ -62,7 +62,7 @@ async function runTransfers(session: Session, cmd: Command): Promise<void> {
     if (!r.success) throw new UsageError(`invalid ${flagOf(filter.name)} "${printable(value)}": ${r.error.issues[0].message}`);
     filters[filter.name] = r.data;
   }
-  const list = parseListFlags(opts, session.ctx.now(), HAS_TOKEN_FILTER, session.zone, session.flags.output !== undefined);
+  const list = parseListFlags(opts, session.ctx.now(), HAS_TOKEN_FILTER, session.zone, takesWholeWindow(session, opts as ListFlags));
   // One connection per page in flight: the products share --concurrency, at least one page each.
   await session.client(Math.max(list.window.concurrency, selected.length));
   await runEndpoint(session, mergedTransfers(selected, filters), {}, {}, list);

@@ -1,3 +1,4 @@
+import { OUTCOME_FIELD, outcomeAdder } from '../core/lists/status.js';
 import type { Command } from 'commander';
 import { inheritedOptions } from '../commands/help.js';
 import { schemaFields } from '../core/output/writer.js';
@@ -89,7 +90,9 @@ function columnsAt(path: string[]): string[] {
   if (path.join(' ') === 'transfers') return [...TRANSFER_FIELDS];
   const reads = endpoints.filter((e) => e.method === 'GET' && path.join(' ') === [e.product, ...e.command].join(' '));
   // An open object (params.extra.*) takes any key: the object itself is offered.
-  return [...new Set(reads.flatMap((e) => schemaFields(e.record)).map((f) => f.replace(/\.\*$/, '')))];
+  // Billings also carry payrec's outcome column (status.ts outcomeAdder).
+  const fields = reads.flatMap((e) => [...schemaFields(e.record), ...(outcomeAdder(e) ? [OUTCOME_FIELD] : [])]);
+  return [...new Set(fields.map((f) => f.replace(/\.\*$/, '')))];
 }
 
 export function allNodes(node: CompletionNode): CompletionNode[] {

@@ -1,12 +1,12 @@
 import type { Command, Option } from 'commander';
 import { RECORD_OUTPUT_FLAGS } from '../core/runtime/action.js';
-import { inheritedOptions } from '../commands/help.js';
+import { inheritedOptions, type PayrecCommand } from '../commands/help.js';
 
 // The command reference (`payrec help reference`, docs/reference.md), rendered by
 // walking the real command tree (like gh's gen-docs), so the documentation lists
 // exactly the commands and flags that exist. The man page (man-page.ts) walks it the same way.
 
-/** One command that does something (a leaf of the tree), as the reference shows it. */
+/** One command that does something (a leaf of the tree, or a command with subcommands and an action of its own: `fr plans`), as the reference shows it. */
 export interface CommandPage {
   /** `payrec fixed-recurring billings`, with its arguments: `payrec wn get <notification-id>`. */
   usage: string;
@@ -24,7 +24,7 @@ export function commandPages(program: Command): CommandPage[] {
     for (const c of cmd.commands) {
       if ((c as unknown as { _hidden?: boolean })._hidden) continue;
       const path = [...words, c.name()];
-      if (c.commands.length === 0) {
+      if (c.commands.length === 0 || (c as PayrecCommand).traits !== undefined) {
         const args = c.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
         pages.push({ usage: `payrec ${path.join(' ')}${args ? ' ' + args : ''}`, description: c.description(), shortForm: aliasPath(program, path), options: c.options, inherited: inheritedFlags(c) });
       }

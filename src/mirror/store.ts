@@ -1,4 +1,5 @@
 import { closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, type Stats } from 'node:fs';
+import { makeFilesPrivate } from '../core/runtime/umask.js';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -122,7 +123,7 @@ export class MirrorDb {
     if (file !== ':memory:') {
       // Every file this process makes from here on is private: the mirror, its WAL, its
       // staging and spill files, Parquet. They hold every payment record.
-      process.umask(0o077);
+      makeFilesPrivate();
       // Also before a read: DuckDB replays a WAL it finds beside the file.
       refusePlanted(file);
       if (access === 'write') db.syncLock = await takeSyncLock(file, o);

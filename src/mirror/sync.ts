@@ -9,7 +9,7 @@ import type { Session } from '../core/runtime/session.js';
 import type { Endpoint } from '../registry/types.js';
 import { CATALOG, type MirroredCollection, type ScopeParam } from './catalog.js';
 import { ensureLayout, layoutOf } from './layout.js';
-import { discoveredScopes } from './scopes.js';
+import { discoveredScopes, namesScopes } from './scopes.js';
 import { readCursor, rememberedScopes, rememberScopes, scopeKey, writeCursor, writeSince } from './state.js';
 import { checkService, stampService, type Service } from './service.js';
 import type { MirrorDb } from './store.js';
@@ -28,6 +28,12 @@ export interface SyncRequest {
   collections?: MirroredCollection[];
   /** Plan and strategy ids given now (remembered for later syncs). */
   ids: Record<ScopeParam, string[]>;
+  /**
+   * Fixed-recurring plan ids added to the profile (`payrec fr plans add`): their lists
+   * are synced like those of remembered plans, but the mirror does not remember them,
+   * so that `fr plans remove` takes them out again.
+   */
+  added?: readonly string[];
   /** Seconds re-read before each cursor, for records that arrive late or change. */
   lookback: number;
   /** Where a collection's first sync starts (Unix seconds; default the beginning). */
@@ -157,7 +163,9 @@ async function planTargets(db: MirrorDb, chain: string, req: SyncRequest): Promi
     const scopes = Object.entries(collection.scoped) as [ScopeParam, Endpoint][];
     if (!collection.whole) {
       for (const [param] of scopes) await rememberScopes(db, chain, collection.name, param, req.ids[param]);
-      if (req.collections && (await knownScopes(db, chain, collection)).length === 0) {
+      // Ids may still be found by a collection synced before it in this run (short urls name plans).
+      const finder = req.collections?.some((other) => scopes.some(([param]) => namesScopes(other, collection, param)));
+      if (req.collections && !finder && (await knownScopes(db, chain, collection, req)).length === 0) {
         const flags = scopes.map(([param]) => flagOf(param)).join(' or ');
         throw new UsageError(
           `${collection.name} is kept per plan or strategy, and the mirror knows none: give ${flags} (the mirror remembers ids once given)`,
@@ -175,28 +183,35 @@ async function planTargets(db: MirrorDb, chain: string, req: SyncRequest): Promi
   return { collections: [...whole, ...scoped], fixed };
 }
 
-/** The ids a collection kept per plan or strategy is synced for: remembered ones, and those its product's records name. */
-async function knownScopes(db: MirrorDb, chain: string, collection: MirroredCollection): Promise<{ param: ScopeParam; id: string }[]> {
-  const out: { param: ScopeParam; id: string }[] = [];
+/**
+ * The ids a collection kept per plan or strategy is synced for: remembered ones, those
+ * its product's records name, and (fixed-recurring) the plans added to the profile;
+ * `added`: only added, so not to be remembered.
+ */
+async function knownScopes(db: MirrorDb, chain: string, collection: MirroredCollection, req: SyncRequest): Promise<{ param: ScopeParam; id: string; added: boolean }[]> {
+  const out: { param: ScopeParam; id: string; added: boolean }[] = [];
   for (const param of Object.keys(collection.scoped) as ScopeParam[]) {
     const seen = new Set(await rememberedScopes(db, chain, collection.name, param));
     for (const id of await discoveredScopes(db, chain, collection, param)) seen.add(id);
-    for (const id of seen) out.push({ param, id });
+    for (const id of seen) out.push({ param, id, added: false });
+    if (collection.product !== 'fixed-recurring' || param !== 'planId') continue;
+    for (const id of req.added ?? []) if (!seen.has(id)) out.push({ param, id, added: true });
   }
   return out;
 }
 
 /** The walks of a collection kept per plan or strategy; remembers the ids found in records, and notes when there is none. */
 async function scopedTargets(db: MirrorDb, chain: string, req: SyncRequest, collection: MirroredCollection, notes: string[]): Promise<Target[]> {
-  const known = await knownScopes(db, chain, collection);
+  const known = await knownScopes(db, chain, collection, req);
   const targets: Target[] = [];
-  for (const { param, id } of known) {
-    await rememberScopes(db, chain, collection.name, param, [id]);
+  for (const { param, id, added } of known) {
+    if (!added) await rememberScopes(db, chain, collection.name, param, [id]);
     targets.push({ collection, endpoint: collection.scoped[param]!, param, id, given: req.ids[param].includes(id) });
   }
   if (targets.length === 0) {
     const flags = Object.keys(collection.scoped).map((p) => flagOf(p)).join(' or ');
-    notes.push(`no plan or strategy known (none given with ${flags}, none named by the records synced)`);
+    const added = collection.product === 'fixed-recurring' ? ', none added with payrec fr plans add' : '';
+    notes.push(`no plan or strategy known (none given with ${flags}, none named by the records synced${added})`);
   }
   return targets;
 }

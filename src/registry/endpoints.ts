@@ -168,7 +168,8 @@ const billingCommon = {
   timeWindow: true,
   record: s.billing,
   identity: ['transactionHash'],
-  columns: ['timestamp', 'amount', 'token', 'success', 'transactionStatus', 'subscriptionId', 'triggeredBy', 'transactionHash', 'fee'],
+  // outcome: payrec's reading of success and transactionStatus (status.ts outcomeAdder).
+  columns: ['timestamp', 'amount', 'token', 'success', 'transactionStatus', 'outcome', 'subscriptionId', 'triggeredBy', 'transactionHash', 'fee'],
   collection: 'fixed-recurring/billings',
 };
 

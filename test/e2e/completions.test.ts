@@ -118,6 +118,8 @@ describe('bash completes', () => {
     expect(await bashComplete('payrec', 'sync', '--columns', 'un')).toEqual(['unchanged']);
     expect(await bashComplete('payrec', 'doctor', '--columns', 'st')).toEqual(['status']);
     expect(await bashComplete('payrec', 'fr', 'plans', '--columns', 'seen')).toEqual(['seenIn']);
+    // Billings carry payrec's outcome besides the API's fields.
+    expect(await bashComplete('payrec', 'fr', 'billings', '--columns', 'amount,out')).toEqual(['amount,outcome']);
     // Every ledger column offered is one the command takes.
     const fields = await bashComplete('payrec', 'subscriptions', '--columns', '');
     expect(fields).toEqual(expect.arrayContaining(['subscriptionId', 'paidThrough', 'state']));

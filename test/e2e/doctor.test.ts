@@ -47,7 +47,8 @@ describe('all is well', () => {
   test('every check ok, cursors of a synced mirror listed, exit 0', async () => {
     const env = home();
     const path = await installCompletion(env);
-    expect((await payrec(emu, ['sync', 'ot/transfers', '-q'], { env })).exitCode).toBe(0);
+    // Short urls name the plans whose subscriptions payrec can tell (a mirror without any is warned of).
+    expect((await payrec(emu, ['sync', 'ot/transfers', 'fr/short-urls', '-q'], { env })).exitCode).toBe(0);
     const r = await doctor(env);
     expect(r.stderr).toBe('');
     expect(r.exitCode).toBe(0);
@@ -72,6 +73,7 @@ describe('all is well', () => {
       'state folder',
       'mirror',
       'cursor ot/transfers',
+      'plans',
       'completion bash',
     ]);
     expect(r.by('setting base-url')?.detail).toBe(`${emu.url} (env)`);

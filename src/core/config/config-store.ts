@@ -28,6 +28,12 @@ export interface Profile {
   db?: string;
   timeout?: string;
   retries?: string;
+  /**
+   * Fixed-recurring plan ids added with `payrec fr plans add`, per service: the chain's
+   * name (`bsc`) for the profile's own service, `emulator:bsc` for --emulator's demo
+   * data. The API lists no plans: a plan no short url names is known only so.
+   */
+  plans?: Record<string, string[]>;
 }
 
 /** The settings a profile keeps for every run besides where it sends requests: flag > env > profile > default. */
@@ -217,7 +223,7 @@ async function inspectConfig(path: string): Promise<Inspection> {
     return unreadable(`is not valid JSON (${await syntaxErrorAt(text)})`);
   }
   if (!isPayrecConfig(data)) {
-    return unreadable('is not a payrec config: expected {"currentProfile": NAME, "profiles": {NAME: {"chain", "baseUrl", "apiKey", "rpc": {CHAIN: URL}}}} with text values');
+    return unreadable('is not a payrec config: expected {"currentProfile": NAME, "profiles": {NAME: {"chain", "baseUrl", "apiKey", "rpc": {CHAIN: URL}…}}} with text values (and "plans": {CHAIN: [plan ids]})');
   }
   return { data, problem: untrusted };
 }
@@ -237,6 +243,8 @@ async function syntaxErrorAt(text: string): Promise<string> {
 
 const TOP_LEVEL_KEYS = new Set(['currentProfile', 'profiles', '__internal__']);
 const PROFILE_KEYS = new Set(['chain', 'baseUrl', 'apiKey', 'keyBaseUrl', 'tz', 'format', 'db', 'timeout', 'retries']);
+/** A plan id as `fr plans add` stores it (lower case): ids go into request paths. */
+const STORED_PLAN_ID = /^0x[0-9a-f]{64}$/;
 
 function isPayrecConfig(data: unknown): data is StoredConfig {
   if (!isObject(data) || Object.keys(data).some((k) => !TOP_LEVEL_KEYS.has(k))) return false;
@@ -246,8 +254,12 @@ function isPayrecConfig(data: unknown): data is StoredConfig {
   // `rpc` alone is a map: the chain's node per chain, each a text value.
   const rpcMap = (v: unknown) => isObject(v) && Object.values(v).every((u) => typeof u === 'string');
   return Object.values(data.profiles).every(
-    (p) => isObject(p) && Object.entries(p).every(([k, v]) => (k === 'rpc' ? rpcMap(v) : PROFILE_KEYS.has(k) && typeof v === 'string')),
+    (p) => isObject(p) && Object.entries(p).every(([k, v]) => (k === 'rpc' ? rpcMap(v) : k === 'plans' ? isPlanLists(v) : PROFILE_KEYS.has(k) && typeof v === 'string')),
   );
+}
+
+function isPlanLists(v: unknown): boolean {
+  return isObject(v) && Object.values(v).every((ids) => Array.isArray(ids) && ids.every((id) => typeof id === 'string' && STORED_PLAN_ID.test(id)));
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -10,7 +10,8 @@ import { keepRpcSecret, keepSecret, maskRpcUrl } from '../runtime/secrets.js';
 export const DEFAULT_BASE_URL = 'https://api.8pay.network';
 export const DEFAULT_CHAIN = 'bsc';
 
-export type Source = 'flag' | 'env' | 'profile' | 'default';
+/** `--emulator`: the built-in emulator's own address and demo key. */
+export type Source = 'flag' | 'env' | 'profile' | 'default' | '--emulator';
 
 export interface Settings {
   profile: string;
@@ -160,7 +161,7 @@ export function checkApiKey(key: string, name = 'the API key'): void {
 
 export function requireKey(s: Settings): string {
   if (!s.apiKey && s.keyWithheldFor !== undefined) {
-    const from = { flag: '--base-url', env: 'PAYREC_BASE_URL', profile: `base-url of profile "${s.profile}"`, default: 'the default' }[s.sources.baseUrl];
+    const from = { flag: '--base-url', '--emulator': '--emulator', env: 'PAYREC_BASE_URL', profile: `base-url of profile "${s.profile}"`, default: 'the default' }[s.sources.baseUrl];
     throw new PayrecError(
       `the key of profile "${s.profile}" is kept for ${printable(s.keyWithheldFor)}, not for ${printable(s.baseUrl)} (${from}): a stored key goes only to its own service`,
       EXIT.auth,

@@ -7,6 +7,7 @@ import { createWriter, type OutputOptions } from '../output/writer.js';
 import type { ListQuery, MergedList, WalkWindow } from './list-query.js';
 import { identityOf } from './paginate.js';
 import { checkRecord } from './records.js';
+import { outcomeAdder } from './status.js';
 
 // --follow: poll for new records and print each one once (like `stripe logs tail`).
 //
@@ -29,6 +30,7 @@ export async function follow(session: Session, endpoint: Endpoint | MergedList, 
   const { ctx } = session;
   const { intervalMs, lookbackSeconds, startedAt } = q.follow!;
   const identity = identityOf(endpoint);
+  const outcome = outcomeAdder(endpoint);
   /** Identity → timestamp of every record printed (or known at the start) that a later poll may see again. */
   const seen = new Map<string, number>();
   const target = await session.openOutput();
@@ -38,6 +40,11 @@ export async function follow(session: Session, endpoint: Endpoint | MergedList, 
     `Following ${'title' in endpoint ? endpoint.title : `${endpoint.product} ${endpoint.command.join(' ')}`}${q.from === undefined ? '' : ` since ${formatIso(q.from, session.zone)}`}: ` +
       `each new record once, late ones up to ${formatDuration(lookbackSeconds)} old (every ${intervalMs / 1000} s; Ctrl-C to stop)`,
   );
+
+  // The in-process emulator serves the data of its start, and nothing arrives after it.
+  if (session.flags.emulator) {
+    session.note('--emulator runs an emulator without live traffic: no new record will come; for records that keep arriving, run payrec emulator start --live 20 and follow it (see its PAYREC_BASE_URL)');
+  }
 
   let previousPoll: number | undefined;
   try {
@@ -52,7 +59,7 @@ export async function follow(session: Session, endpoint: Endpoint | MergedList, 
           const id = identity(r);
           if (seen.has(id)) continue;
           seen.set(id, r.timestamp as number);
-          if (!learnOnly || (r.timestamp as number) >= startedAt) fresh.push(r);
+          if (!learnOnly || (r.timestamp as number) >= startedAt) fresh.push(outcome ? outcome(r) : r);
         }
       }
       for (const r of fresh) await writer.write(r);

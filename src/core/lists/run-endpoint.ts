@@ -9,9 +9,9 @@ import { Progress } from '../output/progress.js';
 import { checkEnvelope, checkRecord, recordChecker } from './records.js';
 import type { Session } from '../runtime/session.js';
 import { amountFields, Summariser } from './summary.js';
-import { statusLabeller, statusReader } from './status.js';
+import { OUTCOME_FIELD, outcomeAdder, statusLabeller, statusReader } from './status.js';
 import { compileJq } from '../output/jq.js';
-import { Writable } from 'node:stream';
+import { TextSink } from '../output/text-sink.js';
 import type { Format } from '../output/writer.js';
 import { follow } from './follow.js';
 import { refuseCountWorkbook, type ListQuery, type MergedList, type WalkWindow } from './list-query.js';
@@ -55,7 +55,9 @@ export async function runEndpoint(
   if ('fields' in endpoint) outputOptions.fields = [...endpoint.fields, ...verifying];
   else outputOptions.emptyHeader = [...Object.keys(recordShape(endpoint.record)), ...verifying];
   outputOptions.statusLabel = statusLabeller(endpoint);
-  if (outputOptions.columns) validateColumns(outputOptions.columns, [...schemaFields(endpoint.record), ...verifying]);
+  const outcome = outcomeAdder(endpoint);
+  if (outcome && outputOptions.emptyHeader) outputOptions.emptyHeader = [...outputOptions.emptyHeader, OUTCOME_FIELD];
+  if (outputOptions.columns) validateColumns(outputOptions.columns, [...schemaFields(endpoint.record), ...(outcome ? [OUTCOME_FIELD] : []), ...verifying]);
   if (outputOptions.flatten !== undefined) validateFlatten(outputOptions.flatten, endpoint.record);
   const client = await session.client(list?.window.concurrency);
   const path = 'walk' in endpoint ? endpoint.path : fillPath(endpoint, pathValues);
@@ -127,7 +129,8 @@ export async function runEndpoint(
   const options = jq ? { ...outputOptions, format: 'json' as const, tty: false } : outputOptions;
   const writer = summary || chart || q.count ? undefined : createWriter(out, options);
   const progress = new Progress(session, w.limit === Infinity);
-  const check = recordChecker(endpoint, session);
+  const checked = recordChecker(endpoint, session);
+  const check = outcome ? (r: Record<string, unknown>) => outcome(checked(r)) : checked;
   let total = 0;
   let count = 0;
   /** The walk stopped at --limit before the list ended: more records may match. */
@@ -192,21 +195,6 @@ function noticeTruncation(
     if (o.cut) session.note(`${verb} the first ${n} matching records; more may match: --all for every record`);
   } else if (o.cut && o.count < o.available) {
     session.note(`${verb} ${n} of ${o.available.toLocaleString('en-US')}; --all for every record`);
-  }
-}
-
-/** Collects what a writer writes, for --jq. */
-class TextSink extends Writable {
-  private chunks: Buffer[] = [];
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
-    this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-    done();
-  }
-  bytes(): Buffer {
-    return Buffer.concat(this.chunks);
-  }
-  text(): string {
-    return this.bytes().toString('utf8');
   }
 }
 

@@ -2,6 +2,7 @@ import type { Endpoint } from '../../registry/types.js';
 import { recordShape } from '../../registry/schemas.js';
 import { UsageError } from '../runtime/errors.js';
 import { printable } from '../output/sanitize.js';
+import { billingOutcome } from '../../subscriptions/records.js';
 
 // Statuses (DESIGN.md "Answers finance and ops can sign"). Which lists have one is
 // read from the registry's record schemas: those whose records carry a top-level
@@ -81,4 +82,18 @@ export function parseStatusFlags(status: string | undefined, failed: boolean | u
     throw new UsageError(`invalid --status "${printable(status)}": expected one or more of ${STATUSES.join(', ')}, separated by commas (e.g. pending,failed)`);
   }
   return new Set(wanted);
+}
+
+/** The column billing exports carry besides the API's fields: paid, failed or pending. */
+export const OUTCOME_FIELD = 'outcome';
+
+/**
+ * For lists of billings (a `success` signal besides the status): the record with its
+ * `outcome` by DESIGN's one meaning (failed when success is not 1 or the status is
+ * failed; paid when success is 1 and the status confirmed; else pending), so a
+ * spreadsheet filter on it gives the revenue --summary gives. Undefined for other lists.
+ */
+export function outcomeAdder(endpoint: Pick<Endpoint, 'record'>): ((record: Record<string, unknown>) => Record<string, unknown>) | undefined {
+  if (!hasSuccess(endpoint) || !hasStatus(endpoint)) return undefined;
+  return (r) => ({ ...r, [OUTCOME_FIELD]: billingOutcome(r as { success: number; transactionStatus: string }) });
 }

@@ -6,6 +6,7 @@ import { finished } from 'node:stream/promises';
 import { UsageError } from '../runtime/errors.js';
 import { printable } from './sanitize.js';
 import { refuseForeignLinks, unwritable } from '../runtime/trust.js';
+import { userFileMode } from '../runtime/umask.js';
 
 // --output FILE: write to a temporary file beside FILE and rename it over FILE only
 // when everything was written. A failed or interrupted run leaves no partial file, and
@@ -79,8 +80,10 @@ export async function openAtomic(target: string, existing?: Stats): Promise<Atom
   // here, before any request, turns a bad directory into an error up front.
   const handle = await open(temp, 'wx', 0o644);
   pending.add(temp);
-  // Its mode before a byte is written, whatever the umask: 0600 stays 0600.
-  if (existing) await handle.chmod(existing.mode & 0o7777);
+  // Its mode before a byte is written, whatever the umask: 0600 stays 0600. A new file
+  // gets the user's umask even after the mirror made this process's files private.
+  const mode = existing ? existing.mode & 0o7777 : userFileMode(0o644);
+  if (mode !== undefined) await handle.chmod(mode);
   const stream = handle.createWriteStream() as unknown as WriteStream;
   return {
     stream,

@@ -17,6 +17,44 @@ const EXTENSION_FORMATS: Readonly<Record<string, Format>> = {
   '.ndjson': 'jsonl',
 };
 
+/**
+ * `-o` takes a file name. A bare format's name (`-o json`, `-o wide`: kubectl's habit)
+ * or an extension payrec cannot write (`.xls`, `.ods`, `.parquet`) would get a file
+ * named so holding something else: refused (exit 2) with the flag that does it.
+ */
+const NOT_FILE_NAMES: Readonly<Record<string, string>> = {
+  json: '-f json',
+  jsonl: '-f jsonl',
+  ndjson: '-f jsonl',
+  csv: '-f csv',
+  tsv: '-f table (tab-separated when piped)',
+  table: '-f table',
+  xlsx: '-f xlsx -o FILE.xlsx',
+  wide: '--wide',
+  yaml: '-f json',
+};
+const UNWRITABLE_EXTENSIONS: Readonly<Record<string, string>> = {
+  '.xls': '-o FILE.xlsx (a workbook every spreadsheet opens)',
+  '.xlsm': '-o FILE.xlsx',
+  '.ods': '-o FILE.xlsx (LibreOffice opens it) or -o FILE.csv',
+  '.numbers': '-o FILE.xlsx (Numbers opens it) or -o FILE.csv',
+  '.parquet': 'payrec sync --parquet DIR (Parquet of the mirror)',
+  '.yaml': '-o FILE.json',
+  '.yml': '-o FILE.json',
+};
+
+export function refuseOutputName(file: string): void {
+  const flag = NOT_FILE_NAMES[file.toLowerCase()];
+  if (flag !== undefined) {
+    throw new UsageError(`-o takes a file name, and "${printable(file)}" is a format's name: nothing was written`, `for that format use ${flag} (with -o FILE to write a file)`);
+  }
+  const ext = extname(file).toLowerCase();
+  const instead = UNWRITABLE_EXTENSIONS[ext];
+  if (instead !== undefined) {
+    throw new UsageError(`payrec cannot write ${ext} files (-o "${printable(file)}"): nothing was written`, `use ${instead}`);
+  }
+}
+
 /** The format `file`'s extension names (any case), or undefined for another extension or none. */
 export function formatOfFile(file: string): Format | undefined {
   return EXTENSION_FORMATS[extname(file).toLowerCase()];

@@ -1,3 +1,4 @@
+import leven from 'leven';
 import { z } from 'zod';
 import { UsageError } from '../runtime/errors.js';
 import { neutraliseFormula, neutraliseTerminal, printable, terminalJson } from './sanitize.js';
@@ -132,9 +133,19 @@ export function validateColumns(columns: string[], knownFields: string[]): void 
   const unknown = columns.filter((c) => !known.has(c) && !openPrefixes.some((p) => c.startsWith(p)));
   if (unknown.length === 0) return;
   const names = unknown.map((c) => JSON.stringify(c)).join(', ');
+  const close = [...new Set(unknown.flatMap((c) => closeNames(c, knownFields)))];
   throw new UsageError(
     `unknown ${unknown.length === 1 ? 'column' : 'columns'} ${names} in --columns; known: ${knownFields.join(', ')}`,
+    close.length > 0 ? `did you mean ${close.join(', ')}?` : undefined,
   );
+}
+
+/** Known names a mistyped column may have meant: those holding it (`mrr` → mrr_start, mrr_end…), else those a typo or two away. */
+function closeNames(column: string, known: readonly string[]): string[] {
+  const word = column.toLowerCase();
+  const holding = known.filter((k) => word.length >= 2 && k.toLowerCase().includes(word));
+  if (holding.length > 0) return holding.slice(0, 8);
+  return known.filter((k) => leven(word, k.toLowerCase()) <= Math.min(2, Math.floor(k.length / 3)));
 }
 
 /** Throws a UsageError unless --flatten names a top-level list field of these records. */

@@ -14,6 +14,12 @@ export interface Context {
    * which a command reading stdin unasked would wait on for ever.
    */
   stdinIsPiped: boolean;
+  /**
+   * stdin is a socket: what Node's spawn and execa give a child. It may bring input
+   * (execa's `input`) or be left open with nothing ever coming (a runner's): see
+   * stdin.ts, which waits a moment for it when input is optional.
+   */
+  stdinIsSocket: boolean;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
   /** Terminal width for tables and charts (80 when unknown). */
@@ -34,6 +40,14 @@ function isPipeOrFile(fd: number): boolean {
   }
 }
 
+function isSocket(fd: number): boolean {
+  try {
+    return fstatSync(fd).isSocket();
+  } catch {
+    return false;
+  }
+}
+
 export function processContext(signal: AbortSignal): Context {
   const out = process.stdout as NodeJS.WriteStream;
   const err = process.stderr as NodeJS.WriteStream;
@@ -43,6 +57,7 @@ export function processContext(signal: AbortSignal): Context {
     stderr: err,
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stdinIsPiped: isPipeOrFile(0),
+    stdinIsSocket: isSocket(0),
     stdoutIsTTY: Boolean(out.isTTY),
     stderrIsTTY: Boolean(err.isTTY),
     columns: out.columns || err.columns || 80,

@@ -8,7 +8,7 @@ import { maskSecrets } from './secrets.js';
 // Messages quote servers (an API error, an emulator's answer, a forwarded reply), so
 // each line is neutralised here as record text is, whoever built the message.
 
-export function reportError(err: unknown, ctx: Context, debug: boolean): number {
+export function reportError(err: unknown, ctx: Context, debug: boolean, emulator = false): number {
   if (err instanceof PayrecError) {
     if (err.exitCode === EXIT.ok) return EXIT.ok; // e.g. --dry-run stopping after printing
     if (err.exitCode === EXIT.interrupted) {
@@ -17,7 +17,7 @@ export function reportError(err: unknown, ctx: Context, debug: boolean): number 
     }
     // A gate that matched is an answer, not a failure of payrec: no "error:".
     ctx.stderr.write(err.exitCode === EXIT.gate ? `${err.message}\n` : `error: ${shown(err.message)}\n`);
-    if (err.hint) ctx.stderr.write(`hint: ${shown(err.hint)}\n`);
+    if (err.hint) ctx.stderr.write(`hint: ${shown(emulator ? underEmulator(err.hint) : err.hint)}\n`);
     if (debug && err.stack) ctx.stderr.write(maskSecrets(err.stack) + '\n');
     return err.exitCode;
   }
@@ -30,6 +30,15 @@ export function reportError(err: unknown, ctx: Context, debug: boolean): number 
   ctx.stderr.write(`error: unexpected internal error: ${shown(e?.message ?? String(err))}\n`);
   ctx.stderr.write(debug && e?.stack ? maskSecrets(e.stack) + '\n' : 'hint: run again with --debug for details, and report it\n');
   return EXIT.internal;
+}
+
+/**
+ * A hint of a run with --emulator, whose commands must keep it to reach the same demo
+ * data: `payrec sync` → `payrec --emulator sync`. Commands that do not use the service
+ * (emulator, completion, help) and ones that say --emulator already are left as they are.
+ */
+export function underEmulator(text: string): string {
+  return text.replace(/\bpayrec (?!--emulator\b|emulator\b|completion\b|help\b)(?=[a-z-])/g, 'payrec --emulator ');
 }
 
 /** A message line as the user sees it: inert on a terminal, the API key masked. */

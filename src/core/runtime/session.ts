@@ -1,7 +1,7 @@
 import chalk from 'chalk';
 import { setFlagsFromString } from 'node:v8';
 import { openOutputFile } from '../output/atomic-file.js';
-import { chooseFormat, formatGivenAs } from '../output/format-choice.js';
+import { chooseFormat, formatGivenAs, refuseOutputName } from '../output/format-choice.js';
 import { ConfigStore, type ConfigFileError, type RunDefaults } from '../config/config-store.js';
 import type { Context } from './context.js';
 import { emulatorAnchor } from './emulator-clock.js';
@@ -90,6 +90,7 @@ export class Session {
     if (flags.output !== undefined && (flags.output === '' || hasControlCharacters(flags.output))) {
       throw new UsageError(`invalid --output "${printable(flags.output)}": expected a file path without control characters`);
     }
+    if (flags.output !== undefined) refuseOutputName(flags.output);
     // A workbook is a zip: binary that a terminal or a pipe has no use for.
     if (this.format === 'xlsx' && flags.output === undefined) {
       const fromEnv = this.formatGivenAs.startsWith('PAYREC_FORMAT');
@@ -121,8 +122,8 @@ export class Session {
     const emulator = await startEmulator({ port: 0, now: emulatorAnchor(this.ctx.env, this.ctx.now()).seconds });
     this.cleanups.push(() => emulator.close());
     // Its chain too, unless --rpc names another node.
-    const rpc = s.sources.rpcUrl === 'flag' ? { rpcUrl: s.rpcUrl, source: s.sources.rpcUrl } : { rpcUrl: emulator.rpcUrl(s.chain), source: 'flag' as const };
-    return { ...s, baseUrl: emulator.url, apiKey: emulator.keyFor(s.chain), rpcUrl: rpc.rpcUrl, sources: { ...s.sources, baseUrl: 'flag', apiKey: 'flag', rpcUrl: rpc.source } };
+    const rpc = s.sources.rpcUrl === 'flag' ? { rpcUrl: s.rpcUrl, source: s.sources.rpcUrl } : { rpcUrl: emulator.rpcUrl(s.chain), source: '--emulator' as const };
+    return { ...s, baseUrl: emulator.url, apiKey: emulator.keyFor(s.chain), rpcUrl: rpc.rpcUrl, sources: { ...s.sources, baseUrl: '--emulator', apiKey: '--emulator', rpcUrl: rpc.source } };
   }
 
   /**

@@ -1,0 +1,123 @@
+import { dirname } from 'node:path';
+import { addedPlans } from '../core/config/added-plans.js';
+import type { Session } from '../core/runtime/session.js';
+import { makeKeptFolder } from '../core/runtime/trust.js';
+import { CATALOG, resolveCollections } from './catalog.js';
+import { MIRROR_KEEPER, type MirrorLocation } from './location.js';
+import { discoveredScopes } from './scopes.js';
+import { serviceOf } from './service.js';
+import { CURSOR_TABLE, rememberedScopes } from './state.js';
+import { MirrorDb, openOptions } from './store.js';
+import { syncMirror } from './sync.js';
+
+// Which fixed-recurring plans payrec knows, and from where (DESIGN.md "Subscriptions and
+// revenue metrics": plan coverage is never silent). The API lists no plans: a plan is
+// known when a short url names it, when the mirror remembers it (given once to
+// `sync --plan-id`, or named by a record synced before), or when it was added to the
+// profile (`payrec fr plans add`). A plan with none of these is unseen, and every figure
+// over subscriptions would leave it out, so each command that reads them says how many
+// plans it covers, from which sources, and how to add one.
+
+/** `earlier`: the mirror holds the plan's lists, but no source names it now (removed from the profile). */
+export type PlanSource = 'short url' | 'synced' | 'added' | 'earlier';
+
+/** What each source means, in the order a plan is counted under the first that names it. */
+const SOURCE_WORDS: Record<PlanSource, string> = {
+  'short url': 'named by short urls',
+  added: 'added with fr plans add',
+  synced: 'remembered from sync --plan-id',
+  earlier: 'synced earlier, named by nothing now',
+};
+
+const BILLINGS = CATALOG.find((c) => c.name === 'fixed-recurring/billings')!;
+
+/**
+ * Every known fixed-recurring plan of `chain` with its sources, in id order: from the
+ * mirror (`db`, when there is one) and from the profile (`added`).
+ */
+export async function knownPlans(db: MirrorDb | undefined, chain: string, added: readonly string[]): Promise<Map<string, PlanSource[]>> {
+  const sources = new Map<string, Set<PlanSource>>();
+  const found = (id: string, source: PlanSource) => {
+    if (!sources.has(id)) sources.set(id, new Set());
+    sources.get(id)!.add(source);
+  };
+  if (db) {
+    for (const id of await discoveredScopes(db, chain, BILLINGS, 'planId')) found(id, 'short url');
+    for (const collection of ['fixed-recurring/billings', 'fixed-recurring/cancellations']) {
+      for (const id of await rememberedScopes(db, chain, collection, 'planId')) found(id, 'synced');
+    }
+  }
+  for (const id of added) found(id, 'added');
+  if (db) for (const id of await syncedPlans(db, chain)) if (!sources.has(id)) found(id, 'earlier');
+  const order = Object.keys(SOURCE_WORDS) as PlanSource[];
+  return new Map([...sources].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, s]) => [id, order.filter((x) => s.has(x))]));
+}
+
+/** `payrec [--emulator] ` for hints: a command under --emulator is run with it again. */
+export const payrecCommand = (session: Session): string => `payrec ${session.flags.emulator ? '--emulator ' : ''}`;
+
+/** How to make a plan known: the end of every coverage line. */
+export function unseenHint(session: Session): string {
+  return `a plan that no short url names is unseen until added: ${payrecCommand(session)}fr plans add PLAN_ID`;
+}
+
+/**
+ * `plans` counted by where each was found, each under its first source: "5 named by
+ * short urls, 6 added with fr plans add"; plans no source names now (removed from the
+ * profile after a sync) are "synced earlier".
+ */
+export function sourceCounts(plans: readonly string[], known: ReadonlyMap<string, readonly PlanSource[]>): string {
+  const counts = new Map<PlanSource, number>();
+  for (const plan of plans) {
+    const first = known.get(plan)?.[0] ?? 'earlier';
+    counts.set(first, (counts.get(first) ?? 0) + 1);
+  }
+  return (Object.keys(SOURCE_WORDS) as PlanSource[]).filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${SOURCE_WORDS[s]}`).join(', ');
+}
+
+/** Plans whose billings the mirror has synced (a cursor per plan), whatever names them. */
+async function syncedPlans(db: MirrorDb, chain: string): Promise<string[]> {
+  const rows = await db.rows(`SELECT DISTINCT scope FROM ${CURSOR_TABLE} WHERE chain = $1 AND collection = 'fixed-recurring/billings' AND scope LIKE 'planId=%'`, [chain]);
+  return rows.map((r) => String(r.scope).slice('planId='.length));
+}
+
+const plansWord = (n: number) => `${n.toLocaleString('en-US')} fixed-recurring ${n === 1 ? 'plan' : 'plans'}`;
+
+/**
+ * Says on stderr which plans a figure over subscriptions covers (`covered`: the plans
+ * whose billings and cancellations the mirror holds and the command reads), from which
+ * sources, which known plans it leaves out for want of a sync, and how to add an unseen
+ * one. `given`: the command named its plans (--plan-id), and covers only those.
+ */
+export async function notePlanCoverage(session: Session, db: MirrorDb, chain: string, covered: readonly string[], given: readonly string[]): Promise<void> {
+  if (given.length > 0) {
+    session.note(`covering ${plansWord(covered.length)}: those given with --plan-id`);
+    return;
+  }
+  const known = await knownPlans(db, chain, await addedPlans(session));
+  const unsynced = [...known.keys()].filter((plan) => !covered.includes(plan));
+  const left =
+    unsynced.length === 0
+      ? ''
+      : `; ${plansWord(unsynced.length)} known but not synced yet, so left out (${unsynced.map((p) => `${p.slice(0, 10)}…`).join(', ')}): ${payrecCommand(session)}sync, or --sync`;
+  session.note(`covering ${plansWord(covered.length)} (${sourceCounts(covered, known) || 'none'})${left}; ${unseenHint(session)}`);
+}
+
+/**
+ * `--sync` of `payrec subscriptions` and `payrec metrics`: the fixed-recurring short urls
+ * (they name plans), then the billings and cancellations of every known plan (of
+ * `given` only when given), and nothing else of the mirror. Returns what it fetched.
+ */
+export async function syncPlans(session: Session, location: MirrorLocation, given: readonly string[]): Promise<{ fetched: number; new: number; updated: number }> {
+  if (location.isDefault) await makeKeptFolder(dirname(location.file), MIRROR_KEEPER);
+  const db = await MirrorDb.open(location.file, 'write', openOptions(session));
+  try {
+    const collections = resolveCollections(given.length > 0 ? ['fr/billings', 'fr/cancellations'] : ['fr/short-urls', 'fr/billings', 'fr/cancellations']);
+    const added = given.length > 0 ? [] : await addedPlans(session);
+    const reports = await syncMirror(session, db, await serviceOf(session), { collections, ids: { planId: [...given], strategyId: [] }, added, lookback: 3600, full: false, concurrency: 4 });
+    const sum = (k: 'fetched' | 'new' | 'updated') => reports.reduce((n, r) => n + r[k], 0);
+    return { fetched: sum('fetched'), new: sum('new'), updated: sum('updated') };
+  } finally {
+    db.close();
+  }
+}
