@@ -70,7 +70,7 @@ describe('config set base-url refuses control and bidi characters (item 16)', ()
     // Mutant killed: checkBaseUrl without hasControlCharacters (the URL parser took both, and the value was stored).
     const dir = tempDir();
     const r = await payrec(undefined, ['config', 'set', 'base-url', url], { env: { PAYREC_CONFIG_DIR: dir } });
-    expect(r.stderr).toBe(`error: invalid --base-url "${shown}": expected a URL without control characters (escapes, bidi overrides)\n`);
+    expect(r.stderr).toBe(`error: invalid --base-url "${shown}": expected an https:// URL without control characters (escapes, bidi overrides)\n`);
     expect(r.exitCode).toBe(2);
     expect(existsSync(join(dir, 'config.json'))).toBe(false);
   });

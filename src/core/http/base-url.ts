@@ -16,7 +16,7 @@ export function isLoopback(hostname: string): boolean {
  */
 export function checkBaseUrl(raw: string): URL {
   // The URL parser would percent-encode them; shown in messages and `config list`, they would act on the terminal.
-  if (hasControlCharacters(raw)) throw new UsageError(`invalid base URL "${printable(raw)}": expected a URL without control characters (escapes, bidi overrides)`);
+  if (hasControlCharacters(raw)) throw new UsageError(`invalid base URL "${printable(raw)}": expected an https:// URL without control characters (escapes, bidi overrides)`);
   let url: URL;
   try {
     url = new URL(raw);
