@@ -23,6 +23,11 @@ export function addGateOptions(cmd: Command, withStatus: boolean, billing: boole
       .option('--failed', billing ? 'only failed billings (success is not 1 or status failed)' : 'only failed records (--status failed)');
   }
   addCountOptions(cmd, 'records');
+  addJqOption(cmd);
+}
+
+/** --jq: on every list, and on the commands whose rows payrec computes (subscriptions, metrics). */
+export function addJqOption(cmd: Command): void {
   cmd.option('--jq <expr>', 'run a jq expression on the JSON that -f json would print (strings printed raw), like gh --jq');
 }
 

@@ -63,7 +63,9 @@ function oracle(f: SubscriptionFacts, t: number, grace = GRACE): OracleRow | und
   const c = f.cancellation;
   const cancelled = c !== null && c.transactionStatus === 'confirmed' && (c.timestamp as number) < t;
   const period = (first.cycleEnd as number) - (first.cycleStart as number) + 1;
-  const state = cancelled ? 'cancelled' : t <= paidThrough ? 'active' : t <= paidThrough + grace ? 'past_due' : 'lapsed';
+  // A forced cancellation ends it at once; one by its customer when its paid period ends.
+  const ended = cancelled && (c!.forced === true || t > paidThrough);
+  const state = ended ? 'cancelled' : cancelled || t <= paidThrough ? 'active' : t <= paidThrough + grace ? 'past_due' : 'lapsed';
   return { subscriptionId: f.subscriptionId, planId: f.planId, token: f.token, mrr: mrrOf(f.amount, period), started: first.timestamp as number, paidThrough, cancelledAt: cancelled ? (c!.timestamp as number) : null, state };
 }
 
@@ -158,7 +160,7 @@ describe('the mirror\'s subscriptions view', () => {
     } finally {
       await today.close();
     }
-    const columns = 'subscriptionId, planId, token, amount, period, mrr, epoch(started)::BIGINT AS started, epoch(paidThrough)::BIGINT AS paidThrough, epoch(lastAttempt)::BIGINT AS lastAttempt, failedAttempts, epoch(cancelledAt)::BIGINT AS cancelledAt, forced, state';
+    const columns = 'subscriptionId, planId, token, amount, period, mrr, epoch(started)::BIGINT AS started, epoch(paidThrough)::BIGINT AS paidThrough, epoch(lastAttempt)::BIGINT AS lastAttempt, failedAttempts, epoch(cancelledAt)::BIGINT AS cancelledAt, forced, epoch(endsAt)::BIGINT AS endsAt, daysPastDue, state';
     const [view, sums, cli] = await Promise.all([
       payrec(s.emu, ['sql', '--db', db, '-f', 'json', `SELECT ${columns} FROM subscriptions ORDER BY subscriptionId`]),
       payrec(s.emu, ['sql', '--db', db, '-f', 'json', `SELECT token, SUM(mrr) AS mrr FROM subscriptions WHERE state IN ('active', 'past_due') GROUP BY token ORDER BY token`]),

@@ -182,7 +182,7 @@ function noticeTruncation(
 }
 
 /** Collects what a writer writes, for --jq. */
-class TextSink extends Writable {
+export class TextSink extends Writable {
   private chunks: Buffer[] = [];
   override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
     this.chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
