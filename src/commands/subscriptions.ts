@@ -288,7 +288,7 @@ async function runLedger(session: Session, cmd: Command): Promise<void> {
   const rows = ledger(records, { at, graceSeconds }).filter(
     (r) => (states === undefined || states.has(r.state)) && (pastDueFor === undefined || (r.state === 'past_due' && r.daysPastDue! >= pastDueFor)),
   );
-  await answerRows(session, rows as unknown as Record<string, unknown>[], { ...output, cellKinds: LEDGER_CELLS }, { ...answer, what: 'subscription' });
+  await answerRows(session, rows as unknown as Record<string, unknown>[], { ...output, cellKinds: LEDGER_CELLS, keepColumns: LEDGER_ANSWERS }, { ...answer, what: 'subscription' });
   if (rows.length === 0 && !answer.count) session.note('no subscriptions match');
 }
 
@@ -370,7 +370,7 @@ async function runMetrics(session: Session, cmd: Command): Promise<void> {
     for (const k of RATIO_COLUMNS) shown[k] = percent(r[k]);
     return shown;
   };
-  await answerRows(session, rows.map(named), { ...output, cellKinds: METRICS_CELLS }, { ...answer, what: 'row', table });
+  await answerRows(session, rows.map(named), { ...output, cellKinds: METRICS_CELLS, keepColumns: ['interval', 'token', ...(byPlan ? ['planId'] : []), ...METRICS_ANSWERS] }, { ...answer, what: 'row', table });
   if (rows.length === 0 && !answer.count) session.note('no subscription was counted, billed or in dunning in this window');
 }
 
