@@ -98,7 +98,7 @@ function addMirrorOptions(cmd: Command): Command {
 
 export function addSubscriptionCommands(program: Command, action: CommandAction): void {
   const subs = addMirrorOptions(offerColumns(topCommand(program, 'subscriptions'), LEDGER_COLUMNS))
-    .argument('[subscriptionId]', 'show this one subscription whole (its billings and cancellation, read from the API: no mirror needed)')
+    .argument('[subscriptionId]', "one subscription's story: its id, a billing's transactionHash or the first 8+ hex characters of its id (from the mirror when it holds it, else from the API)")
     .option('--state <list>', `only subscriptions in these states: ${SUBSCRIPTION_STATES.join(', ')} (comma-separated; canceled is accepted)`)
     .option('--past-due-for <days>', 'only past-due subscriptions with at least this many whole days past due (daysPastDue)')
     .addHelpText(
@@ -274,11 +274,12 @@ async function runLedger(session: Session, cmd: Command): Promise<void> {
   const { plans, at, graceSeconds } = parseMirrorFlags(session, flags);
   const one = cmd.args[0] as string | undefined;
   if (one !== undefined) {
-    const id = parseOption(hexId, one, 'SUBSCRIPTION_ID').toLowerCase();
-    const mirrorOnly = (['state', 'pastDueFor', 'planId', 'sync', 'db', 'count', 'failIfAny', 'jq'] as const).filter((k) => flags[k] !== undefined);
-    if (mirrorOnly.length > 0) throw new UsageError(`one subscription is read from the API: --${mirrorOnly.map(kebab).join(', --')} ${mirrorOnly.length === 1 ? 'is' : 'are'} for the ledger`);
+    const show = await import('./subscription-show.js');
+    const id = show.parseSubscriptionArgument(one);
+    const ledgerOnly = (['state', 'pastDueFor', 'planId', 'sync', 'count', 'failIfAny', 'jq'] as const).filter((k) => flags[k] !== undefined);
+    if (ledgerOnly.length > 0) throw new UsageError(`one subscription's story: --${ledgerOnly.map(kebab).join(', --')} ${ledgerOnly.length === 1 ? 'is' : 'are'} for the ledger`);
     noteAt(session, flags, at);
-    return (await import('./subscription-show.js')).showSubscription(session, id, at, graceSeconds);
+    return show.showSubscription(session, id, at, graceSeconds, flags.db);
   }
   const answer = await parseAnswerFlags(session, flags);
   const output = session.output('list', LEDGER_TABLE_COLUMNS);

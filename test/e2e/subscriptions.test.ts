@@ -583,3 +583,71 @@ describe('outputs that answer: workbooks a SUM can total, terminals that keep th
     expect(report.join('\n')).toContain('2025-09');
   });
 });
+
+describe('payrec subscriptions ID: the story, by id, transactionHash or prefix (issue 29)', () => {
+  /** The oracle's changes of state: each instant where one can happen, compared with the second before. */
+  const stateChanges = (f: SubscriptionFacts, at: number) => {
+    const instants = new Set<number>();
+    for (const b of f.billings) [(b.timestamp as number) + 1, (b.cycleEnd as number) + 1, (b.cycleEnd as number) + GRACE + 1].forEach((x) => instants.add(x));
+    if (f.cancellation) instants.add((f.cancellation.timestamp as number) + 1);
+    return [...instants]
+      .sort((a, b) => a - b)
+      .filter((x) => x <= at && oracle(f, x) !== undefined && oracle(f, x)!.state !== oracle(f, x - 1)?.state)
+      .map((x) => ({ time: x, state: oracle(f, x)!.state }));
+  };
+
+  it('a prefix of 10 hex characters or a billing\'s hash finds it in the mirror: planId in the summary, every attempt and every change of state in time order', async () => {
+    const at = s.emu.subscriptions('bsc').now;
+    const f = facts.find((x) => x.cancellation?.transactionStatus === 'confirmed' && x.billings.some(failed) && x.billings.filter(paid).length > 2)!;
+    expect(f).toBeDefined();
+    const hash = f.billings[1].transactionHash as string;
+    const [byPrefix, byHash] = await Promise.all([
+      payrec(s.emu, ['subscriptions', f.subscriptionId.slice(0, 12), '--db', db, '--at', String(at), '-f', 'json']),
+      payrec(s.emu, ['subscriptions', hash, '--db', db, '--at', String(at), '-f', 'json', '-q']),
+    ]);
+    expect(byPrefix.exitCode, byPrefix.stderr).toBe(0);
+    expect(byPrefix.stderr).toContain(`subscription ${f.subscriptionId}: from the mirror`);
+    expect(byHash.stdout).toBe(byPrefix.stdout);
+    const shown = JSON.parse(byPrefix.stdout) as { planId: string; state: string; story: { time: number; event: string; state?: string; transactionHash?: string }[] };
+    expect(shown.planId).toBe(f.planId);
+    expect(shown.state).toBe(oracle(f, at)!.state);
+    const times = shown.story.map((r) => r.time);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(shown.story.filter((r) => r.event === 'billing').map((r) => r.transactionHash)).toEqual(f.billings.filter((b) => (b.timestamp as number) < at).map((b) => b.transactionHash));
+    expect(shown.story.filter((r) => r.event === 'cancellation').map((r) => r.transactionHash)).toEqual([f.cancellation!.transactionHash]);
+    const changes = shown.story.filter((r) => r.state !== undefined && !r.event.endsWith(' on')).map((r) => ({ time: r.time, state: r.state }));
+    expect(changes).toEqual(stateChanges(f, at));
+    expect(changes.length).toBeGreaterThan(1);
+  });
+
+  it('piped, one table: a header and one line per event; an ambiguous prefix is exit 2 naming the candidates; an unknown prefix exit 4', async () => {
+    const at = String(s.emu.subscriptions('bsc').now);
+    const f = facts.find((x) => x.billings.some(paid))!;
+    const piped = await payrec(s.emu, ['subscriptions', f.subscriptionId, '--db', db, '--at', at, '-q']);
+    expect(piped.exitCode).toBe(0);
+    const lines = piped.stdout.split('\n').slice(0, -1).map((l) => l.split('\t'));
+    expect(lines[0]).toEqual(['time', 'event', 'state', 'outcome', 'cycleStart', 'cycleEnd', 'amount', 'token', 'transactionHash']);
+    expect(lines.slice(1).every((l) => l.length === 9)).toBe(true);
+    // A second subscription whose id shares the first 12 hex characters of f's, written into a copy of the mirror.
+    const twin = join(tempDir(), 'twin.duckdb');
+    copyFileSync(db, twin);
+    const instance = await DuckDBInstance.create(twin);
+    const conn = await instance.connect();
+    const other = `${f.subscriptionId.slice(0, 14)}${'f'.repeat(52)}`;
+    await conn.run(`INSERT INTO payrec_store.fixed_recurring_billings SELECT * REPLACE ($1 AS subscriptionId, '0x' || repeat('e', 64) AS transactionHash) FROM payrec_store.fixed_recurring_billings WHERE subscriptionId = $2 LIMIT 1`, [other, f.subscriptionId]);
+    conn.closeSync();
+    instance.closeSync();
+    const ambiguous = await payrec(s.emu, ['subscriptions', f.subscriptionId.slice(0, 14), '--db', twin]);
+    expect(ambiguous.exitCode).toBe(2);
+    expect(ambiguous.stderr).toContain(`${f.subscriptionId.slice(0, 14)} begins the ids of 2 subscriptions in the mirror: ${[f.subscriptionId, other].sort().join(', ')}`);
+    expect((await payrec(s.emu, ['subscriptions', f.subscriptionId.slice(0, 15), '--db', twin, '-q'])).exitCode).toBe(0);
+    const [unknown, bad] = await Promise.all([
+      payrec(s.emu, ['subscriptions', 'fedcba9876543210', '--db', db]),
+      payrec(s.quiet, ['subscriptions', '0x1234', '--db', db]),
+    ]);
+    expect(unknown.exitCode).toBe(4);
+    expect(unknown.stderr).toContain('no subscription in the mirror has an id beginning with 0xfedcba9876543210');
+    expect(bad.exitCode).toBe(2);
+    expect(s.quiet.requests).toEqual([]);
+  });
+});
