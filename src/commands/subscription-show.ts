@@ -23,7 +23,7 @@ const BILLINGS = endpoints.find((e) => e.path === '/fixed-recurring/subscription
 const CANCELLATION = endpoints.find((e) => e.path === '/fixed-recurring/subscriptions/:subscriptionId/cancellation')!;
 const SUMMARY_COLUMNS = ['subscriptionId', 'planId', 'state', 'token', 'amount', 'period', 'mrr', 'started', 'paidThrough', 'lastAttempt', 'failedAttempts', 'cancelledAt', 'forced', 'endsAt', 'daysPastDue'];
 const ATTEMPT_COLUMNS = ['timestamp', 'cycleStart', 'cycleEnd', 'outcome', 'success', 'transactionStatus', 'amount', 'token', 'transactionHash'];
-const STORY_COLUMNS = ['time', 'event', 'state', 'outcome', 'cycleStart', 'cycleEnd', 'amount', 'token', 'transactionHash'];
+const STORY_COLUMNS = ['timestamp', 'event', 'state', 'outcome', 'cycleStart', 'cycleEnd', 'amount', 'token', 'transactionHash'];
 /** A full id or hash: 0x and 64 hex characters. */
 const FULL = /^0x[0-9a-f]{64}$/;
 /** A prefix the mirror can look up: 8 hex characters or more, 0x optional. */
@@ -94,7 +94,7 @@ async function fromMirror(session: Session, named: string, db: string | undefine
       const shown = ids.slice(0, 10).join(', ');
       throw new UsageError(`${named} begins the ids of ${ids.length > 10 ? 'more than 10' : ids.length} subscriptions in the mirror: ${shown}${ids.length > 10 ? ', …' : ''}`, 'give more of the id');
     }
-    return { subscriptionId: ids[0], ...(await subscriptionRecordsOf(mirror, chain, ids[0])), source: `the mirror ${printable(location.file)}` };
+    return { subscriptionId: ids[0], ...(await subscriptionRecordsOf(mirror, chain, ids[0])), source: 'the mirror' };
   } finally {
     mirror.close();
   }
@@ -119,19 +119,19 @@ async function fromApi(session: Session, subscriptionId: string, at: number): Pr
 
 /** Attempts, the cancellation and the changes of state, in time order (a record before the change it makes, a second later). */
 function storyOf(attempts: Record<string, unknown>[], cancellation: Record<string, unknown> | undefined, changes: StateChange[], next: StateChange | undefined): Record<string, unknown>[] {
-  const rows: Record<string, unknown>[] = attempts.map((a) => ({ time: a.timestamp, event: 'billing', ...pick(a, ['outcome', 'cycleStart', 'cycleEnd', 'amount', 'token', 'transactionHash']) }));
+  const rows: Record<string, unknown>[] = attempts.map((a) => ({ timestamp: a.timestamp, event: 'billing', ...pick(a, ['outcome', 'cycleStart', 'cycleEnd', 'amount', 'token', 'transactionHash']) }));
   if (cancellation) {
     const by = cancellation.forced === true ? 'forced by the plan' : 'by the customer';
-    rows.push({ time: cancellation.timestamp, event: 'cancellation', outcome: cancellation.transactionStatus === 'confirmed' ? by : `${by}, ${String(cancellation.transactionStatus)}`, transactionHash: cancellation.transactionHash });
+    rows.push({ timestamp: cancellation.timestamp, event: 'cancellation', outcome: cancellation.transactionStatus === 'confirmed' ? by : `${by}, ${String(cancellation.transactionStatus)}`, transactionHash: cancellation.transactionHash });
   }
   let before: SubscriptionState | undefined;
   for (const c of changes) {
-    rows.push({ time: c.time, event: changeName(before, c.state, cancellation), state: c.state });
+    rows.push({ timestamp: c.time, event: changeName(before, c.state, cancellation), state: c.state });
     before = c.state;
   }
-  if (next) rows.push({ time: next.time, event: next.state === 'cancelled' ? 'ends on' : next.state === 'lapsed' ? 'lapses on' : 'past due on', state: next.state });
+  if (next) rows.push({ timestamp: next.time, event: next.state === 'cancelled' ? 'ends on' : next.state === 'lapsed' ? 'lapses on' : 'past due on', state: next.state });
   // Stable: at one instant, records keep their order and come before the changes.
-  return rows.sort((a, b) => (a.time as number) - (b.time as number));
+  return rows.sort((a, b) => (a.timestamp as number) - (b.timestamp as number));
 }
 
 function changeName(before: SubscriptionState | undefined, after: SubscriptionState, cancellation: Record<string, unknown> | undefined): string {

@@ -335,7 +335,7 @@ function metricsWindow(session: Session, flags: MetricsFlags, kind: IntervalKind
   }
   // Nothing later than --at is known: the last interval ends there (a record stamped at that very second is not yet seen).
   if (window.end > at) {
-    session.note(`the last interval ends at ${flags.at === undefined ? 'now' : '--at'} (${formatLocal(at, zone)} ${zone}), not at its calendar end`);
+    session.note(`the last interval ends ${flags.at === undefined ? 'now' : 'at --at'} (${formatLocal(at, zone)} ${zone}), not at its calendar end`);
     window.end = at;
   }
   return window;

@@ -2,7 +2,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import Big from 'big.js';
 import ExcelJS from 'exceljs';
 import { execa } from 'execa';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
@@ -608,14 +608,14 @@ describe('payrec subscriptions ID: the story, by id, transactionHash or prefix (
     expect(byPrefix.exitCode, byPrefix.stderr).toBe(0);
     expect(byPrefix.stderr).toContain(`subscription ${f.subscriptionId}: from the mirror`);
     expect(byHash.stdout).toBe(byPrefix.stdout);
-    const shown = JSON.parse(byPrefix.stdout) as { planId: string; state: string; story: { time: number; event: string; state?: string; transactionHash?: string }[] };
+    const shown = JSON.parse(byPrefix.stdout) as { planId: string; state: string; story: { timestamp: number; event: string; state?: string; transactionHash?: string }[] };
     expect(shown.planId).toBe(f.planId);
     expect(shown.state).toBe(oracle(f, at)!.state);
-    const times = shown.story.map((r) => r.time);
+    const times = shown.story.map((r) => r.timestamp);
     expect(times).toEqual([...times].sort((a, b) => a - b));
     expect(shown.story.filter((r) => r.event === 'billing').map((r) => r.transactionHash)).toEqual(f.billings.filter((b) => (b.timestamp as number) < at).map((b) => b.transactionHash));
     expect(shown.story.filter((r) => r.event === 'cancellation').map((r) => r.transactionHash)).toEqual([f.cancellation!.transactionHash]);
-    const changes = shown.story.filter((r) => r.state !== undefined && !r.event.endsWith(' on')).map((r) => ({ time: r.time, state: r.state }));
+    const changes = shown.story.filter((r) => r.state !== undefined && !r.event.endsWith(' on')).map((r) => ({ time: r.timestamp, state: r.state }));
     expect(changes).toEqual(stateChanges(f, at));
     expect(changes.length).toBeGreaterThan(1);
   });
@@ -626,7 +626,7 @@ describe('payrec subscriptions ID: the story, by id, transactionHash or prefix (
     const piped = await payrec(s.emu, ['subscriptions', f.subscriptionId, '--db', db, '--at', at, '-q']);
     expect(piped.exitCode).toBe(0);
     const lines = piped.stdout.split('\n').slice(0, -1).map((l) => l.split('\t'));
-    expect(lines[0]).toEqual(['time', 'event', 'state', 'outcome', 'cycleStart', 'cycleEnd', 'amount', 'token', 'transactionHash']);
+    expect(lines[0]).toEqual(['timestamp', 'event', 'state', 'outcome', 'cycleStart', 'cycleEnd', 'amount', 'token', 'transactionHash']);
     expect(lines.slice(1).every((l) => l.length === 9)).toBe(true);
     // A second subscription whose id shares the first 12 hex characters of f's, written into a copy of the mirror.
     const twin = join(tempDir(), 'twin.duckdb');
@@ -649,5 +649,59 @@ describe('payrec subscriptions ID: the story, by id, transactionHash or prefix (
     expect(unknown.stderr).toContain('no subscription in the mirror has an id beginning with 0xfedcba9876543210');
     expect(bad.exitCode).toBe(2);
     expect(s.quiet.requests).toEqual([]);
+  });
+});
+
+describe('docs/subscriptions.md: the figures it shows hold against the emulator\'s facts', () => {
+  /** The output lines the doc shows under a command (up to the next command or the block's end). */
+  const shownUnder = (doc: string[], command: string) => {
+    const start = doc.findIndex((l) => l.startsWith(`$ ${command}`));
+    expect(start, command).toBeGreaterThan(-1);
+    const end = doc.findIndex((l, i) => i > start && (l.startsWith('$ ') || l.startsWith('```')));
+    return doc.slice(start + 1, end);
+  };
+  /** The CSV part of those lines: from the header that begins with `first`, as objects. */
+  const csvRows = (lines: string[], first: string) => {
+    const at = lines.findIndex((l) => l.startsWith(`${first},`));
+    const [head, ...rows] = lines.slice(at).map((l) => l.split(','));
+    return rows.map((r) => Object.fromEntries(head.map((h, i) => [h, r[i]])));
+  };
+  const utc = (text: string) => Date.parse(`${text.replace(' ', 'T')}Z`) / 1000;
+
+  it('the month-end recipe: each ledger row as of the end of October, its tie-out to October\'s mrr_end, and one subscription\'s story', async () => {
+    // The doc's examples run `--emulator` anchored at 2026-11-22 (docs.test.ts): the same data here.
+    const anchored = await emulator({ now: Date.UTC(2026, 10, 22) / 1000 });
+    const truth = anchored.subscriptions('bsc').subscriptions;
+    await anchored.close();
+    const doc = readFileSync(join(import.meta.dirname, '../../docs/subscriptions.md'), 'utf8').split('\n');
+    const at = Date.UTC(2026, 10, 1) / 1000; // the end of 2026-10-31
+    const ledger = csvRows(shownUnder(doc, 'payrec --emulator subscriptions --at 2026-10-31 --state active,past_due'), 'subscriptionId');
+    expect(ledger.length).toBeGreaterThan(2);
+    for (const row of ledger) {
+      const f = truth.find((x) => x.subscriptionId === row.subscriptionId)!;
+      const o = oracle(f, at)!;
+      expect([row.token, row.mrr, utc(row.paidThrough), row.state, row.endsAt === '' ? null : utc(row.endsAt)]).toEqual([o.token, o.mrr, o.paidThrough, o.state, o.cancelledAt === null ? null : Math.max(o.paidThrough, o.cancelledAt)]);
+    }
+    const october = csvRows(shownUnder(doc, 'payrec --emulator metrics --period 2026-10'), 'from');
+    for (const row of october) {
+      const mine = ledger.filter((r) => r.token === row.token);
+      expect(row.mrr_end).toBe(mine.reduce((sum, r) => sum.plus(r.mrr), new Big(0)).toFixed());
+      expect(Number(row.subscriptions_end)).toBe(mine.length);
+      expect(Number(row.subscriptions_start) + Number(row.new) + Number(row.reactivated) - Number(row.churned)).toBe(Number(row.subscriptions_end));
+      expect(new Big(row.mrr_end).minus(row.mrr_start).eq(row.mrr_net)).toBe(true);
+    }
+    // The sum the prose spells out is the 8PAY row's.
+    const eight = ledger.filter((r) => r.token === '8PAY').map((r) => r.mrr);
+    expect(doc.join('\n')).toContain(`8PAY ${eight.join(' + ')} = ${october.find((r) => r.token === '8PAY')!.mrr_end}`);
+    // The story: its changes of state are the oracle's.
+    const story = csvRows(shownUnder(doc, 'payrec --emulator subscriptions 0xf6333dcc'), 'timestamp');
+    const f = truth.find((x) => x.subscriptionId.startsWith('0xf6333dcc'))!;
+    const instants = new Set<number>();
+    for (const b of f.billings) [(b.timestamp as number) + 1, (b.cycleEnd as number) + 1, (b.cycleEnd as number) + GRACE + 1].forEach((x) => instants.add(x));
+    const changed = [...instants].sort((a, b) => a - b).filter((x) => x <= at && oracle(f, x) !== undefined && oracle(f, x)!.state !== oracle(f, x - 1)?.state);
+    expect(story.filter((r) => r.state !== '' && !r.event.endsWith(' on')).map((r) => [utc(r.timestamp), r.state])).toEqual(changed.map((x) => [x, oracle(f, x)!.state]));
+    expect(story.filter((r) => r.event === 'billing').map((r) => [utc(r.timestamp), r.outcome])).toEqual(f.billings.filter((b) => (b.timestamp as number) < at).map((b) => [b.timestamp, failed(b) ? 'failed' : paid(b) ? 'paid' : 'pending']));
+    // Past due at the end of October: it lapses when its grace runs out.
+    expect(story.at(-1)).toMatchObject({ event: 'lapses on', state: 'lapsed', timestamp: new Date((oracle(f, at)!.paidThrough + GRACE + 1) * 1000).toISOString().replace('T', ' ').slice(0, 19) });
   });
 });
