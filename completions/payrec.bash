@@ -222,8 +222,8 @@ _payrec_flags() {
     'config use') echo '--profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'sync') echo '--plan-id --strategy-id --db --lookback --from --full --concurrency --parquet --wait --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'sql') echo '--file --db --limit --all --count --fail-if-any --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
-    'subscriptions') echo '--plan-id --at --grace --db --sync --state --count --fail-if-any --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
-    'metrics') echo '--plan-id --at --grace --db --sync --period --from --to --interval --by --chart --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'subscriptions') echo '--plan-id --at --grace --db --sync --state --past-due-for --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'metrics') echo '--plan-id --at --grace --db --sync --period --from --to --interval --by --chart --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'api') echo '--method -X --query --body --all --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'doctor') echo '--profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'completion') echo '--profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
@@ -273,15 +273,15 @@ _payrec_columns() {
     'webhook-notifications get') echo 'id type event timestamp transactionHash transactionStatus data extra' ;;
     'transfers') echo 'product description amount fee token category timestamp transactionHash transactionStatus sender receiver planId subscriptionId oneTimeId email payment_id scheduleId' ;;
     'sync') echo 'collection table fetched new updated unchanged deleted requests seconds note' ;;
-    'subscriptions') echo 'subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced state' ;;
-    'metrics') echo 'from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered lost planId' ;;
+    'subscriptions') echo 'subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced endsAt daysPastDue state' ;;
+    'metrics') echo 'from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned mrr_net logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered recovered_amount lost open planId interval' ;;
     'doctor') echo 'check status detail' ;;
     *) return 1 ;;
   esac
 }
 _payrec_takes_value() {
   case "$1" in
-    --at|--base-url|--body|--by|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--file|--flatten|--format|--forward-to|--from|--grace|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--move-fraction|--name|--now|--offset|--output|--page-size|--parquet|--pending-fraction|--period|--plan-id|--port|--product|--profile|--query|--receiver|--records|--remove-fraction|--retries|--schedule-id|--seed|--sender|--sort|--state|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|--wait|-X|-f|-o) return 0 ;;
+    --at|--base-url|--body|--by|--chain|--chart|--columns|--concurrency|--db|--email|--error-url|--extra|--fault-kinds|--fault-rate|--fault-seed|--file|--flatten|--format|--forward-to|--from|--grace|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--move-fraction|--name|--now|--offset|--output|--page-size|--parquet|--past-due-for|--pending-fraction|--period|--plan-id|--port|--product|--profile|--query|--receiver|--records|--remove-fraction|--retries|--schedule-id|--seed|--sender|--sort|--state|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|--wait|-X|-f|-o) return 0 ;;
   esac
   return 1
 }

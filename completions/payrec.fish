@@ -437,9 +437,9 @@ function __payrec_flags
         case 'sql'
             printf '%s\n' --file --db --limit --all --count --fail-if-any --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'subscriptions'
-            printf '%s\n' --plan-id --at --grace --db --sync --state --count --fail-if-any --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --at --grace --db --sync --state --past-due-for --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'metrics'
-            printf '%s\n' --plan-id --at --grace --db --sync --period --from --to --interval --by --chart --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --at --grace --db --sync --period --from --to --interval --by --chart --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'api'
             printf '%s\n' --method -X --query --body --all --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'doctor'
@@ -533,9 +533,9 @@ function __payrec_columns
         case 'sync'
             printf '%s\n' collection table fetched new updated unchanged deleted requests seconds note
         case 'subscriptions'
-            printf '%s\n' subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced state
+            printf '%s\n' subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced endsAt daysPastDue state
         case 'metrics'
-            printf '%s\n' from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered lost planId
+            printf '%s\n' from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned mrr_net logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered recovered_amount lost open planId interval
         case 'doctor'
             printf '%s\n' check status detail
         case '*'
@@ -553,7 +553,7 @@ function __payrec_complete
             continue
         end
         if string match -q -- '-*' $w
-            contains -- $w --at --base-url --body --by --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --remove-fraction --retries --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --wait -X -f -o; and set skip 1
+            contains -- $w --at --base-url --body --by --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --remove-fraction --retries --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --wait -X -f -o; and set skip 1
             continue
         end
         set -l next (__payrec_child "$cmdpath" $w); and set cmdpath $next
@@ -572,7 +572,7 @@ function __payrec_complete
         __fish_complete_path $cur
         return
     end
-    contains -- $prev --at --base-url --body --by --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --remove-fraction --retries --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --wait -X -f -o; and return
+    contains -- $prev --at --base-url --body --by --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --remove-fraction --retries --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --wait -X -f -o; and return
     if string match -q -- '-*' $cur
         __payrec_flags $cmdpath
     else
