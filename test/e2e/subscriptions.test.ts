@@ -375,14 +375,25 @@ describe('a billing whose amount cannot be read exactly stops the figures (exit 
 /** Whether a subscription is counted (active or past due) as of t, by the oracle. */
 const countedAt = (f: SubscriptionFacts, t: number) => counted(oracle(f, t));
 
-/** Its changes of counted state, by the oracle: every instant where one can happen, compared with the second before. */
-function changes(f: SubscriptionFacts): { time: number; kind: 'new' | 'reactivated' | 'churned' }[] {
+/** The instants where a subscription's state can change (a record seen, a paid period or a grace over), ascending. */
+function changeInstants(f: SubscriptionFacts): number[] {
   const instants = new Set<number>();
   for (const b of f.billings) [(b.timestamp as number) + 1, (b.cycleEnd as number) + 1, (b.cycleEnd as number) + GRACE + 1].forEach((x) => instants.add(x));
   if (f.cancellation) instants.add((f.cancellation.timestamp as number) + 1);
+  return [...instants].sort((a, b) => a - b);
+}
+
+/** Its changes of state up to `at`, by the oracle: each instant compared with the second before. */
+const stateChanges = (f: SubscriptionFacts, at: number) =>
+  changeInstants(f)
+    .filter((x) => x <= at && oracle(f, x) !== undefined && oracle(f, x)!.state !== oracle(f, x - 1)?.state)
+    .map((x) => ({ time: x, state: oracle(f, x)!.state }));
+
+/** Its changes of counted state, by the oracle: every instant where one can happen, compared with the second before. */
+function changes(f: SubscriptionFacts): { time: number; kind: 'new' | 'reactivated' | 'churned' }[] {
   const out: { time: number; kind: 'new' | 'reactivated' | 'churned' }[] = [];
   let ever = false;
-  for (const x of [...instants].sort((a, b) => a - b)) {
+  for (const x of changeInstants(f)) {
     const was = countedAt(f, x - 1);
     const is = countedAt(f, x);
     if (was === is) continue;
@@ -585,17 +596,6 @@ describe('outputs that answer: workbooks a SUM can total, terminals that keep th
 });
 
 describe('payrec subscriptions ID: the story, by id, transactionHash or prefix (issue 29)', () => {
-  /** The oracle's changes of state: each instant where one can happen, compared with the second before. */
-  const stateChanges = (f: SubscriptionFacts, at: number) => {
-    const instants = new Set<number>();
-    for (const b of f.billings) [(b.timestamp as number) + 1, (b.cycleEnd as number) + 1, (b.cycleEnd as number) + GRACE + 1].forEach((x) => instants.add(x));
-    if (f.cancellation) instants.add((f.cancellation.timestamp as number) + 1);
-    return [...instants]
-      .sort((a, b) => a - b)
-      .filter((x) => x <= at && oracle(f, x) !== undefined && oracle(f, x)!.state !== oracle(f, x - 1)?.state)
-      .map((x) => ({ time: x, state: oracle(f, x)!.state }));
-  };
-
   it('a prefix of 10 hex characters or a billing\'s hash finds it in the mirror: planId in the summary, every attempt and every change of state in time order', async () => {
     const at = s.emu.subscriptions('bsc').now;
     const f = facts.find((x) => x.cancellation?.transactionStatus === 'confirmed' && x.billings.some(failed) && x.billings.filter(paid).length > 2)!;
@@ -696,10 +696,7 @@ describe('docs/subscriptions.md: the figures it shows hold against the emulator\
     // The story: its changes of state are the oracle's.
     const story = csvRows(shownUnder(doc, 'payrec --emulator subscriptions 0xf6333dcc'), 'timestamp');
     const f = truth.find((x) => x.subscriptionId.startsWith('0xf6333dcc'))!;
-    const instants = new Set<number>();
-    for (const b of f.billings) [(b.timestamp as number) + 1, (b.cycleEnd as number) + 1, (b.cycleEnd as number) + GRACE + 1].forEach((x) => instants.add(x));
-    const changed = [...instants].sort((a, b) => a - b).filter((x) => x <= at && oracle(f, x) !== undefined && oracle(f, x)!.state !== oracle(f, x - 1)?.state);
-    expect(story.filter((r) => r.state !== '' && !r.event.endsWith(' on')).map((r) => [utc(r.timestamp), r.state])).toEqual(changed.map((x) => [x, oracle(f, x)!.state]));
+    expect(story.filter((r) => r.state !== '' && !r.event.endsWith(' on')).map((r) => [utc(r.timestamp), r.state])).toEqual(stateChanges(f, at).map((c) => [c.time, c.state]));
     expect(story.filter((r) => r.event === 'billing').map((r) => [utc(r.timestamp), r.outcome])).toEqual(f.billings.filter((b) => (b.timestamp as number) < at).map((b) => [b.timestamp, failed(b) ? 'failed' : paid(b) ? 'paid' : 'pending']));
     // Past due at the end of October: it lapses when its grace runs out.
     expect(story.at(-1)).toMatchObject({ event: 'lapses on', state: 'lapsed', timestamp: new Date((oracle(f, at)!.paidThrough + GRACE + 1) * 1000).toISOString().replace('T', ' ').slice(0, 19) });
