@@ -273,6 +273,10 @@ describe('bad input: exit 2 before anything is read or sent', () => {
     ['an unknown interval', ['metrics', '--interval', 'fortnight'], /invalid --interval "fortnight"/],
     ['--period with --from', ['metrics', '--period', '2025', '--from', '2025-01-01'], /either --period or --from\/--to/],
     ['no mirror', ['metrics', '--db', '/nonexistent-folder/none.duckdb'], /no mirror at .*none\.duckdb[\s\S]*payrec sync \(or add --sync\)/],
+    ['a --past-due-for that is no number of days', ['subscriptions', '--past-due-for', '1.5'], /invalid --past-due-for "1\.5": expected a whole number of days/],
+    ['--count with --jq', ['metrics', '--count', '--jq', 'length'], /give either --count or --jq/],
+    ['--count into a workbook', ['subscriptions', '--count', '-o', 'n.xlsx'], /--count prints a number: -f xlsx does not apply/],
+    ['an id too short to look up', ['subscriptions', '0xabc'], /invalid SUBSCRIPTION_ID "0xabc"/],
   ];
   for (const [what, args, message] of cases) {
     it(what, async () => {
