@@ -31,7 +31,8 @@ export function addGateOptions(cmd: Command, withStatus: boolean, billing: boole
   addJqOption(cmd);
 }
 
-function addJqOption(cmd: Command): void {
+/** --jq: on every list, and on the commands whose rows payrec computes (subscriptions, metrics). */
+export function addJqOption(cmd: Command): void {
   cmd.option('--jq <expr>', 'run a jq expression on the JSON that -f json would print (strings printed raw), like gh --jq');
 }
 

@@ -2,19 +2,22 @@ import type { Command } from 'commander';
 import { offerColumns } from '../completion/declared-columns.js';
 import { existsSync } from 'node:fs';
 import type { CommandAction } from '../core/runtime/action.js';
-import { GateMatched, UsageError } from '../core/runtime/errors.js';
+import { UsageError } from '../core/runtime/errors.js';
 import { intervalContaining, intervalsOf, INTERVAL_KINDS, parsePeriod, PERIOD_FORMS, type IntervalKind, type Span } from '../core/runtime/period.js';
 import { parseTime } from '../core/runtime/time.js';
 import type { Session } from '../core/runtime/session.js';
 import { formatLocal } from '../core/runtime/zone.js';
 import { futureWindow } from '../core/runtime/future-window.js';
 import { printable } from '../core/output/sanitize.js';
-import { createWriter, validateColumns } from '../core/output/writer.js';
+import { validateColumns } from '../core/output/writer.js';
 import { refuseCountWorkbook } from '../core/lists/list-query.js';
 import { parseOption } from '../core/runtime/options.js';
 import { hexId } from '../registry/validators.js';
 import { topCommand } from './tree.js';
-import { addCountOptions } from './list-gates.js';
+import { addCountOptions, addJqOption, parseGateFlags, type GateFlags } from './list-gates.js';
+import { answerRows } from './computed-rows.js';
+import { compileJq, type JqFilter } from '../core/output/jq.js';
+import type { CellKind } from '../core/output/xlsx.js';
 import { mirrorLocation } from '../mirror/location.js';
 import { MirrorDb, openOptions } from '../mirror/store.js';
 import { notePlanCoverage, syncPlans } from '../mirror/plan-coverage.js';
@@ -27,14 +30,31 @@ import { renderBars } from '../core/lists/chart.js';
 // derived from the mirror's fixed-recurring billings and cancellations by the engine in
 // src/subscriptions (DESIGN.md "Subscriptions and revenue metrics").
 
-const LEDGER_COLUMNS = ['subscriptionId', 'planId', 'token', 'amount', 'period', 'mrr', 'started', 'paidThrough', 'lastAttempt', 'failedAttempts', 'cancelledAt', 'forced', 'state'];
+const LEDGER_COLUMNS = ['subscriptionId', 'planId', 'token', 'amount', 'period', 'mrr', 'started', 'paidThrough', 'lastAttempt', 'failedAttempts', 'cancelledAt', 'forced', 'endsAt', 'daysPastDue', 'state'];
 const METRICS_COLUMNS = [
   'from', 'to', 'token', 'subscriptions_start', 'subscriptions_end', 'new', 'reactivated', 'churned',
-  'mrr_start', 'mrr_end', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'logo_churn', 'revenue_churn',
-  'attempts', 'failed', 'failure_rate', 'dunning_cases', 'recovered', 'lost',
+  'mrr_start', 'mrr_end', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'mrr_net', 'logo_churn', 'revenue_churn',
+  'attempts', 'failed', 'failure_rate', 'dunning_cases', 'recovered', 'recovered_amount', 'lost', 'open',
 ];
+/** On a terminal the columns that answer come first, and stay when the width is short (terminal-table.ts). */
+const LEDGER_ANSWERS = ['subscriptionId', 'token', 'mrr', 'state', 'paidThrough'];
+const LEDGER_TABLE_COLUMNS = [...LEDGER_ANSWERS, ...LEDGER_COLUMNS.filter((c) => !LEDGER_ANSWERS.includes(c))];
+/** After the interval's name and the token (and plan). */
+const METRICS_ANSWERS = ['mrr_end', 'mrr_net', 'new', 'churned', 'logo_churn'];
+const RATIO_COLUMNS = ['logo_churn', 'revenue_churn', 'failure_rate'];
+/** In xlsx, money and ratios are number cells with their exact text beside (xlsx.ts), times date cells. */
+const LEDGER_CELLS = new Map<string, CellKind>([
+  ...(['amount', 'mrr'] as const).map((c) => [c, 'amount'] as const),
+  ...(['started', 'paidThrough', 'lastAttempt', 'cancelledAt', 'endsAt'] as const).map((c) => [c, 'time'] as const),
+]);
+const METRICS_CELLS = new Map<string, CellKind>([
+  ...METRICS_COLUMNS.filter((c) => c.startsWith('mrr_') || c === 'recovered_amount' || RATIO_COLUMNS.includes(c)).map((c) => [c, 'amount'] as const),
+  ...(['from', 'to'] as const).map((c) => [c, 'time'] as const),
+]);
 const DAY = 86_400;
-/** Intervals `payrec metrics` shows without --period or --from: the last twelve, up to now. */
+/** A date alone (2026-10-31), which --at reads as the end of that day. */
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+/** Intervals `payrec metrics` shows without --period or --from: the last twelve, up to --at. */
 const DEFAULT_INTERVALS = 12;
 
 interface MirrorFlags {
@@ -45,13 +65,12 @@ interface MirrorFlags {
   sync?: boolean;
 }
 
-interface LedgerFlags extends MirrorFlags {
+interface LedgerFlags extends MirrorFlags, GateFlags {
   state?: string;
-  count?: boolean;
-  failIfAny?: boolean;
+  pastDueFor?: string;
 }
 
-interface MetricsFlags extends MirrorFlags {
+interface MetricsFlags extends MirrorFlags, GateFlags {
   period?: string;
   from?: string;
   to?: string;
@@ -67,7 +86,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, ...val
 function addMirrorOptions(cmd: Command): Command {
   return cmd
     .option('--plan-id <id>', 'only these plans (repeatable; default: every plan whose billings and cancellations the mirror holds)', collect)
-    .option('--at <time>', 'the instant the states are read at: Unix seconds, ISO 8601 date or date-time, or an age (default: now)')
+    .option('--at <time>', 'what is known: records stamped before this instant (Unix seconds, ISO 8601 date-time, an age, or a date: the end of that day in --tz; default: now)')
     .option('--grace <days>', 'days a subscription stays past due after its paid time ends, before it lapses (default 30)')
     .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
     .option('--sync', 'first bring the fixed-recurring billings and cancellations of the mirror up to date (payrec sync)');
@@ -75,17 +94,20 @@ function addMirrorOptions(cmd: Command): Command {
 
 export function addSubscriptionCommands(program: Command, action: CommandAction): void {
   const subs = addMirrorOptions(offerColumns(topCommand(program, 'subscriptions'), LEDGER_COLUMNS))
-    .argument('[subscriptionId]', 'show this one subscription whole (its billings and cancellation, read from the API: no mirror needed)')
-    .option('--state <list>', `only subscriptions in these states: ${SUBSCRIPTION_STATES.join(', ')} (comma-separated)`)
+    .argument('[subscriptionId]', "one subscription's story: its id, a billing's transactionHash or the first 8+ hex characters of its id (from the mirror when it holds it, else from the API)")
+    .option('--state <list>', `only subscriptions in these states: ${SUBSCRIPTION_STATES.join(', ')} (comma-separated; canceled is accepted)`)
+    .option('--past-due-for <days>', 'only past-due subscriptions with at least this many whole days past due (daysPastDue)')
     .addHelpText(
       'after',
       [
         '',
         'One row per subscription that has started (its first paid billing), as of --at:',
-        '  active     paid through --at (cycleEnd is inclusive)',
+        '  active     paid through --at (cycleEnd is inclusive), or cancelled by its customer',
+        '             and still in the period it paid for (endsAt)',
         '  past_due   its paid time ended less than --grace days ago',
         '  lapsed     its paid time ended longer ago',
-        '  cancelled  a confirmed cancellation was stamped before --at',
+        '  cancelled  forced by the plan (at once), or cancelled by its customer and its paid',
+        '             period over',
         'mrr is the amount per month (month-length periods divide by their months, others',
         'scale by the mean month of 2,629,746 s), exact to 18 decimals. Read from the mirror:',
         'sync first (payrec sync, or --sync).',
@@ -93,15 +115,17 @@ export function addSubscriptionCommands(program: Command, action: CommandAction)
         'Examples:',
         '  $ payrec --emulator subscriptions --sync',
         '  $ payrec subscriptions --state past_due --fail-if-any      # CI: fail while any is past due',
-        '  $ payrec subscriptions --at 2026-10-31T23:59:59Z -f csv -o october.csv',
+        '  $ payrec subscriptions --at 2026-10-31 -o october.xlsx        # as of the end of October 31',
+        '  $ payrec subscriptions --past-due-for 7 --jq \'.[].subscriptionId\'',
         '  $ payrec --emulator subscriptions 0x4826911531a6c166eca8518e2e8cf98b91e2472a01de2fa0a4153f1a7f73d73a',
         '',
       ].join('\n'),
     )
     .action(action((session, cmd) => runLedger(session, cmd), { output: true }));
   addCountOptions(subs, 'rows');
+  addJqOption(subs);
 
-  addMirrorOptions(offerColumns(topCommand(program, 'metrics'), [...METRICS_COLUMNS, 'planId']))
+  const metricsCommand = addMirrorOptions(offerColumns(topCommand(program, 'metrics'), [...METRICS_COLUMNS, 'planId', 'interval']))
     .option('--period <period>', `the calendar period to report: ${PERIOD_FORMS}`)
     .option('--from <time>', 'start of the report (Unix seconds, ISO 8601 date or date-time, or an age)')
     .option('--to <time>', 'end of the report, included (a date-only --to includes that whole day; default: now)')
@@ -112,27 +136,35 @@ export function addSubscriptionCommands(program: Command, action: CommandAction)
       'after',
       [
         '',
-        'One row per calendar interval [from, to) in --tz and token: subscriptions counted',
-        '(active or past due) at from and at to, new, reactivated and churned ones, MRR at',
-        'both ends and its movements (mrr_end = mrr_start + mrr_new + mrr_reactivated -',
-        'mrr_churned, exactly), billing attempts and failures, and dunning cases with how',
-        'many were recovered or lost as of --at. Read from the mirror: sync first.',
+        'One row per calendar interval [from, to) in --tz and token, every interval of the',
+        'window (zeros included): subscriptions counted (active or past due) at from and at',
+        'to; movements as events: new (counted the first time), reactivated (again) and',
+        'churned, each in the interval holding it, so months add up to their quarter and',
+        'mrr_end = mrr_start + mrr_new + mrr_reactivated - mrr_churned, exactly; billing',
+        'attempts and failures; dunning cases recovered, lost or open as of --at. The window',
+        'ends at --at (default now): the last 12 intervals up to it unless --period or',
+        '--from. Read from the mirror: sync first.',
         '',
         'Examples:',
         '  $ payrec --emulator metrics --sync --period 2026',
+        '  $ payrec metrics --at 2026-10-31 --interval month -o books.xlsx   # the 12 months to October',
         '  $ payrec metrics --period last-month --by plan -f csv -o mrr.csv',
         '  $ payrec metrics --period 2026-Q3 --interval week --tz Europe/Berlin',
         '',
       ].join('\n'),
     )
     .action(action((session, cmd) => runMetrics(session, cmd), { output: true }));
+  addCountOptions(metricsCommand, 'rows');
+  addJqOption(metricsCommand);
 }
 
 /** The flags both commands share, checked before the mirror is touched. */
 function parseMirrorFlags(session: Session, flags: MirrorFlags): { plans: string[]; at: number; graceSeconds: number } {
   const plans = [...new Set((flags.planId ?? []).map((id) => parseOption(hexId, id, '--plan-id').toLowerCase()))];
   const now = Math.floor(session.ctx.now() / 1000);
-  const at = flags.at === undefined ? now : parseTime(flags.at, session.ctx.now(), '--at', session.zone);
+  // What is known at --at: records stamped before it. A date alone is the end of that day in
+  // --tz, as --to reads it: --at 2026-10-31 sees every record of October 31.
+  const at = flags.at === undefined ? now : parseTime(flags.at, session.ctx.now(), '--at', session.zone, true) + (DATE_ONLY.test(flags.at) ? 1 : 0);
   // States after now would assume that nobody pays from here on: a guess, not a record.
   if (at > now) {
     throw new UsageError(`--at "${printable(flags.at!)}" is after now (${formatLocal(now, session.zone)} ${session.zone}): states are known up to now`, 'leave --at out for the states as of now');
@@ -142,6 +174,13 @@ function parseMirrorFlags(session: Session, flags: MirrorFlags): { plans: string
     throw new UsageError(`invalid --grace "${printable(grace)}": expected a whole number of days from 0 to 3660`);
   }
   return { plans, at, graceSeconds: Number(grace) * DAY };
+}
+
+/** The instant the figures are as of, said on stderr: a date alone in --at is easy to read as its start. */
+function noteAt(session: Session, flags: MirrorFlags, at: number): void {
+  const when = `${formatLocal(at, session.zone)} ${session.zone}`;
+  if (flags.at === undefined) session.note(`as of now, ${when}: records stamped before it`);
+  else session.note(`as of ${when}${DATE_ONLY.test(flags.at) ? ` (the end of ${flags.at})` : ''}: records stamped before it (--at)`);
 }
 
 /** The subscription records of the mirror (synced first with --sync), and what the reader must know about their reach. */
@@ -190,7 +229,8 @@ function parseStates(text: string | undefined): Set<SubscriptionState> | undefin
   if (text === undefined) return undefined;
   const states = new Set<SubscriptionState>();
   for (const raw of text.split(',')) {
-    const s = raw.trim().toLowerCase().replace('-', '_');
+    // "canceled": the American spelling (Stripe's status) names the same state.
+    const s = raw.trim().toLowerCase().replace('-', '_').replace(/^canceled$/, 'cancelled');
     if (!SUBSCRIPTION_STATES.includes(s as SubscriptionState)) {
       throw new UsageError(`invalid --state "${printable(raw)}": expected ${SUBSCRIPTION_STATES.join(', ')} (comma-separated)`);
     }
@@ -199,9 +239,26 @@ function parseStates(text: string | undefined): Set<SubscriptionState> | undefin
   return states;
 }
 
+/** --count, --fail-if-any and --jq, checked (and jq compiled) before the mirror is read. */
+async function parseAnswerFlags(session: Session, flags: GateFlags): Promise<{ count?: boolean; failIfAny?: boolean; jq?: JqFilter }> {
+  const { count, failIfAny, jq } = parseGateFlags(flags);
+  refuseCountWorkbook(count, session.format);
+  return { count, failIfAny, jq: jq === undefined ? undefined : await compileJq(jq) };
+}
+
+/** Ratios as tables show them: percentages, the same digits as the 8-place fraction (0.66666667 → 66.666667%). */
+function percent(fraction: unknown): unknown {
+  if (typeof fraction !== 'string') return fraction;
+  const negative = fraction.startsWith('-');
+  const [whole, places = ''] = fraction.replace('-', '').split('.');
+  const rest = places.slice(2).replace(/0+$/, '');
+  return `${negative ? '-' : ''}${BigInt(whole + places.slice(0, 2).padEnd(2, '0'))}${rest ? `.${rest}` : ''}%`;
+}
+
 async function runLedger(session: Session, cmd: Command): Promise<void> {
   const flags = cmd.opts() as LedgerFlags;
   const states = parseStates(flags.state);
+  const pastDueFor = flags.pastDueFor === undefined ? undefined : parseDays(flags.pastDueFor, '--past-due-for');
   const { plans, at, graceSeconds } = parseMirrorFlags(session, flags);
   const one = cmd.args[0] as string | undefined;
   // `subscriptions list` (gh's habit): a word where an id goes is a command that does not exist.
@@ -209,59 +266,69 @@ async function runLedger(session: Session, cmd: Command): Promise<void> {
     throw new UsageError(`payrec subscriptions takes no subcommand "${printable(one)}": without an argument it lists every subscription (the ledger), with an id it shows that one`, 'narrow the list with --state, --plan-id, --at');
   }
   if (one !== undefined) {
-    const id = parseOption(hexId, one, 'SUBSCRIPTION_ID').toLowerCase();
-    const mirrorOnly = (['state', 'planId', 'sync', 'db', 'count', 'failIfAny'] as const).filter((k) => flags[k] !== undefined);
-    if (mirrorOnly.length > 0) throw new UsageError(`one subscription is read from the API: --${mirrorOnly.map(kebab).join(', --')} ${mirrorOnly.length === 1 ? 'is' : 'are'} for the ledger`);
-    return (await import('./subscription-show.js')).showSubscription(session, id, at, graceSeconds);
+    const show = await import('./subscription-show.js');
+    const id = show.parseSubscriptionArgument(one);
+    const ledgerOnly = (['state', 'pastDueFor', 'planId', 'sync', 'count', 'failIfAny', 'jq'] as const).filter((k) => flags[k] !== undefined);
+    if (ledgerOnly.length > 0) throw new UsageError(`one subscription's story: --${ledgerOnly.map(kebab).join(', --')} ${ledgerOnly.length === 1 ? 'is' : 'are'} for the ledger`);
+    noteAt(session, flags, at);
+    return show.showSubscription(session, id, at, graceSeconds, flags.db);
   }
-  refuseCountWorkbook(flags.count, session.format);
-  const output = session.output('list', LEDGER_COLUMNS);
+  const answer = await parseAnswerFlags(session, flags);
+  const output = session.output('list', LEDGER_TABLE_COLUMNS);
   if (output.columns) validateColumns(output.columns, LEDGER_COLUMNS);
   const { records } = await loadRecords(session, flags, plans, at);
-  const rows = ledger(records, { at, graceSeconds }).filter((r) => states === undefined || states.has(r.state));
-  const target = await session.openOutput();
-  if (flags.count) session.ctx.stdout.write(`${rows.length}\n`);
-  else {
-    const writer = createWriter(target.stream, output);
-    for (const r of rows) await writer.write({ ...r });
-    await writer.end();
-  }
-  await target.commit();
-  if (rows.length === 0 && !flags.count) session.note('no subscriptions match');
-  if (flags.failIfAny && rows.length > 0) throw new GateMatched(rows.length, 'subscription');
+  noteAt(session, flags, at);
+  const rows = ledger(records, { at, graceSeconds }).filter(
+    (r) => (states === undefined || states.has(r.state)) && (pastDueFor === undefined || (r.state === 'past_due' && r.daysPastDue! >= pastDueFor)),
+  );
+  await answerRows(session, rows as unknown as Record<string, unknown>[], { ...output, cellKinds: LEDGER_CELLS, keepColumns: LEDGER_ANSWERS }, { ...answer, what: 'subscription' });
+  if (rows.length === 0 && !answer.count) session.note('no subscriptions match');
 }
 
-/** The report's window: --period, or --from/--to, or the last twelve intervals; never past now. */
-function metricsWindow(session: Session, flags: MetricsFlags, kind: IntervalKind): Span {
+/** A whole number of days (--past-due-for). */
+function parseDays(text: string, flag: string): number {
+  if (!/^\d+$/.test(text) || Number(text) > 3660) throw new UsageError(`invalid ${flag} "${printable(text)}": expected a whole number of days from 0 to 3660`);
+  return Number(text);
+}
+
+/**
+ * The report's window, ending at --at (default now): --period, or --from/--to, or the
+ * last twelve intervals up to it; one that begins at or after it is refused.
+ */
+function metricsWindow(session: Session, flags: MetricsFlags, kind: IntervalKind, at: number): Span {
   const { zone } = session;
   const nowMs = session.ctx.now();
   const now = Math.floor(nowMs / 1000);
   if (flags.period !== undefined && (flags.from !== undefined || flags.to !== undefined)) {
     throw new UsageError('give either --period or --from/--to, not both');
   }
+  const after = (what: string) =>
+    flags.at === undefined ? futureWindow(what, now, zone) : new UsageError(`${what} after --at (${formatLocal(at, zone)} ${zone}): nothing of it is known then`, 'a report ends at --at: give a window that begins before it, or a later --at');
   let window: Span;
   if (flags.period !== undefined) {
     const span = parsePeriod(flags.period, now, zone);
     if (!span) throw new UsageError(`invalid --period "${printable(flags.period)}": expected ${PERIOD_FORMS}`);
-    if (span.start >= now) throw futureWindow(`--period "${printable(flags.period)}" begins`, now, zone);
+    if (span.start >= at) throw after(`--period "${printable(flags.period)}" begins`);
     window = span;
   } else if (flags.from !== undefined || flags.to !== undefined) {
     const start = flags.from === undefined ? undefined : parseTime(flags.from, nowMs, '--from', zone);
-    const end = flags.to === undefined ? now : parseTime(flags.to, nowMs, '--to', zone, true) + 1;
+    const end = flags.to === undefined ? at : parseTime(flags.to, nowMs, '--to', zone, true) + 1;
     if (start === undefined) throw new UsageError('--to needs --from (or give --period)');
-    if (start >= now) throw futureWindow(`--from "${printable(flags.from!)}" is`, now, zone);
+    if (start >= at) throw after(`--from "${printable(flags.from!)}" is`);
     if (start >= end) throw new UsageError('--from is after --to: the report would be empty');
     window = { start, end };
   } else {
-    let start = intervalContaining(kind, now, zone).start;
+    // The interval holding the last second known, and the eleven before it.
+    let start = intervalContaining(kind, at - 1, zone).start;
     for (let i = 1; i < DEFAULT_INTERVALS; i++) start = intervalContaining(kind, start - 1, zone).start;
-    window = { start, end: now };
+    window = { start, end: at };
+    session.note(`the last ${DEFAULT_INTERVALS} ${kind}s up to ${flags.at === undefined ? 'now' : '--at'}: from ${formatLocal(start, zone)} ${zone} (--period, or --from and --to, for another window)`);
+    return window;
   }
-  // A report never reads states in the future: its last interval ends now (a record
-  // stamped this very second is the next report's).
-  if (window.end > now) {
-    session.note(`the last interval ends now (${formatLocal(now, zone)} ${zone}), not at its calendar end`);
-    window.end = now;
+  // Nothing later than --at is known: the last interval ends there (a record stamped at that very second is not yet seen).
+  if (window.end > at) {
+    session.note(`the last interval ends ${flags.at === undefined ? 'now' : 'at --at'} (${formatLocal(at, zone)} ${zone}), not at its calendar end`);
+    window.end = at;
   }
   return window;
 }
@@ -273,21 +340,31 @@ async function runMetrics(session: Session, cmd: Command): Promise<void> {
   if (flags.by !== undefined && flags.by !== 'plan') throw new UsageError(`invalid --by "${printable(flags.by)}": expected plan`);
   const byPlan = flags.by === 'plan';
   const { plans, at, graceSeconds } = parseMirrorFlags(session, flags);
-  const window = metricsWindow(session, flags, kind);
+  const window = metricsWindow(session, flags, kind, at);
   const columns = byPlan ? [...METRICS_COLUMNS.slice(0, 3), 'planId', ...METRICS_COLUMNS.slice(3)] : METRICS_COLUMNS;
-  const output = session.output('list', columns);
-  if (output.columns) validateColumns(output.columns, columns);
+  const tableColumns = ['interval', 'token', ...(byPlan ? ['planId'] : []), ...METRICS_ANSWERS, ...columns.filter((c) => !['token', 'planId', ...METRICS_ANSWERS].includes(c))];
+  const output = session.output('list', tableColumns);
+  if (output.columns) validateColumns(output.columns, [...columns, 'interval']);
   if (flags.chart && session.flags.output !== undefined) throw new UsageError('--chart draws in the terminal: leave out -o (or drop --chart to export the rows)');
+  const answer = await parseAnswerFlags(session, flags);
+  if (flags.chart && (answer.count || answer.jq)) throw new UsageError('--chart draws in the terminal: it does not go with --count or --jq');
   const { records } = await loadRecords(session, flags, plans, at, window.start);
+  noteAt(session, flags, at);
   const intervals = intervalsOf(kind, window, session.zone).map((s) => ({ from: s.start, to: s.end }));
   const rows = metrics(records, { intervals, at, graceSeconds, byPlan });
   if (flags.chart) return chartMrr(session, rows, kind);
-  const target = await session.openOutput();
-  const writer = createWriter(target.stream, output);
-  for (const r of rows) await writer.write(byPlan ? { ...r } : withoutPlan(r));
-  await writer.end();
-  await target.commit();
-  if (rows.length === 0) session.note('no subscription was counted, billed or in dunning in this window');
+  // --columns may name the interval in any format.
+  const named = (r: MetricsRow): Record<string, unknown> => {
+    const row: Record<string, unknown> = byPlan ? { ...r } : withoutPlan(r);
+    return output.columns?.includes('interval') ? { interval: intervalName(kind, r.from, session.zone), ...row } : row;
+  };
+  const table = (r: Record<string, unknown>): Record<string, unknown> => {
+    const shown: Record<string, unknown> = { interval: intervalName(kind, r.from as number, session.zone), ...r };
+    for (const k of RATIO_COLUMNS) shown[k] = percent(r[k]);
+    return shown;
+  };
+  await answerRows(session, rows.map(named), { ...output, cellKinds: METRICS_CELLS, keepColumns: ['interval', 'token', ...(byPlan ? ['planId'] : []), ...METRICS_ANSWERS] }, { ...answer, what: 'row', table });
+  if (rows.length === 0 && !answer.count) session.note('no subscription was counted, billed or in dunning in this window');
 }
 
 const withoutPlan = ({ planId: _planId, ...rest }: MetricsRow): Record<string, unknown> => rest;

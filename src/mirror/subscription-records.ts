@@ -203,3 +203,33 @@ async function readIrregular(db: MirrorDb, billings: string, params: DuckDBValue
   return others;
 }
 
+
+/**
+ * The subscriptions of the mirror that `text` names (`payrec subscriptions ID`): the one
+ * whose id it is, the one a billing of that transactionHash belongs to, or those whose
+ * id begins with it (a prefix, in lower case).
+ */
+export async function subscriptionsNamed(db: MirrorDb, chain: string, text: string): Promise<string[]> {
+  const rows = await db.rows(
+    `SELECT DISTINCT subscriptionId AS id FROM (
+       SELECT subscriptionId, transactionHash FROM ${BILLINGS} WHERE chain = $1
+       UNION ALL SELECT subscriptionId, transactionHash FROM ${CANCELLATIONS} WHERE chain = $1)
+     WHERE subscriptionId IS NOT NULL AND (starts_with(lower(subscriptionId), $2) OR lower(transactionHash) = $2)
+     ORDER BY id LIMIT 11`,
+    [chain, text],
+  );
+  return rows.map((r) => String(r.id));
+}
+
+/** One subscription's billings and cancellations in the mirror, whole, oldest first (with the plan the API's own list of them lacks). */
+export async function subscriptionRecordsOf(db: MirrorDb, chain: string, subscriptionId: string): Promise<{ billings: Record<string, unknown>[]; cancellations: Record<string, unknown>[] }> {
+  const read = (table: string, columns: string) =>
+    db.rows(`SELECT ${columns} FROM ${table} WHERE chain = $1 AND subscriptionId = $2 ORDER BY timestamp, transactionHash`, [chain, subscriptionId]);
+  const [billings, cancellations] = await Promise.all([
+    read(BILLINGS, `subscriptionId, planId, success::DOUBLE AS success, amount::VARCHAR AS amount, (inexact_amounts -> 'amount')::VARCHAR AS sent, token, epoch(timestamp) AS timestamp, epoch(cycleStart) AS cycleStart, epoch(cycleEnd) AS cycleEnd, transactionHash, transactionStatus`),
+    read(CANCELLATIONS, `subscriptionId, planId, epoch(timestamp) AS timestamp, forced, transactionHash, transactionStatus`),
+  ]);
+  // An amount the mirror could not keep as a DECIMAL is the value the service sent.
+  const amounts = ({ sent, ...b }: Record<string, unknown>) => ({ ...b, amount: b.amount === null ? sentValue(sent as string | null) : decimalText(b.amount as string) });
+  return { billings: billings.map(amounts), cancellations };
+}

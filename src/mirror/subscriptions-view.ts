@@ -4,13 +4,17 @@
 // the second. Same definitions as the engine
 // (DESIGN.md "Subscriptions and revenue metrics"; the default grace of 30 days):
 // paid = success 1 and confirmed; failed = success not 1 or status failed; records
-// stamped before now; terms of the first paid billing.
+// stamped before now; terms of the first paid billing; a forced cancellation ends a
+// subscription at once, a voluntary one when its paid period ends (endsAt).
 //
 // mrr stays exact: DuckDB divides DECIMALs into a DOUBLE, so the amount is taken in
 // units of 10^-18 as a HUGEINT (its DECIMAL(38,18) text without the point), divided in
 // integers with half-even rounding to 18 places, and turned back into DECIMAL(38,18)
 // through its text. A product beyond HUGEINT (an amount over about 10^13 at an odd
 // period) raises an error rather than round.
+
+/** DESIGN's default grace, in exact seconds (30 days of 86,400 s, whatever the session's zone). */
+const GRACE_SECONDS = 30 * 86_400;
 
 /** The view's definition over the stored tables of schema `store`. */
 export function subscriptionsView(store: string): string {
@@ -66,14 +70,23 @@ rounded AS (
 ),
 exact AS (
   SELECT *, q + CASE WHEN 2 * r > den OR (2 * r = den AND q % 2 = 1) THEN 1 ELSE 0 END AS mrr_atto FROM rounded
+),
+ledger AS (
+  SELECT e.chain, e.subscriptionId, e.planId, e.token, e.amount, e.period,
+         CASE WHEN e.amount IS NULL THEN error('subscription ' || e.subscriptionId || ': its amount does not fit DECIMAL(38,18), so its mrr cannot be exact (SELECT * FROM inexact_amounts)')
+              ELSE ((mrr_atto // 1000000000000000000)::VARCHAR || '.' || lpad((mrr_atto % 1000000000000000000)::VARCHAR, 18, '0'))::DECIMAL(38,18) END AS mrr,
+         e.started, e.paidThrough, e.lastAttempt, coalesce(d.failedAttempts, 0) AS failedAttempts, c.cancelledAt, c.forced,
+         -- A forced cancellation ends it at once; one by its customer when its paid period ends.
+         CASE WHEN c.cancelledAt IS NULL THEN NULL WHEN c.forced THEN c.cancelledAt ELSE greatest(e.paidThrough, c.cancelledAt) END AS endsAt,
+         CASE WHEN c.cancelledAt IS NOT NULL THEN (CASE WHEN c.forced OR clock.t > e.paidThrough THEN 'cancelled' ELSE 'active' END)
+              WHEN clock.t <= e.paidThrough THEN 'active'
+              WHEN epoch(clock.t) <= epoch(e.paidThrough) + ${GRACE_SECONDS} THEN 'past_due'
+              ELSE 'lapsed' END AS state,
+         clock.t AS t
+  FROM exact AS e CROSS JOIN clock LEFT JOIN dunning AS d USING (chain, subscriptionId) LEFT JOIN cancelled AS c USING (chain, subscriptionId)
 )
-SELECT e.chain, e.subscriptionId, e.planId, e.token, e.amount, e.period,
-       CASE WHEN e.amount IS NULL THEN error('subscription ' || e.subscriptionId || ': its amount does not fit DECIMAL(38,18), so its mrr cannot be exact (SELECT * FROM inexact_amounts)')
-            ELSE ((mrr_atto // 1000000000000000000)::VARCHAR || '.' || lpad((mrr_atto % 1000000000000000000)::VARCHAR, 18, '0'))::DECIMAL(38,18) END AS mrr,
-       e.started, e.paidThrough, e.lastAttempt, coalesce(d.failedAttempts, 0) AS failedAttempts, c.cancelledAt, c.forced,
-       CASE WHEN c.cancelledAt IS NOT NULL THEN 'cancelled'
-            WHEN clock.t <= e.paidThrough THEN 'active'
-            WHEN clock.t <= e.paidThrough + INTERVAL 30 DAY THEN 'past_due'
-            ELSE 'lapsed' END AS state
-FROM exact AS e CROSS JOIN clock LEFT JOIN dunning AS d USING (chain, subscriptionId) LEFT JOIN cancelled AS c USING (chain, subscriptionId)`;
+SELECT chain, subscriptionId, planId, token, amount, period, mrr, started, paidThrough, lastAttempt, failedAttempts, cancelledAt, forced, endsAt,
+       CASE WHEN state IN ('past_due', 'lapsed') THEN (epoch(t)::BIGINT - epoch(paidThrough)::BIGINT - 1) // 86400 END AS daysPastDue,
+       state
+FROM ledger`;
 }

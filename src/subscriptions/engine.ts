@@ -1,18 +1,24 @@
-import { formatAtto, ratio } from './exact.js';
+import { addDecimal, formatAtto, formatDecimal, ratio, type DecimalSum } from './exact.js';
 import { SubscriptionRecords, type EngineInput, type Subscription } from './records.js';
 
 // The subscription engine (DESIGN.md "Subscriptions and revenue metrics"; STYLE.md
-// "Derived answers"): billings and cancellations in, the ledger of subscriptions and the
-// revenue metrics out. Pure: no DuckDB, no HTTP, no clock but the instants it is given.
+// "Derived answers"): billings and cancellations in, the ledger of subscriptions, the
+// revenue metrics and one subscription's history out. Pure: no DuckDB, no HTTP, no
+// clock but the instants it is given.
 //
 // As of an instant t, only records stamped strictly before t are seen: a billing stamped
-// exactly at t is not yet there (it is seen from t + 1). So consecutive intervals
-// [from, to) agree: what a billing changes is counted at every boundary after it.
+// exactly at t is not yet there (it is seen from t + 1). A forced cancellation ends a
+// subscription once seen; a voluntary one when its paid period ends (Stripe's cancel at
+// period end).
 //
-// Each subscription's records are sorted once; its state then changes only at a few
-// points (a paid billing seen, paidThrough passed, the grace passed, a cancellation
-// seen), so metrics walks those change points against the interval boundaries instead
-// of recomputing every subscription at every boundary from its records.
+// Movements are events: a subscription is counted (active or past due) over a few spans
+// of time, and each span's first second (becoming counted: new the first time, else
+// reactivated) and the second after its last (churned) falls in the one interval
+// (from, to] that holds it. So an interval's end is its start plus its movements, and
+// the movements of consecutive intervals add up to those of the interval spanning
+// them. Each subscription's spans are found once from its records (a paid billing seen,
+// its paid period or grace over, its cancellation seen), not by reading its state at
+// every boundary.
 //
 // Figures: each subscription's MRR is an exact rational rounded half-even once, to 18
 // places: the figure the ledger prints. Every total is the exact sum of those printed
@@ -29,6 +35,8 @@ export type SubscriptionState = 'active' | 'past_due' | 'lapsed' | 'cancelled';
 
 /** Every state, in the order of the lifecycle: what --state accepts. */
 export const SUBSCRIPTION_STATES: readonly SubscriptionState[] = ['active', 'past_due', 'lapsed', 'cancelled'];
+
+const DAY = 86_400;
 
 /** One subscription as of an instant: DESIGN's columns, in its order. */
 export interface SubscriptionRow {
@@ -47,6 +55,10 @@ export interface SubscriptionRow {
   failedAttempts: number;
   cancelledAt: number | null;
   forced: boolean | null;
+  /** The last second its cancellation lets it count: cancelledAt when forced, else paidThrough (or cancelledAt when that came later). */
+  endsAt: number | null;
+  /** Whole days since the first unpaid second (paidThrough + 1), when past due or lapsed. */
+  daysPastDue: number | null;
   state: SubscriptionState;
 }
 
@@ -66,6 +78,7 @@ export interface MetricsRow {
   mrr_new: string;
   mrr_reactivated: string;
   mrr_churned: string;
+  mrr_net: string;
   logo_churn: string | null;
   revenue_churn: string | null;
   attempts: number;
@@ -73,7 +86,9 @@ export interface MetricsRow {
   failure_rate: string | null;
   dunning_cases: number;
   recovered: number;
+  recovered_amount: string;
   lost: number;
+  open: number;
 }
 
 export interface LedgerOptions {
@@ -84,10 +99,28 @@ export interface LedgerOptions {
 }
 
 export interface MetricsOptions extends LedgerOptions {
-  /** Calendar intervals [from, to), ascending and not overlapping (the caller computes them in --tz). */
+  /**
+   * Calendar intervals [from, to), ascending and not overlapping, none ending after `at`
+   * (the caller computes them in --tz and cuts the last one at `at`).
+   */
   intervals: ReadonlyArray<{ from: number; to: number }>;
   /** One row per plan within each token. */
   byPlan: boolean;
+}
+
+/** A change of a subscription's state: from `time` on it is `state`. */
+export interface StateChange {
+  time: number;
+  state: SubscriptionState;
+}
+
+export interface SubscriptionHistory {
+  /** Its ledger row as of `at`; undefined when it has no paid billing before `at`. */
+  row?: SubscriptionRow;
+  /** Every change of state up to `at`, in time order (the first: its subscribe seen). */
+  changes: StateChange[];
+  /** The change that comes next unless a record arrives (a lapse, a cancellation's end, a renewal due). */
+  next?: StateChange;
 }
 
 /**
@@ -97,108 +130,126 @@ export interface MetricsOptions extends LedgerOptions {
 export function ledger(input: EngineInput | SubscriptionRecords, o: LedgerOptions): SubscriptionRow[] {
   const rows: SubscriptionRow[] = [];
   for (const s of recordsOf(input).subscriptions()) {
-    if (!s.terms) continue;
-    const seen = seenAt(s, o.at, o.graceSeconds);
-    if (!seen) continue;
-    const { terms } = s;
-    const cancelled = s.cancellation && s.cancellation.timestamp < o.at ? s.cancellation : undefined;
-    rows.push({
-      subscriptionId: s.id,
-      planId: terms.planId,
-      token: terms.token,
-      amount: terms.amount,
-      period: terms.period,
-      mrr: formatAtto(terms.mrr),
-      started: terms.started,
-      paidThrough: seen.paidThrough,
-      // Never null here: the subscribe is an attempt before `at`.
-      lastAttempt: s.attemptTimes[countBefore(s.attemptTimes, s.attempts, o.at) - 1],
-      failedAttempts: failedSince(s, seen.lastPaidCycle, o.at),
-      cancelledAt: cancelled ? cancelled.timestamp : null,
-      forced: cancelled ? cancelled.forced : null,
-      state: seen.state,
-    });
+    const row = rowAt(s, o.at, o.graceSeconds);
+    if (row) rows.push(row);
   }
   return rows.sort((a, b) => a.started - b.started || compare(a.subscriptionId, b.subscriptionId));
 }
 
+/** One subscription's ledger row as of `at` and every change of its state up to then; undefined when the records name no such subscription. */
+export function history(input: EngineInput | SubscriptionRecords, subscriptionId: string, o: LedgerOptions): SubscriptionHistory | undefined {
+  for (const s of recordsOf(input).subscriptions()) {
+    if (s.id !== subscriptionId) continue;
+    const changes: StateChange[] = [];
+    for (const time of changeInstants(s, o.graceSeconds)) {
+      if (time > o.at) break;
+      const state = seenAt(s, time, o.graceSeconds)?.state;
+      if (state !== undefined && state !== changes.at(-1)?.state) changes.push({ time, state });
+    }
+    const row = rowAt(s, o.at, o.graceSeconds);
+    return { ...(row ? { row, next: nextChange(row, o.graceSeconds) } : {}), changes };
+  }
+  return undefined;
+}
+
 /**
- * Revenue metrics per interval and token (and plan with byPlan): a row for every
- * interval and key with a counted subscription at from or to, an attempt or a dunning
- * case in it; in interval order, then token, then planId.
+ * Revenue metrics per interval and token (and plan with byPlan): every interval for
+ * each key with anything in the window (a subscription counted at an end, a movement,
+ * an attempt or a dunning case), zeros included; in interval order, then token, then
+ * planId.
  */
 export function metrics(input: EngineInput | SubscriptionRecords, o: MetricsOptions): MetricsRow[] {
   const intervals = o.intervals;
   for (let q = 0; q < intervals.length; q++) {
     const { from, to } = intervals[q];
     if (!(from < to) || (q > 0 && from < intervals[q - 1].to)) throw new Error(`metrics: intervals must be ascending and not overlap (interval ${q})`);
+    // A state at a later instant would read records not known at `at`.
+    if (to > o.at) throw new Error(`metrics: interval ${q} ends after at`);
   }
-  const cells = intervals.map(() => new Map<string, Map<string, Cell>>());
-  const cell = (q: number, token: string, planId: string): Cell => {
+  const records = recordsOf(input);
+  // Each key's cells, one per interval, made when the key first has anything; labels map to keys once.
+  const keys = new Map<string, Map<string, Cell[]>>();
+  const byLabel: Array<Cell[] | undefined> = [];
+  const cellsOf = (label: number): Cell[] => {
+    let cells = byLabel[label];
+    if (cells) return cells;
+    const { token, planId } = records.label(label);
     const plan = o.byPlan ? planId : '';
-    let byToken = cells[q].get(token);
-    if (!byToken) cells[q].set(token, (byToken = new Map()));
-    let c = byToken.get(plan);
-    if (!c) byToken.set(plan, (c = emptyCell(token, o.byPlan ? planId : undefined)));
-    return c;
+    let byToken = keys.get(token);
+    if (!byToken) keys.set(token, (byToken = new Map()));
+    cells = byToken.get(plan);
+    if (!cells) byToken.set(plan, (cells = intervals.map(emptyCell)));
+    return (byLabel[label] = cells);
   };
   // Interval boundaries, each evaluated once per subscription.
   const boundaries = [...new Set(intervals.flatMap((i) => [i.from, i.to]))].sort((a, b) => a - b);
   const fromIndex = intervals.map((i) => boundaries.indexOf(i.from));
   const toIndex = intervals.map((i) => boundaries.indexOf(i.to));
   const countedAt = new Uint8Array(boundaries.length);
+  const spans = new Spans();
 
-  const records = recordsOf(input);
   for (const s of records.subscriptions()) {
     const terms = s.terms;
     if (terms) {
-      countedAtBoundaries(s, o.graceSeconds, boundaries, countedAt);
+      spans.of(s, o.graceSeconds);
+      spans.countedAt(boundaries, countedAt);
+      const mrr = terms.mrr;
       for (let q = 0; q < intervals.length; q++) {
         const atFrom = countedAt[fromIndex[q]] === 1;
         const atTo = countedAt[toIndex[q]] === 1;
         if (!atFrom && !atTo) continue;
-        const c = cell(q, terms.token, terms.planId);
+        const c = cellsOf(terms.label)[q];
         if (atFrom) {
           c.start++;
-          c.mrrStart += terms.mrr;
+          c.mrrStart += mrr;
         }
         if (atTo) {
           c.end++;
-          c.mrrEnd += terms.mrr;
+          c.mrrEnd += mrr;
         }
-        if (atFrom && !atTo) {
-          c.churned++;
-          c.mrrChurned += terms.mrr;
-        } else if (atTo && !atFrom) {
-          if (terms.started >= intervals[q].from) {
+      }
+      // A span's first second is in (from, to] when the second before it is in [from, to).
+      for (let k = 0; k < spans.count; k++) {
+        const began = intervalOf(intervals, spans.starts[k] - 1);
+        if (began !== -1) {
+          const c = cellsOf(terms.label)[began];
+          if (k === 0) {
             c.new++;
-            c.mrrNew += terms.mrr;
+            c.mrrNew += mrr;
           } else {
             c.reactivated++;
-            c.mrrReactivated += terms.mrr;
+            c.mrrReactivated += mrr;
           }
+        }
+        const ceased = intervalOf(intervals, spans.ends[k]);
+        if (ceased !== -1) {
+          const c = cellsOf(terms.label)[ceased];
+          c.churned++;
+          c.mrrChurned += mrr;
         }
       }
     }
-    // Attempts come in time order, mostly of one token and plan: reuse the last cell until the interval or label changes.
+    // Attempts come in time order, mostly of one label: reuse the last cell until the interval or label changes.
     let last: { q: number; label: number; cell: Cell } | undefined;
     for (let i = 0; i < s.attempts; i++) {
       const t = s.attemptTimes[i];
       const label = s.attemptLabels[i];
       const q = last && t < intervals[last.q].to ? last.q : intervalOf(intervals, t);
       if (q === -1) continue;
-      if (!last || last.q !== q || last.label !== label) last = { q, label, cell: cell(q, records.label(label).token, records.label(label).planId) };
+      if (!last || last.q !== q || last.label !== label) last = { q, label, cell: cellsOf(label)[q] };
       last.cell.attempts++;
       if (s.attemptFailed[i] === 1) last.cell.failed++;
     }
     for (const k of dunningCases(s)) {
       const q = intervalOf(intervals, s.failedTimes[k]);
       if (q === -1) continue;
-      const { token, planId } = records.label(s.failedLabels[k]);
-      const c = cell(q, token, planId);
+      const label = s.failedLabels[k];
+      const c = cellsOf(label)[q];
       c.dunning++;
-      if (paidBefore(s, s.failedCycles[k], o.at)) c.recovered++;
-      else {
+      if (paidBefore(s, s.failedCycles[k], o.at)) {
+        c.recovered++;
+        c.recoveredAmount = addDecimal(c.recoveredAmount, records.amount(label));
+      } else {
         const state = seenAt(s, o.at, o.graceSeconds)?.state;
         if (state === 'cancelled' || state === 'lapsed') c.lost++;
       }
@@ -206,11 +257,12 @@ export function metrics(input: EngineInput | SubscriptionRecords, o: MetricsOpti
   }
 
   const rows: MetricsRow[] = [];
+  const ordered = [...keys.keys()].sort(compare).flatMap((token) => {
+    const byToken = keys.get(token)!;
+    return [...byToken.keys()].sort(compare).map((plan) => ({ token, plan, cells: byToken.get(plan)! }));
+  });
   intervals.forEach(({ from, to }, q) => {
-    for (const token of [...cells[q].keys()].sort(compare)) {
-      const byPlan = cells[q].get(token)!;
-      for (const plan of [...byPlan.keys()].sort(compare)) rows.push(rowOf(from, to, byPlan.get(plan)!));
-    }
+    for (const { token, plan, cells } of ordered) rows.push(rowOf(from, to, token, o.byPlan ? plan : undefined, cells[q]));
   });
   return rows;
 }
@@ -220,14 +272,66 @@ function recordsOf(input: EngineInput | SubscriptionRecords): SubscriptionRecord
   return input instanceof SubscriptionRecords ? input : SubscriptionRecords.from(input);
 }
 
+interface Seen {
+  paidThrough: number;
+  lastPaidCycle: number;
+  /** The cancellation seen at t, if any. */
+  cancellation?: { timestamp: number; forced: boolean };
+  state: SubscriptionState;
+}
+
 /** A subscription as of t (records stamped before t); undefined when not started by then. */
-function seenAt(s: Subscription, t: number, grace: number): { paidThrough: number; lastPaidCycle: number; state: SubscriptionState } | undefined {
+function seenAt(s: Subscription, t: number, grace: number): Seen | undefined {
   const k = countBefore(s.paidTimes, s.paid, t);
   if (k === 0) return undefined;
   const paidThrough = s.paidThroughAfter[k - 1];
-  const state: SubscriptionState =
-    s.cancellation && s.cancellation.timestamp < t ? 'cancelled' : t <= paidThrough ? 'active' : t <= paidThrough + grace ? 'past_due' : 'lapsed';
-  return { paidThrough, lastPaidCycle: s.lastPaidCycleAfter[k - 1], state };
+  const cancellation = s.cancellation && s.cancellation.timestamp < t ? s.cancellation : undefined;
+  let state: SubscriptionState;
+  // Forced: ended at once. Voluntary: active until its paid period ends.
+  if (cancellation) state = cancellation.forced || t > paidThrough ? 'cancelled' : 'active';
+  else state = t <= paidThrough ? 'active' : t <= paidThrough + grace ? 'past_due' : 'lapsed';
+  return { paidThrough, lastPaidCycle: s.lastPaidCycleAfter[k - 1], cancellation, state };
+}
+
+function rowAt(s: Subscription, at: number, grace: number): SubscriptionRow | undefined {
+  const terms = s.terms;
+  const seen = terms && seenAt(s, at, grace);
+  if (!terms || !seen) return undefined;
+  const { paidThrough, cancellation, state } = seen;
+  return {
+    subscriptionId: s.id,
+    planId: terms.planId,
+    token: terms.token,
+    amount: terms.amount,
+    period: terms.period,
+    mrr: formatAtto(terms.mrr),
+    started: terms.started,
+    paidThrough,
+    // Never null here: the subscribe is an attempt before `at`.
+    lastAttempt: s.attemptTimes[countBefore(s.attemptTimes, s.attempts, at) - 1],
+    failedAttempts: failedSince(s, seen.lastPaidCycle, at),
+    cancelledAt: cancellation ? cancellation.timestamp : null,
+    forced: cancellation ? cancellation.forced : null,
+    endsAt: cancellation ? (cancellation.forced ? cancellation.timestamp : Math.max(paidThrough, cancellation.timestamp)) : null,
+    daysPastDue: state === 'past_due' || state === 'lapsed' ? Math.floor((at - paidThrough - 1) / DAY) : null,
+    state,
+  };
+}
+
+/** What happens next to a subscription as of its row, unless a record arrives: a renewal falls due, the grace runs out, a cancellation takes effect. */
+function nextChange(row: SubscriptionRow, grace: number): StateChange | undefined {
+  if (row.endsAt !== null) return row.state === 'active' ? { time: row.endsAt + 1, state: 'cancelled' } : undefined;
+  if (row.state === 'active') return { time: row.paidThrough + 1, state: grace > 0 ? 'past_due' : 'lapsed' };
+  if (row.state === 'past_due') return { time: row.paidThrough + grace + 1, state: 'lapsed' };
+  return undefined;
+}
+
+/** The instants at which a subscription's state can change, ascending: a record seen, a paid period or a grace over. */
+function changeInstants(s: Subscription, grace: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < s.paid; i++) out.push(s.paidTimes[i] + 1, s.paidThroughAfter[i] + 1, s.paidThroughAfter[i] + grace + 1);
+  if (s.cancellation) out.push(s.cancellation.timestamp + 1);
+  return [...new Set(out)].sort((a, b) => a - b);
 }
 
 /** Failed attempts before t for cycles after the last one paid. */
@@ -238,20 +342,53 @@ function failedSince(s: Subscription, lastPaidCycle: number, t: number): number 
 }
 
 /**
- * Marks, for each boundary (ascending), whether the subscription is counted there
- * (active or past due). It is counted in spans (after, until]: after the i-th paid
- * billing is seen and until the next one is (or its paidThrough + grace passes, or its
- * cancellation is seen), whichever comes first. The spans are ascending and apart (each
- * ends by the next one's start), so one walk over spans and boundaries tells them all.
+ * The spans [start, end] of seconds during which a subscription is counted (active or
+ * past due), ascending and apart, in arrays reused from one subscription to the next.
  */
-function countedAtBoundaries(s: Subscription, grace: number, boundaries: number[], out: Uint8Array): void {
-  const cancelled = s.cancellation ? s.cancellation.timestamp : Infinity;
-  const until = (i: number) => Math.min(i + 1 < s.paid ? s.paidTimes[i + 1] : Infinity, s.paidThroughAfter[i] + grace, cancelled);
-  let j = 0;
-  for (let i = 0; i < boundaries.length; i++) {
-    const t = boundaries[i];
-    while (j < s.paid && until(j) < t) j++;
-    out[i] = j < s.paid && s.paidTimes[j] < t && t <= until(j) ? 1 : 0;
+class Spans {
+  count = 0;
+  starts = new Float64Array(16);
+  ends = new Float64Array(16);
+
+  /**
+   * After its i-th paid billing is seen (from p_i + 1) and until the next one is (p_{i+1}),
+   * its paidThrough PT is fixed, and it is counted up to U: PT + grace without a
+   * cancellation; min(c, PT + grace) with a forced one stamped c; with a voluntary one,
+   * through PT when c < PT, else up to min(c, PT + grace) (cancelled when seen after the
+   * paid period). A span that begins the second after the last one ended continues it.
+   */
+  of(s: Subscription, grace: number): void {
+    if (s.paid > this.starts.length) {
+      this.starts = new Float64Array(2 * s.paid);
+      this.ends = new Float64Array(2 * s.paid);
+    }
+    const c = s.cancellation;
+    let n = 0;
+    for (let i = 0; i < s.paid; i++) {
+      const pt = s.paidThroughAfter[i];
+      const lapse = pt + grace;
+      const until = !c ? lapse : c.forced ? Math.min(c.timestamp, lapse) : Math.max(pt, Math.min(c.timestamp, lapse));
+      const start = s.paidTimes[i] + 1;
+      const end = Math.min(i + 1 < s.paid ? s.paidTimes[i + 1] : Infinity, until);
+      if (end < start) continue;
+      if (n > 0 && this.ends[n - 1] === start - 1) this.ends[n - 1] = end;
+      else {
+        this.starts[n] = start;
+        this.ends[n] = end;
+        n++;
+      }
+    }
+    this.count = n;
+  }
+
+  /** Marks, for each boundary (ascending), whether a span holds it: one walk over both. */
+  countedAt(boundaries: number[], out: Uint8Array): void {
+    let k = 0;
+    for (let i = 0; i < boundaries.length; i++) {
+      const t = boundaries[i];
+      while (k < this.count && this.ends[k] < t) k++;
+      out[i] = k < this.count && this.starts[k] <= t ? 1 : 0;
+    }
   }
 }
 
@@ -274,7 +411,7 @@ function paidBefore(s: Subscription, cycleStart: number, t: number): boolean {
   return false;
 }
 
-/** The interval holding t, or -1. */
+/** The interval [from, to) holding t, or -1. */
 function intervalOf(intervals: ReadonlyArray<{ from: number; to: number }>, t: number): number {
   let lo = 0;
   let hi = intervals.length - 1;
@@ -300,8 +437,6 @@ function countBefore(times: Float64Array, n: number, t: number): number {
 }
 
 interface Cell {
-  token: string;
-  planId?: string;
   start: number;
   end: number;
   new: number;
@@ -316,13 +451,12 @@ interface Cell {
   failed: number;
   dunning: number;
   recovered: number;
+  recoveredAmount: DecimalSum;
   lost: number;
 }
 
-function emptyCell(token: string, planId: string | undefined): Cell {
+function emptyCell(): Cell {
   return {
-    token,
-    ...(planId !== undefined ? { planId } : {}),
     start: 0,
     end: 0,
     new: 0,
@@ -337,16 +471,17 @@ function emptyCell(token: string, planId: string | undefined): Cell {
     failed: 0,
     dunning: 0,
     recovered: 0,
+    recoveredAmount: { num: 0n, den: 1n },
     lost: 0,
   };
 }
 
-function rowOf(from: number, to: number, c: Cell): MetricsRow {
+function rowOf(from: number, to: number, token: string, planId: string | undefined, c: Cell): MetricsRow {
   return {
     from,
     to,
-    token: c.token,
-    ...(c.planId !== undefined ? { planId: c.planId } : {}),
+    token,
+    ...(planId !== undefined ? { planId } : {}),
     subscriptions_start: c.start,
     subscriptions_end: c.end,
     new: c.new,
@@ -357,6 +492,7 @@ function rowOf(from: number, to: number, c: Cell): MetricsRow {
     mrr_new: formatAtto(c.mrrNew),
     mrr_reactivated: formatAtto(c.mrrReactivated),
     mrr_churned: formatAtto(c.mrrChurned),
+    mrr_net: formatAtto(c.mrrEnd - c.mrrStart),
     logo_churn: ratio(BigInt(c.churned), BigInt(c.start)),
     revenue_churn: ratio(c.mrrChurned, c.mrrStart),
     attempts: c.attempts,
@@ -364,7 +500,9 @@ function rowOf(from: number, to: number, c: Cell): MetricsRow {
     failure_rate: ratio(BigInt(c.failed), BigInt(c.attempts)),
     dunning_cases: c.dunning,
     recovered: c.recovered,
+    recovered_amount: formatDecimal(c.recoveredAmount),
     lost: c.lost,
+    open: c.dunning - c.recovered - c.lost,
   };
 }
 

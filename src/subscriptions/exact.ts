@@ -36,10 +36,28 @@ export function toAtto(num: bigint, den: bigint): bigint {
 
 /** A figure in units of 10^-18 as payrec prints DECIMALs: every digit, no padding zeros ("10", "3.333333333333333333"). */
 export function formatAtto(atto: bigint): string {
-  const negative = atto < 0n;
-  const a = negative ? -atto : atto;
-  const fraction = (a % ONE).toString().padStart(PLACES, '0').replace(/0+$/, '');
-  const text = fraction === '' ? (a / ONE).toString() : `${a / ONE}.${fraction}`;
+  return formatDecimal({ num: atto, den: ONE });
+}
+
+/** An exact sum of decimal amounts: num / 10^scale (readDecimal's fractions have such denominators). */
+export interface DecimalSum {
+  num: bigint;
+  den: bigint;
+}
+
+/** a + b, exactly, over the larger of their denominators (both powers of ten). */
+export function addDecimal(a: DecimalSum, b: DecimalSum): DecimalSum {
+  if (a.den === b.den) return { num: a.num + b.num, den: a.den };
+  return a.den > b.den ? { num: a.num + b.num * (a.den / b.den), den: a.den } : { num: a.num * (b.den / a.den) + b.num, den: b.den };
+}
+
+/** A sum as decimal text: every digit, no padding zeros ("10", "0.0000000000000000025"). */
+export function formatDecimal({ num, den }: DecimalSum): string {
+  const negative = num < 0n;
+  const a = negative ? -num : num;
+  const places = den.toString().length - 1;
+  const fraction = places === 0 ? '' : (a % den).toString().padStart(places, '0').replace(/0+$/, '');
+  const text = fraction === '' ? (a / den).toString() : `${a / den}.${fraction}`;
   return negative ? `-${text}` : text;
 }
 

@@ -1,5 +1,5 @@
 import { MalformedResponseError } from '../core/runtime/errors.js';
-import { DECIMAL, readDecimal } from './exact.js';
+import { DECIMAL, readDecimal, type DecimalSum } from './exact.js';
 import { mrrAtto } from './mrr.js';
 
 // What the engine keeps of each record, compactly: a billing is its subscription and
@@ -68,6 +68,8 @@ export interface Label {
 }
 
 export interface Terms extends Label {
+  /** The subscribe's label number (the store's `label` gives it). */
+  label: number;
   /** Seconds: cycleEnd − cycleStart + 1 of the subscribe. */
   period: number;
   /** Units of 10^-18, rounded half-even once. */
@@ -136,6 +138,7 @@ export class SubscriptionRecords {
   /** Per label: whether its amount is a plain decimal (the only kind a figure can use). */
   private readonly exactLabel: boolean[] = [];
   private readonly mrrs = new Map<string, bigint>();
+  private readonly amounts: DecimalSum[] = [];
   private lastLabel?: { token: unknown; planId: unknown; amount: unknown; id: number };
   // The readable billings, the first `count` of them. Times are safe integers
   // (checked), which a Float64Array holds exactly, as it does label × 4 + outcome.
@@ -246,6 +249,16 @@ export class SubscriptionRecords {
     return this.labels[n];
   }
 
+  /** How many label numbers there are (each below this). */
+  get labelCount(): number {
+    return this.labels.length;
+  }
+
+  /** A label's amount as an exact fraction (read once per label). */
+  amount(n: number): DecimalSum {
+    return (this.amounts[n] ??= readDecimal(this.labels[n].amount)!);
+  }
+
   /**
    * Puts each subscription's billings side by side in the store (a stable counting
    * sort, applied in place) and returns where each subscription's begin. The mirror
@@ -306,7 +319,7 @@ export class SubscriptionRecords {
           const period = cycleEnd - cycleStart + 1;
           // Written out, not spread from the label: V8 made a spread copy about 2 µs a subscription.
           const { token, planId, amount } = this.labels[label];
-          out.terms = { token, planId, amount, period, mrr: this.mrrOf(label, period), started: time };
+          out.terms = { label, token, planId, amount, period, mrr: this.mrrOf(label, period), started: time };
         }
         out.paidTimes[paid] = time;
         out.paidCycles[paid] = cycleStart;

@@ -114,7 +114,7 @@ describe('bash completes', () => {
   });
 
   test.concurrent('--columns on commands that print their own rows: the columns they accept', async () => {
-    expect(await bashComplete('payrec', 'metrics', '--columns', 'token,mrr_')).toEqual(['token,mrr_start', 'token,mrr_end', 'token,mrr_new', 'token,mrr_reactivated', 'token,mrr_churned']);
+    expect(await bashComplete('payrec', 'metrics', '--columns', 'token,mrr_')).toEqual(['token,mrr_start', 'token,mrr_end', 'token,mrr_new', 'token,mrr_reactivated', 'token,mrr_churned', 'token,mrr_net']);
     expect(await bashComplete('payrec', 'sync', '--columns', 'un')).toEqual(['unchanged']);
     expect(await bashComplete('payrec', 'doctor', '--columns', 'st')).toEqual(['status']);
     expect(await bashComplete('payrec', 'fr', 'plans', '--columns', 'seen')).toEqual(['seenIn']);

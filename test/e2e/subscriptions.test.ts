@@ -1,10 +1,12 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import Big from 'big.js';
-import { copyFileSync } from 'node:fs';
+import ExcelJS from 'exceljs';
+import { execa } from 'execa';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
-import { emulator, payrec, suiteEmulators, tempDir } from './helpers.js';
+import { BIN, emulator, payrec, program, suiteEmulators, tempDir } from './helpers.js';
 
 // payrec subscriptions and payrec metrics, run as a user would against a mirror of the
 // emulator, held against an oracle written here from DESIGN.md's definitions and the
@@ -63,7 +65,9 @@ function oracle(f: SubscriptionFacts, t: number, grace = GRACE): OracleRow | und
   const c = f.cancellation;
   const cancelled = c !== null && c.transactionStatus === 'confirmed' && (c.timestamp as number) < t;
   const period = (first.cycleEnd as number) - (first.cycleStart as number) + 1;
-  const state = cancelled ? 'cancelled' : t <= paidThrough ? 'active' : t <= paidThrough + grace ? 'past_due' : 'lapsed';
+  // A forced cancellation ends it at once; one by its customer when its paid period ends.
+  const ended = cancelled && (c!.forced === true || t > paidThrough);
+  const state = ended ? 'cancelled' : cancelled || t <= paidThrough ? 'active' : t <= paidThrough + grace ? 'past_due' : 'lapsed';
   return { subscriptionId: f.subscriptionId, planId: f.planId, token: f.token, mrr: mrrOf(f.amount, period), started: first.timestamp as number, paidThrough, cancelledAt: cancelled ? (c!.timestamp as number) : null, state };
 }
 
@@ -158,7 +162,7 @@ describe('the mirror\'s subscriptions view', () => {
     } finally {
       await today.close();
     }
-    const columns = 'subscriptionId, planId, token, amount, period, mrr, epoch(started)::BIGINT AS started, epoch(paidThrough)::BIGINT AS paidThrough, epoch(lastAttempt)::BIGINT AS lastAttempt, failedAttempts, epoch(cancelledAt)::BIGINT AS cancelledAt, forced, state';
+    const columns = 'subscriptionId, planId, token, amount, period, mrr, epoch(started)::BIGINT AS started, epoch(paidThrough)::BIGINT AS paidThrough, epoch(lastAttempt)::BIGINT AS lastAttempt, failedAttempts, epoch(cancelledAt)::BIGINT AS cancelledAt, forced, epoch(endsAt)::BIGINT AS endsAt, daysPastDue, state';
     const [view, sums, cli] = await Promise.all([
       payrec(s.emu, ['sql', '--db', db, '-f', 'json', `SELECT ${columns} FROM subscriptions ORDER BY subscriptionId`]),
       payrec(s.emu, ['sql', '--db', db, '-f', 'json', `SELECT token, SUM(mrr) AS mrr FROM subscriptions WHERE state IN ('active', 'past_due') GROUP BY token ORDER BY token`]),
@@ -269,6 +273,10 @@ describe('bad input: exit 2 before anything is read or sent', () => {
     ['an unknown interval', ['metrics', '--interval', 'fortnight'], /invalid --interval "fortnight"/],
     ['--period with --from', ['metrics', '--period', '2025', '--from', '2025-01-01'], /either --period or --from\/--to/],
     ['no mirror', ['metrics', '--db', '/nonexistent-folder/none.duckdb'], /no mirror at .*none\.duckdb[\s\S]*payrec sync \(or add --sync\)/],
+    ['a --past-due-for that is no number of days', ['subscriptions', '--past-due-for', '1.5'], /invalid --past-due-for "1\.5": expected a whole number of days/],
+    ['--count with --jq', ['metrics', '--count', '--jq', 'length'], /give either --count or --jq/],
+    ['--count into a workbook', ['subscriptions', '--count', '-o', 'n.xlsx'], /--count prints a number: -f xlsx does not apply/],
+    ['an id too short to look up', ['subscriptions', '0xabc'], /invalid SUBSCRIPTION_ID "0xabc"/],
   ];
   for (const [what, args, message] of cases) {
     it(what, async () => {
@@ -364,4 +372,337 @@ describe('a billing whose amount cannot be read exactly stops the figures (exit 
       }
     });
   }
+});
+
+// ---- the definitions of issue 29: movements as events, --at as what is known, outputs that answer ----
+
+/** Whether a subscription is counted (active or past due) as of t, by the oracle. */
+const countedAt = (f: SubscriptionFacts, t: number) => counted(oracle(f, t));
+
+/** The instants where a subscription's state can change (a record seen, a paid period or a grace over), ascending. */
+function changeInstants(f: SubscriptionFacts): number[] {
+  const instants = new Set<number>();
+  for (const b of f.billings) [(b.timestamp as number) + 1, (b.cycleEnd as number) + 1, (b.cycleEnd as number) + GRACE + 1].forEach((x) => instants.add(x));
+  if (f.cancellation) instants.add((f.cancellation.timestamp as number) + 1);
+  return [...instants].sort((a, b) => a - b);
+}
+
+/** Its changes of state up to `at`, by the oracle: each instant compared with the second before. */
+const stateChanges = (f: SubscriptionFacts, at: number) =>
+  changeInstants(f)
+    .filter((x) => x <= at && oracle(f, x) !== undefined && oracle(f, x)!.state !== oracle(f, x - 1)?.state)
+    .map((x) => ({ time: x, state: oracle(f, x)!.state }));
+
+/** Its changes of counted state, by the oracle: every instant where one can happen, compared with the second before. */
+function changes(f: SubscriptionFacts): { time: number; kind: 'new' | 'reactivated' | 'churned' }[] {
+  const out: { time: number; kind: 'new' | 'reactivated' | 'churned' }[] = [];
+  let ever = false;
+  for (const x of changeInstants(f)) {
+    const was = countedAt(f, x - 1);
+    const is = countedAt(f, x);
+    if (was === is) continue;
+    out.push({ time: x, kind: is ? (ever ? 'reactivated' : 'new') : 'churned' });
+    ever ||= is;
+  }
+  return out;
+}
+
+describe('payrec metrics: movements are events, every interval, --at as what is known', () => {
+  it('new, reactivated and churned of every month equal the oracle\'s changes in (from, to]; months add up to their quarter; every month has a row per token', async () => {
+    const at = String(s.emu.subscriptions('bsc').now);
+    const [months, quarter] = await Promise.all([
+      payrec(s.emu, ['metrics', '--db', db, '--period', '2025-Q3', '--at', at, '-f', 'json', '-q']),
+      payrec(s.emu, ['metrics', '--db', db, '--period', '2025-Q3', '--interval', 'quarter', '--at', at, '-f', 'json', '-q']),
+    ]);
+    expect(months.exitCode, months.stderr).toBe(0);
+    const rows = JSON.parse(months.stdout) as Record<string, string & number>[];
+    const tokens = [...new Set(rows.map((r) => r.token))].sort();
+    expect(tokens.length).toBeGreaterThan(1);
+    const starts = [Date.UTC(2025, 6, 1), Date.UTC(2025, 7, 1), Date.UTC(2025, 8, 1)].map((t) => t / 1000);
+    expect(rows.map((r) => [r.from, r.token])).toEqual(starts.flatMap((from) => tokens.map((t) => [from, t])));
+    let moved = 0;
+    for (const row of rows) {
+      const events = facts.filter((f) => f.token === row.token).flatMap(changes).filter((e) => row.from < e.time && e.time <= row.to);
+      for (const kind of ['new', 'reactivated', 'churned'] as const) expect(row[kind], `${row.token} ${row.from} ${kind}`).toBe(events.filter((e) => e.kind === kind).length);
+      moved += row.new + row.churned;
+    }
+    expect(moved).toBeGreaterThan(0);
+    for (const q of JSON.parse(quarter.stdout) as Record<string, string & number>[]) {
+      const parts = rows.filter((r) => r.token === q.token);
+      for (const c of ['new', 'reactivated', 'churned', 'attempts', 'failed', 'dunning_cases', 'recovered', 'lost', 'open']) expect(parts.reduce((n, p) => n + p[c], 0), c).toBe(q[c]);
+      for (const c of ['mrr_new', 'mrr_reactivated', 'mrr_churned', 'mrr_net', 'recovered_amount']) expect(parts.reduce((n, p) => n.plus(p[c]), new Big(0)).eq(q[c]), c).toBe(true);
+      expect([parts[0].mrr_start, parts[2].mrr_end]).toEqual([q.mrr_start, q.mrr_end]);
+    }
+  });
+
+  it('--at with a date alone is the end of that day: the same ledger as at the next midnight, said on stderr; metrics\' default window is the 12 months up to it, the last ending there', async () => {
+    const midnight = String(Date.UTC(2025, 10, 1) / 1000);
+    const [day, instant, report] = await Promise.all([
+      payrec(s.emu, ['subscriptions', '--db', db, '--at', '2025-10-31', '-f', 'json']),
+      payrec(s.emu, ['subscriptions', '--db', db, '--at', midnight, '-f', 'json', '-q']),
+      payrec(s.emu, ['metrics', '--db', db, '--at', '2025-10-31', '-f', 'json']),
+    ]);
+    expect(day.exitCode, day.stderr).toBe(0);
+    expect(day.stdout).toBe(instant.stdout);
+    expect(day.stderr).toContain('as of 2025-11-01 00:00:00 UTC (the end of 2025-10-31): records stamped before it (--at)');
+    const expected = facts.map((f) => oracle(f, Number(midnight))).filter((x) => x !== undefined);
+    expect((JSON.parse(day.stdout) as OracleRow[]).map((r) => r.subscriptionId).sort()).toEqual(expected.map((r) => r.subscriptionId).sort());
+    expect(report.exitCode, report.stderr).toBe(0);
+    expect(report.stderr).toContain('the last 12 months up to --at: from 2024-11-01 00:00:00 UTC');
+    const bounds = (JSON.parse(report.stdout) as { from: number; to: number }[]).map((r) => [r.from, r.to]);
+    expect(bounds[0][0]).toBe(Date.UTC(2024, 10, 1) / 1000);
+    expect(bounds.at(-1)![1]).toBe(Number(midnight));
+    expect(new Set(bounds.map(([from]) => from)).size).toBe(12);
+  });
+
+  it('a window is cut at --at (its last interval ends there) and one that begins after --at is exit 2', async () => {
+    const cut = await payrec(s.emu, ['metrics', '--db', db, '--period', '2025-10', '--at', '2025-10-15T12:00:00Z', '-f', 'json']);
+    expect(cut.exitCode, cut.stderr).toBe(0);
+    expect(cut.stderr).toContain('the last interval ends at --at (2025-10-15 12:00:00 UTC), not at its calendar end');
+    const at = Date.UTC(2025, 9, 15, 12) / 1000;
+    const rows = JSON.parse(cut.stdout) as Record<string, string & number>[];
+    for (const row of rows) {
+      expect(row.to).toBe(at);
+      const end = facts.filter((f) => f.token === row.token).map((f) => oracle(f, at)).filter(counted);
+      expect(row.subscriptions_end).toBe(end.length);
+      expect(row.mrr_end).toBe(end.reduce((sum, x) => sum.plus(x.mrr), new Big(0)).toFixed());
+    }
+    const after = await payrec(s.emu, ['metrics', '--db', db, '--period', '2025-11', '--at', '2025-10-31']);
+    expect(after.exitCode).toBe(2);
+    expect(after.stdout).toBe('');
+    expect(after.stderr).toContain('--period "2025-11" begins after --at (2025-11-01 00:00:00 UTC)');
+  });
+});
+
+describe('the ledger: cancellations at period end, --past-due-for, --state canceled', () => {
+  it('a subscription its customer cancelled stays active with cancelledAt and endsAt = paidThrough until its paid period ends', async () => {
+    const f = facts.find((x) => {
+      const c = x.cancellation;
+      const paidEnds = x.billings.filter(paid).map((b) => b.cycleEnd as number);
+      return c !== null && c.forced === false && c.transactionStatus === 'confirmed' && (c.timestamp as number) < Math.max(...paidEnds);
+    })!;
+    expect(f).toBeDefined();
+    const c = f.cancellation!.timestamp as number;
+    const end = Math.max(...f.billings.filter((b) => paid(b) && (b.timestamp as number) <= c).map((b) => b.cycleEnd as number));
+    const rowAt = async (t: number) => {
+      const r = await payrec(s.emu, ['subscriptions', '--db', db, '--at', String(t), '--plan-id', f.planId, '-f', 'json', '-q']);
+      return (JSON.parse(r.stdout) as Record<string, unknown>[]).find((x) => x.subscriptionId === f.subscriptionId);
+    };
+    expect(await rowAt(c + 1)).toMatchObject({ state: 'active', cancelledAt: c, forced: false, endsAt: end, daysPastDue: null });
+    expect(await rowAt(end)).toMatchObject({ state: 'active' });
+    expect(await rowAt(end + 1)).toMatchObject({ state: 'cancelled', endsAt: end });
+  });
+
+  it('--past-due-for keeps the past-due ones with that many whole days since paidThrough + 1; --state canceled is cancelled; --jq runs on the JSON', async () => {
+    const at = s.emu.subscriptions('bsc').now - 40 * DAY;
+    const pastDue = facts.map((f) => oracle(f, at)).filter((x) => x?.state === 'past_due') as OracleRow[];
+    const days = (x: OracleRow) => Math.floor((at - x.paidThrough - 1) / DAY);
+    const n = days(pastDue[0]);
+    const r = await payrec(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--past-due-for', String(n), '-f', 'json', '-q']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const rows = JSON.parse(r.stdout) as { subscriptionId: string; daysPastDue: number }[];
+    expect(rows.map((x) => x.subscriptionId).sort()).toEqual(pastDue.filter((x) => days(x) >= n).map((x) => x.subscriptionId).sort());
+    for (const row of rows) expect(row.daysPastDue).toBe(days(pastDue.find((x) => x.subscriptionId === row.subscriptionId)!));
+    const [canceled, cancelled, jq] = await Promise.all([
+      payrec(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--state', 'canceled', '--count', '-q']),
+      payrec(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--state', 'cancelled', '-f', 'json', '-q']),
+      payrec(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--jq', '[.[] | select(.state == "cancelled") | .subscriptionId] | sort | .[]', '-q']),
+    ]);
+    const ids = facts.map((f) => oracle(f, at)).filter((x) => x?.state === 'cancelled').map((x) => x!.subscriptionId).sort();
+    expect(ids.length).toBeGreaterThan(0);
+    expect(canceled.stdout).toBe(`${ids.length}\n`);
+    expect((JSON.parse(cancelled.stdout) as OracleRow[]).map((x) => x.subscriptionId).sort()).toEqual(ids);
+    // Strings raw, one per line, as gh --jq prints them.
+    expect(jq.stdout).toBe(ids.map((id) => `${id}\n`).join(''));
+  });
+
+  it('metrics --count, --fail-if-any and --jq answer on the rows -f json prints; a bad --jq is exit 2 before the mirror is read', async () => {
+    const args = ['metrics', '--db', db, '--period', '2025-Q3', '-q'];
+    const [json, count, gate, jq, bad] = await Promise.all([
+      payrec(s.emu, [...args, '-f', 'json']),
+      payrec(s.emu, [...args, '--count']),
+      payrec(s.emu, [...args, '--fail-if-any', '-f', 'csv']),
+      payrec(s.emu, [...args, '--jq', '.[0].mrr_end']),
+      payrec(s.quiet, ['metrics', '--db', '/nonexistent-folder/none.duckdb', '--jq', '.[']),
+    ]);
+    const rows = JSON.parse(json.stdout) as { mrr_end: string }[];
+    expect(count.stdout).toBe(`${rows.length}\n`);
+    expect(gate.exitCode).toBe(9);
+    expect(jq.stdout).toBe(`${rows[0].mrr_end}\n`);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('invalid --jq expression');
+  });
+});
+
+describe('outputs that answer: workbooks a SUM can total, terminals that keep the columns that answer', () => {
+  it('metrics -o x.xlsx: money and ratio columns are number cells with their exact text beside', async () => {
+    const file = join(tempDir(), 'books.xlsx');
+    const args = ['metrics', '--db', db, '--period', '2025-Q3', '-q'];
+    const [book, json] = await Promise.all([payrec(s.emu, [...args, '-o', file]), payrec(s.emu, [...args, '-f', 'json'])]);
+    expect(book.exitCode, book.stderr).toBe(0);
+    const rows = JSON.parse(json.stdout) as Record<string, string | number | null>[];
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(file);
+    const sheet = workbook.worksheets[0];
+    const header = (sheet.getRow(1).values as unknown[]).slice(1) as string[];
+    for (const c of ['mrr_end', 'mrr_net', 'recovered_amount', 'logo_churn', 'failure_rate']) expect(header).toContain(`${c}_exact`);
+    rows.forEach((row, i) => {
+      const cell = (name: string) => sheet.getRow(i + 2).getCell(header.indexOf(name) + 1).value;
+      for (const c of ['mrr_start', 'mrr_end', 'mrr_net', 'mrr_churned', 'recovered_amount', 'logo_churn', 'failure_rate']) {
+        if (row[c] === null) continue;
+        expect(typeof cell(c), c).toBe('number');
+        expect(cell(c)).toBe(Number(row[c]));
+        expect(cell(`${c}_exact`)).toBe(row[c]);
+      }
+    });
+    const ledgerFile = join(tempDir(), 'ledger.xlsx');
+    expect((await payrec(s.emu, ['subscriptions', '--db', db, '-q', '-o', ledgerFile])).exitCode).toBe(0);
+    const ledgerBook = new ExcelJS.Workbook();
+    await ledgerBook.xlsx.readFile(ledgerFile);
+    const ledgerSheet = ledgerBook.worksheets[0];
+    const ledgerHeader = (ledgerSheet.getRow(1).values as unknown[]).slice(1) as string[];
+    expect(typeof ledgerSheet.getRow(2).getCell(ledgerHeader.indexOf('mrr') + 1).value).toBe('number');
+    expect(typeof ledgerSheet.getRow(2).getCell(ledgerHeader.indexOf('mrr_exact') + 1).value).toBe('string');
+  });
+
+  const script = program('script', 'bsdutils');
+  const onPty = script.skip ? it.skip : it;
+  /** payrec on an 80-column pseudo-terminal: the screen's lines. */
+  const onTerminal = async (args: string[], cols = 80) => {
+    const quoted = args.map((a) => `'${a}'`).join(' ');
+    const r = await execa('script', ['-qec', `stty cols ${cols} rows 50; exec node ${BIN} ${quoted}`, '/dev/null'], {
+      reject: false,
+      stdin: 'ignore',
+      extendEnv: false,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', NO_COLOR: '1', PAYREC_CONFIG_DIR: tempDir(), PAYREC_BASE_URL: s.emu.url, PAYREC_API_KEY: s.emu.keyFor('bsc') },
+    });
+    return r.stdout.split(/\r?\n/);
+  };
+  const headerOf = (lines: string[]) => lines.find((l) => l.startsWith('│'))!.split('│').map((c) => c.trim()).filter(Boolean);
+
+  onPty(`on 80 columns, subscriptions keep id, token, mrr, state, paidThrough (the last first out: an MRR of 18 decimals leaves no room for it) and metrics the interval, token, mrr_end, mrr_net, new, churned, logo_churn (as a percentage)${script.note}`, async () => {
+    const answers = ['subscriptionId', 'token', 'mrr', 'state', 'paidThrough'];
+    // These plans' MRRs have up to 18 decimals (1234.567890123456789 a week): the widest cell.
+    expect(headerOf(await onTerminal(['subscriptions', '--db', db, '-q']))).toEqual(answers.slice(0, 4));
+    expect(headerOf(await onTerminal(['subscriptions', '--db', db, '-q'], 90)).slice(0, 5)).toEqual(answers);
+    const metricsAnswers = ['interval', 'token', 'mrr_end', 'mrr_net', 'new', 'churned', 'logo_churn'];
+    // Totals of such MRRs take 24 characters each: at 80 columns the first five fit, the rest follow from the right.
+    expect(headerOf(await onTerminal(['metrics', '--db', db, '--period', '2025-Q3', '-q']))).toEqual(metricsAnswers.slice(0, 5));
+    const report = await onTerminal(['metrics', '--db', db, '--period', '2025-Q3', '-q'], 110);
+    expect(headerOf(report).slice(0, 7)).toEqual(metricsAnswers);
+    const json = JSON.parse((await payrec(s.emu, ['metrics', '--db', db, '--period', '2025-Q3', '-q', '-f', 'json'])).stdout) as { token: string; logo_churn: string | null }[];
+    const first = report.filter((l) => l.startsWith('│ 2025-07'))[0].split('│').map((c) => c.trim());
+    // 0.25000000 → 25%: the same digits, moved two places.
+    const expected = json[0].logo_churn === null ? '' : `${new Big(json[0].logo_churn).times(100).toFixed()}%`;
+    expect(first.at(-2)).toBe(expected);
+    expect(report.join('\n')).toContain('2025-09');
+  });
+});
+
+describe('payrec subscriptions ID: the story, by id, transactionHash or prefix (issue 29)', () => {
+  it('a prefix of 10 hex characters or a billing\'s hash finds it in the mirror: planId in the summary, every attempt and every change of state in time order', async () => {
+    const at = s.emu.subscriptions('bsc').now;
+    const f = facts.find((x) => x.cancellation?.transactionStatus === 'confirmed' && x.billings.some(failed) && x.billings.filter(paid).length > 2)!;
+    expect(f).toBeDefined();
+    const hash = f.billings[1].transactionHash as string;
+    const [byPrefix, byHash] = await Promise.all([
+      payrec(s.emu, ['subscriptions', f.subscriptionId.slice(0, 12), '--db', db, '--at', String(at), '-f', 'json']),
+      payrec(s.emu, ['subscriptions', hash, '--db', db, '--at', String(at), '-f', 'json', '-q']),
+    ]);
+    expect(byPrefix.exitCode, byPrefix.stderr).toBe(0);
+    expect(byPrefix.stderr).toContain(`subscription ${f.subscriptionId}: from the mirror`);
+    expect(byHash.stdout).toBe(byPrefix.stdout);
+    const shown = JSON.parse(byPrefix.stdout) as { planId: string; state: string; story: { timestamp: number; event: string; state?: string; transactionHash?: string }[] };
+    expect(shown.planId).toBe(f.planId);
+    expect(shown.state).toBe(oracle(f, at)!.state);
+    const times = shown.story.map((r) => r.timestamp);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(shown.story.filter((r) => r.event === 'billing').map((r) => r.transactionHash)).toEqual(f.billings.filter((b) => (b.timestamp as number) < at).map((b) => b.transactionHash));
+    expect(shown.story.filter((r) => r.event === 'cancellation').map((r) => r.transactionHash)).toEqual([f.cancellation!.transactionHash]);
+    const changes = shown.story.filter((r) => r.state !== undefined && !r.event.endsWith(' on')).map((r) => ({ time: r.timestamp, state: r.state }));
+    expect(changes).toEqual(stateChanges(f, at));
+    expect(changes.length).toBeGreaterThan(1);
+  });
+
+  it('piped, one table: a header and one line per event; an ambiguous prefix is exit 2 naming the candidates; an unknown prefix exit 4', async () => {
+    const at = String(s.emu.subscriptions('bsc').now);
+    const f = facts.find((x) => x.billings.some(paid))!;
+    const piped = await payrec(s.emu, ['subscriptions', f.subscriptionId, '--db', db, '--at', at, '-q']);
+    expect(piped.exitCode).toBe(0);
+    const lines = piped.stdout.split('\n').slice(0, -1).map((l) => l.split('\t'));
+    expect(lines[0]).toEqual(['timestamp', 'event', 'state', 'outcome', 'cycleStart', 'cycleEnd', 'amount', 'token', 'transactionHash']);
+    expect(lines.slice(1).every((l) => l.length === 9)).toBe(true);
+    // A second subscription whose id shares the first 12 hex characters of f's, written into a copy of the mirror.
+    const twin = join(tempDir(), 'twin.duckdb');
+    copyFileSync(db, twin);
+    const instance = await DuckDBInstance.create(twin);
+    const conn = await instance.connect();
+    const other = `${f.subscriptionId.slice(0, 14)}${'f'.repeat(52)}`;
+    await conn.run(`INSERT INTO payrec_store.fixed_recurring_billings SELECT * REPLACE ($1 AS subscriptionId, '0x' || repeat('e', 64) AS transactionHash) FROM payrec_store.fixed_recurring_billings WHERE subscriptionId = $2 LIMIT 1`, [other, f.subscriptionId]);
+    conn.closeSync();
+    instance.closeSync();
+    const ambiguous = await payrec(s.emu, ['subscriptions', f.subscriptionId.slice(0, 14), '--db', twin]);
+    expect(ambiguous.exitCode).toBe(2);
+    expect(ambiguous.stderr).toContain(`${f.subscriptionId.slice(0, 14)} begins the ids of 2 subscriptions in the mirror: ${[f.subscriptionId, other].sort().join(', ')}`);
+    expect((await payrec(s.emu, ['subscriptions', f.subscriptionId.slice(0, 15), '--db', twin, '-q'])).exitCode).toBe(0);
+    const [unknown, bad] = await Promise.all([
+      payrec(s.emu, ['subscriptions', 'fedcba9876543210', '--db', db]),
+      payrec(s.quiet, ['subscriptions', '0x1234', '--db', db]),
+    ]);
+    expect(unknown.exitCode).toBe(4);
+    expect(unknown.stderr).toContain('no subscription in the mirror has an id beginning with 0xfedcba9876543210');
+    expect(bad.exitCode).toBe(2);
+    expect(s.quiet.requests).toEqual([]);
+  });
+});
+
+describe('docs/subscriptions.md: the figures it shows hold against the emulator\'s facts', () => {
+  /** The output lines the doc shows under a command (up to the next command or the block's end). */
+  const shownUnder = (doc: string[], command: string) => {
+    const start = doc.findIndex((l) => l.startsWith(`$ ${command}`));
+    expect(start, command).toBeGreaterThan(-1);
+    const end = doc.findIndex((l, i) => i > start && (l.startsWith('$ ') || l.startsWith('```')));
+    return doc.slice(start + 1, end);
+  };
+  /** The CSV part of those lines: from the header that begins with `first`, as objects. */
+  const csvRows = (lines: string[], first: string) => {
+    const at = lines.findIndex((l) => l.startsWith(`${first},`));
+    const [head, ...rows] = lines.slice(at).map((l) => l.split(','));
+    return rows.map((r) => Object.fromEntries(head.map((h, i) => [h, r[i]])));
+  };
+  const utc = (text: string) => Date.parse(`${text.replace(' ', 'T')}Z`) / 1000;
+
+  it('the month-end recipe: each ledger row as of the end of October, its tie-out to October\'s mrr_end, and one subscription\'s story', async () => {
+    // The doc's examples run `--emulator` anchored at 2026-11-22 (docs.test.ts): the same data here.
+    const anchored = await emulator({ now: Date.UTC(2026, 10, 22) / 1000 });
+    const truth = anchored.subscriptions('bsc').subscriptions;
+    await anchored.close();
+    const doc = readFileSync(join(import.meta.dirname, '../../docs/subscriptions.md'), 'utf8').split('\n');
+    const at = Date.UTC(2026, 10, 1) / 1000; // the end of 2026-10-31
+    const ledger = csvRows(shownUnder(doc, 'payrec --emulator subscriptions --at 2026-10-31 --state active,past_due'), 'subscriptionId');
+    expect(ledger.length).toBeGreaterThan(2);
+    for (const row of ledger) {
+      const f = truth.find((x) => x.subscriptionId === row.subscriptionId)!;
+      const o = oracle(f, at)!;
+      expect([row.token, row.mrr, utc(row.paidThrough), row.state, row.endsAt === '' ? null : utc(row.endsAt)]).toEqual([o.token, o.mrr, o.paidThrough, o.state, o.cancelledAt === null ? null : Math.max(o.paidThrough, o.cancelledAt)]);
+    }
+    const october = csvRows(shownUnder(doc, 'payrec --emulator metrics --period 2026-10'), 'from');
+    for (const row of october) {
+      const mine = ledger.filter((r) => r.token === row.token);
+      expect(row.mrr_end).toBe(mine.reduce((sum, r) => sum.plus(r.mrr), new Big(0)).toFixed());
+      expect(Number(row.subscriptions_end)).toBe(mine.length);
+      expect(Number(row.subscriptions_start) + Number(row.new) + Number(row.reactivated) - Number(row.churned)).toBe(Number(row.subscriptions_end));
+      expect(new Big(row.mrr_end).minus(row.mrr_start).eq(row.mrr_net)).toBe(true);
+    }
+    // The sum the prose spells out is the 8PAY row's.
+    const eight = ledger.filter((r) => r.token === '8PAY').map((r) => r.mrr);
+    expect(doc.join('\n')).toContain(`8PAY ${eight.join(' + ')} = ${october.find((r) => r.token === '8PAY')!.mrr_end}`);
+    // The story: its changes of state are the oracle's.
+    const story = csvRows(shownUnder(doc, 'payrec --emulator subscriptions 0xf6333dcc'), 'timestamp');
+    const f = truth.find((x) => x.subscriptionId.startsWith('0xf6333dcc'))!;
+    expect(story.filter((r) => r.state !== '' && !r.event.endsWith(' on')).map((r) => [utc(r.timestamp), r.state])).toEqual(stateChanges(f, at).map((c) => [c.time, c.state]));
+    expect(story.filter((r) => r.event === 'billing').map((r) => [utc(r.timestamp), r.outcome])).toEqual(f.billings.filter((b) => (b.timestamp as number) < at).map((b) => [b.timestamp, failed(b) ? 'failed' : paid(b) ? 'paid' : 'pending']));
+    // Past due at the end of October: it lapses when its grace runs out.
+    expect(story.at(-1)).toMatchObject({ event: 'lapses on', state: 'lapsed', timestamp: new Date((oracle(f, at)!.paidThrough + GRACE + 1) * 1000).toISOString().replace('T', ' ').slice(0, 19) });
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SUBSCRIPTION_STATES, billingOutcome, ledger, metrics, type BillingInput, type CancellationInput } from '../../src/subscriptions/engine.js';
-import { divHalfEven, formatAtto, ratio, readDecimal } from '../../src/subscriptions/exact.js';
+import { SUBSCRIPTION_STATES, billingOutcome, history, ledger, metrics, type BillingInput, type CancellationInput } from '../../src/subscriptions/engine.js';
+import { addDecimal, divHalfEven, formatAtto, formatDecimal, ratio, readDecimal } from '../../src/subscriptions/exact.js';
 
 // Edges of the definitions (DESIGN.md "Subscriptions and revenue metrics"), each pinned to
 // the second. Every expected value is typed by hand; the comment says which bug the test
@@ -29,6 +29,7 @@ function b(fields: Partial<BillingInput> & { timestamp: number }): BillingInput 
   };
 }
 const subscribe = b({ timestamp: T });
+const cancel = (timestamp: number, forced: boolean, transactionStatus = 'confirmed'): CancellationInput => ({ subscriptionId: 's', planId: 'p', timestamp, forced, transactionStatus, transactionHash: `0xc${timestamp}` });
 const states = (billings: BillingInput[], at: number, cancellations: CancellationInput[] = [], grace = G) =>
   ledger({ billings, cancellations }, { at, graceSeconds: grace }).map((r) => r.state);
 const one = (billings: BillingInput[], intervals: Array<{ from: number; to: number }>, at = T + 400 * DAY, byPlan = false) =>
@@ -52,6 +53,7 @@ describe('state edges, to the second', () => {
     expect(rows.map((r) => [r.from - E - G, r.subscriptions_start, r.subscriptions_end, r.churned])).toEqual([
       [-1, 1, 1, 0],
       [0, 1, 0, 1],
+      [1, 0, 0, 0],
     ]);
   });
 
@@ -75,18 +77,173 @@ describe('state edges, to the second', () => {
       { from: T - 10, to: T },
       { from: T, to: T + 10 },
     ]);
-    // Nothing is counted at T (the subscribe is not seen yet) and nothing is attempted before T: no row.
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ from: T, subscriptions_start: 0, subscriptions_end: 1, new: 1, mrr_new: '10', attempts: 1 });
+    // Nothing is counted at T (the subscribe is not seen yet) and nothing is attempted before T: a row of zeros.
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatchObject({ from: T - 10, subscriptions_start: 0, subscriptions_end: 0, new: 0, attempts: 0 });
+    expect(rows[1]).toMatchObject({ from: T, subscriptions_start: 0, subscriptions_end: 1, new: 1, mrr_new: '10', attempts: 1 });
   });
 
   it('sees a cancellation from the second after its stamp; only a confirmed one, the first', () => {
-    const c = (timestamp: number, transactionStatus = 'confirmed', forced = false): CancellationInput => ({ subscriptionId: 's', planId: 'p', timestamp, forced, transactionStatus, transactionHash: `0xc${timestamp}` });
-    expect(states([subscribe], T + 100, [c(T + 100)])).toEqual(['active']);
-    expect(states([subscribe], T + 101, [c(T + 100)])).toEqual(['cancelled']);
-    expect(states([subscribe], T + 101, [c(T + 100, 'pending'), c(T + 90, 'failed')])).toEqual(['active']);
+    expect(states([subscribe], T + 100, [cancel(T + 100, true)])).toEqual(['active']);
+    expect(states([subscribe], T + 101, [cancel(T + 100, true)])).toEqual(['cancelled']);
+    expect(states([subscribe], T + 101, [cancel(T + 100, true, 'pending'), cancel(T + 90, true, 'failed')])).toEqual(['active']);
+    const c = (timestamp: number, transactionStatus: string, forced: boolean) => cancel(timestamp, forced, transactionStatus);
     const row = ledger({ billings: [subscribe], cancellations: [c(T + 200, 'confirmed', false), c(T + 100, 'confirmed', true)] }, { at: T + 300, graceSeconds: G })[0];
     expect([row.cancelledAt, row.forced]).toEqual([T + 100, true]);
+  });
+});
+
+describe('cancellations: forced at once, voluntary when the paid period ends (Stripe\'s cancel at period end)', () => {
+  // The first cycle is paid through E. Intervals split the second around E: a churn at
+  // instant x falls in the interval (from, to] holding x.
+  const around = [
+    { from: T, to: E - 10 },
+    { from: E - 10, to: E },
+    { from: E, to: E + 1 },
+    { from: E + 1, to: E + 2 },
+  ];
+  const churnedIn = (c: CancellationInput) =>
+    metrics({ billings: [subscribe], cancellations: [c] }, { intervals: around, at: E + 2, graceSeconds: G, byPlan: false }).map((r) => [r.subscriptions_end, r.churned, r.mrr_churned]);
+
+  it('forced by the plan during its paid period: cancelled from the second after its stamp, churned then (a forced one kept until the period end fails here)', () => {
+    const c = cancel(E - 20, true);
+    expect(states([subscribe], E - 20, [c])).toEqual(['active']);
+    expect(states([subscribe], E - 19, [c])).toEqual(['cancelled']);
+    expect(churnedIn(c)).toEqual([
+      [0, 1, '10'],
+      [0, 0, '0'],
+      [0, 0, '0'],
+      [0, 0, '0'],
+    ]);
+    const [row] = ledger({ billings: [subscribe], cancellations: [c] }, { at: E - 19, graceSeconds: G });
+    expect(row).toMatchObject({ cancelledAt: E - 20, forced: true, endsAt: E - 20, daysPastDue: null, state: 'cancelled' });
+  });
+
+  it('by the customer during its paid period: active through paidThrough, cancelled from the second after, churned then (ending at once fails here)', () => {
+    const c = cancel(E - 20, false);
+    expect(states([subscribe], E - 19, [c])).toEqual(['active']);
+    expect(states([subscribe], E, [c])).toEqual(['active']);
+    expect(states([subscribe], E + 1, [c])).toEqual(['cancelled']);
+    // Counted at E (the end of the second interval), gone at E + 1: churned in (E, E + 1].
+    expect(churnedIn(c)).toEqual([
+      [1, 0, '0'],
+      [1, 0, '0'],
+      [0, 1, '10'],
+      [0, 0, '0'],
+    ]);
+    const at = (t: number) => ledger({ billings: [subscribe], cancellations: [c] }, { at: t, graceSeconds: G })[0];
+    expect(at(E)).toMatchObject({ cancelledAt: E - 20, forced: false, endsAt: E, daysPastDue: null, state: 'active' });
+    expect(at(E + 1)).toMatchObject({ endsAt: E, daysPastDue: null, state: 'cancelled' });
+  });
+
+  it('by the customer at the last paid second, or after the paid period ended: cancelled once seen (paidThrough kept as its end fails here)', () => {
+    // Stamped at E, seen at E + 1, when the period is over anyway.
+    expect(churnedIn(cancel(E, false))).toEqual(churnedIn(cancel(E - 20, false)));
+    // Past due, then cancelled: it ends at once, not back at paidThrough.
+    const late = cancel(E + 5 * DAY, false);
+    expect(states([subscribe], E + 5 * DAY, [late])).toEqual(['past_due']);
+    expect(ledger({ billings: [subscribe], cancellations: [late] }, { at: E + 5 * DAY + 1, graceSeconds: G })[0]).toMatchObject({ endsAt: E + 5 * DAY, state: 'cancelled', daysPastDue: null });
+    // Lapsed, then cancelled: not counted since the lapse; cancelled from the stamp on.
+    const later = cancel(E + G + 10, false);
+    expect(states([subscribe], E + G + 5, [later])).toEqual(['lapsed']);
+    expect(states([subscribe], E + G + 11, [later])).toEqual(['cancelled']);
+  });
+
+  it('forced after the paid period ended, within the grace: churned when seen, not at paidThrough', () => {
+    const c = cancel(E + 3 * DAY, true);
+    const rows = metrics({ billings: [subscribe], cancellations: [c] }, { intervals: [{ from: T, to: E + 1 }, { from: E + 1, to: E + 3 * DAY }, { from: E + 3 * DAY, to: E + 4 * DAY }], at: E + 4 * DAY, graceSeconds: G, byPlan: false });
+    expect(rows.map((r) => [r.subscriptions_end, r.churned])).toEqual([
+      [1, 0],
+      [1, 0],
+      [0, 1],
+    ]);
+  });
+});
+
+describe('movements are events', () => {
+  const JAN = T;
+  const FEB = T + 31 * DAY;
+  const months = [
+    { from: JAN, to: FEB },
+    { from: FEB, to: FEB + 28 * DAY },
+    { from: FEB + 28 * DAY, to: FEB + 59 * DAY },
+  ];
+  const quarter = [{ from: JAN, to: FEB + 59 * DAY }];
+
+  it('a subscription that starts and churns within one month is new and churned in it, counted at neither end (net changes fail here)', () => {
+    const s = b({ subscriptionId: 'short', timestamp: JAN + DAY });
+    const rows = metrics({ billings: [s], cancellations: [{ ...cancel(JAN + 10 * DAY, true), subscriptionId: 'short' }] }, { intervals: [months[0]], at: FEB, graceSeconds: G, byPlan: false });
+    expect(rows).toEqual([
+      expect.objectContaining({ subscriptions_start: 0, subscriptions_end: 0, new: 1, reactivated: 0, churned: 1, mrr_new: '10', mrr_churned: '10', mrr_net: '0', logo_churn: null, revenue_churn: null }),
+    ]);
+  });
+
+  it('one that lapses and is paid again inside an interval churns and is reactivated in it, and its months add up to the quarter', () => {
+    // Paid through E; lapses at E + G + 1 (within February with no grace… here G = 30 days:
+    // E = Jan 30 23:59:59, lapse Mar 2 00:00:00); paid again on Mar 10.
+    const back = b({ timestamp: T + 68 * DAY, cycleStart: T + 68 * DAY });
+    const input = { billings: [subscribe, back], cancellations: [] };
+    const byMonth = metrics(input, { intervals: months, at: months[2].to, graceSeconds: G, byPlan: false });
+    expect(byMonth.map((r) => [r.subscriptions_start, r.new, r.reactivated, r.churned, r.subscriptions_end])).toEqual([
+      [0, 1, 0, 0, 1], // January: subscribed Jan 1 (counted from T + 1)
+      [1, 0, 0, 0, 1], // February: past due from Jan 31
+      [1, 0, 1, 1, 1], // March: lapsed Mar 2, paid again Mar 10
+    ]);
+    const [q] = metrics(input, { intervals: quarter, at: months[2].to, graceSeconds: G, byPlan: false });
+    expect([q.subscriptions_start, q.new, q.reactivated, q.churned, q.subscriptions_end, q.mrr_new, q.mrr_reactivated, q.mrr_churned]).toEqual([0, 1, 1, 1, 1, '10', '10', '10']);
+  });
+
+  it('a paid billing that extends the paid period while still counted is no movement (spans that meet are one)', () => {
+    const renewal = b({ timestamp: E - 5, cycleStart: T + P });
+    const rows = metrics({ billings: [subscribe, renewal], cancellations: [] }, { intervals: [{ from: T, to: E - 5 }, { from: E - 5, to: E + 10 }], at: E + 10, graceSeconds: G, byPlan: false });
+    expect(rows.map((r) => [r.new, r.reactivated, r.churned, r.subscriptions_end])).toEqual([
+      [1, 0, 0, 1],
+      [0, 0, 0, 1],
+    ]);
+  });
+});
+
+describe('the ledger\'s daysPastDue, and --past-due-for\'s figure', () => {
+  it('counts whole days from the first unpaid second: 0 through the first day, 29 on the last past-due second of a 30-day grace, 30 when lapsed', () => {
+    const days = (t: number) => ledger({ billings: [subscribe], cancellations: [] }, { at: t, graceSeconds: G })[0].daysPastDue;
+    expect([days(E), days(E + 1), days(E + DAY), days(E + DAY + 1), days(E + G), days(E + G + 1)]).toEqual([null, 0, 0, 1, 29, 30]);
+  });
+});
+
+describe('one subscription\'s history (payrec subscriptions ID)', () => {
+  it('every change of state with its instant, and the next one unless a record arrives', () => {
+    const fail = b({ timestamp: E + 5, cycleStart: T + P, success: 0 });
+    const back = b({ timestamp: E + G + 100, cycleStart: T + 2 * P });
+    const c = cancel(E + G + 200, false);
+    const input = { billings: [subscribe, fail, back], cancellations: [c] };
+    const h = history(input, 's', { at: E + G + 300, graceSeconds: G })!;
+    expect(h.changes).toEqual([
+      { time: T + 1, state: 'active' },
+      { time: E + 1, state: 'past_due' },
+      { time: E + G + 1, state: 'lapsed' },
+      { time: E + G + 101, state: 'active' },
+    ]);
+    // Cancelled by the customer on E + G + 200: it ends with the paid period of the cycle paid late.
+    expect(h.row).toMatchObject({ state: 'active', cancelledAt: E + G + 200, endsAt: T + 3 * P - 1 });
+    expect(h.next).toEqual({ time: T + 3 * P, state: 'cancelled' });
+    // Before the payment: lapsed, nothing follows on its own.
+    expect(history(input, 's', { at: E + G + 50, graceSeconds: G })!.next).toBeUndefined();
+    // Past due: the lapse comes next; active without a cancellation: past due when the period ends (lapsed with no grace).
+    expect(history(input, 's', { at: E + 10, graceSeconds: G })!.next).toEqual({ time: E + G + 1, state: 'lapsed' });
+    expect(history(input, 's', { at: T + 10, graceSeconds: G })!.next).toEqual({ time: E + 1, state: 'past_due' });
+    expect(history(input, 's', { at: T + 10, graceSeconds: 0 })!.next).toEqual({ time: E + 1, state: 'lapsed' });
+    // Not started before at: no row, no change; an id with no record: undefined.
+    expect(history(input, 's', { at: T, graceSeconds: G })).toEqual({ changes: [] });
+    expect(history(input, 'other', { at: T + 10, graceSeconds: G })).toBeUndefined();
+  });
+
+  it('a forced cancellation ends it at once and nothing comes next', () => {
+    const h = history({ billings: [subscribe], cancellations: [cancel(T + 50, true)] }, 's', { at: E + 100, graceSeconds: G })!;
+    expect(h.changes).toEqual([
+      { time: T + 1, state: 'active' },
+      { time: T + 51, state: 'cancelled' },
+    ]);
+    expect(h.next).toBeUndefined();
   });
 });
 
@@ -158,12 +315,13 @@ describe('new and reactivated', () => {
 
   it('a lost case: not recovered and cancelled at --at; a case of a subscription never started is open', () => {
     const fail = b({ timestamp: E + 5, cycleStart: T + P, success: 0 });
-    const cancel: CancellationInput = { subscriptionId: 's', planId: 'p', timestamp: E + 6, forced: false, transactionStatus: 'confirmed', transactionHash: '0xc' };
-    const intervals = [{ from: E, to: E + DAY }];
-    expect(metrics({ billings: [subscribe, fail], cancellations: [cancel] }, { intervals, at: E + 6, graceSeconds: G, byPlan: false })[0]).toMatchObject({ dunning_cases: 1, recovered: 0, lost: 0 });
-    expect(metrics({ billings: [subscribe, fail], cancellations: [cancel] }, { intervals, at: E + 7, graceSeconds: G, byPlan: false })[0]).toMatchObject({ dunning_cases: 1, recovered: 0, lost: 1 });
+    // Cancelled by the customer after the paid period ended: it ends at once.
+    const gone = cancel(E + 6, false);
+    const upTo = (at: number) => metrics({ billings: [subscribe, fail], cancellations: [gone] }, { intervals: [{ from: E, to: at }], at, graceSeconds: G, byPlan: false })[0];
+    expect(upTo(E + 6)).toMatchObject({ dunning_cases: 1, recovered: 0, lost: 0, open: 1 });
+    expect(upTo(E + 7)).toMatchObject({ dunning_cases: 1, recovered: 0, lost: 1, open: 0, churned: 1 });
     const orphan = { ...fail, subscriptionId: 'never' };
-    expect(metrics({ billings: [orphan], cancellations: [] }, { intervals, at: E + 400 * DAY, graceSeconds: G, byPlan: false })[0]).toMatchObject({ attempts: 1, failed: 1, dunning_cases: 1, recovered: 0, lost: 0, subscriptions_end: 0 });
+    expect(metrics({ billings: [orphan], cancellations: [] }, { intervals: [{ from: E, to: E + DAY }], at: E + 400 * DAY, graceSeconds: G, byPlan: false })[0]).toMatchObject({ attempts: 1, failed: 1, dunning_cases: 1, recovered: 0, lost: 0, open: 1, subscriptions_end: 0 });
   });
 });
 
@@ -251,6 +409,11 @@ describe('half-even rounding to 18 places, once per subscription', () => {
     expect([divHalfEven(-11n, 4n), divHalfEven(-9n, 4n), divHalfEven(-7n, 2n), divHalfEven(11n, -4n)]).toEqual([-3n, -2n, -4n, -3n]);
     expect([formatAtto(10n * 10n ** 18n), formatAtto(1n), formatAtto(-15n * 10n ** 17n), formatAtto(0n)]).toEqual(['10', '0.000000000000000001', '-1.5', '0']);
     expect([ratio(2n, 3n), ratio(1n, 0n), ratio(-1n, 8n), ratio(0n, 5n)]).toEqual(['0.66666667', null, '-0.12500000', '0.00000000']);
+    // Sums of amounts keep every digit, over the larger denominator.
+    const sum = [readDecimal('9.99')!, readDecimal('0.0000000000000000025')!, readDecimal('10')!].reduce(addDecimal, { num: 0n, den: 1n });
+    expect(formatDecimal(sum)).toBe('19.9900000000000000025');
+    expect(formatDecimal(addDecimal(readDecimal('0.5')!, readDecimal('-0.75')!))).toBe('-0.25');
+    expect([formatDecimal({ num: 0n, den: 1n }), formatDecimal({ num: 1200n, den: 100n }), formatDecimal({ num: -5n, den: 1000n })]).toEqual(['0', '12', '-0.005']);
   });
 });
 
@@ -315,8 +478,14 @@ describe('rows and keys', () => {
     expect(ledger({ billings: subs, cancellations: [] }, { at: T + 1, graceSeconds: G }).map((r) => r.subscriptionId)).toEqual(['a', 'm', 'z']);
   });
 
-  it('no row for an interval with nothing counted, attempted or dunned', () => {
+  it('no row for a window with nothing counted, moved, attempted or dunned; zeros for its other intervals when it has', () => {
     expect(one([subscribe], [{ from: T + 300 * DAY, to: T + 301 * DAY }])).toEqual([]);
+    expect(one([subscribe], [{ from: T + 300 * DAY, to: T + 301 * DAY }, { from: T + 301 * DAY, to: T + 302 * DAY }], T + 400 * DAY, true)).toEqual([]);
+    const rows = one([subscribe], [{ from: T, to: T + DAY }, { from: T + 300 * DAY, to: T + 301 * DAY }], T + 400 * DAY, true);
+    expect(rows.map((r) => [r.from, r.token, r.planId, r.subscriptions_end, r.attempts, r.failure_rate])).toEqual([
+      [T, 'USDT', 'p', 1, 1, '0.00000000'],
+      [T + 300 * DAY, 'USDT', 'p', 0, 0, null],
+    ]);
   });
 
   it('refuses intervals that overlap or run backwards (a caller bug)', () => {

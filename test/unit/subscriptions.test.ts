@@ -44,12 +44,13 @@ const m = (sub: string, t: number, cycleStart: number, outcome: Parameters<typeo
 
 // m1: subscribes Jan 2; its second cycle (starting FEB = Jan 2 + 30 days) fails once
 //     (success 0, confirmed) and is paid on the retry two days later: a recovered case;
-//     the third cycle (Mar 3) is paid; the customer cancels on Mar 20.
+//     the third cycle (Mar 3) is paid, through Apr 2 − 1 s; the customer cancels on Mar 20,
+//     so it ends with its paid period: active until Apr 2 − 1 s, cancelled from Apr 2.
 // y1: 120 USDT a year from Jan 10: counted throughout.
 // m2: subscribes Jan 20 (paid through Feb 19 − 1 s); the Feb 19 renewal fails twice (status
 //     failed, then success 0 and failed): one case, lost while m2 is lapsed; past due until
-//     Feb 19 − 1 s + 30 days = Mar 21 − 1 s, lapsed at APR; billed again on Apr 25 for the
-//     anchored cycle of Apr 20 (Jan 20 + 3 × 30 days): a reactivation.
+//     Feb 19 − 1 s + 30 days = Mar 21 − 1 s, lapsed from Mar 21; billed again on Apr 25 for
+//     the anchored cycle of Apr 20 (Jan 20 + 3 × 30 days): a reactivation.
 // m3: only a pending billing: never started, never listed, not an attempt.
 // e1: 10 EIGHT a quarter from Feb 10: another token, totalled apart.
 const JAN2 = JAN + DAY;
@@ -57,6 +58,7 @@ const JAN20 = JAN + 19 * DAY;
 const FEB19 = JAN20 + M30; // = FEB + 18 days
 const MAR3 = FEB + M30; // m1's third cycle
 const MAR20 = MAR + 19 * DAY;
+const APR2 = MAR3 + M30; // m1's paid period ends the second before
 const APR20 = JAN20 + 3 * M30;
 const APR25 = APR + 24 * DAY;
 const FEB10 = FEB + 9 * DAY;
@@ -96,6 +98,7 @@ function row(from: number, to: number, token: string, fields: Partial<MetricsRow
     mrr_new: '0',
     mrr_reactivated: '0',
     mrr_churned: '0',
+    mrr_net: '0',
     logo_churn: null,
     revenue_churn: null,
     attempts: 0,
@@ -103,25 +106,29 @@ function row(from: number, to: number, token: string, fields: Partial<MetricsRow
     failure_rate: null,
     dunning_cases: 0,
     recovered: 0,
+    recovered_amount: '0',
     lost: 0,
+    open: 0,
     ...fields,
   };
 }
 
 describe('metrics on the hand-worked fixture', () => {
-  it('rolls MRR 0 → 30 → 30 → 10 → 20 USDT and 0 → 3.33… EIGHT, month by month', () => {
+  it('rolls MRR 0 → 30 → 30 → 20 → 20 USDT and 0 → 3.33… EIGHT, month by month, every month for both tokens', () => {
     expect(metrics(input, { intervals: MONTHS, at: MAY, graceSeconds: GRACE, byPlan: false })).toEqual([
+      // January, EIGHT: nothing yet, but EIGHT has figures in the window: a row of zeros.
+      row(JAN, FEB, 'EIGHT', {}),
       // January: nobody at JAN; at FEB m1 (past due: paid through FEB − 1 s, inclusive, so FEB
       // is one second after it), y1 and m2 are counted, all started in January → 3 new, 10 each.
       // Attempts: the three subscribes, none failed → 0/3.
-      row(JAN, FEB, 'USDT', { subscriptions_end: 3, new: 3, mrr_end: '30', mrr_new: '30', attempts: 3, failure_rate: '0.00000000' }),
+      row(JAN, FEB, 'USDT', { subscriptions_end: 3, new: 3, mrr_end: '30', mrr_new: '30', mrr_net: '30', attempts: 3, failure_rate: '0.00000000' }),
       // February, EIGHT: e1 subscribes Feb 10 → new, 10 / 3 = 3.333…3 (18 places, half-even).
-      row(FEB, MAR, 'EIGHT', { subscriptions_end: 1, new: 1, mrr_end: '3.333333333333333333', mrr_new: '3.333333333333333333', attempts: 1, failure_rate: '0.00000000' }),
+      row(FEB, MAR, 'EIGHT', { subscriptions_end: 1, new: 1, mrr_end: '3.333333333333333333', mrr_new: '3.333333333333333333', mrr_net: '3.333333333333333333', attempts: 1, failure_rate: '0.00000000' }),
       // February, USDT: at MAR m1 is paid through Mar 3 − 1 s, y1 active, m2 past due (paid
       // through Feb 19 − 1 s, within 30 days) → 3 and 3, nothing moves: churn 0/3, 0/30.
       // Attempts: m1 fail + m1 paid + m2 fail + m2 fail = 4, failed 3 → 0.75.
-      // Dunning: m1's FEB cycle (recovered by the Feb 3 retry) and m2's Feb 19 cycle (not
-      // recovered; m2 is active again at MAY, so not lost either).
+      // Dunning: m1's FEB cycle (recovered by the Feb 3 retry: 10 USDT) and m2's Feb 19 cycle
+      // (not recovered; m2 is active again at MAY, so not lost either: open).
       row(FEB, MAR, 'USDT', {
         subscriptions_start: 3,
         subscriptions_end: 3,
@@ -134,60 +141,70 @@ describe('metrics on the hand-worked fixture', () => {
         failure_rate: '0.75000000',
         dunning_cases: 2,
         recovered: 1,
+        recovered_amount: '10',
+        open: 1,
       }),
       row(MAR, APR, 'EIGHT', { subscriptions_start: 1, subscriptions_end: 1, mrr_start: '3.333333333333333333', mrr_end: '3.333333333333333333', logo_churn: '0.00000000', revenue_churn: '0.00000000' }),
-      // March: m1 cancelled Mar 20, m2 lapsed at APR (Apr 1 > Mar 21 − 1 s) → 2 churned of 3,
-      // 20 of 30: 2/3 = 0.66666667 both. MRR 30 → 10. Attempts: m1's Mar 3 renewal only (m3's
-      // pending billing is neither paid nor failed).
+      // March: m2 lapses at Mar 21 → 1 churned of 3, 10 of 30: 1/3 = 0.33333333 both. m1,
+      // cancelled by its customer on Mar 20, is paid through Apr 2 − 1 s: still counted at APR.
+      // MRR 30 → 20. Attempts: m1's Mar 3 renewal only (m3's pending billing is neither).
       row(MAR, APR, 'USDT', {
         subscriptions_start: 3,
-        subscriptions_end: 1,
-        churned: 2,
+        subscriptions_end: 2,
+        churned: 1,
         mrr_start: '30',
-        mrr_end: '10',
-        mrr_churned: '20',
-        logo_churn: '0.66666667',
-        revenue_churn: '0.66666667',
+        mrr_end: '20',
+        mrr_churned: '10',
+        mrr_net: '-10',
+        logo_churn: '0.33333333',
+        revenue_churn: '0.33333333',
         attempts: 1,
         failure_rate: '0.00000000',
       }),
       row(APR, MAY, 'EIGHT', { subscriptions_start: 1, subscriptions_end: 1, mrr_start: '3.333333333333333333', mrr_end: '3.333333333333333333', logo_churn: '0.00000000', revenue_churn: '0.00000000' }),
-      // April: m2 paid again Apr 25 (it started Jan 20, before APR) → reactivated, not new.
-      // MRR 10 + 10 = 20.
+      // April: m1's paid period ends (Apr 2) → churned; m2 paid again Apr 25 (counted before, in
+      // January) → reactivated, not new. 2 + 1 − 1 = 2; MRR 20 + 10 − 10 = 20, net 0.
       row(APR, MAY, 'USDT', {
-        subscriptions_start: 1,
+        subscriptions_start: 2,
         subscriptions_end: 2,
         reactivated: 1,
-        mrr_start: '10',
+        churned: 1,
+        mrr_start: '20',
         mrr_end: '20',
         mrr_reactivated: '10',
-        logo_churn: '0.00000000',
-        revenue_churn: '0.00000000',
+        mrr_churned: '10',
+        logo_churn: '0.50000000',
+        revenue_churn: '0.50000000',
         attempts: 1,
         failure_rate: '0.00000000',
       }),
     ]);
   });
 
-  it('counts a case lost when its subscription is lapsed at --at, and only then', () => {
+  it('counts a case lost when its subscription is lapsed at --at, and only then; open until then', () => {
+    // February cut at --at when --at falls inside it, as the command cuts a window.
+    const feb = (at: number) => metrics(input, { intervals: [{ from: FEB, to: Math.min(MAR, at) }], at, graceSeconds: GRACE, byPlan: false }).find((r) => r.token === 'USDT');
     // At Apr 22 m2 is lapsed (past Mar 21 − 1 s) and its Apr 25 payment is not yet seen.
-    const feb = (at: number) => metrics(input, { intervals: [{ from: FEB, to: MAR }], at, graceSeconds: GRACE, byPlan: false }).find((r) => r.token === 'USDT');
-    expect(feb(APR + 21 * DAY)).toMatchObject({ dunning_cases: 2, recovered: 1, lost: 1 });
+    expect(feb(APR + 21 * DAY)).toMatchObject({ dunning_cases: 2, recovered: 1, recovered_amount: '10', lost: 1, open: 0 });
     // At Mar 21 − 1 s m2 is still past due: open, neither recovered nor lost.
-    expect(feb(FEB19 + GRACE - 1)).toMatchObject({ dunning_cases: 2, recovered: 1, lost: 0 });
+    expect(feb(FEB19 + GRACE - 1)).toMatchObject({ dunning_cases: 2, recovered: 1, lost: 0, open: 1 });
     // ...and lapsed one second later, so lost.
-    expect(feb(FEB19 + GRACE)).toMatchObject({ dunning_cases: 2, recovered: 1, lost: 1 });
-    // Before m1's retry (Feb 3) is seen, m1's case is not recovered yet (m1 is past due: open).
-    expect(feb(FEB + 2 * DAY)).toMatchObject({ dunning_cases: 2, recovered: 0, lost: 0 });
-    expect(feb(FEB + 2 * DAY + 1)).toMatchObject({ dunning_cases: 2, recovered: 1, lost: 0 });
+    expect(feb(FEB19 + GRACE)).toMatchObject({ dunning_cases: 2, recovered: 1, lost: 1, open: 0 });
+    // Before m1's retry (Feb 3) is seen, its case is open (m1 is past due); m2's failure is not known yet.
+    expect(feb(FEB + 2 * DAY)).toMatchObject({ to: FEB + 2 * DAY, dunning_cases: 1, recovered: 0, recovered_amount: '0', lost: 0, open: 1 });
+    expect(feb(FEB + 2 * DAY + 1)).toMatchObject({ dunning_cases: 1, recovered: 1, recovered_amount: '10', lost: 0, open: 0 });
+  });
+
+  it('refuses an interval that ends after --at (a caller that did not cut its window)', () => {
+    expect(() => metrics(input, { intervals: [{ from: FEB, to: MAR }], at: MAR - 1, graceSeconds: GRACE, byPlan: false })).toThrow(/ends after at/);
   });
 
   it('splits rows by plan with --by plan, in token then plan order', () => {
     const rows = metrics(input, { intervals: [{ from: APR, to: MAY }], at: MAY, graceSeconds: GRACE, byPlan: true });
-    expect(rows.map((r) => [r.token, r.planId, r.subscriptions_start, r.subscriptions_end, r.reactivated, r.mrr_end])).toEqual([
-      ['EIGHT', 'plan-q', 1, 1, 0, '3.333333333333333333'],
-      ['USDT', 'plan-m', 0, 1, 1, '10'], // m2 back
-      ['USDT', 'plan-y', 1, 1, 0, '10'],
+    expect(rows.map((r) => [r.token, r.planId, r.subscriptions_start, r.subscriptions_end, r.reactivated, r.churned, r.mrr_end])).toEqual([
+      ['EIGHT', 'plan-q', 1, 1, 0, 0, '3.333333333333333333'],
+      ['USDT', 'plan-m', 1, 1, 1, 1, '10'], // m1 ends, m2 back
+      ['USDT', 'plan-y', 1, 1, 0, 0, '10'],
     ]);
   });
 });
@@ -196,20 +213,24 @@ describe('ledger on the hand-worked fixture', () => {
   it('lists every started subscription as of MAY, by start', () => {
     expect(ledger(input, { at: MAY, graceSeconds: GRACE })).toEqual([
       // m1: last paid cycle Mar 3 (ends Mar 3 + 30 days − 1 s = Apr 2 − 1 s); its failed attempt
-      // was at the FEB cycle, paid since → 0 failed attempts after the last paid cycle.
-      { subscriptionId: 'm1', planId: 'plan-m', token: 'USDT', amount: '10', period: M30, mrr: '10', started: JAN2, paidThrough: MAR3 + M30 - 1, lastAttempt: MAR3, failedAttempts: 0, cancelledAt: MAR20, forced: false, state: 'cancelled' },
-      { subscriptionId: 'y1', planId: 'plan-y', token: 'USDT', amount: '120', period: Y365, mrr: '10', started: JAN10, paidThrough: JAN10 + Y365 - 1, lastAttempt: JAN10, failedAttempts: 0, cancelledAt: null, forced: null, state: 'active' },
-      { subscriptionId: 'm2', planId: 'plan-m', token: 'USDT', amount: '10', period: M30, mrr: '10', started: JAN20, paidThrough: APR20 + M30 - 1, lastAttempt: APR25, failedAttempts: 0, cancelledAt: null, forced: null, state: 'active' },
-      { subscriptionId: 'e1', planId: 'plan-q', token: 'EIGHT', amount: '10', period: Q91, mrr: '3.333333333333333333', started: FEB10, paidThrough: FEB10 + Q91 - 1, lastAttempt: FEB10, failedAttempts: 0, cancelledAt: null, forced: null, state: 'active' },
+      // was at the FEB cycle, paid since → 0 failed attempts after the last paid cycle. Cancelled
+      // by its customer on Mar 20: it ends with its paid period, Apr 2 − 1 s.
+      { subscriptionId: 'm1', planId: 'plan-m', token: 'USDT', amount: '10', period: M30, mrr: '10', started: JAN2, paidThrough: APR2 - 1, lastAttempt: MAR3, failedAttempts: 0, cancelledAt: MAR20, forced: false, endsAt: APR2 - 1, daysPastDue: null, state: 'cancelled' },
+      { subscriptionId: 'y1', planId: 'plan-y', token: 'USDT', amount: '120', period: Y365, mrr: '10', started: JAN10, paidThrough: JAN10 + Y365 - 1, lastAttempt: JAN10, failedAttempts: 0, cancelledAt: null, forced: null, endsAt: null, daysPastDue: null, state: 'active' },
+      { subscriptionId: 'm2', planId: 'plan-m', token: 'USDT', amount: '10', period: M30, mrr: '10', started: JAN20, paidThrough: APR20 + M30 - 1, lastAttempt: APR25, failedAttempts: 0, cancelledAt: null, forced: null, endsAt: null, daysPastDue: null, state: 'active' },
+      { subscriptionId: 'e1', planId: 'plan-q', token: 'EIGHT', amount: '10', period: Q91, mrr: '3.333333333333333333', started: FEB10, paidThrough: FEB10 + Q91 - 1, lastAttempt: FEB10, failedAttempts: 0, cancelledAt: null, forced: null, endsAt: null, daysPastDue: null, state: 'active' },
     ]);
   });
 
-  it('shows m2 lapsed with its two failed attempts on Apr 22, and m1 not yet cancelled on Mar 20', () => {
+  it('shows m2 lapsed with its two failed attempts on Apr 22, 62 days past due; m1 cancelled on Mar 20 but active until Apr 2', () => {
     const apr22 = ledger(input, { at: APR + 21 * DAY, graceSeconds: GRACE });
-    expect(apr22.find((r) => r.subscriptionId === 'm2')).toMatchObject({ paidThrough: FEB19 - 1, lastAttempt: FEB19 + 3 * DAY, failedAttempts: 2, state: 'lapsed' });
+    // Feb 19 (the first unpaid second) to Apr 22: 9 days of February, 31 of March, 22 of April.
+    expect(apr22.find((r) => r.subscriptionId === 'm2')).toMatchObject({ paidThrough: FEB19 - 1, lastAttempt: FEB19 + 3 * DAY, failedAttempts: 2, daysPastDue: 62, state: 'lapsed' });
     // The cancellation stamped exactly at MAR20 is seen from MAR20 + 1.
-    expect(ledger(input, { at: MAR20, graceSeconds: GRACE }).find((r) => r.subscriptionId === 'm1')).toMatchObject({ cancelledAt: null, forced: null, state: 'active' });
-    expect(ledger(input, { at: MAR20 + 1, graceSeconds: GRACE }).find((r) => r.subscriptionId === 'm1')).toMatchObject({ cancelledAt: MAR20, forced: false, state: 'cancelled' });
+    expect(ledger(input, { at: MAR20, graceSeconds: GRACE }).find((r) => r.subscriptionId === 'm1')).toMatchObject({ cancelledAt: null, forced: null, endsAt: null, state: 'active' });
+    expect(ledger(input, { at: MAR20 + 1, graceSeconds: GRACE }).find((r) => r.subscriptionId === 'm1')).toMatchObject({ cancelledAt: MAR20, forced: false, endsAt: APR2 - 1, state: 'active' });
+    expect(ledger(input, { at: APR2 - 1, graceSeconds: GRACE }).find((r) => r.subscriptionId === 'm1')).toMatchObject({ state: 'active' });
+    expect(ledger(input, { at: APR2, graceSeconds: GRACE }).find((r) => r.subscriptionId === 'm1')).toMatchObject({ endsAt: APR2 - 1, daysPastDue: null, state: 'cancelled' });
     // Before m1's FEB retry is seen: one failed attempt at a cycle after the last paid one (JAN2).
     expect(ledger(input, { at: FEB + 2 * DAY, graceSeconds: GRACE }).find((r) => r.subscriptionId === 'm1')).toMatchObject({ failedAttempts: 1, lastAttempt: FEB + HOUR, state: 'past_due' });
   });

@@ -87,9 +87,10 @@ const tableWidth = (ws: number[]) => ws.reduce((a, b) => a + b, 0) + ws.length +
  * timestamps, hashes and statuses are what people compare and copy, so they are never
  * cut, nor their headers: only free text and JSON cells give way, down to `freeMin`
  * (cut with `…` by cli-table3). When even that is too wide, columns are left out
- * (free text first, time columns last) rather than showing a truncated amount.
+ * (free text first, time columns last, the caller's `keep` after all) rather than
+ * showing a truncated amount.
  */
-function fitColumns(names: string[], rows: string[][], width: number, freeMin: number): Fit {
+function fitColumns(names: string[], rows: string[][], width: number, freeMin: number, keep: ReadonlySet<string>): Fit {
   const content = names.map((_, i) => rows.reduce((w, r) => Math.max(w, r[i].length), 1) + 2);
   // Time fields by name, and columns of date-times by their values (an SQL result's `month`).
   const time = names.map((n, i) => isTimeColumn(n) || (rows.length > 0 && rows.every((r) => DATE_TIME_CELL.test(r[i]))));
@@ -104,7 +105,9 @@ function fitColumns(names: string[], rows: string[][], width: number, freeMin: n
   // free text before ids and amounts, then time columns, each from the right, and the
   // first column last of all: it names the row (sync's table, the ledger's subscription)…
   const shown = names.map((_, i) => i);
-  const dropOrder = (i: number) => (i === 0 ? 3 : time[i] ? 2 : rigid[i] ? 1 : 0);
+  // Columns the caller keeps (the ones that answer, most important first) go after all others, the last of them first.
+  const kept = [...keep];
+  const dropOrder = (i: number) => (keep.has(names[i]) ? 10 + kept.length - kept.indexOf(names[i]) : i === 0 ? 3 : time[i] ? 2 : rigid[i] ? 1 : 0);
   while (shown.length > 1 && tableWidth(shown.map((i) => least[i])) > width) {
     const first = Math.min(...shown.map(dropOrder));
     const drop = shown.filter((i) => dropOrder(i) === first).at(-1)!;
@@ -140,7 +143,7 @@ function layout(opts: OutputOptions, names: string[], cells: Cell[][]): Layout {
   if (opts.wide || !width) return { texts: texts(short), fit: { shown: names.map((_, i) => i) }, short };
   const attempt = (freeMin: number) => {
     const t = texts(short);
-    return { texts: t, fit: fitColumns(names, t, width, freeMin), short };
+    return { texts: t, fit: fitColumns(names, t, width, freeMin, new Set(opts.keepColumns)), short };
   };
   const whole = (a: { fit: Fit }) => a.fit.shown.length === names.length;
   const longest = (i: number, form: keyof Cell) => cells.reduce((w, r) => Math.max(w, r[i][form].length), 0);

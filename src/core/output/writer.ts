@@ -70,6 +70,8 @@ export interface OutputOptions {
   color: boolean;
   /** Terminal width in columns; the table is fitted to it. */
   width?: number;
+  /** Columns the terminal table leaves out last when the width is short (the ones that answer: a ledger's id, mrr, state). */
+  keepColumns?: readonly string[];
   /** --wide: the terminal table shortens no value (ids, JSON) to fit the width. */
   wide?: boolean;
   /** --follow: the terminal table grows a line per record as they come, under one header. */
