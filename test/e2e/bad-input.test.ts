@@ -202,8 +202,8 @@ const cases: Case[] = [
   ['listen port 70000', ['wn', 'listen', '--port', '70000'], /invalid --port "70000": expected a port from 0 to 65535/],
   ['listen host with a space', ['wn', 'listen', '--host', 'a b'], /invalid --host "a b": expected a host name or IP address/],
   ['completion for powershell', ['completion', 'powershell'], /invalid <shell> "powershell": expected bash, zsh or fish/],
-  ['config key', ['config', 'set', 'nope', '1'], /invalid KEY "nope": expected chain, base-url, tz, format, db, timeout, retries/],
-  ['config key with an 8-bit CSI', ['config', 'get', 'a\u009b2J'], /invalid KEY "a\\u009b2J": expected chain, base-url, tz, format, db, timeout, retries/],
+  ['config key', ['config', 'set', 'nope', '1'], /invalid KEY "nope": expected chain, base-url, rpc, tz, format, db, timeout, retries/],
+  ['config key with an 8-bit CSI', ['config', 'get', 'a\u009b2J'], /invalid KEY "a\\u009b2J": expected chain, base-url, rpc, tz, format, db, timeout, retries/],
   ['base url with an escape sequence', ['ot', 'transfers', '--base-url', 'https://a\u001b[2Jb'], /invalid --base-url "https:\/\/a\\u001b\[2Jb": expected an https:\/\/ URL/],
   ['shell with a bidi override', ['completion', 'ba\u202esh'], /invalid <shell> "ba\\u202esh": expected bash, zsh or fish/],
 

@@ -48,7 +48,7 @@ describe('config set keeps run defaults per profile', () => {
       ['format', 'yaml', /invalid config set format "yaml"/],
       ['format', 'xlsx', /a workbook needs -o FILE/],
       ['retries', '-1', /invalid config set retries "-1"/],
-      ['colour', 'red', /invalid KEY "colour": expected chain, base-url, tz, format, db, timeout, retries/],
+      ['colour', 'red', /invalid KEY "colour": expected chain, base-url, rpc, tz, format, db, timeout, retries/],
     ] as const) {
       const r = await payrec(s.quiet, ['config', 'set', key, value], { env });
       expect(r.exitCode, `${key} ${value}`).toBe(2);
