@@ -105,6 +105,8 @@ const INVOCATIONS: Record<string, Invocation> = {
   // The mirror file is among the files checked: it must not hold the key either.
   sync: { args: () => ['ot/transfers', '--db', 'mirror.duckdb'], sends: true },
   sql: { args: () => ['--db', 'mirror.duckdb'] },
+  // No node is set: it says so (exit 2) without the key.
+  verify: { args: () => ['--db', 'mirror.duckdb'] },
   subscriptions: { args: (f) => ['--sync', '--plan-id', plan(f), '--db', 'mirror.duckdb'], sends: true },
   metrics: { args: (f) => ['--sync', '--plan-id', plan(f), '--db', 'mirror.duckdb', '--period', '2025'], sends: true },
   'fixed-recurring plans': { args: () => ['--db', 'mirror.duckdb'] },

@@ -336,6 +336,22 @@ describe('cancellations and cancellation requests', () => {
     expect(verdictOf({ subject: { collection: 'fixed-recurring/cancellations', record: record() }, receipt: raw(logs) }).verdict).toBe('spoofed');
   });
 
+  it.each([
+    ['subscriptionId', id32(4, 'cc'), SUB],
+    ['triggeredBy', KEEPER, ALICE],
+    ['timestamp', TIME + 9, TIME],
+  ] as const)('fixed-recurring cancellation: %s differs', (field, value, chain) => {
+    const subject = { collection: 'fixed-recurring/cancellations', record: record({ [field]: value }), planId: PLAN };
+    expect(verdictOf({ subject, receipt: raw([f.subscriptionEvent(f.TOPIC.subscriptionCancelled, BSC.frSubscriptions, PLAN, SUB)]) }).differences).toEqual([{ field, api: value, chain }]);
+  });
+
+  it('a cancellation event of no kind at all: the one the API names is missing', () => {
+    expect(verdictOf({ subject: { collection: 'fixed-recurring/cancellations', record: record({ forced: true }) }, receipt: raw([]) }).differences).toEqual([{ field: 'event', api: 'SubscriptionTerminated', chain: null }]);
+    expect(verdictOf({ subject: { collection: 'fixed-recurring/cancellations', record: record() }, receipt: raw([]) }).differences).toEqual([{ field: 'event', api: 'SubscriptionCancelled', chain: null }]);
+    const request = { collection: 'variable-recurring/cancellation-requests', record: { subscriptionId: SUB, timestamp: TIME, transactionHash: txHash(5), transactionStatus: 'confirmed' } };
+    expect(verdictOf({ subject: request, receipt: raw([]) }).differences).toEqual([{ field: 'event', api: 'SubscriptionCancellationRequested', chain: null }]);
+  });
+
   it('variable-recurring: both kinds come from VR Management', () => {
     const cancelled = [f.subscriptionEvent(f.TOPIC.subscriptionCancelled, BSC.vrManagement, PLAN, SUB)];
     const terminated = [f.subscriptionEvent(f.TOPIC.subscriptionTerminated, BSC.vrManagement, PLAN, SUB)];
@@ -403,6 +419,31 @@ describe('subscription and scheduled transfers', () => {
     const other = id32(22, 'dd');
     const j = verdictOf({ subject: { collection: 'scheduled-payments/transfers', record: { ...rec, scheduleId: other } }, receipt: r });
     expect(j.differences).toContainEqual({ field: 'scheduleId', api: other, chain: schedule });
+    for (const [field, value, chain] of [
+      ['sender', CAROL, ALICE],
+      ['receiver', CAROL, BOB],
+      ['amount', '2.4', '2.5'],
+      ['fee', '0.02', '0.025'],
+      ['token', 'BUSD', BSC.usdt],
+    ] as const) {
+      const d = verdictOf({ subject: { collection: 'scheduled-payments/transfers', record: { ...rec, [field]: value } }, receipt: r }).differences;
+      expect(d, field).toEqual([{ field, api: value, chain }]);
+    }
+    // Without the contract's PAYMENT_TYPE() a leg of another paymentType is told apart.
+    const wrong = [...f.leg({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.onDemand, metadata: schedule }), f.scheduleExecuted(BSC.scheduledPayments, schedule)];
+    expect(verdictOf({ subject: { collection: 'scheduled-payments/transfers', record: rec }, receipt: f.receipt({ hash: txHash(6), block: BLOCK, from: KEEPER, to: BSC.scheduledPayments, logs: wrong }) }).differences).toEqual([{ field: 'paymentType', api: SP_TYPE, chain: f.PAYMENT_TYPE.onDemand }]);
+  });
+
+  it.each([
+    ['receiver', CAROL, BOB],
+    ['amount', '2.4', '2.5'],
+    ['fee', '0.02', '0.025'],
+    ['token', 'BUSD', BSC.usdt],
+    ['subscriptionId', id32(9, 'cc'), SUB],
+  ] as const)('variable-recurring transfer: %s differs', (field, value, chain) => {
+    const logs = [...f.leg({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.variableRecurring, metadata: SUB }), f.variableBilling(BSC.vrManagement, PLAN, SUB, amount, TIME - 86400, TIME - 1)];
+    const r = f.receipt({ hash: txHash(6), block: BLOCK, from: KEEPER, to: BSC.vrManagement, logs });
+    expect(verdictOf({ subject: { collection: 'variable-recurring/transfers', record: record({ [field]: value }) }, receipt: r }).differences).toContainEqual({ field, api: value, chain });
   });
 });
 
@@ -484,6 +525,16 @@ describe('one-time payments and transfers', () => {
     expect(verdictOf({ subject: s(), receipt: raw(oneTimeLogs(BSC.usdt)) }).verdict).toBe('verified');
     expect(verdictOf({ subject: s({ fee: '0.0251' }), receipt: raw(oneTimeLogs(BSC.usdt)) }).differences).toEqual([{ field: 'fee', api: '0.0251', chain: '0.025' }]);
     expect(verdictOf({ subject: s({ amount: '10' }), receipt: raw(oneTimeLogs(BSC.usdt)) }).differences).toEqual([{ field: 'amount', api: '10', chain: '2.5' }]);
+    for (const [field, value, chain] of [
+      ['sender', KEEPER, ALICE],
+      ['description', 'x', 'Café ☕ & croissant 🥐'],
+      ['category', 'Shop', 'Food & Drink'],
+      ['token', 'BUSD', BSC.usdt],
+    ] as const) {
+      expect(verdictOf({ subject: s({ [field]: value }), receipt: raw(oneTimeLogs(BSC.usdt)) }).differences, field).toEqual([{ field, api: value, chain }]);
+    }
+    // A receiver the payment does not pay.
+    expect(verdictOf({ subject: s({ receiver: KEEPER }), receipt: raw(oneTimeLogs(BSC.usdt)) }).verdict).toBe('mismatch');
   });
 });
 
@@ -540,6 +591,11 @@ describe('wallet-to-wallet', () => {
     expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record }, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).verdict).toBe('verified');
     expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record: { ...record, token: 'BUSD' } }, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).differences).toEqual([{ field: 'token', api: 'BUSD', chain: BSC.usdt }]);
     expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record }, receipt: raw([f.erc20Transfer(f.LOOKALIKE, INTERMEDIARY, CAROL, 4n * E18)]) }).verdict).toBe('spoofed');
+    expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record: { ...record, receiver: BOB } }, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).differences).toEqual([{ field: 'receiver', api: BOB, chain: CAROL }]);
+    expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record: { ...record, amount: '5' } }, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).differences).toEqual([{ field: 'amount', api: '5', chain: '4' }]);
+    // Two Transfers from the token: the one to the receiver counts.
+    expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record }, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, BOB, 1n), f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).verdict).toBe('verified');
+    expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record }, receipt: raw([]) }).differences).toEqual([{ field: 'event', api: 'Transfer (token)', chain: null }]);
   });
 });
 
@@ -573,11 +629,18 @@ describe('dollar-cost-average executions', () => {
     expect(verdictOf({ subject: { collection: 'dollar-cost-average/executions', record: record() }, receipt: raw() }).verdict).toBe('verified');
   });
 
+  it('mismatch: another strategy\'s execution', () => {
+    const other = id32(52, 'ff');
+    expect(verdictOf({ subject: { collection: 'dollar-cost-average/executions', record: record({ strategyId: other }) }, receipt: raw() }).differences).toEqual([{ field: 'strategyId', api: other, chain: STRATEGY }]);
+  });
+
   it.each([
     ['swaps[1].outputAmount', { swaps: [{ inputAmount: '3', outputAmount: '0.015', outputToken: '8PAY' }, { inputAmount: '2', outputAmount: '4.5', outputToken: 'BUSD' }] }, { field: 'swaps[1].outputAmount', api: '4.5', chain: '4' }],
     ['swaps[0].outputToken', { swaps: [{ inputAmount: '3', outputAmount: '0.015', outputToken: 'BUSD' }, { inputAmount: '2', outputAmount: '4', outputToken: 'BUSD' }] }, { field: 'swaps[0].outputToken', api: 'BUSD', chain: BSC.eightPayV2 }],
     ['fee', { fee: '0.06' }, { field: 'fee', api: '0.06', chain: '0.05' }],
     ['swaps', { swaps: [{ inputAmount: '3', outputAmount: '0.015', outputToken: '8PAY' }] }, { field: 'swaps', api: 1, chain: 2 }],
+    ['swaps[0].inputAmount', { swaps: [{ inputAmount: '3.1', outputAmount: '0.015', outputToken: '8PAY' }, { inputAmount: '2', outputAmount: '4', outputToken: 'BUSD' }] }, { field: 'swaps[0].inputAmount', api: '3.1', chain: '3' }],
+    ['inputToken', { inputToken: 'BUSD', fee: '0.05' }, { field: 'inputToken', api: 'BUSD', chain: BSC.usdt }],
   ])('mismatch: %s', (_name, over, difference) => {
     expect(verdictOf({ subject: { collection: 'dollar-cost-average/executions', record: record(over) }, receipt: raw() }).differences).toEqual([difference]);
   });
