@@ -4,7 +4,9 @@
 // the second. Same definitions as the engine
 // (DESIGN.md "Subscriptions and revenue metrics"; the default grace of 30 days):
 // paid = success 1 and confirmed; failed = success not 1 or status failed; records
-// stamped before now; terms of the first paid billing.
+// stamped before now; terms of the first paid billing. The grace is 30 × 86,400 seconds,
+// counted in epoch seconds: INTERVAL 30 DAY would be 30 calendar days of the session's
+// zone (payrec sql --tz), an hour more or less across a change of summer time.
 //
 // mrr stays exact: DuckDB divides DECIMALs into a DOUBLE, so the amount is taken in
 // units of 10^-18 as a HUGEINT (its DECIMAL(38,18) text without the point), divided in
@@ -73,7 +75,7 @@ SELECT e.chain, e.subscriptionId, e.planId, e.token, e.amount, e.period,
        e.started, e.paidThrough, e.lastAttempt, coalesce(d.failedAttempts, 0) AS failedAttempts, c.cancelledAt, c.forced,
        CASE WHEN c.cancelledAt IS NOT NULL THEN 'cancelled'
             WHEN clock.t <= e.paidThrough THEN 'active'
-            WHEN clock.t <= e.paidThrough + INTERVAL 30 DAY THEN 'past_due'
+            WHEN epoch(clock.t) <= epoch(e.paidThrough) + 2592000 THEN 'past_due'
             ELSE 'lapsed' END AS state
 FROM exact AS e CROSS JOIN clock LEFT JOIN dunning AS d USING (chain, subscriptionId) LEFT JOIN cancelled AS c USING (chain, subscriptionId)`;
 }
