@@ -5,7 +5,9 @@
 // (DESIGN.md "Subscriptions and revenue metrics"; the default grace of 30 days):
 // paid = success 1 and confirmed; failed = success not 1 or status failed; records
 // stamped before now; terms of the first paid billing; a forced cancellation ends a
-// subscription at once, a voluntary one when its paid period ends (endsAt).
+// subscription at once, a voluntary one when its paid period ends (endsAt). The grace is
+// 30 × 86,400 seconds, counted in epoch seconds: INTERVAL 30 DAY would be 30 calendar days
+// of the session's zone (payrec sql --tz), an hour more or less across a change of summer time.
 //
 // mrr stays exact: DuckDB divides DECIMALs into a DOUBLE, so the amount is taken in
 // units of 10^-18 as a HUGEINT (its DECIMAL(38,18) text without the point), divided in
