@@ -9,6 +9,7 @@ import type { Session } from '../core/runtime/session.js';
 import { formatLocal } from '../core/runtime/zone.js';
 import { futureWindow } from '../core/runtime/future-window.js';
 import { printable } from '../core/output/sanitize.js';
+import { CURSOR_TABLE } from '../mirror/state.js';
 import { validateColumns } from '../core/output/writer.js';
 import { refuseCountWorkbook } from '../core/lists/list-query.js';
 import { parseOption } from '../core/runtime/options.js';
@@ -196,6 +197,11 @@ async function loadRecords(session: Session, flags: MirrorFlags, plans: string[]
   const { chain } = await session.settings();
   const db = await MirrorDb.open(location.file, 'read', openOptions(session));
   try {
+    // A DuckDB file payrec never synced into (a sync refused before its first write, another tool's database).
+    const own = await db.rows(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = '${CURSOR_TABLE}'`);
+    if (Number(own[0].n) === 0) {
+      throw new UsageError(`${printable(location.file)} is not a payrec mirror: it holds none of payrec's tables`, `fill it with: ${sync} (or add --sync), or give another --db`);
+    }
     const coverage = await subscriptionCoverage(db, chain, plans);
     if (coverage.plans.length === 0) {
       throw new UsageError(`the mirror holds no fixed-recurring plan of chain ${chain}`, `${sync} --plan-id ID (or add --sync); plan ids are in payrec fr short-urls list and payrec transfers --columns planId`);
