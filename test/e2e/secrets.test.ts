@@ -28,13 +28,14 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-/** Every leaf command of the built program, as its words ("fixed-recurring short-urls get"). */
+/** Every command of the built program that runs (a leaf, or a group with an action of its own: fr plans), as its words ("fixed-recurring short-urls get"). */
 async function leafCommands(): Promise<string[]> {
   const ctx = { stdout: process.stdout, stderr: process.stderr, env: {}, signal: new AbortController().signal } as unknown as Context;
   const program: Command = await buildProgram(ctx);
   const leaves: string[] = [];
   const walk = (c: Command, words: string[]) => {
-    if (c.commands.length === 0) leaves.push(words.join(' '));
+    const runs = (c as unknown as { _actionHandler: unknown })._actionHandler !== null;
+    if (c.commands.length === 0 || (words.length > 0 && runs)) leaves.push(words.join(' '));
     for (const sub of c.commands) walk(sub, [...words, sub.name()]);
   };
   walk(program, []);
@@ -110,6 +111,9 @@ const INVOCATIONS: Record<string, Invocation> = {
   subscriptions: { args: (f) => ['--sync', '--plan-id', plan(f), '--db', 'mirror.duckdb'], sends: true },
   metrics: { args: (f) => ['--sync', '--plan-id', plan(f), '--db', 'mirror.duckdb', '--period', '2025'], sends: true },
   'fixed-recurring plans': { args: () => ['--db', 'mirror.duckdb'] },
+  // Plan ids go into the config file beside the key: the key must stay where it is, once.
+  'fixed-recurring plans add': { args: (f) => [plan(f)] },
+  'fixed-recurring plans remove': { args: (f) => [plan(f)] },
   doctor: { args: () => [], sends: true },
   completion: { args: () => ['bash'] },
   reference: { args: () => [] },
