@@ -46,6 +46,8 @@ function __payrec_child
             echo 'sync'
         case '|sql'
             echo 'sql'
+        case '|verify'
+            echo 'verify'
         case '|subscriptions'
             echo 'subscriptions'
         case '|metrics'
@@ -86,6 +88,10 @@ function __payrec_child
             echo 'fixed-recurring webhook delete'
         case 'fixed-recurring webhook|set'
             echo 'fixed-recurring webhook set'
+        case 'fixed-recurring plans|add'
+            echo 'fixed-recurring plans add'
+        case 'fixed-recurring plans|remove'
+            echo 'fixed-recurring plans remove'
         case 'variable-recurring|cancellations'
             echo 'variable-recurring cancellations'
         case 'variable-recurring|cancellation'
@@ -163,7 +169,7 @@ end
 function __payrec_words
     switch "$argv[1]"
         case ''
-            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api doctor completion help
+            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql verify subscriptions metrics api doctor completion help
         case 'fixed-recurring'
             printf '%s\n' short-urls billings cancellations cancellation webhook plans
         case 'fixed-recurring short-urls'
@@ -193,6 +199,10 @@ function __payrec_words
         case 'fixed-recurring webhook set'
             printf '%s\n' 
         case 'fixed-recurring plans'
+            printf '%s\n' add remove
+        case 'fixed-recurring plans add'
+            printf '%s\n' 
+        case 'fixed-recurring plans remove'
             printf '%s\n' 
         case 'variable-recurring'
             printf '%s\n' cancellations cancellation cancellation-requests cancellation-request transfers
@@ -290,6 +300,8 @@ function __payrec_words
             printf '%s\n' fixed-recurring/short-urls fr/short-urls fixed-recurring/billings fr/billings fixed-recurring/cancellations fr/cancellations variable-recurring/cancellations vr/cancellations variable-recurring/cancellation-requests vr/cancellation-requests variable-recurring/transfers vr/transfers on-demand/short-urls od/short-urls on-demand/transfers od/transfers one-time/payments ot/payments one-time/transfers ot/transfers wallet-to-wallet/payments w2w/payments wallet-to-wallet/transfers w2w/transfers scheduled-payments/transfers sp/transfers dollar-cost-average/executions dca/executions
         case 'sql'
             printf '%s\n' 
+        case 'verify'
+            printf '%s\n' 
         case 'subscriptions'
             printf '%s\n' 
         case 'metrics'
@@ -301,7 +313,7 @@ function __payrec_words
         case 'completion'
             printf '%s\n' bash zsh fish
         case 'help'
-            printf '%s\n' reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql subscriptions metrics api doctor completion
+            printf '%s\n' reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql verify subscriptions metrics api doctor completion
         case '*'
             return 1
     end
@@ -309,143 +321,149 @@ end
 function __payrec_flags
     switch "$argv[1]"
         case ''
-            printf '%s\n' --version -V --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --version -V --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring short-urls'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring short-urls list'
-            printf '%s\n' --plan-id --limit --all --page-size --offset --concurrency --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --limit --all --page-size --offset --concurrency --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring short-urls get'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring short-urls delete'
-            printf '%s\n' --yes -y --ignore-missing --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --yes -y --ignore-missing --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring short-urls create'
-            printf '%s\n' --name --plan-id --success-url --error-url --extra --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --name --plan-id --success-url --error-url --extra --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring short-urls update'
-            printf '%s\n' --name --plan-id --success-url --error-url --extra --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --name --plan-id --success-url --error-url --extra --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring billings'
-            printf '%s\n' --plan-id --subscription-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --subscription-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring cancellations'
-            printf '%s\n' --plan-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring cancellation'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring webhook'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring webhook get'
-            printf '%s\n' --plan-id --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring webhook delete'
-            printf '%s\n' --plan-id --yes -y --ignore-missing --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --yes -y --ignore-missing --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring webhook set'
-            printf '%s\n' --plan-id --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring plans'
-            printf '%s\n' --db --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --db --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'fixed-recurring plans add'
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'fixed-recurring plans remove'
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'variable-recurring'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'variable-recurring cancellations'
-            printf '%s\n' --plan-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'variable-recurring cancellation'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'variable-recurring cancellation-requests'
-            printf '%s\n' --plan-id --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'variable-recurring cancellation-request'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'variable-recurring transfers'
-            printf '%s\n' --plan-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'on-demand'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'on-demand short-urls'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'on-demand short-urls list'
-            printf '%s\n' --plan-id --limit --all --page-size --offset --concurrency --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --limit --all --page-size --offset --concurrency --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'on-demand short-urls get'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'on-demand short-urls delete'
-            printf '%s\n' --yes -y --ignore-missing --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --yes -y --ignore-missing --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'on-demand short-urls create'
-            printf '%s\n' --name --plan-id --success-url --error-url --extra --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --name --plan-id --success-url --error-url --extra --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'on-demand short-urls update'
-            printf '%s\n' --name --plan-id --success-url --error-url --extra --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --name --plan-id --success-url --error-url --extra --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'on-demand transfers'
-            printf '%s\n' --plan-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'one-time'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'one-time payments'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'one-time payments list'
-            printf '%s\n' --transaction-hash --tag --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --transaction-hash --tag --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'one-time payments get'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'one-time transfers'
-            printf '%s\n' --tag --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --tag --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'wallet-to-wallet'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'wallet-to-wallet payments'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'wallet-to-wallet payments list'
-            printf '%s\n' --tag --receiver --token --email --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --tag --receiver --token --email --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'wallet-to-wallet payments get'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'wallet-to-wallet transfers'
-            printf '%s\n' --email --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --email --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'scheduled-payments'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'scheduled-payments transfers'
-            printf '%s\n' --schedule-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --schedule-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'dollar-cost-average'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'dollar-cost-average executions'
-            printf '%s\n' --strategy-id --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --status --failed --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --strategy-id --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'webhook-notifications'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'webhook-notifications get'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'webhook-notifications verify'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'webhook-notifications listen'
-            printf '%s\n' --port --host --forward-to --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --port --host --forward-to --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'transfers'
-            printf '%s\n' --product --plan-id --sender --receiver --token --tag --email --schedule-id --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --status --failed --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --product --plan-id --sender --receiver --token --tag --email --schedule-id --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'emulator'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'emulator start'
-            printf '%s\n' --port --host --records --seed --now --fault-rate --fault-kinds --fault-seed --live --late-fraction --late-max --pending-fraction --remove-fraction --move-fraction --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --port --host --allow-remote --records --seed --now --fault-rate --fault-kinds --fault-seed --live --late-fraction --late-max --pending-fraction --remove-fraction --move-fraction --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'emulator trigger'
-            printf '%s\n' --plan-id --type --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --type --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'auth'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'auth login'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'auth status'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'auth logout'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'config'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'config list'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'config get'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'config set'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'config profiles'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'config use'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'sync'
-            printf '%s\n' --plan-id --strategy-id --db --lookback --from --full --concurrency --parquet --wait --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --strategy-id --db --lookback --from --full --concurrency --parquet --wait --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'sql'
-            printf '%s\n' --file --db --limit --all --count --fail-if-any --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --file --db --limit --all --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'verify'
+            printf '%s\n' --db --fail-if-any --confirmations --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'subscriptions'
-            printf '%s\n' --plan-id --at --grace --db --sync --state --past-due-for --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --at --grace --db --sync --state --past-due-for --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'metrics'
-            printf '%s\n' --plan-id --at --grace --db --sync --period --from --to --interval --by --chart --count --fail-if-any --jq --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --at --grace --db --sync --period --from --to --interval --by --chart --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'api'
-            printf '%s\n' --method -X --query --body --all --profile --chain --base-url --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --method -X --query --body --all --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'doctor'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'completion'
-            printf '%s\n' --profile --chain --base-url --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'help'
             printf '%s\n' --help
         case '*'
@@ -485,7 +503,7 @@ function __payrec_columns
         case 'fixed-recurring short-urls get'
             printf '%s\n' path name planId createdAt updatedAt params params.callbackSuccess params.callbackError params.extra link
         case 'fixed-recurring billings'
-            printf '%s\n' subscriptionId success amount fee token receiver timestamp cycleStart cycleEnd triggeredBy transactionHash transactionStatus
+            printf '%s\n' subscriptionId success amount fee token receiver timestamp cycleStart cycleEnd triggeredBy transactionHash transactionStatus outcome
         case 'fixed-recurring cancellations'
             printf '%s\n' subscriptionId timestamp forced triggeredBy transactionHash transactionStatus
         case 'fixed-recurring cancellation'
@@ -532,6 +550,8 @@ function __payrec_columns
             printf '%s\n' product description amount fee token category timestamp transactionHash transactionStatus sender receiver planId subscriptionId oneTimeId email payment_id scheduleId
         case 'sync'
             printf '%s\n' collection table fetched new updated unchanged deleted requests seconds note
+        case 'verify'
+            printf '%s\n' collection checked newlyReorged pending missing reorged unconfirmed reverted spoofed mismatch verified
         case 'subscriptions'
             printf '%s\n' subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced endsAt daysPastDue state
         case 'metrics'
@@ -553,7 +573,7 @@ function __payrec_complete
             continue
         end
         if string match -q -- '-*' $w
-            contains -- $w --at --base-url --body --by --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --remove-fraction --retries --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --wait -X -f -o; and set skip 1
+            contains -- $w --at --base-url --body --by --chain --chart --columns --concurrency --confirmations --db --email --error-url --extra --fail-if-any --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --remove-fraction --retries --rpc --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --verdict --wait -X -f -o; and set skip 1
             continue
         end
         set -l next (__payrec_child "$cmdpath" $w); and set cmdpath $next
@@ -572,7 +592,7 @@ function __payrec_complete
         __fish_complete_path $cur
         return
     end
-    contains -- $prev --at --base-url --body --by --chain --chart --columns --concurrency --db --email --error-url --extra --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --remove-fraction --retries --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --wait -X -f -o; and return
+    contains -- $prev --at --base-url --body --by --chain --chart --columns --concurrency --confirmations --db --email --error-url --extra --fail-if-any --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --remove-fraction --retries --rpc --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --verdict --wait -X -f -o; and return
     if string match -q -- '-*' $cur
         __payrec_flags $cmdpath
     else
