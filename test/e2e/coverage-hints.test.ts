@@ -16,7 +16,7 @@ describe('bad input gets a hint that leads somewhere, and sends nothing', () => 
   test.each([
     [['ot', 'transfers', '--watch'], /unknown option '--watch'\nhint: to keep printing new records as they come, use --follow/],
     [['ot', 'transfers', '-w'], /unknown option '-w'\nhint: to keep printing new records as they come, use --follow/],
-    [['metrics', '--columns', 'mrr', '--db', 'nowhere.duckdb'], /unknown column "mrr" in --columns; known: [^\n]*\nhint: did you mean mrr_start, mrr_end, mrr_new, mrr_reactivated, mrr_churned\?/],
+    [['metrics', '--columns', 'mrr', '--db', 'nowhere.duckdb'], /unknown column "mrr" in --columns; known: [^\n]*\nhint: did you mean mrr_start, mrr_end, mrr_new, mrr_reactivated, mrr_churned, mrr_net\?/],
     [['fr', 'billings', '--plan-id', `0x${'1'.repeat(64)}`, '--columns', 'amont'], /unknown column "amont"[^\n]*\nhint: did you mean amount\?/],
     [['subscriptions', 'list'], /payrec subscriptions takes no subcommand "list": without an argument it lists every subscription \(the ledger\), with an id it shows that one/],
   ])('%j', async (args, message) => {
