@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { decimal, timestamp } from '../registry/schemas.js';
 import { amountText, DECIMAL_TYPE, fitsDecimal } from './amounts.js';
+// TIME_RANGE: the Unix seconds a TIMESTAMP WITH TIME ZONE holds (years 1 to 9999); a time beyond them is a value of another type.
+import { TIME_RANGE } from '../core/runtime/time.js';
 
 // Table layouts from the registry's zod record schemas (never a second hand-written
 // list): strings are VARCHAR, amounts (the registry's `decimal`) DECIMAL(38,18) (see
@@ -38,8 +40,6 @@ export const LAST_UPDATED_COLUMN = 'last_updated';
 export const IDENTITY_HASH_COLUMN = 'identity_hash';
 const BOOKKEEPING = [CHAIN_COLUMN, EXTRA_COLUMN, INEXACT_COLUMN, FIRST_SEEN_COLUMN, LAST_UPDATED_COLUMN, IDENTITY_HASH_COLUMN];
 
-/** Unix seconds a TIMESTAMP WITH TIME ZONE holds (years 1 to 9999); a time beyond them is a value of another type. */
-export const TIME_RANGE = [-62_135_596_800, 253_402_300_799];
 
 function unwrap(schema: z.ZodType): z.ZodType {
   let s = schema;

@@ -5,7 +5,8 @@ import { identityHashSql } from './identity-hash.js';
 import type { TableLayout } from './layout.js';
 import { recordBytes } from './record-bytes.js';
 import { RowSources } from './rows.js';
-import { CHAIN_COLUMN, contentColumns, FIRST_SEEN_COLUMN, ident, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN, recordConformer, TIME_RANGE, type Leftovers } from './schema.js';
+import { CHAIN_COLUMN, contentColumns, FIRST_SEEN_COLUMN, ident, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN, recordConformer, type Leftovers } from './schema.js';
+import { TIME_RANGE } from '../core/runtime/time.js';
 import type { MirrorDb } from './store.js';
 
 // Writes batches of records into their table by identity: new ones are inserted,

@@ -2,6 +2,8 @@ import type { Endpoint } from '../../registry/types.js';
 import { MalformedResponseError } from '../runtime/errors.js';
 import { envelope, type Envelope } from '../../registry/schemas.js';
 import type { Session } from '../runtime/session.js';
+import { inTimeRange, TIME_RANGE } from '../runtime/time.js';
+import { TIMESTAMP_FIELDS } from '../output/rows.js';
 
 /** What record checks need of a list: its schema, and how messages name it. */
 type Checked = Pick<Endpoint, 'method' | 'path' | 'record'>;
@@ -35,8 +37,41 @@ export function recordChecker(endpoint: Checked, session: Session): (record: unk
   return (record) => {
     const i = n++;
     const full = session.flags.strict || i < FIRST_CHECKED || i % SAMPLE_EVERY === 0;
-    return full ? checkRecord(endpoint, record, session) : asObject(endpoint, record);
+    if (full) return checkRecord(endpoint, record, session);
+    const r = asObject(endpoint, record);
+    checkTimes(endpoint, r);
+    return r;
   };
+}
+
+/**
+ * Every record's times, not a sample's: one stamped beyond the years 1 to 9999 (8.64e12,
+ * 1e300) is no date, and a chart or a period would walk the days up to it for minutes.
+ * It is a response payrec cannot use (exit 6), as sync already says; a time of another
+ * type is the schema's concern.
+ */
+function checkTimes(endpoint: Checked, record: Record<string, unknown>): void {
+  for (const key in record) {
+    const v = record[key];
+    if (TIMESTAMP_FIELDS.has(key)) outOfRange(endpoint, key, v);
+    else if (Array.isArray(v)) {
+      // Nested times: a wallet-to-wallet payment's receivers[].timestamp.
+      for (let i = 0; i < v.length; i++) {
+        const item = v[i];
+        if (item !== null && typeof item === 'object' && !Array.isArray(item)) {
+          for (const k in item) if (TIMESTAMP_FIELDS.has(k)) outOfRange(endpoint, `${key}[${i}].${k}`, (item as Record<string, unknown>)[k]);
+        }
+      }
+    }
+  }
+}
+
+function outOfRange(endpoint: Checked, field: string, v: unknown): void {
+  if (typeof v === 'number' && !inTimeRange(v)) {
+    throw new MalformedResponseError(
+      `${endpoint.method} ${endpoint.path}: a record's ${field} is ${v}, beyond the years 1 to 9999 (Unix seconds ${TIME_RANGE[0]} to ${TIME_RANGE[1]}): no date payrec can show or count`,
+    );
+  }
 }
 
 function asObject(endpoint: Checked, record: unknown): Record<string, unknown> {
@@ -47,7 +82,7 @@ function asObject(endpoint: Checked, record: unknown): Record<string, unknown> {
 }
 
 export function checkRecord(endpoint: Checked, record: unknown, session: Session): Record<string, unknown> {
-  asObject(endpoint, record);
+  checkTimes(endpoint, asObject(endpoint, record));
   const r = endpoint.record.safeParse(record);
   if (!r.success) {
     const issue = r.error.issues[0];

@@ -104,3 +104,8 @@ function zoneOffsetSeconds(zone: string): number | undefined {
   if (hours > 23 || minutes > 59) return undefined;
   return (zone[0] === '-' ? -1 : 1) * (hours * 3600 + minutes * 60);
 }
+
+/** Unix seconds of the years 1 to 9999: what a date-time can be (and the mirror's TIMESTAMP WITH TIME ZONE holds). */
+export const TIME_RANGE = [-62_135_596_800, 253_402_300_799] as const;
+
+export const inTimeRange = (t: number) => t >= TIME_RANGE[0] && t <= TIME_RANGE[1];
