@@ -107,25 +107,37 @@ describe('-o takes a file name', () => {
 
 describe('files written with -o get the same mode whatever the command', () => {
   test('a list, payrec sql and fr plans (which open the mirror first, making its files private) write new files alike; an existing file keeps its mode', async () => {
-    const dir = tempDir();
-    const db = join(dir, 'mirror.duckdb');
-    expect((await payrec(emu, ['sync', 'ot/transfers', 'fr/short-urls', '--db', db, '-q'])).exitCode).toBe(0);
-    expect((await payrec(emu, ['ot', 'transfers', '-o', join(dir, 'list.csv')])).exitCode).toBe(0);
-    expect((await payrec(undefined, ['sql', 'SELECT count(*) AS n FROM one_time_transfers', '--db', db, '-o', join(dir, 'sql.csv')])).exitCode).toBe(0);
-    expect((await payrec(emu, ['fr', 'plans', '--db', db, '-o', join(dir, 'plans.csv'), '-q'])).exitCode).toBe(0);
-    const mode = (f: string) => statSync(join(dir, f)).mode & 0o777;
-    // The test's own umask decides them all (022 here: 0644); the mirror's 077 must not leak into an export.
-    expect(mode('sql.csv')).toBe(mode('list.csv'));
-    expect(mode('plans.csv')).toBe(mode('list.csv'));
-    expect(mode('list.csv') & 0o044).not.toBe(0);
-    expect(mode('mirror.duckdb')).toBe(0o600);
-    writeFileSync(join(dir, 'kept.csv'), 'old');
-    chmodSync(join(dir, 'kept.csv'), 0o640);
-    expect((await payrec(undefined, ['sql', 'SELECT 1 AS one', '--db', db, '-o', join(dir, 'kept.csv')])).exitCode).toBe(0);
-    expect(mode('kept.csv')).toBe(0o640);
-    expect(existsSync(join(dir, 'kept.csv'))).toBe(true);
+    // payrec inherits this process's umask; a test that opened a mirror in this worker
+    // (no isolation between files) may have left 077, so set the usual 022 for these runs.
+    const umask = process.umask(0o022);
+    try {
+      await filesAlike();
+    } finally {
+      process.umask(umask);
+    }
   });
 });
+
+/** New -o files of a list, payrec sql and fr plans share one mode; an existing file keeps its own. */
+async function filesAlike(): Promise<void> {
+  const dir = tempDir();
+  const db = join(dir, 'mirror.duckdb');
+  expect((await payrec(emu, ['sync', 'ot/transfers', 'fr/short-urls', '--db', db, '-q'])).exitCode).toBe(0);
+  expect((await payrec(emu, ['ot', 'transfers', '-o', join(dir, 'list.csv')])).exitCode).toBe(0);
+  expect((await payrec(undefined, ['sql', 'SELECT count(*) AS n FROM one_time_transfers', '--db', db, '-o', join(dir, 'sql.csv')])).exitCode).toBe(0);
+  expect((await payrec(emu, ['fr', 'plans', '--db', db, '-o', join(dir, 'plans.csv'), '-q'])).exitCode).toBe(0);
+  const mode = (f: string) => statSync(join(dir, f)).mode & 0o777;
+  // The umask payrec starts with decides them all (022: 0644); the mirror's 077 must not leak into an export.
+  expect(mode('sql.csv')).toBe(mode('list.csv'));
+  expect(mode('plans.csv')).toBe(mode('list.csv'));
+  expect(mode('list.csv') & 0o044).not.toBe(0);
+  expect(mode('mirror.duckdb')).toBe(0o600);
+  writeFileSync(join(dir, 'kept.csv'), 'old');
+  chmodSync(join(dir, 'kept.csv'), 0o640);
+  expect((await payrec(undefined, ['sql', 'SELECT 1 AS one', '--db', db, '-o', join(dir, 'kept.csv')])).exitCode).toBe(0);
+  expect(mode('kept.csv')).toBe(0o640);
+  expect(existsSync(join(dir, 'kept.csv'))).toBe(true);
+}
 
 describe('--count, --fail-if-any and --jq on payrec sql and fr plans', () => {
   test('their answers equal the emulator\'s records', async () => {
