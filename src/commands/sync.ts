@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { offerColumns } from '../completion/declared-columns.js';
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
@@ -16,7 +17,7 @@ import { makeKeptFolder } from '../core/runtime/trust.js';
 import { parquetTarget, exportParquet } from '../mirror/parquet.js';
 import { serviceOf } from '../mirror/service.js';
 import { MirrorDb, openOptions } from '../mirror/store.js';
-import { syncMirror, type CollectionReport } from '../mirror/sync.js';
+import { refuseForNewMirror, syncMirror, type CollectionReport } from '../mirror/sync.js';
 import { addedPlans } from '../core/config/added-plans.js';
 
 // `payrec sync [COLLECTION…]`: brings the local mirror up to date and reports, per
@@ -113,13 +114,16 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   // --dry-run sends nothing and writes nothing: it prints the requests of a first sync
   // against a mirror in memory, and leaves the mirror file as it was (or absent).
   const dryRun = Boolean(session.flags.dryRun);
+  const added = await addedPlans(session);
+  // Bad input creates nothing: what a new mirror would refuse is refused before it exists.
+  if (!dryRun && !existsSync(location.file)) refuseForNewMirror({ collections, ids, added, lookback, from, full: Boolean(flags.full), concurrency });
   if (location.isDefault && !dryRun) await makeKeptFolder(dirname(location.file), MIRROR_KEEPER);
   const service = await serviceOf(session);
   const target = await session.openOutput();
   const db = await MirrorDb.open(dryRun ? ':memory:' : location.file, 'write', { ...openOptions(session), waitForSync: wait });
   let reports: CollectionReport[];
   try {
-    reports = await syncMirror(session, db, service, { collections, ids, added: await addedPlans(session), lookback, from, full: Boolean(flags.full), concurrency });
+    reports = await syncMirror(session, db, service, { collections, ids, added, lookback, from, full: Boolean(flags.full), concurrency });
     if (parquet) {
       await db.useAllCores();
       const written = await exportParquet(db, parquet, session.ctx.signal);

@@ -163,15 +163,7 @@ async function planTargets(db: MirrorDb, chain: string, req: SyncRequest): Promi
     const scopes = Object.entries(collection.scoped) as [ScopeParam, Endpoint][];
     if (!collection.whole) {
       for (const [param] of scopes) await rememberScopes(db, chain, collection.name, param, req.ids[param]);
-      // Ids may still be found by a collection synced before it in this run (short urls name plans).
-      const finder = req.collections?.some((other) => scopes.some(([param]) => namesScopes(other, collection, param)));
-      if (req.collections && !finder && (await knownScopes(db, chain, collection, req)).length === 0) {
-        const flags = scopes.map(([param]) => flagOf(param)).join(' or ');
-        throw new UsageError(
-          `${collection.name} is kept per plan or strategy, and the mirror knows none: give ${flags} (the mirror remembers ids once given)`,
-          `or sync the lists that name plans first (short urls, transfers): payrec sync`,
-        );
-      }
+      if (req.collections && !foundInRun(req, collection) && (await knownScopes(db, chain, collection, req)).length === 0) throw noScopeKnown(collection);
       scoped.push(collection);
       continue;
     }
@@ -181,6 +173,34 @@ async function planTargets(db: MirrorDb, chain: string, req: SyncRequest): Promi
     else for (const [param, endpoint] of scopes) for (const id of req.ids[param]) fixed.push({ collection, endpoint, param, id, given: true });
   }
   return { collections: [...whole, ...scoped], fixed };
+}
+
+/** Ids may still be found by a collection synced before it in this run (short urls name plans). */
+function foundInRun(req: SyncRequest, collection: MirroredCollection): boolean {
+  const params = Object.keys(collection.scoped) as ScopeParam[];
+  return req.collections?.some((other) => params.some((param) => namesScopes(other, collection, param))) ?? false;
+}
+
+function noScopeKnown(collection: MirroredCollection): UsageError {
+  const flags = Object.keys(collection.scoped).map((param) => flagOf(param)).join(' or ');
+  return new UsageError(
+    `${collection.name} is kept per plan or strategy, and the mirror knows none: give ${flags} (the mirror remembers ids once given)`,
+    `or sync the lists that name plans first (short urls, transfers): payrec sync`,
+  );
+}
+
+/**
+ * planTargets' refusal for a mirror that does not exist yet, which knows only the ids
+ * given and the plans added to the profile (knownScopes): made before the file is
+ * created, so that a sync refused as bad input leaves nothing behind (no mirror, no lock).
+ */
+export function refuseForNewMirror(req: SyncRequest): void {
+  for (const collection of req.collections ?? []) {
+    if (collection.whole) continue;
+    const params = Object.keys(collection.scoped) as ScopeParam[];
+    const added = collection.product === 'fixed-recurring' && params.includes('planId') && (req.added ?? []).length > 0;
+    if (!added && params.every((param) => req.ids[param].length === 0) && !foundInRun(req, collection)) throw noScopeKnown(collection);
+  }
 }
 
 /**

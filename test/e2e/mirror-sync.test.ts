@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, Fixtures } from '../../src/emulator/index.js';
@@ -188,10 +188,13 @@ describe('plan and strategy scopes', () => {
   });
 
   test('a named list kept per plan needs a plan the mirror knows; one given is remembered, and plans found later join it', async () => {
-    const d = join(tempDir(), 'plans.duckdb');
+    const folder = tempDir();
+    const d = join(folder, 'plans.duckdb');
     const missing = await payrec(emu, ['sync', 'fr/billings', '--db', d]);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/fixed-recurring\/billings is kept per plan or strategy, and the mirror knows none: give --plan-id/);
+    // Bad input creates nothing: no mirror file, no sync lock beside it.
+    expect(readdirSync(folder)).toEqual([]);
 
     const plan = fx.plans['fixed-recurring'][0];
     const r = await payrec(emu, ['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plan, '--db', d, '-f', 'json']);
