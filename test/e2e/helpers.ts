@@ -138,6 +138,8 @@ export function payrec(emu: Emulator | undefined, args: string[], o: RunOptions 
       TZ: 'UTC',
       NO_COLOR: '1',
       PAYREC_CONFIG_DIR: tempDir(),
+      // Under the e2e mutation run (test/mutation/stryker.e2e.config.mjs): the mutant the binary turns on.
+      ...(process.env.__STRYKER_ACTIVE_MUTANT__ ? { __STRYKER_ACTIVE_MUTANT__: process.env.__STRYKER_ACTIVE_MUTANT__ } : {}),
       ...(emu ? { PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor(chain), PAYREC_CHAIN: chain } : {}),
       ...o.env,
     },
