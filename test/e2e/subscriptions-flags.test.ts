@@ -1,0 +1,265 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SubscriptionFacts } from '../../src/emulator/index.js';
+import type { BillingInput, CancellationInput, MetricsRow, SubscriptionRow } from '../../src/subscriptions/engine.js';
+import { cutAt, failed, naiveLedger, naiveMetrics, paid, type Records } from '../oracle/subscriptions.js';
+import { emulator, payrec, tempDir, type RunOptions } from './helpers.js';
+
+// What each flag of payrec subscriptions and payrec metrics changes in the answer
+// (issue 31, survivors 1–7 and 9): each test runs the built binary on a mirror of the
+// built-in emulator, with the command's clock pinned (PAYREC_EMULATOR_NOW), and holds
+// the rows to the brute-force oracle (test/oracle/subscriptions.ts, none of the engine's
+// code) over the emulator's complete records, with windows and instants written here.
+// Each test also checks that the wrong answer it guards against differs from the right
+// one on these data (a flag ignored, an instant off by one, another window), so that it
+// cannot pass by accident.
+
+const DAY = 86_400;
+const GRACE = 30 * DAY;
+/** Now, for the emulator's data and the command: mid-day, mid-month, so that "cut at now" shows. */
+const NOW = Date.UTC(2026, 10, 22, 10) / 1000;
+const pinned: RunOptions = { env: { PAYREC_EMULATOR_NOW: String(NOW) } };
+const utc = (y: number, m: number, d = 1) => Date.UTC(y, m - 1, d) / 1000;
+/** Calendar months in UTC from (y, m), n of them. */
+const months = (y: number, m: number, n: number) => Array.from({ length: n }, (_, i) => ({ from: utc(y, m + i), to: utc(y, m + i + 1) }));
+
+let db: string;
+let facts: SubscriptionFacts[];
+let all: Records;
+let plans: string[];
+
+/** The records of these plans only. */
+const only = (ids: string[]): Records => ({ billings: all.billings.filter((b) => ids.includes(b.planId)), cancellations: all.cancellations.filter((c) => ids.includes(c.planId)) });
+const run = (args: string[], o: RunOptions = pinned) => payrec(undefined, ['--emulator', ...args], o);
+async function json<T>(args: string[]): Promise<T> {
+  const r = await run([...args, '--db', db, '-f', 'json']);
+  expect(r.exitCode, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as T;
+}
+const ledgerAt = (args: string[]) => json<SubscriptionRow[]>(['subscriptions', ...args]);
+const metricsOf = (args: string[]) => json<MetricsRow[]>(['metrics', ...args]);
+
+beforeAll(async () => {
+  // The same data as --emulator's under the same anchor (records and seed by default).
+  const emu = await emulator({ now: NOW });
+  const truth = emu.subscriptions('bsc');
+  await emu.close();
+  facts = truth.subscriptions;
+  plans = truth.plans.map((p) => p.planId);
+  all = {
+    billings: facts.flatMap((f) => f.billings.map((b) => ({ ...b, planId: f.planId }) as unknown as BillingInput)),
+    cancellations: facts.flatMap((f) => (f.cancellation ? [{ ...f.cancellation, planId: f.planId } as unknown as CancellationInput] : [])),
+  };
+  db = join(tempDir(), 'mirror.duckdb');
+  const r = await run(['sync', 'fr/billings', 'fr/cancellations', ...plans.flatMap((p) => ['--plan-id', p]), '--db', db, '-q']);
+  expect(r.stderr).toBe('');
+  expect(r.exitCode).toBe(0);
+  // The mirror holds what the oracle reads: the same data.
+  const every = await ledgerAt([]);
+  expect(every).toEqual(naiveLedger(all.billings, all.cancellations, NOW, GRACE));
+});
+
+describe('--plan-id: only that plan, its rows and its totals (survivor 1)', () => {
+  it('subscriptions --plan-id leaves the other plans out', async () => {
+    // Two plans of one token, so that the token's totals below are not the plan's by chance.
+    const eight = plans.filter((p) => facts.find((f) => f.planId === p)?.token === '8PAY');
+    expect(eight.length).toBeGreaterThan(1);
+    const [one, two] = [eight[0], eight[1]];
+    const rows = await ledgerAt(['--plan-id', one]);
+    expect(rows).toEqual(naiveLedger(only([one]).billings, only([one]).cancellations, NOW, GRACE));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.length).toBeLessThan(naiveLedger(all.billings, all.cancellations, NOW, GRACE).length);
+    // Repeated, or comma-separated: those plans.
+    const both = naiveLedger(only([one, two]).billings, only([one, two]).cancellations, NOW, GRACE);
+    expect(await ledgerAt(['--plan-id', one, '--plan-id', two])).toEqual(both);
+    expect(await ledgerAt(['--plan-id', `${one},${two}`])).toEqual(both);
+  });
+
+  it('metrics --plan-id totals that plan only, though its token has other plans', async () => {
+    const one = plans.find((p) => facts.find((f) => f.planId === p)?.token === '8PAY')!;
+    const intervals = cutAt(months(2026, 1, 12), NOW);
+    const rows = await metricsOf(['--period', '2026', '--plan-id', one]);
+    const expected = naiveMetrics(only([one]), intervals, NOW, GRACE, false);
+    expect(rows).toEqual(expected);
+    // The whole chain's 8PAY figures differ: a --plan-id ignored would show.
+    const chain = naiveMetrics(all, intervals, NOW, GRACE, false).filter((r) => r.token === '8PAY');
+    expect(chain.map((r) => r.mrr_end)).not.toEqual(expected.map((r) => r.mrr_end));
+    expect(new Set(rows.map((r) => r.token))).toEqual(new Set(['8PAY']));
+  });
+});
+
+describe('--grace (survivor 2; survivor 7 for one subscription)', () => {
+  it('metrics --grace 3: subscriptions lapse 3 days after their paid time, in every column', async () => {
+    const intervals = cutAt(months(2026, 1, 12), NOW);
+    const expected = naiveMetrics(all, intervals, NOW, 3 * DAY, false);
+    expect(expected).not.toEqual(naiveMetrics(all, intervals, NOW, GRACE, false));
+    expect(await metricsOf(['--period', '2026', '--grace', '3'])).toEqual(expected);
+    expect(await metricsOf(['--period', '2026', '--grace', '0'])).toEqual(naiveMetrics(all, intervals, NOW, 0, false));
+  });
+
+  it('subscriptions ID --grace: the summary is the oracle\'s row under that grace', async () => {
+    // A subscription past due now under 30 days of grace, lapsed under 0.
+    const row = naiveLedger(all.billings, all.cancellations, NOW, GRACE).find((r) => r.state === 'past_due')!;
+    expect(row).toBeDefined();
+    const lapsed = naiveLedger(all.billings, all.cancellations, NOW, 0).find((r) => r.subscriptionId === row.subscriptionId)!;
+    expect(lapsed.state).toBe('lapsed');
+    for (const [grace, expected] of [['30', row], ['0', lapsed]] as const) {
+      const shown = await json<Record<string, unknown>>(['subscriptions', row.subscriptionId, '--grace', grace]);
+      expect(pick(shown, Object.keys(expected))).toEqual(expected);
+    }
+  });
+});
+
+const isPaid = (b: Record<string, unknown>) => paid(b as unknown as BillingInput);
+/** These keys of a record, in their order. */
+const pick = (record: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.map((k) => [k, record[k]]));
+
+describe('payrec subscriptions ID (survivor 7)', () => {
+  interface Shown {
+    story: { timestamp: number; event: string; state?: string; outcome?: string; transactionHash?: string }[];
+    attempts: { transactionHash: string }[];
+    [k: string]: unknown;
+  }
+
+  it('a billing stamped exactly at --at is not yet seen; one second later it is', async () => {
+    // A subscription's second paid billing: seen or not changes its paidThrough.
+    const f = facts.find((x) => x.billings.filter(isPaid).length > 2)!;
+    const b = f.billings.filter(isPaid)[1];
+    const t = b.timestamp as number;
+    const mine = only([f.planId]);
+    const ledgerOf = (at: number) => naiveLedger(mine.billings.filter((x) => x.subscriptionId === f.subscriptionId), mine.cancellations.filter((x) => x.subscriptionId === f.subscriptionId), at, GRACE)[0];
+    expect(ledgerOf(t).paidThrough).not.toBe(ledgerOf(t + 1).paidThrough);
+    for (const at of [t, t + 1]) {
+      const shown = await json<Shown>(['subscriptions', f.subscriptionId, '--at', String(at)]);
+      expect(pick(shown, Object.keys(ledgerOf(at)))).toEqual(ledgerOf(at));
+      const hashes = f.billings.filter((x) => (x.timestamp as number) < at).map((x) => x.transactionHash);
+      expect(shown.attempts.map((x) => x.transactionHash)).toEqual(hashes);
+      expect(shown.story.filter((x) => x.event === 'billing').map((x) => x.transactionHash)).toEqual(hashes);
+    }
+  });
+
+  it('a forced cancellation is "forced by the plan" and ends it at once ("cancelled"); a voluntary one is "by the customer" and ends with its paid period ("ended")', async () => {
+    const confirmed = facts.filter((x) => x.cancellation?.transactionStatus === 'confirmed' && x.start !== null && (x.start as number) < (x.cancellation.timestamp as number));
+    const forced = confirmed.find((x) => x.cancellation!.forced === true)!;
+    const voluntary = confirmed.find((x) => x.cancellation!.forced === false)!;
+    expect(forced).toBeDefined();
+    expect(voluntary).toBeDefined();
+    for (const [f, outcome, event] of [[forced, 'forced by the plan', 'cancelled'], [voluntary, 'by the customer', 'ended']] as const) {
+      const shown = await json<Shown>(['subscriptions', f.subscriptionId]);
+      const c = f.cancellation!;
+      expect(shown.story.filter((x) => x.event === 'cancellation')).toEqual([{ timestamp: c.timestamp, event: 'cancellation', outcome, transactionHash: c.transactionHash }]);
+      const row = naiveLedger(all.billings.filter((x) => x.subscriptionId === f.subscriptionId), all.cancellations.filter((x) => x.subscriptionId === f.subscriptionId), NOW, GRACE)[0];
+      expect(row.state).toBe('cancelled');
+      // The change to cancelled, at the instant the oracle's state turns: forced, a second after the record; voluntary, a second after its paid period.
+      const when = f.cancellation!.forced ? (c.timestamp as number) + 1 : Math.max(row.paidThrough, c.timestamp as number) + 1;
+      expect(shown.story.filter((x) => x.state === 'cancelled')).toEqual([{ timestamp: when, event, state: 'cancelled' }]);
+    }
+  });
+});
+
+describe('the window: its default, a date-only --to, the last interval cut at now (survivors 4, 5, 9)', () => {
+  it('without --period or --from: the last 12 months up to now, the last one cut at now', async () => {
+    const intervals = cutAt(months(2025, 12, 12), NOW);
+    expect(intervals.at(-1)).toEqual({ from: utc(2026, 11), to: NOW });
+    const rows = await metricsOf([]);
+    expect(rows).toEqual(naiveMetrics(all, intervals, NOW, GRACE, false));
+    expect(new Set(rows.map((r) => r.from)).size).toBe(12);
+  });
+
+  it('without --period or --from, with --at and --interval week: the 12 weeks up to --at', async () => {
+    const at = utc(2026, 6, 17) + 12 * 3600; // Wednesday 2026-06-17 12:00 UTC
+    // ISO weeks begin on Monday: the week holding --at began on Monday 2026-06-15.
+    const weeks = Array.from({ length: 12 }, (_, i) => ({ from: utc(2026, 6, 15) - (11 - i) * 7 * DAY, to: utc(2026, 6, 15) - (10 - i) * 7 * DAY }));
+    const rows = await metricsOf(['--at', String(at), '--interval', 'week']);
+    expect(rows).toEqual(naiveMetrics(all, cutAt(weeks, at), at, GRACE, false));
+    expect(new Set(rows.map((r) => r.from)).size).toBe(12);
+  });
+
+  it('a period under way ends at now: its subscriptions_end and movements are those of now, not of the month\'s end', async () => {
+    const november = [{ from: utc(2026, 11), to: NOW }];
+    const expected = naiveMetrics(all, november, NOW, GRACE, false);
+    // At the month's calendar end the figures differ: paid periods end, graces run out, by then.
+    expect(naiveMetrics(all, [{ from: utc(2026, 11), to: utc(2026, 12) }], NOW, GRACE, false).map((r) => r.subscriptions_end)).not.toEqual(expected.map((r) => r.subscriptions_end));
+    expect(await metricsOf(['--period', '2026-11'])).toEqual(expected);
+  });
+
+  it('a date-only --to includes that whole day: the report ends at the next midnight, in --tz', async () => {
+    const october = [{ from: utc(2026, 10), to: utc(2026, 11) }];
+    expect(await metricsOf(['--from', '2026-10-01', '--to', '2026-10-31'])).toEqual(naiveMetrics(all, october, NOW, GRACE, false));
+    // In Berlin, October 31 ends at 23:00 UTC (winter time since October 25); the month began at 22:00 UTC on September 30.
+    const berlin = [{ from: utc(2026, 9, 30) + 22 * 3600, to: utc(2026, 10, 31) + 23 * 3600 }];
+    expect(await metricsOf(['--from', '2026-10-01', '--to', '2026-10-31', '--tz', 'Europe/Berlin'])).toEqual(naiveMetrics(all, berlin, NOW, GRACE, false));
+  });
+
+  it('recovered and lost are judged at --at (now), not at the end of the window', async () => {
+    const dunning = (rows: MetricsRow[]) => rows.map((r) => [r.token, r.dunning_cases, r.recovered, r.recovered_amount, r.lost, r.open]);
+    // September: cases whose subscriptions had not lapsed by October 1 but have by now (lost, not open).
+    const september = months(2026, 9, 1);
+    const expected = naiveMetrics(all, september, NOW, GRACE, false);
+    expect(dunning(expected)).not.toEqual(dunning(naiveMetrics(all, september, utc(2026, 10), GRACE, false)));
+    expect(await metricsOf(['--period', '2026-09'])).toEqual(expected);
+    // A day whose first failed billing of a cycle was paid on a later day: recovered now, open at the day's end.
+    const day = (t: number) => Math.floor(t / DAY) * DAY;
+    const first = new Map<string, BillingInput>();
+    for (const b of [...all.billings].sort((x, y) => x.timestamp - y.timestamp)) if (failed(b) && !first.has(`${b.subscriptionId} ${b.cycleStart}`)) first.set(`${b.subscriptionId} ${b.cycleStart}`, b);
+    const late = [...first.values()].find((b) => all.billings.some((o) => paid(o) && o.subscriptionId === b.subscriptionId && o.cycleStart === b.cycleStart && day(o.timestamp) > day(b.timestamp)))!;
+    expect(late).toBeDefined();
+    const oneDay = [{ from: day(late.timestamp), to: day(late.timestamp) + DAY }];
+    const recovered = naiveMetrics(all, oneDay, NOW, GRACE, false);
+    expect(dunning(recovered)).not.toEqual(dunning(naiveMetrics(all, oneDay, oneDay[0].to, GRACE, false)));
+    const date = new Date(oneDay[0].from * 1000).toISOString().slice(0, 10);
+    expect(await metricsOf(['--from', date, '--to', date, '--interval', 'day'])).toEqual(recovered);
+  });
+
+  it('--chart plots each month\'s mrr_end', async () => {
+    const rows = naiveMetrics(all, cutAt(months(2026, 1, 12), NOW), NOW, GRACE, false).filter((r) => r.token === 'USDC');
+    // Its MRRs are short (4.125, 8.25, 12.5): the bars are labelled with the exact figures.
+    expect(rows.some((r) => r.mrr_start !== r.mrr_end)).toBe(true);
+    const r = await run(['metrics', '--period', '2026', '--chart', '--db', db]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const chart = r.stdout.split('\n');
+    const start = chart.indexOf('USDC MRR at the end of each month (UTC)');
+    expect(start).toBeGreaterThan(-1);
+    const bars = chart.slice(start + 1, start + 1 + rows.length).map((l) => [l.split(' ')[0], l.trim().split(/\s+/).at(-1)]);
+    expect(bars).toEqual(rows.map((x) => [new Date(x.from * 1000).toISOString().slice(0, 7), x.mrr_end]));
+  });
+});
+
+describe('what the mirror holds, said and checked (survivor 6)', () => {
+  it('"synced up to" names the oldest cursor of the plans\' lists', async () => {
+    // Cursors written into a copy of the mirror: one plan's cancellations synced long before the rest.
+    const copy = join(tempDir(), 'stale.duckdb');
+    copyFileSync(db, copy);
+    const [older, newer] = [utc(2026, 11, 20) + 3600, utc(2026, 11, 21) + 7200];
+    const instance = await DuckDBInstance.create(copy);
+    const conn = await instance.connect();
+    await conn.run("UPDATE payrec_cursors SET cursor = $1 WHERE collection = 'fixed-recurring/billings'", [newer]);
+    await conn.run("UPDATE payrec_cursors SET cursor = $1 WHERE collection = 'fixed-recurring/cancellations' AND scope = $2", [older, `planId=${plans[3]}`]);
+    await conn.run("UPDATE payrec_cursors SET cursor = $1 WHERE collection = 'fixed-recurring/cancellations' AND scope <> $2", [newer, `planId=${plans[3]}`]);
+    conn.closeSync();
+    instance.closeSync();
+    for (const command of ['subscriptions', 'metrics']) {
+      const r = await run([command, '--db', copy, '--count']);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`billings and cancellations synced up to 2026-11-20 01:00:00 UTC; as of 2026-11-22 10:00:00, so records since then are not counted`);
+    }
+  });
+
+  it('a report that starts before a plan\'s synced start is refused, by the later of its two lists\' sync --from', async () => {
+    const plan = plans[0];
+    const file = join(tempDir(), 'from.duckdb');
+    for (const [list, from] of [['fr/billings', '2026-03-01'], ['fr/cancellations', '2026-05-01']]) {
+      const r = await run(['sync', list, '--plan-id', plan, '--from', from, '--db', file, '-q']);
+      expect(r.exitCode, r.stderr).toBe(0);
+    }
+    // April begins after the billings' start but before the cancellations': cancellations of April were never read.
+    const april = await run(['metrics', '--period', '2026-04', '--db', file]);
+    expect(april.exitCode).toBe(2);
+    expect(april.stderr).toContain(`the mirror holds plan ${plan} only from 2026-05-01 00:00:00 UTC (sync --from), after the report's start 2026-04-01 00:00:00: its figures would leave records out`);
+    expect(april.stdout).toBe('');
+    const may = await run(['metrics', '--period', '2026-05', '--db', file, '-f', 'json']);
+    expect(may.exitCode, may.stderr).toBe(0);
+  });
+});
