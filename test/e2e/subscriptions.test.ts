@@ -6,6 +6,8 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
+import type { BillingInput, CancellationInput } from '../../src/subscriptions/engine.js';
+import { cutAt, naiveLedger, naiveMetrics, type Records } from '../oracle/subscriptions.js';
 import { BIN, emulator, payrec, program, suiteEmulators, tempDir } from './helpers.js';
 
 // payrec subscriptions and payrec metrics, run as a user would against a mirror of the
@@ -18,10 +20,13 @@ const DAY = 86_400;
 const GRACE = 30 * DAY;
 let db: string;
 let facts: SubscriptionFacts[];
+/** The same records as the brute-force oracle reads them (test/oracle/subscriptions.ts). */
+let records: Records;
 
 beforeAll(async () => {
   const truth = s.emu.subscriptions('bsc');
   facts = truth.subscriptions;
+  records = recordsOf(facts);
   db = join(tempDir(), 'mirror.duckdb');
   const plans = truth.plans.flatMap((p) => ['--plan-id', p.planId]);
   const r = await payrec(s.emu, ['sync', 'fr/billings', 'fr/cancellations', ...plans, '--db', db, '-q']);
@@ -30,6 +35,14 @@ beforeAll(async () => {
 });
 
 // ---- the oracle: DESIGN.md's definitions, record by record ----
+
+/** The emulator's facts as the brute-force oracle takes them: billings and cancellations with their plan. */
+function recordsOf(all: SubscriptionFacts[]): Records {
+  return {
+    billings: all.flatMap((f) => f.billings.map((b) => ({ ...b, planId: f.planId }) as unknown as BillingInput)),
+    cancellations: all.flatMap((f) => (f.cancellation ? [{ ...f.cancellation, planId: f.planId } as unknown as CancellationInput] : [])),
+  };
+}
 
 const paid = (b: Record<string, unknown>) => b.success === 1 && b.transactionStatus === 'confirmed';
 const failed = (b: Record<string, unknown>) => b.success !== 1 || b.transactionStatus === 'failed';
@@ -87,6 +100,9 @@ describe('payrec subscriptions', () => {
     expect(new Set(rows.map((x) => x.state))).toEqual(new Set(['active', 'past_due', 'lapsed', 'cancelled']));
     // started is the emulator's own fact, not only the oracle's reading.
     for (const row of rows) expect(row.started).toBe(facts.find((f) => f.subscriptionId === row.subscriptionId)!.start);
+    // Every column (amount, period, lastAttempt, failedAttempts, forced, endsAt, daysPastDue too), in order: the brute-force oracle's ledger.
+    expect(rows).toEqual(naiveLedger(records.billings, records.cancellations, at, GRACE));
+    for (const column of ['forced', 'lastAttempt', 'failedAttempts', 'daysPastDue']) expect(new Set(rows.map((x) => (x as unknown as Record<string, unknown>)[column])).size, column).toBeGreaterThan(1);
   });
 
   it('active through cycleEnd inclusive, past due through the grace, lapsed one second later', async () => {
@@ -220,6 +236,12 @@ describe('payrec metrics', () => {
     const months = [...new Set(rows.map((x) => x.from))].sort((a, b) => a - b);
     expect(months[0]).toBe(Date.UTC(2025, 0, 1) / 1000);
     expect(months).toHaveLength(12);
+    // Every column, movements, churn and dunning too: the brute-force oracle's rows for the twelve months.
+    const year = Array.from({ length: 12 }, (_, i) => ({ from: Date.UTC(2025, i, 1) / 1000, to: Date.UTC(2025, i + 1, 1) / 1000 }));
+    expect(rows).toEqual(naiveMetrics(records, year, s.emu.subscriptions('bsc').now, GRACE, false));
+    for (const column of ['new', 'churned', 'logo_churn', 'revenue_churn', 'failed', 'dunning_cases', 'recovered', 'lost']) {
+      expect(rows.some((x) => ![0, '0', null].includes(x[column])), column).toBe(true);
+    }
   });
 
   it('weeks of a Berlin October with its 25-hour Sunday begin at Berlin midnights on Mondays', async () => {
@@ -230,9 +252,7 @@ describe('payrec metrics', () => {
     // after the 25-hour Sunday the 26th), 1 November 00:00 CET (UTC+1).
     const utc = (d: number, m: number, h: number) => Date.UTC(2025, m - 1, d, h) / 1000;
     const expected = [utc(30, 9, 22), utc(5, 10, 22), utc(12, 10, 22), utc(19, 10, 22), utc(26, 10, 23), utc(31, 10, 23)];
-    for (const b of bounds) expect(expected).toContain(b);
-    expect(bounds[0]).toBe(expected[0]);
-    expect(bounds.at(-1)).toBe(expected.at(-1));
+    expect(bounds).toEqual(expected);
   });
 
   it('--by plan rows add up to the token rows', async () => {
@@ -333,12 +353,20 @@ describe('the future is refused as the lists refuse it: exit 2 naming now, nothi
   }
   it('--at now itself and a period under way are answered (with --sync)', async () => {
     const home = tempDir();
-    const at = await payrec(undefined, ['--emulator', 'subscriptions', '--at', '2026-11-22T10:00:00Z', '--count', '--sync', '--db', join(home, 'm.duckdb')], { env });
+    const now = Date.UTC(2026, 10, 22, 10) / 1000;
+    // --emulator's data under that anchor.
+    const anchored = await emulator({ now });
+    const { plans, subscriptions } = anchored.subscriptions('bsc');
+    const truth = recordsOf(subscriptions);
+    await anchored.close();
+    const every = plans.flatMap((p) => ['--plan-id', p.planId]);
+    const at = await payrec(undefined, ['--emulator', 'subscriptions', '--at', '2026-11-22T10:00:00Z', '--count', '--sync', ...every, '--db', join(home, 'm.duckdb')], { env });
     expect(at.exitCode).toBe(0);
-    expect(Number(at.stdout)).toBeGreaterThan(0);
+    expect(at.stdout).toBe(`${naiveLedger(truth.billings, truth.cancellations, now, GRACE).length}\n`);
     const month = await payrec(undefined, ['--emulator', 'metrics', '--period', '2026-11', '--db', join(home, 'm.duckdb'), '-f', 'json'], { env });
     expect(month.exitCode).toBe(0);
-    expect(JSON.parse(month.stdout).length).toBeGreaterThan(0);
+    // November up to now: the last interval ends at now.
+    expect(JSON.parse(month.stdout)).toEqual(naiveMetrics(truth, cutAt([{ from: Date.UTC(2026, 10, 1) / 1000, to: Date.UTC(2026, 11, 1) / 1000 }], now), now, GRACE, false));
   });
 });
 
