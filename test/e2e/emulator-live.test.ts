@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { payrec } from './helpers.js';
+import { payrec, until } from './helpers.js';
 
 // `payrec emulator start --live RATE` through the built binary: the banner says what the
 // traffic does, records arrive over HTTP, and a list read at a quiet moment equals the
@@ -15,18 +15,13 @@ async function startServer(args: string[]) {
   const child = payrec(undefined, ['emulator', 'start', '--port', '0', '--records', '50', '--now', '2026-01-01', ...args]);
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
-  for (const end = Date.now() + 15_000; !out.includes('Press Ctrl-C'); await new Promise((r) => setTimeout(r, 20))) {
-    if (Date.now() > end || child.exitCode !== null) throw new Error(`the emulator did not start: ${out}`);
-  }
+  await until('the emulator to start', () => {
+    if (child.exitCode !== null) throw new Error(`the emulator did not start: ${out}`);
+    return out.includes('Press Ctrl-C');
+  });
   const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1];
   const control = async (method: string, path: string) => (await fetch(`${url}/_emulator${path}`, { method })).json() as Promise<Rec>;
   return { child, url, banner: out, control };
-}
-
-async function until(what: string, ok: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  for (const end = Date.now() + ms; !(await ok()); await new Promise((r) => setTimeout(r, 50))) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-  }
 }
 
 describe('emulator start --live', () => {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, Fixtures } from '../../src/emulator/index.js';
-import { emulator, parseCsv, payrec, tempDir } from './helpers.js';
+import { emulator, parseCsv, payrec, tempDir, until } from './helpers.js';
 
 // Answers finance and ops can sign (DESIGN.md): statuses, totals per token and status,
 // no silent truncation, CI gates. The ground truth is the emulator's complete records
@@ -375,7 +375,7 @@ describe('--failed --all under live traffic', () => {
     try {
       await truth(collection, live);
       live.live.start({ rate: 200, lateFraction: 0.3, lateMaxSeconds: 600, pendingFraction: 0.5, chains: [CHAIN], collections: [collection] });
-      await new Promise((r) => setTimeout(r, 1000));
+      await until('200 live records', () => live.live.status().inserted >= 200);
       const before = await truth(collection, live);
       const r = await payrec(live, ['on-demand', 'transfers', '--failed', '--all', '-f', 'jsonl', '--page-size', '100', '--concurrency', '4']);
       const after = await truth(collection, live);

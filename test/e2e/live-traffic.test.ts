@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, GroundTruth, LiveOptions } from '../../src/emulator/index.js';
-import { emulator, parseCsv, payrec } from './helpers.js';
+import { emulator, parseCsv, payrec, until, watch } from './helpers.js';
 
 // Exact lists while records keep arriving (DESIGN.md "Live traffic"). The emulator
 // inserts 200 records a second into the collection under test, 30 % of them late (a
@@ -39,7 +39,7 @@ describe('--all while records arrive: every record of the window exactly once', 
     emu = await emulator({ records: 20_000, now: Math.floor(Date.now() / 1000) });
     emu.records(CHAIN, COLLECTION); // generate the collection before the traffic starts
     emu.live.start(TRAFFIC);
-    await new Promise((r) => setTimeout(r, 1000));
+    await until('200 live records', () => emu.live.status().inserted >= 200);
   });
   afterAll(async () => {
     emu.live.stop();
@@ -124,22 +124,25 @@ describe('--follow while records arrive', () => {
       emu.live.start(TRAFFIC);
       const spawned = Math.floor(Date.now() / 1000);
       const child = payrec(emu, ['on-demand', 'transfers', '--follow', '--interval', '1', '-f', 'jsonl']);
-      let out = '';
-      child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+      const out = watch(child.stdout!);
       const path = `/v1/${CHAIN}/${COLLECTION}`;
       const polls = () => emu.requests.filter((q) => q.path === path);
-      const until = async (what: string, ok: () => boolean) => {
-        for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
-        if (!ok()) throw new Error(`timed out waiting for ${what}`);
-      };
       await until('the first poll', () => polls().length >= 1);
-      await new Promise((r) => setTimeout(r, 10_000));
+      // Traffic until enough has arrived after the first poll, late records among it (events, not a span of time).
+      const firstSeq = polls()[0].seq;
+      const arrived = () => {
+        const { records, arrivals } = emu.records(CHAIN, COLLECTION);
+        const after = records.filter((_, i) => arrivals[i] > firstSeq) as Transfer[];
+        return { all: after.length, late: after.filter((t) => t.timestamp < polls()[0].at / 1000 - 5).length };
+      };
+      await until('1,100 records after the first poll, 120 of them late', () => arrived().all >= 1_100 && arrived().late >= 120);
       emu.live.stop();
       await emu.live.settle();
-      // Two more polls see everything that arrived before the traffic stopped.
+      // Two more polls see everything that arrived before the traffic stopped; the last record is printed once they are answered.
       const seen = polls().length;
       await until('two more polls', () => new Set(polls().slice(seen).map((q) => q.at)).size >= 2 && polls().length >= seen + 2);
-      await new Promise((r) => setTimeout(r, 1500));
+      const newest = (emu.records(CHAIN, COLLECTION).records as Transfer[]).reduce((a, b) => (b.timestamp >= a.timestamp ? b : a));
+      await out.waitFor(new RegExp(newest.transactionHash));
       child.kill('SIGINT');
       const r = await child;
       expect(r.exitCode).toBe(130);
@@ -157,7 +160,7 @@ describe('--follow while records arrive', () => {
       const sawFirst = (i: number) => truth.arrivals[i] <= firstPoll.seq;
       const expected = records.filter((t, i) => !sawFirst(i) || t.timestamp >= pollStarted).map((t) => t.transactionHash);
       const either = new Set(records.filter((t, i) => sawFirst(i) && t.timestamp >= spawned && t.timestamp < pollStarted).map((t) => t.transactionHash));
-      const hashes = out.trim().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as Transfer).transactionHash);
+      const hashes = out.text.trim().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as Transfer).transactionHash);
       expect(expected.length).toBeGreaterThan(1000);
       expect(duplicatesOf(hashes)).toEqual([]);
       expect(hashes.filter((h) => !expected.includes(h) && !either.has(h))).toEqual([]);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, LiveOptions } from '../../src/emulator/index.js';
-import { ANCHOR, BIN, emulator, parseCsv, payrec, program, tempDir } from './helpers.js';
+import { ANCHOR, BIN, emulator, parseCsv, payrec, program, tempDir, until } from './helpers.js';
 
 // `payrec transfers`: the five products' transfers in one list merged by time. The
 // yardstick is the emulator's ground truth (GET /_emulator/records) of the five
@@ -218,7 +218,7 @@ describe('payrec transfers while records keep arriving in all five collections',
     emu = await emulator({ records: 4_000, now: Math.floor(Date.now() / 1000) });
     for (const p of PRODUCTS) emu.records(CHAIN, `${p}/transfers`); // generated before the traffic starts
     emu.live.start(TRAFFIC);
-    await new Promise((r) => setTimeout(r, 1000));
+    await until('200 live records', () => emu.live.status().inserted >= 200);
   });
   afterAll(async () => {
     emu.live.stop();
@@ -262,9 +262,6 @@ describe('payrec transfers --follow', () => {
     child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
     const lines = () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Rec);
     const polls = () => emu.requests.filter((q) => q.path === `/v1/${CHAIN}/scheduled-payments/transfers`).length;
-    const until = async (what: string, ok: () => boolean) => {
-      for (const end = Date.now() + 15_000; !ok(); await new Promise((r) => setTimeout(r, 20))) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    };
     try {
       // The first poll (which only learns what exists) is over once the second has begun.
       await until('the second poll', () => polls() >= 2);
