@@ -1,9 +1,9 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { emulator, payrec, tempDir } from './helpers.js';
+import { emulator, payrec, tempDir, until } from './helpers.js';
 import { decimalSum, listOf, type Row, sql } from './mirror-helpers.js';
 import { lakeRows, readLakeTable } from './parquet-reader.js';
 
@@ -141,11 +141,20 @@ test('records that settle in place between two syncs (pending to confirmed or fa
       expect(r.stderr).toBe('');
       expect(r.exitCode).toBe(0);
     };
-    // Every live record arrives pending and settles 1-5 s later, in the current month.
+    // Every live record arrives pending and settles 1-5 s later (by the emulator's clock), in the current month.
     live.live.start({ rate: 40, lateFraction: 0, lateMaxSeconds: 60, pendingFraction: 1, chains: ['bsc'], collections: ['one-time/transfers'] });
-    await new Promise((r) => setTimeout(r, 1500));
+    await until('60 live records', () => live.live.status().inserted >= 60);
     live.live.stop();
-    await sync();
+    // The emulator runs in this process: its clock held still while the first sync reads,
+    // so that no record settles before then, however slow the machine (with a clock that
+    // ran on, a sync that started seconds late found them all settled already).
+    expect(live.live.status().pending).toBeGreaterThan(5);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      await sync();
+    } finally {
+      vi.useRealTimers();
+    }
     const byHash = (rows: Row[]) => new Map(rows.map((r) => [r.transactionHash as string, r]));
     const first = byHash(await lakeRows(lake, 'one_time_transfers'));
     expect(first.size).toBeGreaterThan(50);
