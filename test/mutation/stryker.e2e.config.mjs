@@ -25,6 +25,10 @@ export default {
   coverageAnalysis: 'off',
   // The machine is shared, and each run starts emulators and payrec processes of its own.
   concurrency: 1,
+  // A run that takes longer than this is counted as a timeout (detected): generous, so that
+  // a loaded machine's slow run of a surviving mutant is not counted as one.
+  timeoutFactor: 3,
+  timeoutMS: 60_000,
   ignorePatterns: ['/dist', '/docs', '/man', '/completions', '/test/bench', '/.ci', '/reports'],
   tempDirName: join(tmpdir(), 'payrec-stryker-e2e'),
   cleanTempDir: 'always',
