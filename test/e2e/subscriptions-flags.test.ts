@@ -3,8 +3,8 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
-import type { BillingInput, CancellationInput, MetricsRow, SubscriptionRow } from '../../src/subscriptions/engine.js';
-import { cutAt, failed, naiveLedger, naiveMetrics, paid, type Records } from '../oracle/subscriptions.js';
+import type { BillingInput, MetricsRow, SubscriptionRow } from '../../src/subscriptions/engine.js';
+import { cutAt, failed, naiveLedger, naiveMetrics, paid, recordsOfFacts, type Records } from '../oracle/subscriptions.js';
 import { emulator, payrec, tempDir, type RunOptions } from './helpers.js';
 
 // What each flag of payrec subscriptions and payrec metrics changes in the answer
@@ -48,10 +48,7 @@ beforeAll(async () => {
   await emu.close();
   facts = truth.subscriptions;
   plans = truth.plans.map((p) => p.planId);
-  all = {
-    billings: facts.flatMap((f) => f.billings.map((b) => ({ ...b, planId: f.planId }) as unknown as BillingInput)),
-    cancellations: facts.flatMap((f) => (f.cancellation ? [{ ...f.cancellation, planId: f.planId } as unknown as CancellationInput] : [])),
-  };
+  all = recordsOfFacts(facts);
   db = join(tempDir(), 'mirror.duckdb');
   const r = await run(['sync', 'fr/billings', 'fr/cancellations', ...plans.flatMap((p) => ['--plan-id', p]), '--db', db, '-q']);
   expect(r.stderr).toBe('');

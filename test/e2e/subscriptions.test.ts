@@ -6,8 +6,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
-import type { BillingInput, CancellationInput } from '../../src/subscriptions/engine.js';
-import { cutAt, naiveLedger, naiveMetrics, type Records } from '../oracle/subscriptions.js';
+import { cutAt, naiveLedger, naiveMetrics, recordsOfFacts, type Records } from '../oracle/subscriptions.js';
 import { BIN, emulator, payrec, program, suiteEmulators, tempDir } from './helpers.js';
 
 // payrec subscriptions and payrec metrics, run as a user would against a mirror of the
@@ -26,7 +25,7 @@ let records: Records;
 beforeAll(async () => {
   const truth = s.emu.subscriptions('bsc');
   facts = truth.subscriptions;
-  records = recordsOf(facts);
+  records = recordsOfFacts(facts);
   db = join(tempDir(), 'mirror.duckdb');
   const plans = truth.plans.flatMap((p) => ['--plan-id', p.planId]);
   const r = await payrec(s.emu, ['sync', 'fr/billings', 'fr/cancellations', ...plans, '--db', db, '-q']);
@@ -35,14 +34,6 @@ beforeAll(async () => {
 });
 
 // ---- the oracle: DESIGN.md's definitions, record by record ----
-
-/** The emulator's facts as the brute-force oracle takes them: billings and cancellations with their plan. */
-function recordsOf(all: SubscriptionFacts[]): Records {
-  return {
-    billings: all.flatMap((f) => f.billings.map((b) => ({ ...b, planId: f.planId }) as unknown as BillingInput)),
-    cancellations: all.flatMap((f) => (f.cancellation ? [{ ...f.cancellation, planId: f.planId } as unknown as CancellationInput] : [])),
-  };
-}
 
 const paid = (b: Record<string, unknown>) => b.success === 1 && b.transactionStatus === 'confirmed';
 const failed = (b: Record<string, unknown>) => b.success !== 1 || b.transactionStatus === 'failed';
@@ -357,7 +348,7 @@ describe('the future is refused as the lists refuse it: exit 2 naming now, nothi
     // --emulator's data under that anchor.
     const anchored = await emulator({ now });
     const { plans, subscriptions } = anchored.subscriptions('bsc');
-    const truth = recordsOf(subscriptions);
+    const truth = recordsOfFacts(subscriptions);
     await anchored.close();
     const every = plans.flatMap((p) => ['--plan-id', p.planId]);
     const at = await payrec(undefined, ['--emulator', 'subscriptions', '--at', '2026-11-22T10:00:00Z', '--count', '--sync', ...every, '--db', join(home, 'm.duckdb')], { env });

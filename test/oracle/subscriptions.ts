@@ -1,4 +1,5 @@
 import Big from 'big.js';
+import type { SubscriptionFacts } from '../../src/emulator/index.js';
 import type { BillingInput, CancellationInput, MetricsRow, SubscriptionRow } from '../../src/subscriptions/engine.js';
 
 // The subscription engine's brute-force oracle: DESIGN.md's definitions written again,
@@ -240,4 +241,12 @@ export function cutAt(intervals: Array<{ from: number; to: number }>, at: number
 export interface Records {
   billings: BillingInput[];
   cancellations: CancellationInput[];
+}
+
+/** The emulator's subscription facts as records: every billing and cancellation, with its plan (the API's per-subscription lists lack it). */
+export function recordsOfFacts(facts: SubscriptionFacts[]): Records {
+  return {
+    billings: facts.flatMap((f) => f.billings.map((b) => ({ ...b, planId: f.planId }) as unknown as BillingInput)),
+    cancellations: facts.flatMap((f) => (f.cancellation ? [{ ...f.cancellation, planId: f.planId } as unknown as CancellationInput] : [])),
+  };
 }
