@@ -251,7 +251,11 @@ const fixedBilling: Reader = (s, r) => {
   const metadata = (a: Args) => same(a.metadata, s.record.subscriptionId);
   const fields = { amount: 'amount', token: 'token', receiver: 'receiver' };
   triggeredBy(r);
-  if (paid.found === 'yes' || (unpaid.found !== 'yes' && s.record.success !== 0)) {
+  // An autobilled transaction bills several subscriptions: the record's own event (by
+  // subscriptionId) decides between paid and failed before another's that is the only one of its kind.
+  const own = (x: Found) => x.found === 'yes' && mine(x.args!);
+  const isPaid = own(paid) || (!own(unpaid) && (paid.found === 'yes' || (unpaid.found !== 'yes' && s.record.success !== 0)));
+  if (isPaid) {
     r.out.event('Billing', paid.found);
     if (paid.found !== 'yes') return;
     r.fact({ field: 'success', kind: 'number', chain: 1n });
