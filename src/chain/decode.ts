@@ -148,14 +148,26 @@ class Reading {
     const found: { address: Address; args: Args }[] = [];
     for (const log of this.logs) {
       if (log.topics[0] !== topic0) continue;
-      try {
-        const decoded = decodeEventLog({ abi: [event], data: log.data, topics: log.topics as [Hex, ...Hex[]], strict: true });
-        found.push({ address: log.address, args: decoded.args as Args });
-      } catch {
-        if (emitters.includes(log.address)) throw new NodeAnswerError(`a ${event.name} log from 8pay's contract ${log.address} that does not decode (transaction ${this.receipt.transactionHash})`);
-      }
+      const args = this.decoded(log, event);
+      if (args) found.push({ address: log.address, args });
+      else if (emitters.includes(log.address)) throw new NodeAnswerError(`a ${event.name} log from 8pay's contract ${log.address} that does not decode (transaction ${this.receipt.transactionHash})`);
     }
     return found;
+  }
+
+  /** Each log decoded once (a leg asks for the same ERC-20 Transfers twice): null when it does not decode as `event`. */
+  private readonly decodedLogs = new Map<Log, { event: AbiEvent; args: Args | null }>();
+  private decoded(log: Log, event: AbiEvent): Args | null {
+    const kept = this.decodedLogs.get(log);
+    if (kept?.event === event) return kept.args;
+    let args: Args | null;
+    try {
+      args = decodeEventLog({ abi: [event], data: log.data, topics: log.topics as [Hex, ...Hex[]], strict: true }).args as Args;
+    } catch {
+      args = null;
+    }
+    this.decodedLogs.set(log, { event, args });
+    return args;
   }
 
   /**
@@ -251,7 +263,11 @@ const fixedBilling: Reader = (s, r) => {
   const metadata = (a: Args) => same(a.metadata, s.record.subscriptionId);
   const fields = { amount: 'amount', token: 'token', receiver: 'receiver' };
   triggeredBy(r);
-  if (paid.found === 'yes' || (unpaid.found !== 'yes' && s.record.success !== 0)) {
+  // An autobilled transaction bills several subscriptions: the record's own event (by
+  // subscriptionId) decides between paid and failed before another's that is the only one of its kind.
+  const own = (x: Found) => x.found === 'yes' && mine(x.args!);
+  const isPaid = own(paid) || (!own(unpaid) && (paid.found === 'yes' || (unpaid.found !== 'yes' && s.record.success !== 0)));
+  if (isPaid) {
     r.out.event('Billing', paid.found);
     if (paid.found !== 'yes') return;
     r.fact({ field: 'success', kind: 'number', chain: 1n });

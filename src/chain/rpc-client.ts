@@ -99,8 +99,19 @@ export class ChainClient {
   }
 
   async receipts(hashes: readonly string[]): Promise<Map<string, Receipt | null>> {
-    const answers = await this.each(hashes, async (h) => parseReceipt(await this.call('eth_getTransactionReceipt', [h]), h));
-    return new Map(hashes.map((h, i) => [h.toLowerCase(), answers[i]]));
+    return (await this.receiptsAndTransactions(hashes, [])).receipts;
+  }
+
+  /** The receipts of `hashes` and the transactions of `withTransaction`, asked in the same batches (keyed in lower case). */
+  async receiptsAndTransactions(hashes: readonly string[], withTransaction: readonly string[]): Promise<{ receipts: Map<string, Receipt | null>; transactions: Map<string, Transaction | null> }> {
+    const calls = [...hashes.map((h) => ({ h, receipt: true })), ...withTransaction.map((h) => ({ h, receipt: false }))];
+    const answers = await this.each(calls, async ({ h, receipt }) =>
+      receipt ? parseReceipt(await this.call('eth_getTransactionReceipt', [h]), h) : parseTransaction(await this.call('eth_getTransactionByHash', [h]), h),
+    );
+    const receipts = new Map<string, Receipt | null>();
+    const transactions = new Map<string, Transaction | null>();
+    calls.forEach(({ h, receipt }, i) => (receipt ? receipts : transactions).set(h.toLowerCase(), answers[i] as never));
+    return { receipts, transactions };
   }
 
   async blocks(numbers: readonly bigint[]): Promise<Map<bigint, Block | null>> {
@@ -114,11 +125,6 @@ export class ChainClient {
     const n = raw !== null && typeof raw === 'object' && 'number' in raw ? parseQuantity(raw.number, 'a block number') : undefined;
     if (n === undefined) throw new NodeAnswerError('a latest block without a number');
     return parseBlock(raw, n);
-  }
-
-  async transactions(hashes: readonly string[]): Promise<Map<string, Transaction | null>> {
-    const answers = await this.each(hashes, async (h) => parseTransaction(await this.call('eth_getTransactionByHash', [h]), h));
-    return new Map(hashes.map((h, i) => [h.toLowerCase(), answers[i]]));
   }
 
   /** eth_call at the latest block; the raw answer (checked hex). */

@@ -51,12 +51,14 @@ export class Verifier {
     const head = await this.client.blockNumber();
     const asked = subjects.filter((s) => statusOf(s) !== 'pending' && typeof hashOf(s) === 'string');
     await this.resolveTokens(subjects);
-    const receipts = await this.client.receipts([...new Set(asked.map((s) => (hashOf(s) as string).toLowerCase()))]);
+    // A native payment's transaction (its value) is asked with the receipts, in the same
+    // batches: the API's token says which records need it before any receipt is read.
+    const hashes = [...new Set(asked.map((s) => (hashOf(s) as string).toLowerCase()))];
+    const native = new Set(asked.filter((s) => needsTransaction(s) && this.tokens.get(String(s.record.token))?.native).map((s) => (hashOf(s) as string).toLowerCase()));
+    const { receipts, transactions } = await this.client.receiptsAndTransactions(hashes, [...native]);
     const heights = new Set<bigint>();
     for (const r of receipts.values()) if (r && !this.blocks.has(r.blockNumber)) heights.add(r.blockNumber);
     await this.readBlocks([...heights]);
-    const native = asked.filter((s) => needsTransaction(s) && this.tokens.get(String(s.record.token))?.native && receipts.get((hashOf(s) as string).toLowerCase()));
-    const transactions = await this.client.transactions([...new Set(native.map((s) => (hashOf(s) as string).toLowerCase()))]);
     await this.readConstants(subjects);
     const ctx = this.context();
     const judging = { chain: this.chain, head, confirmations: this.confirmations, tokens: this.tokens };

@@ -1,6 +1,7 @@
 import { DOC_NOTIFICATION } from './doc-examples.js';
 import type { Random } from './prng.js';
 import type { StoredRecord } from './store.js';
+import { fromUnits, toUnits } from './chain/amounts.js';
 import * as val from './values.js';
 import type { World } from './world.js';
 
@@ -53,15 +54,29 @@ function cancellationRequest({ world, r, index, timestamp }: RecordContext) {
 }
 
 /**
+ * An amount of `token` and the fee 8pay's contract takes on it: the amount in the
+ * token's decimals on this chain, the fee floor(amount × feePercentage / 10000) at the
+ * fee account's feePercentage (the base fee without one), as the chain will say.
+ */
+function payment(world: World, r: Random, token: string, feeAccount?: string): { amount: string; fee: string } {
+  const decimals = world.decimals(token);
+  const amount = val.amount(r, decimals);
+  val.skipFeeDraws(r);
+  return { amount, fee: val.contractFee(amount, decimals, world.feePercentage(feeAccount)) };
+}
+
+/**
  * The fields every transfer has, then the product's own. Built with Object.assign
  * rather than spreads: a spread in the middle of a literal is several times slower,
  * and a million records are generated at once.
  */
-function transfer<T extends object>(r: Random, index: number, token: string, timestamp: number, own: T) {
+function transfer<T extends object>(world: World, r: Random, index: number, token: string, timestamp: number, own: T, feeAccount?: string) {
+  const description = val.freeText(r, val.DESCRIPTIONS);
+  const { amount, fee } = payment(world, r, token, feeAccount);
   const common = {
-    description: val.freeText(r, val.DESCRIPTIONS),
-    amount: val.amount(r),
-    fee: val.fee(r),
+    description,
+    amount,
+    fee,
     token,
     category: val.freeText(r, val.CATEGORIES),
     timestamp,
@@ -76,31 +91,35 @@ function subscriptionTransfer(product: 'variable-recurring' | 'on-demand') {
     const sub = r.pick(world.subscriptions[product]);
     const plan = world.plan(sub.planId)!;
     return {
-      record: transfer(r, index, plan.token, timestamp, { sender: sub.subscriber, receiver: plan.receiver, planId: plan.id, subscriptionId: sub.id }),
+      record: transfer(world, r, index, plan.token, timestamp, { sender: sub.subscriber, receiver: plan.receiver, planId: plan.id, subscriptionId: sub.id }, plan.receiver),
     };
   };
 }
 
 function oneTimePayment({ world, r, index, timestamp }: RecordContext) {
+  const description = val.freeText(r, val.DESCRIPTIONS);
+  const sender = r.pick(world.payers);
+  const token = r.pick(world.tokens);
   return {
     record: {
       id: world.oneTimePaymentId(index),
-      description: val.freeText(r, val.DESCRIPTIONS),
-      sender: r.pick(world.payers),
-      token: r.pick(world.tokens),
+      description,
+      sender,
+      token,
       category: val.freeText(r, val.CATEGORIES),
       tag: val.tag(r),
       timestamp,
       transactionHash: val.uniqueHexId(r, index),
       transactionStatus: val.transactionStatus(r),
-      receivers: Array.from({ length: r.int(1, 3) }, () => ({ user: r.pick(world.merchants), amount: val.amount(r), fee: val.fee(r) })),
+      // A one-time payment has no fee account: each receiver pays the base fee (ONCHAIN.md §2).
+      receivers: Array.from({ length: r.int(1, 3) }, () => ({ user: r.pick(world.merchants), ...payment(world, r, token) })),
     },
   };
 }
 
 function oneTimeTransfer({ world, r, index, timestamp }: RecordContext) {
   return {
-    record: transfer(r, index, r.pick(world.tokens), timestamp, {
+    record: transfer(world, r, index, r.pick(world.tokens), timestamp, {
       sender: r.pick(world.payers),
       receiver: r.pick(world.merchants),
       oneTimeId: world.oneTimePaymentId(r.int(0, world.options.records - 1)),
@@ -110,23 +129,24 @@ function oneTimeTransfer({ world, r, index, timestamp }: RecordContext) {
 
 function walletToWalletPayment({ world, r, index, timestamp }: RecordContext) {
   const email = r.pick(val.EMAILS);
+  const description = val.freeText(r, val.DESCRIPTIONS);
+  const token = r.pick(world.tokens);
   return {
     record: {
       id: world.walletToWalletPaymentId(index),
-      description: val.freeText(r, val.DESCRIPTIONS),
+      description,
       email: val.HIDDEN_EMAIL,
-      token: r.pick(world.tokens),
+      token,
       category: val.freeText(r, val.CATEGORIES),
       tag: val.tag(r),
       timestamp,
-      serviceFee: val.fee(r),
+      serviceFee: val.serviceFee(r),
       receivers: Array.from({ length: r.int(1, 3) }, () => ({
         user: r.pick(world.merchants),
-        amount: val.amount(r),
-        fee: val.fee(r),
+        ...payment(world, r, token),
         timestamp: timestamp + r.int(0, 30),
         transactionHash: val.hexId(r),
-      transactionStatus: val.transactionStatus(r),
+        transactionStatus: val.transactionStatus(r),
       })),
     },
     internal: { email },
@@ -136,7 +156,7 @@ function walletToWalletPayment({ world, r, index, timestamp }: RecordContext) {
 function walletToWalletTransfer({ world, r, index, timestamp }: RecordContext) {
   const email = r.pick(val.EMAILS);
   return {
-    record: transfer(r, index, r.pick(world.tokens), timestamp, {
+    record: transfer(world, r, index, r.pick(world.tokens), timestamp, {
       email: val.HIDDEN_EMAIL,
       receiver: r.pick(world.merchants),
       payment_id: world.walletToWalletPaymentId(r.int(0, world.options.records - 1)),
@@ -148,27 +168,33 @@ function walletToWalletTransfer({ world, r, index, timestamp }: RecordContext) {
 function scheduledTransfer({ world, r, index, timestamp }: RecordContext) {
   const schedule = r.pick(world.schedules);
   return {
-    record: transfer(r, index, schedule.token, timestamp, { sender: schedule.sender, receiver: schedule.receiver, scheduleId: schedule.id }),
+    record: transfer(world, r, index, schedule.token, timestamp, { sender: schedule.sender, receiver: schedule.receiver, scheduleId: schedule.id }),
   };
 }
 
 function execution({ world, r, index, timestamp }: RecordContext) {
   const strategy = r.pick(world.strategies);
-  return {
-    record: {
-      strategyId: strategy.id,
-      timestamp,
-      transactionHash: val.uniqueHexId(r, index),
-      transactionStatus: val.transactionStatus(r),
-      inputToken: strategy.inputToken,
-      fee: val.fee(r),
-      swaps: Array.from({ length: r.int(1, 3) }, () => ({
-        inputAmount: val.amount(r),
-        outputAmount: val.amount(r),
-        outputToken: r.pick(world.tokens.filter((t) => t !== strategy.inputToken)),
-      })),
-    },
+  const inputDecimals = world.decimals(strategy.inputToken);
+  const record = {
+    strategyId: strategy.id,
+    timestamp,
+    transactionHash: val.uniqueHexId(r, index),
+    transactionStatus: val.transactionStatus(r),
+    inputToken: strategy.inputToken,
+    fee: '',
+    swaps: [] as { inputAmount: string; outputAmount: string; outputToken: string }[],
   };
+  val.skipFeeDraws(r);
+  record.swaps = Array.from({ length: r.int(1, 3) }, () => {
+    const inputAmount = val.amount(r, inputDecimals);
+    const outputAmount = val.amount(r);
+    const outputToken = r.pick(world.tokens.filter((t) => t !== strategy.inputToken));
+    return { inputAmount, outputAmount: val.inDecimals(outputAmount, world.decimals(outputToken)), outputToken };
+  });
+  // The fee is taken on the sum of the swaps' inputs (ONCHAIN.md §8); a strategy names no fee account.
+  const total = record.swaps.reduce((sum, s) => sum + toUnits(s.inputAmount, inputDecimals), 0n);
+  record.fee = val.contractFee(fromUnits(total, inputDecimals), inputDecimals, world.feePercentage());
+  return { record };
 }
 
 function shortUrls(product: 'fixed-recurring' | 'on-demand') {

@@ -113,15 +113,17 @@ export interface PlanTerms {
   period: number;
 }
 
-/** The fixed-recurring plans of a chain: fixed terms, the documentation's plan first. */
-export function fixedRecurringPlans(r: Random, tokens: readonly string[], merchants: readonly string[], firstId: string): Plan[] {
-  return PLAN_PERIOD_DAYS.map((days, i) => ({
-    id: i === 0 ? firstId : val.hexId(r),
-    token: r.pick(tokens),
-    amount: days === 1 ? '0.5' : r.pick(PLAN_AMOUNTS),
-    receiver: merchants[i % merchants.length],
-    period: days * DAY,
-  }));
+/**
+ * The fixed-recurring plans of a chain: fixed terms, the documentation's plan first. An
+ * amount has no more decimals than its token on the chain (`decimals`).
+ */
+export function fixedRecurringPlans(r: Random, tokens: readonly string[], merchants: readonly string[], firstId: string, decimals: (token: string) => number): Plan[] {
+  return PLAN_PERIOD_DAYS.map((days, i) => {
+    const id = i === 0 ? firstId : val.hexId(r);
+    const token = r.pick(tokens);
+    const amount = days === 1 ? '0.5' : r.pick(PLAN_AMOUNTS);
+    return { id, token, amount: val.inDecimals(amount, decimals(token)), receiver: merchants[i % merchants.length], period: days * DAY };
+  });
 }
 
 /** Ordinals packed beside a timestamp in one double stay exact below 2^22 (timestamps < 2^31). */
@@ -201,7 +203,7 @@ export class Lifecycles {
     sub ??= this.addNew(r);
     if (next?.reactivation) sub.reactivations.push(timestamp);
     const ordinal = this.billingCount++;
-    const record = billingFields(r, sub, { timestamp, cycleStart: next?.cycleStart ?? timestamp, success: 1, status: 'confirmed', ordinal }, this.world.operators);
+    const record = billingFields(r, sub, { timestamp, cycleStart: next?.cycleStart ?? timestamp, success: 1, status: 'confirmed', ordinal }, this.world);
     sub.added.billings.push(record);
     return { timestamp, record, internal: { planId: sub.plan.id } };
   }
@@ -235,7 +237,7 @@ export class Lifecycles {
   }
 
   private billingRecord(sub: Subscription, b: SimBilling): Record<string, unknown> {
-    return billingFields(new Random(this.world.recordSeed('fixed-recurring/billings', b.ordinal)), sub, b, this.world.operators);
+    return billingFields(new Random(this.world.recordSeed('fixed-recurring/billings', b.ordinal)), sub, b, this.world);
   }
 
   private cancellationRecord(sub: Subscription): Record<string, unknown> {
@@ -424,13 +426,16 @@ function monthMarks(from: number, to: number): number[] {
   return boundaryTimestamps(from, to).sort((a, b) => rank(a) - rank(b) || a - b);
 }
 
-function billingFields(r: Random, sub: Subscription, b: SimBilling, operators: readonly string[]): Record<string, unknown> {
+function billingFields(r: Random, sub: Subscription, b: SimBilling, world: World): Record<string, unknown> {
   const { plan } = sub;
+  const { operators } = world;
+  val.skipFeeDraws(r);
   return {
     subscriptionId: sub.id,
     success: b.success,
     amount: plan.amount,
-    fee: val.fee(r),
+    // The plan's admin is the fee account: its custom fee, or the base fee (ONCHAIN.md §2).
+    fee: val.contractFee(plan.amount, world.decimals(plan.token), world.feePercentage(plan.receiver)),
     token: plan.token,
     receiver: plan.receiver,
     timestamp: b.timestamp,

@@ -83,21 +83,24 @@ export function buildNotification(world: World, r: Random, t: TriggerRequest, ex
 
 function eventData(world: World, r: Random, t: TriggerRequest, timestamp: number): Record<string, unknown> {
   if (t.event === 'Payment') {
-    return {
-      sender: r.pick(world.payers),
-      description: val.freeText(r, val.DESCRIPTIONS),
-      token: r.pick(world.tokens),
-      category: r.pick(val.CATEGORIES),
-      tag: val.tag(r),
-      receivers: [{ user: r.pick(world.merchants), amount: val.amount(r), fee: val.fee(r) }],
-    };
+    const sender = r.pick(world.payers);
+    const description = val.freeText(r, val.DESCRIPTIONS);
+    const token = r.pick(world.tokens);
+    const category = r.pick(val.CATEGORIES);
+    const tag = val.tag(r);
+    const user = r.pick(world.merchants);
+    const decimals = world.decimals(token);
+    const amount = val.amount(r, decimals);
+    val.skipFeeDraws(r);
+    // A one-time payment pays the base fee (no fee account, ONCHAIN.md §2).
+    return { sender, description, token, category, tag, receivers: [{ user, amount, fee: val.contractFee(amount, decimals, world.feePercentage()) }] };
   }
   const product = t.type as SubscriptionProduct;
   const plan = world.plan(t.planId.toLowerCase());
   const known = world.subscriptionsOf(product).filter((s) => s.planId === plan?.id);
   const sub = known.length > 0 ? r.pick(known) : { id: val.hexId(r), subscriber: r.pick(world.payers) };
   const token = plan?.token ?? r.pick(world.tokens);
-  const amount = plan?.amount ?? val.amount(r);
+  const amount = plan?.amount ?? val.amount(r, world.decimals(token));
   // cycleEnd is inclusive, as on billings.
   const cycle = { cycleStart: timestamp, cycleEnd: timestamp + (plan?.period ?? 30 * 86400) - 1 };
   const common = { subscriptionId: sub.id, planId: t.planId };
@@ -105,7 +108,8 @@ function eventData(world: World, r: Random, t: TriggerRequest, timestamp: number
     case 'Subscription':
       return { ...common, subscriber: sub.subscriber, amount, token };
     case 'Billing':
-      return { ...common, success: 1, amount, fee: val.fee(r), token, receiver: plan?.receiver ?? r.pick(world.merchants), ...cycle, triggeredBy: sub.subscriber };
+      val.skipFeeDraws(r);
+      return { ...common, success: 1, amount, fee: val.contractFee(amount, world.decimals(token), world.feePercentage(plan?.receiver)), token, receiver: plan?.receiver ?? r.pick(world.merchants), ...cycle, triggeredBy: sub.subscriber };
     case 'BillingFailed':
       return {
         ...common, success: 0, amount, token, ...cycle, triggeredBy: r.pick(world.operators),

@@ -1,3 +1,4 @@
+import { feeOf, fromUnits, toUnits } from './chain/amounts.js';
 import type { Random } from './prng.js';
 
 // Realistic field values: ids, addresses, amounts, statuses and free text, including the
@@ -47,12 +48,13 @@ function fraction(r: Random, max: number): string {
 }
 
 /**
- * A token amount as a decimal string: mostly everyday values with up to 18 decimals,
- * sometimes dust, and now and then a 9–14 digit integer part, with its decimals beyond
- * what a double holds. Every value fits DECIMAL(38,18), and so do the totals of
- * millions of them (the mirror's SUM); larger ones come only under the drift fault.
+ * A token amount as a decimal string, with no more decimals than the token has on its
+ * chain (`decimals`; USDT has 6 on ethereum): mostly everyday values, sometimes dust,
+ * and now and then a 9–14 digit integer part, with its decimals beyond what a double
+ * holds. Every value fits DECIMAL(38,18), and so do the totals of millions of them (the
+ * mirror's SUM); larger ones come only under the drift fault.
  */
-export function amount(r: Random): string {
+export function amount(r: Random, decimals = 18): string {
   const roll = r.float();
   let whole: string;
   // The same draws as ever (so every other field keeps its value), cut to 9–14 digits.
@@ -63,14 +65,46 @@ export function amount(r: Random): string {
   else whole = String(r.int(1, 9999));
   let frac = fraction(r, 18);
   if (whole === '0' && frac === '') frac = `${r.digits(r.int(0, 17))}${r.int(1, 9)}`;
-  return frac === '' ? whole : `${whole}.${frac}`;
+  return inDecimals(frac === '' ? whole : `${whole}.${frac}`, decimals);
 }
 
-/** A fee: small, often a fraction of a unit. */
-export function fee(r: Random): string {
+/**
+ * `value` with the digits beyond the token's `decimals` cut (the chain holds none); dust
+ * finer than the token's smallest unit becomes that unit, so an amount stays non-zero.
+ */
+export function inDecimals(value: string, decimals: number): string {
+  const [whole, frac = ''] = value.split('.');
+  if (frac.length <= decimals) return value;
+  const cut = frac.slice(0, decimals).replace(/0+$/, '');
+  if (cut !== '') return `${whole}.${cut}`;
+  return whole !== '0' ? whole : `0.${'0'.repeat(decimals - 1)}1`;
+}
+
+/** A wallet-to-wallet payment's service fee: small, often a fraction of a unit. */
+export function serviceFee(r: Random): string {
   const whole = r.chance(0.8) ? '0' : String(r.int(1, 20));
   const frac = `${r.digits(r.int(1, 17))}${r.int(1, 9)}`;
   return `${whole}.${frac}`;
+}
+
+/**
+ * Takes the draws a fee took when the emulator's fees were random, so every field drawn
+ * after it keeps its value; the fee itself is `contractFee`.
+ */
+export function skipFeeDraws(r: Random): void {
+  serviceFee(r);
+}
+
+/** 8pay's base fee, in hundredths of a percent (ONCHAIN.md §2): an account's unless it has its own. */
+export const BASE_FEE_PERCENTAGE = 100n;
+
+/**
+ * The fee 8pay's Transfers contract takes on `amount` (a decimal string with at most
+ * `decimals` digits after the point) at `feePercentage` hundredths of a percent:
+ * floor(amount × feePercentage / 10000) in the token's smallest unit (ONCHAIN.md §2).
+ */
+export function contractFee(amount: string, decimals: number, feePercentage: bigint): string {
+  return fromUnits(feeOf(toUnits(amount, decimals), feePercentage), decimals);
 }
 
 export function transactionStatus(r: Random): string {

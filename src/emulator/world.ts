@@ -1,6 +1,8 @@
 import { DOC_PLAN_ID, DOC_RECEIVER, DOC_SENDER, DOC_SHORT_URL } from './doc-examples.js';
 import { Random, hashString, mixSeed } from './prng.js';
 import { Lifecycles, fixedRecurringPlans } from './lifecycles.js';
+import type { ChainSlug } from '../chain/model.js';
+import { tokenOf } from './chain/tokens.js';
 import * as val from './values.js';
 
 // The small, fixed cast of one chain: plans, subscriptions, strategies, schedules and
@@ -13,6 +15,8 @@ export type SubscriptionProduct = (typeof SUBSCRIPTION_PRODUCTS)[number];
 
 const PLANS_PER_PRODUCT = 5;
 const SUBSCRIPTIONS_PER_PRODUCT = 40;
+/** Custom fees some plan admins have (hundredths of a percent), instead of the base fee. */
+const CUSTOM_FEES = [50n, 75n, 150n] as const;
 
 export interface Plan {
   id: string;
@@ -112,7 +116,7 @@ export class World {
       }));
       if (product === 'fixed-recurring') {
         const own = new Random(mixSeed(this.base, hashString('fixed-recurring/plans')));
-        this.plans[product] = fixedRecurringPlans(own, this.tokens, this.merchants, DOC_PLAN_ID);
+        this.plans[product] = fixedRecurringPlans(own, this.tokens, this.merchants, DOC_PLAN_ID, (token) => this.decimals(token));
       } else {
         this.plans[product] = plans;
         this.subscriptions[product] = subscriptions;
@@ -140,6 +144,23 @@ export class World {
   subscriptionsOf(product: SubscriptionProduct): { id: string; planId: string; subscriber: string }[] {
     if (product !== 'fixed-recurring') return this.subscriptions[product];
     return this.lifecycles.subscriptions.map((s) => ({ id: s.id, planId: s.plan.id, subscriber: s.subscriber }));
+  }
+
+  /** The decimals of the token `symbol` names on this chain (USDT: 18 on bsc, 6 on ethereum; ONCHAIN.md §4). */
+  decimals(symbol: string): number {
+    return tokenOf(this.chain as ChainSlug, symbol).decimals;
+  }
+
+  /**
+   * The feePercentage 8pay's Transfers charges when `account` is the fee account (a
+   * recurring plan's admin; none for one-time and the others): its custom fee, which
+   * about one account in four has, else the base fee (ONCHAIN.md §2). Derived from the
+   * address, so the world's own draws are untouched.
+   */
+  feePercentage(account?: string): bigint {
+    if (account === undefined) return val.BASE_FEE_PERCENTAGE;
+    const h = mixSeed(this.base, hashString(`fee ${account.toLowerCase()}`));
+    return h % 4 === 0 ? CUSTOM_FEES[(h >>> 2) % CUSTOM_FEES.length] : val.BASE_FEE_PERCENTAGE;
   }
 
   /** Seed of the record at `index` of a collection: records are generated independently. */

@@ -59,11 +59,18 @@ describe('--verify on a list', () => {
     expect(r.stdout).toBe(`${bad}\n`);
   });
 
-  it('--summary counts verdicts', async () => {
-    const r = await run(['--summary', '-f', 'json']);
+  it('--summary counts verdicts in every format that prints counts (json, jsonl, table); csv holds the totals alone, as without --verify', async () => {
     const counts: Record<string, number> = {};
     for (const v of expected.values()) counts[v] = (counts[v] ?? 0) + 1;
-    expect(JSON.parse(r.stdout).verdicts).toEqual(counts);
+    expect(JSON.parse((await run(['--summary', '-f', 'json'])).stdout).verdicts).toEqual(counts);
+    const jsonl = (await run(['--summary', '-f', 'jsonl'])).stdout;
+    expect(jsonl.split('\n')).toHaveLength(2);
+    expect(JSON.parse(jsonl).verdicts).toEqual(counts);
+    const table = (await run(['--summary', '-f', 'table'])).stdout;
+    const lines = new Map(table.split('\n').filter((l) => l.startsWith('verdict.')).map((l) => l.split('\t') as [string, string]));
+    expect(lines).toEqual(new Map(Object.entries(counts).map(([v, n]) => [`verdict.${v}`, String(n)])));
+    const plain = await payrec(emu, ['wallet-to-wallet', 'transfers', '--all', '--summary', '-f', 'csv']);
+    expect((await run(['--summary', '-f', 'csv'])).stdout).toBe(plain.stdout);
   });
 
   it('--confirmations: 4 makes the unconfirmed record verified', async () => {

@@ -39,6 +39,18 @@ describe('the chain client', () => {
     expect(node.peakInFlight).toBeLessThanOrEqual(2);
   });
 
+  it('receipts and the native payments\' transactions go in the same batches, each answer to its call', async () => {
+    const receipts = new Map(hashes(60).map((h, i) => [h, f.receipt({ hash: h, block: 100 + i, from: f.ALICE, to: f.BOB })]));
+    const transactions = new Map(hashes(60).map((h, i) => [h, f.transaction({ hash: h, from: f.ALICE, to: f.BOB, value: BigInt(i), block: 100 + i })]));
+    node = await rpcNode({ chainId: 56, head: 500, receipts, transactions });
+    const got = await client(node.url).receiptsAndTransactions(hashes(60), hashes(30).slice(10));
+    expect([...got.receipts.keys()]).toEqual(hashes(60));
+    expect([...got.receipts.values()].map((r) => r?.blockNumber)).toEqual(hashes(60).map((_, i) => BigInt(100 + i)));
+    expect([...got.transactions.entries()].map(([h, t]) => [h, t?.value])).toEqual(hashes(30).slice(10).map((h, i) => [h, BigInt(10 + i)]));
+    // 80 calls: one batch, receipts and transactions alike.
+    expect(node.requests.map((r) => r.calls.map((c) => c.method).sort())).toEqual([[...Array(60).fill('eth_getTransactionReceipt'), ...Array(20).fill('eth_getTransactionByHash')].sort()]);
+  });
+
   it('another chain\'s node: exit 2 before anything is verified', async () => {
     node = await rpcNode({ chainId: 1, head: 5 });
     const err = await failure(Verifier.open(client(node.url), 'bsc', 15));

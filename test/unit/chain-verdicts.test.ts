@@ -293,6 +293,26 @@ describe('fixed-recurring billings: each verdict of §9', () => {
     it('a subscription the transaction does not bill is a missing Billing', () => {
       expect(verdictOf({ subject: billing({ subscriptionId: id32(14, 'cc'), amount: '5', fee: '0.05' }), receipt: raw() }).differences).toContainEqual({ field: 'event', api: 'Billing', chain: null });
     });
+
+    // One subscription billed, the record's own failed: the record's BillingFailed decides, not the only Billing there (another's).
+    const paid = subs[0];
+    const mixed = [
+      ...billingLeg({ metadata: paid, amount: amounts[0] }),
+      f.fixedBilling(BSC.frManagement, PLAN, paid, TIME, CYCLE_END),
+      f.transferFailed({ token: BSC.usdt, sender: CAROL, receiver: BOB, amount: amounts[1], paymentType: f.PAYMENT_TYPE.fixedRecurring, metadata: subs[1] }),
+      f.fixedBillingFailed(BSC.frManagement, PLAN, subs[1]),
+      f.billEvent(BSC.biller, KEEPER, PLAN, [paid, subs[1]]),
+    ];
+    const mixedReceipt = () => f.receipt({ hash: txHash(1), block: BLOCK, from: KEEPER, to: BSC.biller, logs: mixed });
+
+    it('a failed billing beside another subscription\'s paid one: verified by its own BillingFailed', () => {
+      expect(verdictOf({ subject: billing({ subscriptionId: subs[1], success: 0, amount: '7', fee: '0.07' }), receipt: mixedReceipt() })).toMatchObject({ verdict: 'verified', differences: [] });
+    });
+
+    it('the paid one beside it is verified by its own Billing; the failed one said paid is a difference of success', () => {
+      expect(verdictOf({ subject: billing({ subscriptionId: paid, amount: '5', fee: '0.05' }), receipt: mixedReceipt() })).toMatchObject({ verdict: 'verified', differences: [] });
+      expect(verdictOf({ subject: billing({ subscriptionId: subs[1], amount: '7', fee: '0.07' }), receipt: mixedReceipt() }).differences).toEqual([{ field: 'success', api: 1, chain: 0 }]);
+    });
   });
 
   describe('a failed billing: TransferFailed and BillingFailed', () => {

@@ -24,8 +24,8 @@ const BSC_8PAY = [
 ];
 const TRANSFER_SUCCESSFUL = '0x9b46a0da5f707b77c9f201c809b13b51a23d0021661ca2507170f77ae89bfebe';
 
-async function rpc(emu: Emulator, method: string, params: unknown[]): Promise<any> {
-  const res = await fetch(emu.rpcUrl('bsc'), { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+async function rpc(emu: Emulator, method: string, params: unknown[], chain = 'bsc'): Promise<any> {
+  const res = await fetch(emu.rpcUrl(chain), { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
   return ((await res.json()) as Rec).result;
 }
 
@@ -127,31 +127,45 @@ describe('seeded discrepancies', () => {
     }
   });
 
-  it('natural differences are listed too, with their reason: the API\'s random fees and digits beyond the token (not seeded)', () => {
-    const natural = listed.filter((d) => !d.seeded);
-    expect(natural.length).toBeGreaterThan(0);
-    expect(natural.every((d) => d.kind === 'mismatch' && d.differences.length > 0 && d.differences.every((x) => x.reason !== 'seeded'))).toBe(true);
-    // On bsc every API token is listed with 18 decimals: only fees differ there, as the fee rule cannot give them.
-    expect(new Set(natural.flatMap((d) => d.differences.map((x) => x.reason)))).toEqual(new Set(['fee']));
-    for (const d of natural.slice(0, 50)) {
-      for (const x of d.differences) {
-        const api = BigInt(String(x.api).replace('.', '') + '0'.repeat(18 - (String(x.api).split('.')[1] ?? '').length));
-        const chain = BigInt(String(x.chain).replace('.', '') + '0'.repeat(18 - (String(x.chain).split('.')[1] ?? '').length));
-        expect(api).not.toBe(chain);
-      }
-    }
+  it('nothing is listed that was not seeded: the API\'s fees and amounts are what the chain holds, on bsc, ethereum and polygon; sandbox lists only its USDC, a token 8pay\'s list lacks', () => {
+    for (const chain of ['bsc', 'ethereum', 'polygon']) expect(emu.chain.discrepancies(chain).filter((d) => !d.seeded)).toEqual([]);
+    const sandbox = emu.chain.discrepancies('sandbox').filter((d) => !d.seeded);
+    expect(sandbox.length).toBeGreaterThan(0);
+    expect(new Set(sandbox.flatMap((d) => d.differences.map((x) => `${x.field.replace(/\[\d+\]/, '[i]')} ${x.api} ${x.reason}`)))).toEqual(
+      new Set(['token USDC token', 'inputToken USDC token', 'swaps[i].outputToken USDC token']),
+    );
   });
 
-  it('on ethereum, USDT and USDC have 6 decimals: an API amount with more is a difference of reason decimals', () => {
-    const eth = emu.chain.discrepancies('ethereum', 'one-time/transfers');
-    const records = new Map((emu.records('ethereum', 'one-time/transfers').records as Rec[]).map((r) => [r.transactionHash, r]));
-    const decimals = eth.flatMap((d) => d.differences.filter((x) => x.field === 'amount' && x.reason === 'decimals').map((x) => ({ x, r: records.get(d.transactionHash)! })));
-    expect(decimals.length).toBeGreaterThan(0);
-    for (const { x, r } of decimals) {
-      expect(['USDT', 'USDC']).toContain(r.token);
-      expect(r.amount.split('.')[1].length).toBeGreaterThan(6);
-      expect((String(x.chain).split('.')[1] ?? '').length).toBeLessThanOrEqual(6);
+  it('on ethereum, USDT and USDC have 6 decimals: amounts and fees have no more, and each fee is floor(amount × feePercentage / 10000) of its TransferSuccessful', async () => {
+    const decimals = (token: string) => (token === 'USDT' || token === 'USDC' ? 6 : 18);
+    const units = (value: string, d: number) => {
+      const [whole, fraction = ''] = value.split('.');
+      expect(fraction.length).toBeLessThanOrEqual(d);
+      return BigInt(whole + fraction.padEnd(d, '0'));
+    };
+    const seeded = new Set(emu.chain.discrepancies('ethereum').map((d) => d.transactionHash));
+    const percentages = new Set<bigint>();
+    let sixes = 0;
+    for (const collection of ['one-time/transfers', 'variable-recurring/transfers', 'on-demand/transfers']) {
+      const records = (emu.records('ethereum', collection).records as Rec[]).filter((r) => r.transactionStatus === 'confirmed' && !seeded.has(r.transactionHash));
+      const six = records.filter((r) => decimals(r.token) === 6).slice(0, 15);
+      sixes += six.length;
+      for (const r of [...six, ...records.filter((x) => decimals(x.token) === 18).slice(0, 10)]) {
+        const d = decimals(r.token);
+        const receipt = await rpc(emu, 'eth_getTransactionReceipt', [r.transactionHash], 'ethereum');
+        const words = (receipt.logs as Rec[]).filter((l) => l.topics[0] === TRANSFER_SUCCESSFUL).map((l) => l.data.slice(2).match(/.{64}/g) as string[]);
+        const own = words.find((w) => BigInt(`0x${w[3]}`) === units(r.amount, d))!;
+        expect(own, r.transactionHash).toBeDefined();
+        const feePercentage = BigInt(`0x${own[4]}`);
+        percentages.add(feePercentage);
+        if (collection === 'one-time/transfers') expect(feePercentage).toBe(100n);
+        expect(units(r.fee, d)).toBe((units(r.amount, d) * feePercentage) / 10_000n);
+      }
     }
+    expect(sixes).toBeGreaterThan(0);
+    // The base fee, and a plan admin's own fee somewhere.
+    expect(percentages.has(100n)).toBe(true);
+    expect(percentages.size).toBeGreaterThan(1);
   });
 });
 

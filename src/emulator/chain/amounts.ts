@@ -1,11 +1,9 @@
 import { formatUnits, parseUnits } from 'viem';
 
-// Token amounts as the chain holds them: integers in the token's smallest unit. The API's
-// decimal strings can say more than that (a USDT amount with 18 decimals where USDT has 6),
-// and its fees are drawn at random, not computed: 8pay's contract takes
-// fee = floor(amount × feePercentage / 10000), and a fee drawn at random is rarely one of
-// those values. So the chain's feePercentage is chosen per record to reproduce the API's
-// fee where some integer does, and to come nearest to it where none does.
+// Token amounts as the chain holds them: integers in the token's smallest unit. The
+// emulator's records say no more than that, and their fees are what 8pay's contract takes,
+// fee = floor(amount × feePercentage / 10000); a record added by hand can say otherwise
+// (a USDT amount with 18 decimals where USDT has 6), and the chain then differs.
 
 /** Hundredths of a percent: 10000 takes the whole amount, the most a transfer can. */
 const WHOLE = 10_000n;
@@ -34,15 +32,3 @@ export function feeOf(amount: bigint, feePercentage: bigint): bigint {
   return (amount * feePercentage) / WHOLE;
 }
 
-/**
- * The feePercentage whose fee on `amount` is `fee`, or the one whose fee comes nearest
- * (the larger on a tie), never more than the whole amount.
- */
-export function feePercentageFor(amount: bigint, fee: bigint): bigint {
-  if (amount === 0n) return 0n;
-  const up = (fee * WHOLE + amount - 1n) / amount;
-  if (up >= WHOLE) return WHOLE;
-  if (up === 0n) return 0n;
-  const down = up - 1n;
-  return fee - feeOf(amount, down) < feeOf(amount, up) - fee ? down : up;
-}

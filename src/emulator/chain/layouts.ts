@@ -2,6 +2,7 @@ import { concatHex, encodeAbiParameters, getAddress, keccak256, parseAbi, string
 import { PAYMENT_TYPE_NAMES, type ChainSlug, type Contracts } from '../../chain/model.js';
 import type { Subscription as Lifecycle } from '../lifecycles.js';
 import type { SubscriptionProduct, World } from '../world.js';
+import { BASE_FEE_PERCENTAGE } from '../values.js';
 import { feeOf, toUnits } from './amounts.js';
 import type { EventName, Log } from './logs.js';
 import { tokenOf, type ChainToken } from './tokens.js';
@@ -47,8 +48,8 @@ type Layout = (r: Rec, x: LayoutContext, receiver: number) => Draft;
 const DAY = 86_400;
 /** Share of billings and subscription transfers run by the Biller for several subscriptions at once. */
 const AUTOBILLED_SHARE = 0.3;
-/** The base fee (1 %): of what an autobilled transaction bills besides the record, and of a last billing at a cancellation. */
-const BASE_FEE = 100n;
+/** The base fee (1 %): of a one-time payment and of what names no fee account (ONCHAIN.md §2). */
+const BASE_FEE = BASE_FEE_PERCENTAGE;
 
 export const PAYMENT_TYPES = Object.fromEntries(
   Object.entries(PAYMENT_TYPE_NAMES).map(([key, name]) => [key, keccak256(stringToHex(name))]),
@@ -165,13 +166,13 @@ function batchOf(x: LayoutContext, product: SubscriptionProduct, own: string, pl
 /** The record's block time; a seeded difference puts its transaction in a block up to ten minutes earlier. */
 const blockTime = (x: LayoutContext, r: Rec): number => x.t.number('timestamp', r.timestamp, -(1 + (x.roll('moved') % 600)));
 
-/** The fields of a transfer record that its leg carries, as the chain holds them. */
-function transferFields(x: LayoutContext, r: Rec) {
+/** The fields of a transfer record that its leg carries, as the chain holds them; `feePercentage`: the fee account's. */
+function transferFields(x: LayoutContext, r: Rec, feePercentage: bigint) {
   const { t } = x;
   const token = t.token('token', r.token);
   const amount = t.amount('amount', r.amount, token);
-  const feePercentage = t.feePercentage('fee', r.fee, amount, token);
-  return { token, amount, feePercentage, sender: t.address('sender', r.sender), receiver: t.address('receiver', r.receiver) };
+  const charged = t.feePercentage('fee', r.fee, amount, token, feePercentage);
+  return { token, amount, feePercentage: charged, sender: t.address('sender', r.sender), receiver: t.address('receiver', r.receiver) };
 }
 
 const autobilled = (x: LayoutContext): boolean => x.roll('autobilled') / 2 ** 32 < AUTOBILLED_SHARE;
@@ -192,8 +193,9 @@ const fixedRecurringBilling: Layout = (r, x) => {
   const success = t.number('success', r.success, r.success === 1 ? -1 : 1);
   const token = t.token('token', r.token);
   const amount = t.amount('amount', r.amount, token);
-  // A failed transfer takes no fee (TransferFailed has no feePercentage).
-  const feePercentage = success === 1 ? t.feePercentage('fee', r.fee, amount, token) : 0n;
+  // The plan's admin is the fee account. A failed transfer takes no fee (TransferFailed has no feePercentage).
+  const planFee = x.world.feePercentage(sub.plan.receiver);
+  const feePercentage = success === 1 ? t.feePercentage('fee', r.fee, amount, token, planFee) : 0n;
   const receiver = t.address('receiver', r.receiver);
   const cycleStart = BigInt(t.number('cycleStart', r.cycleStart, DAY));
   const cycleEnd = BigInt(t.number('cycleEnd', r.cycleEnd, DAY));
@@ -223,7 +225,7 @@ const fixedRecurringBilling: Layout = (r, x) => {
     const other = lifecycleOf(x.world, id);
     const otherId = id as Hex;
     const logs = [
-      ...leg(x, { ...money, sender: wallet(other.subscriber), metadata: otherId, feePercentage: BASE_FEE }),
+      ...leg(x, { ...money, sender: wallet(other.subscriber), metadata: otherId, feePercentage: planFee }),
       x.log(m, 'fixedBilling', { planId, subscriptionId: otherId, cycleStart: BigInt(timestamp), cycleEnd: BigInt(timestamp + sub.plan.period - 1) }),
     ];
     return { id: otherId, logs };
@@ -260,7 +262,7 @@ const variableRecurringCancellation: Layout = (r, x) => {
   const token = tokenOf(x.chain, plan.token);
   const amount = toUnits(plan.amount, token.decimals);
   const logs = [
-    ...leg(x, { token, sender: wallet(sub.subscriber), receiver: wallet(plan.receiver), amount, feePercentage: BASE_FEE, paymentType: PAYMENT_TYPES.variableRecurring, metadata: subscriptionId }),
+    ...leg(x, { token, sender: wallet(sub.subscriber), receiver: wallet(plan.receiver), amount, feePercentage: x.world.feePercentage(plan.receiver), paymentType: PAYMENT_TYPES.variableRecurring, metadata: subscriptionId }),
     x.log(m, 'variableBilling', { planId, subscriptionId, amount, cycleStart: BigInt(timestamp - plan.period + 1), cycleEnd: BigInt(timestamp) }),
     x.log(m, 'subscriptionCancelled', { planId, subscriptionId }),
   ];
@@ -283,7 +285,8 @@ function subscriptionTransfer(product: 'variable-recurring' | 'on-demand'): Layo
   return (r, x) => {
     const { t } = x;
     const plan = x.world.plan(r.planId)!;
-    const { token, amount, feePercentage, sender, receiver } = transferFields(x, r);
+    const planFee = x.world.feePercentage(plan.receiver);
+    const { token, amount, feePercentage, sender, receiver } = transferFields(x, r, planFee);
     const planId = t.id('planId', r.planId);
     const subscriptionId = t.id('subscriptionId', r.subscriptionId);
     const timestamp = blockTime(x, r);
@@ -305,7 +308,7 @@ function subscriptionTransfer(product: 'variable-recurring' | 'on-demand'): Layo
       const value = toUnits(plan.amount, token.decimals);
       const otherId = id as Hex;
       const logs = [
-        ...leg(x, { token, sender: wallet(other.subscriber), receiver, amount: value, feePercentage: BASE_FEE, paymentType, metadata: otherId }),
+        ...leg(x, { token, sender: wallet(other.subscriber), receiver, amount: value, feePercentage: planFee, paymentType, metadata: otherId }),
         billing(otherId, value),
       ];
       return { id: otherId, logs };
@@ -339,7 +342,7 @@ function oneTime(x: LayoutContext, r: Rec, shape: OneTimeShape): Omit<Draft, 'st
     if (i < receivers.length) {
       const names = shape.names(i);
       const amount = t.amount(names.amount, receivers[i].amount, token);
-      paid.push({ user: t.address(names.user, receivers[i].user), amount, feePercentage: t.feePercentage(names.fee, receivers[i].fee, amount, token) });
+      paid.push({ user: t.address(names.user, receivers[i].user), amount, feePercentage: t.feePercentage(names.fee, receivers[i].fee, amount, token, BASE_FEE) });
     } else {
       // A receiver the API does not list (a seeded difference of the count).
       paid.push({ user: walletOf(`receiver ${r.transactionHash}`), amount: toUnits('1', token.decimals), feePercentage: BASE_FEE });
@@ -394,7 +397,7 @@ const walletToWalletTransfer: Layout = (r, x) => {
 
 const scheduledTransfer: Layout = (r, x) => {
   const { t } = x;
-  const { token, amount, feePercentage, sender, receiver } = transferFields(x, r);
+  const { token, amount, feePercentage, sender, receiver } = transferFields(x, r, BASE_FEE);
   const scheduleId = t.id('scheduleId', r.scheduleId);
   const timestamp = blockTime(x, r);
   const c = x.contracts.scheduledPayments;
@@ -427,7 +430,7 @@ const execution: Layout = (r, x) => {
   }
   // The fee is taken on the sum of the swaps' inputs (ONCHAIN.md §8).
   const amount = inputAmounts.reduce((sum, a) => sum + a, 0n);
-  const feePercentage = t.feePercentage('fee', r.fee, amount, input);
+  const feePercentage = t.feePercentage('fee', r.fee, amount, input, BASE_FEE);
   const timestamp = blockTime(x, r);
   const c = x.contracts.dollarCostAverage;
   const logs = [

@@ -1,6 +1,6 @@
 import { getAddress, keccak256, stringToHex, type Address, type Hex } from 'viem';
 import type { ChainSlug } from '../../chain/model.js';
-import { feeOf, feePercentageFor, fromUnits, representable, toUnits } from './amounts.js';
+import { feeOf, fromUnits, representable, toUnits } from './amounts.js';
 import { otherToken, tokenOf, type ChainToken } from './tokens.js';
 
 // What the chain says for each field of an API record, and where it says something else.
@@ -14,9 +14,13 @@ import { otherToken, tokenOf, type ChainToken } from './tokens.js';
 export type Reason =
   /** Planted by the emulator on purpose. */
   | 'seeded'
-  /** No integer feePercentage gives the API's fee on the amount (the emulator's fees are drawn at random). */
+  /**
+   * The API's fee is not what the contract takes on the amount at the fee account's
+   * feePercentage. The emulator's records never say so (values.ts computes the fee as
+   * the contract does): noted all the same, so a slip there shows on the ground truth.
+   */
   | 'fee'
-  /** The API's value has more decimals than the token. */
+  /** The API's value has more decimals than the token (never in the emulator's records: noted so a slip shows). */
   | 'decimals'
   /** The API's token is not in 8pay's token list for the chain. */
   | 'token';
@@ -113,25 +117,23 @@ export class Transcript {
   }
 
   /**
-   * The feePercentage of a transfer of `amount` (already on chain) whose API fee is `api`:
-   * the one that gives that fee where one does. A seeded one takes a quarter percent more
-   * (or, where that changes nothing, all or nothing).
+   * The feePercentage of a transfer of `amount` (already on chain): the fee account's
+   * (`feePercentage`), noting where the API's fee is not the fee it takes. A seeded one
+   * takes a quarter percent more (or, where that changes nothing, all or nothing).
    */
-  feePercentage(field: string, api: string, amount: bigint, token: ChainToken): bigint {
+  feePercentage(field: string, api: string, amount: bigint, token: ChainToken, feePercentage: bigint): bigint {
     this.fields.push(field);
-    const wanted = toUnits(api, token.decimals);
-    const chosen = feePercentageFor(amount, wanted);
-    const fee = feeOf(amount, chosen);
+    const fee = feeOf(amount, feePercentage);
     if (this.seeded?.field === field) {
-      let other = chosen + 25n;
-      if (other > 10_000n || feeOf(amount, other) === fee) other = chosen === 10_000n ? 0n : 10_000n;
+      let other = feePercentage + 25n;
+      if (other > 10_000n || feeOf(amount, other) === fee) other = feePercentage === 10_000n ? 0n : 10_000n;
       this.differ(field, api, fromUnits(feeOf(amount, other), token.decimals), 'seeded');
       return other;
     }
-    if (fee !== wanted || !representable(api, token.decimals)) {
+    if (fee !== toUnits(api, token.decimals) || !representable(api, token.decimals)) {
       this.differ(field, api, fromUnits(fee, token.decimals), representable(api, token.decimals) ? 'fee' : 'decimals');
     }
-    return chosen;
+    return feePercentage;
   }
 
   private seeding(field: string): boolean {
