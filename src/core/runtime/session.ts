@@ -4,7 +4,6 @@ import { openOutputFile } from '../output/atomic-file.js';
 import { chooseFormat, formatGivenAs, refuseOutputName } from '../output/format-choice.js';
 import { ConfigStore, type ConfigFileError, type RunDefaults } from '../config/config-store.js';
 import type { Context } from './context.js';
-import { emulatorAnchor } from './emulator-clock.js';
 import { UsageError } from './errors.js';
 import type { ApiClient, ClientOptions } from '../http/client.js';
 import { optionSchemas, parseOption } from './options.js';
@@ -119,6 +118,7 @@ export class Session {
     if (!this.flags.emulator) return s;
     // --emulator: an in-process emulator on an ephemeral loopback port, with its demo key.
     const { startEmulator } = await import('../../emulator/index.js');
+    const { emulatorAnchor } = await import('./emulator-clock.js');
     const emulator = await startEmulator({ port: 0, now: emulatorAnchor(this.ctx.env, this.ctx.now()).seconds });
     this.cleanups.push(() => emulator.close());
     // Its chain too, unless --rpc names another node.
