@@ -98,21 +98,27 @@ function loadedParts(inputs, args) {
   return [...parts].sort();
 }
 
-function benchStartup() {
-  const t = interleaved(
-    {
-      floor: () => timed(NODE, ['-e', '0']),
-      version: () => timed(NODE, [BIN, '--version']),
-      help: () => timed(NODE, [BIN, '--help'], { stdio: ['ignore', 'ignore', 'pipe'] }),
-    },
-    STARTUP_RUNS,
-  );
+function benchStartup(baseline) {
+  const commands = {
+    floor: () => timed(NODE, ['-e', '0']),
+    version: () => timed(NODE, [BIN, '--version']),
+    help: () => timed(NODE, [BIN, '--help']),
+  };
+  if (baseline) {
+    commands.baseVersion = () => timed(NODE, [baseline.bin, '--version']);
+    commands.baseHelp = () => timed(NODE, [baseline.bin, '--help']);
+  }
+  const t = interleaved(commands, STARTUP_RUNS);
   const m = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, median(v)]));
   const v = m.version / m.floor;
   const h = m.help / m.floor;
   console.log(`start-up (medians of ${STARTUP_RUNS}, interleaved): node -e 0 ${fmt(m.floor)}, --version ${fmt(m.version)}, --help ${fmt(m.help)}`);
   target('payrec --version / node -e 0', `${v.toFixed(2)}×`, '≤ 1.2×', v <= 1.2, `${fmt(m.version)} vs ${fmt(m.floor)}`);
   target('payrec --help / node -e 0', `${h.toFixed(2)}×`, '≤ 1.4×', h <= 1.4, `${fmt(m.help)} vs ${fmt(m.floor)}`);
+  if (baseline) {
+    target(`${baseline.name}: --version / node -e 0`, `${(m.baseVersion / m.floor).toFixed(2)}×`, 'report', true, `${fmt(m.baseVersion)} vs ${fmt(m.floor)}`);
+    target(`${baseline.name}: --help / node -e 0`, `${(m.baseHelp / m.floor).toFixed(2)}×`, 'report', true, `${fmt(m.baseHelp)} vs ${fmt(m.floor)}`);
+  }
 }
 
 // Loaded only where a command uses them: zod checks records and typed ids (not flags), undici
@@ -229,7 +235,7 @@ const only = process.env.BENCH_ONLY?.split(',');
 const wanted = (name) => !only || only.includes(name);
 console.log(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs, load ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 try {
-  if (wanted('startup')) benchStartup();
+  if (wanted('startup')) benchStartup(baseline());
   if (wanted('modules')) await benchModules(baseline());
   if (wanted('export')) await benchExport(baseline());
   if (wanted('memory')) await benchMemory();
