@@ -17,7 +17,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, fmt, KEY, median, NODE, ROOT, startEmulator as startProcess, Targets } from './common.mjs';
+import { BIN, fmt, interleavedTimes, KEY, median, NODE, ROOT, startEmulator as startProcess, Targets, timed as timedIn } from './common.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 21);
@@ -31,20 +31,8 @@ const targets = new Targets();
 const target = (...args) => targets.add(...args);
 
 /** Wall time of one run in ms; throws when the command fails. */
-function timed(cmd, args, options = {}) {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { env, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26, ...options });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-  return ms;
-}
-
-/** Runs each named command `runs` times, interleaved (load changes hit all alike); every time kept. */
-function interleaved(commands, runs) {
-  const times = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
-  for (let i = 0; i < runs; i++) for (const [name, run] of Object.entries(commands)) times[name].push(run());
-  return times;
-}
+const timed = (cmd, args, options) => timedIn(env, cmd, args, options);
+const interleaved = interleavedTimes;
 
 const spread = (xs) => `${fmt(Math.min(...xs))}–${fmt(Math.max(...xs))}`;
 
