@@ -86,6 +86,19 @@ function loadedParts(inputs, args) {
   return [...parts].sort();
 }
 
+/** Medians of each node command's own CPU time (process.cpuUsage() at exit, in ms), interleaved. */
+function cpuTimes(commands) {
+  const hook = join(work, 'exit-cpu.mjs');
+  writeFileSync(hook, "process.on('exit', () => { const u = process.cpuUsage(); process.stderr.write(`CPU ${(u.user + u.system) / 1000}\\n`); });\n");
+  const cpuOf = (args) => () => {
+    const r = spawnSync(NODE, ['--import', hook, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    if (r.status !== 0) throw new Error(`node ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+    return Number(/^CPU ([\d.]+)$/m.exec(r.stderr)[1]);
+  };
+  const times = interleaved(Object.fromEntries(Object.entries(commands).map(([k, args]) => [k, cpuOf(args)])), STARTUP_RUNS);
+  return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+}
+
 function benchStartup(baseline) {
   const commands = {
     floor: () => timed(NODE, ['-e', '0']),
@@ -103,7 +116,13 @@ function benchStartup(baseline) {
   console.log(`start-up (medians of ${STARTUP_RUNS}, interleaved): node -e 0 ${fmt(m.floor)}, --version ${fmt(m.version)}, --help ${fmt(m.help)}`);
   target('payrec --version / node -e 0', `${v.toFixed(2)}×`, '≤ 1.2×', v <= 1.2, `${fmt(m.version)} vs ${fmt(m.floor)}`);
   target('payrec --help / node -e 0', `${h.toFixed(2)}×`, '≤ 1.4×', h <= 1.4, `${fmt(m.help)} vs ${fmt(m.floor)}`);
+  // The same in CPU time, which the process reads itself at exit (user + system, every thread):
+  // other work on the machine stretches wall times far more than it does this.
+  const cpu = cpuTimes({ floor: ['-e', '0'], help: [BIN, '--help'], ...(baseline ? { baseHelp: [baseline.bin, '--help'] } : {}) });
+  console.log(`start-up CPU time (medians of ${STARTUP_RUNS}): node -e 0 ${fmt(cpu.floor)}, --help ${fmt(cpu.help)}${baseline ? `, ${baseline.name}'s --help ${fmt(cpu.baseHelp)}` : ''}`);
+  target('CPU time of payrec --help / node -e 0', `${(cpu.help / cpu.floor).toFixed(2)}×`, 'report', true, `${fmt(cpu.help)} vs ${fmt(cpu.floor)}`);
   if (baseline) {
+    target(`CPU time of ${baseline.name}'s --help / node -e 0`, `${(cpu.baseHelp / cpu.floor).toFixed(2)}×`, 'report', true, `${fmt(cpu.baseHelp)} vs ${fmt(cpu.floor)}`);
     target(`${baseline.name}: --version / node -e 0`, `${(m.baseVersion / m.floor).toFixed(2)}×`, 'report', true, `${fmt(m.baseVersion)} vs ${fmt(m.floor)}`);
     target(`${baseline.name}: --help / node -e 0`, `${(m.baseHelp / m.floor).toFixed(2)}×`, 'report', true, `${fmt(m.baseHelp)} vs ${fmt(m.floor)}`);
   }
