@@ -2,7 +2,6 @@ import { CommanderError, type Command } from 'commander';
 import { configureInheritedHelp, PayrecCommand } from './commands/help.js';
 import { makeAction } from './core/runtime/action.js';
 import { processContext, type Context } from './core/runtime/context.js';
-import { reportError } from './core/runtime/report-error.js';
 import { EXIT, EXIT_MEANINGS, InterruptedError } from './core/runtime/errors.js';
 import { removePendingFiles } from './core/output/atomic-file.js';
 import { addTopLevelCommands } from './commands/top-level.js';
@@ -102,6 +101,8 @@ export async function run(given: string[], ctx: Context): Promise<number> {
       }
       return EXIT.usage;
     }
+    // Imported on an error only: --help and every command that succeeds never load it.
+    const { reportError } = await import('./core/runtime/report-error.js');
     return reportError(err, ctx, argv.includes('--debug'), argv.includes('--emulator'));
   }
 }

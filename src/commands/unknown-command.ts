@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import leven from 'leven';
 import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 
@@ -84,11 +83,15 @@ function optionTakesValue(cmd: Command, arg: string): boolean | undefined {
  */
 export async function unknownCommandError(unknown: UnknownCommand, wholeTree: () => Promise<Command>): Promise<UsageError> {
   const where = pathOf(unknown.parent);
-  let close = closest(unknown.word, unknown.parent.commands.map((c) => ({ names: [c.name(), ...c.aliases()], path: pathOf(c) })));
-  if (close.length === 0) close = closest(unknown.word, everyCommand(await wholeTree()));
+  // Imported here: only this error measures edit distances, and every run defines the commands.
+  const { default: leven } = await import('leven');
+  let close = closest(leven, unknown.word, unknown.parent.commands.map((c) => ({ names: [c.name(), ...c.aliases()], path: pathOf(c) })));
+  if (close.length === 0) close = closest(leven, unknown.word, everyCommand(await wholeTree()));
   const hint = close.length > 0 ? `did you mean ${close.join(', or ')}?` : `see ${where} --help for the commands`;
   return new UsageError(`unknown command "${printable(unknown.word)}"${unknown.parent.parent ? ` in ${where}` : ''}`, hint);
 }
+
+type Leven = typeof import('leven').default;
 
 interface Candidate {
   /** What a user may type for it: the name and the aliases. */
@@ -103,11 +106,11 @@ const MAX_DISTANCE = 3;
 const MAX_SUGGESTIONS = 6;
 
 /** The candidates at the smallest edit distance from `word`, when close enough to be a typo. */
-function closest(word: string, candidates: Candidate[]): string[] {
+function closest(leven: Leven, word: string, candidates: Candidate[]): string[] {
   let best = Infinity;
   let found: string[] = [];
   for (const c of candidates) {
-    const d = Math.min(...c.names.map((n) => typoDistance(word, n)));
+    const d = Math.min(...c.names.map((n) => typoDistance(leven, word, n)));
     if (d < best) [best, found] = [d, [c.path]];
     else if (d === best && d !== Infinity && !found.includes(c.path)) found.push(c.path);
   }
@@ -115,7 +118,7 @@ function closest(word: string, candidates: Candidate[]): string[] {
 }
 
 /** Edit distance from `word` to `name`; Infinity when too far for a typo (as commander: over 3 edits, or 40 % or less in common). */
-function typoDistance(word: string, name: string): number {
+function typoDistance(leven: Leven, word: string, name: string): number {
   const d = leven(word, name, { maxDistance: MAX_DISTANCE + 1 });
   const length = Math.max(word.length, name.length);
   return d <= MAX_DISTANCE && (length - d) / length > 0.4 ? d : Infinity;

@@ -1,7 +1,7 @@
 import { OUTCOME_FIELD, outcomeAdder } from '../core/lists/status.js';
 import type { Command } from 'commander';
 import { inheritedOptions } from '../commands/help.js';
-import { schemaFields } from '../core/output/writer.js';
+import { schemaFields } from '../core/output/schema-fields.js';
 import { CATALOG } from '../mirror/catalog.js';
 import { endpoints } from '../registry/endpoints.js';
 import { KNOWN_CHAINS } from '../registry/validators.js';

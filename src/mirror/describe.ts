@@ -1,4 +1,4 @@
-import { ident } from './schema.js';
+import { ident } from './ident.js';
 import type { MirrorDb } from './store.js';
 
 // What `payrec sql` shows without a query (DuckDB's `.tables`, with counts): every

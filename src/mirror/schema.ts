@@ -3,6 +3,7 @@ import { decimal, timestamp } from '../registry/schemas.js';
 import { amountText, DECIMAL_TYPE, fitsDecimal } from './amounts.js';
 // TIME_RANGE: the Unix seconds a TIMESTAMP WITH TIME ZONE holds (years 1 to 9999); a time beyond them is a value of another type.
 import { TIME_RANGE } from '../core/runtime/time.js';
+import { ident } from './ident.js';
 
 // Table layouts from the registry's zod record schemas (never a second hand-written
 // list): strings are VARCHAR, amounts (the registry's `decimal`) DECIMAL(38,18) (see
@@ -73,8 +74,7 @@ export function recordFields(schema: z.ZodType): Field[] {
   return fields;
 }
 
-/** Quotes an identifier for DuckDB. */
-export const ident = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+export { ident };
 
 /** Whether a value of type `t` holds a value of kind `kind`, at any depth. */
 export const hasKind = (t: FieldType, kind: FieldType['kind']): boolean =>

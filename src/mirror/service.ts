@@ -1,7 +1,6 @@
 import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';
-import { emulatorAnchor } from '../core/runtime/emulator-clock.js';
 import { clearRecords } from './layout.js';
 import { readMeta, writeMeta } from './state.js';
 import type { MirrorDb } from './store.js';
@@ -24,6 +23,7 @@ export async function serviceOf(session: Session): Promise<Service> {
   // Its data are seeded (seed 1, the emulator's default) and made up to its anchor (a day):
   // every --emulator run of one anchor serves the same records, another day's run others.
   if (session.flags.emulator) {
+    const { emulatorAnchor } = await import('../core/runtime/emulator-clock.js');
     const day = new Date(emulatorAnchor(session.ctx.env, session.ctx.now()).seconds * 1000).toISOString().slice(0, 10);
     return { id: `${EMULATOR_SERVICE} (--emulator, seed 1, data of ${day})`, demo: true };
   }

@@ -4,7 +4,7 @@ import { doubles, integers } from './chunks.js';
 import type { DuckDBValue } from './duckdb.js';
 import { outcomeCode, SubscriptionRecords, type BillingInput } from '../subscriptions/engine.js';
 import { STORE_SCHEMA } from './layout.js';
-import { ident } from './schema.js';
+import { ident } from './ident.js';
 import { CURSOR_TABLE, readSince } from './state.js';
 import type { MirrorDb } from './store.js';
 

@@ -9,15 +9,8 @@ export const decimal = z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal s
 /** Times: Unix seconds (the mirror keeps them as TIMESTAMP WITH TIME ZONE by this schema). */
 export const timestamp = z.number().int().nonnegative();
 
-/**
- * The fields of a record schema: an object's shape, or for a union of record shapes
- * (`payrec transfers`: one per product) every field any of them has, in order.
- */
-export function recordShape(schema: z.ZodType): Record<string, z.ZodType> {
-  if (schema instanceof z.ZodObject) return schema.shape as Record<string, z.ZodType>;
-  if (schema instanceof z.ZodUnion) return Object.assign({}, ...(schema.options as z.ZodType[]).map(recordShape)) as Record<string, z.ZodType>;
-  return {};
-}
+export { recordShape } from './record-shape.js';
+
 const hex = z.string().regex(/^0x[0-9a-fA-F]*$/, 'expected 0x-prefixed hex');
 
 const chainOperation = {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { hasControlCharacters } from '../core/output/sanitize.js';
+import { CHAIN_NAME, CHAIN_NAME_EXPECTED } from './chain-name.js';
 
 // Validators for values a user types. Each message says what is expected, because
 // it is shown as is: "invalid --plan-id "0x12": expected 0x followed by 64 hex characters".
@@ -49,10 +50,8 @@ export const notificationId = z
   .string()
   .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters (no 0x)');
 
-/** Chains are an open list: any lower-case slug. */
-export const chain = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'expected a lower-case chain name such as bsc, ethereum, polygon or sandbox');
+/** Chains are an open list: any lower-case slug (chain-name.ts: the settings check it without zod). */
+export const chain = z.string().regex(CHAIN_NAME, CHAIN_NAME_EXPECTED);
 
 export const KNOWN_CHAINS = ['bsc', 'ethereum', 'polygon', 'sandbox'] as const;
 

@@ -1,7 +1,7 @@
 // What both parts of `npm run bench` share (run.mjs, mirror.mjs): where payrec is, the
 // emulator in its own process, medians, and the table of targets each part prints.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -9,6 +9,22 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = join(ROOT, 'bin/payrec.js');
 export const NODE = process.execPath;
 export const KEY = 'prk_demo_bsc';
+
+/** Wall time of one run of `cmd args` in ms, in `env`; throws when the command fails. */
+export function timed(env, cmd, args, options = {}) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(cmd, args, { env, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26, ...options });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return ms;
+}
+
+/** Runs each named command `runs` times, interleaved (so load changes hit all alike); every time, by name. */
+export function interleavedTimes(commands, runs) {
+  const times = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
+  for (let i = 0; i < runs; i++) for (const [name, run] of Object.entries(commands)) times[name].push(run());
+  return times;
+}
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 export const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`);

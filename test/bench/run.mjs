@@ -28,7 +28,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, fmt, KEY, median, NODE, ROOT, startEmulator as startProcess, Targets } from './common.mjs';
+import { BIN, fmt, interleavedTimes, KEY, median, NODE, ROOT, startEmulator as startProcess, Targets, timed as timedIn } from './common.mjs';
 
 const CHAIN = 'bsc';
 const LIST = `/v1/${CHAIN}/one-time/transfers`;
@@ -51,19 +51,11 @@ function requireTools() {
 }
 
 /** Wall time of one run in milliseconds; throws when the command fails. */
-function timed(cmd, args, options = {}) {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { env, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26, ...options });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-  return ms;
-}
+const timed = (cmd, args, options) => timedIn(env, cmd, args, options);
 
 /** Runs each named command `runs` times, interleaved (so load changes hit all alike); medians. */
 function interleaved(commands, runs) {
-  const times = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
-  for (let i = 0; i < runs; i++) for (const [name, run] of Object.entries(commands)) times[name].push(run());
-  return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+  return Object.fromEntries(Object.entries(interleavedTimes(commands, runs)).map(([k, v]) => [k, median(v)]));
 }
 
 const target = (...args) => targets.add(...args);

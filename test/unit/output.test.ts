@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import { stringify as csvStringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/runtime/errors.js';
-import { createWriter, FORMATS, schemaFields, validateColumns, type OutputOptions } from '../../src/core/output/writer.js';
+import { createWriter, FORMATS, validateColumns, type OutputOptions } from '../../src/core/output/writer.js';
+import { schemaFields } from '../../src/core/output/schema-fields.js';
 import * as schemas from '../../src/registry/schemas.js';
 
 const HASH = '0x57b2aa0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f9016bf7';

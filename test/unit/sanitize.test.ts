@@ -53,6 +53,23 @@ describe('neutraliseFormula', () => {
   it.each(['-12.5', '-0', '12', '0.000001', '-1000000000000000000000.5', 'abc', '', 'a=b', 'a =1', "'=1", 'x;=2+2;y'])('leaves %j alone', (s) =>
     expect(neutraliseFormula(s)).toBe(s),
   );
+
+  it('decides every first character as the whole OWASP pattern does (the letter-and-digit shortcut changes nothing)', () => {
+    // The rule as it stood before the shortcut, written out here: the oracle.
+    const formulaStart = /^(?:[\t\r]|[\s\u200b\ufeff]*[=+\-@\uff1d\uff0b\uff0d\uff20])/;
+    const oracle = (s: string) => (!formulaStart.test(s) || /^-?\d+(\.\d+)?$/.test(s) ? s : `'${s}`);
+    const firsts = Array.from({ length: 0x10000 }, (_, c) => String.fromCharCode(c)).concat(['\u{1F600}', '\u{E0041}']);
+    let quoted = 0;
+    for (const c of firsts) {
+      for (const s of [c, `${c}1`, `${c}=1+1`, `${c} =1`, `${c}-1`, `${c}x`]) {
+        const got = neutraliseFormula(s);
+        if (got !== oracle(s)) expect(got, JSON.stringify(s)).toBe(oracle(s));
+        if (got !== s) quoted++;
+      }
+    }
+    // The dangerous first characters (= + - @ tab CR, their full-width forms, white space before them) were met.
+    expect(quoted).toBeGreaterThan(0x30);
+  });
 });
 
 describe('shortenMiddle', () => {

@@ -133,6 +133,27 @@ describe('times shown in a zone', () => {
     );
   });
 
+  it('formatLocal over runs of times as a list gives them (same day, next second, across midnight, back in time, before 1970, fractions)', () => {
+    // Oracle: Date's own fields of the wall time (the form before formatLocal kept a day's date).
+    const pad = (n: number) => String(n).padStart(2, '0');
+    const viaDate = (t: number) => {
+      const d = new Date(t * 1000);
+      return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+    };
+    const start = fc.oneof(fc.integer({ min: -62_135_596_800, max: 253_402_300_799 }), fc.constantFrom(0, -1, 86_399, 86_400, -86_400, -86_401, 1_795_651_199));
+    const steps = fc.array(fc.oneof(fc.constantFrom(0, 1, -1, 59, 3600, -86_400, 86_400), fc.integer({ min: -200_000, max: 200_000 }), fc.double({ min: -3, max: 3, noNaN: true })), { maxLength: 40 });
+    fc.assert(
+      fc.property(start, steps, (t0, ds) => {
+        let t = t0;
+        for (const d of [0, ...ds]) {
+          t += d;
+          expect(formatLocal(t, 'UTC'), String(t)).toBe(viaDate(t));
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('UTC times end in Z, others in their offset', () => {
     expect(formatIso(utc(2026, 10, 31, 14, 5, 9), 'UTC')).toBe('2026-10-31T14:05:09Z');
     expect(formatIso(utc(2026, 10, 31, 14, 5, 9), 'Europe/Berlin')).toBe('2026-10-31T15:05:09+01:00');

@@ -1,4 +1,4 @@
-import { chain as chainSchema } from '../../registry/validators.js';
+import { CHAIN_NAME, CHAIN_NAME_EXPECTED } from '../../registry/chain-name.js';
 import type { ConfigFileError, ConfigStore, Profile } from './config-store.js';
 import { PayrecError, EXIT, UsageError } from '../runtime/errors.js';
 import { checkBaseUrl } from '../http/base-url.js';
@@ -111,8 +111,7 @@ export function validateSettings(s: Settings): void {
   // In any case: on a case-insensitive file system Emulator.duckdb is emulator.duckdb.
   const reserved = s.profile.toLowerCase();
   if (RESERVED_PROFILES.has(reserved)) throw invalid(s, 'profile', `"${s.profile}" is reserved (${reserved === 'emulator' ? "--emulator's demo mirror is emulator.duckdb" : 'a name JavaScript objects already use'}); choose another`);
-  const chain = chainSchema.safeParse(s.chain);
-  if (!chain.success) throw invalid(s, 'chain', chain.error.issues[0].message);
+  if (!CHAIN_NAME.test(s.chain)) throw invalid(s, 'chain', CHAIN_NAME_EXPECTED);
   try {
     checkBaseUrl(s.baseUrl);
   } catch (err) {

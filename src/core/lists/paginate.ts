@@ -375,8 +375,7 @@ class Overlaps {
       this.recent = new Fingerprints();
       this.generationStart = t;
     }
-    if (this.older?.has(id)) return false;
-    return this.recent.add(id);
+    return this.recent.addUnlessIn(this.older, id);
   }
 
   private movedAgain(): false {

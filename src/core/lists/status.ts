@@ -1,5 +1,5 @@
 import type { Endpoint } from '../../registry/types.js';
-import { recordShape } from '../../registry/schemas.js';
+import { recordShape } from '../../registry/record-shape.js';
 import { UsageError } from '../runtime/errors.js';
 import { printable } from '../output/sanitize.js';
 import { billingOutcome } from '../../subscriptions/records.js';

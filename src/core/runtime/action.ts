@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { Context } from './context.js';
-import { emulatorContext } from './emulator-clock.js';
 import { UsageError } from './errors.js';
 import type { GlobalFlags, Session } from './session.js';
 
@@ -25,10 +24,11 @@ export function makeAction(ctx: Context): CommandAction {
       const cmd = args.at(-1) as Command;
       const flags = cmd.optsWithGlobals() as GlobalFlags;
       if (!traits.output) refuseFileOutput(cmd, flags);
-      // Imported here, not above: the session brings the HTTP client, config store and
-      // zod, which defining the commands (and printing help) does not need.
+      // Imported here, not above: the session brings the HTTP client and config store,
+      // which defining the commands (and printing help) does not need; the emulator's
+      // clock only --emulator needs.
       const { Session } = await import('./session.js');
-      const runCtx = flags.emulator ? emulatorContext(ctx) : ctx;
+      const runCtx = flags.emulator ? (await import('./emulator-clock.js')).emulatorContext(ctx) : ctx;
       const { ConfigStore } = await import('../config/config-store.js');
       const stored = await new ConfigStore(runCtx.env).runDefaults(flags.profile, runCtx.env);
       const session = new Session(runCtx, flags, stored);

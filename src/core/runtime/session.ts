@@ -4,7 +4,6 @@ import { openOutputFile } from '../output/atomic-file.js';
 import { chooseFormat, formatGivenAs, refuseOutputName } from '../output/format-choice.js';
 import { ConfigStore, type ConfigFileError, type RunDefaults } from '../config/config-store.js';
 import type { Context } from './context.js';
-import { emulatorAnchor } from './emulator-clock.js';
 import { UsageError } from './errors.js';
 import type { ApiClient, ClientOptions } from '../http/client.js';
 import { optionSchemas, parseOption } from './options.js';
@@ -119,6 +118,7 @@ export class Session {
     if (!this.flags.emulator) return s;
     // --emulator: an in-process emulator on an ephemeral loopback port, with its demo key.
     const { startEmulator } = await import('../../emulator/index.js');
+    const { emulatorAnchor } = await import('./emulator-clock.js');
     const emulator = await startEmulator({ port: 0, now: emulatorAnchor(this.ctx.env, this.ctx.now()).seconds });
     this.cleanups.push(() => emulator.close());
     // Its chain too, unless --rpc names another node.
@@ -291,8 +291,10 @@ function parseColumns(raw: string): string[] {
  * V8's optimising compiler takes ~35 MB to compile undici's WebAssembly HTTP parser,
  * more than the export itself; the baseline compiler parses pages as fast here. And
  * the records of each page die young, but V8 lets the old generation grow far past
- * the small live set (~20 MB) between full collections; a growth of 20 % keeps the
- * peak flat at no measurable CPU cost to an export. Not for a sync: its memory is
+ * the small live set (~20 MB) between full collections. A growth of 80 % keeps the
+ * peak of a 1,000,000-record CSV export under 150 MB (139 MB; 149 MB at 100 %, 193 MB
+ * with V8's own) with half the full collections of 20 % (19 against 38 at 300,000
+ * records: test/bench/pace.mjs, issue 33). Not for a sync: its memory is
  * DuckDB's, and the extra full collections cost a first sync of 300,000 transfers
  * about 0.25 s (test/bench/mirror.mjs). Nor for a workbook (-f xlsx): exceljs makes
  * garbage for every cell, and they cost a 300,000-row workbook a sixth of its CPU
@@ -301,5 +303,5 @@ function parseColumns(raw: string): string[] {
  */
 function tuneMemory(smallHeap: boolean): void {
   setFlagsFromString('--liftoff-only');
-  if (smallHeap) setFlagsFromString('--heap-growing-percent=20');
+  if (smallHeap) setFlagsFromString('--heap-growing-percent=80');
 }

@@ -145,12 +145,30 @@ const pad2 = (n: number) => (n < 10 ? '0' : '') + n;
 export function formatLocal(t: number, zone: string): string {
   // A number no date can hold (a server's nonsense) is shown as it came.
   if (!Number.isFinite(t) || Math.abs(t) > MAX_DATE_SECONDS) return String(t);
-  const d = new Date(wallOf(t, zone) * 1000);
+  const wall = wallOf(t, zone);
+  // Whole seconds (the API's times): the date is made once per local day, since the
+  // records of a list come in time order (a fifth of an export's rows stage went to Date).
+  if (Number.isInteger(wall)) {
+    const day = Math.floor(wall / DAY);
+    if (day !== lastDay) {
+      const d = new Date(day * DAY * 1000);
+      lastDate = `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())} `;
+      lastDay = day;
+    }
+    const s = wall - day * DAY;
+    return `${lastDate}${pad2(Math.floor(s / 3600))}:${pad2(Math.floor(s / 60) % 60)}:${pad2(s % 60)}`;
+  }
+  const d = new Date(wall * 1000);
   return (
     `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())} ` +
     `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}`
   );
 }
+
+const DAY = 86_400;
+/** The local day formatLocal last wrote (days since 1970 on the wall clock), and its `YYYY-MM-DD `. */
+let lastDay = NaN;
+let lastDate = '';
 
 /** `2026-10-31T15:05:09+01:00` (or `…Z` in UTC): instant `t` in ISO 8601, unambiguous anywhere. */
 export function formatIso(t: number, zone: string): string {
