@@ -20,12 +20,18 @@ export interface GateFlags {
   jq?: string;
 }
 
-/** `withStatus`: the list's records carry a `transactionStatus` (status.ts hasStatus). */
-export function addGateOptions(cmd: Command, withStatus: boolean, billing: boolean): void {
+/**
+ * `withStatus`: the list's records carry a `transactionStatus` (status.ts hasStatus);
+ * `billings`: all of them are billings, some (`payrec transfers`), or none.
+ */
+export function addGateOptions(cmd: Command, withStatus: boolean, billings: 'all' | 'some' | 'none'): void {
+  const failed = {
+    all: 'only failed billings (success is not 1 or status failed)',
+    some: 'only failed records (--status failed; a billing also when its success is not 1)',
+    none: 'only failed records (--status failed)',
+  };
   if (withStatus) {
-    cmd
-      .option('--status <list>', `only records with these statuses: ${STATUSES.join(', ')} (comma-separated)`)
-      .option('--failed', billing ? 'only failed billings (success is not 1 or status failed)' : 'only failed records (--status failed)');
+    cmd.option('--status <list>', `only records with these statuses: ${STATUSES.join(', ')} (comma-separated)`).option('--failed', failed[billings]);
   }
   addCountOptions(cmd, 'records');
   addJqOption(cmd);

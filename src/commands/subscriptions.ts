@@ -9,7 +9,7 @@ import type { Session } from '../core/runtime/session.js';
 import { formatLocal } from '../core/runtime/zone.js';
 import { futureWindow } from '../core/runtime/future-window.js';
 import { printable } from '../core/output/sanitize.js';
-import { CURSOR_TABLE } from '../mirror/state.js';
+import { isMirror } from '../mirror/state.js';
 import { validateColumns } from '../core/output/writer.js';
 import { refuseCountWorkbook } from '../core/lists/list-query.js';
 import { parseOption } from '../core/runtime/options.js';
@@ -198,8 +198,7 @@ async function loadRecords(session: Session, flags: MirrorFlags, plans: string[]
   const db = await MirrorDb.open(location.file, 'read', openOptions(session));
   try {
     // A DuckDB file payrec never synced into (a sync refused before its first write, another tool's database).
-    const own = await db.rows(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = '${CURSOR_TABLE}'`);
-    if (Number(own[0].n) === 0) {
+    if (!(await isMirror(db))) {
       throw new UsageError(`${printable(location.file)} is not a payrec mirror: it holds none of payrec's tables`, `fill it with: ${sync} (or add --sync), or give another --db`);
     }
     const coverage = await subscriptionCoverage(db, chain, plans);
