@@ -1,3 +1,4 @@
+import ExcelJS from 'exceljs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, SubscriptionTruth } from '../../src/emulator/index.js';
@@ -188,6 +189,17 @@ describe('payrec transfers with the billings of the known plans', () => {
     );
     const paid = await run(['transfers', '--all', '-q', '--jq', '[.[] | select(.outcome == "paid") | .transactionHash] | length']);
     expect(paid.stdout).toBe(`${want.filter((t) => outcome(t) === 'paid').length}\n`);
+
+    // A workbook: one row per record, the billings' outcome beside their amount.
+    const file = join(tempDir(), 'transfers.xlsx');
+    expect((await run(['transfers', '--all', '--sort', 'asc', '-q', '-o', file])).exitCode).toBe(0);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.readFile(file);
+    const sheet = book.worksheets[0];
+    const head = (sheet.getRow(1).values as unknown[]).slice(1) as string[];
+    expect(sheet.rowCount).toBe(want.length + 1);
+    const cells = want.map((_, i) => ['product', 'transactionHash', 'outcome'].map((c) => sheet.getRow(i + 2).getCell(head.indexOf(c) + 1).value ?? ''));
+    expect(cells).toEqual(want.map((t) => [t.product, t.transactionHash, outcome(t)]));
   });
 
   test('--verify checks each billing as fr billings --verify does (the collection and plan of each record)', async () => {
@@ -214,6 +226,44 @@ describe('payrec transfers with the billings of the known plans', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(emu.requests).toEqual([]);
+  });
+});
+
+describe('payrec transfers --follow with billings in the mix', () => {
+  test('billings added to the known plans while following are printed once each, with their plan; those of other plans are not', async () => {
+    const live = await emulator();
+    const run = (args: string[]) => payrec(live, args, { env: { PAYREC_DB: join(tempDir(), 'absent.duckdb') } });
+    const billingsOf = async (plan: string) => (await listOf(live, `/fixed-recurring/plans/${plan}/billings`)).map((r) => `${plan} ${r.transactionHash as string}`);
+    const all = async () => new Set((await Promise.all(plans.map(billingsOf))).flat());
+    const before = await all();
+    const child = run(['transfers', '--product', 'fr', '-f', 'jsonl', '--follow', '--interval', '0.2']);
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+    const lines = () => jsonl(out);
+    const polls = () => live.requests.filter((q) => q.path === `/v1/${CHAIN}/fixed-recurring/plans/${seen[0]}/billings`).length;
+    const until = async (what: string, ok: () => boolean) => {
+      for (const end = Date.now() + 15_000; !ok(); await new Promise((r) => setTimeout(r, 20))) if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    };
+    try {
+      await until('the second poll', () => polls() >= 2);
+      const res = await fetch(`${live.url}/_emulator/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chain: CHAIN, collection: 'fixed-recurring/billings', count: 12 }) });
+      expect(res.status).toBe(201);
+      const added = [...(await all())].filter((k) => !before.has(k));
+      expect(added.length).toBe(12);
+      const wanted = added.filter((k) => seen.includes(k.split(' ')[0]));
+      expect(wanted.length).toBeGreaterThan(0);
+      expect(wanted.length).toBeLessThan(12);
+      await until(`${wanted.length} records`, () => lines().length >= wanted.length);
+      const seenPolls = polls();
+      await until('3 more polls', () => polls() >= seenPolls + 3);
+      expect(lines().map((t) => `${t.planId} ${t.transactionHash}`).sort()).toEqual(wanted.sort());
+      expect(lines().every((t) => t.product === FR && typeof t.outcome === 'string')).toBe(true);
+    } finally {
+      child.kill('SIGINT');
+      const r = await child;
+      expect(r.exitCode).toBe(130);
+      await live.close();
+    }
   });
 });
 
