@@ -276,6 +276,7 @@ describe('bad input: exit 2 before anything is read or sent', () => {
     ['a --past-due-for that is no number of days', ['subscriptions', '--past-due-for', '1.5'], /invalid --past-due-for "1\.5": expected a whole number of days/],
     ['--count with --jq', ['metrics', '--count', '--jq', 'length'], /give either --count or --jq/],
     ['--count into a workbook', ['subscriptions', '--count', '-o', 'n.xlsx'], /--count prints a number: -f xlsx does not apply/],
+    ['--jq into a workbook', ['metrics', '--jq', '.[0]', '-o', 'n.xlsx'], /--jq prints what jq answers: -f xlsx does not apply/],
     ['an id too short to look up', ['subscriptions', '0xabc'], /invalid SUBSCRIPTION_ID "0xabc"/],
   ];
   for (const [what, args, message] of cases) {
