@@ -43,13 +43,16 @@ export const TRANSFER_FIELDS: readonly string[] = [
 export const TRANSFER_COLUMNS: readonly string[] = [PRODUCT_FIELD, ...new Set(TRANSFER_ENDPOINTS.flatMap((e) => e.columns))];
 
 /**
- * A merged record: `product` plus that product's own schema, so each record is checked
- * against the schema of the list it came from.
+ * A merged record of these products: `product` plus that product's own schema, so each
+ * record is checked against the schema of the list it came from (and a summary says
+ * what a failed billing is only when billings are among them).
  */
-export const transferRecord = z.discriminatedUnion(
-  PRODUCT_FIELD,
-  TRANSFER_ENDPOINTS.map((e) => z.looseObject({ [PRODUCT_FIELD]: z.literal(e.product), ...(e.record as z.ZodObject).shape })) as unknown as [z.ZodObject, ...z.ZodObject[]],
-);
+export function transferRecord(selected: readonly Endpoint[] = TRANSFER_ENDPOINTS): z.ZodType {
+  return z.discriminatedUnion(
+    PRODUCT_FIELD,
+    selected.map((e) => z.looseObject({ [PRODUCT_FIELD]: z.literal(e.product), ...(e.record as z.ZodObject).shape })) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  );
+}
 
 /**
  * Every filter some transfers product takes, by name, with the products that take it.
