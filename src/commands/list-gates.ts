@@ -20,12 +20,18 @@ export interface GateFlags {
   jq?: string;
 }
 
-/** `withStatus`: the list's records carry a `transactionStatus` (status.ts hasStatus). */
-export function addGateOptions(cmd: Command, withStatus: boolean, billing: boolean): void {
+/**
+ * `withStatus`: the list's records carry a `transactionStatus` (status.ts hasStatus);
+ * `billings`: all of them are billings, some (`payrec transfers`), or none.
+ */
+export function addGateOptions(cmd: Command, withStatus: boolean, billings: 'all' | 'some' | 'none'): void {
+  const failed = {
+    all: 'only failed billings (success is not 1 or status failed)',
+    some: 'only failed records (--status failed; a billing also when its success is not 1)',
+    none: 'only failed records (--status failed)',
+  };
   if (withStatus) {
-    cmd
-      .option('--status <list>', `only records with these statuses: ${STATUSES.join(', ')} (comma-separated)`)
-      .option('--failed', billing ? 'only failed billings (success is not 1 or status failed)' : 'only failed records (--status failed)');
+    cmd.option('--status <list>', `only records with these statuses: ${STATUSES.join(', ')} (comma-separated)`).option('--failed', failed[billings]);
   }
   addCountOptions(cmd, 'records');
   addJqOption(cmd);
@@ -85,11 +91,21 @@ export function gatedSink(gates: RowGates, out: NodeJS.WritableStream, output: O
 }
 
 /**
- * Prints a command's rows through the gates: the rows (to stdout or -o), their number
- * (--count) or jq's answer over them (--jq); then exits 9 with --fail-if-any when there
- * was any. `what` names a row in that message (`plan`). Returns how many rows there were.
+ * Prints a command's rows through the gates (`payrec fr plans`, `subscriptions`,
+ * `metrics`): the rows (to stdout or -o), their number (--count) or jq's answer over
+ * the document -f json would print (--jq); then exits 9 with --fail-if-any when there
+ * was any. `what` names a row in that message (`plan`); `table`, how a table (on a
+ * terminal or piped) shows a row when not as the other formats do (percentages, an
+ * interval's name). Returns how many rows there were.
  */
-export async function printRows(session: Session, output: OutputOptions, gates: RowGates, rows: Iterable<Record<string, unknown>>, what: string): Promise<number> {
+export async function printRows(
+  session: Session,
+  output: OutputOptions,
+  gates: RowGates,
+  rows: Iterable<Record<string, unknown>>,
+  what: string,
+  table?: (row: Record<string, unknown>) => Record<string, unknown>,
+): Promise<number> {
   const target = await session.openOutput();
   let n = 0;
   if (gates.count) {
@@ -97,9 +113,10 @@ export async function printRows(session: Session, output: OutputOptions, gates: 
     target.stream.write(`${n}\n`);
   } else {
     const sink = gatedSink(gates, target.stream, output);
+    const shown = sink.output.format === 'table' && table ? table : (r: Record<string, unknown>) => r;
     const writer = createWriter(sink.stream, sink.output);
     for (const r of rows) {
-      await writer.write(r);
+      await writer.write(shown(r));
       n++;
     }
     await writer.end();

@@ -66,7 +66,7 @@ function defineOptions(cmd: Command, group: Endpoint[]): void {
   if (group.some((e) => e.method === 'DELETE')) cmd.option('--ignore-missing', 'exit 0 when it is already gone (404), for provisioning jobs run again');
   if (group.some((e) => e.kind === 'list')) {
     addListOptions(cmd, group.some((e) => e.timeWindow), seen.has('token'), group.some((e) => verifiable(e.collection)));
-    addGateOptions(cmd, group.some(hasStatus), group.some(hasSuccess));
+    addGateOptions(cmd, group.some(hasStatus), group.some(hasSuccess) ? 'all' : 'none');
   }
   const examples = group.flatMap((e) => e.examples);
   cmd.addHelpText('after', `\nExamples:\n${examples.map((x) => `  $ ${x}`).join('\n')}\n`);

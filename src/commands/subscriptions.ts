@@ -9,15 +9,12 @@ import type { Session } from '../core/runtime/session.js';
 import { formatLocal } from '../core/runtime/zone.js';
 import { futureWindow } from '../core/runtime/future-window.js';
 import { printable } from '../core/output/sanitize.js';
-import { CURSOR_TABLE } from '../mirror/state.js';
+import { isMirror } from '../mirror/state.js';
 import { validateColumns } from '../core/output/writer.js';
-import { refuseCountWorkbook } from '../core/lists/list-query.js';
 import { parseOption } from '../core/runtime/options.js';
 import { hexId } from '../registry/validators.js';
 import { topCommand } from './tree.js';
-import { addCountOptions, addJqOption, parseGateFlags, type GateFlags } from './list-gates.js';
-import { answerRows } from './computed-rows.js';
-import { compileJq, type JqFilter } from '../core/output/jq.js';
+import { addRowGateOptions, parseRowGates, printRows, type GateFlags } from './list-gates.js';
 import type { CellKind } from '../core/output/xlsx.js';
 import { mirrorLocation } from '../mirror/location.js';
 import { MirrorDb, openOptions } from '../mirror/store.js';
@@ -123,8 +120,7 @@ export function addSubscriptionCommands(program: Command, action: CommandAction)
       ].join('\n'),
     )
     .action(action((session, cmd) => runLedger(session, cmd), { output: true }));
-  addCountOptions(subs, 'rows');
-  addJqOption(subs);
+  addRowGateOptions(subs);
 
   const metricsCommand = addMirrorOptions(offerColumns(topCommand(program, 'metrics'), [...METRICS_COLUMNS, 'planId', 'interval']))
     .option('--period <period>', `the calendar period to report: ${PERIOD_FORMS}`)
@@ -155,8 +151,7 @@ export function addSubscriptionCommands(program: Command, action: CommandAction)
       ].join('\n'),
     )
     .action(action((session, cmd) => runMetrics(session, cmd), { output: true }));
-  addCountOptions(metricsCommand, 'rows');
-  addJqOption(metricsCommand);
+  addRowGateOptions(metricsCommand);
 }
 
 /** The flags both commands share, checked before the mirror is touched. */
@@ -198,8 +193,7 @@ async function loadRecords(session: Session, flags: MirrorFlags, plans: string[]
   const db = await MirrorDb.open(location.file, 'read', openOptions(session));
   try {
     // A DuckDB file payrec never synced into (a sync refused before its first write, another tool's database).
-    const own = await db.rows(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = '${CURSOR_TABLE}'`);
-    if (Number(own[0].n) === 0) {
+    if (!(await isMirror(db))) {
       throw new UsageError(`${printable(location.file)} is not a payrec mirror: it holds none of payrec's tables`, `fill it with: ${sync} (or add --sync), or give another --db`);
     }
     const coverage = await subscriptionCoverage(db, chain, plans);
@@ -245,13 +239,6 @@ function parseStates(text: string | undefined): Set<SubscriptionState> | undefin
   return states;
 }
 
-/** --count, --fail-if-any and --jq, checked (and jq compiled) before the mirror is read. */
-async function parseAnswerFlags(session: Session, flags: GateFlags): Promise<{ count?: boolean; failIfAny?: boolean; jq?: JqFilter }> {
-  const { count, failIfAny, jq } = parseGateFlags(flags);
-  refuseCountWorkbook(count, session.format);
-  return { count, failIfAny, jq: jq === undefined ? undefined : await compileJq(jq) };
-}
-
 /** Ratios as tables show them: percentages, the same digits as the 8-place fraction (0.66666667 → 66.666667%). */
 function percent(fraction: unknown): unknown {
   if (typeof fraction !== 'string') return fraction;
@@ -279,7 +266,8 @@ async function runLedger(session: Session, cmd: Command): Promise<void> {
     noteAt(session, flags, at);
     return show.showSubscription(session, id, at, graceSeconds, flags.db);
   }
-  const answer = await parseAnswerFlags(session, flags);
+  // Checked (and jq compiled) before the mirror is read.
+  const gates = await parseRowGates(flags, session.format);
   const output = session.output('list', LEDGER_TABLE_COLUMNS);
   if (output.columns) validateColumns(output.columns, LEDGER_COLUMNS);
   const { records } = await loadRecords(session, flags, plans, at);
@@ -287,8 +275,8 @@ async function runLedger(session: Session, cmd: Command): Promise<void> {
   const rows = ledger(records, { at, graceSeconds }).filter(
     (r) => (states === undefined || states.has(r.state)) && (pastDueFor === undefined || (r.state === 'past_due' && r.daysPastDue! >= pastDueFor)),
   );
-  await answerRows(session, rows as unknown as Record<string, unknown>[], { ...output, cellKinds: LEDGER_CELLS, keepColumns: LEDGER_ANSWERS }, { ...answer, what: 'subscription' });
-  if (rows.length === 0 && !answer.count) session.note('no subscriptions match');
+  await printRows(session, { ...output, cellKinds: LEDGER_CELLS, keepColumns: LEDGER_ANSWERS }, gates, rows as unknown as Record<string, unknown>[], 'subscription');
+  if (rows.length === 0 && !gates.count) session.note('no subscriptions match');
 }
 
 /** A whole number of days (--past-due-for). */
@@ -352,8 +340,8 @@ async function runMetrics(session: Session, cmd: Command): Promise<void> {
   const output = session.output('list', tableColumns);
   if (output.columns) validateColumns(output.columns, [...columns, 'interval']);
   if (flags.chart && session.flags.output !== undefined) throw new UsageError('--chart draws in the terminal: leave out -o (or drop --chart to export the rows)');
-  const answer = await parseAnswerFlags(session, flags);
-  if (flags.chart && (answer.count || answer.jq)) throw new UsageError('--chart draws in the terminal: it does not go with --count or --jq');
+  const gates = await parseRowGates(flags, session.format);
+  if (flags.chart && (gates.count || gates.jq)) throw new UsageError('--chart draws in the terminal: it does not go with --count or --jq');
   const { records } = await loadRecords(session, flags, plans, at, window.start);
   noteAt(session, flags, at);
   const intervals = intervalsOf(kind, window, session.zone).map((s) => ({ from: s.start, to: s.end }));
@@ -369,8 +357,8 @@ async function runMetrics(session: Session, cmd: Command): Promise<void> {
     for (const k of RATIO_COLUMNS) shown[k] = percent(r[k]);
     return shown;
   };
-  await answerRows(session, rows.map(named), { ...output, cellKinds: METRICS_CELLS, keepColumns: ['interval', 'token', ...(byPlan ? ['planId'] : []), ...METRICS_ANSWERS] }, { ...answer, what: 'row', table });
-  if (rows.length === 0 && !answer.count) session.note('no subscription was counted, billed or in dunning in this window');
+  await printRows(session, { ...output, cellKinds: METRICS_CELLS, keepColumns: ['interval', 'token', ...(byPlan ? ['planId'] : []), ...METRICS_ANSWERS] }, gates, rows.map(named), 'row', table);
+  if (rows.length === 0 && !gates.count) session.note('no subscription was counted, billed or in dunning in this window');
 }
 
 const withoutPlan = ({ planId: _planId, ...rest }: MetricsRow): Record<string, unknown> => rest;

@@ -4,11 +4,18 @@ import { UsageError } from '../core/runtime/errors.js';
 import { flagOf } from '../core/runtime/options.js';
 import type { Session } from '../core/runtime/session.js';
 import { printable } from '../core/output/sanitize.js';
-import { endpointWalk, runEndpoint, type MergedList } from '../core/lists/run-endpoint.js';
-import { mergeWalks } from '../core/lists/merge.js';
+import { existsSync } from 'node:fs';
+import { endpointWalk, fillPath, runEndpoint, type MergedList } from '../core/lists/run-endpoint.js';
+import { mergeWalks, type MergeSource } from '../core/lists/merge.js';
+import type { WalkWindow } from '../core/lists/list-query.js';
+import type { ApiClient } from '../core/http/client.js';
+import { addedPlans } from '../core/config/added-plans.js';
+import { mirrorLocation } from '../mirror/location.js';
+import { knownPlans, noteBilledPlans, shortUrlPlans, withShortUrlPlans, type PlanSource } from '../mirror/plan-coverage.js';
+import { isMirror } from '../mirror/state.js';
 import { identityOf } from '../core/lists/paginate.js';
 import { productAliases } from '../registry/products.js';
-import { PRODUCT_FIELD, TRANSFER_COLUMNS, TRANSFER_ENDPOINTS, TRANSFER_FIELDS, transferFilters, transferRecord } from '../registry/transfers.js';
+import { perPlan, PRODUCT_FIELD, TRANSFER_COLUMNS, TRANSFER_ENDPOINTS, TRANSFER_FIELDS, transferFilters, transferRecord } from '../registry/transfers.js';
 import type { Endpoint } from '../registry/types.js';
 import { addListOptions, parseListFlags, takesWholeWindow, type ListFlags } from './registry-commands.js';
 import { topCommand } from './tree.js';
@@ -19,6 +26,9 @@ import { hasStatus, hasSuccess } from '../core/lists/status.js';
 // `transfers`) in one list, merged by time, through the same list machinery as each
 // product's own `transfers` command: the one paginator walks each product exactly,
 // mergeWalks orders them, and runEndpoint prints, summarises, charts or follows.
+// Fixed-recurring billings (the subscription revenue) are listed per plan only: each
+// known plan's billings are one more walk (DESIGN.md "Lists and exports"), and stderr
+// says how many plans that is and where they were found (plan-coverage.ts).
 
 const FILTERS = transferFilters();
 /** A --token filter is also what --chart charts (as on each product's list). */
@@ -32,15 +42,22 @@ export function addTransfersCommand(program: Command, action: CommandAction): vo
     const only = products.length === TRANSFER_ENDPOINTS.length ? '' : ` (${products.join(', ')} only: narrow with --product)`;
     cmd.option(`${flagOf(filter.name)} <value>`, filter.help + only);
   }
+  cmd.option('--db <file>', "the mirror whose plans' billings are included too (env PAYREC_DB; default the profile's mirror, when there is one)");
   addListOptions(cmd, true, HAS_TOKEN_FILTER, true);
-  addGateOptions(cmd, TRANSFER_ENDPOINTS.some(hasStatus), TRANSFER_ENDPOINTS.some(hasSuccess));
+  addGateOptions(cmd, TRANSFER_ENDPOINTS.some(hasStatus), TRANSFER_ENDPOINTS.every(hasSuccess) ? 'all' : TRANSFER_ENDPOINTS.some(hasSuccess) ? 'some' : 'none');
   const examples = [
     'payrec transfers --from 7d',
     'payrec transfers --all --from 2026-10-01 --to 2026-10-31 -f csv -o transfers.csv',
     'payrec transfers --product ot,w2w --token USDT --all --summary',
+    'payrec transfers --product fr --period last-month --summary',
     'payrec transfers --follow',
   ];
-  cmd.addHelpText('after', `\nExamples:\n${examples.map((x) => `  $ ${x}`).join('\n')}\n`);
+  const billings = [
+    'Fixed-recurring billings are listed per plan: those of every known plan are included (the plans',
+    'short urls name, those added with fr plans add, and those the mirror remembers); stderr says how',
+    'many. --plan-id reads one plan instead.',
+  ];
+  cmd.addHelpText('after', `\n${billings.join('\n')}\n\nExamples:\n${examples.map((x) => `  $ ${x}`).join('\n')}\n`);
   cmd.action(action((session, c) => runTransfers(session, c), { output: true }));
 }
 
@@ -51,10 +68,10 @@ async function runTransfers(session: Session, cmd: Command): Promise<void> {
   for (const { filter, products } of FILTERS) {
     const value = opts[filter.name];
     if (typeof value !== 'string') continue;
-    const lacking = selected.filter((e) => !products.includes(e.product)).map((e) => e.product);
+    const lacking = selected.filter((e) => !products.includes(e.product)).map((e) => `${e.product} ${perPlan(e) ? 'billings' : 'transfers'}`);
     if (lacking.length > 0) {
       throw new UsageError(
-        `${flagOf(filter.name)} is not a filter of ${lacking.join(', ')} transfers`,
+        `${flagOf(filter.name)} is not a filter of ${lacking.join(', ')}`,
         `narrow the list to products that have it: --product ${products.map((p) => productAliases[p]).join(',')}`,
       );
     }
@@ -63,28 +80,91 @@ async function runTransfers(session: Session, cmd: Command): Promise<void> {
     filters[filter.name] = r.data;
   }
   const list = parseListFlags(opts, session.ctx.now(), HAS_TOKEN_FILTER, session.zone, takesWholeWindow(session, opts as ListFlags));
+  const plans = selected.some(perPlan) ? await billedPlans(session, opts.db as string | undefined, filters.planId) : undefined;
   // One connection per page in flight: the products share --concurrency, at least one page each.
   await session.client(Math.max(list.window.concurrency, selected.length));
-  await runEndpoint(session, mergedTransfers(selected, filters), {}, {}, list);
+  await runEndpoint(session, mergedTransfers(selected, filters, plans), {}, {}, list);
 }
 
-/** The merged list of these products' transfers, each read with the filters given. */
-function mergedTransfers(selected: readonly Endpoint[], filters: Record<string, string>): MergedList {
+/** The plans whose billings are read, once a client can ask the API for the short urls that name them. */
+type PlansOf = (client: ApiClient) => Promise<string[]>;
+
+/**
+ * The plans whose billings `payrec transfers` reads: the one given with --plan-id, else
+ * every known plan (plan-coverage.ts knownPlans): the profile's and the mirror's (read
+ * now, so a bad --db is exit 2 before any request), and those the short urls name,
+ * read online with the first walk. Said on stderr once.
+ */
+async function billedPlans(session: Session, dbFlag: string | undefined, given: string | undefined): Promise<PlansOf> {
+  if (given !== undefined) {
+    return async () => {
+      noteBilledPlans(session, new Map(), given);
+      return [given];
+    };
+  }
+  const known = await localPlans(session, dbFlag);
+  let found: Promise<string[]> | undefined;
+  return (client) =>
+    (found ??= (async () => {
+      const all = withShortUrlPlans(known, await shortUrlPlans(client));
+      noteBilledPlans(session, all, undefined);
+      return [...all.keys()];
+    })());
+}
+
+/** The plans the profile and the mirror know (none from a mirror that does not exist, unless --db named it). */
+async function localPlans(session: Session, dbFlag: string | undefined): Promise<Map<string, PlanSource[]>> {
+  const { chain } = await session.settings();
+  const added = await addedPlans(session);
+  const location = await mirrorLocation(session, dbFlag);
+  if (!existsSync(location.file)) {
+    if (dbFlag !== undefined) throw new UsageError(`there is no mirror at ${printable(location.file)}`, 'give --db the mirror payrec sync fills, or leave --db out');
+    return knownPlans(undefined, chain, added);
+  }
+  // DuckDB (a native addon, most of a second to load) only when there is a mirror to read.
+  const { MirrorDb, openOptions } = await import('../mirror/store.js');
+  const db = await MirrorDb.open(location.file, 'read', openOptions(session));
+  try {
+    if (!(await isMirror(db))) throw new UsageError(`${printable(location.file)} is not a payrec mirror: it holds none of payrec's tables`, 'give another --db, or fill it with: payrec sync');
+    return await knownPlans(db, chain, added);
+  } finally {
+    db.close();
+  }
+}
+
+/** Each selected product's walk: a whole list once, a per-plan list (billings) once per plan, each record with its plan. */
+function sourcesOf(client: ApiClient, selected: readonly Endpoint[], filters: Record<string, string>, plans: readonly string[]): MergeSource[] {
+  return selected.flatMap((e) => {
+    const own = Object.fromEntries(Object.entries(filters).filter(([name]) => e.filters.some((f) => f.name === name)));
+    if (!perPlan(e)) return [{ tag: e.product, walk: endpointWalk(client, e, e.path, filters), identity: identityOf(e) }];
+    return plans.map((planId) => ({ tag: e.product, walk: withPlan(endpointWalk(client, e, fillPath(e, { planId }), own), planId), identity: identityOf(e) }));
+  });
+}
+
+/** A plan's billings carry no planId: each gets the plan it was listed under (as the mirror stores it). */
+function withPlan(walk: WalkWindow, planId: string): WalkWindow {
+  return async function* (...args) {
+    for await (const page of walk(...args)) yield { ...page, records: page.records.map((r) => ({ planId, ...r })) };
+  };
+}
+
+/** The merged list of these products' transfers, each read with the filters given; billings of `plans`. */
+function mergedTransfers(selected: readonly Endpoint[], filters: Record<string, string>, plans: PlansOf | undefined): MergedList {
   return {
     kind: 'list',
     method: 'GET',
     timeWindow: true,
     path: '/:product/transfers',
     title: selected.length === TRANSFER_ENDPOINTS.length ? 'transfers of every product' : `transfers of ${selected.map((e) => e.product).join(', ')}`,
-    record: transferRecord,
+    record: transferRecord(selected),
     identity: [PRODUCT_FIELD, ...new Set(selected.flatMap((e) => e.identity))],
     columns: TRANSFER_COLUMNS,
     fields: TRANSFER_FIELDS,
+    collectionOf: (r) => selected.find((e) => e.product === r[PRODUCT_FIELD])!.collection,
     walk: (client) =>
-      mergeWalks(
-        selected.map((e) => ({ tag: e.product, walk: endpointWalk(client, e, e.path, filters), identity: identityOf(e) })),
-        PRODUCT_FIELD,
-      ),
+      async function* (...args) {
+        yield* mergeWalks(sourcesOf(client, selected, filters, plans ? await plans(client) : []), PRODUCT_FIELD)(...args);
+      },
   };
 }
 

@@ -16,7 +16,7 @@ export interface TopLevelEntry {
 
 export const TOP_LEVEL: readonly TopLevelEntry[] = [
   ...PRODUCTS.map((p) => ({ name: p, alias: productAliases[p], description: productDescriptions[p] })),
-  { name: 'transfers', description: 'Every product\'s transfers in one list, merged by time (--product to narrow)' },
+  { name: 'transfers', description: 'Every product\'s transfers, fixed-recurring billings included, in one list merged by time (--product to narrow)' },
   { name: 'emulator', description: 'Run the built-in emulator of the API (for trying payrec and for tests)' },
   { name: 'auth', description: 'Log in with an API key, check it, log out' },
   { name: 'config', description: 'Show and change stored profiles (precedence: flag > environment > profile > default)' },

@@ -1,5 +1,6 @@
 import { endpoints } from '../registry/endpoints.js';
 import { productAliases } from '../registry/products.js';
+import { TRANSFER_ENDPOINTS } from '../registry/transfers.js';
 import { PRODUCTS, type Endpoint, type Product } from '../registry/types.js';
 import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
@@ -53,8 +54,8 @@ function buildCatalog(): MirroredCollection[] {
 
 export const CATALOG: readonly MirroredCollection[] = buildCatalog();
 
-/** Collections whose records are transfers: the `transfers` view unites them. */
-export const TRANSFER_COLLECTIONS = CATALOG.filter((c) => c.whole?.transfers === true);
+/** Collections whose records are transfers (billings too), in `payrec transfers`' order: the `transfers` view unites them. */
+export const TRANSFER_COLLECTIONS = TRANSFER_ENDPOINTS.map((e) => CATALOG.find((c) => c.name === e.collection)!);
 
 /**
  * The collections a user named: `product/collection`, the product by name or alias

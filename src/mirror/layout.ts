@@ -6,6 +6,7 @@ import { EXTRA_COLUMN, hasKind, ident, IDENTITY_HASH_COLUMN, INEXACT_COLUMN, LAS
 import { clearCursors, EXPORTS_TABLE, META_TABLE, readMeta, SCOPE_TABLE, STATE_DDL, writeMeta } from './state.js';
 import type { MirrorDb } from './store.js';
 import { subscriptionsView } from './subscriptions-view.js';
+import { OUTCOME_FIELD, outcomeAdder } from '../core/lists/status.js';
 
 // Creates a mirror's tables and views, and brings an older mirror up to date.
 //
@@ -214,9 +215,15 @@ function collectionView({ collection, fields, scopes, storage }: TableLayout): s
   return `CREATE OR REPLACE VIEW main.${ident(collection.table)} AS SELECT ${columns.join(', ')} FROM ${storage}`;
 }
 
-/** Every transfer view, with its product. */
+/**
+ * Every transfer view, with its product, in `payrec transfers`' order and shape
+ * (TRANSFER_FIELDS); billings with their outcome by the one meaning of status.ts
+ * (failed: success not 1, or status failed; paid: success 1 and confirmed; else pending),
+ * so that `WHERE outcome = 'paid'` is the revenue that --summary and exports give.
+ */
 function transfersView(): string {
-  const transfers = TRANSFER_COLLECTIONS.map((c) => `SELECT '${c.product}' AS product, * FROM main.${ident(c.table)}`);
+  const outcome = `CASE WHEN (success IS NOT NULL AND success <> 1) OR transactionStatus = 'failed' THEN 'failed' WHEN success = 1 AND transactionStatus = 'confirmed' THEN 'paid' ELSE 'pending' END AS ${OUTCOME_FIELD}`;
+  const transfers = TRANSFER_COLLECTIONS.map((c) => `SELECT '${c.product}' AS product, *${outcomeAdder(c.endpoint) ? `, ${outcome}` : ''} FROM main.${ident(c.table)}`);
   return `CREATE OR REPLACE VIEW transfers AS ${transfers.join(' UNION ALL BY NAME ')}`;
 }
 

@@ -1,4 +1,7 @@
 import { dirname } from 'node:path';
+import type { ApiClient } from '../core/http/client.js';
+import { endpointWalk } from '../core/lists/run-endpoint.js';
+import { hexId } from '../registry/validators.js';
 import { addedPlans } from '../core/config/added-plans.js';
 import type { Session } from '../core/runtime/session.js';
 import { makeKeptFolder } from '../core/runtime/trust.js';
@@ -7,7 +10,7 @@ import { MIRROR_KEEPER, type MirrorLocation } from './location.js';
 import { discoveredScopes } from './scopes.js';
 import { serviceOf } from './service.js';
 import { CURSOR_TABLE, rememberedScopes } from './state.js';
-import { MirrorDb, openOptions } from './store.js';
+import type { MirrorDb } from './store.js';
 import { syncMirror } from './sync.js';
 
 // Which fixed-recurring plans payrec knows, and from where (DESIGN.md "Subscriptions and
@@ -51,6 +54,33 @@ export async function knownPlans(db: MirrorDb | undefined, chain: string, added:
   if (db) for (const id of await syncedPlans(db, chain)) if (!sources.has(id)) found(id, 'earlier');
   const order = Object.keys(SOURCE_WORDS) as PlanSource[];
   return new Map([...sources].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, s]) => [id, order.filter((x) => s.has(x))]));
+}
+
+/** The list of every fixed-recurring short url (no path parameter). */
+const SHORT_URLS = CATALOG.find((c) => c.name === 'fixed-recurring/short-urls')!.whole!;
+
+/**
+ * The plans the fixed-recurring short urls name now, read online in one walk of their
+ * list (the list a sync mirrors, where discoveredScopes finds them): lower case, and
+ * only well-formed ids (they go into request paths).
+ */
+export async function shortUrlPlans(client: ApiClient): Promise<string[]> {
+  const ids = new Set<string>();
+  const whole = { limit: Infinity, pageSize: 1000, offset: 0, concurrency: 1 };
+  for await (const page of endpointWalk(client, SHORT_URLS, SHORT_URLS.path, {})(whole, undefined, undefined, undefined)) {
+    for (const r of page.records) {
+      const id = String(r.planId).toLowerCase();
+      if (hexId.safeParse(id).success) ids.add(id);
+    }
+  }
+  return [...ids];
+}
+
+/** `known` (knownPlans) with the plans the short urls name now (shortUrlPlans): known from a short url first, and no longer "synced earlier". */
+export function withShortUrlPlans(known: ReadonlyMap<string, readonly PlanSource[]>, named: readonly string[]): Map<string, PlanSource[]> {
+  const out = new Map([...known].map(([id, s]) => [id, [...s]]));
+  for (const id of named) out.set(id, ['short url', ...(known.get(id) ?? []).filter((s) => s !== 'short url' && s !== 'earlier')]);
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 /** `payrec [--emulator] ` for hints: a command under --emulator is run with it again. */
@@ -104,12 +134,27 @@ export async function notePlanCoverage(session: Session, db: MirrorDb, chain: st
 }
 
 /**
+ * Says on stderr whose billings `payrec transfers` includes: the known plans (`known`),
+ * counted by source, and how to add an unseen one; or the one plan given with --plan-id.
+ */
+export function noteBilledPlans(session: Session, known: ReadonlyMap<string, readonly PlanSource[]>, given: string | undefined): void {
+  if (given !== undefined) {
+    session.note(`including the billings of ${plansWord(1)}: the one given with --plan-id`);
+    return;
+  }
+  const plans = [...known.keys()];
+  session.note(`including the billings of ${plansWord(plans.length)} (${sourceCounts(plans, known) || 'none known'}); ${unseenHint(session)}`);
+}
+
+/**
  * `--sync` of `payrec subscriptions` and `payrec metrics`: the fixed-recurring short urls
  * (they name plans), then the billings and cancellations of every known plan (of
  * `given` only when given), and nothing else of the mirror. Returns what it fetched.
  */
 export async function syncPlans(session: Session, location: MirrorLocation, given: readonly string[]): Promise<{ fetched: number; new: number; updated: number }> {
   if (location.isDefault) await makeKeptFolder(dirname(location.file), MIRROR_KEEPER);
+  // DuckDB (a native addon) loads only here: `payrec transfers` counts plans without it.
+  const { MirrorDb, openOptions } = await import('./store.js');
   const db = await MirrorDb.open(location.file, 'write', openOptions(session));
   try {
     const collections = resolveCollections(given.length > 0 ? ['fr/billings', 'fr/cancellations'] : ['fr/short-urls', 'fr/billings', 'fr/cancellations']);

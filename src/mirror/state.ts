@@ -8,6 +8,12 @@ import type { MirrorDb } from './store.js';
 
 export const META_TABLE = 'payrec_meta';
 export const CURSOR_TABLE = 'payrec_cursors';
+
+/** Whether payrec ever synced into this DuckDB file (not an empty file a refused sync left, nor another tool's database). */
+export async function isMirror(db: MirrorDb): Promise<boolean> {
+  const own = await db.rows(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = '${CURSOR_TABLE}'`);
+  return Number(own[0].n) > 0;
+}
 export const SCOPE_TABLE = 'payrec_scopes';
 /** What each Parquet partition held when it was last written, per --parquet directory. */
 export const EXPORTS_TABLE = 'payrec_parquet_exports';

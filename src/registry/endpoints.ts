@@ -212,6 +212,8 @@ export const endpoints = [
     path: '/fixed-recurring/plans/:planId/billings',
     params: [planId],
     filters: [f.triggeredBy],
+    // The subscription revenue: `payrec transfers` reads it once per known plan.
+    transfers: true,
     summary: 'List the billings of a plan (--plan-id) or of a subscription (--subscription-id)',
     examples: [
       'payrec fixed-recurring billings --plan-id 0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7 --from 2026-01-01 --to 2026-02-01',

@@ -91,14 +91,19 @@ describe('a first sync', () => {
     expect(new Map(got.map((g) => [g.receiver, g.total]))).toEqual(new Map([...amounts].map(([user, a]) => [user, decimalSum(a)])));
   });
 
-  test('the transfers view unites the five transfer tables with their product', async () => {
+  test('the transfers view unites the five transfer tables and the billings of the plans synced, with their product', async () => {
     const got = await sql(db, 'SELECT product, count(*) AS n FROM transfers GROUP BY product ORDER BY product');
     const want = await Promise.all(
       ['dollar-cost-average', 'on-demand', 'one-time', 'scheduled-payments', 'variable-recurring', 'wallet-to-wallet']
         .filter((p) => p !== 'dollar-cost-average')
         .map(async (p) => ({ product: p, n: (await listOf(emu, `/${p}/transfers`)).length })),
     );
-    expect(got).toEqual(want);
+    // A default sync reads the billings of the plans the short urls name.
+    const plans = [...new Set((await listOf(emu, '/fixed-recurring/short-urls')).map((u) => String(u.planId).toLowerCase()))];
+    let billings = 0;
+    for (const plan of plans) billings += (await listOf(emu, `/fixed-recurring/plans/${plan}/billings`)).length;
+    expect(billings).toBeGreaterThan(0);
+    expect(got).toEqual([{ product: 'fixed-recurring', n: billings }, ...want]);
   });
 });
 

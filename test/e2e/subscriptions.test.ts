@@ -287,6 +287,7 @@ describe('bad input: exit 2 before anything is read or sent', () => {
     ['a --past-due-for that is no number of days', ['subscriptions', '--past-due-for', '1.5'], /invalid --past-due-for "1\.5": expected a whole number of days/],
     ['--count with --jq', ['metrics', '--count', '--jq', 'length'], /give either --count or --jq/],
     ['--count into a workbook', ['subscriptions', '--count', '-o', 'n.xlsx'], /--count prints a number: -f xlsx does not apply/],
+    ['--jq into a workbook', ['metrics', '--jq', '.[0]', '-o', 'n.xlsx'], /--jq prints what jq answers: -f xlsx does not apply/],
     ['an id too short to look up', ['subscriptions', '0xabc'], /invalid SUBSCRIPTION_ID "0xabc"/],
   ];
   for (const [what, args, message] of cases) {
@@ -622,14 +623,21 @@ describe('outputs that answer: workbooks a SUM can total, terminals that keep th
   };
   const headerOf = (lines: string[]) => lines.find((l) => l.startsWith('│'))!.split('│').map((c) => c.trim()).filter(Boolean);
 
-  onPty(`on 80 columns, subscriptions keep id, token, mrr, state, paidThrough (the last first out: an MRR of 18 decimals leaves no room for it) and metrics the interval, token, mrr_end, mrr_net, new, churned, logo_churn (as a percentage)${script.note}`, async () => {
+  onPty(`on 80 columns, subscriptions keep id, token, mrr, state, paidThrough and metrics the interval, token, mrr_end, mrr_net, new, churned, logo_churn (as a percentage): an MRR of 18 decimals shows its first ones, marked …${script.note}`, async () => {
     const answers = ['subscriptionId', 'token', 'mrr', 'state', 'paidThrough'];
-    // These plans' MRRs have up to 18 decimals (1234.567890123456789 a week): the widest cell.
-    expect(headerOf(await onTerminal(['subscriptions', '--db', db, '-q']))).toEqual(answers.slice(0, 4));
+    // These plans' MRRs have up to 18 decimals (1234.567890123456789 a week): the widest cell, cut to fewer places.
+    const ledger = await onTerminal(['subscriptions', '--db', db, '-q']);
+    expect(headerOf(ledger)).toEqual(answers);
     expect(headerOf(await onTerminal(['subscriptions', '--db', db, '-q'], 90)).slice(0, 5)).toEqual(answers);
+    // Each cut MRR is the exact one's first digits: the exact value is one -f json away.
+    const exact = new Map((JSON.parse((await payrec(s.emu, ['subscriptions', '--db', db, '-q', '-f', 'json'])).stdout) as { subscriptionId: string; mrr: string }[]).map((r) => [`${r.subscriptionId.slice(0, 6)}…${r.subscriptionId.slice(-4)}`, r.mrr]));
+    const cut = ledger.filter((l) => /^│ 0x/.test(l)).map((l) => l.split('│').map((c) => c.trim())).filter((c) => c[3].endsWith('…'));
+    expect(cut.length).toBeGreaterThan(0);
+    for (const c of cut) expect(exact.get(c[1])!.startsWith(c[3].slice(0, -1))).toBe(true);
+    for (const l of ledger.filter((x) => /^[┌│└]/.test(x))) expect(l.length).toBeLessThanOrEqual(80);
     const metricsAnswers = ['interval', 'token', 'mrr_end', 'mrr_net', 'new', 'churned', 'logo_churn'];
-    // Totals of such MRRs take 24 characters each: at 80 columns the first five fit, the rest follow from the right.
-    expect(headerOf(await onTerminal(['metrics', '--db', db, '--period', '2025-Q3', '-q']))).toEqual(metricsAnswers.slice(0, 5));
+    // Totals of such MRRs take 24 characters each: cut, all seven fit.
+    expect(headerOf(await onTerminal(['metrics', '--db', db, '--period', '2025-Q3', '-q']))).toEqual(metricsAnswers);
     const report = await onTerminal(['metrics', '--db', db, '--period', '2025-Q3', '-q'], 110);
     expect(headerOf(report).slice(0, 7)).toEqual(metricsAnswers);
     const json = JSON.parse((await payrec(s.emu, ['metrics', '--db', db, '--period', '2025-Q3', '-q', '-f', 'json'])).stdout) as { token: string; logo_churn: string | null }[];

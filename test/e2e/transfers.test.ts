@@ -12,6 +12,8 @@ import { ANCHOR, BIN, emulator, parseCsv, payrec, program, tempDir, until } from
 
 const CHAIN = 'bsc';
 const PRODUCTS = ['variable-recurring', 'on-demand', 'one-time', 'wallet-to-wallet', 'scheduled-payments'];
+/** These five by name: fixed-recurring billings (read per plan) are tested in transfers-billings.test.ts. */
+const FIVE = ['--product', 'vr,od,ot,w2w,sp'];
 
 type Rec = Record<string, unknown> & { product: string; transactionHash: string; timestamp: number; transactionStatus: string };
 
@@ -62,7 +64,7 @@ describe('payrec transfers against the ground truth of five collections', () => 
   afterAll(() => Promise.all([emu.close(), quiet.close()]));
 
   test('--all -f jsonl --sort asc is the union of the five collections, ordered by time, product first', async () => {
-    const r = await payrec(emu, ['transfers', '--all', '-f', 'jsonl', '--sort', 'asc', '--page-size', '37']);
+    const r = await payrec(emu, ['transfers', ...FIVE, '--all', '-f', 'jsonl', '--sort', 'asc', '--page-size', '37']);
     expect(r.stderr).toBe('');
     expect(r.exitCode).toBe(0);
     const out = jsonl(r.stdout);
@@ -77,7 +79,7 @@ describe('payrec transfers against the ground truth of five collections', () => 
   });
 
   test('default (desc) --all is the exact reverse', async () => {
-    const r = await payrec(emu, ['transfers', '--all', '-f', 'jsonl', '--concurrency', '8']);
+    const r = await payrec(emu, ['transfers', ...FIVE, '--all', '-f', 'jsonl', '--concurrency', '8']);
     expect(r.exitCode).toBe(0);
     expect(jsonl(r.stdout)).toEqual([...truth].reverse());
   });
@@ -89,12 +91,13 @@ describe('payrec transfers against the ground truth of five collections', () => 
   });
 
   test('-f csv: header is product, then the union of the products\' fields; one row per record', async () => {
-    const r = await payrec(emu, ['transfers', '--all', '-f', 'csv', '--sort', 'asc']);
+    const r = await payrec(emu, ['transfers', ...FIVE, '--all', '-f', 'csv', '--sort', 'asc']);
     expect(r.exitCode).toBe(0);
     const [header, ...rows] = parseCsv(r.stdout);
     // The union, in the products' order, of the fields the service sends (as the mirror's view has them).
     const union = ['product', ...new Set(PRODUCTS.flatMap((p) => Object.keys(truth.find((t) => t.product === p)!).filter((k) => k !== 'product')))];
-    expect(header).toEqual(union);
+    // Then the fields of fixed-recurring billings the others lack (API-SPEC.md), and their outcome: the shape of every `payrec transfers`.
+    expect(header).toEqual([...union, 'success', 'cycleStart', 'cycleEnd', 'triggeredBy', 'outcome']);
     expect(rows.length).toBe(truth.length);
     const at = (row: string[], f: string) => row[header.indexOf(f)];
     rows.forEach((row, i) => {
@@ -121,34 +124,34 @@ describe('payrec transfers against the ground truth of five collections', () => 
   });
 
   test('--columns, --chart and -o work on the merged list', async () => {
-    const c = await payrec(emu, ['transfers', '--limit', '4', '-f', 'csv', '--columns', 'product,amount,payment_id', '--sort', 'asc']);
+    const c = await payrec(emu, ['transfers', ...FIVE, '--limit', '4', '-f', 'csv', '--columns', 'product,amount,payment_id', '--sort', 'asc']);
     expect(c.exitCode).toBe(0);
     expect(parseCsv(c.stdout)).toEqual([['product', 'amount', 'payment_id'], ...truth.slice(0, 4).map((t) => [t.product, t.amount, (t.payment_id as string) ?? ''])]);
-    const bad = await payrec(emu, ['transfers', '--columns', 'product,nope']);
+    const bad = await payrec(emu, ['transfers', ...FIVE, '--columns', 'product,nope']);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/unknown column "nope".*known: product, .*scheduleId/);
-    const chart = await payrec(emu, ['transfers', '--chart', 'month']);
+    const chart = await payrec(emu, ['transfers', ...FIVE, '--chart', 'month']);
     expect(chart.exitCode).toBe(0);
     expect(chart.stdout).toMatch(/2025-12/);
     const file = join(tempDir(), 'all.jsonl');
-    const o = await payrec(emu, ['transfers', '--all', '-f', 'jsonl', '--sort', 'asc', '-o', file]);
+    const o = await payrec(emu, ['transfers', ...FIVE, '--all', '-f', 'jsonl', '--sort', 'asc', '-o', file]);
     expect(o.exitCode).toBe(0);
     expect(jsonl(readFileSync(file, 'utf8'))).toEqual(truth);
   });
 
   test('--limit and --sort desc across products; --offset skips merged records', async () => {
     const desc = [...truth].reverse();
-    const r = await payrec(emu, ['transfers', '--limit', '23', '-f', 'jsonl', '--sort', 'desc']);
+    const r = await payrec(emu, ['transfers', ...FIVE, '--limit', '23', '-f', 'jsonl', '--sort', 'desc']);
     expect(r.exitCode).toBe(0);
     expect(jsonl(r.stdout)).toEqual(desc.slice(0, 23));
-    const a = await payrec(emu, ['transfers', '--limit', '9', '--offset', '30', '-f', 'jsonl', '--sort', 'asc']);
+    const a = await payrec(emu, ['transfers', ...FIVE, '--limit', '9', '--offset', '30', '-f', 'jsonl', '--sort', 'asc']);
     expect(jsonl(a.stdout)).toEqual(truth.slice(30, 39));
   });
 
   test('--from/--to bound every product; --token filters every product', async () => {
     const from = truth[100].timestamp;
     const to = truth[400].timestamp;
-    const r = await payrec(emu, ['transfers', '--all', '-f', 'jsonl', '--sort', 'asc', '--from', String(from), '--to', String(to), '--token', 'USDT']);
+    const r = await payrec(emu, ['transfers', ...FIVE, '--all', '-f', 'jsonl', '--sort', 'asc', '--from', String(from), '--to', String(to), '--token', 'USDT']);
     expect(r.exitCode).toBe(0);
     const want = truth.filter((t) => t.timestamp >= from && t.timestamp <= to && t.token === 'USDT');
     expect(want.length).toBeGreaterThan(10);
@@ -156,7 +159,7 @@ describe('payrec transfers against the ground truth of five collections', () => 
   });
 
   test('--summary: exact totals per token and status equal BigInt sums over the five collections', async () => {
-    const r = await payrec(emu, ['transfers', '--summary', '-f', 'json']);
+    const r = await payrec(emu, ['transfers', ...FIVE, '--summary', '-f', 'json']);
     expect(r.exitCode).toBe(0);
     const s = JSON.parse(r.stdout) as { count: number; totals: { token: string; status: string; count: number; amount: string; fee: string }[] };
     expect(s.count).toBe(truth.length);
@@ -177,7 +180,7 @@ describe('payrec transfers against the ground truth of five collections', () => 
   });
 
   test.skipIf(script.skip)(`on a terminal, --limit says how many of the sum of the products' totals it shows${script.note}`, async () => {
-    const cmd = `node ${BIN} transfers --limit 7 -f jsonl`;
+    const cmd = `node ${BIN} transfers ${FIVE.join(' ')} --limit 7 -f jsonl`;
     const r = await execa('script', ['-qec', cmd, '/dev/null'], {
       reject: false,
       extendEnv: false,
@@ -188,10 +191,10 @@ describe('payrec transfers against the ground truth of five collections', () => 
   });
 
   test.each([
-    [['--product', 'bsc'], /invalid --product "bsc": expected products with transfers, comma-separated: variable-recurring \(vr\), on-demand \(od\), one-time \(ot\), wallet-to-wallet \(w2w\), scheduled-payments \(sp\)/],
-    [['--sender', '0x1234567890123456789012345678901234567890'], /--sender is not a filter of wallet-to-wallet transfers[\s\S]*--product vr,od,ot,sp/],
+    [['--product', 'bsc'], /invalid --product "bsc": expected products with transfers, comma-separated: variable-recurring \(vr\), on-demand \(od\), one-time \(ot\), wallet-to-wallet \(w2w\), scheduled-payments \(sp\), fixed-recurring \(fr\)/],
+    [['--sender', '0x1234567890123456789012345678901234567890'], /--sender is not a filter of wallet-to-wallet transfers, fixed-recurring billings[\s\S]*--product vr,od,ot,sp/],
     [['--product', 'ot', '--email', 'a@b.example'], /--email is not a filter of one-time transfers/],
-    [['--token', 'U S'], /invalid --token/],
+    [['--product', 'ot', '--token', 'U S'], /invalid --token/],
     [['--sort', 'up'], /invalid --sort "up"/],
   ])('bad input %j exits 2 and sends nothing', async (args, message) => {
     quiet.clearLog();
@@ -231,7 +234,7 @@ describe('payrec transfers while records keep arriving in all five collections',
     ['desc', '100', '1'],
   ])('--all --sort %s --page-size %s --concurrency %s: none twice, none of the start missing', async (sort, pageSize, concurrency) => {
     const before = await merged(emu);
-    const r = await payrec(emu, ['transfers', '--all', '-f', 'jsonl', '--sort', sort, '--page-size', pageSize, '--concurrency', concurrency]);
+    const r = await payrec(emu, ['transfers', ...FIVE, '--all', '-f', 'jsonl', '--sort', sort, '--page-size', pageSize, '--concurrency', concurrency]);
     const after = new Map((await merged(emu)).map((t) => [key(t), t]));
     expect(r.stderr).toBe('');
     expect(r.exitCode).toBe(0);
@@ -257,7 +260,7 @@ describe('payrec transfers while records keep arriving in all five collections',
 describe('payrec transfers --follow', () => {
   test('records added to two products while following are printed once each, with their product', async () => {
     const emu = await emulator();
-    const child = payrec(emu, ['transfers', '-f', 'jsonl', '--follow', '--interval', '0.2']);
+    const child = payrec(emu, ['transfers', ...FIVE, '-f', 'jsonl', '--follow', '--interval', '0.2']);
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
     const lines = () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Rec);

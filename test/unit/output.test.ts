@@ -447,3 +447,31 @@ describe('backpressure', () => {
     expect(Buffer.concat(received).equals(Buffer.from(rows.map((r) => JSON.stringify(r) + '\n').join(''), 'utf8'))).toBe(true);
   });
 });
+
+describe('a table that must keep its answering columns (keepColumns) on a short terminal', () => {
+  const LEDGER = ['subscriptionId', 'token', 'mrr', 'state', 'paidThrough', 'planId', 'amount', 'period', 'started'];
+  const row = (mrr: string, i: number) => ({ subscriptionId: HASH, token: 'BNB', mrr, state: 'past_due', paidThrough: 1769860800 + i, planId: HASH, amount: '100', period: 604800, started: 1769000000 });
+  const table = (rows: Record<string, unknown>[], width: number) => render(rows, { format: 'table', tty: true, width, defaultColumns: LEDGER, keepColumns: LEDGER.slice(0, 5) });
+  const header = (text: string) => text.split('\n').find((l) => l.startsWith('│'))!.split('│').map((c) => c.trim()).filter(Boolean);
+
+  it('an MRR of 18 decimals keeps 8 of them, marked …, so that paidThrough stays; every row of the column alike', async () => {
+    const { text } = await table([row('5368.567890123456789012', 1), row('9.99', 2), row('1.5', 3)], 80);
+    expect(header(text)).toEqual(LEDGER.slice(0, 5));
+    expect(text).toContain('│ 5368.56789012… │');
+    expect(text).toContain('│ 9.99           │');
+    for (const l of text.split('\n').filter((x) => /^[┌│└]/.test(x))) expect(l.length).toBeLessThanOrEqual(80);
+  });
+
+  it('cuts nothing when the answers fit whole, or with --wide', async () => {
+    const narrow = await table([row('5368.567890123456789012', 1)], 120);
+    expect(narrow.text).toContain('5368.567890123456789012');
+    const wide = await render([row('5368.567890123456789012', 1)], { format: 'table', tty: true, width: 80, wide: true, defaultColumns: LEDGER, keepColumns: LEDGER.slice(0, 5) });
+    expect(wide.text).toContain('5368.567890123456789012');
+  });
+
+  it('a list without answering columns never cuts an amount: it leaves columns out', async () => {
+    const { text } = await render([row('5368.567890123456789012', 1)], { format: 'table', tty: true, width: 80, defaultColumns: LEDGER });
+    expect(text).not.toMatch(/\.\d+…/);
+    expect(text).toMatch(/\(mrr, .* not shown: too wide/);
+  });
+});

@@ -49,6 +49,8 @@ export interface MergedList extends Pick<Endpoint, 'record' | 'identity' | 'colu
   title: string;
   /** Every field a record may have, for the CSV header (OutputOptions.fields). */
   fields: readonly string[];
+  /** The collection a record came from (`fixed-recurring/billings`), for --verify. */
+  collectionOf(record: Record<string, unknown>): string;
   walk(client: ApiClient): WalkWindow;
 }
 

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Endpoint } from '../../registry/types.js';
 import { recordShape } from '../../registry/record-shape.js';
 import { UsageError } from '../runtime/errors.js';
@@ -92,8 +93,10 @@ export const OUTCOME_FIELD = 'outcome';
  * `outcome` by DESIGN's one meaning (failed when success is not 1 or the status is
  * failed; paid when success is 1 and the status confirmed; else pending), so a
  * spreadsheet filter on it gives the revenue --summary gives. Undefined for other lists.
+ * In a list of several kinds of record (`payrec transfers`), only billings have one.
  */
 export function outcomeAdder(endpoint: Pick<Endpoint, 'record'>): ((record: Record<string, unknown>) => Record<string, unknown>) | undefined {
   if (!hasSuccess(endpoint) || !hasStatus(endpoint)) return undefined;
-  return (r) => ({ ...r, [OUTCOME_FIELD]: billingOutcome(r as { success: number; transactionStatus: string }) });
+  const mixed = !(endpoint.record instanceof z.ZodObject);
+  return (r) => (mixed && !('success' in r) ? r : { ...r, [OUTCOME_FIELD]: billingOutcome(r as { success: number; transactionStatus: string }) });
 }

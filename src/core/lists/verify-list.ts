@@ -48,7 +48,7 @@ export async function startListVerification(
   asJson: boolean,
 ): Promise<ListVerification> {
   const [{ openVerifier }, { combine, subjectsOf }, { verifiable }] = await Promise.all([import('../../chain/open-verifier.js'), import('../../chain/verifier.js'), import('../../chain/verifiable.js')]);
-  const collectionOf = 'walk' in endpoint ? (r: Record<string, unknown>) => `${String(r.product)}/transfers` : () => endpoint.collection;
+  const collectionOf = 'walk' in endpoint ? (r: Record<string, unknown>) => endpoint.collectionOf(r) : () => endpoint.collection;
   if (!('walk' in endpoint) && !verifiable(endpoint.collection)) throw new Error(`--verify offered on ${endpoint.collection}`);
   const verifier = await openVerifier(session, query.confirmations);
   const counts: Record<string, number> = {};

@@ -69,6 +69,16 @@ function paintStatus(paint: ChalkInstance | undefined, name: string, text: strin
 }
 
 const DECIMAL_CELL = /^-?\d+(\.\d+)?$/;
+/** An amount shown with its decimals cut (cutDecimals): still an amount, never cut further. */
+const CUT_DECIMAL_CELL = /^-?\d+\.\d*…$/;
+/** Decimal places an answering amount keeps, tried in turn, when its whole digits would push another answer off the table. */
+const CUT_PLACES = [8, 6, 4, 2];
+
+/** `1234.567890123456789` with 4 places: `1234.5678…` (the `…` says digits were left out); whole numbers and shorter ones as they are. */
+function cutDecimals(text: string, places: number): string {
+  const m = /^(-?\d+\.)(\d+)$/.exec(text);
+  return m && m[2].length > places ? `${m[1]}${m[2].slice(0, places)}…` : text;
+}
 /** Cells that are never cut: hashes, addresses, numbers, date-times. */
 const RIGID_CELL = /^(0x[0-9a-fA-F]+|0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}|-?\d+(\.\d+)?|\d{4}-\d{2}-\d{2}[ T][\d:.+Z-]*)$/;
 const DATE_TIME_CELL = /^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}(:?\d{2})?|Z)?)?$/;
@@ -95,7 +105,7 @@ function fitColumns(names: string[], rows: string[][], width: number, freeMin: n
   // Time fields by name, and columns of date-times by their values (an SQL result's `month`).
   const time = names.map((n, i) => isTimeColumn(n) || (rows.length > 0 && rows.every((r) => DATE_TIME_CELL.test(r[i]))));
   const rigid = names.map(
-    (n, i) => time[i] || n.endsWith('transactionStatus') || rows.every((r) => r[i].length <= HEX_SHORT || DECIMAL_CELL.test(r[i]) || LONG_HEX.test(r[i])),
+    (n, i) => time[i] || n.endsWith('transactionStatus') || rows.every((r) => r[i].length <= HEX_SHORT || DECIMAL_CELL.test(r[i]) || CUT_DECIMAL_CELL.test(r[i]) || LONG_HEX.test(r[i])),
   );
   const full = names.map((h, i) => Math.max(content[i], h.length + 2));
   // A header is cut only where its column's values are cut too.
@@ -129,21 +139,32 @@ interface Layout {
   fit: Fit;
   /** The columns shown shortened (hashes in the middle). */
   short: boolean[];
+  /** The decimal places the answering amounts keep (cutDecimals), when their whole digits left an answer out. */
+  places?: number;
+}
+
+/** A cell's text in the form the layout chose for its column. */
+function formOf(cell: Cell, short: boolean, places: number | undefined): string {
+  const text = short ? cell.short : cell.full;
+  return places === undefined ? text : cutDecimals(text, places);
 }
 
 /**
  * Which form each column shows, and how wide: every value whole when the table fits;
  * else free text gives way a little, then columns of ids are shortened (the one that
  * saves most first), then free text gives way to its least; --wide shortens nothing.
+ * Last, when the columns that answer (keepColumns) still do not all fit, their amounts
+ * keep fewer decimal places, marked `…` (the exact digits are in every other format).
  */
 function layout(opts: OutputOptions, names: string[], cells: Cell[][]): Layout {
-  const texts = (short: boolean[]) => cells.map((r) => r.map((c, i) => (short[i] ? c.short : c.full)));
+  const keep = new Set(opts.keepColumns);
+  const texts = (short: boolean[], places?: number) => cells.map((r) => r.map((c, i) => formOf(c, short[i], places !== undefined && keep.has(names[i]) ? places : undefined)));
   const short = names.map(() => false);
   const width = opts.width;
   if (opts.wide || !width) return { texts: texts(short), fit: { shown: names.map((_, i) => i) }, short };
-  const attempt = (freeMin: number) => {
-    const t = texts(short);
-    return { texts: t, fit: fitColumns(names, t, width, freeMin, new Set(opts.keepColumns)), short };
+  const attempt = (freeMin: number, places?: number): Layout => {
+    const t = texts(short, places);
+    return { texts: t, fit: fitColumns(names, t, width, freeMin, keep), short, places };
   };
   const whole = (a: { fit: Fit }) => a.fit.shown.length === names.length;
   const longest = (i: number, form: keyof Cell) => cells.reduce((w, r) => Math.max(w, r[i][form].length), 0);
@@ -159,7 +180,14 @@ function layout(opts: OutputOptions, names: string[], cells: Cell[][]): Layout {
     tried = attempt(FREE_TEXT_ROOM);
   }
   if (whole(tried)) return tried;
-  return attempt(MIN_COLUMN_WIDTH);
+  const answers = names.map((_, i) => i).filter((i) => keep.has(names[i]));
+  const answering = (a: Layout) => answers.filter((i) => a.fit.shown.includes(i)).length;
+  const least = attempt(MIN_COLUMN_WIDTH);
+  for (const places of answering(least) < answers.length ? CUT_PLACES : []) {
+    const cut = attempt(MIN_COLUMN_WIDTH, places);
+    if (answering(cut) === answers.length) return cut;
+  }
+  return least;
 }
 
 function newTable(head: string[], colWidths: number[] | undefined, paint: ChalkInstance | undefined) {
