@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { Endpoint } from '../../registry/types.js';
 import { recordShape } from '../../registry/record-shape.js';
 import { UsageError } from '../runtime/errors.js';
@@ -97,6 +96,6 @@ export const OUTCOME_FIELD = 'outcome';
  */
 export function outcomeAdder(endpoint: Pick<Endpoint, 'record'>): ((record: Record<string, unknown>) => Record<string, unknown>) | undefined {
   if (!hasSuccess(endpoint) || !hasStatus(endpoint)) return undefined;
-  const mixed = !(endpoint.record instanceof z.ZodObject);
+  const mixed = endpoint.record.type !== 'object';
   return (r) => (mixed && !('success' in r) ? r : { ...r, [OUTCOME_FIELD]: billingOutcome(r as { success: number; transactionStatus: string }) });
 }
