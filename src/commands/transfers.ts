@@ -31,6 +31,10 @@ import { hasStatus, hasSuccess } from '../core/lists/status.js';
 // says how many plans that is and where they were found (plan-coverage.ts).
 
 const FILTERS = transferFilters();
+/** The filter payrec applies to billings itself (the API has no such filter on them, but each billing names its token). */
+const KEPT_BY_PAYREC = 'token';
+/** The product whose lists are per plan: the fixed-recurring billings. */
+const BILLED = TRANSFER_ENDPOINTS.find(perPlan)!.product;
 /** A --token filter is also what --chart charts (as on each product's list). */
 const HAS_TOKEN_FILTER = FILTERS.some((f) => f.filter.name === 'token');
 const aliasList = () => TRANSFER_ENDPOINTS.map((e) => `${e.product} (${productAliases[e.product]})`).join(', ');
@@ -39,7 +43,7 @@ export function addTransfersCommand(program: Command, action: CommandAction): vo
   const cmd = topCommand(program, 'transfers');
   cmd.option('--product <list>', `only these products, comma-separated, by name or alias: ${aliasList()}`);
   for (const { filter, products } of FILTERS) {
-    const only = products.length === TRANSFER_ENDPOINTS.length ? '' : ` (${products.join(', ')} only: narrow with --product)`;
+    const only = products.length === TRANSFER_ENDPOINTS.length || filter.name === KEPT_BY_PAYREC ? '' : ` (${products.join(', ')} only: narrow with --product)`;
     cmd.option(`${flagOf(filter.name)} <value>`, filter.help + only);
   }
   cmd.option('--db <file>', "the mirror whose plans' billings are included too (env PAYREC_DB; default the profile's mirror, when there is one)");
@@ -68,7 +72,9 @@ async function runTransfers(session: Session, cmd: Command): Promise<void> {
   for (const { filter, products } of FILTERS) {
     const value = opts[filter.name];
     if (typeof value !== 'string') continue;
-    const lacking = selected.filter((e) => !products.includes(e.product)).map((e) => `${e.product} ${perPlan(e) ? 'billings' : 'transfers'}`);
+    const lacking = selected
+      .filter((e) => !products.includes(e.product) && !(perPlan(e) && filter.name === KEPT_BY_PAYREC))
+      .map((e) => `${e.product} ${perPlan(e) ? 'billings' : 'transfers'}`);
     if (lacking.length > 0) {
       throw new UsageError(
         `${flagOf(filter.name)} is not a filter of ${lacking.join(', ')}`,
@@ -150,6 +156,7 @@ function withPlan(walk: WalkWindow, planId: string): WalkWindow {
 
 /** The merged list of these products' transfers, each read with the filters given; billings of `plans`. */
 function mergedTransfers(selected: readonly Endpoint[], filters: Record<string, string>, plans: PlansOf | undefined): MergedList {
+  const token = filters[KEPT_BY_PAYREC];
   return {
     kind: 'list',
     method: 'GET',
@@ -161,6 +168,9 @@ function mergedTransfers(selected: readonly Endpoint[], filters: Record<string, 
     columns: TRANSFER_COLUMNS,
     fields: TRANSFER_FIELDS,
     collectionOf: (r) => selected.find((e) => e.product === r[PRODUCT_FIELD])!.collection,
+    // The API filters billings by no token, but each names its own: payrec keeps those
+    // in --token's, compared exactly as the API compares the other lists' tokens.
+    keep: token === undefined ? undefined : (r) => r[PRODUCT_FIELD] !== BILLED || r.token === token,
     walk: (client) =>
       async function* (...args) {
         yield* mergeWalks(sourcesOf(client, selected, filters, plans ? await plans(client) : []), PRODUCT_FIELD)(...args);

@@ -96,6 +96,22 @@ describe('payrec transfers with the billings of the known plans', () => {
     expect(new Set(out.map((t) => t.planId).filter((p) => p !== undefined && seen.includes(p))).size).toBe(5);
   });
 
+  test('--token: the API filters the five products, payrec the billings (each names its token): the whole list and a --limit of it', async () => {
+    // A token that both a known plan's billings and other products' transfers are in, and one plan's billings are not.
+    const token = String(billings.get(seen[0])![0].token);
+    const want = merged(seen).filter((r) => r.token === token);
+    expect(want.some((r) => r.product === FR) && want.some((r) => r.product !== FR)).toBe(true);
+    expect(seen.some((p) => billings.get(p)!.some((b) => b.token !== token))).toBe(true);
+    const { run } = home();
+    const all = await run(['transfers', '--token', token, '--all', '-f', 'jsonl', '--sort', 'asc', '-q']);
+    expect(all.exitCode, all.stderr).toBe(0);
+    expect(jsonl(all.stdout).map(key)).toEqual(want.map(key));
+    // --limit counts the records kept, not the billings walked: the newest 30 of that token.
+    const newest = await run(['transfers', '--token', token, '--limit', '30', '-f', 'jsonl', '-q']);
+    expect(newest.exitCode, newest.stderr).toBe(0);
+    expect(jsonl(newest.stdout).map(key)).toEqual(want.reverse().slice(0, 30).map(key));
+  });
+
   test('the default (desc) --limit is the newest of the same merged list; -q says nothing', async () => {
     const { run } = home();
     const r = await run(['transfers', '--limit', '50', '-f', 'jsonl', '-q']);
@@ -215,7 +231,7 @@ describe('payrec transfers with the billings of the known plans', () => {
   });
 
   test.each([
-    [['--token', 'USDT'], /--token is not a filter of fixed-recurring billings[\s\S]*--product vr,od,ot,w2w,sp/],
+    [['--product', 'fr,ot', '--sender', '0x1234567890123456789012345678901234567890'], /--sender is not a filter of fixed-recurring billings[\s\S]*--product/],
     [['--triggered-by', '0x1234567890123456789012345678901234567890'], /--triggered-by is not a filter of variable-recurring transfers, on-demand transfers, one-time transfers, wallet-to-wallet transfers, scheduled-payments transfers[\s\S]*--product fr/],
     [['--product', 'fr', '--plan-id', '0x12'], /invalid --plan-id "0x12"/],
     [['--db', '/nonexistent/payrec/mirror.duckdb'], /there is no mirror at \/nonexistent\/payrec\/mirror.duckdb/],

@@ -52,6 +52,12 @@ export interface MergedList extends Pick<Endpoint, 'record' | 'identity' | 'colu
   /** The collection a record came from (`fixed-recurring/billings`), for --verify. */
   collectionOf(record: Record<string, unknown>): string;
   walk(client: ApiClient): WalkWindow;
+  /**
+   * The records kept of those walked, when payrec filters some itself (a filter one of
+   * the lists lacks in the API): kept after the walk, as --status keeps them, so --limit
+   * counts kept records and the walk is never cut short by it.
+   */
+  keep?: (record: Record<string, unknown>) => boolean;
 }
 
 /** --count prints one number: a workbook has nowhere to put it (and a .xlsx file of text is no workbook). */

@@ -28,6 +28,12 @@ export function fillPath(endpoint: Endpoint, values: Record<string, string>): st
   return endpoint.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeURIComponent(values[name]));
 }
 
+/** Records kept by both tests (either may be absent). */
+function both(a: RecordTest | undefined, b: RecordTest | undefined): RecordTest | undefined {
+  return a && b ? (r) => a(r) && b(r) : (a ?? b);
+}
+type RecordTest = (record: Record<string, unknown>) => boolean;
+
 /** A walk of [from, to] of an endpoint's list with the command's filters; exact while records arrive when the list has a time window. */
 export function endpointWalk(client: ApiClient, endpoint: Endpoint, path: string, filters: Record<string, string>): WalkWindow {
   const identity = identityOf(endpoint);
@@ -88,7 +94,7 @@ export async function runEndpoint(
   const q = list!;
   // Compiled first: a bad expression is exit 2 before any request.
   const jq = q.jq !== undefined ? await compileJq(q.jq) : undefined;
-  const byStatus = q.statuses ? matcher(endpoint, q.statuses) : undefined;
+  const byStatus = both(q.statuses ? matcher(endpoint, q.statuses) : undefined, 'keep' in endpoint ? endpoint.keep : undefined);
   // The chain's node is checked (its chain id) before the API is asked for anything.
   const verification = q.verify ? await startListVerification(session, endpoint, q.verify, pathValues, jq !== undefined || session.format === 'json' || session.format === 'jsonl') : undefined;
   const keep = byStatus ?? verification?.keep;
