@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { keccak256, stringToHex } from 'viem';
 import { parseBlock, parseReceipt, parseTransaction } from '../../src/chain/answers.js';
-import { decode, type ChainContext, type Subject } from '../../src/chain/decode.js';
+import { decode, valueAt, type ChainContext, type Subject } from '../../src/chain/decode.js';
 import type { ResolvedToken } from '../../src/chain/tokens.js';
-import { judge, worst, type Judgement } from '../../src/chain/verdict.js';
+import { baseUnits, judge, worst, type Judgement } from '../../src/chain/verdict.js';
 import * as f from './chain-fixtures.js';
 
 // The decoder and the verdict rules against receipts written by hand (chain-fixtures.ts),
@@ -705,5 +705,41 @@ describe('a record verified in parts (a wallet-to-wallet payment)', () => {
     expect(worst(['unconfirmed', 'mismatch', 'verified'])).toBe('mismatch');
     expect(worst(['spoofed', 'missing'])).toBe('missing');
     expect(worst(['verified', 'verified'])).toBe('verified');
+  });
+
+  it('every bad verdict before the next, in the order a reader acts on: missing, reorged, reverted, spoofed, mismatch', () => {
+    // Each pair both ways round, so no verdict is found by its place in the list.
+    const order = ['missing', 'reorged', 'reverted', 'spoofed', 'mismatch', 'unconfirmed', 'pending', 'verified'] as const;
+    for (let i = 0; i < order.length; i++) {
+      for (let j = i + 1; j < order.length; j++) {
+        expect(worst([order[i], order[j]])).toBe(order[i]);
+        expect(worst([order[j], order[i]])).toBe(order[i]);
+      }
+    }
+  });
+});
+
+describe('the pieces the rules stand on', () => {
+  it('a receipt above the head (a node behind its own receipts) has 0 confirmations, not a negative count', () => {
+    const j = verdictOf({ subject: billing(), receipt: billingReceipt(), head: BLOCK - 5 });
+    expect(j).toMatchObject({ verdict: 'unconfirmed', confirmations: 0 });
+  });
+
+  it('an API amount is a plain decimal, whole: text around it, or more decimals than the token, is no amount', () => {
+    expect(baseUnits('9.99', 18)).toBe(999n * 10n ** 16n);
+    expect(baseUnits('-1.5', 6)).toBe(-1_500_000n);
+    expect(baseUnits('x9.99', 18)).toBeUndefined();
+    expect(baseUnits('9.99x', 18)).toBeUndefined();
+    expect(baseUnits('9.', 18)).toBeUndefined();
+    expect(baseUnits('0.0000001', 6)).toBeUndefined();
+  });
+
+  it('a path reads nested fields and any index, and nothing below a null or a text', () => {
+    const record = { receivers: Array.from({ length: 12 }, (_, i) => ({ amount: String(i) })), token: 'USDT', none: null };
+    expect(valueAt(record, 'receivers[11].amount')).toBe('11');
+    expect(valueAt(record, 'receivers[12].amount')).toBeUndefined();
+    expect(valueAt(record, 'none.amount')).toBeUndefined();
+    expect(valueAt(record, 'token.length')).toBeUndefined();
+    expect(valueAt(record, 'receivers.x[0]')).toBeUndefined();
   });
 });
