@@ -11,7 +11,7 @@ import type { WalkWindow } from '../core/lists/list-query.js';
 import type { ApiClient } from '../core/http/client.js';
 import { addedPlans } from '../core/config/added-plans.js';
 import { mirrorLocation } from '../mirror/location.js';
-import { knownPlans, noteBilledPlans, shortUrlPlans, withShortUrlPlans, type PlanSource } from '../mirror/plan-coverage.js';
+import { knownPlans, noteBilledPlans, payrecCommand, shortUrlPlans, withShortUrlPlans, type PlanSource } from '../mirror/plan-coverage.js';
 import { isMirror } from '../mirror/state.js';
 import { identityOf } from '../core/lists/paginate.js';
 import { productAliases } from '../registry/products.js';
@@ -124,14 +124,14 @@ async function localPlans(session: Session, dbFlag: string | undefined): Promise
   const added = await addedPlans(session);
   const location = await mirrorLocation(session, dbFlag);
   if (!existsSync(location.file)) {
-    if (dbFlag !== undefined) throw new UsageError(`there is no mirror at ${printable(location.file)}`, 'give --db the mirror payrec sync fills, or leave --db out');
+    if (dbFlag !== undefined) throw new UsageError(`there is no mirror at ${printable(location.file)}`, `give --db the mirror ${payrecCommand(session)}sync fills, or leave --db out`);
     return knownPlans(undefined, chain, added);
   }
   // DuckDB (a native addon, most of a second to load) only when there is a mirror to read.
   const { MirrorDb, openOptions } = await import('../mirror/store.js');
   const db = await MirrorDb.open(location.file, 'read', openOptions(session));
   try {
-    if (!(await isMirror(db))) throw new UsageError(`${printable(location.file)} is not a payrec mirror: it holds none of payrec's tables`, 'give another --db, or fill it with: payrec sync');
+    if (!(await isMirror(db))) throw new UsageError(`${printable(location.file)} is not a payrec mirror: it holds none of payrec's tables`, `give another --db, or fill it with: ${payrecCommand(session)}sync`);
     return await knownPlans(db, chain, added);
   } finally {
     db.close();
@@ -141,8 +141,9 @@ async function localPlans(session: Session, dbFlag: string | undefined): Promise
 /** Each selected product's walk: a whole list once, a per-plan list (billings) once per plan, each record with its plan. */
 function sourcesOf(client: ApiClient, selected: readonly Endpoint[], filters: Record<string, string>, plans: readonly string[]): MergeSource[] {
   return selected.flatMap((e) => {
+    // A per-plan list takes its plan in the path, not as a filter.
     const own = Object.fromEntries(Object.entries(filters).filter(([name]) => e.filters.some((f) => f.name === name)));
-    if (!perPlan(e)) return [{ tag: e.product, walk: endpointWalk(client, e, e.path, filters), identity: identityOf(e) }];
+    if (!perPlan(e)) return [{ tag: e.product, walk: endpointWalk(client, e, e.path, own), identity: identityOf(e) }];
     return plans.map((planId) => ({ tag: e.product, walk: withPlan(endpointWalk(client, e, fillPath(e, { planId }), own), planId), identity: identityOf(e) }));
   });
 }
