@@ -1,9 +1,7 @@
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { payrec, suiteEmulators, tempDir } from './helpers.js';
+import { keyCatcher, payrec, suiteEmulators, tempDir } from './helpers.js';
 
 // The config that holds the key (issue 32 items 6, 7, 16, 18): the key stays with the
 // service it was stored for, the file is used only when nobody else has any permission on
@@ -15,13 +13,8 @@ const s = suiteEmulators();
 describe('a stored key stays bound to its service (item 6)', () => {
   test('config set base-url moves the profile, not its key: exit 3 and nothing sent until one logs in again; back at its service, it works', async () => {
     // Mutant killed: keyServiceOf reading only baseUrl (the key went to the new address).
-    const seen: (string | undefined)[] = [];
-    const other = createServer((req, res) => {
-      seen.push(req.headers.authorization);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"limit":1,"offset":0,"total":0}');
-    });
-    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const other = await keyCatcher();
+    const { url, seen } = other;
     try {
       const env = { PAYREC_CONFIG_DIR: tempDir(), PAYREC_API_KEY: undefined, PAYREC_BASE_URL: undefined, PAYREC_CHAIN: undefined };
       expect((await payrec(undefined, ['auth', 'login', '--base-url', s.emu.url], { env, input: `${s.emu.keyFor('bsc')}\n` })).exitCode).toBe(0);

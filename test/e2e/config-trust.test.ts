@@ -1,9 +1,7 @@
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { payrec, suiteEmulators, tempDir } from './helpers.js';
+import { keyCatcher, payrec, suiteEmulators, tempDir } from './helpers.js';
 
 // The key's file (issue 24, item 10): a config that others can read is refused like
 // ssh refuses a readable private key, and profile names that would save nothing or
@@ -55,13 +53,8 @@ describe('reserved profile names', () => {
 
 describe('a stored key goes only to its own service', () => {
   it('--base-url to another host does not carry the profile\'s key there (exit 3, nothing sent); PAYREC_API_KEY does', async () => {
-    const seen: (string | undefined)[] = [];
-    const other = createServer((req, res) => {
-      seen.push(req.headers.authorization);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"limit":1,"offset":0,"total":0}');
-    });
-    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const other = await keyCatcher();
+    const { url, seen } = other;
     try {
       const dir = tempDir();
       const login = await payrec(undefined, ['auth', 'login', '--base-url', s.emu.url], { env: { PAYREC_CONFIG_DIR: dir }, input: `${s.emu.keyFor('bsc')}\n` });

@@ -1,6 +1,8 @@
 import { execa, type ResultPromise } from 'execa';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -110,8 +112,25 @@ function running(pid: number): boolean {
   }
 }
 
-export function tempDir(): string {
-  return mkdtempSync(join(OWN, 'd-'));
+/** A folder of the test's own: 0700 as mkdtemp makes it, or `mode`. */
+export function tempDir(mode?: number): string {
+  const dir = mkdtempSync(join(OWN, 'd-'));
+  if (mode !== undefined) chmodSync(dir, mode);
+  return dir;
+}
+
+/**
+ * Another service on 127.0.0.1 that answers every request with an empty list and keeps
+ * the Authorization header of each (undefined when none came): what a key sent there shows.
+ */
+export async function keyCatcher(): Promise<{ url: string; seen: (string | undefined)[]; close: () => void }> {
+  const seen: (string | undefined)[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.headers.authorization);
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"limit":1,"offset":0,"total":0}');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => server.close() };
 }
 
 export interface RunOptions {

@@ -19,13 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-/** A folder of the test's own, `mode` (mkdtemp makes it 0700). */
-function folder(mode = 0o700): string {
-  const dir = tempDir();
-  chmodSync(dir, mode);
-  return dir;
-}
-
 async function synced(dir: string): Promise<string> {
   const db = join(dir, 'm.duckdb');
   const r = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '-q']);
@@ -62,7 +55,7 @@ function watchFolder(dir: string) {
 describe('DuckDB spills into a private folder of payrec\'s own (item 2)', () => {
   test('a <mirror>.tmp folder another user made in a shared folder receives nothing of a large result', async () => {
     // Mutant killed: no temp_directory (DuckDB spilled into <mirror>.tmp, the planted folder).
-    const shared = folder(0o1777);
+    const shared = tempDir(0o1777);
     const db = await synced(shared);
     const planted = join(shared, 'm.duckdb.tmp');
     mkdirSync(planted);
@@ -82,7 +75,7 @@ describe('DuckDB spills into a private folder of payrec\'s own (item 2)', () => 
 
   test('what a killed process spilled goes at the next open; a live process\'s folder stays', async () => {
     // Mutant killed: removeStaleSpills not called (the killed reader's folder stayed).
-    const dir = folder();
+    const dir = tempDir();
     const db = await synced(dir);
     const ended = spawnSync('true').pid;
     const stale = join(dir, `.m.duckdb.tmp-${ended}-abcdef`);
@@ -99,15 +92,15 @@ describe('DuckDB spills into a private folder of payrec\'s own (item 2)', () => 
 describe('sync --parquet DIR gets the mirror folder\'s trust check (item 4)', () => {
   test.concurrent('a DIR others can write, or another user\'s: exit 2 before anything is fetched, nothing written there', async () => {
     // Mutant killed: parquetTarget without checkKeptFolder (the export went into the planted folder).
-    const db = join(folder(), 'm.duckdb');
-    const open = folder(0o777);
+    const db = join(tempDir(), 'm.duckdb');
+    const open = tempDir(0o777);
     const r = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '--parquet', open]);
     expect(r.stderr).toBe(`error: the folder of the Parquet export ${open} can be changed by other users: payrec keeps nothing where others can change it\nhint: fix it with: chmod go-w ${open} (or set --parquet to a place of yours)\n`);
     expect(r.exitCode).toBe(2);
     expect(readdirSync(open)).toEqual([]);
     expect(existsSync(db)).toBe(false);
     if (!asRoot) return;
-    const theirs = folder(0o755);
+    const theirs = tempDir(0o755);
     chownSync(theirs, NOBODY, NOBODY);
     const t = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '--parquet', theirs]);
     expect(t.stderr).toContain(`error: the folder of the Parquet export ${theirs} belongs to another user (uid ${NOBODY})`);
@@ -117,7 +110,7 @@ describe('sync --parquet DIR gets the mirror folder\'s trust check (item 4)', ()
 
   test.skipIf(withoutNobody).concurrent(`a partition folder payrec cannot write or create, run as nobody: exit 2 naming it, not an internal error${nobodyNote}`, async () => {
     // Mutants killed: the partition's mkdir, and DuckDB's COPY into it, without unwritable() (exit 1, EACCES as an internal error).
-    const shared = folder(0o1777);
+    const shared = tempDir(0o1777);
     const env = { PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc'), PAYREC_CHAIN: 'bsc', PAYREC_CONFIG_DIR: join(shared, 'config') };
     // What another user left inside before the folder was handed over: root's, 0755. The
     // table's folder (no partition can be made), or every month's (no file can be written).
@@ -142,7 +135,7 @@ describe('a sync lock file that is not DuckDB\'s (item 15)', () => {
     ['damaged', 'not a database'],
   ])('%s: exit 2 naming the lock file as what can be removed; the mirror unchanged, and a sync after removing it works', async (_, content) => {
     // Mutant killed: takeSyncLock reporting openError of the mirror ("move that file away": the mirror blamed).
-    const dir = folder();
+    const dir = tempDir();
     const db = await synced(dir);
     const lock = join(dir, '.m.duckdb.sync-lock');
     writeFileSync(lock, content);
@@ -158,10 +151,10 @@ describe('a named pipe where a file is expected (item 14)', () => {
   test.concurrent('as --db of sql and sync, and as sql --file: exit 2 at once, nothing waits on it', async () => {
     // Mutants killed: mirrorLocation and queryText without the regular-file check (payrec
     // waited on the pipe for ever, past Ctrl-C: the test timed out).
-    const dir = folder();
+    const dir = tempDir();
     const fifo = join(dir, 'pipe');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
-    const db = await synced(folder());
+    const db = await synced(tempDir());
     for (const args of [['sql', '--db', fifo, 'SELECT 1'], ['sync', 'ot/transfers', '--db', fifo]]) {
       const r = await payrec(emu, args);
       expect(r.stderr, args.join(' ')).toBe(`error: the mirror ${fifo} is not a regular file (a pipe, a device or a folder)\nhint: give --db the path of a file (a new one is created)\n`);
@@ -176,8 +169,8 @@ describe('a named pipe where a file is expected (item 14)', () => {
 describe('-o never goes through a link another user could have made or replaced, anywhere on its path (item 8)', () => {
   test.skipIf(!asRoot).concurrent('another user\'s link to a folder in a sticky folder, as a middle component: exit 2, the folder it points to unchanged', async () => {
     // Mutant killed: the link check on the last component only (the export landed in the victim's folder).
-    const sticky = folder(0o1777);
-    const victim = folder();
+    const sticky = tempDir(0o1777);
+    const victim = tempDir();
     symlinkSync(victim, join(sticky, 'reports'));
     lchownSync(join(sticky, 'reports'), NOBODY, NOBODY);
     const out = join(sticky, 'reports', 'out.csv');
@@ -189,8 +182,8 @@ describe('-o never goes through a link another user could have made or replaced,
 
   test.concurrent('any link in a folder everyone can write without the sticky bit, last or middle: exit 2', async () => {
     // Mutant killed: refuseForeignLink passing links in 0777 non-sticky folders (anyone could have swapped them).
-    const open = folder(0o777);
-    const mine = folder();
+    const open = tempDir(0o777);
+    const mine = tempDir();
     symlinkSync(mine, join(open, 'dir'));
     symlinkSync(join(mine, 'file.csv'), join(open, 'file.csv'));
     for (const [out, link] of [[join(open, 'dir', 'out.csv'), join(open, 'dir')], [join(open, 'file.csv'), join(open, 'file.csv')]]) {
@@ -205,7 +198,7 @@ describe('-o never goes through a link another user could have made or replaced,
 describe('the folders above the mirror are checked, as ssh checks those above a key (item 9)', () => {
   test.concurrent('a private folder under one everyone can write (no sticky bit): exit 2 naming that folder, nothing written', async () => {
     // Mutant killed: checkKeptFolder without the walk up (the 0700 folder could be renamed away and replaced).
-    const open = folder(0o777);
+    const open = tempDir(0o777);
     const inner = join(open, 'inner');
     mkdirSync(inner, { mode: 0o700 });
     const r = await payrec(emu, ['sync', 'ot/transfers', '--db', join(inner, 'm.duckdb')]);
@@ -215,7 +208,7 @@ describe('the folders above the mirror are checked, as ssh checks those above a 
     expect(r.exitCode).toBe(2);
     expect(readdirSync(inner)).toEqual([]);
     // Under a sticky one (/tmp), it is fine.
-    const sticky = folder(0o1777);
+    const sticky = tempDir(0o1777);
     mkdirSync(join(sticky, 'inner'), { mode: 0o700 });
     expect((await payrec(emu, ['sync', 'ot/transfers', '--db', join(sticky, 'inner', 'm.duckdb'), '-q'])).exitCode).toBe(0);
   });

@@ -29,31 +29,24 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-/** A folder of the test's own, `mode` (mkdtemp makes it 0700). */
-function folder(mode = 0o700): string {
-  const dir = tempDir();
-  chmodSync(dir, mode);
-  return dir;
-}
-
 const sync = (db: string, env: Record<string, string | undefined> = {}) => payrec(emu, ['sync', 'ot/transfers', '--db', db], { env });
 
 describe('the mirror gets the config\'s trust check', () => {
   test.concurrent('a folder others can write: exit 2 naming chmod go-w, nothing sent or written; a sticky one (/tmp) is fine', async () => {
     // Mutant killed: mirrorLocation without checkKeptFile (the sync ran and wrote there).
-    const open = folder(0o777);
+    const open = tempDir(0o777);
     const db = join(open, 'm.duckdb');
     const r = await sync(db);
     expect(r.stderr).toContain(`error: the folder of the mirror ${open} can be changed by other users: payrec keeps nothing where others can change it`);
     expect(r.stderr).toContain(`hint: fix it with: chmod go-w ${open} (or set --db (or PAYREC_DB, XDG_DATA_HOME) to a place of yours)`);
     expect(r.exitCode).toBe(2);
     expect(readdirSync(open)).toEqual([]);
-    const sticky = folder(0o1777);
+    const sticky = tempDir(0o1777);
     expect((await sync(join(sticky, 'm.duckdb'))).exitCode).toBe(0);
   });
 
   test.concurrent('a mirror file others can write, or another user\'s: exit 2 (chmod 600; set --db elsewhere)', async () => {
-    const dir = folder();
+    const dir = tempDir();
     const db = join(dir, 'm.duckdb');
     expect((await sync(db)).exitCode).toBe(0);
     chmodSync(db, 0o666);
@@ -74,8 +67,8 @@ describe('the mirror gets the config\'s trust check', () => {
   test.skipIf(root.skip).concurrent(`a link another user made in /tmp-like folder is never followed: the file it points to is not created${root.note}`, async () => {
     root.need();
     // Mutant killed: no foreign-link check (DuckDB created the victim's file through the link).
-    const sticky = folder(0o1777);
-    const victim = join(folder(), 'victim.duckdb');
+    const sticky = tempDir(0o1777);
+    const victim = join(tempDir(), 'victim.duckdb');
     const db = join(sticky, 'm.duckdb');
     symlinkSync(victim, db);
     lchownSync(db, NOBODY, NOBODY);
@@ -88,15 +81,15 @@ describe('the mirror gets the config\'s trust check', () => {
   test.concurrent('a staging folder or WAL planted as a link: exit 2, nothing written through it', async () => {
     // Mutant killed: the staging folder removed and made again at a fixed name (the link was
     // followed or replaced by a folder the planter could watch), and a planted WAL link used.
-    const dir = folder();
-    const spy = folder();
+    const dir = tempDir();
+    const spy = tempDir();
     const db = join(dir, 'm.duckdb');
     symlinkSync(spy, join(dir, '.m.duckdb.staging'));
     const r = await sync(db);
     expect(r.stderr).toContain(`error: ${join(dir, '.m.duckdb.staging')} is a link: payrec does not use a mirror's file through it`);
     expect(r.exitCode).toBe(2);
     expect(readdirSync(spy)).toEqual([]);
-    const other = folder();
+    const other = tempDir();
     symlinkSync(join(spy, 'wal'), join(other, 'm.duckdb.wal'));
     expect((await sync(join(other, 'm.duckdb'))).exitCode).toBe(2);
     expect(readdirSync(spy)).toEqual([]);
@@ -108,7 +101,7 @@ describe('the mirror gets the config\'s trust check', () => {
 
   test.concurrent('under umask 000 the data folders payrec creates are 0700 and the mirror 0600; no staging folder is left', async () => {
     // Mutant killed: mkdir(recursive) without mode 0700 (0777 under umask 000).
-    const home = folder();
+    const home = tempDir();
     const data = join(home, 'fresh', 'share');
     const r = await execa('sh', ['-c', `umask 000 && exec node "${BIN}" sync ot/transfers --parquet "${join(home, 'pq', 'out')}"`], {
       reject: false,
@@ -126,8 +119,8 @@ describe('the listener\'s memory gets it too', () => {
   test.skipIf(root.skip).concurrent(`a state folder that is a link another user made in a sticky folder: refused, nothing written where it points${root.note}`, async () => {
     root.need();
     // Mutant killed: the folder check without the link check (the memory went wherever the link pointed).
-    const sticky = folder(0o1777);
-    const target = folder();
+    const sticky = tempDir(0o1777);
+    const target = tempDir();
     symlinkSync(target, join(sticky, 'payrec'));
     lchownSync(join(sticky, 'payrec'), NOBODY, NOBODY);
     const r = await payrec(emu, ['wn', 'listen', '--port', '0', '--forward-to', 'http://127.0.0.1:9/hooks'], { env: { XDG_STATE_HOME: sticky } });
@@ -137,7 +130,7 @@ describe('the listener\'s memory gets it too', () => {
   });
 
   test.concurrent('a state folder others can write: wn listen --forward-to exits 2 naming chmod go-w', async () => {
-    const state = folder();
+    const state = tempDir();
     mkdirSync(join(state, 'payrec'), { mode: 0o777 });
     chmodSync(join(state, 'payrec'), 0o777);
     const r = await payrec(emu, ['wn', 'listen', '--port', '0', '--forward-to', 'http://127.0.0.1:9/hooks'], { env: { XDG_STATE_HOME: state } });
@@ -155,7 +148,7 @@ function placesUnder(home: string) {
     { what: 'auth login', args: ['auth', 'login'], env: { ...env, PAYREC_API_KEY: undefined }, input: `${emu.keyFor('bsc')}\n`, hint: 'set PAYREC_CONFIG_DIR to a folder you can write' },
     { what: 'wn listen', args: ['wn', 'listen', '--port', '0', '--forward-to', 'http://127.0.0.1:9/'], env, hint: 'set XDG_STATE_HOME to a folder you can write' },
     { what: '-o', args: ['ot', 'transfers', '--limit', '1', '-o', join(home, 'out.csv')], env, hint: 'give -o a path in a folder you can write' },
-    { what: '--parquet', args: ['sync', 'ot/transfers', '--db', join(folder(0o1777), 'm.duckdb'), '--parquet', join(home, 'pq')], env, hint: 'give --parquet a folder you can write' },
+    { what: '--parquet', args: ['sync', 'ot/transfers', '--db', join(tempDir(0o1777), 'm.duckdb'), '--parquet', join(home, 'pq')], env, hint: 'give --parquet a folder you can write' },
   ];
 }
 
@@ -172,7 +165,7 @@ function asNobody(place: ReturnType<typeof placesUnder>[number]) {
 describe('exit 2, never 1, where payrec cannot write (issue 23 item 3)', () => {
   test.concurrent('a home under a regular file (ENOTDIR): each place says so with the setting that moves it', async () => {
     // Mutant killed: makeKeptFolder/ConfigStore.write without unwritable() (exit 1, "unexpected internal error").
-    const file = join(folder(), 'a-file');
+    const file = join(tempDir(), 'a-file');
     writeFileSync(file, '');
     for (const place of placesUnder(join(file, 'home'))) {
       const r = await payrec(emu, place.args, { env: place.env, input: place.input });
@@ -184,7 +177,7 @@ describe('exit 2, never 1, where payrec cannot write (issue 23 item 3)', () => {
 
   test.skipIf(nobody.skip).concurrent(`a read-only home, payrec run as nobody (EACCES)${nobody.note}`, async () => {
     nobody.need();
-    const top = folder(0o755);
+    const top = tempDir(0o755);
     const home = join(top, 'home');
     mkdirSync(home, { mode: 0o555 });
     chmodSync(home, 0o555);
@@ -203,7 +196,7 @@ describe('exit 2, never 1, where payrec cannot even look', () => {
     nobody.need();
     // Found when the test folders moved below a 0700 folder: the config file's lstat failed
     // with EACCES, which payrec took for an internal error (exit 1, "report it").
-    const home = join(folder(0o700), 'home');
+    const home = join(tempDir(0o700), 'home');
     mkdirSync(home, { mode: 0o777 });
     for (const place of placesUnder(home)) {
       const r = await asNobody(place);
@@ -217,7 +210,7 @@ describe('exit 2, never 1, where payrec cannot even look', () => {
 describe('-o onto what is there', () => {
   test.concurrent('an existing file keeps its mode (0600 stays 0600, 0640 stays 0640)', async () => {
     // Mutant killed: the temporary file left at 0644 before the rename.
-    const dir = folder();
+    const dir = tempDir();
     for (const mode of [0o600, 0o640]) {
       const out = join(dir, `export-${mode.toString(8)}.csv`);
       writeFileSync(out, 'old\n', { mode });
@@ -232,8 +225,8 @@ describe('-o onto what is there', () => {
   test.skipIf(root.skip).concurrent(`a link another user made in a sticky folder is refused; the file it points to is unchanged${root.note}`, async () => {
     root.need();
     // Mutant killed: -o following the link with realpath and renaming over its target.
-    const sticky = folder(0o1777);
-    const victim = join(folder(), 'precious.txt');
+    const sticky = tempDir(0o1777);
+    const victim = join(tempDir(), 'precious.txt');
     writeFileSync(victim, 'keep me\n');
     const out = join(sticky, 'report.csv');
     symlinkSync(victim, out);
