@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { emulator, payrec, tempDir } from './helpers.js';
-import { asRoot, NOBODY, nobodyNote, payrecAsNobody, withoutNobody } from './other-user.js';
+import { NOBODY, nobody, payrecAsNobody, root } from './other-user.js';
 
 // What another user of the machine can plant beside what payrec keeps (issue 32): each
 // test builds the hostile thing itself (a folder, a link, a pipe) and checks that payrec
@@ -60,7 +60,7 @@ describe('DuckDB spills into a private folder of payrec\'s own (item 2)', () => 
     const planted = join(shared, 'm.duckdb.tmp');
     mkdirSync(planted);
     chmodSync(planted, 0o777);
-    if (asRoot) chownSync(planted, NOBODY, NOBODY);
+    if (root.present) chownSync(planted, NOBODY, NOBODY);
     const [inPlanted, inShared] = [watchFolder(planted), watchFolder(shared)];
     // About 100 MB of rows against a 64 MB memory limit: DuckDB must spill to finish.
     const r = await payrec(undefined, ['sql', '--db', db, "SELECT i, repeat('x', 100) AS s FROM range(1000000) t(i)", '--count'], { env: { PAYREC_MIRROR_MEMORY: '64MB' } });
@@ -90,7 +90,7 @@ describe('DuckDB spills into a private folder of payrec\'s own (item 2)', () => 
 });
 
 describe('sync --parquet DIR gets the mirror folder\'s trust check (item 4)', () => {
-  test.concurrent('a DIR others can write, or another user\'s: exit 2 before anything is fetched, nothing written there', async () => {
+  test.concurrent('a DIR others can write: exit 2 before anything is fetched, nothing written there', async () => {
     // Mutant killed: parquetTarget without checkKeptFolder (the export went into the planted folder).
     const db = join(tempDir(), 'm.duckdb');
     const open = tempDir(0o777);
@@ -99,7 +99,12 @@ describe('sync --parquet DIR gets the mirror folder\'s trust check (item 4)', ()
     expect(r.exitCode).toBe(2);
     expect(readdirSync(open)).toEqual([]);
     expect(existsSync(db)).toBe(false);
-    if (!asRoot) return;
+  });
+
+  test.skipIf(root.skip).concurrent(`a DIR of another user's: exit 2 before anything is fetched, nothing written there${root.note}`, async () => {
+    // Mutant killed: parquetTarget without checkKeptFolder (the export went into their folder).
+    root.need();
+    const db = join(tempDir(), 'm.duckdb');
     const theirs = tempDir(0o755);
     chownSync(theirs, NOBODY, NOBODY);
     const t = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '--parquet', theirs]);
@@ -108,7 +113,8 @@ describe('sync --parquet DIR gets the mirror folder\'s trust check (item 4)', ()
     expect(readdirSync(theirs)).toEqual([]);
   });
 
-  test.skipIf(withoutNobody).concurrent(`a partition folder payrec cannot write or create, run as nobody: exit 2 naming it, not an internal error${nobodyNote}`, async () => {
+  test.skipIf(nobody.skip).concurrent(`a partition folder payrec cannot write or create, run as nobody: exit 2 naming it, not an internal error${nobody.note}`, async () => {
+    nobody.need();
     // Mutants killed: the partition's mkdir, and DuckDB's COPY into it, without unwritable() (exit 1, EACCES as an internal error).
     const shared = tempDir(0o1777);
     const env = { PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc'), PAYREC_CHAIN: 'bsc', PAYREC_CONFIG_DIR: join(shared, 'config') };
@@ -167,7 +173,8 @@ describe('a named pipe where a file is expected (item 14)', () => {
 });
 
 describe('-o never goes through a link another user could have made or replaced, anywhere on its path (item 8)', () => {
-  test.skipIf(!asRoot).concurrent('another user\'s link to a folder in a sticky folder, as a middle component: exit 2, the folder it points to unchanged', async () => {
+  test.skipIf(root.skip).concurrent(`another user's link to a folder in a sticky folder, as a middle component: exit 2, the folder it points to unchanged${root.note}`, async () => {
+    root.need();
     // Mutant killed: the link check on the last component only (the export landed in the victim's folder).
     const sticky = tempDir(0o1777);
     const victim = tempDir();

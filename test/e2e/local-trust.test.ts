@@ -1,27 +1,16 @@
 import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { BIN, emulator, payrec, prerequisite, program, tempDir } from './helpers.js';
+import { BIN, emulator, payrec, tempDir } from './helpers.js';
+import { NOBODY, nobody, payrecAsNobody, root } from './other-user.js';
 
 // Where payrec keeps things (the mirror, the listener's memory, the config, -o files)
 // when the folder is not the user's alone, or cannot be written (issue 24 item 10,
 // issue 23 item 3). Tests run as root here and in CI: a read-only folder does not stop
 // root, so "cannot write" is made with a path through a regular file (ENOTDIR) and by
 // running payrec as `nobody` with setpriv (EACCES).
-
-const NOBODY = 65534;
-const setpriv = program('setpriv', 'util-linux');
-/** Links and files of another user are made with chown: root only. Under CI a run as another user fails these tests, never skips them. */
-const root = prerequisite('root', typeof process.getuid === 'function' && process.getuid() === 0, 'run the suite as root, as CI does');
-/** `nobody` running this checkout's payrec (a checkout under a 0700 home cannot be read by it). */
-const nobody = prerequisite(
-  `root, setpriv and a checkout user nobody can read (${BIN})`,
-  root.present && setpriv.present && spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', 'node', BIN, '--version']).status === 0,
-  'run the suite as root from a checkout outside a private home, with util-linux installed',
-);
 
 let emu: Emulator;
 beforeAll(async () => {
@@ -45,7 +34,7 @@ describe('the mirror gets the config\'s trust check', () => {
     expect((await sync(join(sticky, 'm.duckdb'))).exitCode).toBe(0);
   });
 
-  test.concurrent('a mirror file others can write, or another user\'s: exit 2 (chmod 600; set --db elsewhere)', async () => {
+  test.concurrent('a mirror file others can write: exit 2 (chmod 600; set --db elsewhere); 0600 again: synced', async () => {
     const dir = tempDir();
     const db = join(dir, 'm.duckdb');
     expect((await sync(db)).exitCode).toBe(0);
@@ -54,14 +43,19 @@ describe('the mirror gets the config\'s trust check', () => {
     expect(writable.exitCode).toBe(2);
     expect(writable.stderr).toContain(`hint: fix it with: chmod 600 ${db}`);
     chmodSync(db, 0o600);
-    if (root.present) {
-      chownSync(db, NOBODY, NOBODY);
-      const theirs = await sync(db);
-      expect(theirs.exitCode).toBe(2);
-      expect(theirs.stderr).toContain(`error: the file of the mirror ${db} belongs to another user (uid ${NOBODY})`);
-      const read = await payrec(undefined, ['sql', '--db', db, 'SELECT 1']);
-      expect(read.exitCode).toBe(2);
-    }
+    expect((await sync(db)).exitCode).toBe(0);
+  });
+
+  test.skipIf(root.skip).concurrent(`a mirror file of another user's: exit 2, for sync and for sql${root.note}`, async () => {
+    root.need();
+    const db = join(tempDir(), 'm.duckdb');
+    expect((await sync(db)).exitCode).toBe(0);
+    chownSync(db, NOBODY, NOBODY);
+    const theirs = await sync(db);
+    expect(theirs.exitCode).toBe(2);
+    expect(theirs.stderr).toContain(`error: the file of the mirror ${db} belongs to another user (uid ${NOBODY})`);
+    const read = await payrec(undefined, ['sql', '--db', db, 'SELECT 1']);
+    expect(read.exitCode).toBe(2);
   });
 
   test.skipIf(root.skip).concurrent(`a link another user made in /tmp-like folder is never followed: the file it points to is not created${root.note}`, async () => {
@@ -154,12 +148,7 @@ function placesUnder(home: string) {
 
 /** payrec run as nobody at one of placesUnder's places, against the emulator. */
 function asNobody(place: ReturnType<typeof placesUnder>[number]) {
-  return execa('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', 'node', BIN, ...place.args], {
-    reject: false,
-    extendEnv: false,
-    input: place.input,
-    env: { PATH: process.env.PATH, TZ: 'UTC', NO_COLOR: '1', PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc'), PAYREC_CHAIN: 'bsc', ...place.env },
-  });
+  return payrecAsNobody(place.args, { PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc'), PAYREC_CHAIN: 'bsc', ...place.env }, place.input);
 }
 
 describe('exit 2, never 1, where payrec cannot write (issue 23 item 3)', () => {
