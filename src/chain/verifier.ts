@@ -64,8 +64,11 @@ export class Verifier {
     const hashes = [...new Set(asked.map((s) => (hashOf(s) as string).toLowerCase()))];
     const native = new Set(asked.filter((s) => needsTransaction(s) && this.tokens.get(String(s.record.token))?.native).map((s) => (hashOf(s) as string).toLowerCase()));
     const { receipts, transactions } = await this.client.receiptsAndTransactions(hashes, [...native]);
+    // The receipts' logs at each height not read yet: what asks eth_getLogs for its block (canonical-blocks.ts).
     const logsAt = new Map<bigint, Log[]>();
-    for (const r of receipts.values()) if (r && !this.blocks.has(r.blockNumber)) logsAt.set(r.blockNumber, [...(logsAt.get(r.blockNumber) ?? []), ...r.logs]);
+    for (const r of receipts.values()) {
+      if (r && !this.blocks.has(r.blockNumber)) logsAt.set(r.blockNumber, (logsAt.get(r.blockNumber) ?? []).concat(r.logs));
+    }
     await this.readBlocks(new Map([...logsAt].map(([n, logs]) => [n, askedFor(logs, this.contracts)])), [...logsAt.values()].flat());
     await this.readConstants(subjects);
     const ctx = this.context();
