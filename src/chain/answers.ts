@@ -31,6 +31,17 @@ const log = z.object({
   transactionHash: hash.nullable(),
   logIndex: quantity.nullable(),
   removed: z.boolean().optional(),
+  /** The block's timestamp, which modern nodes add to each log (execution-apis PR 639; geth 1.16); older ones leave it out. */
+  blockTimestamp: quantity.nullish(),
+});
+
+/** A log of eth_getLogs, read for the block it lies in: its canonical hash at that height (and its timestamp, when the node says it). */
+const spanLog = z.object({
+  address,
+  blockNumber: quantity,
+  blockHash: hash,
+  blockTimestamp: quantity.nullish(),
+  removed: z.boolean().optional(),
 });
 
 const receipt = z.object({
@@ -59,6 +70,7 @@ export interface Receipt extends Omit<z.infer<typeof receipt>, 'status'> {
   status: 'success' | 'reverted';
 }
 export type Block = z.infer<typeof block>;
+export type SpanLog = z.infer<typeof spanLog>;
 export type Transaction = z.infer<typeof transaction>;
 
 function parsed<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
@@ -82,6 +94,14 @@ export function parseBlock(raw: unknown, expected: bigint): Block | null {
   const b = parsed(block, raw, `block ${expected}`);
   if (b.number !== expected) throw new NodeAnswerError(`block ${b.number} when asked for block ${expected}`);
   return b;
+}
+
+/** eth_getLogs's answer for blocks `from` to `to`: a log outside them is a node answering another question. */
+export function parseLogs(raw: unknown, from: bigint, to: bigint): SpanLog[] {
+  const logs = parsed(z.array(spanLog), raw, `logs of blocks ${from} to ${to}`);
+  const stray = logs.find((l) => l.blockNumber < from || l.blockNumber > to);
+  if (stray) throw new NodeAnswerError(`a log of block ${stray.blockNumber} when asked for blocks ${from} to ${to}`);
+  return logs;
 }
 
 /** eth_getTransactionByHash's answer for `expected`: null when the node does not know it. */

@@ -2,7 +2,7 @@ import { BaseError, http, HttpRequestError, ResponseBodyTooLargeError, RpcReques
 import { InterruptedError, NetworkError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import { maskRpcUrl } from '../core/runtime/secrets.js';
-import { NodeAnswerError, parseBlock, parseData, parseQuantity, parseReceipt, parseTransaction, type Block, type Receipt, type Transaction } from './answers.js';
+import { NodeAnswerError, parseBlock, parseData, parseLogs, parseQuantity, parseReceipt, parseTransaction, type Block, type Receipt, type SpanLog, type Transaction } from './answers.js';
 
 // The chain client: viem's HTTP transport with JSON-RPC batches of up to 100 calls,
 // at most `concurrency` batches in flight, and viem's retries with backoff on HTTP
@@ -29,7 +29,26 @@ export interface ChainClientOptions {
   debug?: (line: string) => void;
 }
 
-type Request = (args: { method: string; params?: unknown[] }) => Promise<unknown>;
+type Request = (args: { method: string; params?: unknown[] }, options?: { retryCount?: number }) => Promise<unknown>;
+
+/** An eth_getLogs filter (blocks inclusive); topics as the spec has them: null for any, a list for any of its values. */
+export interface LogFilter {
+  fromBlock: bigint;
+  toBlock: bigint;
+  address: readonly string[];
+  topics?: readonly (string | readonly string[] | null)[];
+}
+
+/**
+ * A filter's logs; `refused` when the node will not answer it as asked (too wide a
+ * range, too many logs, too large an answer: nodes differ in code and words, so any
+ * JSON-RPC error of the call is one), `unsupported` when it serves no eth_getLogs.
+ */
+export type LogsAnswer = SpanLog[] | 'refused' | 'unsupported';
+
+/** JSON-RPC codes of a node that serves no such method; and of rate limits (asked again later, not split). */
+const UNSUPPORTED = new Set([-32601, -32004]);
+const RATE_LIMITED = new Set([429, -32007]);
 
 export class ChainClient {
   /** JSON-RPC calls made (retries included): what the bench counts per record. */
@@ -127,6 +146,36 @@ export class ChainClient {
     return parseBlock(raw, n);
   }
 
+  /** eth_getLogs of each filter, in the same batches. */
+  async logs(filters: readonly LogFilter[]): Promise<LogsAnswer[]> {
+    return this.each(filters, (f) => this.logsOf(f));
+  }
+
+  /**
+   * A refusal is an answer, not a fault to retry: asked once without viem's retries (which
+   * would retry a -32005 "more than 10000 results" as if the node were busy), then, on an
+   * HTTP fault, a timeout or a rate limit, once more with them.
+   */
+  private async logsOf(f: LogFilter): Promise<LogsAnswer> {
+    const quantity = (n: bigint) => `0x${n.toString(16)}`;
+    const params = [{ fromBlock: quantity(f.fromBlock), toBlock: quantity(f.toBlock), address: f.address, ...(f.topics ? { topics: f.topics } : {}) }];
+    const ask = async (retryCount: number) => parseLogs(await this.request({ method: 'eth_getLogs', params }, { retryCount }), f.fromBlock, f.toBlock);
+    try {
+      return await ask(0);
+    } catch (err) {
+      if (err instanceof NodeAnswerError || this.o.signal?.aborted) throw this.failure('eth_getLogs', err);
+      const refusal = refusalOf(err);
+      if (refusal) return refusal;
+    }
+    try {
+      return await ask(this.o.retries);
+    } catch (err) {
+      const refusal = err instanceof NodeAnswerError ? undefined : refusalOf(err);
+      if (refusal) return refusal;
+      throw this.failure('eth_getLogs', err);
+    }
+  }
+
   /** eth_call at the latest block; the raw answer (checked hex). */
   async ethCall(to: string, data: Hex): Promise<Hex> {
     return parseData(await this.call('eth_call', [{ to, data }, 'latest']), `an eth_call answer from ${to}`);
@@ -156,4 +205,14 @@ export class ChainClient {
     }
     return new NodeAnswerError(`an answer to ${method} payrec cannot use`);
   }
+}
+
+/** What a failed eth_getLogs means: the node's word on this filter (a JSON-RPC error in a 200 answer, or an answer too large), or undefined for a fault. */
+function refusalOf(err: unknown): 'refused' | 'unsupported' | undefined {
+  if (!(err instanceof BaseError)) return undefined;
+  if (err.walk((x) => x instanceof ResponseBodyTooLargeError)) return 'refused';
+  const rpc = err.walk((x) => x instanceof RpcRequestError) as RpcRequestError | null;
+  if (!rpc || typeof rpc.code !== 'number' || (rpc as { status?: number }).status !== undefined) return undefined;
+  if (UNSUPPORTED.has(rpc.code)) return 'unsupported';
+  return RATE_LIMITED.has(rpc.code) ? undefined : 'refused';
 }

@@ -1,6 +1,7 @@
 import { decodeFunctionResult, encodeFunctionData, type Address, type Hex } from 'viem';
 import { UsageError } from '../core/runtime/errors.js';
-import type { Block } from './answers.js';
+import type { Block, Log } from './answers.js';
+import { askedFor, CanonicalBlocks, type Asked } from './canonical-blocks.js';
 import type { ChainClient } from './rpc-client.js';
 import { decode, valueAt, type ChainContext, type Evidence, type Subject } from './decode.js';
 import { CHAIN_IDS, CONTRACTS, FUNCTIONS, type ChainSlug } from './model.js';
@@ -8,8 +9,9 @@ import { bySymbolCall, listedSymbol, symbolCandidates, type ResolvedToken } from
 import { judge, worst, type Judgement } from './verdict.js';
 
 // Verifies records in batches: reads what the chain holds for them (each receipt
-// once, each block once per run, each token's decimals once, the contracts' constants
-// once) through the chain client, then decodes and judges each record with the pure
+// once, each block once per run, learned from eth_getLogs spans where it can be (see
+// canonical-blocks.ts), each token's decimals once, the contracts' constants once)
+// through the chain client, then decodes and judges each record with the pure
 // rules. It knows neither the output formats nor the mirror: lists and `payrec
 // verify` feed it records and take its judgements.
 
@@ -18,6 +20,9 @@ const BLOCKS_KEPT = 100_000;
 
 export class Verifier {
   private readonly blocks = new Map<bigint, Block | null>();
+  private readonly canonical: CanonicalBlocks;
+  /** 8pay's contracts on the chain (lower case): their logs attest a block. */
+  private readonly contracts: ReadonlySet<string>;
   private readonly tokens = new Map<string, ResolvedToken | null>();
   private symbols?: Map<Address, string>;
   private feeCollector?: Address;
@@ -27,7 +32,10 @@ export class Verifier {
     readonly client: ChainClient,
     readonly chain: ChainSlug,
     readonly confirmations: number,
-  ) {}
+  ) {
+    this.canonical = new CanonicalBlocks(client);
+    this.contracts = new Set(Object.values(CONTRACTS[chain]).map((a) => a.toLowerCase()));
+  }
 
   /** Checks that the node serves `chain` before anything is verified: another chain's node is exit 2. */
   static async open(client: ChainClient, chain: string, confirmations: number): Promise<Verifier> {
@@ -56,9 +64,12 @@ export class Verifier {
     const hashes = [...new Set(asked.map((s) => (hashOf(s) as string).toLowerCase()))];
     const native = new Set(asked.filter((s) => needsTransaction(s) && this.tokens.get(String(s.record.token))?.native).map((s) => (hashOf(s) as string).toLowerCase()));
     const { receipts, transactions } = await this.client.receiptsAndTransactions(hashes, [...native]);
-    const heights = new Set<bigint>();
-    for (const r of receipts.values()) if (r && !this.blocks.has(r.blockNumber)) heights.add(r.blockNumber);
-    await this.readBlocks([...heights]);
+    // The receipts' logs at each height not read yet: what asks eth_getLogs for its block (canonical-blocks.ts).
+    const logsAt = new Map<bigint, Log[]>();
+    for (const r of receipts.values()) {
+      if (r && !this.blocks.has(r.blockNumber)) logsAt.set(r.blockNumber, (logsAt.get(r.blockNumber) ?? []).concat(r.logs));
+    }
+    await this.readBlocks(new Map([...logsAt].map(([n, logs]) => [n, askedFor(logs, this.contracts)])), [...logsAt.values()].flat());
     await this.readConstants(subjects);
     const ctx = this.context();
     const judging = { chain: this.chain, head, confirmations: this.confirmations, tokens: this.tokens };
@@ -72,13 +83,15 @@ export class Verifier {
 
   /** Canonical hashes of blocks, for records judged before (a second `payrec verify`): reorged when they changed. */
   async canonicalHashes(heights: readonly bigint[]): Promise<Map<bigint, string | null>> {
-    await this.readBlocks(heights.filter((h) => !this.blocks.has(h)));
+    // No receipt is read again: any log of 8pay's contracts at a height attests its block.
+    const asked: Asked = { kind: 'contracts', addresses: [...this.contracts] };
+    await this.readBlocks(new Map(heights.filter((h) => !this.blocks.has(h)).map((h) => [h, asked])), []);
     return new Map(heights.map((h) => [h, this.blocks.get(h)?.hash ?? null]));
   }
 
-  private async readBlocks(heights: bigint[]): Promise<void> {
-    if (heights.length === 0) return;
-    const read = await this.client.blocks(heights);
+  private async readBlocks(asked: ReadonlyMap<bigint, Asked | undefined>, known: readonly Log[]): Promise<void> {
+    if (asked.size === 0) return;
+    const read = await this.canonical.read(asked, known);
     if (this.blocks.size + read.size > BLOCKS_KEPT) this.blocks.clear();
     for (const [n, b] of read) this.blocks.set(n, b);
   }

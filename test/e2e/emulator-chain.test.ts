@@ -96,6 +96,117 @@ describe('JSON-RPC over HTTP', () => {
   });
 });
 
+describe('eth_getLogs', () => {
+  const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+  const PAYMENT = '0x6c461725b272d4f54c97a2dae69ba41c8e36a30b7e8af20fd64fdf0da2051341';
+  const TRANSFERS = '0x3a6da478e5c7d2abc3856d49fd99e1bbdef7c5a3';
+  const ONE_TIME = '0x77a7540a9bb53fdd4ce759a531ba0296863a825c';
+  const USDT = '0x55d398326f99059ff775485246999027b3197955';
+  const hex = (n: number) => `0x${n.toString(16)}`;
+  /** Records POSTed a year and more before the generated ones: the only transactions of those blocks. */
+  const T = ANCHOR - 400 * 86_400;
+
+  let e: Emulator;
+  let node: (body: unknown) => Promise<any>;
+  /** Block n is stamped genesis + n (the head's block says where the count starts). */
+  let genesis: number;
+  beforeAll(async () => {
+    e = await emulator({ records: 5 });
+    node = async (body) => (await post(e.rpcUrl('bsc'), JSON.stringify(body))).json;
+    // The collection and the chain are there before the records come: each is indexed as it is placed.
+    e.records('bsc', 'one-time/transfers');
+    const head = (await node(call('eth_getBlockByNumber', ['latest', false]))).result;
+    genesis = Number(head.timestamp) - Number(head.number);
+    for (let k = 0; k < 5; k++) {
+      const added = await post(`${e.url}/_emulator/records`, JSON.stringify({ chain: 'bsc', collection: 'one-time/transfers', count: 8, timestamp: T + 3 * k }));
+      expect(added.status).toBe(201);
+    }
+  });
+  afterAll(() => e?.close());
+
+  const logs = async (filter: Rec) => (await node(call('eth_getLogs', [filter]))).result as Rec[];
+
+  test('the logs of the canonical blocks in range, as the receipts carry them (with blockTimestamp): of records mined there, not of pending, failed, missing, reverted or reorged ones', async () => {
+    const posted = (e.records('bsc', 'one-time/transfers').records as Rec[]).filter((r) => r.timestamp >= T && r.timestamp < T + 15);
+    expect(posted).toHaveLength(40);
+    const listed = new Map(e.chain.discrepancies('bsc', 'one-time/transfers').map((d) => [d.transactionHash, d]));
+    // The block of each: its record's second, or where a seeded difference of timestamp moved it (up to ten minutes earlier).
+    const second = (r: Rec) => Number(listed.get(r.transactionHash)?.differences.find((d) => d.field === 'timestamp')?.chain ?? r.timestamp);
+    const mined = posted.filter((r) => r.transactionStatus === 'confirmed' && !['missing', 'reverted', 'reorged'].includes(listed.get(r.transactionHash)?.kind ?? ''));
+    expect(mined.length).toBeGreaterThan(20);
+    const got = await logs({ fromBlock: hex(T - 700 - genesis), toBlock: hex(T + 20 - genesis) });
+    expect(new Set(got.map((l) => l.transactionHash))).toEqual(new Set(mined.map((r) => r.transactionHash.toLowerCase())));
+    for (const r of mined) {
+      const receipt = (await node(call('eth_getTransactionReceipt', [r.transactionHash]))).result;
+      expect(got.filter((l) => l.transactionHash === r.transactionHash.toLowerCase())).toEqual(receipt.logs);
+      expect(receipt.logs.every((l: Rec) => l.blockNumber === hex(second(r) - genesis) && l.blockTimestamp === hex(second(r)))).toBe(true);
+    }
+    // 8pay's contracts' logs: of every mined record but those whose events come from look-alikes.
+    const own = await logs({ fromBlock: hex(T - 700 - genesis), toBlock: hex(T + 20 - genesis), address: [TRANSFERS, ONE_TIME] });
+    expect(own).toEqual(got.filter((l) => l.address === TRANSFERS || l.address === ONE_TIME));
+    expect(new Set(own.map((l) => l.transactionHash))).toEqual(new Set(mined.filter((r) => listed.get(r.transactionHash)?.kind !== 'spoofed').map((r) => r.transactionHash.toLowerCase())));
+    // In block and log order.
+    const order = got.map((l) => Number(l.blockNumber) * 1e6 + Number(l.logIndex));
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    // A range past the head ends at the head; the blocks before the records hold none of their logs.
+    expect(await logs({ fromBlock: hex(T - 5000 - genesis), toBlock: hex(T - 4000 - genesis) })).toEqual([]);
+  });
+
+  test('seeded discrepancies: a transaction moved to an earlier block is found there; a reorged one lies in the block that lost the reorg alone', async () => {
+    const head = (await rpc(call('eth_getBlockByNumber', ['latest', false]))).result;
+    const start = Number(head.timestamp) - Number(head.number);
+    const moved = emu.chain.discrepancies('bsc').filter((d) => d.differences.some((x) => x.field === 'timestamp'));
+    expect(moved.length).toBeGreaterThan(0);
+    for (const d of moved) {
+      const at = hex(Number(d.differences.find((x) => x.field === 'timestamp')!.chain) - start);
+      const there = (await rpc(call('eth_getLogs', [{ fromBlock: at, toBlock: at }]))).result as Rec[];
+      const receipt = (await rpc(call('eth_getTransactionReceipt', [d.transactionHash]))).result;
+      expect(there.filter((l) => l.transactionHash === d.transactionHash.toLowerCase())).toEqual(receipt.logs);
+    }
+    const reorged = emu.chain.discrepancies('bsc').filter((d) => d.kind === 'reorged');
+    expect(reorged.length).toBeGreaterThan(0);
+    for (const d of reorged) {
+      const receipt = (await rpc(call('eth_getTransactionReceipt', [d.transactionHash]))).result;
+      const canonical = (await rpc(call('eth_getBlockByNumber', [receipt.blockNumber, false]))).result;
+      expect(receipt.blockHash).not.toBe(canonical.hash);
+      const there = (await rpc(call('eth_getLogs', [{ fromBlock: receipt.blockNumber, toBlock: receipt.blockNumber }]))).result as Rec[];
+      expect(there.filter((l) => l.transactionHash === d.transactionHash.toLowerCase())).toEqual([]);
+      expect(there.every((l) => l.blockHash === canonical.hash)).toBe(true);
+    }
+  });
+
+  test('filters: an address or a list, topics by position (null for any, a list for any of its values), one block by blockHash', async () => {
+    const range = { fromBlock: hex(T - genesis), toBlock: hex(T + 12 - genesis) };
+    const all = await logs(range);
+    const transfers = all.filter((l) => l.address === USDT && l.topics[0] === TRANSFER);
+    expect(transfers.length).toBeGreaterThan(1);
+    const receivers = [...new Set(transfers.map((l) => l.topics[2]))].slice(0, 2);
+    const picked = await logs({ ...range, address: USDT, topics: [TRANSFER, null, receivers] });
+    expect(picked).toEqual(transfers.filter((l) => receivers.includes(l.topics[2])));
+    expect(await logs({ ...range, address: [USDT.toUpperCase().replace('0X', '0x')], topics: [[TRANSFER, PAYMENT]] })).toEqual(transfers);
+    expect(await logs({ ...range, topics: [PAYMENT] })).toEqual(all.filter((l) => l.topics[0] === PAYMENT));
+    const block = (await node(call('eth_getBlockByNumber', [all[0].blockNumber, false]))).result;
+    expect(await logs({ blockHash: block.hash })).toEqual(all.filter((l) => l.blockNumber === all[0].blockNumber));
+    expect((await node(call('eth_getLogs', [{ blockHash: `0x${'ab'.repeat(32)}` }]))).error).toMatchObject({ code: -32000, message: 'unknown block' });
+    for (const bad of [{ fromBlock: hex(10), toBlock: hex(9) }, { ...range, address: '0x12' }, { ...range, topics: ['0x12'] }, { ...range, topics: [null, null, null, null, null] }, { blockHash: block.hash, fromBlock: hex(1) }]) {
+      expect((await node(call('eth_getLogs', [bad]))).error.code, JSON.stringify(bad)).toBe(-32602);
+    }
+  });
+
+  test('limits, as real nodes answer them: at most 10,000 blocks and 10,000 logs a query (-32005)', async () => {
+    expect(await logs({ fromBlock: hex(T - 9_999 - genesis), toBlock: hex(T - genesis) })).toEqual(expect.any(Array));
+    expect((await node(call('eth_getLogs', [{ fromBlock: hex(T - 10_000 - genesis), toBlock: hex(T - genesis) }]))).error).toEqual({ code: -32005, message: 'query exceeds the range limit of 10000 blocks' });
+    // 2,000 one-time payments in one block: some 20,000 logs; their Payment events alone are fewer than 2,000.
+    const crowded = T - 86_400;
+    expect((await post(`${e.url}/_emulator/records`, JSON.stringify({ chain: 'bsc', collection: 'one-time/payments', count: 2000, timestamp: crowded }))).status).toBe(201);
+    const one = { fromBlock: hex(crowded - genesis), toBlock: hex(crowded - genesis) };
+    expect((await node(call('eth_getLogs', [one]))).error).toEqual({ code: -32005, message: 'query returned more than 10000 results' });
+    const payments = await logs({ ...one, topics: [PAYMENT] });
+    expect(payments.length).toBeGreaterThan(1500);
+    expect(payments.length).toBeLessThanOrEqual(2000);
+  });
+});
+
 describe('the head and the clock', () => {
   test('the head is the anchor\'s block at start and moves with the clock: a second later, an advance, a record stamped ahead of it', async () => {
     const e = await emulator({ records: 20 });

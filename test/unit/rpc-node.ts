@@ -36,6 +36,8 @@ export interface NodeTables {
   receipts?: Map<string, unknown>;
   blocks?: Map<number, unknown>;
   transactions?: Map<string, unknown>;
+  /** The logs eth_getLogs finds, as a node holds them (raw); without it the node serves no eth_getLogs (-32601). */
+  logs?: Record<string, any>[];
   /** Answers of eth_call by `to` (lower case) and selector; default: a token of 18 decimals, the fee collector. */
   ethCall?: (to: string, data: string) => string | undefined;
 }
@@ -84,6 +86,15 @@ export function answerFromTables(t: NodeTables, c: Call): CallReply {
     case 'eth_getBlockByNumber': {
       const n = p[0] === 'latest' ? t.head : Number(BigInt(String(p[0])));
       return { result: t.blocks?.get(n) ?? null };
+    }
+    case 'eth_getLogs': {
+      if (!t.logs) return { error: { code: -32601, message: 'the method eth_getLogs does not exist/is not available' } };
+      const q = p[0] as { fromBlock: string; toBlock: string; address?: string | string[]; topics?: (string | string[] | null)[] };
+      const [from, to] = [Number(BigInt(q.fromBlock)), Number(BigInt(q.toBlock))];
+      const addresses = q.address === undefined ? undefined : [q.address].flat().map((a) => a.toLowerCase());
+      const topicsMatch = (l: Record<string, any>) => (q.topics ?? []).every((want, i) => want === null || [want].flat().includes(l.topics[i]));
+      const inRange = (l: Record<string, any>) => Number(BigInt(l.blockNumber)) >= from && Number(BigInt(l.blockNumber)) <= to;
+      return { result: t.logs.filter((l) => inRange(l) && (!addresses || addresses.includes(l.address)) && topicsMatch(l)) };
     }
     case 'eth_call': {
       const { to, data } = p[0] as { to: string; data: string };

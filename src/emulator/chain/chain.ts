@@ -5,9 +5,10 @@ import { hashString, mixSeed } from '../prng.js';
 import { Blocks, quantity, type RpcBlock } from './blocks.js';
 import type { ChainClock } from './clock.js';
 import { discrepancyOf, lookAlike, type DiscrepancyKind } from './discrepancies.js';
-import { LAYOUTS, transactionsOf, type Draft } from './layouts.js';
+import { LAYOUTS, MOVED_MAX_S, transactionsOf, type Draft } from './layouts.js';
 import { Locator } from './locator.js';
 import { eventLog, type Log } from './logs.js';
+import { TransactionSeconds } from './seconds.js';
 import { Transcript, type Difference } from './transcript.js';
 
 // One chain of the emulator: its blocks, and the transaction and receipt of every record
@@ -19,6 +20,28 @@ const CACHE_SIZE = 2048;
 
 /** Gas price per chain (wei), as their networks charge about. */
 const GAS_PRICE: Record<ChainSlug, bigint> = { bsc: 1_000_000_000n, ethereum: 12_000_000_000n, polygon: 30_000_000_000n, sandbox: 10_000_000_000n };
+
+/** A log as a node answers it, in a receipt or from eth_getLogs. */
+export interface RpcLog {
+  address: string;
+  topics: Hex[];
+  data: Hex;
+  blockNumber: Hex;
+  blockHash: Hex;
+  blockTimestamp: Hex;
+  transactionHash: string;
+  transactionIndex: Hex;
+  logIndex: Hex;
+  removed: false;
+}
+
+/** Which logs eth_getLogs asks for: any of `addresses` (all when undefined), and at each topic position any of its values (any when null). */
+export interface LogQuery {
+  from: number;
+  to: number;
+  addresses?: ReadonlySet<string>;
+  topics: (ReadonlySet<string> | null)[];
+}
 
 /** A record's transaction as the chain has it. */
 export interface Built {
@@ -53,6 +76,7 @@ export class EmulatorChain {
   readonly blocks: Blocks;
   readonly feeCollector: Address;
   private readonly locator: Locator;
+  private readonly seconds: TransactionSeconds;
   private readonly base: number;
   private readonly cache = new Map<string, Built | null>();
   /** The insertion counter the cache was filled at: any record added, moved or removed since empties it. */
@@ -69,6 +93,7 @@ export class EmulatorChain {
     this.blocks = new Blocks(this.chainId, seed, chain, datasets.options.now);
     this.feeCollector = getAddress(`0x${keccak256(stringToHex(`payrec emulator fee collector ${chain}`)).slice(26)}`);
     this.locator = new Locator(datasets, chain);
+    this.seconds = new TransactionSeconds(datasets, chain);
   }
 
   /** The newest block's number. */
@@ -173,9 +198,8 @@ export class EmulatorChain {
     const b = this.built(hash);
     if (!b || b.kind === 'missing' || b.draft.status === 'pending' || b.blockNumber > this.head()) return null;
     const index = this.indexOf(b);
-    const reverted = b.draft.status === 'failed' || b.kind === 'reverted';
+    const reverted = this.reverted(b);
     const gasUsed = this.gasOf(b);
-    const where = { blockNumber: quantity(b.blockNumber), blockHash: b.blockHash, transactionHash: b.hash, transactionIndex: quantity(index) };
     return {
       transactionHash: b.hash,
       transactionIndex: quantity(index),
@@ -187,14 +211,41 @@ export class EmulatorChain {
       cumulativeGasUsed: quantity(gasUsed + index * 60_000),
       effectiveGasPrice: quantity(GAS_PRICE[this.chain]),
       contractAddress: null,
-      logs: reverted
-        ? []
-        : b.draft.logs.map((l, i) => ({ address: l.address.toLowerCase(), topics: l.topics, data: l.data, ...where, logIndex: quantity(index * 32 + i), removed: false })),
-      // The emulator keeps no log index (no eth_getLogs): the filter is left empty.
+      logs: reverted ? [] : this.logsOf(b),
+      // No bloom filter is kept (eth_getLogs finds logs by the index of seconds): it is left empty.
       logsBloom: `0x${'0'.repeat(512)}`,
       status: reverted ? '0x0' : '0x1',
       type: '0x0',
     };
+  }
+
+  /**
+   * eth_getLogs's answer: the logs of the canonical blocks `from` to `to` that match, by
+   * block and position. A transaction is in a canonical block when it is mined (not
+   * pending, not above the head), not missing, and not one whose receipt names a block
+   * that lost a reorg (it lies in that block alone). Its candidates come from the index
+   * of seconds: a seeded difference of `timestamp` moves a block up to MOVED_MAX_S earlier.
+   */
+  logs(q: LogQuery): RpcLog[] {
+    const to = Math.min(q.to, this.head());
+    const out: RpcLog[] = [];
+    for (const hash of this.seconds.between(this.blocks.timestampOf(q.from), this.blocks.timestampOf(to) + MOVED_MAX_S)) {
+      const b = this.built(hash);
+      if (!b || b.blockNumber < q.from || b.blockNumber > to || b.draft.status === 'pending' || b.kind === 'missing' || b.kind === 'reorged' || this.reverted(b)) continue;
+      for (const log of this.logsOf(b)) if (matches(log, q)) out.push(log);
+    }
+    return out.sort((a, b) => Number(BigInt(a.blockNumber) - BigInt(b.blockNumber)) || Number(BigInt(a.logIndex) - BigInt(b.logIndex)));
+  }
+
+  /** A receipt's logs, placed in the block its receipt names (modern nodes add the block's timestamp to each). */
+  private logsOf(b: Built): RpcLog[] {
+    const index = this.indexOf(b);
+    const where = { blockNumber: quantity(b.blockNumber), blockHash: b.blockHash, blockTimestamp: quantity(this.blocks.timestampOf(b.blockNumber)), transactionHash: b.hash, transactionIndex: quantity(index) };
+    return b.draft.logs.map((l, i) => ({ address: l.address.toLowerCase(), topics: l.topics, data: l.data, ...where, logIndex: quantity(index * 32 + i), removed: false }));
+  }
+
+  private reverted(b: Built): boolean {
+    return b.draft.status === 'failed' || b.kind === 'reverted';
   }
 
   /** Every record of the chain (or of one collection) whose transaction differs from the API, in store order. */
@@ -228,4 +279,9 @@ export class EmulatorChain {
   private gasOf(b: Built): number {
     return 21_000 + 25_000 * b.draft.logs.length;
   }
+}
+
+function matches(log: RpcLog, q: LogQuery): boolean {
+  if (q.addresses && !q.addresses.has(log.address)) return false;
+  return q.topics.every((wanted, i) => wanted === null || (i < log.topics.length && wanted.has(log.topics[i].toLowerCase())));
 }

@@ -163,8 +163,11 @@ function batchOf(x: LayoutContext, product: SubscriptionProduct, own: string, pl
   return { ids, at: x.roll('batch position') % (count + 1) };
 }
 
+/** Most seconds a seeded difference of `timestamp` moves a transaction's block before the record's second. */
+export const MOVED_MAX_S = 600;
+
 /** The record's block time; a seeded difference puts its transaction in a block up to ten minutes earlier. */
-const blockTime = (x: LayoutContext, r: Rec): number => x.t.number('timestamp', r.timestamp, -(1 + (x.roll('moved') % 600)));
+const blockTime = (x: LayoutContext, r: Rec): number => x.t.number('timestamp', r.timestamp, -(1 + (x.roll('moved') % MOVED_MAX_S)));
 
 /** The fields of a transfer record that its leg carries, as the chain holds them; `feePercentage`: the fee account's. */
 function transferFields(x: LayoutContext, r: Rec, feePercentage: bigint) {

@@ -3,7 +3,7 @@ import { CONTRACTS, DEFAULT_CONFIRMATIONS, FUNCTIONS, type ChainSlug } from '../
 import { KNOWN_CHAINS } from '../../registry/validators.js';
 import type { Reply } from '../reply.js';
 import { quantity } from './blocks.js';
-import type { EmulatorChain } from './chain.js';
+import type { EmulatorChain, LogQuery } from './chain.js';
 import { PAYMENT_TYPES } from './layouts.js';
 import { EmulatorChains } from './network.js';
 import { tokenAt } from './tokens.js';
@@ -22,6 +22,9 @@ export function rpcChainOf(pathname: string): string | undefined {
 
 /** Most calls in one batch, as geth's default limit. */
 const MAX_BATCH = 1000;
+/** Most blocks one eth_getLogs spans, and most logs it returns (QuickNode's range limit, Infura's result limit): beyond either, -32005. */
+export const MAX_LOG_BLOCKS = 10_000;
+export const MAX_LOGS = 10_000;
 
 type Id = string | number | null;
 
@@ -118,6 +121,8 @@ export class RpcServer {
         return node.receipt(hash(params[0], 0));
       case 'eth_call':
         return ethCall(node, params);
+      case 'eth_getLogs':
+        return getLogs(node, params);
       default:
         throw new CallError(-32601, `the method ${method} does not exist/is not available`);
     }
@@ -153,6 +158,51 @@ function blockNumber(node: EmulatorChain, value: unknown, at: number): number {
     if (Number.isSafeInteger(n)) return n;
   }
   throw bad(`invalid argument ${at}: expected a block number (hex quantity) or latest, earliest, pending, safe, finalized`);
+}
+
+/**
+ * eth_getLogs as the spec has it: blocks fromBlock to toBlock (numbers or tags, latest
+ * by default; a range past the head ends at it) or one block by blockHash; address one
+ * or a list; topics by position, null for any, a list for any of its values.
+ */
+function getLogs(node: EmulatorChain, params: unknown[]): unknown[] {
+  const f = params[0] as Record<string, unknown> | undefined;
+  if (f === null || typeof f !== 'object' || Array.isArray(f)) throw bad('invalid argument 0: expected a filter object {fromBlock, toBlock, address, topics} or {blockHash, address, topics}');
+  let from: number;
+  let to: number;
+  if (f.blockHash !== undefined) {
+    if (f.fromBlock !== undefined || f.toBlock !== undefined) throw bad('invalid argument 0: blockHash excludes fromBlock and toBlock');
+    const n = node.blocks.numberOf(hash(f.blockHash, 0));
+    if (n === undefined || n > node.head()) throw new CallError(-32000, 'unknown block');
+    from = to = n;
+  } else {
+    from = blockNumber(node, f.fromBlock ?? 'latest', 0);
+    to = blockNumber(node, f.toBlock ?? 'latest', 0);
+    if (from > to) throw bad('invalid argument 0: fromBlock is after toBlock');
+    if (to - from + 1 > MAX_LOG_BLOCKS) throw new CallError(-32005, `query exceeds the range limit of ${MAX_LOG_BLOCKS} blocks`);
+  }
+  const q: LogQuery = { from, to, addresses: addressesOf(f.address), topics: topicsOf(f.topics) };
+  const logs = node.logs(q);
+  if (logs.length > MAX_LOGS) throw new CallError(-32005, `query returned more than ${MAX_LOGS} results`);
+  return logs;
+}
+
+function addressesOf(value: unknown): Set<string> | undefined {
+  if (value === undefined || value === null) return undefined;
+  const list = Array.isArray(value) ? value : [value];
+  if (!list.every((a) => typeof a === 'string' && ADDRESS.test(a))) throw bad('invalid argument 0: expected "address", an address or a list of addresses');
+  return new Set(list.map((a: string) => a.toLowerCase()));
+}
+
+/** Topic positions: null (or an empty list) matches any topic, a hash that one, a list any of its hashes. */
+function topicsOf(value: unknown): (Set<string> | null)[] {
+  if (value === undefined || value === null) return [];
+  const topic = (t: unknown) => {
+    if (typeof t !== 'string' || !HASH.test(t)) throw bad('invalid argument 0: expected "topics", a list of null, 32-byte hashes or lists of them');
+    return t.toLowerCase();
+  };
+  if (!Array.isArray(value) || value.length > 4) throw bad('invalid argument 0: expected "topics", a list of at most 4 positions');
+  return value.map((p) => (p === null || (Array.isArray(p) && p.length === 0) ? null : new Set(Array.isArray(p) ? p.map(topic) : [topic(p)])));
 }
 
 /** The contracts answering PAYMENT_TYPE(), and with what. */
