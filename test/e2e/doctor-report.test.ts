@@ -49,15 +49,18 @@ describe('the mirror', () => {
     const env = home();
     expect((await payrec(emu, ['sync', 'ot/transfers', '-q'], { env })).exitCode).toBe(0);
     const file = join(env.XDG_DATA_HOME, 'payrec', 'default.duckdb');
-    // The cursors, written here: a whole list, a plan's, a strategy's, and one stamped in the future (a clock set back since).
+    // The cursors, written here: a whole list, a plan's, a strategy's, and one stamped in the future (a clock set back since);
+    // ages on either side of where minutes become hours (90 min) and hours days (48 h).
     await duck(
       file,
       'DELETE FROM payrec_cursors',
       `INSERT INTO payrec_cursors VALUES
         ('bsc', 'one-time/transfers', '', 1767225600, now() - INTERVAL 50 SECOND),
-        ('bsc', 'fixed-recurring/billings', 'planId=0xp1', 1767139200, now() - INTERVAL 30 MINUTE),
+        ('bsc', 'fixed-recurring/billings', 'planId=0xp1', 1767139200, now() - INTERVAL 80 MINUTE),
         ('polygon', 'fixed-recurring/billings', '', 1767225599, now() - INTERVAL 5 HOUR),
-        ('bsc', 'dollar-cost-average/executions', 'strategyId=0xs9', 1700000000, now() - INTERVAL 3 DAY),
+        ('bsc', 'fixed-recurring/cancellations', 'planId=0xp1', 1767139200, now() - INTERVAL 100 MINUTE),
+        ('polygon', 'one-time/transfers', '', 1767139200, now() - INTERVAL 47 HOUR),
+        ('bsc', 'dollar-cost-average/executions', 'strategyId=0xs9', 1700000000, now() - INTERVAL 50 HOUR),
         ('bsc', 'wallet-to-wallet/transfers', '', 1767225600, now() + INTERVAL 1 HOUR)`,
     );
     const r = await doctor(env);
@@ -65,10 +68,12 @@ describe('the mirror', () => {
     expect(r.exitCode).toBe(0);
     // Ordered by list (its full name), then chain, then scope.
     expect(r.rows.filter((x) => x.check.startsWith('cursor '))).toEqual([
-      { check: 'cursor dca/executions', status: 'ok', detail: 'bsc strategy 0xs9: synced 3 d ago, records up to 2023-11-14T22:13:20Z' },
-      { check: 'cursor fr/billings', status: 'ok', detail: 'bsc plan 0xp1: synced 30 min ago, records up to 2025-12-31T00:00:00Z' },
+      { check: 'cursor dca/executions', status: 'ok', detail: 'bsc strategy 0xs9: synced 2 d ago, records up to 2023-11-14T22:13:20Z' },
+      { check: 'cursor fr/billings', status: 'ok', detail: 'bsc plan 0xp1: synced 80 min ago, records up to 2025-12-31T00:00:00Z' },
       { check: 'cursor fr/billings', status: 'ok', detail: 'polygon: synced 5 h ago, records up to 2025-12-31T23:59:59Z' },
-      { check: 'cursor ot/transfers', status: 'ok', detail: expect.stringMatching(/^bsc: synced (5\d|6\d|7\d|8\d) s ago, records up to 2026-01-01T00:00:00Z$/) },
+      { check: 'cursor fr/cancellations', status: 'ok', detail: 'bsc plan 0xp1: synced 2 h ago, records up to 2025-12-31T00:00:00Z' },
+      { check: 'cursor ot/transfers', status: 'ok', detail: expect.stringMatching(/^bsc: synced [5-8]\d s ago, records up to 2026-01-01T00:00:00Z$/) },
+      { check: 'cursor ot/transfers', status: 'ok', detail: 'polygon: synced 47 h ago, records up to 2025-12-31T00:00:00Z' },
       { check: 'cursor w2w/transfers', status: 'ok', detail: 'bsc: synced 0 s ago, records up to 2026-01-01T00:00:00Z' },
     ]);
     // Its size, in the unit a person reads (ground truth: the file's size as stat tells it).
