@@ -129,9 +129,10 @@ describe('profiles', () => {
 });
 
 describe('a stored key goes to its own service only', () => {
-  test('a key logged in at the default service stays in use there, a trailing slash or not; elsewhere it is withheld', async () => {
-    const dir = configDir({ currentProfile: 'default', profiles: { default: { apiKey: STORED_KEY } } });
-    const [own, slash, other] = await Promise.all([list(dir), list(dir, ['--base-url', 'https://api.8pay.network/']), list(dir, ['--base-url', 'https://api.8pay.network/v2'])]);
+  test('a key logged in at the default service stays in use there; one logged in under a path, there with a trailing slash or not; elsewhere it is withheld', async () => {
+    const atDefault = configDir({ currentProfile: 'default', profiles: { default: { apiKey: STORED_KEY } } });
+    const underPath = configDir({ currentProfile: 'default', profiles: { default: { baseUrl: 'https://pay.example/api', apiKey: STORED_KEY } } });
+    const [own, slash, other] = await Promise.all([list(atDefault), list(underPath, ['--base-url', 'https://pay.example/api/']), list(underPath, ['--base-url', 'https://pay.example/api/v2'])]);
     expect(own['api-key']).toBe(`****${STORED_KEY.slice(-4)} (profile)`);
     expect(slash['api-key']).toBe(`****${STORED_KEY.slice(-4)} (profile)`);
     expect(other['api-key']).toBe('(none) (none)');
@@ -211,7 +212,8 @@ describe('a bad setting: exit 2 naming it as it was given, nothing sent', () => 
   });
 
   test('the longest that is allowed: a key of 512 characters, a profile name of 64', async () => {
-    const key = `prk_${'k'.repeat(504)}`;
+    const key = `prk_${'k'.repeat(508)}`;
+    expect(key).toHaveLength(512);
     const name = 'p'.repeat(64);
     const r = await list(configDir({ profiles: { [name]: { chain: 'polygon' } } }), ['--profile', name], { PAYREC_API_KEY: key });
     expect(r).toMatchObject({ profile: `${name} (flag)`, chain: 'polygon (profile)', 'api-key': '****kkkk (env)' });
