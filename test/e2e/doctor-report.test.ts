@@ -173,6 +173,25 @@ describe('the clock', () => {
   });
 });
 
+describe('the chain\'s node', () => {
+  test('a node that cannot be reached: its row fails with exit 7, the rest still checked, its key never shown', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const rpc = `http://127.0.0.1:${port}/v3/n0deProviderKey77`;
+    const r = await doctor(home(), ['--emulator', '--rpc', rpc, '--retries', '0'], undefined);
+    const why = `the chain's node (http://127.0.0.1:${port}/****) cannot be reached for eth_chainId`;
+    expect(r.by('chain node')).toEqual({ check: 'chain node', status: 'fail', detail: expect.stringContaining(why) });
+    expect(r.by('setting rpc')?.detail).toBe(`http://127.0.0.1:${port}/**** (flag)`);
+    expect(r.by('key')?.status).toBe('ok');
+    expect(r.by('completion bash')).toBeDefined();
+    expect(r.stderr).toMatch(new RegExp(`^error: ${why.replace(/[.*()]/g, '\\$&')}`));
+    expect(r.exitCode).toBe(7);
+    expect(r.stdout + r.stderr).not.toContain('n0deProviderKey77');
+  });
+});
+
 describe('completion', () => {
   test('the shell of SHELL alone; a shell payrec does not complete for: all three; a start-up line that sources it', async () => {
     const env = home();
