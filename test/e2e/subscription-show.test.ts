@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
+import type { BillingInput } from '../../src/subscriptions/engine.js';
 import { failed, naiveAt, naiveLedger, paid, recordsOfFacts, type Records } from '../oracle/subscriptions.js';
 import { BIN, emulator, payrec, program, tempDir, type RunOptions } from './helpers.js';
 
@@ -145,6 +146,9 @@ function picks(): { what: string; f: SubscriptionFacts; at: number; grace?: numb
     { what: 'cancelled by its customer, still paid for', f: voluntary, at: (voluntary.cancellation!.timestamp as number) + 1 },
     { what: 'cancelled by its customer, ended', f: voluntary, at: NOW },
     { what: 'cancelled by the plan', f: forced, at: NOW },
+    // --at the instant a record is stamped: it is not yet seen (as of NOW, above, it is).
+    { what: 'at the instant of its second paid billing', f: comeback, at: comeback.billings.filter((b) => paid(b as unknown as BillingInput))[1].timestamp as number },
+    { what: 'at the instant of its cancellation', f: voluntary, at: voluntary.cancellation!.timestamp as number },
   ];
 }
 
