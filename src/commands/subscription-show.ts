@@ -74,7 +74,8 @@ export async function showSubscription(session: Session, named: string, at: numb
     } else {
       session.note(told.row ? `${told.row.state}, paid through ${formatLocal(told.row.paidThrough, session.zone)} ${session.zone}, plan ${planId ?? 'unknown (read from the API)'}` : 'not started (no paid billing)');
     }
-    const writer = createWriter(target.stream, session.output('list', STORY_COLUMNS));
+    // Its rows differ by kind (a billing has no state, a change no amount): every export holds every column, whichever row comes first.
+    const writer = createWriter(target.stream, { ...session.output('list', STORY_COLUMNS), fields: STORY_COLUMNS });
     for (const row of story) await writer.write(row);
     await writer.end();
   }
