@@ -47,7 +47,7 @@ export function recordBytes(body: Buffer): Buffer | undefined {
 }
 
 /** Whether a \uD800–\uDFFF escape may be in the body (an escaped backslash before a u counts too: the answer only needs to be safe). */
-function hasSurrogateEscape(b: Buffer): boolean {
+export function hasSurrogateEscape(b: Buffer): boolean {
   for (let i = b.indexOf(ESCAPE_U); i >= 0; i = b.indexOf(ESCAPE_U, i + 2)) {
     const high = b[i + 2] | 0x20; // lower case
     const next = b[i + 3] | 0x20;

@@ -3,7 +3,7 @@ import { printable } from '../core/output/sanitize.js';
 import { identityOf, type Page } from '../core/lists/paginate.js';
 import { identityHashSql } from './identity-hash.js';
 import type { TableLayout } from './layout.js';
-import { recordBytes } from './record-bytes.js';
+import { hasSurrogateEscape, recordBytes } from './record-bytes.js';
 import { RowSources } from './rows.js';
 import { CHAIN_COLUMN, contentColumns, FIRST_SEEN_COLUMN, ident, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN, recordConformer, type Leftovers } from './schema.js';
 import { TIME_RANGE } from '../core/runtime/time.js';
@@ -140,7 +140,9 @@ export class Upserter {
    */
   add(batch: Batch, page: Page): void {
     if (page.records.length === 0) return;
-    const records = page.records.map((r) => this.wellFormed(r));
+    // A lone surrogate can only come from an escape of one in the body (bytes decode to
+    // whole characters or U+FFFD): a body without one needs no walk over every value.
+    const records = page.body && !hasSurrogateEscape(page.body) ? page.records : page.records.map((r) => this.wellFormed(r));
     this.checkIdentities(records);
     batch.size += records.length;
     batch.last = records[records.length - 1];

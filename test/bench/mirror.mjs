@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench`, second part: the local mirror (payrec sync, payrec sql), against
 // baselines measured in the same run (run.mjs has the first part).
-//   1. a first sync of 300,000 transfers against the `--all -f csv` export of the same
-//      records (medians of BENCH_EXPORT_RUNS, interleaved);
+//   1. a first sync of 1,000,000 transfers (BENCH_FIRST_SYNC_RECORDS) against the
+//      `--all -f csv` export of the same records (medians of BENCH_EXPORT_RUNS, interleaved);
 //   2. a sync of every default collection when nothing changed: wall time and requests
 //      per collection (from the emulator's request log);
 //   3. an exact total per token over 1,000,000 rows (payrec sql), and the mirror's file
@@ -20,6 +20,8 @@ import { BIN, fmt, KEY, median, NODE, startEmulator as startProcess, Targets } f
 
 const RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 3);
 const QUERY_RUNS = 7;
+/** Records of part 1 (BENCH_FIRST_SYNC_RECORDS: 300000 to profile; the goal is set at 1,000,000, issue 33). */
+const FIRST_SYNC_RECORDS = Number(process.env.BENCH_FIRST_SYNC_RECORDS ?? 1_000_000);
 
 const work = mkdtempSync(join(tmpdir(), 'payrec-bench-mirror-'));
 const env = { ...process.env, PAYREC_CONFIG_DIR: work, PAYREC_API_KEY: KEY, PAYREC_CHAIN: 'bsc', NO_COLOR: '1' };
@@ -51,7 +53,7 @@ const removeDb = (db) => ['', '.wal'].forEach((s) => rmSync(db + s, { force: tru
 // ---------------------------------------------------------------------------
 
 async function benchFirstSync() {
-  const records = 300_000;
+  const records = FIRST_SYNC_RECORDS;
   const emu = await startEmulator(records);
   try {
     await warm(emu.url, '/one-time/transfers');
@@ -71,7 +73,7 @@ async function benchFirstSync() {
     const syncMs = median(times.sync);
     const ratio = syncMs / exportMs;
     console.log(`first sync of ${records.toLocaleString('en-US')} transfers ${fmt(syncMs)}, --all -f csv export ${fmt(exportMs)} (medians of ${RUNS}, interleaved)`);
-    target(`first sync of ${records.toLocaleString('en-US')} transfers / --all -f csv export`, `${ratio.toFixed(2)}×`, '≤ 1.3×', ratio <= 1.3, `${fmt(syncMs)} vs ${fmt(exportMs)}`);
+    target(`first sync of ${records.toLocaleString('en-US')} transfers / --all -f csv export`, `${ratio.toFixed(2)}×`, '≤ 1.2×', ratio <= 1.2, `${fmt(syncMs)} vs ${fmt(exportMs)}`);
   } finally {
     await emu.stop();
   }
