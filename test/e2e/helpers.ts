@@ -141,6 +141,19 @@ export interface RunOptions {
   chain?: string;
 }
 
+/** The environment payrec runs in under test: no colour, UTC, a config folder of its own. */
+export function payrecEnv(): Record<string, string | undefined> {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    TZ: 'UTC',
+    NO_COLOR: '1',
+    PAYREC_CONFIG_DIR: tempDir(),
+    // Under the e2e mutation run (test/mutation/stryker.e2e.config.mjs): the mutant the binary turns on.
+    ...(process.env.__STRYKER_ACTIVE_MUTANT__ ? { __STRYKER_ACTIVE_MUTANT__: process.env.__STRYKER_ACTIVE_MUTANT__ } : {}),
+  };
+}
+
 /** Runs `payrec args…` against `emu` with its demo key, never throwing on exit codes. */
 export function payrec(emu: Emulator | undefined, args: string[], o: RunOptions = {}): ResultPromise<{ reject: false }> {
   const chain = o.chain ?? 'bsc';
@@ -152,13 +165,7 @@ export function payrec(emu: Emulator | undefined, args: string[], o: RunOptions 
     cwd: o.cwd,
     extendEnv: false,
     env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      TZ: 'UTC',
-      NO_COLOR: '1',
-      PAYREC_CONFIG_DIR: tempDir(),
-      // Under the e2e mutation run (test/mutation/stryker.e2e.config.mjs): the mutant the binary turns on.
-      ...(process.env.__STRYKER_ACTIVE_MUTANT__ ? { __STRYKER_ACTIVE_MUTANT__: process.env.__STRYKER_ACTIVE_MUTANT__ } : {}),
+      ...payrecEnv(),
       ...(emu ? { PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor(chain), PAYREC_CHAIN: chain } : {}),
       ...o.env,
     },

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
 import type { BillingInput } from '../../src/subscriptions/engine.js';
 import { failed, naiveAt, naiveLedger, paid, recordsOfFacts, type Records } from '../oracle/subscriptions.js';
-import { BIN, emulator, payrec, program, tempDir, type RunOptions } from './helpers.js';
+import { BIN, emulator, payrec, payrecEnv, program, tempDir, type RunOptions } from './helpers.js';
 
 // What `payrec subscriptions ID` shows a reader, line by line (issue 31: the survivors of
 // the e2e mutation run on src/commands/subscription-show.ts): the name of each event of
@@ -200,15 +200,7 @@ async function onTerminal(args: string[]): Promise<{ lines: string[]; stderr: st
     stdin: 'ignore',
     cwd: dir,
     extendEnv: false,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      TZ: 'UTC',
-      NO_COLOR: '1',
-      PAYREC_CONFIG_DIR: tempDir(),
-      PAYREC_EMULATOR_NOW: String(NOW),
-      ...(process.env.__STRYKER_ACTIVE_MUTANT__ ? { __STRYKER_ACTIVE_MUTANT__: process.env.__STRYKER_ACTIVE_MUTANT__ } : {}),
-    },
+    env: { ...payrecEnv(), PAYREC_EMULATOR_NOW: String(NOW) },
   });
   return { lines: r.stdout.replace(/\r/g, '').split('\n'), stderr: readFileSync(join(dir, 'stderr'), 'utf8'), exitCode: r.exitCode };
 }
