@@ -189,6 +189,18 @@ describe('exact amounts', () => {
     await expect(db.rows(`SELECT SUM(r.amount) FROM one_time_payments, UNNEST(receivers) AS u(r) WHERE chain = 'nested'`)).rejects.toThrow(/amounts DECIMAL\(38,18\) cannot hold exactly/);
   });
 
+  it('repairs a lone surrogate whether its page comes with the response body or not, and leaves a whole pair alone', async () => {
+    // Mutants killed: the repair skipped for every page that has a body, or for every page that has none.
+    for (const bytes of [true, false]) {
+      const chain = `surrogates-${bytes}`;
+      const up = new Upserter(db, layoutOf(transfers), chain, '2026-01-07T00:00:00Z');
+      await write(up, [transfer(hash(70), '1', { description: 'lone \ud800 high' }), transfer(hash(71), '2', { description: 'pair \ud83d\ude00 whole' })], bytes);
+      expect(up.repaired).toEqual([`transactionHash ${hash(70)}`]);
+      const rows = await db.rows(`SELECT description FROM one_time_transfers WHERE chain = $1 ORDER BY transactionHash`, [chain]);
+      expect(rows.map((r) => r.description)).toEqual(['lone \ufffd high', 'pair 😀 whole']);
+    }
+  });
+
   it('holds the widest values DECIMAL(38,18) takes, of either sign', async () => {
     const widest = `${'9'.repeat(20)}.${'9'.repeat(18)}`;
     const up = new Upserter(db, layoutOf(transfers), 'sandbox', '2026-01-05T00:00:00Z');
