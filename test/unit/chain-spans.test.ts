@@ -5,7 +5,7 @@ import type { Subject } from '../../src/chain/decode.js';
 import { ChainClient } from '../../src/chain/rpc-client.js';
 import { Verifier } from '../../src/chain/verifier.js';
 import { EXIT } from '../../src/core/runtime/errors.js';
-import { rpcNode, type Call, type CallReply, type NodeTables, type RpcNode } from './rpc-node.js';
+import { failure, rpcNode, type Call, type CallReply, type NodeTables, type RpcNode } from './rpc-node.js';
 import * as f from './chain-fixtures.js';
 
 // The canonical block at each receipt's height learned from eth_getLogs spans: against a
@@ -71,15 +71,6 @@ async function verify(tables: NodeTables, subjects: Subject[][], call?: (c: Call
 const count = (method: string) => node!.calls(method).length;
 const blocksRead = () => node!.calls('eth_getBlockByNumber').map((c) => Number(BigInt(String(c.params[0]))));
 const widths = () => node!.calls('eth_getLogs').map((c) => Number(BigInt((c.params[0] as any).toBlock) - BigInt((c.params[0] as any).fromBlock)) + 1);
-
-async function failure(p: Promise<unknown>): Promise<{ exitCode: number; message: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as { exitCode: number; message: string };
-  }
-  throw new Error('expected a failure');
-}
 
 describe('blocks from eth_getLogs spans', () => {
   it('records a few blocks apart: one eth_getLogs for all of them, no block read, each verified', async () => {
