@@ -10,41 +10,49 @@ import type { ChainClient, LogFilter } from './rpc-client.js';
 // height: one eth_getLogs over a span of heights attests the hash of each height where a
 // log lies and, on a modern node (`blockTimestamp` in logs, execution-apis PR 639; geth
 // 1.16, besu), its timestamp. The filter asks for the logs the receipts themselves hold,
-// so answers stay small on a busy chain: those of the 8pay contracts that emitted them,
-// or at a height with none (a wallet-to-wallet payment) the tokens' Transfers from the
-// same senders. A height no log attests (a reverted transaction, a native transfer, a
+// one kind per receipt (a log is all a height needs), so answers stay small on a busy
+// chain and cheap to check: the first event of an 8pay contract in each receipt (by
+// emitter and topic0), or at a height with none (a wallet-to-wallet payment) the
+// tokens' Transfers from the same senders. A height no log attests (a reverted transaction, a native transfer, a
 // receipt of a block that lost a reorg) or whose timestamp no log says is read with
 // eth_getBlockByNumber, as before: never more than a call per height, and about one per
 // span when records are many.
 
 /** Most blocks one eth_getLogs spans. Providers refuse wider ones at 2,000 to 10,000: a refusal halves it for the rest of the run. */
 export const SPAN_BLOCKS = 10_000n;
-/** Most receipt logs one span asks about: its addresses and topics stay within node limits (geth's --rpc.logquerylimit is 1,000), its answer small. */
-export const SPAN_LOGS = 1_000;
+/** Most addresses, topics and senders one span asks by, counted per height: the filter stays within node limits (geth's --rpc.logquerylimit is 1,000) and its answer near a log per height. */
+export const SPAN_TERMS = 1_000;
 
 const TRANSFER = toEventSelector(EVENTS.erc20Transfer);
 
-/** The logs that can attest a height: any of 8pay's contracts', or the tokens' Transfers from these senders. */
-export type Asked = { kind: 'contracts'; addresses: string[] } | { kind: 'transfers'; addresses: string[]; senders: string[] };
+/** The logs that can attest a height: these events of 8pay's contracts (`topics`: their topic0s; none: any), or the tokens' Transfers from these senders. */
+export type Asked = { kind: 'contracts'; addresses: string[]; topics: string[] } | { kind: 'transfers'; addresses: string[]; senders: string[] };
 
 interface Span {
   kind: Asked['kind'];
   items: { height: bigint; asked: Asked }[];
 }
 
-/** What attests a height, from the logs its receipts hold (`contracts`: 8pay's addresses on the chain, lower case); undefined when none can. */
+/** What attests a height, from the logs of one receipt there (`contracts`: 8pay's addresses on the chain, lower case); undefined when none can. */
 export function askedFor(logs: readonly Log[], contracts: ReadonlySet<string>): Asked | undefined {
-  const live = logs.filter((l) => l.removed !== true);
-  const own = live.filter((l) => contracts.has(l.address));
-  if (own.length > 0) return { kind: 'contracts', addresses: [...new Set(own.map((l) => l.address))] };
+  const live = logs.filter((l) => l.removed !== true && l.topics.length > 0);
+  const own = live.find((l) => contracts.has(l.address));
+  if (own) return { kind: 'contracts', addresses: [own.address], topics: [own.topics[0]] };
   const transfers = live.filter((l) => l.topics[0] === TRANSFER && l.topics.length === 3);
   if (transfers.length > 0) return { kind: 'transfers', addresses: [...new Set(transfers.map((l) => l.address))], senders: [...new Set(transfers.map((l) => l.topics[1]))] };
   return undefined;
 }
 
-const sizeOf = (a: Asked) => a.addresses.length + (a.kind === 'transfers' ? a.senders.length : 0);
+const sizeOf = (a: Asked) => a.addresses.length + (a.kind === 'transfers' ? a.senders.length : a.topics.length);
 
-/** Heights grouped by kind into spans of at most `blocks` blocks and SPAN_LOGS addresses and senders, each height once. */
+/** Two receipts at one height: either's logs attest it. */
+export function either(a: Asked | undefined, b: Asked | undefined): Asked | undefined {
+  if (!a || !b) return a ?? b;
+  if (a.kind === 'contracts' || b.kind === 'contracts') return a.kind === 'contracts' ? a : b;
+  return { kind: 'transfers', addresses: [...new Set([...a.addresses, ...b.addresses])], senders: [...new Set([...a.senders, ...b.senders])] };
+}
+
+/** Heights grouped by kind into spans of at most `blocks` blocks and SPAN_TERMS terms, each height once. */
 export function spansOf(asked: ReadonlyMap<bigint, Asked>, blocks: bigint): Span[] {
   const spans: Span[] = [];
   for (const kind of ['contracts', 'transfers'] as const) {
@@ -52,7 +60,7 @@ export function spansOf(asked: ReadonlyMap<bigint, Asked>, blocks: bigint): Span
     let span: Span | undefined;
     let size = 0;
     for (const [height, a] of items) {
-      if (!span || height - span.items[0].height >= blocks || size + sizeOf(a) > SPAN_LOGS) {
+      if (!span || height - span.items[0].height >= blocks || size + sizeOf(a) > SPAN_TERMS) {
         span = { kind, items: [] };
         spans.push(span);
         size = 0;
@@ -67,9 +75,13 @@ export function spansOf(asked: ReadonlyMap<bigint, Asked>, blocks: bigint): Span
 export function filterOf(span: Span): LogFilter {
   const addresses = new Set(span.items.flatMap((i) => i.asked.addresses));
   const filter: LogFilter = { fromBlock: span.items[0].height, toBlock: span.items.at(-1)!.height, address: [...addresses] };
-  if (span.kind === 'contracts') return filter;
-  const senders = new Set(span.items.flatMap((i) => (i.asked.kind === 'transfers' ? i.asked.senders : [])));
-  return { ...filter, topics: [TRANSFER, [...senders]] };
+  const all = (pick: (a: Asked) => string[]) => [...new Set(span.items.flatMap((i) => pick(i.asked)))];
+  if (span.kind === 'contracts') {
+    // An item that names no event takes any of its contracts'.
+    const anyEvent = span.items.some((i) => i.asked.kind === 'contracts' && i.asked.topics.length === 0);
+    return anyEvent ? filter : { ...filter, topics: [all((a) => (a.kind === 'contracts' ? a.topics : []))] };
+  }
+  return { ...filter, topics: [TRANSFER, all((a) => (a.kind === 'transfers' ? a.senders : []))] };
 }
 
 export class CanonicalBlocks {

@@ -1,7 +1,7 @@
 import { decodeFunctionResult, encodeFunctionData, type Address, type Hex } from 'viem';
 import { UsageError } from '../core/runtime/errors.js';
 import type { Block, Log } from './answers.js';
-import { askedFor, CanonicalBlocks, type Asked } from './canonical-blocks.js';
+import { askedFor, CanonicalBlocks, either, type Asked } from './canonical-blocks.js';
 import type { ChainClient } from './rpc-client.js';
 import { decode, valueAt, type ChainContext, type Evidence, type Subject } from './decode.js';
 import { CHAIN_IDS, CONTRACTS, FUNCTIONS, type ChainSlug } from './model.js';
@@ -64,12 +64,15 @@ export class Verifier {
     const hashes = [...new Set(asked.map((s) => (hashOf(s) as string).toLowerCase()))];
     const native = new Set(asked.filter((s) => needsTransaction(s) && this.tokens.get(String(s.record.token))?.native).map((s) => (hashOf(s) as string).toLowerCase()));
     const { receipts, transactions } = await this.client.receiptsAndTransactions(hashes, [...native]);
-    // The receipts' logs at each height not read yet: what asks eth_getLogs for its block (canonical-blocks.ts).
-    const logsAt = new Map<bigint, Log[]>();
+    // Each height not read yet, and the logs that can attest it, from its receipts (canonical-blocks.ts).
+    const heights = new Map<bigint, Asked | undefined>();
+    const known: Log[] = [];
     for (const r of receipts.values()) {
-      if (r && !this.blocks.has(r.blockNumber)) logsAt.set(r.blockNumber, (logsAt.get(r.blockNumber) ?? []).concat(r.logs));
+      if (!r || this.blocks.has(r.blockNumber)) continue;
+      heights.set(r.blockNumber, either(heights.get(r.blockNumber), askedFor(r.logs, this.contracts)));
+      known.push(...r.logs);
     }
-    await this.readBlocks(new Map([...logsAt].map(([n, logs]) => [n, askedFor(logs, this.contracts)])), [...logsAt.values()].flat());
+    await this.readBlocks(heights, known);
     await this.readConstants(subjects);
     const ctx = this.context();
     const judging = { chain: this.chain, head, confirmations: this.confirmations, tokens: this.tokens };
@@ -83,8 +86,8 @@ export class Verifier {
 
   /** Canonical hashes of blocks, for records judged before (a second `payrec verify`): reorged when they changed. */
   async canonicalHashes(heights: readonly bigint[]): Promise<Map<bigint, string | null>> {
-    // No receipt is read again: any log of 8pay's contracts at a height attests its block.
-    const asked: Asked = { kind: 'contracts', addresses: [...this.contracts] };
+    // No receipt is read again: any log of 8pay's contracts at a height attests its block (no topics: any event).
+    const asked: Asked = { kind: 'contracts', addresses: [...this.contracts], topics: [] };
     await this.readBlocks(new Map(heights.filter((h) => !this.blocks.has(h)).map((h) => [h, asked])), []);
     return new Map(heights.map((h) => [h, this.blocks.get(h)?.hash ?? null]));
   }

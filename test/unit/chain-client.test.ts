@@ -3,7 +3,7 @@ import { ChainClient } from '../../src/chain/rpc-client.js';
 import { Verifier } from '../../src/chain/verifier.js';
 import { EXIT } from '../../src/core/runtime/errors.js';
 import { keepRpcSecret, maskRpcUrl, maskSecrets } from '../../src/core/runtime/secrets.js';
-import { rpcNode, type RpcNode } from './rpc-node.js';
+import { failure, rpcNode, type RpcNode } from './rpc-node.js';
 import * as f from './chain-fixtures.js';
 
 // The chain client over real HTTP against a JSON-RPC node written in the test, made
@@ -17,15 +17,6 @@ afterEach(async () => {
 
 const client = (url: string, retries = 2) => new ChainClient({ url, timeoutMs: 5000, retries, concurrency: 2 });
 const hashes = (n: number) => Array.from({ length: n }, (_, i) => f.txHash(i));
-
-async function failure(p: Promise<unknown>): Promise<{ exitCode: number; message: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as { exitCode: number; message: string };
-  }
-  throw new Error('expected a failure');
-}
 
 describe('the chain client', () => {
   it('sends batches of at most 100 calls, at most `concurrency` at once, and each answer to its call', async () => {

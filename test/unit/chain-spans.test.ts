@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { keccak256, stringToHex } from 'viem';
-import { askedFor, filterOf, SPAN_BLOCKS, SPAN_LOGS, spansOf, type Asked } from '../../src/chain/canonical-blocks.js';
+import { askedFor, either, filterOf, SPAN_BLOCKS, SPAN_TERMS, spansOf, type Asked } from '../../src/chain/canonical-blocks.js';
 import type { Subject } from '../../src/chain/decode.js';
 import { ChainClient } from '../../src/chain/rpc-client.js';
 import { Verifier } from '../../src/chain/verifier.js';
 import { EXIT } from '../../src/core/runtime/errors.js';
-import { rpcNode, type Call, type CallReply, type NodeTables, type RpcNode } from './rpc-node.js';
+import { failure, rpcNode, type Call, type CallReply, type NodeTables, type RpcNode } from './rpc-node.js';
 import * as f from './chain-fixtures.js';
 
 // The canonical block at each receipt's height learned from eth_getLogs spans: against a
@@ -72,15 +72,6 @@ const count = (method: string) => node!.calls(method).length;
 const blocksRead = () => node!.calls('eth_getBlockByNumber').map((c) => Number(BigInt(String(c.params[0]))));
 const widths = () => node!.calls('eth_getLogs').map((c) => Number(BigInt((c.params[0] as any).toBlock) - BigInt((c.params[0] as any).fromBlock)) + 1);
 
-async function failure(p: Promise<unknown>): Promise<{ exitCode: number; message: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as { exitCode: number; message: string };
-  }
-  throw new Error('expected a failure');
-}
-
 describe('blocks from eth_getLogs spans', () => {
   it('records a few blocks apart: one eth_getLogs for all of them, no block read, each verified', async () => {
     const txs = Array.from({ length: 20 }, (_, i) => oneTimeTransfer(i, 1000 + 7 * i));
@@ -88,8 +79,8 @@ describe('blocks from eth_getLogs spans', () => {
     expect(judged.map((j) => j.verdict)).toEqual(Array(20).fill('verified'));
     expect(count('eth_getLogs')).toBe(1);
     expect(count('eth_getBlockByNumber')).toBe(0);
-    // The filter asks for 8pay's contracts the receipts' logs came from, over the records' heights.
-    expect(node!.calls('eth_getLogs')[0].params[0]).toEqual({ fromBlock: f.hex(1000), toBlock: f.hex(1133), address: [f.BSC.transfers, f.BSC.oneTime] });
+    // Over the records' heights, the filter asks for the first 8pay event of each receipt: Transfers' TransferSuccessful.
+    expect(node!.calls('eth_getLogs')[0].params[0]).toEqual({ fromBlock: f.hex(1000), toBlock: f.hex(1133), address: [f.BSC.transfers], topics: [[f.TOPIC.transferSuccessful]] });
   });
 
   it('sparse records (one per span) cost one call per height, as a block each did', async () => {
@@ -211,7 +202,7 @@ describe('a node at odds with itself: exit 6, never a verdict', () => {
   it('logs of two blocks at one height', async () => {
     const txs = [oneTimeTransfer(0, 1000)];
     const tables = chainOf(txs);
-    const own = tables.logs!.find((l) => l.address === f.BSC.oneTime)!;
+    const own = tables.logs!.find((l) => l.topics[0] === f.TOPIC.transferSuccessful)!;
     tables.logs = [...tables.logs!, { ...own, blockHash: f.blockHash(1000, 'c') }];
     const err = await failure(verify(tables, [txs.map((t) => t.subject)]));
     expect(err.exitCode).toBe(EXIT.server);
@@ -239,19 +230,26 @@ describe('a node at odds with itself: exit 6, never a verdict', () => {
 
 describe('spans (pure)', () => {
   const contracts = new Set([f.BSC.transfers, f.BSC.oneTime]);
-  const own: Asked = { kind: 'contracts', addresses: [f.BSC.transfers] };
+  const own: Asked = { kind: 'contracts', addresses: [f.BSC.transfers], topics: [f.TOPIC.transferSuccessful] };
 
-  it('what attests a height: 8pay\'s contracts when its receipts hold their logs, else the ERC-20 Transfers by sender, else nothing', () => {
+  it('what attests a height: the first event of 8pay\'s contracts in a receipt, else its ERC-20 Transfers by sender, else nothing', () => {
     const log = (address: string, topics: string[], removed = false) => ({ address, topics, data: '0x', blockHash: null, transactionHash: null, logIndex: null, removed }) as any;
     const transfer = log(f.BSC.usdt, [f.TOPIC.erc20Transfer, `0x${f.addr(f.ALICE)}`, `0x${f.addr(f.BOB)}`]);
-    expect(askedFor([transfer, log(f.BSC.transfers, [f.TOPIC.transferSuccessful]), log(f.BSC.oneTime, [f.TOPIC.receiver])], contracts)).toEqual({ kind: 'contracts', addresses: [f.BSC.transfers, f.BSC.oneTime] });
-    expect(askedFor([transfer, transfer], contracts)).toEqual({ kind: 'transfers', addresses: [f.BSC.usdt], senders: [`0x${f.addr(f.ALICE)}`] });
+    const receiver = log(f.BSC.oneTime, [f.TOPIC.receiver]);
+    expect(askedFor([transfer, log(f.BSC.transfers, [f.TOPIC.transferSuccessful], true), receiver, log(f.BSC.transfers, [f.TOPIC.transferSuccessful])], contracts)).toEqual({ kind: 'contracts', addresses: [f.BSC.oneTime], topics: [f.TOPIC.receiver] });
+    const transfers = askedFor([transfer, transfer], contracts);
+    expect(transfers).toEqual({ kind: 'transfers', addresses: [f.BSC.usdt], senders: [`0x${f.addr(f.ALICE)}`] });
+    // Two receipts at one height: an 8pay event wins; two wallet-to-wallet transfers ask for both senders.
+    const other = askedFor([log(f.BSC.busd, [f.TOPIC.erc20Transfer, `0x${f.addr(f.CAROL)}`, `0x${f.addr(f.BOB)}`])], contracts);
+    expect(either(transfers, askedFor([receiver], contracts))).toEqual({ kind: 'contracts', addresses: [f.BSC.oneTime], topics: [f.TOPIC.receiver] });
+    expect(either(transfers, other)).toEqual({ kind: 'transfers', addresses: [f.BSC.usdt, f.BSC.busd], senders: [`0x${f.addr(f.ALICE)}`, `0x${f.addr(f.CAROL)}`] });
+    expect(either(undefined, other)).toBe(other);
     expect(askedFor([log(f.BSC.transfers, [f.TOPIC.transferSuccessful], true)], contracts)).toBeUndefined();
     expect(askedFor([log(f.LOOKALIKE, [f.TOPIC.receiver])], contracts)).toBeUndefined();
     expect(askedFor([], contracts)).toBeUndefined();
   });
 
-  it('a span holds at most `blocks` blocks, one kind, and at most SPAN_LOGS addresses and senders', () => {
+  it('a span holds at most `blocks` blocks, one kind, and at most SPAN_TERMS addresses, topics and senders', () => {
     const asked = new Map<bigint, Asked>([
       [1009n, own],
       [1000n, own],
@@ -263,8 +261,13 @@ describe('spans (pure)', () => {
       ['contracts', [1010n]],
       ['transfers', [1005n]],
     ]);
-    const many = new Map<bigint, Asked>(Array.from({ length: SPAN_LOGS + 1 }, (_, i) => [BigInt(i), own]));
-    expect(spansOf(many, SPAN_BLOCKS).map((s) => s.items.length)).toEqual([SPAN_LOGS, 1]);
+    // Two terms a height (an address and a topic).
+    const many = new Map<bigint, Asked>(Array.from({ length: SPAN_TERMS + 1 }, (_, i) => [BigInt(i), own]));
+    expect(spansOf(many, SPAN_BLOCKS).map((s) => s.items.length)).toEqual([SPAN_TERMS / 2, SPAN_TERMS / 2, 1]);
     expect(filterOf(spansOf(asked, 10n)[2])).toEqual({ fromBlock: 1005n, toBlock: 1005n, address: [f.BSC.usdt], topics: [f.TOPIC.erc20Transfer, ['0x01']] });
+    expect(filterOf(spansOf(asked, 10n)[0])).toEqual({ fromBlock: 1000n, toBlock: 1009n, address: [f.BSC.transfers], topics: [[f.TOPIC.transferSuccessful]] });
+    // Heights asked with no event named (the second payrec verify): any event of the contracts.
+    const anyEvent = new Map<bigint, Asked>([[7n, { kind: 'contracts', addresses: [f.BSC.transfers, f.BSC.oneTime], topics: [] }]]);
+    expect(filterOf(spansOf(anyEvent, 10n)[0])).toEqual({ fromBlock: 7n, toBlock: 7n, address: [f.BSC.transfers, f.BSC.oneTime] });
   });
 });

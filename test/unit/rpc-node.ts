@@ -62,6 +62,16 @@ export interface NodeOptions {
   call?: (call: Call) => CallReply | undefined;
 }
 
+/** The error `p` fails with (a test of a failure fails when it succeeds). */
+export async function failure(p: Promise<unknown>): Promise<{ exitCode: number; message: string }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as { exitCode: number; message: string };
+  }
+  throw new Error('expected a failure');
+}
+
 /** symbol() answer: an ABI string (offset, length, bytes). */
 export const abiString = (s: string) => `0x${uint(0x20)}${str(s)}`;
 
