@@ -131,6 +131,7 @@ export function validateSettings(s: Settings): void {
  * leave unread when variables give everything else (a CI job with PAYREC_API_KEY).
  */
 export async function rpcInEffect(s: Settings, store: ConfigStore): Promise<{ url?: string; source: Source | 'none' }> {
+  // Stryker disable next-line StringLiteral: the settings name a source whenever they hold a URL ('profile' is for the type alone).
   if (s.rpcUrl) return { url: s.rpcUrl, source: s.sources.rpcUrl ?? 'profile' };
   if (await store.problem()) return { source: 'none' };
   const url = (await store.profile(s.profile))?.rpc?.[s.chain];
