@@ -141,6 +141,7 @@ export async function rpcInEffect(s: Settings, store: ConfigStore): Promise<{ ur
 
 /** An RPC URL: http(s), no control characters. The message shows it masked (it may hold a provider's key). */
 export function checkRpcUrl(url: string, name: string): void {
+  // Stryker disable next-line BooleanLiteral: the try or the catch sets it before it is read.
   let ok = false;
   try {
     const u = new URL(url);
