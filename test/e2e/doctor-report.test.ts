@@ -1,11 +1,12 @@
-import { DuckDBInstance } from '@duckdb/node-api';
 import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { emulator, payrec, tempDir } from './helpers.js';
+import { home, runDoctor } from './doctor-helpers.js';
+import { emulator, payrec } from './helpers.js';
+import { duck } from './mirror-helpers.js';
 
 // What each row of `payrec doctor` says (issue 31: doctor.ts's mutants), against what the
 // test made itself: a mirror whose cursors the test wrote (their times and ages), a
@@ -16,33 +17,7 @@ let emu: Emulator;
 beforeAll(async () => (emu = await emulator({ records: 5 })));
 afterAll(() => emu.close());
 
-interface Row {
-  check: string;
-  status: 'ok' | 'warn' | 'fail';
-  detail: string;
-}
-
-/** A home of its own, as doctor.test.ts makes one. */
-function home(): Record<string, string> {
-  const h = tempDir();
-  return { HOME: h, XDG_DATA_HOME: join(h, 'data'), XDG_STATE_HOME: join(h, 'state'), XDG_CONFIG_HOME: join(h, 'config'), PAYREC_CONFIG_DIR: join(h, 'payrec-config'), SHELL: '/bin/bash' };
-}
-
-async function doctor(env: Record<string, string | undefined>, args: string[] = [], e: Emulator | undefined = emu) {
-  const r = await payrec(e, ['doctor', '-f', 'json', ...args], { env });
-  const rows = JSON.parse(r.stdout) as Row[];
-  const by = (check: string) => rows.find((x) => x.check === check);
-  return { ...r, rows, by };
-}
-
-/** Runs SQL on a DuckDB file with DuckDB itself, not payrec. */
-async function duck(file: string, ...statements: string[]): Promise<void> {
-  const instance = await DuckDBInstance.create(file);
-  const connection = await instance.connect();
-  for (const s of statements) await connection.run(s);
-  connection.closeSync();
-  instance.closeSync();
-}
+const doctor = (env: Record<string, string | undefined>, args: string[] = [], e: Emulator | undefined = emu) => runDoctor(e, env, args);
 
 describe('the mirror', () => {
   test('each cursor: its list, chain and scope, when it was synced, and the time its records reach, as the file holds them', async () => {

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { emulator, payrec, tempDir } from './helpers.js';
+import { home, runDoctor } from './doctor-helpers.js';
+import { emulator, payrec } from './helpers.js';
 
 // payrec doctor: every check runs, the report lists them all, and the exit code is
 // that of the first problem. Each case builds the broken thing itself (a config others
@@ -15,24 +16,7 @@ let emu: Emulator;
 beforeAll(async () => (emu = await emulator({ records: 40, now: 1_767_225_600 })));
 afterAll(() => emu.close());
 
-interface Row {
-  check: string;
-  status: 'ok' | 'warn' | 'fail';
-  detail: string;
-}
-
-/** A home of its own: HOME, XDG folders and the config folder inside one temporary folder. */
-function home(): Record<string, string> {
-  const h = tempDir();
-  return { HOME: h, XDG_DATA_HOME: join(h, 'data'), XDG_STATE_HOME: join(h, 'state'), XDG_CONFIG_HOME: join(h, 'config'), PAYREC_CONFIG_DIR: join(h, 'payrec-config'), SHELL: '/bin/bash' };
-}
-
-async function doctor(env: Record<string, string | undefined>, args: string[] = [], e: Emulator | undefined = emu) {
-  const r = await payrec(e, ['doctor', '-f', 'json', ...args], { env });
-  const rows = JSON.parse(r.stdout) as Row[];
-  const by = (check: string) => rows.find((x) => x.check === check);
-  return { ...r, rows, by };
-}
+const doctor = (env: Record<string, string | undefined>, args: string[] = [], e: Emulator | undefined = emu) => runDoctor(e, env, args);
 
 /** The completion script this payrec prints, installed where bash-completion looks. */
 async function installCompletion(env: Record<string, string>, text?: string): Promise<string> {

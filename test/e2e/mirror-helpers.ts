@@ -1,3 +1,4 @@
+import { DuckDBInstance } from '@duckdb/node-api';
 import { expect } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { payrec, type RunOptions } from './helpers.js';
@@ -109,3 +110,12 @@ export function decimalSum(texts: string[]): string {
 
 /** Requests the emulator logged for a path. */
 export const requestsTo = (emu: Emulator, path: string) => emu.requests.filter((q) => q.path === path).length;
+
+/** Runs SQL on a DuckDB file with DuckDB itself, not payrec (to prepare a state payrec must cope with). */
+export async function duck(file: string, ...statements: string[]): Promise<void> {
+  const instance = await DuckDBInstance.create(file);
+  const connection = await instance.connect();
+  for (const s of statements) await connection.run(s);
+  connection.closeSync();
+  instance.closeSync();
+}

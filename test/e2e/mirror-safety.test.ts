@@ -1,11 +1,10 @@
-import { DuckDBInstance } from '@duckdb/node-api';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { emulator, payrec, tempDir } from './helpers.js';
-import { decimalSum, expectMirrorsList, fetchAgain, listOf, sql, type Row } from './mirror-helpers.js';
+import { decimalSum, duck, expectMirrorsList, fetchAgain, listOf, sql, type Row } from './mirror-helpers.js';
 
 // What can go wrong around a mirror: bad input (exit 2, nothing sent, nothing written),
 // another service's mirror, a second sync at the same time, a sync stopped half-way
@@ -26,15 +25,6 @@ afterAll(async () => {
   await Promise.all([emu.close(), quiet.close()]);
 });
 beforeEach(() => emu.clearLog());
-
-/** Runs SQL on a DuckDB file directly (to prepare a state payrec must cope with). */
-async function duck(file: string, ...statements: string[]): Promise<void> {
-  const instance = await DuckDBInstance.create(file);
-  const connection = await instance.connect();
-  for (const s of statements) await connection.run(s);
-  connection.closeSync();
-  instance.closeSync();
-}
 
 async function faults(target: Emulator, body: unknown): Promise<void> {
   const res = await fetchAgain(`${target.url}/_emulator/faults`, { method: body ? 'POST' : 'DELETE', body: body ? JSON.stringify(body) : undefined });
