@@ -112,7 +112,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const live = new LiveTraffic(datasets, seed);
   // Before listening: bad live options throw with nothing left running.
   if (opts.live) live.start(opts.live);
-  const chains = new EmulatorChains(datasets, seed);
+  // With no anchor given, the data end at today's midnight, but the chain's head is now (the
+  // blocks since hold none of its records): a node whose head stood at midnight would look
+  // stuck to `doctor`, more so each hour of the day.
+  const chains = new EmulatorChains(datasets, seed, opts.now ?? Math.floor(Date.now() / 1000));
   const rpc = new RpcServer(chains);
   const host = opts.host ?? '127.0.0.1';
   const server = createEmulatorServer({ datasets, deliverer, faults, live, requests, random: new Random(mixSeed(seed, 0x7219)), chains, rpc }, host);

@@ -130,6 +130,18 @@ describe('the clock', () => {
     expect(r.by('key')?.detail).toBe('works for chain bsc (key from --emulator)');
   });
 
+  test('--emulator with no anchor pinned: its chain\'s head is now, not the midnight its data end at (no "stuck" node)', async () => {
+    // Mutant killed: the chain's clock started at the data's anchor (today's midnight): the
+    // head was as old as the day, and a warning from five past midnight on.
+    const r = await doctor({ ...home(), PAYREC_EMULATOR_NOW: undefined }, ['--emulator'], undefined);
+    const node = r.by('chain node');
+    expect(node?.status).toBe('ok');
+    const age = Number(/, (\d+) s old$/.exec(node?.detail ?? '')?.[1]);
+    // Blocks come every 3 s on bsc; a minute leaves room for a slow machine.
+    expect(age).toBeGreaterThanOrEqual(0);
+    expect(age).toBeLessThan(60);
+  });
+
   test('a service that sends no Date header: a warning, exit 0', async () => {
     const server: Server = createServer((_req, res) => {
       res.sendDate = false;

@@ -119,7 +119,9 @@ export class Session {
     // --emulator: an in-process emulator on an ephemeral loopback port, with its demo key.
     const { startEmulator } = await import('../../emulator/index.js');
     const { emulatorAnchor } = await import('./emulator-clock.js');
-    const emulator = await startEmulator({ port: 0, now: emulatorAnchor(this.ctx.env, this.ctx.now()).seconds });
+    // An anchor not pinned is today's midnight, which the emulator takes by itself.
+    const anchor = emulatorAnchor(this.ctx.env, this.ctx.now());
+    const emulator = await startEmulator({ port: 0, ...(anchor.pinned ? { now: anchor.seconds } : {}) });
     this.cleanups.push(() => emulator.close());
     // Its chain too, unless --rpc names another node.
     const rpc = s.sources.rpcUrl === 'flag' ? { rpcUrl: s.rpcUrl, source: s.sources.rpcUrl } : { rpcUrl: emulator.rpcUrl(s.chain), source: '--emulator' as const };

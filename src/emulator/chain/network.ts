@@ -11,12 +11,14 @@ export class EmulatorChains {
   readonly clock: ChainClock;
   private readonly chains = new Map<string, EmulatorChain>();
 
+  /** `start`: the head's time when the emulator starts (its anchor, unless none was given). */
   constructor(
     private readonly datasets: Datasets,
     private readonly seed: number,
+    start: number = datasets.options.now,
     wallMs?: () => number,
   ) {
-    this.clock = new ChainClock(datasets.options.now, wallMs);
+    this.clock = new ChainClock(start, wallMs);
     // A transaction stamped ahead of the head is in a block the chain has reached.
     datasets.watch({ placed: (_chain, collection, entry) => TRANSACTION_COLLECTIONS.includes(collection) && this.clock.reach(entry.timestamp) });
   }
