@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
 import { cutAt, naiveLedger, naiveMetrics, recordsOfFacts, type Records } from '../oracle/subscriptions.js';
-import { BIN, emulator, payrec, program, suiteEmulators, tempDir } from './helpers.js';
+import { BIN, emulator, payrec, payrecEnv, program, suiteEmulators, tempDir } from './helpers.js';
 
 // payrec subscriptions and payrec metrics, run as a user would against a mirror of the
 // emulator, held against an oracle written here from DESIGN.md's definitions and the
@@ -617,7 +617,8 @@ describe('outputs that answer: workbooks a SUM can total, terminals that keep th
       reject: false,
       stdin: 'ignore',
       extendEnv: false,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', NO_COLOR: '1', PAYREC_CONFIG_DIR: tempDir(), PAYREC_BASE_URL: s.emu.url, PAYREC_API_KEY: s.emu.keyFor('bsc') },
+      // payrecEnv: under the e2e mutation run, the binary turns on the active mutant here too.
+      env: { ...payrecEnv(), PAYREC_BASE_URL: s.emu.url, PAYREC_API_KEY: s.emu.keyFor('bsc') },
     });
     return r.stdout.split(/\r?\n/);
   };
