@@ -244,19 +244,43 @@ describe('what the mirror holds, said and checked (survivor 6)', () => {
     }
   });
 
-  it('a report that starts before a plan\'s synced start is refused, by the later of its two lists\' sync --from', async () => {
-    const plan = plans[0];
-    const file = join(tempDir(), 'from.duckdb');
-    for (const [list, from] of [['fr/billings', '2026-03-01'], ['fr/cancellations', '2026-05-01']]) {
-      const r = await run(['sync', list, '--plan-id', plan, '--from', from, '--db', file, '-q']);
-      expect(r.exitCode, r.stderr).toBe(0);
+  // Either list may be the one synced later: April begins after one list's start but
+  // before the other's, whose records of April were never read.
+  for (const [later, earlier] of [['fr/cancellations', 'fr/billings'], ['fr/billings', 'fr/cancellations']]) {
+    it(`a report that starts before a plan's synced start is refused, by the later of its two lists' sync --from (${later})`, async () => {
+      const plan = plans[0];
+      const file = join(tempDir(), 'from.duckdb');
+      for (const [list, from] of [[earlier, '2026-03-01'], [later, '2026-05-01']]) {
+        const r = await run(['sync', list, '--plan-id', plan, '--from', from, '--db', file, '-q']);
+        expect(r.exitCode, r.stderr).toBe(0);
+      }
+      const april = await run(['metrics', '--period', '2026-04', '--db', file]);
+      expect(april.exitCode).toBe(2);
+      expect(april.stderr).toContain(`the mirror holds plan ${plan} only from 2026-05-01 00:00:00 UTC (sync --from), after the report's start 2026-04-01 00:00:00: its figures would leave records out`);
+      expect(april.stdout).toBe('');
+      const may = await run(['metrics', '--period', '2026-05', '--db', file, '-f', 'json']);
+      expect(may.exitCode, may.stderr).toBe(0);
+    });
+  }
+
+  it('a plan synced halfway (its billings without its cancellations) or not at all is refused, exit 2, naming what is missing', async () => {
+    const [half, never] = plans;
+    const file = join(tempDir(), 'half.duckdb');
+    const sync = await run(['sync', 'fr/billings', '--plan-id', half, '--db', file, '-q']);
+    expect(sync.exitCode, sync.stderr).toBe(0);
+    const cases: [string[], string][] = [
+      // Without --plan-id every plan the mirror has a list of is read: the half one too.
+      [[], `the mirror has not synced the cancellations of plan ${half} (chain bsc): its subscriptions cannot be told`],
+      [['--plan-id', never], `the mirror has not synced the billings and cancellations of plan ${never} (chain bsc): its subscriptions cannot be told`],
+    ];
+    for (const [flags, message] of cases) {
+      for (const command of [['subscriptions'], ['metrics', '--period', '2026-05']]) {
+        const r = await run([...command, ...flags, '--db', file]);
+        expect(r.exitCode, r.stderr).toBe(2);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toContain(`error: ${message}`);
+        expect(r.stderr).toContain(`hint: sync them first: payrec --emulator sync fr/billings fr/cancellations --plan-id ${flags.length ? never : half} (or add --sync)`);
+      }
     }
-    // April begins after the billings' start but before the cancellations': cancellations of April were never read.
-    const april = await run(['metrics', '--period', '2026-04', '--db', file]);
-    expect(april.exitCode).toBe(2);
-    expect(april.stderr).toContain(`the mirror holds plan ${plan} only from 2026-05-01 00:00:00 UTC (sync --from), after the report's start 2026-04-01 00:00:00: its figures would leave records out`);
-    expect(april.stdout).toBe('');
-    const may = await run(['metrics', '--period', '2026-05', '--db', file, '-f', 'json']);
-    expect(may.exitCode, may.stderr).toBe(0);
   });
 });

@@ -201,6 +201,17 @@ describe('payrec fr plans', () => {
       expect(row.seenIn).toContain('synced');
     }
   });
+
+  it('a mirror that knows no plan: an empty list, said so, exit 0', async () => {
+    const file = join(tempDir(), 'no-plans.duckdb');
+    const now = s.emu.subscriptions('bsc').now;
+    const sync = await payrec(s.emu, ['sync', 'one-time/payments', '--from', String(now - 86_400), '--db', file, '-q']);
+    expect(sync.exitCode, sync.stderr).toBe(0);
+    const r = await payrec(s.emu, ['fr', 'plans', '--db', file, '-f', 'json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+    expect(r.stderr).toContain('0 fixed-recurring plans known on chain bsc');
+  });
 });
 
 describe('payrec metrics', () => {
@@ -385,6 +396,50 @@ describe('a billing whose amount the mirror could not keep, but sent as a plain 
     const byId = (a: OracleRow, b: OracleRow) => a.subscriptionId.localeCompare(b.subscriptionId);
     expect(rows.map(pick).sort(byId)).toEqual(expected.sort(byId));
     expect(rows.find((x) => x.subscriptionId === f.subscriptionId)!.amount).toBe(wide);
+    // The one-subscription view reads the same billing from the mirror: its attempt shows the text sent.
+    const one = await payrec(s.emu, ['subscriptions', f.subscriptionId, '--db', copy, '--at', String(at), '-f', 'json']);
+    expect(one.exitCode, one.stderr).toBe(0);
+    const attempts = (JSON.parse(one.stdout) as { attempts: { transactionHash: string; amount: string }[] }).attempts;
+    expect(attempts.find((a) => a.transactionHash === subscribe.transactionHash)!.amount).toBe(wide);
+    expect(attempts.filter((a) => a.amount !== wide).every((a) => a.amount === f.amount)).toBe(true);
+  });
+});
+
+describe('a billing the mirror holds but cannot read as numbers is read whole, by its row', () => {
+  /** A copy of the mirror with `sql` run on it ($1: a paid billing's transactionHash); that billing's subscription. */
+  async function doctored(sql: string): Promise<{ copy: string; f: SubscriptionFacts; hash: string }> {
+    const copy = join(tempDir(), 'irregular.duckdb');
+    copyFileSync(db, copy);
+    const at = s.emu.subscriptions('bsc').now;
+    const f = facts.find((x) => oracle(x, at) !== undefined && x.billings.some(paid))!;
+    const hash = f.billings.find(paid)!.transactionHash as string;
+    const instance = await DuckDBInstance.create(copy);
+    const conn = await instance.connect();
+    await conn.run(sql, [hash]);
+    conn.closeSync();
+    instance.closeSync();
+    return { copy, f, hash };
+  }
+
+  it('one stamped at a fraction of a second stops the figures (exit 6) naming that time alone: its amount was read from its row', async () => {
+    const { copy, f, hash } = await doctored(`UPDATE payrec_store.fixed_recurring_billings SET timestamp = timestamp + INTERVAL 250 MILLISECOND WHERE transactionHash = $1`);
+    const stamped = f.billings.find((b) => b.transactionHash === hash)!.timestamp as number;
+    for (const args of [['metrics', '--period', '2025'], ['subscriptions']]) {
+      const r = await payrec(s.emu, [...args, '--db', copy, '--at', String(s.emu.subscriptions('bsc').now), '-f', 'csv']);
+      expect(r.exitCode, `${args[0]}: ${r.stderr}`).toBe(6);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`1 record carry an amount or time that is not exact: billing ${hash} (timestamp ${stamped}.25)\n`);
+    }
+  });
+
+  it('one with no subscriptionId stops the figures (exit 6) naming its transaction', async () => {
+    const { copy, hash } = await doctored(`UPDATE payrec_store.fixed_recurring_billings SET subscriptionId = NULL WHERE transactionHash = $1`);
+    for (const args of [['metrics', '--period', '2025'], ['subscriptions']]) {
+      const r = await payrec(s.emu, [...args, '--db', copy, '--at', String(s.emu.subscriptions('bsc').now), '-f', 'csv']);
+      expect(r.exitCode, `${args[0]}: ${r.stderr}`).toBe(6);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`a billing has no subscriptionId (transactionHash ${hash}): no subscription figure can be told without it`);
+    }
   });
 });
 
