@@ -44,6 +44,12 @@ const spanLog = z.object({
   removed: z.boolean().optional(),
 });
 
+/**
+ * A log of eth_getLogs read as evidence of its transaction (logs-first, see logs-first.ts):
+ * a mined log's every field is there, or the node is answering something else.
+ */
+const eventLog = log.extend({ blockNumber: quantity, blockHash: hash, transactionHash: hash, logIndex: quantity });
+
 const receipt = z.object({
   transactionHash: hash,
   blockHash: hash,
@@ -71,6 +77,7 @@ export interface Receipt extends Omit<z.infer<typeof receipt>, 'status'> {
 }
 export type Block = z.infer<typeof block>;
 export type SpanLog = z.infer<typeof spanLog>;
+export type EventLog = z.infer<typeof eventLog>;
 export type Transaction = z.infer<typeof transaction>;
 
 function parsed<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
@@ -97,12 +104,18 @@ export function parseBlock(raw: unknown, expected: bigint): Block | null {
 }
 
 /** eth_getLogs's answer for blocks `from` to `to`: a log outside them is a node answering another question. */
-export function parseLogs(raw: unknown, from: bigint, to: bigint): SpanLog[] {
-  const logs = parsed(z.array(spanLog), raw, `logs of blocks ${from} to ${to}`);
+function logsIn<T extends { blockNumber: bigint }>(schema: z.ZodType<T>, raw: unknown, from: bigint, to: bigint): T[] {
+  const logs = parsed(z.array(schema), raw, `logs of blocks ${from} to ${to}`);
   const stray = logs.find((l) => l.blockNumber < from || l.blockNumber > to);
   if (stray) throw new NodeAnswerError(`a log of block ${stray.blockNumber} when asked for blocks ${from} to ${to}`);
   return logs;
 }
+
+/** eth_getLogs's answer, read for the blocks its logs lie in. */
+export const parseLogs = (raw: unknown, from: bigint, to: bigint): SpanLog[] => logsIn(spanLog, raw, from, to);
+
+/** eth_getLogs's answer, each log whole (its transaction, position, topics and data). */
+export const parseEventLogs = (raw: unknown, from: bigint, to: bigint): EventLog[] => logsIn(eventLog, raw, from, to);
 
 /** eth_getTransactionByHash's answer for `expected`: null when the node does not know it. */
 export function parseTransaction(raw: unknown, expected: string): Transaction | null {

@@ -2,7 +2,7 @@ import { BaseError, http, HttpRequestError, ResponseBodyTooLargeError, RpcReques
 import { InterruptedError, NetworkError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import { maskRpcUrl } from '../core/runtime/secrets.js';
-import { NodeAnswerError, parseBlock, parseData, parseLogs, parseQuantity, parseReceipt, parseTransaction, type Block, type Receipt, type SpanLog, type Transaction } from './answers.js';
+import { NodeAnswerError, parseBlock, parseData, parseEventLogs, parseLogs, parseQuantity, parseReceipt, parseTransaction, type Block, type EventLog, type Receipt, type SpanLog, type Transaction } from './answers.js';
 
 // The chain client: viem's HTTP transport with JSON-RPC batches of up to 100 calls,
 // at most `concurrency` batches in flight, and viem's retries with backoff on HTTP
@@ -35,7 +35,8 @@ type Request = (args: { method: string; params?: unknown[] }, options?: { retryC
 export interface LogFilter {
   fromBlock: bigint;
   toBlock: bigint;
-  address: readonly string[];
+  /** Any of these emitters; none: any address. */
+  address?: readonly string[];
   topics?: readonly (string | readonly string[] | null)[];
 }
 
@@ -44,7 +45,7 @@ export interface LogFilter {
  * range, too many logs, too large an answer: nodes differ in code and words, so any
  * JSON-RPC error of the call is one), `unsupported` when it serves no eth_getLogs.
  */
-export type LogsAnswer = SpanLog[] | 'refused' | 'unsupported';
+export type LogsAnswer<T = SpanLog> = T[] | 'refused' | 'unsupported';
 
 /** JSON-RPC codes of a node that serves no such method; and of rate limits (asked again later, not split). */
 const UNSUPPORTED = new Set([-32601, -32004]);
@@ -146,9 +147,14 @@ export class ChainClient {
     return parseBlock(raw, n);
   }
 
-  /** eth_getLogs of each filter, in the same batches. */
+  /** eth_getLogs of each filter, in the same batches, read for the blocks the logs lie in. */
   async logs(filters: readonly LogFilter[]): Promise<LogsAnswer[]> {
-    return this.each(filters, (f) => this.logsOf(f));
+    return this.each(filters, (f) => this.logsOf(f, parseLogs));
+  }
+
+  /** eth_getLogs of each filter, in the same batches, each log whole (logs-first evidence). */
+  async eventLogs(filters: readonly LogFilter[]): Promise<LogsAnswer<EventLog>[]> {
+    return this.each(filters, (f) => this.logsOf(f, parseEventLogs));
   }
 
   /**
@@ -156,10 +162,10 @@ export class ChainClient {
    * would retry a -32005 "more than 10000 results" as if the node were busy), then, on an
    * HTTP fault, a timeout or a rate limit, once more with them.
    */
-  private async logsOf(f: LogFilter): Promise<LogsAnswer> {
+  private async logsOf<T>(f: LogFilter, parse: (raw: unknown, from: bigint, to: bigint) => T[]): Promise<LogsAnswer<T>> {
     const quantity = (n: bigint) => `0x${n.toString(16)}`;
-    const params = [{ fromBlock: quantity(f.fromBlock), toBlock: quantity(f.toBlock), address: f.address, ...(f.topics ? { topics: f.topics } : {}) }];
-    const ask = async (retryCount: number) => parseLogs(await this.request({ method: 'eth_getLogs', params }, { retryCount }), f.fromBlock, f.toBlock);
+    const params = [{ fromBlock: quantity(f.fromBlock), toBlock: quantity(f.toBlock), ...(f.address ? { address: f.address } : {}), ...(f.topics ? { topics: f.topics } : {}) }];
+    const ask = async (retryCount: number) => parse(await this.request({ method: 'eth_getLogs', params }, { retryCount }), f.fromBlock, f.toBlock);
     try {
       return await ask(0);
     } catch (err) {

@@ -1,15 +1,18 @@
 import { decodeFunctionResult, encodeFunctionData, type Address, type Hex } from 'viem';
 import { UsageError } from '../core/runtime/errors.js';
-import type { Block, Log } from './answers.js';
-import { askedFor, CanonicalBlocks, either, type Asked } from './canonical-blocks.js';
+import { NodeAnswerError, type Block, type Log, type Receipt, type Transaction } from './answers.js';
+import { askedFor, CanonicalBlocks, either, SPAN_BLOCKS, type Asked } from './canonical-blocks.js';
+import { EventSpans, type Range } from './event-spans.js';
+import { GUESSED_BLOCKS_PER_SECOND, groups, kept, LOGS_FIRST, receiptOf, secondOf, wantedFor } from './logs-first.js';
 import type { ChainClient } from './rpc-client.js';
 import { decode, valueAt, type ChainContext, type Evidence, type Subject } from './decode.js';
 import { CHAIN_IDS, CONTRACTS, FUNCTIONS, type ChainSlug } from './model.js';
 import { bySymbolCall, listedSymbol, symbolCandidates, type ResolvedToken } from './tokens.js';
 import { judge, worst, type Judgement } from './verdict.js';
 
-// Verifies records in batches: reads what the chain holds for them (each receipt
-// once, each block once per run, learned from eth_getLogs spans where it can be (see
+// Verifies records in batches: reads what the chain holds for them (their 8pay events
+// from eth_getLogs where logs can answer (logs-first.ts), else each receipt once, each
+// block once per run, learned from eth_getLogs spans where it can be (see
 // canonical-blocks.ts), each token's decimals once, the contracts' constants once)
 // through the chain client, then decodes and judges each record with the pure
 // rules. It knows neither the output formats nor the mirror: lists and `payrec
@@ -21,6 +24,9 @@ const BLOCKS_KEPT = 100_000;
 export class Verifier {
   private readonly blocks = new Map<bigint, Block | null>();
   private readonly canonical: CanonicalBlocks;
+  private readonly spans: EventSpans;
+  /** How records' seconds map to heights, learnt from the receipts of each group's edges: only groups depend on it. */
+  private blocksPerSecond = GUESSED_BLOCKS_PER_SECOND;
   /** 8pay's contracts on the chain (lower case): their logs attest a block. */
   private readonly contracts: ReadonlySet<string>;
   private readonly tokens = new Map<string, ResolvedToken | null>();
@@ -34,6 +40,7 @@ export class Verifier {
     readonly confirmations: number,
   ) {
     this.canonical = new CanonicalBlocks(client);
+    this.spans = new EventSpans(client);
     this.contracts = new Set(Object.values(CONTRACTS[chain]).map((a) => a.toLowerCase()));
   }
 
@@ -59,11 +66,17 @@ export class Verifier {
     const head = await this.client.blockNumber();
     const asked = subjects.filter((s) => statusOf(s) !== 'pending' && typeof hashOf(s) === 'string');
     await this.resolveTokens(subjects);
-    // A native payment's transaction (its value) is asked with the receipts, in the same
-    // batches: the API's token says which records need it before any receipt is read.
-    const hashes = [...new Set(asked.map((s) => (hashOf(s) as string).toLowerCase()))];
-    const native = new Set(asked.filter((s) => needsTransaction(s) && this.tokens.get(String(s.record.token))?.native).map((s) => (hashOf(s) as string).toLowerCase()));
-    const { receipts, transactions } = await this.client.receiptsAndTransactions(hashes, [...native]);
+    await this.readConstants(subjects);
+    const ctx = this.context();
+    const judging = { chain: this.chain, head, confirmations: this.confirmations, tokens: this.tokens };
+    // A native payment's transaction (its value) is asked with the first receipts, in the
+    // same batches: the API's token says which records need it before anything is read.
+    const native = new Set(asked.filter((s) => needsTransaction(s) && this.tokens.get(String(s.record.token))?.native).map(hashKey));
+    const read: Read = { receipts: new Map(), transactions: new Map() };
+    const byLogs = await this.judgeByLogs(asked, native, read, (s, e) => judge(s, decode(s, e, ctx), judging));
+    // The others by their receipts, as ever.
+    await this.readReceipts(asked.filter((s) => !byLogs.has(s)).map(hashKey), [...native], read);
+    const { receipts, transactions } = read;
     // Each height not read yet, and the logs that can attest it, from its receipts (canonical-blocks.ts).
     const heights = new Map<bigint, Asked | undefined>();
     const known: Log[] = [];
@@ -73,15 +86,92 @@ export class Verifier {
       known.push(...r.logs);
     }
     await this.readBlocks(heights, known);
-    await this.readConstants(subjects);
-    const ctx = this.context();
-    const judging = { chain: this.chain, head, confirmations: this.confirmations, tokens: this.tokens };
     return subjects.map((s) => {
+      const kept = byLogs.get(s);
+      if (kept) return kept;
       const hash = hashOf(s);
       const receipt = typeof hash === 'string' ? (receipts.get(hash.toLowerCase()) ?? null) : null;
       const evidence: Evidence = { receipt, block: receipt ? this.blocks.get(receipt.blockNumber) : undefined, transaction: typeof hash === 'string' ? transactions.get(hash.toLowerCase()) : undefined };
       return judge(s, decode(s, evidence, ctx), judging);
     });
+  }
+
+  /** Receipts of `hashes` and transactions of `withTransaction` not read yet, into `read`. */
+  private async readReceipts(hashes: readonly string[], withTransaction: readonly string[], read: Read): Promise<void> {
+    const more = await this.client.receiptsAndTransactions(
+      [...new Set(hashes)].filter((h) => !read.receipts.has(h)),
+      withTransaction.filter((h) => !read.transactions.has(h)),
+    );
+    for (const [h, r] of more.receipts) read.receipts.set(h, r);
+    for (const [h, t] of more.transactions) read.transactions.set(h, t);
+  }
+
+  /**
+   * The judgements logs-first keeps (logs-first.ts), by subject. Each group of records
+   * close in time is read by the receipts of its first and last records (their heights;
+   * they are judged by them), then eth_getLogs over the blocks between. A group whose
+   * spans would cost as many calls as its records' receipts is left to the receipts.
+   */
+  private async judgeByLogs(asked: readonly Subject[], native: ReadonlySet<string>, read: Read, judged: (s: Subject, e: Evidence) => Judgement): Promise<Map<Subject, Judgement>> {
+    const out = new Map<Subject, Judgement>();
+    let candidates = this.spans.served ? groups(asked.filter((s) => LOGS_FIRST.has(s.collection)), this.blocksPerSecond, SPAN_BLOCKS) : [];
+    // The edges' receipts; an edge the node has no receipt of (missing) gives way to its neighbour.
+    let transactions = [...native];
+    for (;;) {
+      const edges = candidates.flatMap((g) => [g[0], g.at(-1)!]).map(hashKey).filter((h) => !read.receipts.has(h));
+      if (edges.length === 0 && transactions.length === 0) break;
+      await this.readReceipts(edges, transactions, read);
+      transactions = [];
+      candidates = candidates
+        .map((g) => {
+          let [lo, hi] = [0, g.length - 1];
+          while (lo < hi && read.receipts.get(hashKey(g[lo])) === null) lo++;
+          while (hi > lo && read.receipts.get(hashKey(g[hi])) === null) hi--;
+          return g.slice(lo, hi + 1);
+        })
+        .filter((g) => g.length >= 3);
+    }
+    // The blocks between each group's edges, when its spans cost fewer calls than its middle records' receipts.
+    const ranges: Range[] = [];
+    const middle: Subject[] = [];
+    const wanted = (subjects: readonly Subject[]) => wantedFor([...this.contracts], subjects);
+    for (const g of candidates) {
+      const [first, last] = [read.receipts.get(hashKey(g[0]))!, read.receipts.get(hashKey(g.at(-1)!))!];
+      const [from, to] = first.blockNumber <= last.blockNumber ? [first.blockNumber, last.blockNumber] : [last.blockNumber, first.blockNumber];
+      const seconds = secondOf(g.at(-1)!)! - secondOf(g[0])!;
+      if (seconds > 0 && to > from) this.blocksPerSecond = Number(to - from) / seconds;
+      const spans = Number((to - from) / SPAN_BLOCKS + 1n) * wanted(g).length;
+      if (spans >= g.length - 2) continue;
+      ranges.push({ from, to });
+      middle.push(...g.slice(1, -1));
+    }
+    if (middle.length === 0) return out;
+    const events = await this.spans.read(ranges, wanted(middle));
+    if (!events) return out;
+    // Each transaction found, with its block: the logs' timestamp, the block known, or read.
+    const found = new Map<Subject, Receipt>();
+    for (const s of middle) {
+      const logs = events.byTransaction.get(hashKey(s));
+      if (!logs || events.unread.has(logs[0].blockNumber)) continue;
+      const known = this.blocks.get(logs[0].blockNumber);
+      // A block known by another hash (a reorg since it was read): the receipt judges.
+      if (known !== undefined && known?.hash !== logs[0].blockHash) continue;
+      const timestamp = logs.find((l) => l.blockTimestamp !== undefined && l.blockTimestamp !== null)?.blockTimestamp ?? undefined;
+      if (known && timestamp !== undefined && known.timestamp !== timestamp) throw new NodeAnswerError(`two timestamps for block ${known.hash} (${known.timestamp} and ${timestamp})`);
+      if (!known && timestamp !== undefined) this.keepBlocks([{ number: logs[0].blockNumber, hash: logs[0].blockHash, timestamp }]);
+      found.set(s, receiptOf(hashKey(s), logs));
+    }
+    const unstamped = [...new Set([...found.values()].map((r) => r.blockNumber).filter((n) => !this.blocks.has(n)))];
+    const blocks = await this.client.blocks(unstamped);
+    this.keepBlocks([...blocks.values()].filter((b): b is Block => b !== null));
+    for (const [s, receipt] of found) {
+      const block = this.blocks.get(receipt.blockNumber);
+      // A block the node reads with another hash than its logs say: the receipt judges.
+      if (!block || block.hash !== receipt.blockHash) continue;
+      const j = judged(s, { receipt, block, transaction: read.transactions.get(hashKey(s)) });
+      if (kept(j)) out.set(s, j);
+    }
+    return out;
   }
 
   /** Canonical hashes of blocks, for records judged before (a second `payrec verify`): reorged when they changed. */
@@ -97,6 +187,11 @@ export class Verifier {
     const read = await this.canonical.read(asked, known);
     if (this.blocks.size + read.size > BLOCKS_KEPT) this.blocks.clear();
     for (const [n, b] of read) this.blocks.set(n, b);
+  }
+
+  private keepBlocks(blocks: readonly Block[]): void {
+    if (this.blocks.size + blocks.length > BLOCKS_KEPT) this.blocks.clear();
+    for (const b of blocks) this.blocks.set(b.number, b);
   }
 
   private context(): ChainContext {
@@ -174,6 +269,15 @@ const lowerHex = (v: unknown) => (typeof v === 'string' ? (v.toLowerCase() as He
 
 function statusOf(s: Subject): unknown {
   return valueAt(s.record, s.receiver === undefined ? 'transactionStatus' : `receivers[${s.receiver}].transactionStatus`);
+}
+
+/** The lower-case hash of a subject asked of the chain (one whose hash is a string). */
+const hashKey = (s: Subject) => (hashOf(s) as string).toLowerCase();
+
+/** What the node answered so far, by lower-case hash. */
+interface Read {
+  receipts: Map<string, Receipt | null>;
+  transactions: Map<string, Transaction | null>;
 }
 
 function hashOf(s: Subject): unknown {

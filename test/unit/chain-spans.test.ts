@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { keccak256, stringToHex } from 'viem';
 import { askedFor, either, filterOf, SPAN_BLOCKS, SPAN_TERMS, spansOf, type Asked } from '../../src/chain/canonical-blocks.js';
 import type { Subject } from '../../src/chain/decode.js';
 import { ChainClient } from '../../src/chain/rpc-client.js';
@@ -24,19 +23,20 @@ const HEAD = 100_000;
 /** Block n is stamped T0 + n. */
 const at = (n: number) => T0 + n;
 const AMOUNT = 5n * f.E18;
-const ZERO = `0x${'0'.repeat(64)}`;
+const PLAN = f.id32(1, 'aa');
 const INTERMEDIARY = '0x5555555555555555555555555555555555555555';
 
-/** A one-time transfer of 5 USDT from Alice to Bob at block `block`: its leg, Payment and Receiver (ONCHAIN.md §7). */
-function oneTimeTransfer(i: number, block: number, o: { blockHash?: string; status?: '0x0' | '0x1' } = {}) {
+/**
+ * A fixed-recurring cancellation at block `block`: SubscriptionCancelled from FR
+ * Subscriptions (ONCHAIN.md §7). Its `triggeredBy` is the receipt's `from`, so it is judged
+ * by its receipt (logs-first.ts leaves it out): the blocks of receipts are what this file tests.
+ */
+function cancellation(i: number, block: number, o: { blockHash?: string; status?: '0x0' | '0x1' } = {}) {
   const hash = f.txHash(i);
-  const record = { description: 'd', amount: '5', fee: '0.05', token: 'USDT', category: 'c', timestamp: at(block), transactionHash: hash, transactionStatus: 'confirmed', sender: f.ALICE, receiver: f.BOB, oneTimeId: f.id32(i, 'ee') };
-  const logs = [
-    ...f.leg({ token: f.BSC.usdt, sender: f.ALICE, receiver: f.BOB, amount: AMOUNT, pct: 100n, paymentType: f.PAYMENT_TYPE.oneTime, metadata: ZERO }),
-    f.payment(f.BSC.oneTime, f.ALICE, keccak256(stringToHex('')), f.BSC.usdt, 'd', 'c'),
-    f.receiverEvent(f.BSC.oneTime, f.BOB, AMOUNT),
-  ];
-  return { subject: { collection: 'one-time/transfers', record } as Subject, receipt: f.receipt({ hash, block, blockHash: o.blockHash, from: f.ALICE, to: f.BSC.oneTime, status: o.status, logs }) };
+  const subscriptionId = f.id32(i, 'cc');
+  const record = { subscriptionId, forced: false, triggeredBy: f.ALICE, timestamp: at(block), transactionHash: hash, transactionStatus: 'confirmed' };
+  const logs = [f.subscriptionEvent(f.TOPIC.subscriptionCancelled, f.BSC.frSubscriptions, PLAN, subscriptionId)];
+  return { subject: { collection: 'fixed-recurring/cancellations', record, planId: PLAN } as Subject, receipt: f.receipt({ hash, block, blockHash: o.blockHash, from: f.ALICE, to: f.BSC.frSubscriptions, status: o.status, logs }) };
 }
 
 /** A wallet-to-wallet transfer of 5 USDT from the intermediary to Bob: one token Transfer, no 8pay contract. */
@@ -46,7 +46,7 @@ function walletTransfer(i: number, block: number) {
   return { subject: { collection: 'wallet-to-wallet/transfers', record } as Subject, receipt: f.receipt({ hash, block, from: INTERMEDIARY, to: f.BSC.usdt, logs: [f.erc20Transfer(f.BSC.usdt, INTERMEDIARY, f.BOB, AMOUNT)] }) };
 }
 
-type Built = ReturnType<typeof oneTimeTransfer>;
+type Built = ReturnType<typeof cancellation>;
 
 /**
  * A node holding `txs`: their receipts, the canonical blocks at their heights, and as
@@ -74,24 +74,24 @@ const widths = () => node!.calls('eth_getLogs').map((c) => Number(BigInt((c.para
 
 describe('blocks from eth_getLogs spans', () => {
   it('records a few blocks apart: one eth_getLogs for all of them, no block read, each verified', async () => {
-    const txs = Array.from({ length: 20 }, (_, i) => oneTimeTransfer(i, 1000 + 7 * i));
+    const txs = Array.from({ length: 20 }, (_, i) => cancellation(i, 1000 + 7 * i));
     const [judged] = await verify(chainOf(txs), [txs.map((t) => t.subject)]);
     expect(judged.map((j) => j.verdict)).toEqual(Array(20).fill('verified'));
     expect(count('eth_getLogs')).toBe(1);
     expect(count('eth_getBlockByNumber')).toBe(0);
-    // Over the records' heights, the filter asks for the first 8pay event of each receipt: Transfers' TransferSuccessful.
-    expect(node!.calls('eth_getLogs')[0].params[0]).toEqual({ fromBlock: f.hex(1000), toBlock: f.hex(1133), address: [f.BSC.transfers], topics: [[f.TOPIC.transferSuccessful]] });
+    // Over the records' heights, the filter asks for the first 8pay event of each receipt: FR Subscriptions' SubscriptionCancelled.
+    expect(node!.calls('eth_getLogs')[0].params[0]).toEqual({ fromBlock: f.hex(1000), toBlock: f.hex(1133), address: [f.BSC.frSubscriptions], topics: [[f.TOPIC.subscriptionCancelled]] });
   });
 
   it('sparse records (one per span) cost one call per height, as a block each did', async () => {
-    const txs = Array.from({ length: 5 }, (_, i) => oneTimeTransfer(i, 1000 + Number(SPAN_BLOCKS) * 2 * i));
+    const txs = Array.from({ length: 5 }, (_, i) => cancellation(i, 1000 + Number(SPAN_BLOCKS) * 2 * i));
     const [judged] = await verify(chainOf(txs), [txs.map((t) => t.subject)]);
     expect(judged.map((j) => j.verdict)).toEqual(Array(5).fill('verified'));
     expect(count('eth_getLogs') + count('eth_getBlockByNumber')).toBe(5);
   });
 
   it('a log at the record\'s height in another block than its receipt names: reorged, never verified (the node\'s block is not read)', async () => {
-    const txs = Array.from({ length: 3 }, (_, i) => oneTimeTransfer(i, 1000 + i));
+    const txs = Array.from({ length: 3 }, (_, i) => cancellation(i, 1000 + i));
     const tables = chainOf(txs);
     // The node's canonical block at 1001 holds the same logs under another hash; its eth_getBlockByNumber would still say the receipt's.
     tables.logs = tables.logs!.map((l) => (l.blockNumber === f.hex(1001) ? { ...l, blockHash: f.blockHash(1001, 'c') } : l));
@@ -101,7 +101,7 @@ describe('blocks from eth_getLogs spans', () => {
   });
 
   it('logs without blockTimestamp (an older node): each height\'s block is read, verdicts the same', async () => {
-    const txs = Array.from({ length: 4 }, (_, i) => oneTimeTransfer(i, 1000 + 3 * i));
+    const txs = Array.from({ length: 4 }, (_, i) => cancellation(i, 1000 + 3 * i));
     const tables = chainOf(txs, { timestamps: false });
     // The block says another second for record 2: read from the block, the timestamp still differs.
     tables.blocks!.set(1006, f.block(1006, at(1006) + 9));
@@ -112,7 +112,7 @@ describe('blocks from eth_getLogs spans', () => {
   });
 
   it('a receipt\'s own logs give the timestamp of a canonical block whose eth_getLogs logs leave it out', async () => {
-    const txs = Array.from({ length: 3 }, (_, i) => oneTimeTransfer(i, 1000 + i));
+    const txs = Array.from({ length: 3 }, (_, i) => cancellation(i, 1000 + i));
     const tables = chainOf(txs);
     tables.logs = chainOf(txs, { timestamps: false }).logs;
     const [judged] = await verify(tables, [txs.map((t) => t.subject)]);
@@ -121,7 +121,7 @@ describe('blocks from eth_getLogs spans', () => {
   });
 
   it('a blockTimestamp that is not the API\'s timestamp is a mismatch on timestamp, with no block read', async () => {
-    const txs = Array.from({ length: 3 }, (_, i) => oneTimeTransfer(i, 1000 + i));
+    const txs = Array.from({ length: 3 }, (_, i) => cancellation(i, 1000 + i));
     const tables = chainOf(txs);
     const moved = (l: Record<string, any>) => (l.blockNumber === f.hex(1002) ? { ...l, blockTimestamp: f.hex(at(1002) - 60) } : l);
     tables.logs = tables.logs!.map(moved);
@@ -133,7 +133,7 @@ describe('blocks from eth_getLogs spans', () => {
   });
 
   it('a span the node refuses (-32005, too many results) is asked again in halves, and later spans are no wider', async () => {
-    const txs = Array.from({ length: 20 }, (_, i) => oneTimeTransfer(i, 1000 + 7 * i));
+    const txs = Array.from({ length: 20 }, (_, i) => cancellation(i, 1000 + 7 * i));
     const refuse = (c: Call): CallReply | undefined => {
       const q = c.params[0] as { fromBlock: string; toBlock: string };
       return c.method === 'eth_getLogs' && BigInt(q.toBlock) - BigInt(q.fromBlock) + 1n > 40n ? { error: { code: -32005, message: 'query returned more than 10000 results' } } : undefined;
@@ -146,7 +146,7 @@ describe('blocks from eth_getLogs spans', () => {
   });
 
   it('a span refused down to one height reads that block', async () => {
-    const txs = Array.from({ length: 3 }, (_, i) => oneTimeTransfer(i, 1000 + i));
+    const txs = Array.from({ length: 3 }, (_, i) => cancellation(i, 1000 + i));
     const refuse = (c: Call): CallReply | undefined => (c.method === 'eth_getLogs' ? { error: { code: -32000, message: 'exceed maximum block range: 0' } } : undefined);
     const [judged] = await verify(chainOf(txs), [txs.map((t) => t.subject)], refuse);
     expect(judged.map((j) => j.verdict)).toEqual(['verified', 'verified', 'verified']);
@@ -155,7 +155,7 @@ describe('blocks from eth_getLogs spans', () => {
   });
 
   it('a height no log attests (the node\'s logs leave it out) is read as a block', async () => {
-    const txs = Array.from({ length: 5 }, (_, i) => oneTimeTransfer(i, 1000 + i));
+    const txs = Array.from({ length: 5 }, (_, i) => cancellation(i, 1000 + i));
     const tables = chainOf(txs);
     tables.logs = tables.logs!.filter((l) => l.blockNumber !== f.hex(1003));
     const [judged] = await verify(tables, [txs.map((t) => t.subject)]);
@@ -164,7 +164,7 @@ describe('blocks from eth_getLogs spans', () => {
   });
 
   it('a removed log (of a block that left the chain) attests nothing: the block is read', async () => {
-    const txs = Array.from({ length: 3 }, (_, i) => oneTimeTransfer(i, 1000 + i));
+    const txs = Array.from({ length: 3 }, (_, i) => cancellation(i, 1000 + i));
     const tables = chainOf(txs);
     tables.logs = tables.logs!.map((l) => (l.blockNumber === f.hex(1001) ? { ...l, blockHash: f.blockHash(1001, 'c'), removed: true } : l));
     const [judged] = await verify(tables, [txs.map((t) => t.subject)]);
@@ -173,7 +173,7 @@ describe('blocks from eth_getLogs spans', () => {
   });
 
   it('a reverted receipt has no log to ask by: its block is read, and the others\' spans still serve', async () => {
-    const txs = [oneTimeTransfer(0, 1000), oneTimeTransfer(1, 1001, { status: '0x0' }), oneTimeTransfer(2, 1002)];
+    const txs = [cancellation(0, 1000), cancellation(1, 1001, { status: '0x0' }), cancellation(2, 1002)];
     const [judged] = await verify(chainOf(txs), [txs.map((t) => t.subject)]);
     expect(judged.map((j) => j.verdict)).toEqual(['verified', 'reverted', 'verified']);
     expect(blocksRead()).toEqual([1001]);
@@ -181,7 +181,7 @@ describe('blocks from eth_getLogs spans', () => {
   });
 
   it('a node without eth_getLogs is asked once, then blocks are read as before', async () => {
-    const txs = Array.from({ length: 6 }, (_, i) => oneTimeTransfer(i, 1000 + i));
+    const txs = Array.from({ length: 6 }, (_, i) => cancellation(i, 1000 + i));
     const tables = { ...chainOf(txs), logs: undefined };
     const judged = await verify(tables, [txs.slice(0, 3).map((t) => t.subject), txs.slice(3).map((t) => t.subject)]);
     expect(judged.flat().map((j) => j.verdict)).toEqual(Array(6).fill('verified'));
@@ -200,9 +200,9 @@ describe('blocks from eth_getLogs spans', () => {
 
 describe('a node at odds with itself: exit 6, never a verdict', () => {
   it('logs of two blocks at one height', async () => {
-    const txs = [oneTimeTransfer(0, 1000)];
+    const txs = [cancellation(0, 1000)];
     const tables = chainOf(txs);
-    const own = tables.logs!.find((l) => l.topics[0] === f.TOPIC.transferSuccessful)!;
+    const own = tables.logs!.find((l) => l.topics[0] === f.TOPIC.subscriptionCancelled)!;
     tables.logs = [...tables.logs!, { ...own, blockHash: f.blockHash(1000, 'c') }];
     const err = await failure(verify(tables, [txs.map((t) => t.subject)]));
     expect(err.exitCode).toBe(EXIT.server);
@@ -210,7 +210,7 @@ describe('a node at odds with itself: exit 6, never a verdict', () => {
   });
 
   it('a receipt\'s blockTimestamp that its own block contradicts', async () => {
-    const txs = [oneTimeTransfer(0, 1000)];
+    const txs = [cancellation(0, 1000)];
     const tables = chainOf(txs);
     tables.logs = [];
     tables.blocks!.set(1000, f.block(1000, at(1000) + 1));
@@ -220,7 +220,7 @@ describe('a node at odds with itself: exit 6, never a verdict', () => {
   });
 
   it('a log outside the blocks asked', async () => {
-    const txs = [oneTimeTransfer(0, 1000), oneTimeTransfer(1, 1001)];
+    const txs = [cancellation(0, 1000), cancellation(1, 1001)];
     const stray = (c: Call): CallReply | undefined => (c.method === 'eth_getLogs' ? { result: [{ ...chainOf(txs).logs![0], blockNumber: f.hex(5000) }] } : undefined);
     const err = await failure(verify(chainOf(txs), [txs.map((t) => t.subject)], stray));
     expect(err.exitCode).toBe(EXIT.server);
