@@ -53,7 +53,7 @@ export const LOGS_FIRST: ReadonlySet<string> = new Set([
 export const GUESSED_BLOCKS_PER_SECOND = 1;
 
 /** The smallest group worth reading by logs: its first and last records' receipts give its heights. */
-const GROUP_MIN = 3;
+export const GROUP_MIN = 3;
 
 /** The API's timestamp of a subject, when it is a whole number of seconds. */
 export function secondOf(s: Subject): number | undefined {

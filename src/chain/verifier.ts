@@ -1,9 +1,9 @@
 import { decodeFunctionResult, encodeFunctionData, type Address, type Hex } from 'viem';
 import { UsageError } from '../core/runtime/errors.js';
-import { NodeAnswerError, type Block, type Log, type Receipt, type Transaction } from './answers.js';
+import type { Block, Log, Receipt, Transaction } from './answers.js';
 import { askedFor, CanonicalBlocks, either, SPAN_BLOCKS, type Asked } from './canonical-blocks.js';
 import { EventSpans, type Range } from './event-spans.js';
-import { GUESSED_BLOCKS_PER_SECOND, groups, kept, LOGS_FIRST, receiptOf, secondOf, wantedFor } from './logs-first.js';
+import { GROUP_MIN, GUESSED_BLOCKS_PER_SECOND, groups, kept, LOGS_FIRST, receiptOf, secondOf, wantedFor } from './logs-first.js';
 import type { ChainClient } from './rpc-client.js';
 import { decode, valueAt, type ChainContext, type Evidence, type Subject } from './decode.js';
 import { CHAIN_IDS, CONTRACTS, FUNCTIONS, type ChainSlug } from './model.js';
@@ -129,7 +129,7 @@ export class Verifier {
           while (hi > lo && read.receipts.get(hashKey(g[hi])) === null) hi--;
           return g.slice(lo, hi + 1);
         })
-        .filter((g) => g.length >= 3);
+        .filter((g) => g.length >= GROUP_MIN);
     }
     // The blocks between each group's edges, when its spans cost fewer calls than its middle records' receipts.
     const ranges: Range[] = [];
@@ -148,25 +148,21 @@ export class Verifier {
     if (middle.length === 0) return out;
     const events = await this.spans.read(ranges, wanted(middle));
     if (!events) return out;
-    // Each transaction found, with its block: the logs' timestamp, the block known, or read.
+    // Each transaction found, with its block: known, or said by its logs' timestamp, or read.
     const found = new Map<Subject, Receipt>();
     for (const s of middle) {
       const logs = events.byTransaction.get(hashKey(s));
       if (!logs || events.unread.has(logs[0].blockNumber)) continue;
-      const known = this.blocks.get(logs[0].blockNumber);
-      // A block known by another hash (a reorg since it was read): the receipt judges.
-      if (known !== undefined && known?.hash !== logs[0].blockHash) continue;
+      const receipt = receiptOf(hashKey(s), logs);
       const timestamp = logs.find((l) => l.blockTimestamp !== undefined && l.blockTimestamp !== null)?.blockTimestamp ?? undefined;
-      if (known && timestamp !== undefined && known.timestamp !== timestamp) throw new NodeAnswerError(`two timestamps for block ${known.hash} (${known.timestamp} and ${timestamp})`);
-      if (!known && timestamp !== undefined) this.keepBlocks([{ number: logs[0].blockNumber, hash: logs[0].blockHash, timestamp }]);
-      found.set(s, receiptOf(hashKey(s), logs));
+      if (timestamp !== undefined && !this.blocks.has(receipt.blockNumber)) this.keepBlocks([{ number: receipt.blockNumber, hash: receipt.blockHash, timestamp }]);
+      found.set(s, receipt);
     }
     const unstamped = [...new Set([...found.values()].map((r) => r.blockNumber).filter((n) => !this.blocks.has(n)))];
-    const blocks = await this.client.blocks(unstamped);
-    this.keepBlocks([...blocks.values()].filter((b): b is Block => b !== null));
+    this.keepBlocks([...(await this.client.blocks(unstamped)).values()].filter((b): b is Block => b !== null));
     for (const [s, receipt] of found) {
       const block = this.blocks.get(receipt.blockNumber);
-      // A block the node reads with another hash than its logs say: the receipt judges.
+      // A block known or read with another hash than the logs say (a reorg since, or a node at odds with itself): the receipt judges.
       if (!block || block.hash !== receipt.blockHash) continue;
       const j = judged(s, { receipt, block, transaction: read.transactions.get(hashKey(s)) });
       if (kept(j)) out.set(s, j);

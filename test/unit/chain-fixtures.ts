@@ -40,6 +40,7 @@ export const BSC = {
   frManagement: '0x89fd6db2fea9b01be5c33a0a56e3636820c292cd',
   vrSubscriptions: '0x51d0c6f8562b21cb20e37afa71218799a6408f18',
   vrManagement: '0x8911d7b99716fdd7a39b5fc2f97077bd261319a4',
+  odSubscriptions: '0x67341ae3f9d9fc1242dd51705a846cc138b5095f',
   odManagement: '0x2df3cf8c1771f4a7c89f597b05547ce72849af71',
   scheduledPayments: '0xdc371651b4b2d5c31250f2c23ed566f1b4a5e8b8',
   dollarCostAverage: '0xb655f311fcff2e0bd898a13e6412fe6bb6f617a3',
