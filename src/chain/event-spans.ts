@@ -6,8 +6,9 @@ import type { ChainClient, LogFilter } from './rpc-client.js';
 // evidence logs-first judges records by (logs-first.ts). A span is asked once per filter,
 // at most SPAN_BLOCKS wide; one the node refuses (too wide, too many logs: -32005 or
 // any JSON-RPC error of the call) is asked again in halves, down to one block, and no
-// span as wide again this run. A block still refused is said: the logs of its
-// transactions may be incomplete there, so none of them is judged by its logs.
+// span as wide again this run. A block still refused leaves that filter's logs out for
+// the whole block: its transactions then lack all their 8pay events or all their token
+// Transfers, which decode.ts finds absent (a difference), so their receipts judge them.
 
 /** What one eth_getLogs asks, besides its blocks. */
 export type Wanted = Omit<LogFilter, 'fromBlock' | 'toBlock'>;
@@ -16,13 +17,6 @@ export type Wanted = Omit<LogFilter, 'fromBlock' | 'toBlock'>;
 export interface Range {
   from: bigint;
   to: bigint;
-}
-
-export interface EventsRead {
-  /** Each transaction's live logs (by lower-case hash), in log order. */
-  byTransaction: Map<string, EventLog[]>;
-  /** Heights a filter was refused at, down to the one block. */
-  unread: Set<bigint>;
 }
 
 export class EventSpans {
@@ -36,11 +30,10 @@ export class EventSpans {
     return this.getLogs;
   }
 
-  /** The logs `wanted` finds over `ranges`; undefined when the node serves no eth_getLogs. */
-  async read(ranges: readonly Range[], wanted: readonly Wanted[]): Promise<EventsRead | undefined> {
+  /** The logs `wanted` finds over `ranges`, by transaction (lower-case hash); undefined when the node serves no eth_getLogs. */
+  async read(ranges: readonly Range[], wanted: readonly Wanted[]): Promise<Map<string, EventLog[]> | undefined> {
     let asks = merged(ranges).flatMap((r) => widths(r, this.spanBlocks)).flatMap((range) => wanted.map((w) => ({ range, wanted: w })));
     const logs: EventLog[] = [];
-    const unread = new Set<bigint>();
     while (asks.length > 0 && this.getLogs) {
       const answers = await this.client.eventLogs(asks.map((a) => ({ fromBlock: a.range.from, toBlock: a.range.to, ...a.wanted })));
       const next: typeof asks = [];
@@ -49,8 +42,7 @@ export class EventSpans {
         const { from, to } = a.range;
         if (answer === 'unsupported') this.getLogs = false;
         else if (answer !== 'refused') logs.push(...answer);
-        else if (from === to) unread.add(from);
-        else {
+        else if (from < to) {
           const half = (to - from + 1n) / 2n;
           if (half < this.spanBlocks) this.spanBlocks = half;
           next.push({ range: { from, to: from + half - 1n }, wanted: a.wanted }, { range: { from: from + half, to }, wanted: a.wanted });
@@ -58,12 +50,12 @@ export class EventSpans {
       });
       asks = next;
     }
-    return this.getLogs ? { byTransaction: byTransaction(logs), unread } : undefined;
+    return this.getLogs ? byTransaction(logs) : undefined;
   }
 }
 
 /** Ranges sorted and joined where they touch or overlap: no block is asked twice. */
-export function merged(ranges: readonly Range[]): Range[] {
+function merged(ranges: readonly Range[]): Range[] {
   const out: Range[] = [];
   for (const r of [...ranges].sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0))) {
     const last = out.at(-1);
@@ -82,8 +74,8 @@ function widths(r: Range, blocks: bigint): Range[] {
 
 /**
  * The live logs by transaction, each once (two filters may find one log), sorted by
- * position. A node at odds with itself (one log said two ways, a transaction's logs in
- * two blocks, two blocks at one height, two timestamps for one block) is exit 6.
+ * position. A node at odds with itself (one log said two ways, two blocks at one
+ * height, two timestamps for one block) is exit 6.
  */
 function byTransaction(logs: readonly EventLog[]): Map<string, EventLog[]> {
   const seen = new Map<string, EventLog>();
@@ -106,10 +98,9 @@ function byTransaction(logs: readonly EventLog[]): Map<string, EventLog[]> {
     }
     if (!block || (block.blockTimestamp ?? undefined) === undefined) blocks.set(log.blockNumber, log);
     const own = out.get(log.transactionHash);
-    if (own && own[0].blockHash !== log.blockHash) throw new NodeAnswerError(`logs of transaction ${log.transactionHash} in two blocks`);
     if (own) own.push(log);
     else out.set(log.transactionHash, [log]);
   }
-  for (const own of out.values()) own.sort((a, b) => (a.logIndex! < b.logIndex! ? -1 : a.logIndex! > b.logIndex! ? 1 : 0));
+  for (const own of out.values()) own.sort((a, b) => (a.logIndex < b.logIndex ? -1 : a.logIndex > b.logIndex ? 1 : 0));
   return out;
 }

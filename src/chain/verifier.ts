@@ -151,8 +151,8 @@ export class Verifier {
     // Each transaction found, with its block: known, or said by its logs' timestamp, or read.
     const found = new Map<Subject, Receipt>();
     for (const s of middle) {
-      const logs = events.byTransaction.get(hashKey(s));
-      if (!logs || events.unread.has(logs[0].blockNumber)) continue;
+      const logs = events.get(hashKey(s));
+      if (!logs) continue;
       const receipt = receiptOf(hashKey(s), logs);
       const timestamp = logs.find((l) => l.blockTimestamp !== undefined && l.blockTimestamp !== null)?.blockTimestamp ?? undefined;
       if (timestamp !== undefined && !this.blocks.has(receipt.blockNumber)) this.keepBlocks([{ number: receipt.blockNumber, hash: receipt.blockHash, timestamp }]);
@@ -161,10 +161,9 @@ export class Verifier {
     const unstamped = [...new Set([...found.values()].map((r) => r.blockNumber).filter((n) => !this.blocks.has(n)))];
     this.keepBlocks([...(await this.client.blocks(unstamped)).values()].filter((b): b is Block => b !== null));
     for (const [s, receipt] of found) {
-      const block = this.blocks.get(receipt.blockNumber);
-      // A block known or read with another hash than the logs say (a reorg since, or a node at odds with itself): the receipt judges.
-      if (!block || block.hash !== receipt.blockHash) continue;
-      const j = judged(s, { receipt, block, transaction: read.transactions.get(hashKey(s)) });
+      // A block known or read with another hash than the logs say (a reorg since, or a node
+      // at odds with itself) is judged reorged, so not kept: the receipt judges.
+      const j = judged(s, { receipt, block: this.blocks.get(receipt.blockNumber) ?? null, transaction: read.transactions.get(hashKey(s)) });
       if (kept(j)) out.set(s, j);
     }
     return out;

@@ -5,7 +5,8 @@ import type { Subject } from '../../src/chain/decode.js';
 import { ChainClient } from '../../src/chain/rpc-client.js';
 import { Verifier } from '../../src/chain/verifier.js';
 import type { Judgement } from '../../src/chain/verdict.js';
-import { rpcNode, type Call, type CallReply, type NodeTables, type RpcNode } from './rpc-node.js';
+import { EXIT } from '../../src/core/runtime/errors.js';
+import { failure, rpcNode, type Call, type CallReply, type NodeTables, type RpcNode } from './rpc-node.js';
 import * as f from './chain-fixtures.js';
 
 // Logs first: records judged by their 8pay events from eth_getLogs, a receipt only where
@@ -79,6 +80,18 @@ function oneTime(i: number, block: number, o: { kind?: Kind; bnb?: boolean; api?
   return txOf({ collection: 'one-time/transfers', record }, hash, block, o.kind ?? 'ok', oneTimeLogs(token, USDT_5, o.kind ?? 'ok'), f.ALICE, f.BSC.oneTime, o.bnb ? USDT_5 : undefined);
 }
 
+/** A one-time payment from Alice of USDT paying `receivers` on chain; the API lists `api`. */
+function payment(i: number, block: number, receivers: [string, bigint][], api: [string, bigint][]): Tx {
+    const hash = f.txHash(i);
+    const logs = [
+      ...receivers.flatMap(([user, amount]) => f.leg({ token: f.BSC.usdt, sender: f.ALICE, receiver: user, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.oneTime, metadata: ZERO })),
+      f.payment(f.BSC.oneTime, f.ALICE, TAG, f.BSC.usdt, 'd', 'c'),
+      ...receivers.map(([user, amount]) => f.receiverEvent(f.BSC.oneTime, user, amount)),
+    ];
+    const record = { id: f.id32(i, 'ee'), description: 'd', sender: f.ALICE, token: 'USDT', category: 'c', tag: 't', timestamp: at(block), transactionHash: hash, transactionStatus: 'confirmed', receivers: api.map(([user, amount]) => ({ user, amount: String(amount / f.E18), fee: String(Number(amount / f.E18) / 100) })) };
+    return txOf({ collection: 'one-time/payments', record }, hash, block, 'ok', logs, f.ALICE, f.BSC.oneTime);
+  }
+
 /**
  * The node of `txs`: their receipts, the canonical block at each height, the transactions
  * of the native ones, and as eth_getLogs's table the canonical receipts' logs, each with
@@ -145,6 +158,14 @@ describe('logs first: what is asked', () => {
     expect(logsFirst).toEqual(receipts);
     expect(receiptsAsked(node)).toHaveLength(5);
     expect(node.calls('eth_getLogs').every((c) => (c.params[0] as any).address.length === 1)).toBe(true);
+  });
+
+  it('two dense groups far apart: each read by its own edges and spans, not one span over the blocks between', async () => {
+    const txs = [...Array.from({ length: 6 }, (_, i) => oneTime(i, 1000 + i)), ...Array.from({ length: 6 }, (_, i) => oneTime(6 + i, 50_000 + i))];
+    const { logsFirst, receipts, node } = await both(txs);
+    expect(verdicts(logsFirst)).toEqual(Array(12).fill('verified'));
+    expect(logsFirst).toEqual(receipts);
+    expect(receiptsAsked(node)).toEqual([0, 5, 6, 11].map(f.txHash));
   });
 
   it('a group whose spans would cost more calls than its receipts is read by receipts', async () => {
@@ -230,22 +251,14 @@ describe('logs first: every record logs cannot answer gets its receipt\'s verdic
   });
 
   it('a payment the chain makes to one more receiver than the API lists: a mismatch on receivers, never verified from part of its logs', async () => {
-    const payment = (i: number, block: number, receivers: [string, bigint][], api: [string, bigint][]): Tx => {
-      const hash = f.txHash(i);
-      const logs = [
-        ...receivers.flatMap(([user, amount]) => f.leg({ token: f.BSC.usdt, sender: f.ALICE, receiver: user, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.oneTime, metadata: ZERO })),
-        f.payment(f.BSC.oneTime, f.ALICE, TAG, f.BSC.usdt, 'd', 'c'),
-        ...receivers.map(([user, amount]) => f.receiverEvent(f.BSC.oneTime, user, amount)),
-      ];
-      const record = { id: f.id32(i, 'ee'), description: 'd', sender: f.ALICE, token: 'USDT', category: 'c', tag: 't', timestamp: at(block), transactionHash: hash, transactionStatus: 'confirmed', receivers: api.map(([user, amount]) => ({ user, amount: String(amount / f.E18), fee: String(Number(amount / f.E18) / 100) })) };
-      return txOf({ collection: 'one-time/payments', record }, hash, block, 'ok', logs, f.ALICE, f.BSC.oneTime);
-    };
     const two: [string, bigint][] = [[f.BOB, 5n * f.E18], [f.CAROL, 2n * f.E18]];
-    const txs = [payment(0, 1000, two, two), payment(1, 1001, two, two.slice(0, 1)), payment(2, 1002, two, two), payment(3, 1003, two, two)];
-    const { logsFirst, receipts } = await both(txs);
+    const txs = [payment(0, 1000, two, two), payment(1, 1001, two, two.slice(0, 1)), payment(2, 1002, two, two), payment(3, 1003, two, two), payment(4, 1004, two, two)];
+    const { logsFirst, receipts, node } = await both(txs);
     expect(logsFirst[1]).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'receivers', api: 1, chain: 2 }] });
-    expect(verdicts(logsFirst)).toEqual(['verified', 'mismatch', 'verified', 'verified']);
+    expect(verdicts(logsFirst)).toEqual(['verified', 'mismatch', 'verified', 'verified', 'verified']);
     expect(logsFirst).toEqual(receipts);
+    // Records 2 and 3 were judged by their logs.
+    expect(receiptsAsked(node)).toEqual([0, 4, 1].map(f.txHash));
   });
 });
 
@@ -336,6 +349,64 @@ describe('logs first: the spans\' own faults', () => {
       ['unconfirmed', 5],
       ['unconfirmed', 1],
     ]);
+  });
+});
+
+describe('logs first: a node at odds with itself is exit 6, never a verdict', () => {
+  const txs = () => Array.from({ length: 5 }, (_, i) => oneTime(i, 1000 + i));
+  /** The logs-first node, with its eth_getLogs answers changed by `change`. */
+  const failing = async (change: (logs: Record<string, any>[]) => Record<string, any>[]) => {
+    const all = txs();
+    const tables = chainOf(all);
+    const node = await rpcNode(tables, {
+      call: (c) => {
+        if (c.method !== 'eth_getLogs' || (c.params[0] as any).address?.length !== ALL_8PAY.length) return undefined;
+        const q = c.params[0] as { fromBlock: string; toBlock: string };
+        return { result: change(tables.logs!.filter((l) => ALL_8PAY.includes(l.address) && BigInt(l.blockNumber) >= BigInt(q.fromBlock) && BigInt(l.blockNumber) <= BigInt(q.toBlock))) };
+      },
+    });
+    nodes.push(node);
+    const verifier = await Verifier.open(new ChainClient({ url: node.url, timeoutMs: 5000, retries: 1, concurrency: 2 }), 'bsc', 15);
+    return failure(verifier.verify(all.map((t) => t.subject)));
+  };
+
+  it('one log said two ways', async () => {
+    const err = await failing((logs) => [...logs, { ...logs[0], data: `0x${f.uint(1)}` }]);
+    expect(err.exitCode).toBe(EXIT.server);
+    expect(err.message).toMatch(/two logs at position \d+ of transaction 0x7+/);
+  });
+
+  it('logs of two blocks at one height', async () => {
+    const err = await failing((logs) => logs.map((l) => (l.transactionHash === f.txHash(3) ? { ...l, blockNumber: f.hex(1002) } : l)));
+    expect(err.exitCode).toBe(EXIT.server);
+    expect(err.message).toMatch(/logs of two blocks at height 1002/);
+  });
+
+  it('two timestamps for one block', async () => {
+    const err = await failing((logs) => logs.map((l, i) => (l.blockNumber === f.hex(1002) && i % 2 === 0 ? { ...l, blockTimestamp: f.hex(at(1002) + 1) } : l)));
+    expect(err.exitCode).toBe(EXIT.server);
+    expect(err.message).toMatch(/two timestamps for block 0xb+0*3ea/);
+  });
+
+  it('logs answered out of order are read in log order: a payment whose API lists its receivers the other way round is a mismatch', async () => {
+    const two: [string, bigint][] = [[f.BOB, 5n * f.E18], [f.CAROL, 2n * f.E18]];
+    const all = [payment(0, 1000, two, two), payment(1, 1001, two, [...two].reverse()), payment(2, 1002, two, two), payment(3, 1003, two, two), payment(4, 1004, two, two)];
+    const tables = chainOf(all);
+    tables.logs = [...tables.logs!].reverse();
+    const { judged, node } = await run(tables, [all.map((t) => t.subject)]);
+    expect(verdicts(judged[0])).toEqual(['verified', 'mismatch', 'verified', 'verified', 'verified']);
+    expect(receiptsAsked(node)).toEqual([0, 4, 1].map(f.txHash));
+    expect(judged[0][1].differences.map((d) => d.field)).toEqual(['receivers[0].user', 'receivers[0].amount', 'receivers[0].fee', 'receivers[1].user', 'receivers[1].amount', 'receivers[1].fee']);
+  });
+
+  it('a log answered twice (a repeat, or two filters finding it) counts once', async () => {
+    const two: [string, bigint][] = [[f.BOB, 5n * f.E18], [f.CAROL, 2n * f.E18]];
+    const all = Array.from({ length: 5 }, (_, i) => payment(i, 1000 + i, two, two));
+    const tables = chainOf(all);
+    tables.logs = [...tables.logs!, ...tables.logs!];
+    const { judged, node } = await run(tables, [all.map((t) => t.subject)]);
+    expect(verdicts(judged[0])).toEqual(Array(5).fill('verified'));
+    expect(receiptsAsked(node)).toEqual([f.txHash(0), f.txHash(4)]);
   });
 });
 
