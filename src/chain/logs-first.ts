@@ -33,8 +33,9 @@ const TRANSFER = toEventSelector(EVENTS.erc20Transfer);
  * a difference, and the receipt judges). Their decoders read nothing of the receipt but
  * its logs, block and status: not `from`. Left out: fixed-recurring billings and
  * cancellations (`triggeredBy` is the receipt's `from`: a transaction read would cost
- * what the receipt does) and wallet-to-wallet (no 8pay contract: its evidence is any
- * token's `Transfer` from a wallet the API does not name).
+ * what the receipt does), wallet-to-wallet (no 8pay contract: its evidence is any
+ * token's `Transfer` from a wallet the API does not name) and dollar-cost-average
+ * executions (the leg's sender, the strategy's owner, is not in the API record).
  */
 export const LOGS_FIRST: ReadonlySet<string> = new Set([
   // Payment, Receiver (OneTime), a leg per receiver: TransferSuccessful (Transfers), the token's Transfers from the sender.
