@@ -87,8 +87,8 @@ export class Verifier {
     }
     await this.readBlocks(heights, known);
     return subjects.map((s) => {
-      const kept = byLogs.get(s);
-      if (kept) return kept;
+      const byLog = byLogs.get(s);
+      if (byLog) return byLog;
       const hash = hashOf(s);
       const receipt = typeof hash === 'string' ? (receipts.get(hash.toLowerCase()) ?? null) : null;
       const evidence: Evidence = { receipt, block: receipt ? this.blocks.get(receipt.blockNumber) : undefined, transaction: typeof hash === 'string' ? transactions.get(hash.toLowerCase()) : undefined };
@@ -114,28 +114,12 @@ export class Verifier {
    */
   private async judgeByLogs(asked: readonly Subject[], native: ReadonlySet<string>, read: Read, judged: (s: Subject, e: Evidence) => Judgement): Promise<Map<Subject, Judgement>> {
     const out = new Map<Subject, Judgement>();
-    let candidates = this.spans.served ? groups(asked.filter((s) => LOGS_FIRST.has(s.collection)), this.blocksPerSecond, SPAN_BLOCKS) : [];
-    // The edges' receipts; an edge the node has no receipt of (missing) gives way to its neighbour.
-    let transactions = [...native];
-    for (;;) {
-      const edges = candidates.flatMap((g) => [g[0], g.at(-1)!]).map(hashKey).filter((h) => !read.receipts.has(h));
-      if (edges.length === 0 && transactions.length === 0) break;
-      await this.readReceipts(edges, transactions, read);
-      transactions = [];
-      candidates = candidates
-        .map((g) => {
-          let [lo, hi] = [0, g.length - 1];
-          while (lo < hi && read.receipts.get(hashKey(g[lo])) === null) lo++;
-          while (hi > lo && read.receipts.get(hashKey(g[hi])) === null) hi--;
-          return g.slice(lo, hi + 1);
-        })
-        .filter((g) => g.length >= GROUP_MIN);
-    }
+    const candidates = this.spans.served ? groups(asked.filter((s) => LOGS_FIRST.has(s.collection)), this.blocksPerSecond, SPAN_BLOCKS) : [];
     // The blocks between each group's edges, when its spans cost fewer calls than its middle records' receipts.
     const ranges: Range[] = [];
     const middle: Subject[] = [];
     const wanted = (subjects: readonly Subject[]) => wantedFor([...this.contracts], subjects);
-    for (const g of candidates) {
+    for (const g of await this.withEdges(candidates, native, read)) {
       const [first, last] = [read.receipts.get(hashKey(g[0]))!, read.receipts.get(hashKey(g.at(-1)!))!];
       const [from, to] = first.blockNumber <= last.blockNumber ? [first.blockNumber, last.blockNumber] : [last.blockNumber, first.blockNumber];
       const seconds = secondOf(g.at(-1)!)! - secondOf(g[0])!;
@@ -167,6 +151,29 @@ export class Verifier {
       if (kept(j)) out.set(s, j);
     }
     return out;
+  }
+
+  /**
+   * The groups whose first and last records' receipts the node has, those receipts read
+   * into `read` (with the native payments' transactions): an edge the node has no receipt
+   * of (missing) gives way to its neighbour.
+   */
+  private async withEdges(groups: Subject[][], native: ReadonlySet<string>, read: Read): Promise<Subject[][]> {
+    let transactions = [...native];
+    for (;;) {
+      const edges = groups.flatMap((g) => [g[0], g.at(-1)!]).map(hashKey).filter((h) => !read.receipts.has(h));
+      if (edges.length === 0 && transactions.length === 0) return groups;
+      await this.readReceipts(edges, transactions, read);
+      transactions = [];
+      groups = groups
+        .map((g) => {
+          let [lo, hi] = [0, g.length - 1];
+          while (lo < hi && read.receipts.get(hashKey(g[lo])) === null) lo++;
+          while (hi > lo && read.receipts.get(hashKey(g[hi])) === null) hi--;
+          return g.slice(lo, hi + 1);
+        })
+        .filter((g) => g.length >= GROUP_MIN);
+    }
   }
 
   /** Canonical hashes of blocks, for records judged before (a second `payrec verify`): reorged when they changed. */
