@@ -30,9 +30,9 @@ export class EventSpans {
     return this.getLogs;
   }
 
-  /** The logs `wanted` finds over `ranges`, by transaction (lower-case hash); undefined when the node serves no eth_getLogs. */
+  /** The logs `wanted` finds over `ranges` (a log found twice, as where two ranges meet, counts once), by transaction (lower-case hash); undefined when the node serves no eth_getLogs. */
   async read(ranges: readonly Range[], wanted: readonly Wanted[]): Promise<Map<string, EventLog[]> | undefined> {
-    let asks = merged(ranges).flatMap((r) => widths(r, this.spanBlocks)).flatMap((range) => wanted.map((w) => ({ range, wanted: w })));
+    let asks = ranges.flatMap((r) => widths(r, this.spanBlocks)).flatMap((range) => wanted.map((w) => ({ range, wanted: w })));
     const logs: EventLog[] = [];
     while (asks.length > 0 && this.getLogs) {
       const answers = await this.client.eventLogs(asks.map((a) => ({ fromBlock: a.range.from, toBlock: a.range.to, ...a.wanted })));
@@ -52,17 +52,6 @@ export class EventSpans {
     }
     return this.getLogs ? byTransaction(logs) : undefined;
   }
-}
-
-/** Ranges sorted and joined where they touch or overlap: no block is asked twice. */
-function merged(ranges: readonly Range[]): Range[] {
-  const out: Range[] = [];
-  for (const r of [...ranges].sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0))) {
-    const last = out.at(-1);
-    if (last && r.from <= last.to + 1n) last.to = r.to > last.to ? r.to : last.to;
-    else out.push({ ...r });
-  }
-  return out;
 }
 
 /** A range cut into spans of at most `blocks` blocks. */

@@ -176,12 +176,45 @@ describe('logs first: what is asked', () => {
     expect(receiptsAsked(node)).toHaveLength(5);
   });
 
-  it('a node that serves no eth_getLogs: every record by its receipt, asked once', async () => {
-    const txs = Array.from({ length: 6 }, (_, i) => oneTime(i, 1000 + i));
-    const { judged, node } = await run(chainOf(txs, { logs: false }), [txs.slice(0, 3).map((t) => t.subject), txs.slice(3).map((t) => t.subject)]);
-    expect(verdicts(judged.flat())).toEqual(Array(6).fill('verified'));
-    expect(node.calls('eth_getLogs')).toHaveLength(1);
-    expect(receiptsAsked(node)).toHaveLength(6);
+  it('a node that serves no eth_getLogs: every record by its receipt, each kind of eth_getLogs asked once', async () => {
+    const txs = Array.from({ length: 12 }, (_, i) => oneTime(i, 1000 + i));
+    const { judged, node } = await run(chainOf(txs, { logs: false }), [txs.slice(0, 6).map((t) => t.subject), txs.slice(6).map((t) => t.subject)]);
+    expect(verdicts(judged.flat())).toEqual(Array(12).fill('verified'));
+    // The events' two filters (8pay's contracts, the Transfers by sender: no address) once, in the first batch; the receipts' blocks once.
+    const kind = (q: any) => (q.address === undefined || q.address.length === ALL_8PAY.length ? 'events' : 'blocks');
+    expect(node.calls('eth_getLogs').map((c) => kind(c.params[0]))).toEqual(['events', 'events', 'blocks']);
+    expect(receiptsAsked(node)).toHaveLength(12);
+  });
+
+  it('records in no order of time (a mirror\'s batch) are grouped by time all the same', async () => {
+    const txs = [3, 0, 7, 1, 5, 2, 6, 4].map((i) => oneTime(i, 1000 + 5 * i));
+    const { logsFirst, receipts, node } = await both(txs);
+    expect(verdicts(logsFirst)).toEqual(Array(8).fill('verified'));
+    expect(logsFirst).toEqual(receipts);
+    expect(receiptsAsked(node).sort()).toEqual([0, 7].map(f.txHash).sort());
+  });
+
+  it('records of one block: one span of one block', async () => {
+    const txs = Array.from({ length: 5 }, (_, i) => oneTime(i, 4242));
+    const { logsFirst, receipts, node } = await both(txs);
+    expect(verdicts(logsFirst)).toEqual(Array(5).fill('verified'));
+    expect(logsFirst).toEqual(receipts);
+    expect(receiptsAsked(node)).toEqual([0, 4].map(f.txHash));
+  });
+
+  it('a group over 25,000 blocks: spans of 10,000 blocks at most, none refused', async () => {
+    const txs = Array.from({ length: 30 }, (_, i) => oneTime(i, 1000 + 850 * i));
+    // A node that refuses a range of more than 10,000 blocks, as providers do.
+    const strict = (c: Call): CallReply | undefined => {
+      const q = c.params[0] as { fromBlock: string; toBlock: string };
+      return c.method === 'eth_getLogs' && BigInt(q.toBlock) - BigInt(q.fromBlock) + 1n > 10_000n ? { error: { code: -32005, message: 'block range too large' } } : undefined;
+    };
+    const { logsFirst, receipts, node } = await both(txs, { call: strict });
+    expect(verdicts(logsFirst)).toEqual(Array(30).fill('verified'));
+    expect(logsFirst).toEqual(receipts);
+    expect(receiptsAsked(node)).toEqual([0, 29].map(f.txHash));
+    const spans = node.calls('eth_getLogs').filter((c) => (c.params[0] as any).address?.length === ALL_8PAY.length).map((c) => [Number(BigInt((c.params[0] as any).fromBlock)), Number(BigInt((c.params[0] as any).toBlock))]);
+    expect(spans).toEqual([[1000, 10_999], [11_000, 20_999], [21_000, 25_650]]);
   });
 });
 
@@ -337,10 +370,25 @@ describe('logs first: the spans\' own faults', () => {
     expect(receiptsAsked(node).sort()).toEqual([0, 11, 5].map(f.txHash).sort());
   });
 
+  it('after a refusal, later spans are no wider than the half that was', async () => {
+    const txs = Array.from({ length: 12 }, (_, i) => oneTime(i, 1000 + 7 * i));
+    const refuse = (c: Call): CallReply | undefined => {
+      const q = c.params[0] as { fromBlock: string; toBlock: string };
+      return c.method === 'eth_getLogs' && BigInt(q.toBlock) - BigInt(q.fromBlock) + 1n > 20n ? { error: { code: -32005, message: 'query returned more than 10000 results' } } : undefined;
+    };
+    const { logsFirst, receipts, node } = await both(txs, { call: refuse, batches: [6, 6] });
+    expect(logsFirst).toEqual(receipts);
+    const widths = node.calls('eth_getLogs').filter((c) => (c.params[0] as any).address?.length === ALL_8PAY.length).map((c) => Number(BigInt((c.params[0] as any).toBlock) - BigInt((c.params[0] as any).fromBlock)) + 1);
+    // First batch: 36 blocks refused, halves of 18 answered; the second batch's 36 asked in spans of 18 at once.
+    expect(widths).toEqual([36, 18, 18, 18, 18]);
+  });
+
   it('unconfirmed records near the head: each its own confirmations', async () => {
     const txs = Array.from({ length: 6 }, (_, i) => oneTime(i, HEAD - 20 + 4 * i));
-    const { logsFirst, receipts } = await both(txs);
+    const { logsFirst, receipts, node } = await both(txs);
     expect(logsFirst).toEqual(receipts);
+    // Unconfirmed with no difference is what the receipts would say too: kept from the logs.
+    expect(receiptsAsked(node)).toEqual([0, 5].map(f.txHash));
     expect(logsFirst.map((j) => [j.verdict, j.confirmations])).toEqual([
       ['verified', 21],
       ['verified', 17],
@@ -407,6 +455,31 @@ describe('logs first: a node at odds with itself is exit 6, never a verdict', ()
     const { judged, node } = await run(tables, [all.map((t) => t.subject)]);
     expect(verdicts(judged[0])).toEqual(Array(5).fill('verified'));
     expect(receiptsAsked(node)).toEqual([f.txHash(0), f.txHash(4)]);
+  });
+});
+
+describe('logs first: each collection it reads', () => {
+  const PLAN = f.id32(1, 'aa');
+  const sub = (n: number) => f.id32(n, 'cc');
+  const SCHEDULE_TYPE = keccak256(stringToHex('SCHEDULED_PAYMENTS'));
+  const leg = (paymentType: string, metadata: string) => f.leg({ token: f.BSC.usdt, sender: f.ALICE, receiver: f.BOB, amount: USDT_5, pct: 100n, paymentType, metadata });
+  const transfer = (i: number, block: number, over: Record<string, unknown>) => ({ description: 'x', amount: '5', fee: '0.05', token: 'USDT', category: 'c', timestamp: at(block), transactionHash: f.txHash(i), transactionStatus: 'confirmed', sender: f.ALICE, receiver: f.BOB, ...over });
+  const cases: [string, (i: number, block: number) => Tx][] = [
+    ['on-demand/transfers', (i, block) => txOf({ collection: 'on-demand/transfers', record: transfer(i, block, { planId: PLAN, subscriptionId: sub(i) }) }, f.txHash(i), block, 'ok', [...leg(f.PAYMENT_TYPE.onDemand, sub(i)), f.onDemandBilling(f.BSC.odManagement, PLAN, sub(i), USDT_5)], f.KEEPER, f.BSC.odManagement)],
+    ['variable-recurring/transfers', (i, block) => txOf({ collection: 'variable-recurring/transfers', record: transfer(i, block, { planId: PLAN, subscriptionId: sub(i) }) }, f.txHash(i), block, 'ok', [...leg(f.PAYMENT_TYPE.variableRecurring, sub(i)), f.variableBilling(f.BSC.vrManagement, PLAN, sub(i), USDT_5, at(block) - 100, at(block) - 1)], f.KEEPER, f.BSC.vrManagement)],
+    ['scheduled-payments/transfers', (i, block) => txOf({ collection: 'scheduled-payments/transfers', record: transfer(i, block, { scheduleId: sub(i) }) }, f.txHash(i), block, 'ok', [...leg(SCHEDULE_TYPE, sub(i)), f.scheduleExecuted(f.BSC.scheduledPayments, sub(i))], f.KEEPER, f.BSC.scheduledPayments)],
+    ['variable-recurring/cancellation-requests', (i, block) => txOf({ collection: 'variable-recurring/cancellation-requests', record: { subscriptionId: sub(i), timestamp: at(block), transactionHash: f.txHash(i), transactionStatus: 'confirmed' }, planId: PLAN }, f.txHash(i), block, 'ok', [f.subscriptionEvent(f.TOPIC.subscriptionCancellationRequested, f.BSC.vrSubscriptions, PLAN, sub(i))], f.ALICE, f.BSC.vrSubscriptions)],
+  ];
+
+  it.each(cases)('%s: the middle records by their logs, the same judgements, one differing field read by its receipt', async (_collection, make) => {
+    const txs = Array.from({ length: 6 }, (_, i) => make(i, 1000 + 2 * i));
+    // Record 3's API names another subscription (or schedule): a mismatch, by its receipt.
+    const other = { ...txs[3], subject: { ...txs[3].subject, record: { ...txs[3].subject.record, ...('scheduleId' in txs[3].subject.record ? { scheduleId: sub(99) } : { subscriptionId: sub(99) }) } } };
+    txs[3] = other;
+    const { logsFirst, receipts, node } = await both(txs);
+    expect(verdicts(logsFirst)).toEqual(['verified', 'verified', 'verified', 'mismatch', 'verified', 'verified']);
+    expect(logsFirst).toEqual(receipts);
+    expect(receiptsAsked(node)).toEqual([0, 5, 3].map(f.txHash));
   });
 });
 
