@@ -385,11 +385,14 @@ describe('logs first: the spans\' own faults', () => {
 
   it('unconfirmed records near the head: each its own confirmations', async () => {
     const txs = Array.from({ length: 6 }, (_, i) => oneTime(i, HEAD - 20 + 4 * i));
+    // A seventh, between the last two: unconfirmed, and its API amount differs.
+    txs.splice(5, 0, oneTime(6, HEAD - 3, { api: { amount: '4', fee: '0.04' } }));
     const { logsFirst, receipts, node } = await both(txs);
     expect(logsFirst).toEqual(receipts);
-    // Unconfirmed with no difference is what the receipts would say too: kept from the logs.
-    expect(receiptsAsked(node)).toEqual([0, 5].map(f.txHash));
-    expect(logsFirst.map((j) => [j.verdict, j.confirmations])).toEqual([
+    // Unconfirmed with no difference is what the receipts would say too: kept from the logs. With differences, the receipt judges.
+    expect(receiptsAsked(node)).toEqual([0, 5, 6].map(f.txHash));
+    expect(logsFirst[5]).toMatchObject({ verdict: 'unconfirmed', confirmations: 4, differences: [{ field: 'amount', api: '4', chain: '5' }, { field: 'fee', api: '0.04', chain: '0.05' }] });
+    expect(logsFirst.filter((_, i) => i !== 5).map((j) => [j.verdict, j.confirmations])).toEqual([
       ['verified', 21],
       ['verified', 17],
       ['unconfirmed', 13],
