@@ -164,6 +164,9 @@ export function payrec(emu: Emulator | undefined, args: string[], o: RunOptions 
     input: o.input,
     cwd: o.cwd,
     extendEnv: false,
+    // Under the e2e mutation run a mutant can loop for ever; Stryker ends the test run at its
+    // timeout but not the processes it started, which then held a core for the rest of the run.
+    ...(process.env.__STRYKER_ACTIVE_MUTANT__ ? { timeout: 300_000 } : {}),
     env: {
       ...payrecEnv(),
       ...(emu ? { PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor(chain), PAYREC_CHAIN: chain } : {}),
