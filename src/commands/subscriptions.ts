@@ -240,7 +240,7 @@ function parseStates(text: string | undefined): Set<SubscriptionState> | undefin
 }
 
 /** Ratios as tables show them: percentages, the same digits as the 8-place fraction (0.66666667 → 66.666667%). */
-function percent(fraction: unknown): unknown {
+export function percent(fraction: unknown): unknown {
   if (typeof fraction !== 'string') return fraction;
   const negative = fraction.startsWith('-');
   const [whole, places = ''] = fraction.replace('-', '').split('.');

@@ -1,5 +1,6 @@
 import { DuckDBInstance } from '@duckdb/node-api';
-import { copyFileSync } from 'node:fs';
+import Big from 'big.js';
+import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
@@ -282,5 +283,119 @@ describe('what the mirror holds, said and checked (survivor 6)', () => {
         expect(r.stderr).toContain(`hint: sync them first: payrec --emulator sync fr/billings fr/cancellations --plan-id ${flags.length ? never : half} (or add --sync)`);
       }
     }
+  });
+});
+
+// Every refusal and note below is what a user reads instead of a figure; each case names
+// the words, so that a check dropped, a bound moved by one or a message garbled fails.
+// The mirror is the full one: where a check were skipped, the command would answer (exit 0).
+describe('refusals and notes in words (issue 31: the mutants of commands/subscriptions.ts)', () => {
+  const id = () => facts[0].subscriptionId;
+  const refusals: [string, () => string[], string][] = [
+    ['a grace over ten years', () => ['subscriptions', '--grace', '3661'], 'invalid --grace "3661": expected a whole number of days from 0 to 3660'],
+    ['a --past-due-for over ten years', () => ['subscriptions', '--past-due-for', '3661'], 'invalid --past-due-for "3661": expected a whole number of days from 0 to 3660'],
+    ['--to without --from', () => ['metrics', '--to', '2025-01-31'], '--to needs --from (or give --period)'],
+    ['--from at the end of a date-only --to', () => ['metrics', '--from', '2025-02-01', '--to', '2025-01-31'], '--from is after --to: the report would be empty'],
+    ['--by anything but plan', () => ['metrics', '--by', 'token'], 'invalid --by "token": expected plan'],
+    ['--chart with --count', () => ['metrics', '--period', '2026', '--chart', '--count'], '--chart draws in the terminal: it does not go with --count or --jq'],
+    ['--chart with --jq', () => ['metrics', '--period', '2026', '--chart', '--jq', '.'], '--chart draws in the terminal: it does not go with --count or --jq'],
+    ['--from after --at', () => ['metrics', '--from', '2026-11-01', '--at', '2026-10-31'], '--from "2026-11-01" is after --at (2026-11-01 00:00:00 UTC): nothing of it is known then\nhint: a report ends at --at: give a window that begins before it, or a later --at'],
+    ['a ledger flag with one subscription', () => ['subscriptions', id(), '--state', 'active'], "one subscription's story: --state is for the ledger"],
+    ['two ledger flags with one subscription', () => ['subscriptions', id(), '--plan-id', plans[0], '--count'], "one subscription's story: --plan-id, --count are for the ledger"],
+    ['a subcommand that does not exist', () => ['subscriptions', 'show'], 'payrec subscriptions takes no subcommand "show"'],
+  ];
+  for (const [what, args, message] of refusals) {
+    it(`${what}: exit 2, in words`, async () => {
+      const r = await run([...args(), '--db', db]);
+      expect(r.stderr).toContain(`error: ${message}`);
+      expect(r.exitCode).toBe(2);
+      expect(r.stdout).toBe('');
+    });
+  }
+
+  it('--chart with -o: exit 2 and no file', async () => {
+    const file = join(tempDir(), 'mrr.csv');
+    const r = await run(['metrics', '--period', '2026', '--chart', '-o', file, '--db', db]);
+    expect(r.stderr).toContain('error: --chart draws in the terminal: leave out -o (or drop --chart to export the rows)');
+    expect(r.exitCode).toBe(2);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('the bounds themselves are accepted: 3,660 days, and a report of the last second of a date-only --to', async () => {
+    const ledger = naiveLedger(all.billings, all.cancellations, NOW, 3660 * DAY);
+    expect(await ledgerAt(['--grace', '3660'])).toEqual(ledger);
+    // No subscription is 3,660 days past due: none listed, and said so.
+    const none = await run(['subscriptions', '--past-due-for', '3660', '--db', db, '-f', 'json']);
+    expect(none.exitCode, none.stderr).toBe(0);
+    expect(JSON.parse(none.stdout)).toEqual([]);
+    expect(none.stderr).toContain('no subscriptions match');
+    const count = await run(['subscriptions', '--past-due-for', '3660', '--count', '--db', db]);
+    expect(count.stdout).toBe('0\n');
+    expect(count.stderr).not.toContain('no subscriptions match');
+    const second = await metricsOf(['--from', '2026-10-31T23:59:59Z', '--to', '2026-10-31']);
+    expect(second.some((row) => row.subscriptions_end > 0)).toBe(true);
+    for (const row of second) expect([row.from, row.to]).toEqual([utc(2026, 11) - 1, utc(2026, 11)]);
+  });
+
+  it('--state takes past-due and canceled for past_due and cancelled, in any case; --interval any case', async () => {
+    const want = naiveLedger(all.billings, all.cancellations, NOW, GRACE).filter((r) => r.state === 'past_due' || r.state === 'cancelled');
+    expect(new Set(want.map((r) => r.state))).toEqual(new Set(['past_due', 'cancelled']));
+    expect(await ledgerAt(['--state', 'Past-Due, CANCELED'])).toEqual(want);
+    const weeks = await metricsOf(['--period', '2026-10', '--interval', 'WEEK']);
+    expect(weeks).toEqual(await metricsOf(['--period', '2026-10', '--interval', 'week']));
+    expect(weeks.some((w) => w.to - w.from === 7 * DAY)).toBe(true);
+  });
+
+  it('the instant the figures are as of is said: now, a date-time, or the end of a date', async () => {
+    const said = async (args: string[]) => (await run(['subscriptions', '--count', ...args, '--db', db])).stderr;
+    expect(await said([])).toContain('as of now, 2026-11-22 10:00:00 UTC: records stamped before it\n');
+    expect(await said(['--at', '2026-10-31T12:00:00Z'])).toContain('as of 2026-10-31 12:00:00 UTC: records stamped before it (--at)\n');
+    expect(await said(['--at', '2026-10-31'])).toContain('as of 2026-11-01 00:00:00 UTC (the end of 2026-10-31): records stamped before it (--at)\n');
+  });
+
+  it('a window with nothing in it: no rows, said; --chart says there is nothing to chart', async () => {
+    const r = await run(['metrics', '--period', '2020', '--db', db, '-f', 'json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+    expect(r.stderr).toContain('no subscription was counted, billed or in dunning in this window');
+    const chart = await run(['metrics', '--period', '2020', '--chart', '--db', db]);
+    expect(chart.stdout).toBe('no subscriptions to chart\n');
+    expect(chart.exitCode).toBe(0);
+  });
+
+  it('ratios on a table are percentages with the fraction\'s digits', async () => {
+    const args = ['metrics', '--period', '2026', '--db', db];
+    const rows = JSON.parse((await run([...args, '-f', 'json'])).stdout) as Record<string, string | null>[];
+    const [head, ...lines] = (await run([...args, '-f', 'table', '-q'])).stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    expect(lines).toHaveLength(rows.length);
+    let shown = 0;
+    for (const [i, row] of rows.entries()) {
+      for (const column of ['logo_churn', 'revenue_churn', 'failure_rate']) {
+        const fraction = row[column];
+        const cell = lines[i][head.indexOf(column)];
+        expect(cell, `${column} of row ${i}`).toBe(fraction === null ? '' : `${new Big(fraction).times(100).toFixed()}%`);
+        if (fraction !== null && !/^0(\.0+)?$/.test(fraction)) shown++;
+      }
+    }
+    expect(shown).toBeGreaterThan(3);
+  });
+
+  it('a mirror with no plan of the chain asked: exit 2, with the way to sync one', async () => {
+    const r = await run(['--chain', 'eth', 'subscriptions', '--db', db]);
+    expect(r.stderr).toContain('error: the mirror holds no fixed-recurring plan of chain eth\nhint: payrec --emulator sync --plan-id ID (or add --sync)');
+    expect(r.exitCode).toBe(2);
+  });
+
+  it('plans synced with sync --from are named with their starts, one or several', async () => {
+    const file = join(tempDir(), 'from.duckdb');
+    const sync = await run(['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plans[0], '--from', '2026-05-01', '--db', file, '-q']);
+    expect(sync.exitCode, sync.stderr).toBe(0);
+    const one = await run(['subscriptions', '--count', '--db', file]);
+    expect(one.stderr).toContain(`warning: a plan was synced with sync --from (${plans[0]} from 2026-05-01 00:00:00): subscriptions that began earlier show only what followed`);
+    const more = await run(['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plans[1], '--from', '2026-06-01', '--db', file, '-q']);
+    expect(more.exitCode, more.stderr).toBe(0);
+    const two = await run(['subscriptions', '--count', '--db', file]);
+    expect(two.stderr).toMatch(/warning: 2 plans were synced with sync --from \((0x[0-9a-f]{64}) from 2026-0[56]-01 00:00:00, (0x[0-9a-f]{64}) from 2026-0[56]-01 00:00:00\)/);
+    for (const [plan, month] of [[plans[0], '05'], [plans[1], '06']]) expect(two.stderr).toContain(`${plan} from 2026-${month}-01 00:00:00`);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ledger, metrics, type BillingInput, type CancellationInput, type MetricsRow } from '../../src/subscriptions/engine.js';
 import { MalformedResponseError } from '../../src/core/runtime/errors.js';
+import { percent } from '../../src/commands/subscriptions.js';
 
 // A hand-worked fixture (issue 22, item 8): every expected figure below is typed by hand,
 // with its arithmetic in the comments; nothing is computed by the code under test.
@@ -307,5 +308,22 @@ describe('amounts and times that cannot be read exactly fail the figures (exit 6
   it('names ten and counts the rest', () => {
     const bad = Array.from({ length: 12 }, (_, i) => ({ ...good, amount: 1 as unknown as string, transactionHash: `0xb${i}` }));
     expect(() => ledger({ billings: bad, cancellations: [] }, { at: MAY, graceSeconds: GRACE })).toThrow(/12 records .*0xb9 .*, and 2 more$/);
+  });
+});
+
+describe('ratios as metrics tables show them (commands/subscriptions.ts percent)', () => {
+  it('moves the fraction two places, keeps its digits, and pads or signs what needs it', () => {
+    const cases: [unknown, unknown][] = [
+      ['0.25000000', '25%'],
+      ['0.66666667', '66.666667%'],
+      ['1.00000000', '100%'],
+      ['0.00000001', '0.000001%'],
+      ['0.05000000', '5%'],
+      ['0.5', '50%'],
+      ['2', '200%'],
+      ['-0.12500000', '-12.5%'],
+      [null, null],
+    ];
+    for (const [fraction, shown] of cases) expect(percent(fraction), String(fraction)).toBe(shown);
   });
 });
