@@ -112,7 +112,7 @@ export function addSubscriptionCommands(program: Command, action: CommandAction)
         '',
         'Examples:',
         '  $ payrec --emulator subscriptions --sync',
-        '  $ payrec subscriptions --state past_due --fail-if-any      # CI: fail while any is past due',
+        '  $ payrec subscriptions --state past_due --fail-if-any        # CI: fail while any is past due',
         '  $ payrec subscriptions --at 2026-10-31 -o october.xlsx        # as of the end of October 31',
         '  $ payrec subscriptions --past-due-for 7 --jq \'.[].subscriptionId\'',
         '  $ payrec --emulator subscriptions 0x4826911531a6c166eca8518e2e8cf98b91e2472a01de2fa0a4153f1a7f73d73a',

@@ -28,7 +28,7 @@ export function manPage(program: Command, version: string): string {
   out.push('.SH SYNOPSIS', '.B payrec', '[\\fIglobal flags\\fR] \\fIcommand\\fR [\\fIsubcommand\\fR] [\\fIflags\\fR] [\\fIarguments\\fR]');
   out.push(
     '.SH DESCRIPTION',
-    text('Commands mirror the API\'s product segments, with short aliases (fr, vr, od, ot, w2w, sp, dca, wn). Every command has --help with its flags and examples; payrec help reference prints this reference as Markdown. Add --emulator to any command to run it against the built-in emulator, with no account.'),
+    text('Commands mirror the API\'s product segments, with short aliases (fr, vr, od, ot, w2w, sp, dca, wn). Every command has --help with its flags and examples (also below); payrec help reference prints this reference as Markdown. Add --emulator to any command to run it against the built-in emulator, with no account.'),
   );
   out.push('.SH GLOBAL FLAGS', text(GLOBAL_FLAGS_NOTE), ...options(program.options));
   out.push('.SH COMMANDS');
@@ -37,6 +37,8 @@ export function manPage(program: Command, version: string): string {
     if (page.shortForm) out.push('.PP', `Short form: \\fBpayrec ${text(page.shortForm)}\\fR`);
     out.push(...options(page.options));
     out.push('.PP', text(`Inherited flags: ${page.inherited.join(', ')}`));
+    // As --help lays it out: its lines and indents kept (no filling), in a block set in.
+    if (page.after) out.push('.PP', '.RS 4', '.nf', text(page.after), '.fi', '.RE');
   }
   out.push('.SH ENVIRONMENT', ...ENVIRONMENT.flatMap(([name, meaning]) => ['.TP', `.B ${name}`, text(meaning)]));
   out.push('.SH EXIT STATUS', ...EXIT_MEANINGS.flatMap((e) => ['.TP', `.B ${e.code}`, text(e.meaning)]));

@@ -1,4 +1,5 @@
 import type { Command, Option } from 'commander';
+import type { EventEmitter } from 'node:events';
 import { RECORD_OUTPUT_FLAGS } from '../core/runtime/action.js';
 import { inheritedOptions, type PayrecCommand } from '../commands/help.js';
 
@@ -16,6 +17,8 @@ export interface CommandPage {
   options: readonly Option[];
   /** The global flags it takes (all, less record output for commands that print no records). */
   inherited: readonly string[];
+  /** What `--help` says after the flags (meanings, examples), without its blank edges; '' when nothing. */
+  after: string;
 }
 
 export function commandPages(program: Command): CommandPage[] {
@@ -26,13 +29,25 @@ export function commandPages(program: Command): CommandPage[] {
       const path = [...words, c.name()];
       if (c.commands.length === 0 || (c as PayrecCommand).traits !== undefined) {
         const args = c.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
-        pages.push({ usage: `payrec ${path.join(' ')}${args ? ' ' + args : ''}`, description: c.description(), shortForm: aliasPath(program, path), options: c.options, inherited: inheritedFlags(c) });
+        pages.push({ usage: `payrec ${path.join(' ')}${args ? ' ' + args : ''}`, description: c.description(), shortForm: aliasPath(program, path), options: c.options, inherited: inheritedFlags(c), after: afterHelp(c) });
       }
       walk(c, path);
     }
   };
   walk(program, []);
   return pages;
+}
+
+/**
+ * The text `addHelpText('after', …)` gives a command's --help, as commander writes it:
+ * it keeps such text as listeners of the command's afterHelp event, so the event is
+ * emitted here with a writer that collects.
+ */
+function afterHelp(cmd: Command): string {
+  const parts: string[] = [];
+  // A Command is an EventEmitter (commander's docs: "help events"); its typings leave emit out.
+  (cmd as unknown as EventEmitter).emit('afterHelp', { error: false, command: cmd, write: (s: string) => parts.push(s) });
+  return parts.join('').replace(/^\n+|\s+$/g, '');
 }
 
 /** The long flags a command inherits from payrec (`--profile`, `--format`…). */
@@ -52,7 +67,7 @@ export function referenceMarkdown(program: Command): string {
   const out: string[] = [
     '# payrec command reference',
     '',
-    'Every command and flag, generated from the command tree: `payrec help reference` prints this, `man payrec` shows it as a man page, and `npm run generate` writes it to docs/reference.md (a test fails when that is stale). `payrec COMMAND --help` adds examples.',
+    'Every command and flag, with what its `--help` says after them (meanings and examples), generated from the command tree: `payrec help reference` prints this, `man payrec` shows it as a man page, and `npm run generate` writes it to docs/reference.md (a test fails when that is stale).',
     '',
     '## Global flags',
     '',
@@ -66,6 +81,7 @@ export function referenceMarkdown(program: Command): string {
     if (page.shortForm) out.push(`Short form: \`payrec ${page.shortForm}\``, '');
     if (page.options.length) out.push(...optionTable(page.options), '');
     out.push(`Inherited flags: ${page.inherited.map((f) => `\`${f}\``).join(', ')}`, '');
+    if (page.after) out.push('```text', page.after, '```', '');
   }
   return out.join('\n').trimEnd() + '\n';
 }

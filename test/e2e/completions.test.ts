@@ -32,6 +32,25 @@ describe('generated files are up to date', () => {
     }
   });
 
+  test.concurrent('each command\'s section ends with what its --help says after the flags, word for word', async () => {
+    const reference = readFileSync(resolve(ROOT, 'docs/reference.md'), 'utf8');
+    const sections = [...reference.matchAll(/^## payrec ([^\n]+)\n[\s\S]*?(?=^## |(?![\s\S]))/gm)];
+    const blocks = sections.flatMap(([section, usage]) => {
+      const block = /\n```text\n([\s\S]*?)\n```\n/.exec(section);
+      return block ? [{ words: usage.split(' ').filter((w) => !/^[<[]/.test(w)), text: block[1] }] : [];
+    });
+    // subscriptions, metrics, doctor, api, auth login, emulator start… (every command whose --help has examples)
+    expect(blocks.length).toBeGreaterThan(25);
+    expect(blocks.map((b) => b.words.join(' '))).toEqual(expect.arrayContaining(['subscriptions', 'metrics', 'doctor', 'api']));
+    // commander's own --help, not the reference's renderer, is the oracle.
+    const helps: Awaited<ReturnType<typeof payrec>>[] = [];
+    for (let i = 0; i < blocks.length; i += 6) helps.push(...(await Promise.all(blocks.slice(i, i + 6).map(({ words }) => payrec(undefined, [...words, '--help'])))));
+    for (const [i, { words, text }] of blocks.entries()) {
+      expect(helps[i].exitCode).toBe(0);
+      expect(helps[i].stdout.trimEnd().endsWith(`\n\n${text}`), `payrec ${words.join(' ')} --help`).toBe(true);
+    }
+  });
+
   test.concurrent('the man page is generated from the same tree and ships with the package', async () => {
     const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { man: string[]; version: string; files: string[] };
     expect(pkg.man).toEqual(['./man/payrec.1']);
