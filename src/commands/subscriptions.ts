@@ -51,6 +51,7 @@ const METRICS_CELLS = new Map<string, CellKind>([
 ]);
 const DAY = 86_400;
 /** A date alone (2026-10-31), which --at reads as the end of that day. */
+// Stryker disable next-line Regex: without ^ only text before a date would match, and parseTime refuses such an --at first
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 /** Intervals `payrec metrics` shows without --period or --from: the last twelve, up to --at. */
 const DEFAULT_INTERVALS = 12;

@@ -35,6 +35,7 @@ export function manPage(program: Command, version: string): string {
   for (const page of commandPages(program)) {
     out.push(`.SS "${text(page.usage)}"`, text(page.description));
     if (page.shortForm) out.push('.PP', `Short form: \\fBpayrec ${text(page.shortForm)}\\fR`);
+    out.push(...page.arguments.filter((a) => a.description).flatMap((a) => ['.TP', `.I ${text(a.usage)}`, text(a.description)]));
     out.push(...options(page.options));
     out.push('.PP', text(`Inherited flags: ${page.inherited.join(', ')}`));
     // As --help lays it out: its lines and indents kept (no filling), in a block set in.

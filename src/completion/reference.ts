@@ -14,6 +14,8 @@ export interface CommandPage {
   description: string;
   /** `payrec fr billings`, when aliases shorten the path. */
   shortForm?: string;
+  /** Its arguments as usage names them (`<shell>`, `[subscriptionId]`), with what --help says of each. */
+  arguments: { usage: string; description: string }[];
   options: readonly Option[];
   /** The global flags it takes (all, less record output for commands that print no records). */
   inherited: readonly string[];
@@ -28,8 +30,9 @@ export function commandPages(program: Command): CommandPage[] {
       if ((c as unknown as { _hidden?: boolean })._hidden) continue;
       const path = [...words, c.name()];
       if (c.commands.length === 0 || (c as PayrecCommand).traits !== undefined) {
-        const args = c.registeredArguments.map((a) => (a.required ? `<${a.name()}>` : `[${a.name()}]`)).join(' ');
-        pages.push({ usage: `payrec ${path.join(' ')}${args ? ' ' + args : ''}`, description: c.description(), shortForm: aliasPath(program, path), options: c.options, inherited: inheritedFlags(c), after: afterHelp(c) });
+        const args = c.registeredArguments.map((a) => ({ usage: a.required ? `<${a.name()}>` : `[${a.name()}]`, description: a.description }));
+        const usage = `payrec ${[...path, ...args.map((a) => a.usage)].join(' ')}`;
+        pages.push({ usage, description: c.description(), shortForm: aliasPath(program, path), arguments: args, options: c.options, inherited: inheritedFlags(c), after: afterHelp(c) });
       }
       walk(c, path);
     }
@@ -79,6 +82,8 @@ export function referenceMarkdown(program: Command): string {
   for (const page of commandPages(program)) {
     out.push(`## ${page.usage}`, '', escape(page.description), '');
     if (page.shortForm) out.push(`Short form: \`payrec ${page.shortForm}\``, '');
+    const described = page.arguments.filter((a) => a.description);
+    if (described.length) out.push('| argument | meaning |', '| --- | --- |', ...described.map((a) => `| \`${a.usage}\` | ${escape(a.description)} |`), '');
     if (page.options.length) out.push(...optionTable(page.options), '');
     out.push(`Inherited flags: ${page.inherited.map((f) => `\`${f}\``).join(', ')}`, '');
     if (page.after) out.push('```text', page.after, '```', '');

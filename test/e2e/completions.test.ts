@@ -51,6 +51,27 @@ describe('generated files are up to date', () => {
     }
   });
 
+  test.concurrent('each argument the reference describes is described so by its command\'s --help', async () => {
+    const reference = readFileSync(resolve(ROOT, 'docs/reference.md'), 'utf8');
+    const rows = reference.split('\n## payrec ').slice(1).flatMap((section) => {
+      const usage = section.slice(0, section.indexOf('\n'));
+      const table = /\n\| argument \| meaning \|\n\| --- \| --- \|\n((?:\|[^\n]*\n)+)/.exec(section)?.[1] ?? '';
+      const words = usage.split(' ').filter((w) => !/^[<[]/.test(w));
+      return [...table.matchAll(/^\| `([^`]+)` \| (.*) \|$/gm)].map(([, arg, meaning]) => ({ words, arg, meaning: meaning.replace(/\\\|/g, '|') }));
+    });
+    expect(rows.length).toBeGreaterThan(15);
+    expect(rows).toContainEqual(expect.objectContaining({ words: ['subscriptions'], arg: '[subscriptionId]' }));
+    const flat = (t: string) => t.replace(/\s+/g, ' ');
+    for (let i = 0; i < rows.length; i += 6) {
+      const batch = rows.slice(i, i + 6);
+      const helps = await Promise.all(batch.map(({ words }) => payrec(undefined, [...words, '--help'])));
+      batch.forEach(({ words, arg, meaning }, j) => {
+        const section = flat(helps[j].stdout.split('\nArguments:\n')[1]?.split('\n\n')[0] ?? '');
+        expect(section, `payrec ${words.join(' ')} --help: ${arg}`).toContain(`${arg.slice(1, -1)} ${flat(meaning)}`);
+      });
+    }
+  });
+
   test.concurrent('the man page is generated from the same tree and ships with the package', async () => {
     const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { man: string[]; version: string; files: string[] };
     expect(pkg.man).toEqual(['./man/payrec.1']);

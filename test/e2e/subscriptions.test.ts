@@ -643,7 +643,10 @@ describe('outputs that answer: workbooks a SUM can total, terminals that keep th
     await workbook.xlsx.readFile(file);
     const sheet = workbook.worksheets[0];
     const header = (sheet.getRow(1).values as unknown[]).slice(1) as string[];
-    for (const c of ['mrr_end', 'mrr_net', 'recovered_amount', 'logo_churn', 'failure_rate']) expect(header).toContain(`${c}_exact`);
+    // Money and ratios only: counts are whole numbers, times are date cells.
+    expect(header.filter((h) => h.endsWith('_exact'))).toEqual(
+      ['mrr_start', 'mrr_end', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'mrr_net', 'logo_churn', 'revenue_churn', 'failure_rate', 'recovered_amount'].map((c) => `${c}_exact`),
+    );
     rows.forEach((row, i) => {
       const cell = (name: string) => sheet.getRow(i + 2).getCell(header.indexOf(name) + 1).value;
       for (const c of ['mrr_start', 'mrr_end', 'mrr_net', 'mrr_churned', 'recovered_amount', 'logo_churn', 'failure_rate']) {
@@ -652,6 +655,8 @@ describe('outputs that answer: workbooks a SUM can total, terminals that keep th
         expect(cell(c)).toBe(Number(row[c]));
         expect(cell(`${c}_exact`)).toBe(row[c]);
       }
+      for (const c of ['from', 'to']) expect(cell(c), c).toEqual(new Date((row[c] as number) * 1000));
+      for (const c of ['subscriptions_end', 'new', 'churned', 'attempts']) expect(cell(c), c).toBe(row[c]);
     });
     const ledgerFile = join(tempDir(), 'ledger.xlsx');
     expect((await payrec(s.emu, ['subscriptions', '--db', db, '-q', '-o', ledgerFile])).exitCode).toBe(0);
@@ -659,8 +664,19 @@ describe('outputs that answer: workbooks a SUM can total, terminals that keep th
     await ledgerBook.xlsx.readFile(ledgerFile);
     const ledgerSheet = ledgerBook.worksheets[0];
     const ledgerHeader = (ledgerSheet.getRow(1).values as unknown[]).slice(1) as string[];
-    expect(typeof ledgerSheet.getRow(2).getCell(ledgerHeader.indexOf('mrr') + 1).value).toBe('number');
-    expect(typeof ledgerSheet.getRow(2).getCell(ledgerHeader.indexOf('mrr_exact') + 1).value).toBe('string');
+    expect(ledgerHeader.filter((h) => h.endsWith('_exact'))).toEqual(['amount_exact', 'mrr_exact']);
+    const ledgerRow = (name: string) => ledgerSheet.getRow(2).getCell(ledgerHeader.indexOf(name) + 1).value;
+    for (const c of ['amount', 'mrr']) expect(typeof ledgerRow(c), c).toBe('number');
+    expect(typeof ledgerRow('mrr_exact')).toBe('string');
+    for (const c of ['started', 'paidThrough', 'lastAttempt']) expect(ledgerRow(c), c).toBeInstanceOf(Date);
+  });
+
+  it('a piped table puts the columns that answer first, then every other column of the ledger', async () => {
+    const r = await payrec(s.emu, ['subscriptions', '--db', db, '-q', '-f', 'table']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const [header, first] = r.stdout.split('\n').map((l) => l.split('\t'));
+    expect(header).toEqual(['subscriptionId', 'token', 'mrr', 'state', 'paidThrough', 'planId', 'amount', 'period', 'started', 'lastAttempt', 'failedAttempts', 'cancelledAt', 'forced', 'endsAt', 'daysPastDue']);
+    expect(first).toHaveLength(header.length);
   });
 
   const script = program('script', 'bsdutils');
