@@ -380,6 +380,52 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
     expect(shown).toBeGreaterThan(3);
   });
 
+  it('the window is said: the default twelve up to now or --at, a period cut at now', async () => {
+    const said = async (args: string[]) => (await run(['metrics', '--count', ...args, '--db', db])).stderr;
+    expect(await said([])).toContain('the last 12 months up to now: from 2025-12-01 00:00:00 UTC (--period, or --from and --to, for another window)\n');
+    expect(await said(['--at', '2026-06-17', '--interval', 'quarter'])).toContain('the last 12 quarters up to --at: from 2023-07-01 00:00:00 UTC');
+    expect(await said(['--period', '2026-11'])).toContain('the last interval ends now (2026-11-22 10:00:00 UTC), not at its calendar end\n');
+    expect(await said(['--period', '2026-10'])).not.toContain('the last interval ends');
+  });
+
+  it('--columns interval names each interval as people do, in every --interval', async () => {
+    const cases: [string, string, string, string][] = [
+      ['year', '2026', '2026-01-01T00:00:00Z', '2026'],
+      ['quarter', '2026', '2026-04-01T00:00:00Z', '2026-Q2'],
+      ['quarter', '2026', '2026-10-01T00:00:00Z', '2026-Q4'],
+      ['month', '2026', '2026-03-01T00:00:00Z', '2026-03'],
+      ['week', '2026-10', '2026-10-05T00:00:00Z', '2026-10-05'],
+      ['day', '2026-10', '2026-10-09T00:00:00Z', '2026-10-09'],
+    ];
+    // A window that starts within a quarter (its first interval starts there): March is Q1, June Q2, December Q4.
+    cases.push(['quarter', '2026-03-15..2026-06-30', '2026-03-15T00:00:00Z', '2026-Q1'], ['quarter', '2026-06-30..2026-07-31', '2026-06-30T00:00:00Z', '2026-Q2'], ['quarter', '2025-12-31..2026-01-31', '2025-12-31T00:00:00Z', '2025-Q4']);
+    for (const [interval, period, from, name] of cases) {
+      const [start, end] = period.split('..');
+      const window = end ? ['--from', start, '--to', end] : ['--period', period];
+      const rows = await json<{ interval: string; from: number }[]>(['metrics', ...window, '--interval', interval, '--columns', 'interval,from']);
+      const row = rows.find((r) => r.from === Date.parse(from) / 1000);
+      expect(row, `${interval} from ${from}`).toEqual({ interval: name, from: Date.parse(from) / 1000 });
+    }
+  });
+
+  it('--by plan puts planId after the token, in files and in tables', async () => {
+    const csv = await run(['metrics', '--period', '2026-Q3', '--by', 'plan', '-f', 'csv', '-q', '--db', db]);
+    expect(csv.stdout.split(/\r?\n/)[0].split(',')).toEqual([
+      'from', 'to', 'token', 'planId', 'subscriptions_start', 'subscriptions_end', 'new', 'reactivated', 'churned', 'mrr_start', 'mrr_end', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'mrr_net',
+      'logo_churn', 'revenue_churn', 'attempts', 'failed', 'failure_rate', 'dunning_cases', 'recovered', 'recovered_amount', 'lost', 'open',
+    ]);
+    const table = await run(['metrics', '--period', '2026-Q3', '--by', 'plan', '-f', 'table', '-q', '--db', db]);
+    expect(table.stdout.slice(0, table.stdout.indexOf('\n')).split('\t').slice(0, 9)).toEqual(['interval', 'token', 'planId', 'mrr_end', 'mrr_net', 'new', 'churned', 'logo_churn', 'from']);
+    const byToken = await run(['metrics', '--period', '2026-Q3', '-f', 'table', '-q', '--db', db]);
+    expect(byToken.stdout.slice(0, byToken.stdout.indexOf('\n')).split('\t').slice(0, 8)).toEqual(['interval', 'token', 'mrr_end', 'mrr_net', 'new', 'churned', 'logo_churn', 'from']);
+  });
+
+  it('--columns naming no column of the ledger: exit 2 before the mirror is read', async () => {
+    const r = await run(['subscriptions', '--columns', 'subscriptionId,mrr_end', '--db', join(tempDir(), 'none.duckdb')]);
+    expect(r.stderr).toContain('error: unknown column "mrr_end" in --columns');
+    expect(r.exitCode).toBe(2);
+  });
+
   it('a mirror with no plan of the chain asked: exit 2, with the way to sync one', async () => {
     const r = await run(['--chain', 'eth', 'subscriptions', '--db', db]);
     expect(r.stderr).toContain('error: the mirror holds no fixed-recurring plan of chain eth\nhint: payrec --emulator sync --plan-id ID (or add --sync)');
