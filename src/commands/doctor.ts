@@ -37,26 +37,34 @@ interface Problem {
 
 /** A server's Date that could be now: a date before or after these years is a broken clock of its own, never a measure of this one's. */
 const PLAUSIBLE_YEARS = [2000, 2099];
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-/** RFC 9110's IMF-fixdate, the form servers send: `Sun, 06 Nov 1994 08:49:37 GMT`. */
-const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), (\d{2}) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/;
 
 /** A Date header in milliseconds, when it is an RFC 9110 date (weekday and all) of a plausible year; otherwise undefined. */
 export function httpDate(header: string): number | undefined {
-  const m = IMF_FIXDATE.exec(header);
-  if (!m) return undefined;
-  const [, weekday, day, month, year, hour, minute, second] = m;
-  const t = Date.UTC(Number(year), MONTHS.indexOf(month), Number(day), Number(hour), Number(minute), Number(second));
-  const d = new Date(t);
-  // Date.UTC carries 31 Feb into March, 24:00 into the next day: such a date is not one.
-  if (d.getUTCDate() !== Number(day) || d.getUTCHours() !== Number(hour) || Number(minute) > 59 || Number(second) > 59) return undefined;
-  if (d.toUTCString().slice(0, 3) !== weekday) return undefined;
-  return Number(year) >= PLAUSIBLE_YEARS[0] && Number(year) <= PLAUSIBLE_YEARS[1] ? t : undefined;
+  const t = new Date(Date.parse(header));
+  // toUTCString writes RFC 9110's IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`): a header that
+  // does not read back the same is another form, a wrong weekday, 31 Feb or 24:00 carried over.
+  if (t.toUTCString() !== header) return undefined;
+  const year = t.getUTCFullYear();
+  return year >= PLAUSIBLE_YEARS[0] && year <= PLAUSIBLE_YEARS[1] ? t.getTime() : undefined;
 }
 
 /** The clock is a problem beyond this (a --period today or a subscription's state would be off), worth a warning beyond SKEW_WARN_S. */
 const SKEW_FAIL_S = 60;
 const SKEW_WARN_S = 5;
+
+/**
+ * This machine's clock against the service's Date header (`date`, ms), read from a request
+ * sent at `sentAt` (local ms) that took `ms`. The header is whole seconds, cut: the service's
+ * time lies in [date, date + 1 s) when it answered, taken as half way through the request.
+ */
+export function clockCheck(date: number, sentAt: number, ms: number): { status: Status; said: string } {
+  const skew = Math.round((date + 500 - (sentAt + ms / 2)) / 1000);
+  const slack = Math.max(1, Math.ceil(ms / 2000));
+  const off = Math.abs(skew);
+  // Within what the measure can tell (whole seconds, half the round trip) the clocks agree.
+  const said = off <= slack ? `in step with the service (within ${slack} s)` : `${off} s ${skew > 0 ? 'behind' : 'ahead of'} the service (± ${slack} s)`;
+  return { status: off > SKEW_FAIL_S ? 'fail' : off > SKEW_WARN_S ? 'warn' : 'ok', said };
+}
 
 const COLUMNS = ['check', 'status', 'detail'] as const;
 
@@ -113,6 +121,12 @@ async function runDoctor(session: Session, cmd: Command): Promise<void> {
   }
 }
 
+/** An error doctor reports in its row; anything else (a bug, Ctrl-C, --dry-run's stop after printing the request) ends the run as it ends any command. */
+function reportable(err: unknown): PayrecError {
+  if (err instanceof PayrecError && !(err instanceof InterruptedError) && !(err instanceof DryRunComplete)) return err;
+  throw err;
+}
+
 type Add = (check: string, status: Status, detail: string) => void;
 type Fail = (check: string, error: PayrecError) => void;
 
@@ -141,8 +155,7 @@ async function settingsRows(session: Session, add: Add, fail: Fail): Promise<Eff
     const s = await session.settings({ repair: true });
     return { baseUrl: s.baseUrl, chain: s.chain, apiKey: s.apiKey, profile: s.profile, keySource: s.sources.apiKey ?? 'none' };
   } catch (err) {
-    if (!(err instanceof PayrecError) || err instanceof InterruptedError || err instanceof DryRunComplete) throw err;
-    fail('settings', err);
+    fail('settings', reportable(err));
     return undefined;
   }
 }
@@ -155,9 +168,9 @@ async function service(session: Session, s: Effective, add: Add, fail: Fail): Pr
     // Without a key the request still tells whether the service answers (with 401).
     check = await checkKey(session, s, s.apiKey ?? '');
   } catch (err) {
-    if (!(err instanceof PayrecError) || err instanceof InterruptedError || err instanceof DryRunComplete) throw err;
+    const problem = reportable(err);
     if (s.apiKey) add('key', 'warn', 'not checked: the service did not answer');
-    fail('service', err);
+    fail('service', problem);
     return;
   }
   if (s.apiKey && check.ok) {
@@ -183,18 +196,9 @@ function clock(session: Session, answer: KeyCheck['answer'], add: Add, fail: Fai
   if (!answer || answer.date === undefined) return add('clock', 'warn', 'not compared: the service sent no Date header');
   const date = httpDate(answer.date);
   if (date === undefined) return add('clock', 'warn', `not compared: the service's clock cannot be read (its Date header "${answer.date.slice(0, 40)}" is not an HTTP date of the years ${PLAUSIBLE_YEARS.join(' to ')})`);
-  // The header is whole seconds, cut: the service's time lies in [date, date + 1 s) when it answered, half way through the request.
-  const skew = Math.round((date + 500 - (answer.sentAt + answer.ms / 2)) / 1000);
-  const slack = Math.max(1, Math.ceil(answer.ms / 2000));
-  // Within what the measure can tell (whole seconds, half the round trip) the clocks agree.
-  const said = Math.abs(skew) <= slack ? `in step with the service (within ${slack} s)` : `${Math.abs(skew)} s ${skew > 0 ? 'behind' : 'ahead of'} the service (± ${slack} s)`;
-  if (Math.abs(skew) > SKEW_FAIL_S) {
-    return fail(
-      'clock',
-      new PayrecError(`this machine's clock is ${said}: windows relative to now and subscription states would be off`, EXIT.usage, 'set the clock (timedatectl set-ntp true)'),
-    );
-  }
-  add('clock', Math.abs(skew) > SKEW_WARN_S ? 'warn' : 'ok', said);
+  const { status, said } = clockCheck(date, answer.sentAt, answer.ms);
+  if (status !== 'fail') return add('clock', status, said);
+  fail('clock', new PayrecError(`this machine's clock is ${said}: windows relative to now and subscription states would be off`, EXIT.usage, 'set the clock (timedatectl set-ntp true)'));
 }
 
 async function folders(session: Session, add: Add, fail: Fail): Promise<void> {
@@ -246,8 +250,7 @@ async function mirror(session: Session, add: Add, fail: Fail): Promise<void> {
   try {
     file = (await mirrorLocation(session, undefined)).file;
   } catch (err) {
-    if (!(err instanceof PayrecError) || err instanceof InterruptedError || err instanceof DryRunComplete) throw err;
-    return fail('mirror', err);
+    return fail('mirror', reportable(err));
   }
   const s = await stat(file).catch(() => undefined);
   if (!s) return add('mirror', 'ok', `none yet at ${file} (payrec sync makes it)`);
@@ -264,8 +267,7 @@ async function mirror(session: Session, add: Add, fail: Fail): Promise<void> {
       db.close();
     }
   } catch (err) {
-    if (!(err instanceof PayrecError) || err instanceof InterruptedError || err instanceof DryRunComplete) throw err;
-    return fail('mirror', err);
+    return fail('mirror', reportable(err));
   }
   add('mirror', 'ok', `${file} (${size(s.size)})`);
   if (cursors.length === 0) return add('mirror cursors', 'warn', 'none: nothing was synced into it yet (payrec sync)');
@@ -299,8 +301,7 @@ async function plans(session: Session, chain: string, add: Add): Promise<void> {
       db?.close();
     }
   } catch (err) {
-    if (!(err instanceof PayrecError) || err instanceof InterruptedError || err instanceof DryRunComplete) throw err;
-    return add('plans', 'warn', `not counted: ${err.message}`);
+    return add('plans', 'warn', `not counted: ${reportable(err).message}`);
   }
   const ids = [...known.keys()];
   if (ids.length === 0) {
@@ -339,7 +340,7 @@ function shortName(collection: string): string {
   return alias && rest ? `${alias}/${rest}` : collection;
 }
 
-function size(bytes: number): string {
+export function size(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   const units = ['KB', 'MB', 'GB', 'TB'];
   let v = bytes / 1024;
@@ -349,7 +350,7 @@ function size(bytes: number): string {
 }
 
 /** A rough age for people: 45 s, 12 min, 5 h, 3 d. */
-function age(seconds: number): string {
+export function age(seconds: number): string {
   const s = Math.max(0, seconds);
   if (s < 90) return `${s} s`;
   if (s < 90 * 60) return `${Math.round(s / 60)} min`;

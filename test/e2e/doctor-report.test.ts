@@ -190,3 +190,35 @@ describe('completion', () => {
     expect(bash.by('completion bash')).toEqual({ check: 'completion bash', status: 'ok', detail: `sourced by ${join(env.HOME, '.bashrc')}` });
   });
 });
+
+describe('a run that ends before the report', () => {
+  // doctor reports the problems it finds in rows; --dry-run's stop and Ctrl-C are not
+  // problems of the set-up, and end the run as they end any command: no report.
+  test('--dry-run: the request doctor would send, printed as curl, and no report, exit 0', async () => {
+    const r = await payrec(emu, ['--dry-run', 'doctor'], { env: home() });
+    expect(r.stdout).toBe(`curl -sS '${emu.url}/v1/bsc/fixed-recurring/short-urls?limit=1' -H "Authorization: Bearer $PAYREC_API_KEY"\n`);
+    expect(r.stderr).toBe('');
+    expect(r.exitCode).toBe(0);
+  });
+
+  test('Ctrl-C while the service is asked: exit 130, "interrupted", no report', async () => {
+    let arrived!: () => void;
+    const asked = new Promise<void>((r) => (arrived = r));
+    // A service that never answers: doctor waits on it until interrupted.
+    const server = createServer(() => arrived());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const child = payrec(undefined, ['doctor'], { env: { ...home(), PAYREC_BASE_URL: url, PAYREC_API_KEY: 'prk_never_answered_1234' } });
+      await asked;
+      child.kill('SIGINT');
+      const r = await child;
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe('interrupted\n');
+      expect(r.exitCode).toBe(130);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
