@@ -245,6 +245,24 @@ describe('what the mirror holds, said and checked (survivor 6)', () => {
     }
   });
 
+  it('--at the second after the cursors counts every record synced: no "not counted"; a second later, said', async () => {
+    // The cursors' second is synced whole: --at that second + 1 (records stamped before it) reads nothing past it.
+    const copy = join(tempDir(), 'upto.duckdb');
+    copyFileSync(db, copy);
+    const upTo = utc(2026, 11, 20) + 3600;
+    const instance = await DuckDBInstance.create(copy);
+    const conn = await instance.connect();
+    await conn.run("UPDATE payrec_cursors SET cursor = $1 WHERE collection IN ('fixed-recurring/billings', 'fixed-recurring/cancellations')", [upTo]);
+    conn.closeSync();
+    instance.closeSync();
+    const synced = `billings and cancellations synced up to 2026-11-20 01:00:00 UTC`;
+    const whole = await run(['subscriptions', '--db', copy, '--count', '--at', String(upTo + 1)]);
+    expect(whole.exitCode, whole.stderr).toBe(0);
+    expect(whole.stderr).toContain(`${synced}\n`);
+    const past = await run(['subscriptions', '--db', copy, '--count', '--at', String(upTo + 2)]);
+    expect(past.stderr).toContain(`${synced}; as of 2026-11-20 01:00:02, so records since then are not counted`);
+  });
+
   // Either list may be the one synced later: April begins after one list's start but
   // before the other's, whose records of April were never read.
   for (const [later, earlier] of [['fr/cancellations', 'fr/billings'], ['fr/billings', 'fr/cancellations']]) {
