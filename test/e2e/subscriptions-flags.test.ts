@@ -317,10 +317,24 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
     ['--by anything but plan', () => ['metrics', '--by', 'token'], 'invalid --by "token": expected plan'],
     ['--chart with --count', () => ['metrics', '--period', '2026', '--chart', '--count'], '--chart draws in the terminal: it does not go with --count or --jq'],
     ['--chart with --jq', () => ['metrics', '--period', '2026', '--chart', '--jq', '.'], '--chart draws in the terminal: it does not go with --count or --jq'],
+    ['a --period that begins at --at', () => ['metrics', '--period', '2026-11', '--at', '2026-10-31'], '--period "2026-11" begins after --at (2026-11-01 00:00:00 UTC): nothing of it is known then'],
     ['--from after --at', () => ['metrics', '--from', '2026-11-01', '--at', '2026-10-31'], '--from "2026-11-01" is after --at (2026-11-01 00:00:00 UTC): nothing of it is known then\nhint: a report ends at --at: give a window that begins before it, or a later --at'],
     ['a ledger flag with one subscription', () => ['subscriptions', id(), '--state', 'active'], "one subscription's story: --state is for the ledger"],
     ['two ledger flags with one subscription', () => ['subscriptions', id(), '--plan-id', plans[0], '--count'], "one subscription's story: --plan-id, --count are for the ledger"],
     ['a subcommand that does not exist', () => ['subscriptions', 'show'], 'payrec subscriptions takes no subcommand "show"'],
+    ['an id that is no hex nor word', () => ['subscriptions', '0xgg'], 'invalid SUBSCRIPTION_ID "0xgg": expected a subscription id'],
+    // Every flag of the ledger alone, named as typed.
+    ...(
+      [
+        [['--state', 'active'], '--state'],
+        [['--past-due-for', '3'], '--past-due-for'],
+        [['--plan-id', '0x' + 'ab'.repeat(32)], '--plan-id'],
+        [['--sync'], '--sync'],
+        [['--count'], '--count'],
+        [['--fail-if-any'], '--fail-if-any'],
+        [['--jq', '.'], '--jq'],
+      ] as const
+    ).map(([flag, named]): [string, () => string[], string] => [`${named} with one subscription`, () => ['subscriptions', id(), ...flag], `one subscription's story: ${named} is for the ledger`]),
   ];
   for (const [what, args, message] of refusals) {
     it(`${what}: exit 2, in words`, async () => {
@@ -330,6 +344,12 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
       expect(r.stdout).toBe('');
     });
   }
+
+  it('an id of hex letters alone is an id (deadbeef), not a subcommand: looked for, and not found', async () => {
+    const r = await run(['subscriptions', 'deadbeef', '--db', db]);
+    expect(r.stderr).toContain('error: no subscription in the mirror has an id beginning with 0xdeadbeef');
+    expect(r.exitCode).toBe(4);
+  });
 
   it('--chart with -o: exit 2 and no file', async () => {
     const file = join(tempDir(), 'mrr.csv');
@@ -404,6 +424,10 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
     expect(await said(['--at', '2026-06-17', '--interval', 'quarter'])).toContain('the last 12 quarters up to --at: from 2023-07-01 00:00:00 UTC');
     expect(await said(['--period', '2026-11'])).toContain('the last interval ends now (2026-11-22 10:00:00 UTC), not at its calendar end\n');
     expect(await said(['--period', '2026-10'])).not.toContain('the last interval ends');
+    // A period that ends at --at itself is whole: nothing to cut.
+    const whole = await said(['--period', '2026-10', '--at', '2026-10-31']);
+    expect(whole).toContain('as of 2026-11-01 00:00:00 UTC (the end of 2026-10-31)');
+    expect(whole).not.toContain('the last interval ends');
   });
 
   it('--columns interval names each interval as people do, in every --interval', async () => {
