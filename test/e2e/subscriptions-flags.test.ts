@@ -389,6 +389,27 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
     expect(await said([])).toContain('as of now, 2026-11-22 10:00:00 UTC: records stamped before it\n');
     expect(await said(['--at', '2026-10-31T12:00:00Z'])).toContain('as of 2026-10-31 12:00:00 UTC: records stamped before it (--at)\n');
     expect(await said(['--at', '2026-10-31'])).toContain('as of 2026-11-01 00:00:00 UTC (the end of 2026-10-31): records stamped before it (--at)\n');
+    // --at now itself is known: accepted, as now is.
+    const atNow = await run(['subscriptions', '--count', '--at', String(NOW), '--db', db]);
+    expect(atNow.exitCode, atNow.stderr).toBe(0);
+    expect(atNow.stderr).toContain('as of 2026-11-22 10:00:00 UTC: records stamped before it (--at)\n');
+  });
+
+  it('a plan id given twice, in either case, is one plan', async () => {
+    const r = await run(['subscriptions', '--count', '--plan-id', plans[0], '--plan-id', '0x' + plans[0].slice(2).toUpperCase(), '--db', db]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain('from the mirror: 1 plan, billings and cancellations synced up to');
+    expect(Number(r.stdout)).toBe(naiveLedger(only([plans[0]]).billings, only([plans[0]]).cancellations, NOW, GRACE).length);
+  });
+
+  it('no mirror file at --db: exit 2, with the way to make one, and no file made', async () => {
+    const file = join(tempDir(), 'none.duckdb');
+    for (const command of ['subscriptions', 'metrics']) {
+      const r = await run([command, '--db', file]);
+      expect(r.stderr).toContain(`error: there is no mirror at ${file} yet\nhint: create it with: payrec --emulator sync (or add --sync)\n`);
+      expect(r.exitCode).toBe(2);
+      expect(existsSync(file)).toBe(false);
+    }
   });
 
   it('a window with nothing in it: no rows, said; --chart says there is nothing to chart', async () => {
