@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
 import type { BillingInput, MetricsRow, SubscriptionRow } from '../../src/subscriptions/engine.js';
 import { cutAt, failed, naiveLedger, naiveMetrics, paid, recordsOfFacts, type Records } from '../oracle/subscriptions.js';
-import { emulator, payrec, tempDir, type RunOptions } from './helpers.js';
+import { execa } from 'execa';
+import { BIN, emulator, payrec, payrecEnv, program, tempDir, type RunOptions } from './helpers.js';
 
 // What each flag of payrec subscriptions and payrec metrics changes in the answer
 // (issue 31, survivors 1–7 and 9): each test runs the built binary on a mirror of the
@@ -322,6 +323,10 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
     ['a ledger flag with one subscription', () => ['subscriptions', id(), '--state', 'active'], "one subscription's story: --state is for the ledger"],
     ['two ledger flags with one subscription', () => ['subscriptions', id(), '--plan-id', plans[0], '--count'], "one subscription's story: --plan-id, --count are for the ledger"],
     ['a subcommand that does not exist', () => ['subscriptions', 'show'], 'payrec subscriptions takes no subcommand "show"'],
+    ['a --plan-id that is no id', () => ['subscriptions', '--plan-id', '0x12'], 'invalid --plan-id "0x12": expected 0x followed by 64 hex characters'],
+    ['an --at that is no time', () => ['metrics', '--at', 'soon'], 'invalid --at "soon": expected Unix seconds'],
+    ['a grace with letters after its digits', () => ['subscriptions', '--grace', '5x'], 'invalid --grace "5x": expected a whole number of days from 0 to 3660'],
+    ['an --at a second after now', () => ['subscriptions', '--at', String(NOW + 1)], `--at "${NOW + 1}" is after now (2026-11-22 10:00:00 UTC): states are known up to now\nhint: leave --at out for the states as of now`],
     ['an id that is no hex nor word', () => ['subscriptions', '0xgg'], 'invalid SUBSCRIPTION_ID "0xgg": expected a subscription id'],
     // Every flag of the ledger alone, named as typed.
     ...(
@@ -400,6 +405,58 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('from the mirror: 1 plan, billings and cancellations synced up to');
     expect(Number(r.stdout)).toBe(naiveLedger(only([plans[0]]).billings, only([plans[0]]).cancellations, NOW, GRACE).length);
+  });
+
+  it('without --emulator the hints name plain payrec sync: no mirror, a file that is no mirror', async () => {
+    // Nothing is sent before the mirror is found: the service named is never asked.
+    const env = { PAYREC_BASE_URL: 'http://127.0.0.1:9', PAYREC_API_KEY: 'prk_never_used_1234' };
+    const file = join(tempDir(), 'none.duckdb');
+    const none = await payrec(undefined, ['subscriptions', '--db', file], { env });
+    expect(none.stderr).toBe(`error: there is no mirror at ${file} yet\nhint: create it with: payrec sync (or add --sync)\n`);
+    const foreign = join(tempDir(), 'foreign.duckdb');
+    const instance = await DuckDBInstance.create(foreign);
+    (await instance.connect()).closeSync();
+    instance.closeSync();
+    const other = await payrec(undefined, ['subscriptions', '--db', foreign], { env });
+    expect(other.stderr).toBe(`error: ${foreign} is not a payrec mirror: it holds none of payrec's tables\nhint: fill it with: payrec sync (or add --sync), or give another --db\n`);
+    expect([none.exitCode, other.exitCode]).toEqual([2, 2]);
+  });
+
+  it('a mirror another program is reading (read-only) is read beside it', async () => {
+    // A BI tool or payrec sql holding the file: subscriptions only reads, so it does not wait for them.
+    const reader = await DuckDBInstance.create(db, { access_mode: 'READ_ONLY' });
+    try {
+      const r = await run(['subscriptions', '--count', '--db', db]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(Number(r.stdout)).toBe(naiveLedger(all.billings, all.cancellations, NOW, GRACE).length);
+    } finally {
+      reader.closeSync();
+    }
+  });
+
+  it('a mirror synced whole is read without a warning', async () => {
+    const r = await run(['subscriptions', '--count', '--db', db]);
+    expect(r.stderr).not.toContain('warning');
+    expect(r.stderr.split('\n').filter(Boolean)).toEqual([
+      `covering ${plans.length} fixed-recurring plans (${plans.length} remembered from sync --plan-id); a plan that no short url names is unseen until added: payrec --emulator fr plans add PLAN_ID`,
+      `from the mirror: ${plans.length} plans, billings and cancellations synced up to 2026-11-22 10:00:00 UTC`,
+      'as of now, 2026-11-22 10:00:00 UTC: records stamped before it',
+    ]);
+  });
+
+  const script = program('script', 'bsdutils');
+  (script.skip ? it.skip : it)(`--sync on a terminal says what it fetched: every record of the plan, then nothing new${script.note}`, async () => {
+    // The counts are said on a terminal only (stderr a pseudo-terminal here, stdout and stderr one screen).
+    const file = join(tempDir(), 'synced.duckdb');
+    const onScreen = async () => {
+      const command = `exec node ${BIN} --emulator subscriptions --sync --plan-id ${plans[0]} --db ${file} --count`;
+      const r = await execa('script', ['-qec', command, '/dev/null'], { reject: false, stdin: 'ignore', extendEnv: false, env: { ...payrecEnv(), ...pinned.env } });
+      expect(r.exitCode, r.stdout).toBe(0);
+      return r.stdout.split(/\r?\n/);
+    };
+    const records = only([plans[0]]);
+    expect(await onScreen()).toContain(`synced: ${records.billings.length + records.cancellations.length} records fetched, ${records.billings.length + records.cancellations.length} new, 0 updated`);
+    expect((await onScreen()).find((l) => l.startsWith('synced: '))).toMatch(/^synced: \d+ records fetched, 0 new, 0 updated$/);
   });
 
   it('no mirror file at --db: exit 2, with the way to make one, and no file made', async () => {
