@@ -327,6 +327,13 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
     ['an --at that is no time', () => ['metrics', '--at', 'soon'], 'invalid --at "soon": expected Unix seconds'],
     ['a grace with letters after its digits', () => ['subscriptions', '--grace', '5x'], 'invalid --grace "5x": expected a whole number of days from 0 to 3660'],
     ['an --at a second after now', () => ['subscriptions', '--at', String(NOW + 1)], `--at "${NOW + 1}" is after now (2026-11-22 10:00:00 UTC): states are known up to now\nhint: leave --at out for the states as of now`],
+    ['a --past-due-for with letters after its digits', () => ['subscriptions', '--past-due-for', '5x'], 'invalid --past-due-for "5x": expected a whole number of days from 0 to 3660'],
+    ['a --past-due-for with letters before its digits', () => ['subscriptions', '--past-due-for', 'x5'], 'invalid --past-due-for "x5": expected a whole number of days from 0 to 3660'],
+    ['a grace with letters before its digits', () => ['subscriptions', '--grace', 'x5'], 'invalid --grace "x5": expected a whole number of days from 0 to 3660'],
+    ['a --period that is no period', () => ['metrics', '--period', '2026-13'], 'invalid --period "2026-13": expected 2026, 2026-Q4, 2026-10, 2026-10-31, today, yesterday, this-month, last-month, last-quarter, last-year'],
+    ['a --from that is no time', () => ['metrics', '--from', 'soon'], 'invalid --from "soon": expected Unix seconds'],
+    ['a --to that is no time', () => ['metrics', '--from', '2026-01-01', '--to', 'soon'], 'invalid --to "soon": expected Unix seconds'],
+    ['--period with --to', () => ['metrics', '--period', '2026', '--to', '2026-02-01'], 'give either --period or --from/--to, not both'],
     ['an id that is no hex nor word', () => ['subscriptions', '0xgg'], 'invalid SUBSCRIPTION_ID "0xgg": expected a subscription id'],
     // Every flag of the ledger alone, named as typed.
     ...(
