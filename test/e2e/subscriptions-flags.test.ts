@@ -223,6 +223,12 @@ describe('the window: its default, a date-only --to, the last interval cut at no
     expect(start).toBeGreaterThan(-1);
     const bars = chart.slice(start + 1, start + 1 + rows.length).map((l) => [l.split(' ')[0], l.trim().split(/\s+/).at(-1)]);
     expect(bars).toEqual(rows.map((x) => [new Date(x.from * 1000).toISOString().slice(0, 7), x.mrr_end]));
+    // One chart per token, by name, the first at the top and each other after a blank line; tokens are never added together.
+    const tokens = [...new Set(naiveMetrics(all, cutAt(months(2026, 1, 12), NOW), NOW, GRACE, false).map((x) => x.token))].sort();
+    expect(tokens.length).toBeGreaterThan(1);
+    const titles = chart.flatMap((l, i) => (l.endsWith(' MRR at the end of each month (UTC)') ? [[l.split(' ')[0], chart[i - 1] ?? '']] : []));
+    expect(chart[0]).toBe(`${tokens[0]} MRR at the end of each month (UTC)`);
+    expect(titles).toEqual(tokens.map((t) => [t, '']));
   });
 });
 
