@@ -208,20 +208,22 @@ async function loadRecords(session: Session, flags: MirrorFlags, plans: string[]
     if (cut) {
       throw new UsageError(
         `the mirror holds plan ${cut[0]} only from ${formatLocal(cut[1], session.zone)} ${session.zone} (sync --from), after the report's start ${formatLocal(windowStart!, session.zone)}: its figures would leave records out`,
-        `start the report later (--from, --period), or read the plan whole: payrec sync fr/billings fr/cancellations --plan-id ${cut[0]} --full`,
+        `start the report later (--from, --period), or read the plan whole: ${sync} fr/billings fr/cancellations --plan-id ${cut[0]} --full`,
       );
     }
     if (windowStart === undefined && late.length > 0) {
       session.warn(`${late.length === 1 ? 'a plan was' : `${late.length} plans were`} synced with sync --from (${late.map(([p, t]) => `${p} from ${formatLocal(t, session.zone)}`).join(', ')}): subscriptions that began earlier show only what followed`);
     }
     await notePlanCoverage(session, db, chain, coverage.plans, plans);
-    const upTo = coverage.syncedUpTo;
+    // Every plan covered has both lists' cursors (subscriptionCoverage refuses one without), so there is a time.
+    const upTo = coverage.syncedUpTo!;
     const plural = coverage.plans.length === 1 ? 'plan' : 'plans';
     session.note(
-      `from the mirror: ${coverage.plans.length} ${plural}, billings and cancellations synced up to ${upTo === undefined ? '(never)' : `${formatLocal(upTo, session.zone)} ${session.zone}`}` +
-        (upTo !== undefined && at > upTo + 1 ? `; as of ${formatLocal(at, session.zone)}, so records since then are not counted (${sync}, or --sync)` : ''),
+      `from the mirror: ${coverage.plans.length} ${plural}, billings and cancellations synced up to ${formatLocal(upTo, session.zone)} ${session.zone}` +
+        (at > upTo + 1 ? `; as of ${formatLocal(at, session.zone)}, so records since then are not counted (${sync}, or --sync)` : ''),
     );
     return { records: await readSubscriptionRecords(db, chain, coverage.plans), plans: coverage.plans };
+    // Stryker disable next-line BlockStatement: equivalent; a read closes nothing the process's end does not (its spill folder is removed at exit)
   } finally {
     db.close();
   }
@@ -232,7 +234,8 @@ function parseStates(text: string | undefined): Set<SubscriptionState> | undefin
   const states = new Set<SubscriptionState>();
   for (const raw of text.split(',')) {
     // "canceled": the American spelling (Stripe's status) names the same state.
-    const s = raw.trim().toLowerCase().replace('-', '_').replace(/^canceled$/, 'cancelled');
+    const word = raw.trim().toLowerCase().replace('-', '_');
+    const s = word === 'canceled' ? 'cancelled' : word;
     if (!SUBSCRIPTION_STATES.includes(s as SubscriptionState)) {
       throw new UsageError(`invalid --state "${printable(raw)}": expected ${SUBSCRIPTION_STATES.join(', ')} (comma-separated)`);
     }

@@ -282,10 +282,15 @@ describe('what the mirror holds, said and checked (survivor 6)', () => {
       }
       const april = await run(['metrics', '--period', '2026-04', '--db', file]);
       expect(april.exitCode).toBe(2);
-      expect(april.stderr).toContain(`the mirror holds plan ${plan} only from 2026-05-01 00:00:00 UTC (sync --from), after the report's start 2026-04-01 00:00:00: its figures would leave records out`);
+      expect(april.stderr).toContain(
+        `the mirror holds plan ${plan} only from 2026-05-01 00:00:00 UTC (sync --from), after the report's start 2026-04-01 00:00:00: its figures would leave records out\n` +
+          `hint: start the report later (--from, --period), or read the plan whole: payrec --emulator sync fr/billings fr/cancellations --plan-id ${plan} --full\n`,
+      );
       expect(april.stdout).toBe('');
+      // A report that starts at the synced start or later is whole: no refusal, and no warning either.
       const may = await run(['metrics', '--period', '2026-05', '--db', file, '-f', 'json']);
       expect(may.exitCode, may.stderr).toBe(0);
+      expect(may.stderr).not.toContain('warning');
     });
   }
 
