@@ -333,7 +333,8 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
     ['--from after --at', () => ['metrics', '--from', '2026-11-01', '--at', '2026-10-31'], '--from "2026-11-01" is after --at (2026-11-01 00:00:00 UTC): nothing of it is known then\nhint: a report ends at --at: give a window that begins before it, or a later --at'],
     ['a ledger flag with one subscription', () => ['subscriptions', id(), '--state', 'active'], "one subscription's story: --state is for the ledger"],
     ['two ledger flags with one subscription', () => ['subscriptions', id(), '--plan-id', plans[0], '--count'], "one subscription's story: --plan-id, --count are for the ledger"],
-    ['a subcommand that does not exist', () => ['subscriptions', 'show'], 'payrec subscriptions takes no subcommand "show"'],
+    ['a subcommand that does not exist', () => ['subscriptions', 'show'], 'payrec subscriptions takes no subcommand "show": without an argument it lists every subscription (the ledger), with an id it shows that one\nhint: narrow the list with --state, --plan-id, --at'],
+    ['a word with digits, read as an id', () => ['subscriptions', 'show2'], 'invalid SUBSCRIPTION_ID "show2": expected a subscription id'],
     ['a --plan-id that is no id', () => ['subscriptions', '--plan-id', '0x12'], 'invalid --plan-id "0x12": expected 0x followed by 64 hex characters'],
     ['an --at that is no time', () => ['metrics', '--at', 'soon'], 'invalid --at "soon": expected Unix seconds'],
     ['a grace with letters after its digits', () => ['subscriptions', '--grace', '5x'], 'invalid --grace "5x": expected a whole number of days from 0 to 3660'],
@@ -453,7 +454,12 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
   });
 
   it('a mirror synced whole is read without a warning', async () => {
+    // Rows listed: nothing else said ("no subscriptions match" is for an empty list).
+    const listed = await run(['subscriptions', '-f', 'json', '--db', db]);
+    expect(JSON.parse(listed.stdout)).toHaveLength(naiveLedger(all.billings, all.cancellations, NOW, GRACE).length);
+    expect(listed.stderr.split('\n').filter(Boolean)).toHaveLength(3);
     const r = await run(['subscriptions', '--count', '--db', db]);
+    expect(r.stderr).toBe(listed.stderr);
     expect(r.stderr).not.toContain('warning');
     expect(r.stderr.split('\n').filter(Boolean)).toEqual([
       `covering ${plans.length} fixed-recurring plans (${plans.length} remembered from sync --plan-id); a plan that no short url names is unseen until added: payrec --emulator fr plans add PLAN_ID`,
