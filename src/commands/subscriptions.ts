@@ -342,7 +342,9 @@ async function runMetrics(session: Session, cmd: Command): Promise<void> {
   const { plans, at, graceSeconds } = parseMirrorFlags(session, flags);
   const window = metricsWindow(session, flags, kind, at);
   const columns = byPlan ? [...METRICS_COLUMNS.slice(0, 3), 'planId', ...METRICS_COLUMNS.slice(3)] : METRICS_COLUMNS;
-  const tableColumns = ['interval', 'token', ...(byPlan ? ['planId'] : []), ...METRICS_ANSWERS, ...columns.filter((c) => !['token', 'planId', ...METRICS_ANSWERS].includes(c))];
+  // A table leads with what a row is and what it answers (kept longest on a narrow terminal), then the rest.
+  const lead = ['interval', 'token', ...(byPlan ? ['planId'] : []), ...METRICS_ANSWERS];
+  const tableColumns = [...lead, ...columns.filter((c) => !lead.includes(c))];
   // Stryker disable next-line StringLiteral: equivalent; any kind but 'single' prints a list
   const output = session.output('list', tableColumns);
   if (output.columns) validateColumns(output.columns, [...columns, 'interval']);
@@ -364,7 +366,7 @@ async function runMetrics(session: Session, cmd: Command): Promise<void> {
     for (const k of RATIO_COLUMNS) shown[k] = percent(r[k]);
     return shown;
   };
-  await printRows(session, { ...output, cellKinds: METRICS_CELLS, keepColumns: ['interval', 'token', ...(byPlan ? ['planId'] : []), ...METRICS_ANSWERS] }, gates, rows.map(named), 'row', table);
+  await printRows(session, { ...output, cellKinds: METRICS_CELLS, keepColumns: lead }, gates, rows.map(named), 'row', table);
   if (rows.length === 0 && !gates.count) session.note('no subscription was counted, billed or in dunning in this window');
 }
 
@@ -380,7 +382,8 @@ function intervalName(kind: IntervalKind, from: number, zone: string): string {
 
 /** MRR at the end of each interval, one chart per token (tokens are never added together). */
 function chartMrr(session: Session, rows: MetricsRow[], kind: IntervalKind): void {
-  const tokens = [...new Set(rows.map((r) => r.token))].sort();
+  // metrics gives each token a row in every interval, in token order: the first interval names them all, in order.
+  const tokens = [...new Set(rows.map((r) => r.token))];
   if (tokens.length === 0) {
     session.ctx.stdout.write('no subscriptions to chart\n');
     return;

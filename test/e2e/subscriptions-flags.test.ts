@@ -483,6 +483,22 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
     expect((await onScreen()).find((l) => l.startsWith('synced: '))).toMatch(/^synced: \d+ records fetched, 0 new, 0 updated$/);
   });
 
+  (script.skip ? it.skip : it)(`a narrow terminal gives up other columns before the interval, and with --by plan before the plan${script.note}`, async () => {
+    const header = async (cols: number, args: string[]) => {
+      const command = `stty cols ${cols} rows 50; exec node ${BIN} --emulator metrics --period 2026-Q3 --db ${db} -q ${args.join(' ')}`;
+      const r = await execa('script', ['-qec', command, '/dev/null'], { reject: false, stdin: 'ignore', extendEnv: false, env: { ...payrecEnv(), ...pinned.env, NO_COLOR: '1' } });
+      expect(r.exitCode, r.stdout).toBe(0);
+      return r.stdout.split(/\r?\n/).find((l) => l.startsWith('│'))!.split('│').map((c) => c.trim()).filter(Boolean);
+    };
+    // 30 columns hold two: the interval and the token, which say what a row is.
+    expect(await header(30, [])).toEqual(['interval', 'token']);
+    // 60 hold some of the answers: the plan stays, the answers that fit after it, in order.
+    const byPlan = await header(60, ['--by', 'plan']);
+    expect(byPlan.slice(0, 3)).toEqual(['interval', 'token', 'planId']);
+    expect(byPlan.length).toBeGreaterThan(3);
+    expect(byPlan.slice(3)).toEqual(['mrr_end', 'mrr_net', 'new', 'churned'].slice(0, byPlan.length - 3));
+  });
+
   it('no mirror file at --db: exit 2, with the way to make one, and no file made', async () => {
     const file = join(tempDir(), 'none.duckdb');
     for (const command of ['subscriptions', 'metrics']) {
@@ -501,6 +517,23 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
     const chart = await run(['metrics', '--period', '2020', '--chart', '--db', db]);
     expect(chart.stdout).toBe('no subscriptions to chart\n');
     expect(chart.exitCode).toBe(0);
+  });
+
+  it('"nothing was counted" is said of an empty window only, and not under --count, whose 0 says it', async () => {
+    const full = await run(['metrics', '--period', '2026', '--db', db, '-f', 'json']);
+    expect(full.exitCode, full.stderr).toBe(0);
+    expect((JSON.parse(full.stdout) as unknown[]).length).toBeGreaterThan(0);
+    expect(full.stderr).not.toContain('no subscription was counted');
+    const none = await run(['metrics', '--period', '2020', '--count', '--db', db]);
+    expect(none.stdout).toBe('0\n');
+    expect(none.stderr).not.toContain('no subscription was counted');
+    expect(none.exitCode).toBe(0);
+  });
+
+  it('an unknown --interval is refused with every interval named', async () => {
+    const r = await run(['metrics', '--interval', 'fortnight', '--db', join(tempDir(), 'none.duckdb')]);
+    expect(r.stderr).toBe('error: invalid --interval "fortnight": expected day, week, month, quarter, year\n');
+    expect(r.exitCode).toBe(2);
   });
 
   it('ratios on a table are percentages with the fraction\'s digits', async () => {
@@ -559,9 +592,18 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
       'logo_churn', 'revenue_churn', 'attempts', 'failed', 'failure_rate', 'dunning_cases', 'recovered', 'recovered_amount', 'lost', 'open',
     ]);
     const table = await run(['metrics', '--period', '2026-Q3', '--by', 'plan', '-f', 'table', '-q', '--db', db]);
-    expect(table.stdout.slice(0, table.stdout.indexOf('\n')).split('\t').slice(0, 9)).toEqual(['interval', 'token', 'planId', 'mrr_end', 'mrr_net', 'new', 'churned', 'logo_churn', 'from']);
+    // A table leads with the columns that answer, then every other column once.
+    const rest = ['from', 'to', 'subscriptions_start', 'subscriptions_end', 'reactivated', 'mrr_start', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'revenue_churn', 'attempts', 'failed', 'failure_rate', 'dunning_cases', 'recovered', 'recovered_amount', 'lost', 'open'];
+    expect(table.stdout.slice(0, table.stdout.indexOf('\n')).split('\t')).toEqual(['interval', 'token', 'planId', 'mrr_end', 'mrr_net', 'new', 'churned', 'logo_churn', ...rest]);
     const byToken = await run(['metrics', '--period', '2026-Q3', '-f', 'table', '-q', '--db', db]);
-    expect(byToken.stdout.slice(0, byToken.stdout.indexOf('\n')).split('\t').slice(0, 8)).toEqual(['interval', 'token', 'mrr_end', 'mrr_net', 'new', 'churned', 'logo_churn', 'from']);
+    expect(byToken.stdout.slice(0, byToken.stdout.indexOf('\n')).split('\t')).toEqual(['interval', 'token', 'mrr_end', 'mrr_net', 'new', 'churned', 'logo_churn', ...rest]);
+    // --columns may name planId with --by plan, and only then.
+    const picked = await run(['metrics', '--period', '2026-Q3', '--by', 'plan', '--columns', 'planId,mrr_end', '-f', 'csv', '-q', '--db', db]);
+    expect(picked.exitCode, picked.stderr).toBe(0);
+    expect(picked.stdout.split(/\r?\n/)[0]).toBe('planId,mrr_end');
+    const unplanned = await run(['metrics', '--period', '2026-Q3', '--columns', 'planId,mrr_end', '-f', 'csv', '-q', '--db', db]);
+    expect(unplanned.stderr).toContain('error: unknown column "planId" in --columns');
+    expect(unplanned.exitCode).toBe(2);
   });
 
   it('--columns naming no column of the ledger: exit 2 before the mirror is read', async () => {

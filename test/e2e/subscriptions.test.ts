@@ -626,6 +626,7 @@ describe('the ledger: cancellations at period end, --past-due-for, --state cance
     const rows = JSON.parse(json.stdout) as { mrr_end: string }[];
     expect(count.stdout).toBe(`${rows.length}\n`);
     expect(gate.exitCode).toBe(9);
+    expect(gate.stderr).toBe(`${rows.length} rows matched (--fail-if-any)\n`);
     expect(jq.stdout).toBe(`${rows[0].mrr_end}\n`);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('invalid --jq expression');
