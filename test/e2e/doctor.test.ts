@@ -1,11 +1,12 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { home, runDoctor } from './doctor-helpers.js';
-import { emulator, payrec } from './helpers.js';
+import { home, runDoctor, type DoctorRow } from './doctor-helpers.js';
+import { emulator, payrec, tempDir } from './helpers.js';
+import { NOBODY, nobody, payrecAsNobody } from './other-user.js';
 
 // payrec doctor: every check runs, the report lists them all, and the exit code is
 // that of the first problem. Each case builds the broken thing itself (a config others
@@ -97,6 +98,47 @@ describe('problems: exit code of the first, every check still runs', () => {
     const r = await doctor({ ...home(), PAYREC_API_KEY: emu.keyFor('polygon') });
     expect(r.exitCode).toBe(3);
     expect(r.by('key')?.detail).toBe(`the key (from env) was rejected by ${emu.url} for chain bsc`);
+    expect(r.stderr).toBe(`error: the key (from env) was rejected by ${emu.url} for chain bsc\nhint: keys are per chain: check --chain, or run payrec auth login\n`);
+  });
+
+  test('no key and nothing listening: one row for the key, the missing key (no "not checked" beside it)', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    const r = await doctor({ ...home(), PAYREC_BASE_URL: `http://127.0.0.1:${port}`, PAYREC_API_KEY: undefined }, ['--retries', '0'], undefined);
+    expect(r.exitCode).toBe(3);
+    expect(r.rows.filter((x) => x.check === 'key')).toEqual([{ check: 'key', status: 'fail', detail: 'no API key for profile default (chain bsc)' }]);
+    expect(r.by('service')?.status).toBe('fail');
+  });
+
+  test('a config folder of another name: exit 2, naming the setting that moves it', async () => {
+    const env = home();
+    const file = join(env.HOME, 'a-file');
+    writeFileSync(file, '');
+    const r = await doctor({ ...env, PAYREC_CONFIG_DIR: file });
+    expect(r.exitCode).toBe(2);
+    expect(r.by('config folder')).toEqual({ check: 'config folder', status: 'fail', detail: `the config cannot be kept: ${file} is not a folder payrec can write` });
+    expect(r.stderr).toBe(`error: the config cannot be kept: ${file} is not a folder payrec can write\nhint: set PAYREC_CONFIG_DIR to a folder you can write\n`);
+  });
+
+  test.skipIf(nobody.skip)(`folders another user owns, run as nobody: the config folder not writable, the data folder not to be made under it${nobody.note}`, async () => {
+    nobody.need();
+    // Root runs the suite, and root may write anywhere: only another user meets a folder it cannot write.
+    const shared = tempDir(0o1777);
+    const own = join(shared, 'home');
+    mkdirSync(own, { mode: 0o700 });
+    chownSync(own, NOBODY, NOBODY);
+    const roots = join(shared, 'roots');
+    mkdirSync(roots, { mode: 0o755 });
+    const env = { HOME: own, XDG_CONFIG_HOME: join(own, 'config'), XDG_STATE_HOME: join(own, 'state'), XDG_DATA_HOME: join(roots, 'data'), PAYREC_CONFIG_DIR: roots, SHELL: '/bin/bash' };
+    const r = await payrecAsNobody(['doctor', '-f', 'json'], { ...env, PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc') });
+    const rows = JSON.parse(r.stdout) as DoctorRow[];
+    expect(rows.find((x) => x.check === 'config folder')).toEqual({ check: 'config folder', status: 'fail', detail: `the config cannot be kept: ${roots} is not a folder payrec can write` });
+    expect(rows.find((x) => x.check === 'data folder')).toEqual({ check: 'data folder', status: 'fail', detail: `the mirror cannot be kept: ${join(roots, 'data', 'payrec')} cannot be made: ${roots} is not writable` });
+    expect(rows.find((x) => x.check === 'state folder')?.status).toBe('ok');
+    expect(r.stderr).toMatch(/^error: the config cannot be kept: .* \(and \d+ more problems? in the report\)\nhint: set PAYREC_CONFIG_DIR to a folder you can write$/);
+    expect(r.exitCode).toBe(2);
   });
 
   test('nothing listening: exit 7, and the folders and mirror are still reported', async () => {
