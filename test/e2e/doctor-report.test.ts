@@ -1,3 +1,4 @@
+import { DuckDBInstance } from '@duckdb/node-api';
 import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,6 +36,7 @@ describe('the mirror', () => {
         ('polygon', 'fixed-recurring/billings', '', 1767225599, now() - INTERVAL 5 HOUR),
         ('bsc', 'fixed-recurring/cancellations', 'planId=0xp1', 1767139200, now() - INTERVAL 100 MINUTE),
         ('polygon', 'one-time/transfers', '', 1767139200, now() - INTERVAL 47 HOUR),
+        ('bsc', 'someday/list', '', 1767225600, now() - INTERVAL 3 HOUR),
         ('bsc', 'dollar-cost-average/executions', 'strategyId=0xs9', 1700000000, now() - INTERVAL 50 HOUR),
         ('bsc', 'wallet-to-wallet/transfers', '', 1767225600, now() + INTERVAL 1 HOUR)`,
     );
@@ -49,6 +51,8 @@ describe('the mirror', () => {
       { check: 'cursor fr/cancellations', status: 'ok', detail: 'bsc plan 0xp1: synced 2 h ago, records up to 2025-12-31T00:00:00Z' },
       { check: 'cursor ot/transfers', status: 'ok', detail: expect.stringMatching(/^bsc: synced [5-8]\d s ago, records up to 2026-01-01T00:00:00Z$/) },
       { check: 'cursor ot/transfers', status: 'ok', detail: 'polygon: synced 47 h ago, records up to 2025-12-31T00:00:00Z' },
+      // A list this payrec has no short name for (a newer payrec's) is named as the file holds it.
+      { check: 'cursor someday/list', status: 'ok', detail: 'bsc: synced 3 h ago, records up to 2026-01-01T00:00:00Z' },
       { check: 'cursor w2w/transfers', status: 'ok', detail: 'bsc: synced 0 s ago, records up to 2026-01-01T00:00:00Z' },
     ]);
     // Its size, in the unit a person reads (ground truth: the file's size as stat tells it).
@@ -68,6 +72,23 @@ describe('the mirror', () => {
     const bytes = statSync(file).size;
     expect(bytes).toBeLessThan(1024 * 1024);
     expect(r.by('mirror')?.detail).toBe(`${file} (${(bytes / 1024).toFixed(1)} KB)`);
+  });
+
+  test('a mirror another program is reading (read-only) is read beside it: its cursors and its plans', async () => {
+    const env = home();
+    expect((await payrec(emu, ['sync', 'ot/transfers', 'fr/short-urls', '-q'], { env })).exitCode).toBe(0);
+    const file = join(env.XDG_DATA_HOME, 'payrec', 'default.duckdb');
+    // A BI tool or payrec sql holding the file: doctor only reads, so it opens it beside them.
+    const reader = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
+    try {
+      const r = await doctor(env);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.by('mirror')?.status).toBe('ok');
+      expect(r.by('cursor ot/transfers')?.status).toBe('ok');
+      expect(r.by('plans')).toEqual({ check: 'plans', status: 'ok', detail: expect.stringMatching(/^\d+ fixed-recurring plans? known on chain bsc \(\d+ named by short urls\)$/) });
+    } finally {
+      reader.closeSync();
+    }
   });
 });
 

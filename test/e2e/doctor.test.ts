@@ -189,6 +189,8 @@ describe('problems: exit code of the first, every check still runs', () => {
     expect(r.exitCode).toBe(2);
     expect(r.by('mirror')?.status).toBe('fail');
     expect(r.by('mirror')?.detail).toContain(db);
+    // The plans it would name cannot be counted: a warning with the same reason (the mirror's row is the failure).
+    expect(r.by('plans')).toEqual({ check: 'plans', status: 'warn', detail: `not counted: ${r.by('mirror')!.detail}` });
   });
 
   test('a completion script of another version is out of date: a warning, exit 0', async () => {
