@@ -3,7 +3,7 @@ import { configureInheritedHelp, PayrecCommand } from './commands/help.js';
 import { makeAction } from './core/runtime/action.js';
 import { processContext, type Context } from './core/runtime/context.js';
 import { EXIT, EXIT_MEANINGS, InterruptedError } from './core/runtime/errors.js';
-import { removePendingFiles } from './core/output/atomic-file.js';
+import { removePendingFiles } from './core/output/pending-files.js';
 import { addTopLevelCommands } from './commands/top-level.js';
 import { commandNamed, findUnknownCommand, groupOptionHint, unknownCommandError } from './commands/unknown-command.js';
 import { describeGroups } from './commands/tree.js';

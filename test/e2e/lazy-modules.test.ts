@@ -18,6 +18,8 @@ const LIBRARIES: Record<string, string> = {
   duckdb: 'node_modules/@duckdb/node-api',
   'the emulator': '"/_emulator"',
   "the emulator's clock": 'PAYREC_EMULATOR_NOW',
+  // -o's writer brings crypto, streams and the trust checks; the exit handlers every run installs need none of it.
+  "-o's writer": 'cannot replace --output',
 };
 
 let emu: Emulator;
@@ -55,15 +57,15 @@ describe('what a command loads', () => {
   });
 
   test('payrec sql: DuckDB, no zod (flags are parsed without it), no HTTP client, nothing of the emulator', async () => {
-    expect(await loaded(['sql', '--db', db, 'SELECT count(*) FROM one_time_transfers'])).toEqual(['duckdb']);
+    expect(await loaded(['sql', '--db', db, 'SELECT count(*) FROM one_time_transfers'])).toEqual(['duckdb', "-o's writer"]);
   });
 
   test("payrec metrics: DuckDB and zod (the mirror's layout comes from the registry's schemas), no HTTP client, nothing of the emulator", async () => {
-    expect(await loaded(['metrics', '--db', db, '--period', '2025', '-f', 'csv'])).toEqual(['zod', 'duckdb']);
+    expect(await loaded(['metrics', '--db', db, '--period', '2025', '-f', 'csv'])).toEqual(['zod', 'duckdb', "-o's writer"]);
   });
 
   test('a sync that finds nothing new: zod, undici and DuckDB, nothing of the emulator', async () => {
-    expect(await loaded(['sync', 'ot/transfers', '--db', db, '-q'])).toEqual(['zod', 'undici', 'duckdb']);
+    expect(await loaded(['sync', 'ot/transfers', '--db', db, '-q'])).toEqual(['zod', 'undici', 'duckdb', "-o's writer"]);
   });
 
   test('the same sync under --emulator loads the emulator and its clock: the markers find them', async () => {

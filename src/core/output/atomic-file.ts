@@ -7,6 +7,7 @@ import { UsageError } from '../runtime/errors.js';
 import { printable } from './sanitize.js';
 import { refuseForeignLinks, unwritable } from '../runtime/trust.js';
 import { userFileMode } from '../runtime/umask.js';
+import { pendingFiles as pending } from './pending-files.js';
 
 // --output FILE: write to a temporary file beside FILE and rename it over FILE only
 // when everything was written. A failed or interrupted run leaves no partial file, and
@@ -17,14 +18,6 @@ import { userFileMode } from '../runtime/umask.js';
 // followed only as the kernel would let `>` follow it (it is opened through its path,
 // and the file renamed over is that one), and never when another user made it in a
 // folder everyone can write (/tmp): it could point at any file of the user's.
-
-/** Temporary files still open; removed even on an abrupt exit. */
-const pending = new Set<string>();
-
-export function removePendingFiles(): void {
-  for (const file of pending) rmSync(file, { force: true });
-  pending.clear();
-}
 
 export interface AtomicFile {
   stream: WriteStream;
