@@ -35,14 +35,32 @@ beforeAll(async () => {
   const hooks = join(dir, 'hooks.mjs');
   writeFileSync(hooks, "export async function load(url, context, next) { if (url.startsWith('file:')) process.stderr.write('LOADED ' + url + '\\n'); return next(url, context); }\n");
   hook = join(dir, 'register.mjs');
-  writeFileSync(hook, `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  // Node's own modules load through require, which the hook does not see: their list is printed at exit.
+  writeFileSync(
+    hook,
+    `import { register } from 'node:module'; register(${JSON.stringify(pathToFileURL(hooks).href)});\n` +
+      "process.on('exit', () => process.stderr.write('BUILTINS ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)).join(' ') + '\\n'));\n",
+  );
 });
 afterAll(() => emu.close());
 
-/** The libraries of LIBRARIES that `payrec args…` loads. */
-async function loaded(args: string[]): Promise<string[]> {
+/** What `payrec args…` printed with the hook: its exit code checked. */
+async function withHook(args: string[]) {
   const r = await payrec(emu, args, { env: { NODE_OPTIONS: `--import ${hook}`, PAYREC_EMULATOR_NOW: String(ANCHOR) } });
   expect(r.exitCode, r.stderr).toBe(0);
+  return r;
+}
+
+/** Node's own modules that `payrec args…` loaded. */
+async function builtins(args: string[]): Promise<string[]> {
+  const line = (await withHook(args)).stderr.split('\n').find((l) => l.startsWith('BUILTINS '));
+  expect(line).toBeDefined();
+  return line!.slice('BUILTINS '.length).split(' ');
+}
+
+/** The libraries of LIBRARIES that `payrec args…` loads. */
+async function loaded(args: string[]): Promise<string[]> {
+  const r = await withHook(args);
   const files = r.stderr
     .split('\n')
     .filter((l) => l.startsWith('LOADED ') && l.includes('/dist/'))
@@ -54,6 +72,13 @@ async function loaded(args: string[]): Promise<string[]> {
 describe('what a command loads', () => {
   test('payrec --help: commander and the command names, none of the libraries', async () => {
     expect(await loaded(['--help'])).toEqual([]);
+  });
+
+  test('payrec --help: not node:child_process, which commander requires for executable subcommands (it loads dgram and net; net stdout, a pipe here, loads anyway)', async () => {
+    const names = await builtins(['--help']);
+    // The list is read: what every run loads is in it.
+    expect(names).toEqual(expect.arrayContaining(['fs', 'path']));
+    expect(names.filter((n) => ['child_process', 'dgram'].includes(n))).toEqual([]);
   });
 
   test('payrec sql: DuckDB, no zod (flags are parsed without it), no HTTP client, nothing of the emulator', async () => {
