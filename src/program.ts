@@ -3,7 +3,6 @@ import { configureInheritedHelp, PayrecCommand } from './commands/help.js';
 import { makeAction } from './core/runtime/action.js';
 import { processContext, type Context } from './core/runtime/context.js';
 import { EXIT, EXIT_MEANINGS, InterruptedError } from './core/runtime/errors.js';
-import { removePendingFiles } from './core/output/pending-files.js';
 import { addTopLevelCommands } from './commands/top-level.js';
 import { commandNamed, findUnknownCommand, groupOptionHint, unknownCommandError } from './commands/unknown-command.js';
 import { describeGroups } from './commands/tree.js';
@@ -121,10 +120,8 @@ function formatOptionHint(message: string): string | undefined {
 export async function runProcess(argv: string[]): Promise<void> {
   const controller = new AbortController();
   let interrupts = 0;
-  const stopNow = () => {
-    removePendingFiles();
-    process.exit(EXIT.interrupted);
-  };
+  // process.exit runs the 'exit' listeners, among them the one that removes -o's unfinished temporary files.
+  const stopNow = () => process.exit(EXIT.interrupted);
   const onSignal = () => {
     interrupts++;
     controller.abort(new InterruptedError());
@@ -135,11 +132,9 @@ export async function runProcess(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  process.on('exit', removePendingFiles);
   // `payrec … | head`: the reader left; stop quietly like other Unix tools.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err;
-    removePendingFiles();
     process.exit(EXIT.ok);
   });
   const ctx = processContext(controller.signal);

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { UsageError } from '../core/runtime/errors.js';
-import { printable } from '../core/output/sanitize.js';
 
 // Unknown command words. Commander answers `payrec biling --help` (an unknown word
 // followed by --help) with the help of the nearest known command and exit 0, so a
@@ -83,8 +82,8 @@ function optionTakesValue(cmd: Command, arg: string): boolean | undefined {
  */
 export async function unknownCommandError(unknown: UnknownCommand, wholeTree: () => Promise<Command>): Promise<UsageError> {
   const where = pathOf(unknown.parent);
-  // Imported here: only this error measures edit distances, and every run defines the commands.
-  const { default: leven } = await import('leven');
+  // Imported here: only this error measures edit distances and quotes what was typed, and every run defines the commands.
+  const [{ default: leven }, { printable }] = await Promise.all([import('leven'), import('../core/output/sanitize.js')]);
   let close = closest(leven, unknown.word, unknown.parent.commands.map((c) => ({ names: [c.name(), ...c.aliases()], path: pathOf(c) })));
   if (close.length === 0) close = closest(leven, unknown.word, everyCommand(await wholeTree()));
   const hint = close.length > 0 ? `did you mean ${close.join(', or ')}?` : `see ${where} --help for the commands`;

@@ -6,7 +6,8 @@
 //            emulator): each should load only what it uses;
 //   export:  `payrec od transfers --all -f csv -o x.csv` of 300,000 records against the
 //            fetch floor (Node's fetch of the same 300 pages over 8 kept-alive
-//            connections, bodies read and thrown away), and against the build of
+//            connections, bodies read and thrown away), against fetching and parsing
+//            them alone (stages.mjs parse), and against the build of
 //            BENCH_BASELINE_REF (default main), whose file must be byte-identical;
 //   memory:  peak RSS of that export at 1,000,000 records.
 // BENCH_ONLY=startup,export,memory picks sections; BENCH_RUNS the runs of each (default 5,
@@ -193,7 +194,10 @@ async function benchExport(baseline) {
     const out = { payrec: join(work, 'x.csv'), baseline: join(work, 'baseline.csv') };
     const exportWith = (bin, file) => () => timed(NODE, [bin, '--base-url', emu.url, '-q', 'od', 'transfers', '--all', '--to', to, '-f', 'csv', '-o', file]);
     const floor = () => timed(NODE, ['--input-type=module', '-e', FLOOR, url, to, String(first.total), KEY]);
-    const commands = { floor, payrec: exportWith(BIN, out.payrec) };
+    // What fetching and parsing alone cost (undici as payrec uses it, 4 pages at a time, every body JSON.parse'd, nothing else):
+    // the part of the export payrec cannot do without, against which its own work is measured.
+    const parse = () => timed(NODE, [join(ROOT, 'test/bench/stages.mjs'), 'parse', url, to, String(first.total), KEY]);
+    const commands = { floor, parse, payrec: exportWith(BIN, out.payrec) };
     if (baseline) commands.baseline = exportWith(baseline.bin, out.baseline);
     const t = interleaved(commands, RUNS);
     const m = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, median(v)]));
@@ -203,6 +207,8 @@ async function benchExport(baseline) {
         Object.keys(t).map((k) => `${k} ${fmt(m[k])} (${spread(t[k])}; ${(m[k] / m.floor).toFixed(2)}×)`).join(', '),
     );
     target(`CSV export of ${first.total.toLocaleString('en-US')} / fetch floor`, `${ratio.toFixed(2)}×`, '≤ 1.3×', ratio <= 1.3, `${fmt(m.payrec)} vs ${fmt(m.floor)}`);
+    target('fetch and JSON.parse alone (stages.mjs parse) / fetch floor', `${(m.parse / m.floor).toFixed(2)}×`, 'report', true, `${fmt(m.parse)} vs ${fmt(m.floor)}`);
+    target('CSV export / fetch and JSON.parse alone', `${(m.payrec / m.parse).toFixed(2)}×`, 'report', true, `${fmt(m.payrec)} vs ${fmt(m.parse)}`);
     if (baseline) {
       const same = readFileSync(out.payrec).equals(readFileSync(out.baseline));
       target(`CSV export: bytes against ${baseline.name}'s file`, same ? 'identical' : 'DIFFERENT', 'identical', same, `${readFileSync(out.payrec).length.toLocaleString('en-US')} bytes`);

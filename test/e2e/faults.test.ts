@@ -94,6 +94,28 @@ describe('a 20,000-record export through 10% faults', () => {
     expect(readdirSync(dir)).toEqual([]);
     expect(emu.requests.length).toBeLessThan(200); // it stopped well before the end
   });
+
+  test('a second signal stops at once, and the unfinished -o file still goes', async () => {
+    await setFaults(emu, { rate: 1, kinds: ['slow'], slowMs: 400 });
+    const dir = tempDir();
+    const file = join(dir, 'transfers.csv');
+    const child = payrec(emu, ['one-time', 'transfers', '--all', '-f', 'csv', '--page-size', '100', '-o', file]);
+    await until('three pages asked', () => emu.requests.length >= 3);
+    // The temporary file beside the target exists while pages are slow.
+    expect(readdirSync(dir)).toHaveLength(1);
+    // Two signals in one go (sent while the process is stopped, so both are pending when
+    // it resumes): the second is handled before the first's orderly stop can remove
+    // anything, so only the exit listener can (process.exit).
+    child.kill('SIGSTOP');
+    child.kill('SIGINT');
+    child.kill('SIGTERM');
+    child.kill('SIGCONT');
+    const r = await child;
+    await setFaults(emu, undefined);
+    expect(r.exitCode).toBe(130);
+    expect(r.stderr).not.toMatch(NO_STACK);
+    expect(readdirSync(dir)).toEqual([]);
+  });
 });
 
 describe('when retries run out', () => {

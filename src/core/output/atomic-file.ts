@@ -7,7 +7,6 @@ import { UsageError } from '../runtime/errors.js';
 import { printable } from './sanitize.js';
 import { refuseForeignLinks, unwritable } from '../runtime/trust.js';
 import { userFileMode } from '../runtime/umask.js';
-import { pendingFiles as pending } from './pending-files.js';
 
 // --output FILE: write to a temporary file beside FILE and rename it over FILE only
 // when everything was written. A failed or interrupted run leaves no partial file, and
@@ -18,6 +17,24 @@ import { pendingFiles as pending } from './pending-files.js';
 // followed only as the kernel would let `>` follow it (it is opened through its path,
 // and the file renamed over is that one), and never when another user made it in a
 // folder everyone can write (/tmp): it could point at any file of the user's.
+
+/**
+ * Temporary files still being written, removed even on an abrupt exit: Ctrl-C twice and
+ * a reader that left end in process.exit, which runs the 'exit' listeners. The listener
+ * is installed with the first file, so a run that writes none (`--help`) loads none of this.
+ */
+const pending = new Set<string>();
+let removedAtExit = false;
+
+function track(temp: string): void {
+  if (!removedAtExit) process.on('exit', removePendingFiles), (removedAtExit = true);
+  pending.add(temp);
+}
+
+function removePendingFiles(): void {
+  for (const file of pending) rmSync(file, { force: true });
+  pending.clear();
+}
 
 export interface AtomicFile {
   stream: WriteStream;
@@ -72,7 +89,7 @@ export async function openAtomic(target: string, existing?: Stats): Promise<Atom
   // 'wx': never follow or clobber something already at the temporary name. Opening
   // here, before any request, turns a bad directory into an error up front.
   const handle = await open(temp, 'wx', 0o644);
-  pending.add(temp);
+  track(temp);
   // Its mode before a byte is written, whatever the umask: 0600 stays 0600. A new file
   // gets the user's umask even after the mirror made this process's files private.
   const mode = existing ? existing.mode & 0o7777 : userFileMode(0o644);
