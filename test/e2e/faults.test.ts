@@ -77,13 +77,18 @@ describe('a 20,000-record export through 10% faults', () => {
     expect(runs[1]).toEqual(runs[0]);
   });
 
-  test('SIGINT during a slow export leaves no file and exits 130', async () => {
+  /** An export to -o whose pages come slowly, once it has asked for three (the log is written before the slow answer). */
+  async function slowExport() {
     await setFaults(emu, { rate: 1, kinds: ['slow'], slowMs: 400 });
     const dir = tempDir();
     const file = join(dir, 'transfers.csv');
     const child = payrec(emu, ['one-time', 'transfers', '--all', '-f', 'csv', '--page-size', '100', '-o', file]);
-    // Wait until pages are being requested (the log is written before the slow answer).
     await until('three pages asked', () => emu.requests.length >= 3);
+    return { dir, file, child };
+  }
+
+  test('SIGINT during a slow export leaves no file and exits 130', async () => {
+    const { dir, file, child } = await slowExport();
     child.kill('SIGINT');
     const r = await child;
     await setFaults(emu, undefined);
@@ -96,11 +101,7 @@ describe('a 20,000-record export through 10% faults', () => {
   });
 
   test('a second signal stops at once, and the unfinished -o file still goes', async () => {
-    await setFaults(emu, { rate: 1, kinds: ['slow'], slowMs: 400 });
-    const dir = tempDir();
-    const file = join(dir, 'transfers.csv');
-    const child = payrec(emu, ['one-time', 'transfers', '--all', '-f', 'csv', '--page-size', '100', '-o', file]);
-    await until('three pages asked', () => emu.requests.length >= 3);
+    const { dir, child } = await slowExport();
     // The temporary file beside the target exists while pages are slow.
     expect(readdirSync(dir)).toHaveLength(1);
     // Two signals in one go (sent while the process is stopped, so both are pending when
