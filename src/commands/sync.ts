@@ -120,6 +120,10 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   if (location.isDefault && !dryRun) await makeKeptFolder(dirname(location.file), MIRROR_KEEPER);
   const service = await serviceOf(session);
   const target = await session.openOutput();
+  // The HTTP client (undici, about a megabyte of JavaScript to compile) is made while
+  // DuckDB opens and lays out the file on its own thread; the sync takes this one. A
+  // failure surfaces there, in its turn.
+  session.client(concurrency, false).catch(() => {});
   const db = await MirrorDb.open(dryRun ? ':memory:' : location.file, 'write', { ...openOptions(session), waitForSync: wait });
   let reports: CollectionReport[];
   try {
