@@ -130,7 +130,9 @@ describe('problems: exit code of the first, every check still runs', () => {
     mkdirSync(own, { mode: 0o700 });
     chownSync(own, NOBODY, NOBODY);
     const roots = join(shared, 'roots');
-    mkdirSync(roots, { mode: 0o755 });
+    mkdirSync(roots);
+    // Set whole: mkdir's mode is cut by the worker's umask, 077 once a test opened a mirror in it.
+    chmodSync(roots, 0o755);
     const env = { HOME: own, XDG_CONFIG_HOME: join(own, 'config'), XDG_STATE_HOME: join(own, 'state'), XDG_DATA_HOME: join(roots, 'data'), PAYREC_CONFIG_DIR: roots, SHELL: '/bin/bash' };
     const r = await payrecAsNobody(['doctor', '-f', 'json'], { ...env, PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor('bsc') });
     const rows = JSON.parse(r.stdout) as DoctorRow[];

@@ -123,7 +123,13 @@ describe('sync --parquet DIR gets the mirror folder\'s trust check (item 4)', ()
     const planted = [['one_time_transfers'], Array.from({ length: 13 }, (_, i) => `one_time_transfers/chain=bsc/month=${i < 12 ? `2025-${String(i + 1).padStart(2, '0')}` : '2026-01'}`)];
     for (const [n, folders] of planted.entries()) {
       const dir = join(shared, `pq${n}`);
-      for (const f of folders) mkdirSync(join(dir, f), { recursive: true, mode: 0o755 });
+      // mkdir's mode is cut by the worker's umask (077 once a test opened a mirror in it): 022 while they are made.
+      const umask = process.umask(0o022);
+      try {
+        for (const f of folders) mkdirSync(join(dir, f), { recursive: true, mode: 0o755 });
+      } finally {
+        process.umask(umask);
+      }
       chownSync(dir, NOBODY, NOBODY);
       chmodSync(dir, 0o700);
       const r = await payrecAsNobody(['sync', 'ot/transfers', '--db', join(shared, `m${n}.duckdb`), '--parquet', dir], env);
