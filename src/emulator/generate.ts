@@ -127,6 +127,10 @@ function oneTimeTransfer({ world, r, index, timestamp }: RecordContext) {
   };
 }
 
+function receiverTime(payment: number, lag: number, end: number): number {
+  return payment <= end ? Math.min(payment + lag, end) : payment + lag;
+}
+
 function walletToWalletPayment({ world, r, index, timestamp }: RecordContext) {
   const email = r.pick(val.EMAILS);
   const description = val.freeText(r, val.DESCRIPTIONS);
@@ -144,7 +148,10 @@ function walletToWalletPayment({ world, r, index, timestamp }: RecordContext) {
       receivers: Array.from({ length: r.int(1, 3) }, () => ({
         user: r.pick(world.merchants),
         ...payment(world, r, token),
-        timestamp: timestamp + r.int(0, 30),
+        // Sent up to 30 s after the payment, but never after the data's end (the anchor):
+        // a payment of the last seconds has no receiver in a block the chain has not
+        // reached. Records added live come after it, and the chain reaches their receivers.
+        timestamp: receiverTime(timestamp, r.int(0, 30), world.options.now),
         transactionHash: val.hexId(r),
         transactionStatus: val.transactionStatus(r),
       })),

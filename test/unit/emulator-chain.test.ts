@@ -401,6 +401,28 @@ describe('receipts of the emulator records, collection by collection (ONCHAIN.md
 });
 
 describe('the chain clock', () => {
+  it('has every transaction of the data mined at start, a wallet-to-wallet payment\'s receivers (sent up to 30 s later) too', () => {
+    // A wall clock that stands still: the head stays at the anchor.
+    const datasets = new Datasets({ seed: 1, records: 250, now: NOW });
+    const chains = new EmulatorChains(datasets, 1, NOW, () => 0);
+    for (const chain of ['bsc', 'ethereum']) {
+      const payments = datasets.store(chain, 'wallet-to-wallet/payments').snapshot().bodies.map((b) => JSON.parse(b) as Rec);
+      const receivers = payments.flatMap((p) => p.receivers as Rec[]);
+      expect(receivers.length).toBeGreaterThan(0);
+      expect(receivers.filter((x) => x.timestamp > chains.clock.now()).map((x) => x.transactionHash)).toEqual([]);
+    }
+    // The case it guards: ethereum's data has a payment in the anchor's last 30 seconds.
+    const last = datasets.store('ethereum', 'wallet-to-wallet/payments').snapshot().bodies.map((b) => (JSON.parse(b) as Rec).timestamp);
+    expect(Math.max(...last)).toBeGreaterThan(NOW - 30);
+  });
+
+  it('reaches the receivers of a wallet-to-wallet payment added live', () => {
+    const datasets = new Datasets({ seed: 1, records: 0, now: NOW });
+    const chains = new EmulatorChains(datasets, 1, NOW, () => 0);
+    datasets.insert('bsc', 'wallet-to-wallet/payments', { timestamp: NOW + 100, record: { timestamp: NOW + 100, receivers: [{ timestamp: NOW + 100 }, { timestamp: NOW + 129 }] } });
+    expect(chains.clock.now()).toBe(NOW + 129);
+  });
+
   it('starts at the anchor, runs with the wall clock, jumps to a later record, and mines on demand', () => {
     let wall = 5_000_000;
     const clock = new ChainClock(NOW, () => wall);

@@ -1,6 +1,7 @@
 import { KNOWN_CHAINS } from '../../registry/validators.js';
 import type { ChainSlug } from '../../chain/model.js';
 import type { Datasets } from '../datasets.js';
+import type { StoredRecord } from '../store.js';
 import { EmulatorChain } from './chain.js';
 import { ChainClock } from './clock.js';
 import { TRANSACTION_COLLECTIONS } from './layouts.js';
@@ -19,8 +20,9 @@ export class EmulatorChains {
     wallMs?: () => number,
   ) {
     this.clock = new ChainClock(start, wallMs);
-    // A transaction stamped ahead of the head is in a block the chain has reached.
-    datasets.watch({ placed: (_chain, collection, entry) => TRANSACTION_COLLECTIONS.includes(collection) && this.clock.reach(entry.timestamp) });
+    // A transaction stamped ahead of the head is in a block the chain has reached: the
+    // record's, and a wallet-to-wallet payment's receivers' (sent up to 30 s after it).
+    datasets.watch({ placed: (_chain, collection, entry) => TRANSACTION_COLLECTIONS.includes(collection) && this.clock.reach(latestTransaction(entry)) });
   }
 
   static isChain(chain: string): chain is ChainSlug {
@@ -35,4 +37,12 @@ export class EmulatorChains {
     }
     return c;
   }
+}
+
+/** The time of a stored record's latest transaction: its own, or its receivers' when later. */
+function latestTransaction(entry: StoredRecord): number {
+  const receivers = (entry.record as { receivers?: { timestamp?: unknown }[] }).receivers;
+  let latest = entry.timestamp;
+  for (const x of receivers ?? []) if (typeof x.timestamp === 'number' && x.timestamp > latest) latest = x.timestamp;
+  return latest;
 }
