@@ -27,7 +27,10 @@ const pending = new Set<string>();
 let removedAtExit = false;
 
 function track(temp: string): void {
-  if (!removedAtExit) process.on('exit', removePendingFiles), (removedAtExit = true);
+  if (!removedAtExit) {
+    process.on('exit', removePendingFiles);
+    removedAtExit = true;
+  }
   pending.add(temp);
 }
 
