@@ -7,7 +7,8 @@
 //   export:  `payrec od transfers --all -f csv -o x.csv` of 300,000 records against the
 //            fetch floor (Node's fetch of the same 300 pages over 8 kept-alive
 //            connections, bodies read and thrown away), against fetching and parsing
-//            them alone (stages.mjs parse), and against the build of
+//            them alone (stages.mjs parse), against the least any exporter does
+//            (stages.mjs rows: parsed and written as naive CSV), and against the build of
 //            BENCH_BASELINE_REF (default main), whose file must be byte-identical;
 //   memory:  peak RSS of that export at 1,000,000 records.
 // BENCH_ONLY=startup,export,memory picks sections; BENCH_RUNS the runs of each (default 5,
@@ -197,7 +198,9 @@ async function benchExport(baseline) {
     // What fetching and parsing alone cost (undici as payrec uses it, 4 pages at a time, every body JSON.parse'd, nothing else):
     // the part of the export payrec cannot do without, against which its own work is measured.
     const parse = () => timed(NODE, [join(ROOT, 'test/bench/stages.mjs'), 'parse', url, to, String(first.total), KEY]);
-    const commands = { floor, parse, payrec: exportWith(BIN, out.payrec) };
+    // The least any exporter in Node does: fetch, parse and write naive CSV lines (no checks, no time formats).
+    const rows = () => timed(NODE, [join(ROOT, 'test/bench/stages.mjs'), 'rows', url, to, String(first.total), KEY, join(work, 'naive.csv')]);
+    const commands = { floor, parse, rows, payrec: exportWith(BIN, out.payrec) };
     if (baseline) commands.baseline = exportWith(baseline.bin, out.baseline);
     const t = interleaved(commands, RUNS);
     const m = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, median(v)]));
@@ -209,6 +212,8 @@ async function benchExport(baseline) {
     target(`CSV export of ${first.total.toLocaleString('en-US')} / fetch floor`, `${ratio.toFixed(2)}×`, '≤ 1.3×', ratio <= 1.3, `${fmt(m.payrec)} vs ${fmt(m.floor)}`);
     target('fetch and JSON.parse alone (stages.mjs parse) / fetch floor', `${(m.parse / m.floor).toFixed(2)}×`, 'report', true, `${fmt(m.parse)} vs ${fmt(m.floor)}`);
     target('CSV export / fetch and JSON.parse alone', `${(m.payrec / m.parse).toFixed(2)}×`, 'report', true, `${fmt(m.payrec)} vs ${fmt(m.parse)}`);
+    target('fetch, parse and naive CSV rows alone (stages.mjs rows) / fetch floor', `${(m.rows / m.floor).toFixed(2)}×`, 'report', true, `${fmt(m.rows)} vs ${fmt(m.floor)}`);
+    target('CSV export / naive CSV rows alone', `${(m.payrec / m.rows).toFixed(2)}×`, 'report', true, `${fmt(m.payrec)} vs ${fmt(m.rows)}`);
     if (baseline) {
       const same = readFileSync(out.payrec).equals(readFileSync(out.baseline));
       target(`CSV export: bytes against ${baseline.name}'s file`, same ? 'identical' : 'DIFFERENT', 'identical', same, `${readFileSync(out.payrec).length.toLocaleString('en-US')} bytes`);
