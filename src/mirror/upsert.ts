@@ -163,7 +163,7 @@ export class Upserter {
     try {
       return await this.writeFiles(batch, pages, records, o);
     } catch (err) {
-      if (/maximum_object_size/.test(err instanceof Error ? err.message : '')) throw this.tooLarge(pages, batch.records);
+      if (/maximum_object_size/.test(err instanceof Error ? err.message : '')) throw this.tooLarge(pages && Buffer.concat(pages), batch.records);
       throw err;
     }
   }
@@ -187,7 +187,7 @@ export class Upserter {
     );
   }
 
-  private async writeFiles(batch: Batch, pages: Buffer | undefined, records: string | undefined, o: { remember?: boolean }): Promise<UpsertCounts> {
+  private async writeFiles(batch: Batch, pages: Buffer[] | undefined, records: string | undefined, o: { remember?: boolean }): Promise<UpsertCounts> {
     return this.db.withFile(pages, (pagesFile) =>
       this.db.withFile(records, async (recordsFile) => {
         const selects = [pagesFile && this.rows.fromPages(pagesFile), recordsFile && this.rows.fromRecords(recordsFile)].filter((s) => s !== undefined);
@@ -319,11 +319,12 @@ export class Upserter {
 }
 
 /** One JSON array of the elements of several arrays (each given without its brackets). */
-function jsonArray(elements: Buffer[]): Buffer {
+/** A JSON array of `elements` (each the bytes of one or more elements), as pieces to write one after another: never joined into one buffer. */
+function jsonArray(elements: Buffer[]): Buffer[] {
   const parts: Buffer[] = [OPEN];
   for (const e of elements) parts.push(e, COMMA);
   parts[parts.length - 1] = CLOSE;
-  return Buffer.concat(parts);
+  return parts;
 }
 
 const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((c) => Buffer.from(c));

@@ -226,4 +226,22 @@ describe('staging', () => {
     staging.close();
     expect(readdirSync(own).filter((n) => n.includes('staging'))).toEqual([]);
   });
+
+  it('writes a batch given in pieces whole and in order, more pieces than one writev takes (IOV_MAX 1024)', async () => {
+    const staging = await MirrorDb.open(join(tempDir(), 'pieces.duckdb'), 'write');
+    const values = Array.from({ length: 3000 }, (_, i) => i);
+    // Pieces of every size (an empty one among them), split inside values as a page's bytes may be.
+    const text = `[${values.map((a) => `{"a":${a}}`).join(',')}]`;
+    const pieces: Buffer[] = [];
+    for (let at = 0, size = 0; at < text.length; at += size, size = (size + 1) % 7) pieces.push(Buffer.from(text.slice(at, at + size)));
+    expect(pieces.length).toBeGreaterThan(1024);
+    let written = '';
+    const rows = await staging.withFile(pieces, async (quoted) => {
+      written = readFileSync(quoted!.slice(1, -1), 'utf8');
+      return staging.rows(`SELECT count(*)::INTEGER AS n, sum(a)::INTEGER AS total FROM read_json(${quoted}, format = 'array')`);
+    });
+    staging.close();
+    expect(written).toBe(text);
+    expect(rows).toEqual([{ n: 3000, total: (2999 * 3000) / 2 }]);
+  });
 });
