@@ -288,8 +288,9 @@ export class MirrorDb {
     const fd = openSync(file, PRIVATE_NEW_FILE, 0o600);
     try {
       // Pieces (a batch's pages) are written as they are: joined, a batch of 30,000
-      // records would be copied once more into a new 15 MB buffer.
-      if (Array.isArray(content)) writeAll(fd, content);
+      // records would be copied once more into a new 15 MB buffer. libuv's write goes on
+      // after a short write and past IOV_MAX pieces, so one call writes them all.
+      if (Array.isArray(content)) writevSync(fd, content);
       else writeFileSync(fd, content);
     } finally {
       closeSync(fd);
@@ -412,17 +413,6 @@ export class MirrorDb {
 }
 
 /** `payrec sql` refusing a statement that is not a read: exit 2, saying why. */
-/** Writes every byte of `pieces` with writev; a short write goes on from where it stopped. */
-function writeAll(fd: number, pieces: Buffer[]): void {
-  let rest = pieces;
-  while (rest.length > 0) {
-    let written = writevSync(fd, rest);
-    let i = 0;
-    while (i < rest.length && written >= rest[i].length) written -= rest[i++].length;
-    rest = i < rest.length ? [rest[i].subarray(written), ...rest.slice(i + 1)] : [];
-  }
-}
-
 function onlyReads(why: string): UsageError {
   return new UsageError(`payrec sql only reads (SELECT, WITH, FROM, DESCRIBE, EXPLAIN…): ${why}, so it is refused`, 'the mirror changes only through payrec sync; export results with -o FILE');
 }

@@ -318,8 +318,7 @@ export class Upserter {
   }
 }
 
-/** One JSON array of the elements of several arrays (each given without its brackets). */
-/** A JSON array of `elements` (each the bytes of one or more elements), as pieces to write one after another: never joined into one buffer. */
+/** One JSON array of the elements of several arrays (each given without its brackets), as pieces to write one after another. */
 function jsonArray(elements: Buffer[]): Buffer[] {
   const parts: Buffer[] = [OPEN];
   for (const e of elements) parts.push(e, COMMA);
