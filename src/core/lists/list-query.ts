@@ -3,7 +3,7 @@ import type { Endpoint } from '../../registry/types.js';
 import type { ApiClient } from '../http/client.js';
 import type { Period } from './chart.js';
 import type { Page, PageWindow } from './paginate.js';
-import type { VerifyQuery } from './verify-list.js';
+import type { VerifyQuery } from '../../chain/list-verification.js';
 
 /** What a list command asked for: the window of records and what to make of them. */
 export interface ListQuery {

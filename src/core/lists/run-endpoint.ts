@@ -17,7 +17,7 @@ import type { Format } from '../output/writer.js';
 import { follow } from './follow.js';
 import { refuseCountWorkbook, type ListQuery, type MergedList, type WalkWindow } from './list-query.js';
 import type { ApiClient } from '../http/client.js';
-import { startListVerification, VERIFY_COLUMNS, verifyColumns } from './verify-list.js';
+import { startListVerification, VERIFY_COLUMNS, verifyColumns } from '../../chain/list-verification.js';
 
 export type { ListQuery, MergedList } from './list-query.js';
 

@@ -1,8 +1,8 @@
-import type { Endpoint } from '../../registry/types.js';
-import type { Verdict } from '../../chain/verdict-names.js';
-import type { Difference, Judgement } from '../../chain/verdict.js';
-import type { Session } from '../runtime/session.js';
-import type { MergedList } from './list-query.js';
+import type { Endpoint } from '../registry/types.js';
+import type { Verdict } from './verdict-names.js';
+import type { Difference, Judgement } from './verdict.js';
+import type { Session } from '../core/runtime/session.js';
+import type { MergedList } from '../core/lists/list-query.js';
 
 // --verify on a list: each page's records are checked against the chain (src/chain/,
 // loaded only then) before they are kept by --verdict and printed. A record gains
@@ -47,7 +47,7 @@ export async function startListVerification(
   pathValues: Record<string, string>,
   asJson: boolean,
 ): Promise<ListVerification> {
-  const [{ openVerifier }, { combine, subjectsOf }, { verifiable }] = await Promise.all([import('../../chain/open-verifier.js'), import('../../chain/verifier.js'), import('../../chain/verifiable.js')]);
+  const [{ openVerifier }, { combine, subjectsOf }, { verifiable }] = await Promise.all([import('./open-verifier.js'), import('./verifier.js'), import('./verifiable.js')]);
   const collectionOf = 'walk' in endpoint ? (r: Record<string, unknown>) => endpoint.collectionOf(r) : () => endpoint.collection;
   if (!('walk' in endpoint) && !verifiable(endpoint.collection)) throw new Error(`--verify offered on ${endpoint.collection}`);
   const verifier = await openVerifier(session, query.confirmations);
