@@ -20,6 +20,7 @@ import { addGateOptions, parseGateFlags, type GateFlags } from './list-gates.js'
 import { hasStatus, hasSuccess } from '../core/lists/status.js';
 import { addVerifyOptions, parseVerifyFlags, type VerifyFlags } from './verify-flags.js';
 import { verifiable } from '../chain/verifiable.js';
+import { verifyEnricher } from '../chain/list-verification.js';
 
 // The generic builder (Stripe CLI's OperationCmd): every registry entry becomes a
 // command. Entries that share a command path (billings by plan or by subscription)
@@ -161,8 +162,9 @@ export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: 
   // --jq reads the JSON that -f json prints: records, or a summary; a chart or a follow is not one document.
   if (gates.jq !== undefined && flags.follow) throw new UsageError('--jq does not go with --follow');
   query.summary = flags.summary;
-  query.verify = parseVerifyFlags(flags);
-  if (query.verify && flags.follow) throw new UsageError('--verify checks a window of records, and --follow never ends: give a --from/--to window instead');
+  const verify = parseVerifyFlags(flags);
+  if (verify) query.enrichers = [verifyEnricher(verify)];
+  if (verify && flags.follow) throw new UsageError('--verify checks a window of records, and --follow never ends: give a --from/--to window instead');
   if (flags.chart !== undefined) {
     query.chart = { period: parseOption(optionSchemas.period, flags.chart, '--chart'), zone };
     if (flags.token !== undefined) query.chart.token = parseOption(tokenSchema, flags.token, '--token');

@@ -4,7 +4,7 @@ import type { Session } from '../core/runtime/session.js';
 import { createWriter } from '../core/output/writer.js';
 import { printable } from '../core/output/sanitize.js';
 import { formatLocal } from '../core/runtime/zone.js';
-import { endpointWalk, fillPath } from '../core/lists/run-endpoint.js';
+import { endpointWalk, fillPath } from '../core/lists/walk.js';
 import { endpoints } from '../registry/endpoints.js';
 import { mirrorLocation } from '../mirror/location.js';
 import { MirrorDb, openOptions } from '../mirror/store.js';

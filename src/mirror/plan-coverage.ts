@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import type { ApiClient } from '../core/http/client.js';
-import { endpointWalk } from '../core/lists/run-endpoint.js';
+import { endpointWalk } from '../core/lists/walk.js';
 import { hexId } from '../registry/validators.js';
 import { addedPlans } from '../core/config/added-plans.js';
 import type { Session } from '../core/runtime/session.js';

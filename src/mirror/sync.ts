@@ -1,6 +1,6 @@
 import { ApiError, InterruptedError, UsageError } from '../core/runtime/errors.js';
 import { flagOf } from '../core/runtime/options.js';
-import { fillPath } from '../core/lists/run-endpoint.js';
+import { fillPath } from '../core/lists/walk.js';
 import { identityOf, paginate, type Page, type PageRequest } from '../core/lists/paginate.js';
 import { checkEnvelope } from '../core/lists/records.js';
 import { Progress } from '../core/output/progress.js';

@@ -3,7 +3,7 @@ import type { Endpoint } from '../../registry/types.js';
 import type { ApiClient } from '../http/client.js';
 import type { Period } from './chart.js';
 import type { Page, PageWindow } from './paginate.js';
-import type { VerifyQuery } from '../../chain/list-verification.js';
+import type { RecordEnricher } from './enrich.js';
 
 /** What a list command asked for: the window of records and what to make of them. */
 export interface ListQuery {
@@ -28,8 +28,8 @@ export interface ListQuery {
   failIfAny?: boolean;
   /** --jq EXPR: run over the JSON document that -f json would print (compiled before any request). */
   jq?: string;
-  /** --verify: each record checked against the chain (--verdict, --confirmations). */
-  verify?: VerifyQuery;
+  /** Hooks that add fields to each page's records, in order (enrich.ts): --verify's. */
+  enrichers?: RecordEnricher[];
 }
 
 /** Walks [from, to] of a list in `sort` order (the API's default, desc, when absent). */
@@ -49,7 +49,7 @@ export interface MergedList extends Pick<Endpoint, 'record' | 'identity' | 'colu
   title: string;
   /** Every field a record may have, for the CSV header (OutputOptions.fields). */
   fields: readonly string[];
-  /** The collection a record came from (`fixed-recurring/billings`), for --verify. */
+  /** The collection a record came from (`fixed-recurring/billings`), for the enrichers (--verify). */
   collectionOf(record: Record<string, unknown>): string;
   walk(client: ApiClient): WalkWindow;
   /**
