@@ -187,6 +187,17 @@ export class ChainClient {
     return parseData(await this.call('eth_call', [{ to, data }, 'latest']), `an eth_call answer from ${to}`);
   }
 
+  /** eth_call at the latest block; 'reverted' when the contract reverts (JSON-RPC error 3, or -32000 "execution reverted"). */
+  async ethCallOrRevert(to: string, data: Hex): Promise<Hex | 'reverted'> {
+    try {
+      return parseData(await this.request({ method: 'eth_call', params: [{ to, data }, 'latest'] }), `an eth_call answer from ${to}`);
+    } catch (err) {
+      const rpc = err instanceof BaseError ? (err.walk((x) => x instanceof RpcRequestError) as RpcRequestError | null) : null;
+      if (rpc && (rpc.code === 3 || /revert/i.test(rpc.details ?? ''))) return 'reverted';
+      throw this.failure('eth_call', err);
+    }
+  }
+
   private failure(method: string, err: unknown): Error {
     if (this.o.signal?.aborted) return new InterruptedError();
     if (err instanceof NodeAnswerError) return err;

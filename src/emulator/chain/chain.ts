@@ -7,6 +7,7 @@ import type { ChainClock } from './clock.js';
 import { discrepancyOf, lookAlike, type DiscrepancyKind } from './discrepancies.js';
 import { LAYOUTS, MOVED_MAX_S, transactionsOf, type Draft } from './layouts.js';
 import { Locator } from './locator.js';
+import { EmulatorFeeds } from './feeds.js';
 import { eventLog, type Log } from './logs.js';
 import { TransactionSeconds } from './seconds.js';
 import { Transcript, type Difference } from './transcript.js';
@@ -75,6 +76,8 @@ export class EmulatorChain {
   readonly chainId: number;
   readonly blocks: Blocks;
   readonly feeCollector: Address;
+  /** Chainlink's price feeds on this chain (feeds.ts). */
+  readonly feeds: EmulatorFeeds;
   private readonly locator: Locator;
   private readonly seconds: TransactionSeconds;
   private readonly base: number;
@@ -92,6 +95,7 @@ export class EmulatorChain {
     this.base = mixSeed(seed, hashString(chain), hashString('chain'));
     this.blocks = new Blocks(this.chainId, seed, chain, datasets.options.now);
     this.feeCollector = getAddress(`0x${keccak256(stringToHex(`payrec emulator fee collector ${chain}`)).slice(26)}`);
+    this.feeds = new EmulatorFeeds(chain, seed, datasets.options.now);
     this.locator = new Locator(datasets, chain);
     this.seconds = new TransactionSeconds(datasets, chain);
   }

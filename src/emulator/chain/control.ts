@@ -6,7 +6,8 @@ import { TRANSACTION_COLLECTIONS } from './layouts.js';
 import { EmulatorChains } from './network.js';
 
 // Control routes of the chain, under /_emulator/chain/: the ground truth of its
-// discrepancies, a way to mine blocks at once, and how many JSON-RPC calls were made.
+// discrepancies, each price feed's rounds, a way to mine blocks at once, and how many
+// JSON-RPC calls were made.
 
 type Route = [method: string, path: string, handler: (req: ControlRequest) => Reply];
 
@@ -43,6 +44,18 @@ export function chainRoutes(state: ControlState): Route[] {
         }
         chains.clock.advance(seconds as number);
         return json(200, heads(chains));
+      },
+    ],
+    [
+      'GET',
+      '/chain/feeds',
+      ({ query }) => {
+        const chain = query.get('chain');
+        if (chain === null) throw new HttpError(400, `Missing chain: expected ?chain=${KNOWN_CHAINS.join('|')}`);
+        if (!EmulatorChains.isChain(chain)) throw new HttpError(404, `Unknown chain ${chain}`);
+        const node = chains.of(chain);
+        const now = node.blocks.timestampOf(node.head());
+        return json(200, { chain, chainId: node.chainId, head: { number: node.head(), timestamp: now }, feeds: node.feeds.truth(now) });
       },
     ],
     ['GET', '/chain/calls', () => json(200, rpc.counts)],
