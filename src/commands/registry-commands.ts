@@ -21,6 +21,8 @@ import { hasStatus, hasSuccess } from '../core/lists/status.js';
 import { addVerifyOptions, parseVerifyFlags, type VerifyFlags } from './verify-flags.js';
 import { verifiable } from '../chain/verifiable.js';
 import { verifyEnricher } from '../chain/list-verification.js';
+import { amountFields } from '../core/lists/summary.js';
+import { addCurrencyEnricher, addCurrencyOptions, type CurrencyFlags } from './currency-flags.js';
 
 // The generic builder (Stripe CLI's OperationCmd): every registry entry becomes a
 // command. Entries that share a command path (billings by plan or by subscription)
@@ -67,6 +69,7 @@ function defineOptions(cmd: Command, group: Endpoint[]): void {
   if (group.some((e) => e.method === 'DELETE')) cmd.option('--ignore-missing', 'exit 0 when it is already gone (404), for provisioning jobs run again');
   if (group.some((e) => e.kind === 'list')) {
     addListOptions(cmd, group.some((e) => e.timeWindow), seen.has('token'), group.some((e) => verifiable(e.collection)));
+    if (group.some((e) => e.timeWindow && amountFields(e.record).length > 0)) addCurrencyOptions(cmd);
     addGateOptions(cmd, group.some(hasStatus), group.some(hasSuccess) ? 'all' : 'none');
   }
   const examples = group.flatMap((e) => e.examples);
@@ -102,7 +105,7 @@ export function addListOptions(cmd: Command, timeWindow: boolean, hasTokenFilter
   if (verifiable) addVerifyOptions(cmd);
 }
 
-export interface ListFlags extends GateFlags, VerifyFlags {
+export interface ListFlags extends GateFlags, VerifyFlags, CurrencyFlags {
   summary?: boolean;
   chart?: string;
   token?: string;
@@ -240,6 +243,7 @@ async function runGroup(session: Session, cmd: Command, group: Endpoint[]): Prom
   if (list && !endpoint.timeWindow) {
     list.to = undefined;
   }
+  if (list) addCurrencyEnricher(list, opts as CurrencyFlags, session, Boolean(opts.summary));
   try {
     await runEndpoint(session, endpoint, pathValues, filters, list);
     if (endpoint.method !== 'GET') session.wrote();

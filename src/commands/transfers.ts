@@ -19,6 +19,7 @@ import { productAliases } from '../registry/products.js';
 import { perPlan, PRODUCT_FIELD, TRANSFER_COLUMNS, TRANSFER_ENDPOINTS, TRANSFER_FIELDS, transferFilters, transferRecord } from '../registry/transfers.js';
 import type { Endpoint } from '../registry/types.js';
 import { addListOptions, parseListFlags, takesWholeWindow, type ListFlags } from './registry-commands.js';
+import { addCurrencyEnricher, addCurrencyOptions } from './currency-flags.js';
 import { topCommand } from './tree.js';
 import { addGateOptions } from './list-gates.js';
 import { hasStatus, hasSuccess } from '../core/lists/status.js';
@@ -49,6 +50,7 @@ export function addTransfersCommand(program: Command, action: CommandAction): vo
   }
   cmd.option('--db <file>', "the mirror whose plans' billings are included too (env PAYREC_DB; default the profile's mirror, when there is one)");
   addListOptions(cmd, true, HAS_TOKEN_FILTER, true);
+  addCurrencyOptions(cmd);
   addGateOptions(cmd, TRANSFER_ENDPOINTS.some(hasStatus), TRANSFER_ENDPOINTS.every(hasSuccess) ? 'all' : TRANSFER_ENDPOINTS.some(hasSuccess) ? 'some' : 'none');
   const examples = [
     'payrec transfers --from 7d',
@@ -87,6 +89,7 @@ async function runTransfers(session: Session, cmd: Command): Promise<void> {
     filters[filter.name] = r.data;
   }
   const list = parseListFlags(opts, session.ctx.now(), HAS_TOKEN_FILTER, session.zone, takesWholeWindow(session, opts as ListFlags));
+  addCurrencyEnricher(list, opts, session, Boolean(opts.summary));
   const plans = selected.some(perPlan) ? await billedPlans(session, opts.db as string | undefined, filters.planId) : undefined;
   // One connection per page in flight: the products share --concurrency, at least one page each.
   await session.client(Math.max(list.window.concurrency, selected.length));

@@ -59,11 +59,16 @@ export class MissingRates {
     return out;
   }
 
+  /** What stderr shows before the error: each pair, then the lines to fill. */
+  report(): string[] {
+    return ['no usable rate for:', ...this.lines().map((l) => `  ${l}`), 'lines to fill in a rates file (--rates FILE):', ...this.toFill()];
+  }
+
   error(): NoRateError {
     const n = this.count.toLocaleString('en-US');
     return new NoRateError(
-      `no usable rate for ${n} record${this.count === 1 ? '' : 's'}:\n  ${this.lines().join('\n  ')}\nlines to fill in a rates file (--rates FILE):\n${this.toFill().join('\n')}`,
-      'fill the lines above and give --rates FILE, run payrec rates sync, or --rates-missing blank for a partial report that says what it leaves out',
+      `no usable rate for ${n} figure${this.count === 1 ? '' : 's'} (each pair, and rates-file lines to fill, above): no value was printed`,
+      'fill the lines above and give --rates FILE, or --rates-missing blank for a partial report that says what it leaves out',
     );
   }
 }

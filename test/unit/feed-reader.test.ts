@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { ChainClient } from '../../src/chain/rpc-client.js';
 import { FeedReader } from '../../src/chain/feeds.js';
-import { ChainlinkLegs } from '../../src/values/chainlink.js';
+import { ChainlinkLegs } from '../../src/chain/feed-legs.js';
 import type { LegQuery } from '../../src/values/selection.js';
 import type { Rate } from '../../src/values/rate.js';
 

@@ -194,5 +194,6 @@ describe('missing rates', () => {
     expect(m.lines()).toEqual(['bsc 8PAY → USD: 3 records from 2026-10-05T00:00:05Z to 2026-10-06T00:00:07Z (no feed)']);
     expect(m.toFill()).toEqual([HEADER, '2026-10-05,bsc,8PAY,USD,,', '2026-10-06,bsc,8PAY,USD,,']);
     expect(m.error().exitCode).toBe(11);
+    expect(m.report()).toEqual(['no usable rate for:', '  bsc 8PAY → USD: 3 records from 2026-10-05T00:00:05Z to 2026-10-06T00:00:07Z (no feed)', 'lines to fill in a rates file (--rates FILE):', HEADER, '2026-10-05,bsc,8PAY,USD,,', '2026-10-06,bsc,8PAY,USD,,']);
   });
 });

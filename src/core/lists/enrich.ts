@@ -52,6 +52,10 @@ export interface PageEnricher {
   keep?: (record: Record<string, unknown>) => boolean;
   /** What --summary adds: the member `key` (JSON) holding `counts`, shown as `label.NAME` lines in a table. */
   readonly summary?: { key: string; label: string; counts: Record<string, number> };
+  /** Its fields that hold exact decimals in one unit whatever the token (values in one currency): --summary totals them per token and status, and per status across tokens (token `*`). */
+  readonly totals?: readonly string[];
+  /** Once the walk has ended, before anything is printed: what the enricher saw may fail the list (a missing rate, exit 11) or be said on stderr. */
+  finish?(): void;
 }
 
 /** Starts the list's enrichers, in order, before its walk. */

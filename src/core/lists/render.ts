@@ -32,7 +32,7 @@ export class ListRender {
     private readonly enrichers: readonly PageEnricher[],
     endpoint: Endpoint | MergedList,
   ) {
-    this.summary = q.summary ? new Summariser(endpoint) : undefined;
+    this.summary = q.summary ? new Summariser(endpoint, enrichers.flatMap((e) => e.totals ?? [])) : undefined;
     this.chart = q.chart ? new ChartBuilder(q.chart.period, q.chart.token, q.chart.zone, amountFields(endpoint.record)) : undefined;
     this.json = jq ? new TextSink() : undefined;
     this.held = enrichers.length > 0 && !this.json ? new TextSink() : undefined;
@@ -92,7 +92,7 @@ async function writeChart(session: Session, out: NodeJS.WritableStream, chart: C
 async function writeSummary(session: Session, out: NodeJS.WritableStream, s: Summariser, format: Format, enrichers: readonly PageEnricher[]): Promise<void> {
   const counted = enrichers.flatMap((e) => (e.summary ? [e.summary] : []));
   const result = { ...s.result(), ...Object.fromEntries(counted.map((c) => [c.key, c.counts])) };
-  const columns = ['token', 'status', 'count', ...s.fields];
+  const columns = ['token', 'status', 'count', ...s.fields, ...s.across];
   if (format === 'json' || format === 'jsonl') {
     // Token names are the server's text: escaped like every JSON we print.
     out.write(terminalJson(result, format === 'json' ? 2 : undefined) + '\n');

@@ -1,9 +1,9 @@
 import type { Address } from 'viem';
-import type { FeedReader, FeedRound, OpenFeed, RefusedFeed } from '../chain/feeds.js';
-import { feedOf, pairOf } from '../chain/feed-model.js';
-import type { Rate } from './rate.js';
-import { age, isoTime, type LegAnswer, type LegQuery, type LegSource } from './selection.js';
-import { rateText } from './valuation.js';
+import type { FeedReader, FeedRound, OpenFeed, RefusedFeed } from './feeds.js';
+import { feedOf, pairOf } from './feed-model.js';
+import type { Rate } from '../values/rate.js';
+import { age, isoTime, type LegAnswer, type LegQuery, type LegSource } from '../values/selection.js';
+import { rateText } from '../values/valuation.js';
 
 // Chainlink as a source of legs: a token's /USD feed on the records' chain, and the
 // EUR / USD feed for the currency leg of a cross. The round in force is evidence; it is

@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { Command } from 'commander';
+import { UsageError } from '../core/runtime/errors.js';
+import { printable } from '../core/output/sanitize.js';
+import { parseDuration } from '../core/runtime/time.js';
+import type { Session } from '../core/runtime/session.js';
+import type { ListQuery } from '../core/lists/list-query.js';
+import { rpcInEffect } from '../core/config/settings.js';
+import { minorDigits, parseCurrency } from '../values/currency.js';
+import { currencyEnricher } from '../values/list-values.js';
+import { parseRatesFile, type RateRow } from '../values/rates-file.js';
+import { Rates, DEFAULT_LIMITS, type AgeLimits } from '../values/resolve.js';
+import { RowBook, type LegSource } from '../values/selection.js';
+import type { RateSource } from '../values/rate.js';
+
+// --currency, --rates, --rate-max-age and --rates-missing on every list of amounts and on
+// `payrec transfers` (DESIGN.md "Values in one currency"). Each is checked, and the rates
+// file read whole, before any request: a malformed line is exit 2 naming the file and line.
+
+export interface CurrencyFlags {
+  currency?: string;
+  rates?: string;
+  rateMaxAge?: string;
+  ratesMissing?: string;
+}
+
+export function addCurrencyOptions(cmd: Command): void {
+  cmd
+    .option('--currency <code>', 'add each record\'s value in this ISO 4217 currency (USD, EUR) at the rate in force at its timestamp: value, feeValue, rate, rateTime, rateSource')
+    .option('--rates <file>', 'with --currency: the team\'s rates file (CSV: time,chain,token,currency,rate,source), first before the mirror\'s rates and Chainlink')
+    .option('--rate-max-age <duration>', 'with --currency: how old a token\'s rate may be (default 25h; currency-to-currency rates 5d)')
+    .option('--rates-missing <what>', 'with --currency: fail (default: exit 11 naming what is missing) or blank (an empty value, said on stderr)');
+}
+
+/** The most a rate may be old: a year. */
+const MAX_AGE_LIMIT = 366 * 86_400;
+
+/** A rates file read and checked now: exit 2 before any request. */
+export function readRatesFile(path: string, flag = '--rates'): { rows: RateRow[]; name: string; text: string } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${flag} "${printable(path)}": ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (code ?? 'unreadable')}`);
+  }
+  const name = basename(path);
+  return { rows: parseRatesFile(text, name), name, text };
+}
+
+/** Adds --currency's enricher to the list query, after --verify's; checks the flags (exit 2) first. */
+export function addCurrencyEnricher(query: ListQuery, flags: CurrencyFlags, session: Session, summary: boolean): void {
+  const stray = flags.rates !== undefined ? '--rates' : flags.rateMaxAge !== undefined ? '--rate-max-age' : flags.ratesMissing !== undefined ? '--rates-missing' : undefined;
+  if (flags.currency === undefined) {
+    if (stray) throw new UsageError(`${stray} goes with --currency`);
+    return;
+  }
+  const currency = parseCurrency(flags.currency);
+  if (flags.ratesMissing !== undefined && !['fail', 'blank'].includes(flags.ratesMissing)) {
+    throw new UsageError(`invalid --rates-missing "${printable(flags.ratesMissing)}": expected fail or blank`);
+  }
+  const limits: AgeLimits = { ...DEFAULT_LIMITS };
+  if (flags.rateMaxAge !== undefined) {
+    limits.token = parseDuration(flags.rateMaxAge, '--rate-max-age');
+    if (limits.token < 1 || limits.token > MAX_AGE_LIMIT) throw new UsageError(`invalid --rate-max-age "${printable(flags.rateMaxAge)}": expected from 1s to 366d`);
+  }
+  const file = flags.rates !== undefined ? readRatesFile(flags.rates) : undefined;
+  const table = session.format === 'table' && !summary;
+  query.enrichers = [
+    ...(query.enrichers ?? []),
+    currencyEnricher({ currency, blank: flags.ratesMissing === 'blank', minorDigits: table ? minorDigits(currency) : undefined }, (s) => openRateSource(s, file && new RowBook(file.rows, file.name), limits)),
+  ];
+}
+
+/**
+ * The rates of this run, in order of precedence: the rates file, then Chainlink's feeds
+ * through the chain's node (checked to serve --chain first: another chain's node is exit 2,
+ * as for --verify). With no node set, every feed's leg is missing and says why.
+ */
+export async function openRateSource(session: Session, file: LegSource | undefined, limits: AgeLimits): Promise<RateSource> {
+  const s = await session.settings();
+  const { url } = await rpcInEffect(s, session.store);
+  const [{ ChainlinkLegs }, { FeedReader }, { chainClient }, { Verifier }] = await Promise.all([
+    import('../chain/feed-legs.js'),
+    import('../chain/feeds.js'),
+    import('../chain/open-verifier.js'),
+    import('../chain/verifier.js'),
+  ]);
+  const feeds = {};
+  // The node's chain id is checked now, before the API is asked for anything.
+  const reader = url ? new FeedReader((await Verifier.open(chainClient(session, url), s.chain, 1)).client, s.chain, feeds) : undefined;
+  const none = `no JSON-RPC node of ${s.chain} is set to read Chainlink's feeds (--rpc, PAYREC_RPC_URL or payrec config set rpc)`;
+  const chainlink = new ChainlinkLegs(s.chain, async () => reader ?? none, feeds);
+  return new Rates(file ? [file, chainlink] : [chainlink], limits);
+}
