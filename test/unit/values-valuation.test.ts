@@ -48,6 +48,11 @@ describe('valueOf', () => {
     // 1 ÷ 8 = 0.125 exactly through a denominator.
     expect(valueOf('1', { numerator: '1', denominator: '8' })).toBe('0.125');
     expect(valueOf('0', { numerator: '612.34', denominator: '1' })).toBe('0');
+    // Ties through a denominator: 1 ÷ 2e18 = 5e-19 → the even 0; 3 ÷ 2e18 = 1.5e-18 → 2e-18; 5 ÷ 2e18 = 2.5e-18 → 2e-18.
+    const half = { numerator: '1', denominator: '2000000000000000000' };
+    expect(valueOf('1', half)).toBe('0');
+    expect(valueOf('3', half)).toBe('0.000000000000000002');
+    expect(valueOf('5', half)).toBe('0.000000000000000002');
   });
 
   it('refuses text that is not a plain decimal', () => {
