@@ -1,18 +1,7 @@
-import { parseAbi } from 'viem';
 import type { ChainSlug } from './model.js';
 
 // Chainlink's price feeds as ../shared/ONCHAIN.md §10 states them: pure data. The feed
 // reader (feeds.ts) and the emulator's chain (src/emulator/chain/feeds.ts) both read it.
-
-/** AggregatorV3Interface on a proxy, and what its phase aggregators answer too. */
-export const FEED_FUNCTIONS = parseAbi([
-  'function latestRoundData() view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',
-  'function getRoundData(uint80 roundId) view returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)',
-  'function decimals() view returns (uint8)',
-  'function description() view returns (string)',
-  'function phaseId() view returns (uint16)',
-  'function phaseAggregators(uint16 phaseId) view returns (address)',
-]);
 
 /** A proxy's round id: (phaseId << 64) | the aggregator's round id. */
 export const PHASE_OFFSET = 64n;

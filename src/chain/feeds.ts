@@ -1,5 +1,6 @@
+import { FEED_FUNCTIONS } from './feed-abi.js';
 import { decodeFunctionResult, encodeFunctionData, zeroAddress, type Address, type Hex } from 'viem';
-import { FEED_FUNCTIONS, feedOf, pairOf, proxyRoundId, USD_FEED_DECIMALS } from './feed-model.js';
+import { feedOf, pairOf, proxyRoundId, USD_FEED_DECIMALS } from './feed-model.js';
 import type { ChainClient } from './rpc-client.js';
 import { roundsInForce } from './round-search.js';
 

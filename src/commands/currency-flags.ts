@@ -8,15 +8,16 @@ import type { Session } from '../core/runtime/session.js';
 import type { ListQuery } from '../core/lists/list-query.js';
 import { rpcInEffect } from '../core/config/settings.js';
 import { minorDigits, parseCurrency } from '../values/currency.js';
-import { currencyEnricher } from '../values/list-values.js';
-import { parseRatesFile, type RateRow } from '../values/rates-file.js';
-import { Rates, DEFAULT_LIMITS, type AgeLimits } from '../values/resolve.js';
-import { RowBook, type LegSource } from '../values/selection.js';
+import type { RateRow } from '../values/rates-file.js';
+import type { AgeLimits } from '../values/resolve.js';
+import type { LegSource } from '../values/selection.js';
 import type { RateSource } from '../values/rate.js';
+import type { FeedReader } from '../chain/feeds.js';
 
 // --currency, --rates, --rate-max-age and --rates-missing on every list of amounts and on
 // `payrec transfers` (DESIGN.md "Values in one currency"). Each is checked, and the rates
 // file read whole, before any request: a malformed line is exit 2 naming the file and line.
+// What values need (csv-parse, big.js, the chain's client) is loaded only with --currency.
 
 export interface CurrencyFlags {
   currency?: string;
@@ -37,7 +38,8 @@ export function addCurrencyOptions(cmd: Command): void {
 const MAX_AGE_LIMIT = 366 * 86_400;
 
 /** A rates file read and checked now: exit 2 before any request. */
-export function readRatesFile(path: string, flag = '--rates'): { rows: RateRow[]; name: string; text: string } {
+export async function readRatesFile(path: string, flag = '--rates'): Promise<{ rows: RateRow[]; name: string; text: string }> {
+  const { parseRatesFile } = await import('../values/rates-file.js');
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -50,7 +52,7 @@ export function readRatesFile(path: string, flag = '--rates'): { rows: RateRow[]
 }
 
 /** Adds --currency's enricher to the list query, after --verify's; checks the flags (exit 2) first. */
-export function addCurrencyEnricher(query: ListQuery, flags: CurrencyFlags, session: Session, summary: boolean): void {
+export async function addCurrencyEnricher(query: ListQuery, flags: CurrencyFlags, session: Session, summary: boolean): Promise<void> {
   const stray = flags.rates !== undefined ? '--rates' : flags.rateMaxAge !== undefined ? '--rate-max-age' : flags.ratesMissing !== undefined ? '--rates-missing' : undefined;
   if (flags.currency === undefined) {
     if (stray) throw new UsageError(`${stray} goes with --currency`);
@@ -60,12 +62,13 @@ export function addCurrencyEnricher(query: ListQuery, flags: CurrencyFlags, sess
   if (flags.ratesMissing !== undefined && !['fail', 'blank'].includes(flags.ratesMissing)) {
     throw new UsageError(`invalid --rates-missing "${printable(flags.ratesMissing)}": expected fail or blank`);
   }
+  const [{ currencyEnricher }, { DEFAULT_LIMITS }, { RowBook }] = await Promise.all([import('../values/list-values.js'), import('../values/resolve.js'), import('../values/selection.js')]);
   const limits: AgeLimits = { ...DEFAULT_LIMITS };
   if (flags.rateMaxAge !== undefined) {
     limits.token = parseDuration(flags.rateMaxAge, '--rate-max-age');
     if (limits.token < 1 || limits.token > MAX_AGE_LIMIT) throw new UsageError(`invalid --rate-max-age "${printable(flags.rateMaxAge)}": expected from 1s to 366d`);
   }
-  const file = flags.rates !== undefined ? readRatesFile(flags.rates) : undefined;
+  const file = flags.rates !== undefined ? await readRatesFile(flags.rates) : undefined;
   const table = session.format === 'table' && !summary;
   query.enrichers = [
     ...(query.enrichers ?? []),
@@ -81,15 +84,14 @@ export function addCurrencyEnricher(query: ListQuery, flags: CurrencyFlags, sess
 export async function openRateSource(session: Session, file: LegSource | undefined, limits: AgeLimits): Promise<RateSource> {
   const s = await session.settings();
   const { url } = await rpcInEffect(s, session.store);
-  const [{ ChainlinkLegs }, { FeedReader }, { chainClient }, { Verifier }] = await Promise.all([
-    import('../chain/feed-legs.js'),
-    import('../chain/feeds.js'),
-    import('../chain/open-verifier.js'),
-    import('../chain/verifier.js'),
-  ]);
+  const [{ ChainlinkLegs }, { Rates }] = await Promise.all([import('../chain/feed-legs.js'), import('../values/resolve.js')]);
   const feeds = {};
-  // The node's chain id is checked now, before the API is asked for anything.
-  const reader = url ? new FeedReader((await Verifier.open(chainClient(session, url), s.chain, 1)).client, s.chain, feeds) : undefined;
+  // The node's chain id is checked now, before the API is asked for anything (the chain's client loaded only when a node is set).
+  let reader: FeedReader | undefined;
+  if (url) {
+    const [{ FeedReader }, { chainClient }, { Verifier }] = await Promise.all([import('../chain/feeds.js'), import('../chain/open-verifier.js'), import('../chain/verifier.js')]);
+    reader = new FeedReader((await Verifier.open(chainClient(session, url), s.chain, 1)).client, s.chain, feeds);
+  }
   const none = `no JSON-RPC node of ${s.chain} is set to read Chainlink's feeds (--rpc, PAYREC_RPC_URL or payrec config set rpc)`;
   const chainlink = new ChainlinkLegs(s.chain, async () => reader ?? none, feeds);
   return new Rates(file ? [file, chainlink] : [chainlink], limits);

@@ -243,7 +243,7 @@ async function runGroup(session: Session, cmd: Command, group: Endpoint[]): Prom
   if (list && !endpoint.timeWindow) {
     list.to = undefined;
   }
-  if (list) addCurrencyEnricher(list, opts as CurrencyFlags, session, Boolean(opts.summary));
+  if (list) await addCurrencyEnricher(list, opts as CurrencyFlags, session, Boolean(opts.summary));
   try {
     await runEndpoint(session, endpoint, pathValues, filters, list);
     if (endpoint.method !== 'GET') session.wrote();

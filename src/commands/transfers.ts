@@ -89,7 +89,7 @@ async function runTransfers(session: Session, cmd: Command): Promise<void> {
     filters[filter.name] = r.data;
   }
   const list = parseListFlags(opts, session.ctx.now(), HAS_TOKEN_FILTER, session.zone, takesWholeWindow(session, opts as ListFlags));
-  addCurrencyEnricher(list, opts, session, Boolean(opts.summary));
+  await addCurrencyEnricher(list, opts, session, Boolean(opts.summary));
   const plans = selected.some(perPlan) ? await billedPlans(session, opts.db as string | undefined, filters.planId) : undefined;
   // One connection per page in flight: the products share --concurrency, at least one page each.
   await session.client(Math.max(list.window.concurrency, selected.length));

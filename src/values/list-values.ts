@@ -79,7 +79,8 @@ export function currencyEnricher(query: CurrencyQuery, open: (session: Session) 
             };
             const own = valued(f.own);
             const receivers = f.receivers.map(valued);
-            const out: Record<string, unknown> = { ...record };
+            // The page's records are the walk's own: values are added in place, in one order (one shape for every record).
+            const out = record;
             if (f.receivers.length > 0) {
               out.receivers = (record.receivers as Record<string, unknown>[]).map((r, n) => ({ ...r, ...cells(receivers[n], shown) }));
               // The record's value: the sum of its receivers' (each rounded once), when all have one; its rate theirs when they share one.
@@ -87,8 +88,8 @@ export function currencyEnricher(query: CurrencyQuery, open: (session: Session) 
               const sum = (key: 'value' | 'feeValue') => receivers.reduce((s, v) => s.plus(v[key] || 0), new Exact(0)).toFixed();
               const one = receivers.every((v) => v.rateSource === receivers[0].rateSource) ? receivers[0] : undefined;
               const rateOf = one ?? { rate: '', rateTime: null, rateSource: all ? 'per receiver' : MISSING_SOURCE };
-              Object.assign(out, cells({ ...rateOf, value: all ? sum('value') : '', feeValue: all ? sum('feeValue') : '' }, shown));
-            } else Object.assign(out, cells(own, shown));
+              setCells(out, { ...rateOf, value: all ? sum('value') : '', feeValue: all ? sum('feeValue') : '' }, shown);
+            } else setCells(out, own, shown);
             return out;
           });
         },
@@ -126,6 +127,14 @@ function valuedAt(x: Figure, rate: Rate): Valued {
 
 function cells(v: Valued, shown: (v: string) => string): Record<string, unknown> {
   return { value: shown(v.value), feeValue: shown(v.feeValue), rate: v.rate, rateTime: v.rateTime ?? undefined, rateSource: v.rateSource };
+}
+
+function setCells(r: Record<string, unknown>, v: Valued, shown: (v: string) => string): void {
+  r.value = shown(v.value);
+  r.feeValue = shown(v.feeValue);
+  r.rate = v.rate;
+  r.rateTime = v.rateTime ?? undefined;
+  r.rateSource = v.rateSource;
 }
 
 /** The token a record's figures are in: its `token`, or an execution's input token. */

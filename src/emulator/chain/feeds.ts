@@ -1,5 +1,6 @@
+import { FEED_FUNCTIONS } from '../../chain/feed-abi.js';
 import { decodeFunctionData, encodeFunctionResult, getAddress, keccak256, stringToHex, zeroAddress, type Address, type Hex } from 'viem';
-import { FEED_FUNCTIONS, FEEDS, PHASE_OFFSET, proxyRoundId, USD_FEED_DECIMALS, type FeedSpec } from '../../chain/feed-model.js';
+import { FEEDS, PHASE_OFFSET, proxyRoundId, USD_FEED_DECIMALS, type FeedSpec } from '../../chain/feed-model.js';
 import type { ChainSlug } from '../../chain/model.js';
 import { hashString, mixSeed, Random } from '../prng.js';
 
