@@ -54,11 +54,12 @@ export async function readRatesFile(path: string, flag = '--rates'): Promise<{ r
 /** Adds --currency's enricher to the list query, after --verify's; checks the flags (exit 2) first. */
 export async function addCurrencyEnricher(query: ListQuery, flags: CurrencyFlags, session: Session, summary: boolean): Promise<void> {
   const stray = flags.rates !== undefined ? '--rates' : flags.rateMaxAge !== undefined ? '--rate-max-age' : flags.ratesMissing !== undefined ? '--rates-missing' : undefined;
-  if (flags.currency === undefined) {
+  const code = flags.currency ?? session.stored.defaults.currency;
+  if (code === undefined) {
     if (stray) throw new UsageError(`${stray} goes with --currency`);
     return;
   }
-  const currency = parseCurrency(flags.currency);
+  const currency = parseCurrency(code, flags.currency !== undefined ? '--currency' : `currency of profile ${session.stored.profile}`);
   if (flags.ratesMissing !== undefined && !['fail', 'blank'].includes(flags.ratesMissing)) {
     throw new UsageError(`invalid --rates-missing "${printable(flags.ratesMissing)}": expected fail or blank`);
   }
@@ -85,7 +86,7 @@ export async function openRateSource(session: Session, file: LegSource | undefin
   const s = await session.settings();
   const { url } = await rpcInEffect(s, session.store);
   const [{ ChainlinkLegs }, { Rates }] = await Promise.all([import('../chain/feed-legs.js'), import('../values/resolve.js')]);
-  const feeds = {};
+  const feeds = (await session.store.profile(s.profile))?.feeds?.[s.chain] ?? {};
   // The node's chain id is checked now, before the API is asked for anything (the chain's client loaded only when a node is set).
   let reader: FeedReader | undefined;
   if (url) {

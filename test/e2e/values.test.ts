@@ -138,6 +138,30 @@ describe('--currency on a list', () => {
   });
 });
 
+describe('the profile: config set currency, config set feed', () => {
+  it('values with the stored currency, and reads a token from the feed a profile names (sandbox has none in ONCHAIN §10)', async () => {
+    const home = { ...env, PAYREC_CONFIG_DIR: tempDir(), PAYREC_RPC_URL: emu.rpcUrl('sandbox') };
+    const sandbox = ((await (await fetch(`${emu.url}/_emulator/chain/feeds?chain=sandbox`)).json()) as { feeds: Feed[] }).feeds;
+    const usdt = sandbox.find((f) => f.pair === 'USDT / USD')!;
+    const set = (args: string[]) => payrec(emu, ['config', 'set', ...args], { env: home, chain: 'sandbox' });
+    expect((await set(['currency', 'usd'])).exitCode).toBe(0);
+    expect((await set(['feed', 'USDT', usdt.address, '--chain', 'sandbox'])).exitCode).toBe(0);
+    expect((await set(['feed', 'USDT', 'nowhere'])).exitCode).toBe(2);
+    const r = await payrec(emu, ['--chain', 'sandbox', 'ot', 'transfers', '--period', '2025-12', '--token', 'USDT', '-f', 'json'], { env: home, chain: 'sandbox' });
+    expect(r.stderr).toBe('');
+    expect(r.exitCode).toBe(0);
+    const records = JSON.parse(r.stdout) as Record<string, any>[];
+    expect(records.length).toBeGreaterThan(0);
+    for (const x of records) {
+      const rounds = usdt.phases.flatMap((p) => p.rounds.map((q) => ({ ...q, decimals: p.decimals })));
+      const round = rounds.filter((q) => q.updatedAt <= x.timestamp).at(-1)!;
+      expect(x.rateSource).toBe(`chainlink:sandbox:${usdt.address.toLowerCase()}:round=${round.roundId}`);
+      const [a, ad] = frac(x.amount);
+      expect(x.value).toBe(atto(a * BigInt(round.answer), ad * 10n ** BigInt(round.decimals)));
+    }
+  });
+});
+
 describe('bad input is exit 2 before any request', () => {
   const bad = async (args: string[], message: RegExp) => {
     quiet.clearLog();
