@@ -1,4 +1,5 @@
 import { KNOWN_CHAINS } from '../../registry/validators.js';
+import type { ChainSlug } from '../../chain/model.js';
 import type { ControlRequest, ControlState } from '../control.js';
 import { unknownTarget } from '../ground-truth.js';
 import { HttpError, json, type Reply } from '../reply.js';
@@ -21,9 +22,7 @@ export function chainRoutes(state: ControlState): Route[] {
       'GET',
       '/chain/discrepancies',
       ({ query }) => {
-        const chain = query.get('chain');
-        if (chain === null) throw new HttpError(400, `Missing chain: expected ?chain=${KNOWN_CHAINS.join('|')}`);
-        if (!EmulatorChains.isChain(chain)) throw new HttpError(404, `Unknown chain ${chain}`);
+        const chain = chainOf(query);
         const collection = query.get('collection');
         if (collection !== null && !TRANSACTION_COLLECTIONS.includes(collection)) {
           throw new HttpError(404, unknownTarget(chain, collection) ?? `${collection} holds no transactions: expected one of ${TRANSACTION_COLLECTIONS.join(', ')}`);
@@ -50,9 +49,7 @@ export function chainRoutes(state: ControlState): Route[] {
       'GET',
       '/chain/feeds',
       ({ query }) => {
-        const chain = query.get('chain');
-        if (chain === null) throw new HttpError(400, `Missing chain: expected ?chain=${KNOWN_CHAINS.join('|')}`);
-        if (!EmulatorChains.isChain(chain)) throw new HttpError(404, `Unknown chain ${chain}`);
+        const chain = chainOf(query);
         const node = chains.of(chain);
         const now = node.blocks.timestampOf(node.head());
         return json(200, { chain, chainId: node.chainId, head: { number: node.head(), timestamp: now }, feeds: node.feeds.truth(now) });
@@ -69,6 +66,14 @@ export function chainRoutes(state: ControlState): Route[] {
       },
     ],
   ];
+}
+
+/** The chain a control route is asked about (?chain=). */
+function chainOf(query: URLSearchParams): ChainSlug {
+  const chain = query.get('chain');
+  if (chain === null) throw new HttpError(400, `Missing chain: expected ?chain=${KNOWN_CHAINS.join('|')}`);
+  if (!EmulatorChains.isChain(chain)) throw new HttpError(404, `Unknown chain ${chain}`);
+  return chain;
 }
 
 /** Each chain's head: its number and timestamp. */
