@@ -21,7 +21,7 @@ export interface GateFlags {
 }
 
 /**
- * `withStatus`: the list's records carry a `transactionStatus` (status.ts hasStatus);
+ * `withStatus`: the list's records carry a `transactionStatus` (registry/outcome.ts hasStatus);
  * `billings`: all of them are billings, some (`payrec transfers`), or none.
  */
 export function addGateOptions(cmd: Command, withStatus: boolean, billings: 'all' | 'some' | 'none'): void {

@@ -21,7 +21,7 @@ import type { Endpoint } from '../registry/types.js';
 import { addListOptions, parseListFlags, takesWholeWindow, type ListFlags } from './registry-commands.js';
 import { topCommand } from './tree.js';
 import { addGateOptions } from './list-gates.js';
-import { hasStatus, hasSuccess } from '../core/lists/status.js';
+import { hasStatus, hasSuccess } from '../registry/outcome.js';
 
 // `payrec transfers`: the transfers of every product (the registry's entries marked
 // `transfers`) in one list, merged by time, through the same list machinery as each

@@ -6,7 +6,7 @@ import { EXTRA_COLUMN, hasKind, ident, IDENTITY_HASH_COLUMN, INEXACT_COLUMN, LAS
 import { clearCursors, EXPORTS_TABLE, META_TABLE, readMeta, SCOPE_TABLE, STATE_DDL, writeMeta } from './state.js';
 import type { MirrorDb } from './store.js';
 import { subscriptionsView } from './subscriptions-view.js';
-import { OUTCOME_FIELD, outcomeAdder } from '../core/lists/status.js';
+import { OUTCOME_FIELD, outcomeAdder } from '../registry/outcome.js';
 
 // Creates a mirror's tables and views, and brings an older mirror up to date.
 //

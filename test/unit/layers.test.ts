@@ -126,12 +126,9 @@ const STILL_TO_UNTIE = {
   imports: [
     'completion/model.ts → commands/help.ts (completion → commands)',
     'completion/reference.ts → commands/help.ts (completion → commands)',
-    'core/lists/status.ts → subscriptions/records.ts (core → subscriptions)',
     'core/runtime/session.ts → emulator/index.ts (core → emulator)',
     'listener/handler.ts → commands/notification-check.ts (listener → commands)',
     'listener/handler.ts → commands/webhook-notifications.ts (listener → commands)',
-    'registry/transfers.ts → core/lists/status.ts (registry → core)',
-    'registry/validators.ts → core/output/sanitize.ts (registry → core)',
   ],
   cycles: [
     ['commands/plans-list.ts', 'commands/plans.ts'],

@@ -7,7 +7,7 @@ import { createWriter, type OutputOptions } from '../output/writer.js';
 import type { ListQuery, MergedList, WalkWindow } from './list-query.js';
 import { identityOf } from './paginate.js';
 import { checkRecord } from './records.js';
-import { outcomeAdder } from './status.js';
+import { outcomeAdder } from '../../registry/outcome.js';
 
 // --follow: poll for new records and print each one once (like `stripe logs tail`).
 //
