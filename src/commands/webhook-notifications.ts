@@ -3,7 +3,7 @@ import { MAX_DEPTH, nestedDeeperThan } from '../core/http/json-text.js';
 import { readFile } from 'node:fs/promises';
 import type { CommandAction } from '../core/runtime/action.js';
 import { ApiError, EXIT, PayrecError, UsageError, VerificationError } from '../core/runtime/errors.js';
-import { differences, integrityOf, type Difference, type Integrity } from './notification-check.js';
+import { differences, integrityOf, type Difference, type Integrity } from '../listener/notification-check.js';
 import { readAll } from '../core/runtime/prompt.js';
 import { neutraliseTerminal, terminalJson } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';

@@ -5,7 +5,7 @@ import type { Session } from '../core/runtime/session.js';
 import { formatLocal } from '../core/runtime/zone.js';
 import { parseNotification, verdictOf, type Verdict } from '../commands/webhook-notifications.js';
 import { contentDigest, type ForwardedMemory } from './forwarded.js';
-import { prototypeKey } from '../commands/notification-check.js';
+import { prototypeKey } from './notification-check.js';
 import { readBody, Refusal } from './inbound.js';
 import { LookupsBusy, type StoredNotifications } from './lookups.js';
 
