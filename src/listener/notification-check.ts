@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
+import { MAX_DEPTH, nestedDeeperThan } from '../core/http/json-text.js';
+import type { ApiClient } from '../core/http/client.js';
+import { ApiError, UsageError } from '../core/runtime/errors.js';
+import type { Session } from '../core/runtime/session.js';
+import { notificationId } from '../registry/validators.js';
 
-// Checks a received webhook notification (API-FACTS.md "Webhook notifications").
+// Checks a received webhook notification (API-FACTS.md "Webhook notifications"), for
+// `webhook-notifications verify` and for `listen`.
 // Authenticity: the stored notification, fetched by id, equals the received one.
 // Integrity: the id is documented as the sha256 of the notification without its id,
 // but the exact serialisation is not, so a mismatch only means "cannot confirm".
@@ -61,4 +67,53 @@ const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export interface Verdict {
+  id: string;
+  /** true: the service stored exactly this; false: it differs; null: unknown id (null, not absent, in JSON). */
+  authentic: boolean | null;
+  integrity: Integrity;
+  differences: Difference[];
+}
+
+/** Parses a received notification; anything unusable is the user's input error (exit 2). */
+export function parseNotification(text: string, source: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError(`${source} is not JSON`, 'give the notification body exactly as it was received');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${source} is not a JSON object`);
+  if (nestedDeeperThan(value, MAX_DEPTH)) throw new UsageError(`${source} is nested more than ${MAX_DEPTH} levels deep, unlike any notification`);
+  const id = (value as { id?: unknown }).id;
+  if (typeof id !== 'string' || !notificationId.safeParse(id).success) {
+    throw new UsageError(`${source} has no valid "id" (expected 64 hex characters)`);
+  }
+  return value as Record<string, unknown>;
+}
+
+export async function verifyNotification(session: Session, received: Record<string, unknown>): Promise<Verdict> {
+  const client = await session.client();
+  return verdictOf(received, await fetchStored(client, received.id as string));
+}
+
+/** The notification the service stored under an id, or null when it has none. */
+export async function fetchStored(client: ApiClient, id: string): Promise<Record<string, unknown> | null> {
+  try {
+    return (await client.json({ method: 'GET', path: `/webhook-notifications/${id}` })) as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
+}
+
+/** Compares a received notification with the stored one (null: the service has none). */
+export function verdictOf(received: Record<string, unknown>, stored: Record<string, unknown> | null): Verdict {
+  const id = received.id as string;
+  const integrity = integrityOf(received);
+  if (stored === null) return { id, authentic: null, integrity, differences: [] };
+  const diffs = differences(received, stored);
+  return { id, authentic: diffs.length === 0, integrity, differences: diffs };
 }

@@ -127,7 +127,6 @@ const STILL_TO_UNTIE = {
     'completion/model.ts → commands/help.ts (completion → commands)',
     'completion/reference.ts → commands/help.ts (completion → commands)',
     'core/runtime/session.ts → emulator/index.ts (core → emulator)',
-    'listener/handler.ts → commands/webhook-notifications.ts (listener → commands)',
   ],
   cycles: [
     ['commands/plans-list.ts', 'commands/plans.ts'],
