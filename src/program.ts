@@ -1,5 +1,5 @@
 import { CommanderError, type Command } from 'commander';
-import { configureInheritedHelp, PayrecCommand } from './commands/help.js';
+import { configureInheritedHelp, PayrecCommand } from './core/runtime/help.js';
 import { makeAction } from './core/runtime/action.js';
 import { processContext, type Context } from './core/runtime/context.js';
 import { EXIT, EXIT_MEANINGS, InterruptedError } from './core/runtime/errors.js';

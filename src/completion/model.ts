@@ -1,6 +1,6 @@
 import { OUTCOME_FIELD, outcomeAdder } from '../registry/outcome.js';
 import type { Command } from 'commander';
-import { inheritedOptions } from '../commands/help.js';
+import { inheritedOptions } from '../core/runtime/help.js';
 import { schemaFields } from '../core/output/schema-fields.js';
 import { CATALOG } from '../mirror/catalog.js';
 import { endpoints } from '../registry/endpoints.js';
@@ -18,7 +18,7 @@ export interface CompletionNode {
   /** Name and aliases, as a user may type them. */
   names: string[];
   children: CompletionNode[];
-  /** Flags of this command, e.g. ['--plan-id', '--from'], then those it inherits from payrec (commands/help.ts). */
+  /** Flags of this command, e.g. ['--plan-id', '--from'], then those it inherits from payrec (core/runtime/help.ts). */
   flags: string[];
   /** Values of its positional arguments, offered beside its subcommands (the shells of `completion`). */
   args: string[];

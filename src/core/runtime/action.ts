@@ -18,7 +18,7 @@ export interface CommandTraits {
 export type CommandAction = (work: CommandWork, traits?: CommandTraits) => (...args: unknown[]) => Promise<void>;
 
 export function makeAction(ctx: Context): CommandAction {
-  // The handler carries its traits, so that help can tell which inherited flags the command takes (commands/help.ts).
+  // The handler carries its traits, so that help can tell which inherited flags the command takes (help.ts).
   return (work, traits = {}) =>
     Object.assign(async (...args: unknown[]) => {
       const cmd = args.at(-1) as Command;
@@ -53,7 +53,7 @@ function refuseFileOutput(cmd: Command, flags: GlobalFlags): void {
 
 /**
  * Global flags that only commands printing records or results take (option attribute
- * name, flag): the others refuse them here and do not offer them in --help (commands/help.ts).
+ * name, flag): the others refuse them here and do not offer them in --help (help.ts).
  */
 export const RECORD_OUTPUT_FLAGS: readonly [keyof GlobalFlags, string][] = [
   ['output', '-o'],
