@@ -126,7 +126,6 @@ const STILL_TO_UNTIE = {
   imports: [] as string[],
   cycles: [
     ['commands/plans-list.ts', 'commands/plans.ts'],
-    ['core/output/rows.ts', 'core/output/terminal-table.ts', 'core/output/writer.ts'],
     ['emulator/chain/control.ts', 'emulator/control.ts'],
     ['emulator/lifecycles.ts', 'emulator/world.ts'],
   ],

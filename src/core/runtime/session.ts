@@ -7,7 +7,7 @@ import type { Context } from './context.js';
 import { UsageError } from './errors.js';
 import type { ApiClient, ClientOptions } from '../http/client.js';
 import { optionSchemas, parseOption } from './options.js';
-import type { OutputOptions } from '../output/writer.js';
+import type { OutputOptions } from '../output/options.js';
 import { requireKey, resolveSettings, type Settings } from '../config/settings.js';
 import { canonicalZone, UTC } from './zone.js';
 import { hasControlCharacters, neutraliseTerminal, printable } from '../output/sanitize.js';
