@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { PLAN_COLUMNS } from './plans.js';
 import { parseRowGates, printRows, type GateFlags } from './list-gates.js';
 import { addedPlans } from '../core/config/added-plans.js';
 import { UsageError } from '../core/runtime/errors.js';
@@ -18,9 +17,10 @@ import { ledger } from '../subscriptions/engine.js';
 
 const GRACE = 30 * 86_400;
 
-export async function listPlans(session: Session, flags: { db?: string } & GateFlags): Promise<void> {
-  const output = session.output('list', PLAN_COLUMNS);
-  if (output.columns) validateColumns(output.columns, PLAN_COLUMNS);
+/** `columns`: the command's (plans.ts PLAN_COLUMNS, kept there so that completion reads them without loading DuckDB). */
+export async function listPlans(session: Session, flags: { db?: string } & GateFlags, columns: string[]): Promise<void> {
+  const output = session.output('list', columns);
+  if (output.columns) validateColumns(output.columns, columns);
   const gates = await parseRowGates(flags, session.format);
   const location = await mirrorLocation(session, flags.db);
   const { chain } = await session.settings();
