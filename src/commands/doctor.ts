@@ -257,8 +257,8 @@ async function mirror(session: Session, add: Add, fail: Fail): Promise<void> {
   const s = await stat(file).catch(() => undefined);
   if (!s) return add('mirror', 'ok', `none yet at ${file} (payrec sync makes it)`);
   // DuckDB loads only when there is a mirror to read.
-  const { MirrorDb, openOptions } = await import('../mirror/store.js');
-  const { CURSOR_TABLE } = await import('../mirror/state.js');
+  const { MirrorDb, openOptions } = await import('../mirror/duckdb/connection.js');
+  const { CURSOR_TABLE } = await import('../mirror/duckdb/state.js');
   let cursors: Record<string, unknown>[];
   try {
     const db = await MirrorDb.open(file, 'read', openOptions(session));
@@ -294,8 +294,8 @@ async function plans(session: Session, chain: string, add: Add): Promise<void> {
   const file = await mirrorFile(session);
   let known: Awaited<ReturnType<typeof knownPlans>>;
   try {
-    const { MirrorDb, openOptions } = await import('../mirror/store.js');
-    const { SCOPE_TABLE } = await import('../mirror/state.js');
+    const { MirrorDb, openOptions } = await import('../mirror/duckdb/connection.js');
+    const { SCOPE_TABLE } = await import('../mirror/duckdb/state.js');
     const db = file && (await stat(file).catch(() => undefined)) ? await MirrorDb.open(file, 'read', openOptions(session)) : undefined;
     try {
       // A mirror nothing was ever synced into has no state tables yet: it knows no plan.

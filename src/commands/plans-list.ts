@@ -7,8 +7,8 @@ import { printable } from '../core/output/sanitize.js';
 import { validateColumns } from '../core/output/writer.js';
 import { mirrorLocation } from '../mirror/location.js';
 import { knownPlans, payrecCommand, sourceCounts, unseenHint, type PlanSource } from '../mirror/plan-coverage.js';
-import { MirrorDb, openOptions } from '../mirror/store.js';
-import { readSubscriptionRecords } from '../mirror/subscription-records.js';
+import { MirrorDb, openOptions } from '../mirror/duckdb/connection.js';
+import { readSubscriptionRecords } from '../mirror/duckdb/subscription-records.js';
 import { ledger } from '../subscriptions/engine.js';
 
 // The work of `payrec fr plans` (plans.ts defines the command): every known plan with

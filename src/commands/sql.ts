@@ -12,9 +12,9 @@ import { createWriter } from '../core/output/writer.js';
 import { topCommand } from './tree.js';
 import { addRowGateOptions, gatedSink, parseRowGates, type RowGates } from './list-gates.js';
 import { mirrorLocation } from '../mirror/location.js';
-import { describeMirror } from '../mirror/describe.js';
-import { cellKinds, resultRecords } from '../mirror/results.js';
-import { MirrorDb, openOptions } from '../mirror/store.js';
+import { describeMirror } from '../mirror/duckdb/describe.js';
+import { cellKinds, resultRecords } from '../mirror/duckdb/results.js';
+import { MirrorDb, openOptions } from '../mirror/duckdb/connection.js';
 
 // `payrec sql [QUERY]`: one read-only query over the mirror, printed through the usual
 // output module (table, tab-separated when piped, json, jsonl, csv; -o atomically).

@@ -7,8 +7,8 @@ import { formatLocal } from '../core/runtime/zone.js';
 import { endpointWalk, fillPath } from '../core/lists/walk.js';
 import { endpoints } from '../registry/endpoints.js';
 import { mirrorLocation } from '../mirror/location.js';
-import { MirrorDb, openOptions } from '../mirror/store.js';
-import { subscriptionRecordsOf, subscriptionsNamed } from '../mirror/subscription-records.js';
+import { MirrorDb, openOptions } from '../mirror/duckdb/connection.js';
+import { subscriptionRecordsOf, subscriptionsNamed } from '../mirror/duckdb/subscription-records.js';
 import { billingOutcome, history, type BillingInput, type CancellationInput, type StateChange, type SubscriptionState } from '../subscriptions/engine.js';
 
 // `payrec subscriptions ID`: one subscription's story as of --at. ID is its id, a

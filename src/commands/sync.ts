@@ -14,9 +14,9 @@ import { topCommand } from './tree.js';
 import { resolveCollections, SCOPE_PARAMS, type ScopeParam } from '../mirror/catalog.js';
 import { MIRROR_KEEPER, mirrorLocation } from '../mirror/location.js';
 import { makeKeptFolder } from '../core/runtime/trust.js';
-import { parquetTarget, exportParquet } from '../mirror/parquet.js';
+import { parquetTarget, exportParquet } from '../mirror/duckdb/parquet.js';
 import { serviceOf } from '../mirror/service.js';
-import { MirrorDb, openOptions } from '../mirror/store.js';
+import { MirrorDb, openOptions } from '../mirror/duckdb/connection.js';
 import { refuseForNewMirror, syncMirror, type CollectionReport } from '../mirror/sync.js';
 import { addedPlans } from '../core/config/added-plans.js';
 

@@ -13,7 +13,7 @@ import type { ApiClient } from '../core/http/client.js';
 import { addedPlans } from '../core/config/added-plans.js';
 import { mirrorLocation } from '../mirror/location.js';
 import { knownPlans, noteBilledPlans, payrecCommand, shortUrlPlans, withShortUrlPlans, type PlanSource } from '../mirror/plan-coverage.js';
-import { isMirror } from '../mirror/state.js';
+import { isMirror } from '../mirror/duckdb/state.js';
 import { identityOf } from '../core/lists/paginate.js';
 import { productAliases } from '../registry/products.js';
 import { perPlan, PRODUCT_FIELD, TRANSFER_COLUMNS, TRANSFER_ENDPOINTS, TRANSFER_FIELDS, transferFilters, transferRecord } from '../registry/transfers.js';
@@ -129,7 +129,7 @@ async function localPlans(session: Session, dbFlag: string | undefined): Promise
     return knownPlans(undefined, chain, added);
   }
   // DuckDB (a native addon, most of a second to load) only when there is a mirror to read.
-  const { MirrorDb, openOptions } = await import('../mirror/store.js');
+  const { MirrorDb, openOptions } = await import('../mirror/duckdb/connection.js');
   const db = await MirrorDb.open(location.file, 'read', openOptions(session));
   try {
     if (!(await isMirror(db))) throw new UsageError(`${printable(location.file)} is not a payrec mirror: it holds none of payrec's tables`, `give another --db, or fill it with: ${payrecCommand(session)}sync`);

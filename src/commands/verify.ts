@@ -10,7 +10,7 @@ import { BAD_VERDICTS, VERDICTS, type Verdict } from '../chain/verdict-names.js'
 import { verifiable } from '../chain/verifiable.js';
 import { CATALOG, resolveCollections } from '../mirror/catalog.js';
 import { mirrorLocation } from '../mirror/location.js';
-import { MirrorDb, openOptions } from '../mirror/store.js';
+import { MirrorDb, openOptions } from '../mirror/duckdb/connection.js';
 import { topCommand } from './tree.js';
 import { parseConfirmations, parseVerdicts } from './verify-flags.js';
 
@@ -61,7 +61,7 @@ async function runVerify(session: Session, cmd: Command): Promise<void> {
   const location = await mirrorLocation(session, flags.db);
   if (!existsSync(location.file)) throw new UsageError(`there is no mirror at ${printable(location.file)}`, 'create it with: payrec sync (or give --db FILE)');
   const target = await session.openOutput();
-  const [{ openVerifier }, { verifyMirror }, { ensureLayout }] = await Promise.all([import('../chain/open-verifier.js'), import('../mirror/verdicts.js'), import('../mirror/layout.js')]);
+  const [{ openVerifier }, { verifyMirror }, { ensureLayout }] = await Promise.all([import('../chain/open-verifier.js'), import('../mirror/duckdb/verdicts.js'), import('../mirror/duckdb/layout.js')]);
   const verifier = await openVerifier(session, confirmations);
   const db = await MirrorDb.open(location.file, 'write', openOptions(session));
   let reports;

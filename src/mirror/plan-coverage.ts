@@ -7,10 +7,10 @@ import type { Session } from '../core/runtime/session.js';
 import { makeKeptFolder } from '../core/runtime/trust.js';
 import { CATALOG, resolveCollections } from './catalog.js';
 import { MIRROR_KEEPER, type MirrorLocation } from './location.js';
-import { discoveredScopes } from './scopes.js';
+import { discoveredScopes } from './duckdb/scopes.js';
 import { serviceOf } from './service.js';
-import { CURSOR_TABLE, rememberedScopes } from './state.js';
-import type { MirrorDb } from './store.js';
+import { CURSOR_TABLE, rememberedScopes } from './duckdb/state.js';
+import type { MirrorDb } from './duckdb/connection.js';
 import { syncMirror } from './sync.js';
 
 // Which fixed-recurring plans payrec knows, and from where (DESIGN.md "Subscriptions and
@@ -154,7 +154,7 @@ export function noteBilledPlans(session: Session, known: ReadonlyMap<string, rea
 export async function syncPlans(session: Session, location: MirrorLocation, given: readonly string[]): Promise<{ fetched: number; new: number; updated: number }> {
   if (location.isDefault) await makeKeptFolder(dirname(location.file), MIRROR_KEEPER);
   // DuckDB (a native addon) loads only here: `payrec transfers` counts plans without it.
-  const { MirrorDb, openOptions } = await import('./store.js');
+  const { MirrorDb, openOptions } = await import('./duckdb/connection.js');
   const db = await MirrorDb.open(location.file, 'write', openOptions(session));
   try {
     const collections = resolveCollections(given.length > 0 ? ['fr/billings', 'fr/cancellations'] : ['fr/short-urls', 'fr/billings', 'fr/cancellations']);

@@ -1,9 +1,9 @@
 import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';
-import { clearRecords } from './layout.js';
-import { readMeta, writeMeta } from './state.js';
-import type { MirrorDb } from './store.js';
+import { clearRecords } from './duckdb/layout.js';
+import { readMeta, writeMeta } from './duckdb/state.js';
+import type { MirrorDb } from './duckdb/connection.js';
 
 // Which service a mirror's records came from. Records of two services must never
 // meet in one table: their ids, cursors and totals would mix. The service is the base

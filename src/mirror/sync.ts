@@ -8,12 +8,12 @@ import { firstOf } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';
 import type { Endpoint } from '../registry/types.js';
 import { CATALOG, type MirroredCollection, type ScopeParam } from './catalog.js';
-import { ensureLayout, layoutOf } from './layout.js';
-import { discoveredScopes, namesScopes } from './scopes.js';
-import { readCursor, rememberedScopes, rememberScopes, scopeKey, writeCursor, writeSince } from './state.js';
+import { ensureLayout, layoutOf } from './duckdb/layout.js';
+import { discoveredScopes, namesScopes } from './duckdb/scopes.js';
+import { readCursor, rememberedScopes, rememberScopes, scopeKey, writeCursor, writeSince } from './duckdb/state.js';
 import { checkService, stampService, type Service } from './service.js';
-import type { MirrorDb } from './store.js';
-import { Batch, Upserter, type UpsertCounts } from './upsert.js';
+import type { MirrorDb } from './duckdb/connection.js';
+import { Batch, Upserter, type UpsertCounts } from './duckdb/upsert.js';
 
 // The sync engine: one loop over the registry's collections. A list with a time window
 // is walked oldest first from its cursor minus the lookback up to the moment the sync

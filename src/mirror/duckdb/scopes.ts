@@ -1,8 +1,8 @@
-import { hexId } from '../registry/validators.js';
-import type { MirroredCollection, ScopeParam } from './catalog.js';
+import { hexId } from '../../registry/validators.js';
+import type { MirroredCollection, ScopeParam } from '../catalog.js';
 import { LAYOUTS } from './layout.js';
 import { CHAIN_COLUMN, ident } from './schema.js';
-import type { MirrorDb } from './store.js';
+import type { MirrorDb } from './connection.js';
 
 // Plans need no flag: the records of a product name its plans (a fixed-recurring
 // short url its plan, a variable-recurring transfer the plan it was paid under), so a

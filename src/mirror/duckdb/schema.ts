@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { decimal, timestamp } from '../registry/schemas.js';
+import { decimal, timestamp } from '../../registry/schemas.js';
 import { amountText, DECIMAL_TYPE, fitsDecimal } from './amounts.js';
 // TIME_RANGE: the Unix seconds a TIMESTAMP WITH TIME ZONE holds (years 1 to 9999); a time beyond them is a value of another type.
-import { TIME_RANGE } from '../core/runtime/time.js';
+import { TIME_RANGE } from '../../core/runtime/time.js';
 import { ident } from './ident.js';
 
 // Table layouts from the registry's zod record schemas (never a second hand-written

@@ -1,4 +1,4 @@
-import type { MirrorDb } from './store.js';
+import type { MirrorDb } from './connection.js';
 
 // What the mirror knows about itself, kept in the same DuckDB file as the records and
 // written in the same transactions, so records and cursors can never disagree:

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
 import { access, mkdir, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { InterruptedError, MalformedResponseError, UsageError } from '../core/runtime/errors.js';
-import { printable } from '../core/output/sanitize.js';
+import { InterruptedError, MalformedResponseError, UsageError } from '../../core/runtime/errors.js';
+import { printable } from '../../core/output/sanitize.js';
 import { LAYOUTS } from './layout.js';
 import { CHAIN_COLUMN, ident, LAST_UPDATED_COLUMN } from './schema.js';
 import { EXPORTS_TABLE } from './state.js';
-import type { MirrorDb } from './store.js';
-import { checkKeptFolder, unwritable } from '../core/runtime/trust.js';
+import type { MirrorDb } from './connection.js';
+import { checkKeptFolder, unwritable } from '../../core/runtime/trust.js';
 
 // --parquet DIR: the mirror as Hive-partitioned Parquet, the layout Spark, Trino,
 // Athena and BigQuery read as one table per directory:

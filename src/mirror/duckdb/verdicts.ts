@@ -1,14 +1,14 @@
-import { InterruptedError } from '../core/runtime/errors.js';
-import type { Verdict } from '../chain/verdict-names.js';
-import { OPEN_VERDICTS } from '../chain/verdict-names.js';
-import type { Verifier } from '../chain/verifier.js';
-import { combine, subjectsOf } from '../chain/verifier.js';
-import type { Subject } from '../chain/decode.js';
-import { verifiable } from '../chain/verifiable.js';
-import type { MirroredCollection } from './catalog.js';
+import { InterruptedError } from '../../core/runtime/errors.js';
+import type { Verdict } from '../../chain/verdict-names.js';
+import { OPEN_VERDICTS } from '../../chain/verdict-names.js';
+import type { Verifier } from '../../chain/verifier.js';
+import { combine, subjectsOf } from '../../chain/verifier.js';
+import type { Subject } from '../../chain/decode.js';
+import { verifiable } from '../../chain/verifiable.js';
+import type { MirroredCollection } from '../catalog.js';
 import { layoutOf } from './layout.js';
 import { ident, IDENTITY_HASH_COLUMN, INEXACT_COLUMN, LAST_UPDATED_COLUMN, type Field, type FieldType } from './schema.js';
-import type { MirrorDb } from './store.js';
+import type { MirrorDb } from './connection.js';
 
 // `payrec verify` on the mirror: every record not yet final is checked against the
 // chain, a batch at a time, and its verdict stored in `chain_verdicts` in the same

@@ -1,13 +1,13 @@
-import { MalformedResponseError } from '../core/runtime/errors.js';
-import { printable } from '../core/output/sanitize.js';
-import { identityOf, type Page } from '../core/lists/paginate.js';
+import { MalformedResponseError } from '../../core/runtime/errors.js';
+import { printable } from '../../core/output/sanitize.js';
+import { identityOf, type Page } from '../../core/lists/paginate.js';
 import { identityHashSql } from './identity-hash.js';
 import type { TableLayout } from './layout.js';
 import { hasSurrogateEscape, recordBytes } from './record-bytes.js';
 import { RowSources } from './rows.js';
 import { CHAIN_COLUMN, contentColumns, FIRST_SEEN_COLUMN, ident, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN, recordConformer, type Leftovers } from './schema.js';
-import { TIME_RANGE } from '../core/runtime/time.js';
-import type { MirrorDb } from './store.js';
+import { TIME_RANGE } from '../../core/runtime/time.js';
+import type { MirrorDb } from './connection.js';
 
 // Writes batches of records into their table by identity: new ones are inserted,
 // known ones updated only when their content changed (a status that moved from

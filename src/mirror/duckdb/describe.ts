@@ -1,5 +1,5 @@
 import { ident } from './ident.js';
-import type { MirrorDb } from './store.js';
+import type { MirrorDb } from './connection.js';
 
 // What `payrec sql` shows without a query (DuckDB's `.tables`, with counts): every
 // table and view of the mirror, its row count and its columns. The records' tables

@@ -1,14 +1,14 @@
 import { closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writevSync, type Stats } from 'node:fs';
-import { makeFilesPrivate } from '../core/runtime/umask.js';
+import { makeFilesPrivate } from '../../core/runtime/umask.js';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BusyError, InterruptedError, UsageError } from '../core/runtime/errors.js';
-import { printable } from '../core/output/sanitize.js';
-import { formatDuration } from '../core/runtime/time.js';
-import { shellWord } from '../core/runtime/trust.js';
+import { BusyError, InterruptedError, UsageError } from '../../core/runtime/errors.js';
+import { printable } from '../../core/output/sanitize.js';
+import { formatDuration } from '../../core/runtime/time.js';
+import { shellWord } from '../../core/runtime/trust.js';
 import { RELEASE_EVERY, releaseChunks } from './chunks.js';
-import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult, type DuckDBValue, type Json } from './duckdb.js';
+import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult, type DuckDBValue, type Json } from './node-api.js';
 
 // The one door to the DuckDB file. @duckdb/node-api is a native addon of several
 // megabytes: only `sync` and `sql` import this folder (lazily, see commands/top-level.ts).

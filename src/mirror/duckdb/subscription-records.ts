@@ -1,12 +1,12 @@
-import { MalformedResponseError, UsageError } from '../core/runtime/errors.js';
-import { printable } from '../core/output/sanitize.js';
+import { MalformedResponseError, UsageError } from '../../core/runtime/errors.js';
+import { printable } from '../../core/output/sanitize.js';
 import { doubles, integers } from './chunks.js';
-import type { DuckDBValue } from './duckdb.js';
-import { outcomeCode, SubscriptionRecords, type BillingInput } from '../subscriptions/engine.js';
+import type { DuckDBValue } from './node-api.js';
+import { outcomeCode, SubscriptionRecords, type BillingInput } from '../../subscriptions/engine.js';
 import { STORE_SCHEMA } from './layout.js';
 import { ident } from './ident.js';
 import { CURSOR_TABLE, readSince } from './state.js';
-import type { MirrorDb } from './store.js';
+import type { MirrorDb } from './connection.js';
 
 // What `payrec subscriptions` and `payrec metrics` read of the mirror: the
 // fixed-recurring billings and cancellations of the plans synced, fed to the engine.
