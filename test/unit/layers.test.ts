@@ -137,6 +137,15 @@ describe('the rooms of docs/architecture.md', () => {
     expect(fileCycles(importGraph())).toEqual([]);
   });
 
+  test("a mirror engine's folder (src/mirror/duckdb/) is reached only through openMirror (src/mirror/open.ts)", () => {
+    const engines = readdirSync(join(SRC, 'mirror'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `mirror/${e.name}/`);
+    expect(engines).toContain('mirror/duckdb/');
+    const reached = [...importGraph()].flatMap(([file, imports]) =>
+      imports.filter((target) => engines.some((e) => target.startsWith(e) && !file.startsWith(e)) && file !== 'mirror/open.ts').map((target) => `${file} → ${target}`),
+    );
+    expect(reached).toEqual([]);
+  });
+
   test('the checks see what they check: an import up the table and a cycle of two files are found', () => {
     // A guard against a test that passes by reading nothing: the graph is the source's.
     const graph = importGraph();

@@ -7,7 +7,8 @@ import { resolveCollections } from '../../src/mirror/catalog.js';
 import { ensureLayout, layoutOf } from '../../src/mirror/duckdb/layout.js';
 import { withoutPaddingZeros } from '../../src/mirror/duckdb/results.js';
 import { MirrorDb } from '../../src/mirror/duckdb/connection.js';
-import { Batch, Upserter, type UpsertCounts } from '../../src/mirror/duckdb/upsert.js';
+import { Batch, Upserter } from '../../src/mirror/duckdb/upsert.js';
+import type { UpsertCounts } from '../../src/mirror/engine.js';
 import { tempDir } from '../e2e/helpers.js';
 
 // The mirror's storage in-process: tables from the registry, upserts by identity with

@@ -32,9 +32,6 @@ export const STATE_DDL: readonly string[] = [
     PRIMARY KEY (dir, "table", chain, month))`,
 ];
 
-/** A scope in the cursor table: '' for a whole list, `planId=0x…` for one plan's. */
-export const scopeKey = (param?: string, id?: string): string => (param && id ? `${param}=${id}` : '');
-
 export async function readMeta(db: MirrorDb, key: string): Promise<string | undefined> {
   const rows = await db.rows(`SELECT value FROM ${META_TABLE} WHERE key = $1`, [key]);
   return rows.length ? String(rows[0].value) : undefined;
