@@ -1,6 +1,7 @@
 import { CommanderError, type Command } from 'commander';
-import { configureInheritedHelp, PayrecCommand } from './commands/help.js';
+import { configureInheritedHelp, PayrecCommand } from './core/runtime/help.js';
 import { makeAction } from './core/runtime/action.js';
+import type { StartEmulator } from './core/runtime/session.js';
 import { processContext, type Context } from './core/runtime/context.js';
 import { EXIT, EXIT_MEANINGS, InterruptedError } from './core/runtime/errors.js';
 import { addTopLevelCommands } from './commands/top-level.js';
@@ -10,6 +11,9 @@ import pkg from '../package.json' with { type: 'json' };
 
 // The command tree: the global flags, then the top-level commands (generated from
 // the registry, and the hand-written ones beside them), and the run of one argv.
+
+/** --emulator's emulator, handed to each session (core never imports src/emulator/); loaded only when --emulator starts it. */
+const startEmulator: StartEmulator = async (options) => (await import('./emulator/index.js')).startEmulator(options);
 
 /**
  * The command tree. Only the top-level commands that `words` name get their
@@ -50,7 +54,7 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     writeOut: (s) => ctx.stdout.write(s),
     writeErr: (s) => ctx.stderr.write(s),
   });
-  await addTopLevelCommands(program, makeAction(ctx), words);
+  await addTopLevelCommands(program, makeAction(ctx, startEmulator), words);
   describeGroups(program);
   applyToTree(program, (c) => {
     c.exitOverride();

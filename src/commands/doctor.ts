@@ -12,7 +12,8 @@ import { effectiveSettings } from '../core/config/effective.js';
 import { checkKey, type KeyCheck } from '../core/http/key-check.js';
 import { createWriter } from '../core/output/writer.js';
 import { checkKeptFolder, shellWord, type Keeper } from '../core/runtime/trust.js';
-import { dataDir, MIRROR_KEEPER, mirrorLocation } from '../mirror/location.js';
+import { dataDir, MIRROR_KEEPER, mirrorLocation, type MirrorLocation } from '../mirror/location.js';
+import type { CursorState } from '../mirror/engine.js';
 import { stateDir } from '../listener/forwarded.js';
 import { completionModel } from '../completion/model.js';
 import { SHELLS, type Shell } from '../completion/scripts.js';
@@ -210,7 +211,7 @@ function clock(session: Session, answer: KeyCheck['answer'], add: Add, fail: Fai
 async function folders(session: Session, add: Add, fail: Fail): Promise<void> {
   const { env } = session.ctx;
   const configDir = dirname(await session.store.path());
-  const db = await mirrorFile(session);
+  const db = (await mirrorOf(session))?.file;
   const places: [string, string, Keeper][] = [
     ['config folder', configDir, { role: 'the config', moveWith: 'PAYREC_CONFIG_DIR' }],
     ['data folder', db ? dirname(db) : dataDir(env), MIRROR_KEEPER],
@@ -242,29 +243,28 @@ async function folderProblem(dir: string, keeper: Keeper): Promise<PayrecError |
   return checkKeptFolder(dir, keeper).then(() => undefined, reportable);
 }
 
-/** The mirror's file as the mirror commands find it, or undefined when its settings are unusable (said by the mirror row). */
-async function mirrorFile(session: Session): Promise<string | undefined> {
-  return (await mirrorLocation(session, undefined).catch(() => undefined))?.file;
+/** The mirror as the mirror commands find it, or undefined when its settings are unusable (said by the mirror row). */
+async function mirrorOf(session: Session): Promise<MirrorLocation | undefined> {
+  return mirrorLocation(session, undefined).catch(() => undefined);
 }
 
 async function mirror(session: Session, add: Add, fail: Fail): Promise<void> {
-  let file: string;
+  let location: MirrorLocation;
   try {
-    file = (await mirrorLocation(session, undefined)).file;
+    location = await mirrorLocation(session, undefined);
   } catch (err) {
     return fail('mirror', reportable(err));
   }
+  const { file } = location;
   const s = await stat(file).catch(() => undefined);
   if (!s) return add('mirror', 'ok', `none yet at ${file} (payrec sync makes it)`);
-  // DuckDB loads only when there is a mirror to read.
-  const { MirrorDb, openOptions } = await import('../mirror/store.js');
-  const { CURSOR_TABLE } = await import('../mirror/state.js');
-  let cursors: Record<string, unknown>[];
+  // The engine (DuckDB) loads only when there is a mirror to read.
+  const { openMirror } = await import('../mirror/open.js');
+  let cursors: CursorState[];
   try {
-    const db = await MirrorDb.open(file, 'read', openOptions(session));
+    const db = await openMirror(session, location, 'read');
     try {
-      const tables = await db.rows(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = '${CURSOR_TABLE}'`);
-      cursors = Number(tables[0].n) === 0 ? [] : await db.rows(`SELECT chain, collection, scope, cursor, (epoch(now()) - epoch(synced_at))::BIGINT AS age FROM ${CURSOR_TABLE} ORDER BY collection, chain, scope`);
+      cursors = await db.cursors();
       // Stryker disable next-line BlockStatement: equivalent; the process's exit closes the file too
     } finally {
       db.close();
@@ -291,15 +291,14 @@ async function mirror(session: Session, add: Add, fail: Fail): Promise<void> {
 async function plans(session: Session, chain: string, add: Add): Promise<void> {
   const { knownPlans, sourceCounts, unseenHint } = await import('../mirror/plan-coverage.js');
   const { addedPlans } = await import('../core/config/added-plans.js');
-  const file = await mirrorFile(session);
+  const location = await mirrorOf(session);
   let known: Awaited<ReturnType<typeof knownPlans>>;
   try {
-    const { MirrorDb, openOptions } = await import('../mirror/store.js');
-    const { SCOPE_TABLE } = await import('../mirror/state.js');
-    const db = file && (await stat(file).catch(() => undefined)) ? await MirrorDb.open(file, 'read', openOptions(session)) : undefined;
+    const { openMirror } = await import('../mirror/open.js');
+    const db = location && (await stat(location.file).catch(() => undefined)) ? await openMirror(session, location, 'read') : undefined;
     try {
       // A mirror nothing was ever synced into has no state tables yet: it knows no plan.
-      const laidOut = db && Number((await db.rows(`SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = '${SCOPE_TABLE}'`))[0].n) > 0;
+      const laidOut = db && (await db.isMirror());
       known = await knownPlans(laidOut ? db : undefined, chain, await addedPlans(session));
       // Stryker disable next-line BlockStatement: equivalent; the process's exit closes the file too
     } finally {

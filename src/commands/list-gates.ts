@@ -5,7 +5,8 @@ import { GateMatched, UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
 import type { JqFilter } from '../core/output/jq.js';
 import { TextSink } from '../core/output/text-sink.js';
-import { createWriter, type OutputOptions } from '../core/output/writer.js';
+import { createWriter } from '../core/output/writer.js';
+import type { OutputOptions } from '../core/output/options.js';
 
 // The list flags that pick and gate records (DESIGN.md "Answers finance and ops can
 // sign"): --status/--failed where records carry a status, and --count, --fail-if-any,
@@ -21,7 +22,7 @@ export interface GateFlags {
 }
 
 /**
- * `withStatus`: the list's records carry a `transactionStatus` (status.ts hasStatus);
+ * `withStatus`: the list's records carry a `transactionStatus` (registry/outcome.ts hasStatus);
  * `billings`: all of them are billings, some (`payrec transfers`), or none.
  */
 export function addGateOptions(cmd: Command, withStatus: boolean, billings: 'all' | 'some' | 'none'): void {

@@ -9,7 +9,7 @@ import { httpUrl } from '../registry/validators.js';
 import type { ForwardedMemory } from '../listener/forwarded.js';
 import type { Listener } from '../listener/handler.js';
 import { commandAt, topCommand } from './tree.js';
-import { fetchStored } from './webhook-notifications.js';
+import { fetchStored } from '../listener/notification-check.js';
 
 // `webhook-notifications listen`: a local receiver for notifications (like
 // `stripe listen`). The flow of one POST is in src/listener/handler.ts.

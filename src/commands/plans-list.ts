@@ -1,15 +1,12 @@
-import { existsSync } from 'node:fs';
-import { PLAN_COLUMNS } from './plans.js';
 import { parseRowGates, printRows, type GateFlags } from './list-gates.js';
 import { addedPlans } from '../core/config/added-plans.js';
 import { UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
 import { printable } from '../core/output/sanitize.js';
 import { validateColumns } from '../core/output/writer.js';
-import { mirrorLocation } from '../mirror/location.js';
+import { mirrorExists, mirrorLocation } from '../mirror/location.js';
 import { knownPlans, payrecCommand, sourceCounts, unseenHint, type PlanSource } from '../mirror/plan-coverage.js';
-import { MirrorDb, openOptions } from '../mirror/store.js';
-import { readSubscriptionRecords } from '../mirror/subscription-records.js';
+import { openMirror } from '../mirror/open.js';
 import { ledger } from '../subscriptions/engine.js';
 
 // The work of `payrec fr plans` (plans.ts defines the command): every known plan with
@@ -18,24 +15,25 @@ import { ledger } from '../subscriptions/engine.js';
 
 const GRACE = 30 * 86_400;
 
-export async function listPlans(session: Session, flags: { db?: string } & GateFlags): Promise<void> {
-  const output = session.output('list', PLAN_COLUMNS);
-  if (output.columns) validateColumns(output.columns, PLAN_COLUMNS);
+/** `columns`: the command's (plans.ts PLAN_COLUMNS, kept there so that completion reads them without loading DuckDB). */
+export async function listPlans(session: Session, flags: { db?: string } & GateFlags, columns: string[]): Promise<void> {
+  const output = session.output('list', columns);
+  if (output.columns) validateColumns(output.columns, columns);
   const gates = await parseRowGates(flags, session.format);
   const location = await mirrorLocation(session, flags.db);
   const { chain } = await session.settings();
   const added = await addedPlans(session);
-  const mirrored = existsSync(location.file);
+  const mirrored = mirrorExists(location);
   if (!mirrored && added.length === 0) {
     throw new UsageError(`there is no mirror at ${printable(location.file)} yet`, `create it with: ${payrecCommand(session)}sync (short urls name their plans), or add plans: ${payrecCommand(session)}fr plans add PLAN_ID`);
   }
-  const db = mirrored ? await MirrorDb.open(location.file, 'read', openOptions(session)) : undefined;
+  const db = mirrored ? await openMirror(session, location, 'read') : undefined;
   let known: Map<string, PlanSource[]>;
   let rows: Record<string, unknown>[];
   try {
     known = await knownPlans(db, chain, added);
     const ids = [...known.keys()];
-    const ledgerRows = db ? ledger(await readSubscriptionRecords(db, chain, ids), { at: Math.floor(session.ctx.now() / 1000), graceSeconds: GRACE }) : [];
+    const ledgerRows = db ? ledger(await db.subscriptionRecords(chain, ids), { at: Math.floor(session.ctx.now() / 1000), graceSeconds: GRACE }) : [];
     rows = ids.map((planId) => {
       const subs = ledgerRows.filter((r) => r.planId === planId);
       const terms = subs[0];

@@ -39,7 +39,7 @@ export function addPlansCommand(program: Command, action: CommandAction): void {
         '',
       ].join('\n'),
     )
-    .action(action(async (session: Session, cmd: Command) => (await import('./plans-list.js')).listPlans(session, cmd.opts() as { db?: string } & GateFlags), { output: true }));
+    .action(action(async (session: Session, cmd: Command) => (await import('./plans-list.js')).listPlans(session, cmd.opts() as { db?: string } & GateFlags, PLAN_COLUMNS), { output: true }));
 
   plans
     .command('add')

@@ -17,7 +17,7 @@ import type { CommandAction } from '../core/runtime/action.js';
 import { confirm } from '../core/runtime/prompt.js';
 import { commandAt, topCommand } from './tree.js';
 import { addGateOptions, parseGateFlags, type GateFlags } from './list-gates.js';
-import { hasStatus, hasSuccess } from '../core/lists/status.js';
+import { hasStatus, hasSuccess } from '../registry/outcome.js';
 import { addVerifyOptions, parseVerifyFlags, type VerifyFlags } from './verify-flags.js';
 import { verifiable } from '../chain/verifiable.js';
 import { verifyEnricher } from '../chain/list-verification.js';

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { CommandAction } from '../core/runtime/action.js';
 import { GateMatched, InterruptedError, UsageError } from '../core/runtime/errors.js';
@@ -7,14 +6,13 @@ import { optionSchemas, parseOption } from '../core/runtime/options.js';
 import { readAll } from '../core/runtime/prompt.js';
 import { stdinBringsInput } from '../core/runtime/stdin.js';
 import type { Session } from '../core/runtime/session.js';
-import { neutraliseTerminal, printable } from '../core/output/sanitize.js';
+import { printable } from '../core/output/sanitize.js';
 import { createWriter } from '../core/output/writer.js';
 import { topCommand } from './tree.js';
 import { addRowGateOptions, gatedSink, parseRowGates, type RowGates } from './list-gates.js';
-import { mirrorLocation } from '../mirror/location.js';
-import { describeMirror } from '../mirror/describe.js';
-import { cellKinds, resultRecords } from '../mirror/results.js';
-import { MirrorDb, openOptions } from '../mirror/store.js';
+import { mirrorExists, mirrorLocation } from '../mirror/location.js';
+import type { MirrorStore } from '../mirror/engine.js';
+import { openMirror } from '../mirror/open.js';
 
 // `payrec sql [QUERY]`: one read-only query over the mirror, printed through the usual
 // output module (table, tab-separated when piped, json, jsonl, csv; -o atomically).
@@ -74,20 +72,19 @@ async function runSql(session: Session, cmd: Command): Promise<void> {
   if (query === undefined && (gate.count || gate.failIfAny || gate.jq !== undefined)) throw new UsageError('--count, --fail-if-any and --jq work on the rows of a query: give one');
   const gates = await parseRowGates(gate, session.format);
   const location = await mirrorLocation(session, gate.db);
-  if (location.isDefault && !existsSync(location.file)) {
+  if (location.isDefault && !mirrorExists(location)) {
     throw new UsageError(`there is no mirror at ${printable(location.file)} yet`, `create it with: payrec ${session.flags.emulator ? '--emulator ' : ''}sync`);
   }
   let rows = 0;
   const target = await session.openOutput();
-  // Times print, and date_trunc counts days and months, in --tz.
-  const db = await MirrorDb.open(location.file, 'read', { ...openOptions(session), timeZone: session.zone });
+  // Times print, and date_trunc counts days and months, in --tz; the subscriptions view's
+  // now is this command's clock (pinned with PAYREC_EMULATOR_NOW).
+  const db = await openMirror(session, location, 'read', { timeZone: session.zone, now: Math.floor(session.ctx.now() / 1000) });
   try {
-    // The subscriptions view's now: this command's clock (pinned with PAYREC_EMULATOR_NOW).
-    await db.run(`SET VARIABLE payrec_now = to_timestamp(${Math.floor(session.ctx.now() / 1000)})`);
     if (query === undefined) {
       const output = session.output('list', ['table', 'kind', 'rows', 'columns']);
       const writer = createWriter(target.stream, output);
-      for (const t of await describeMirror(db)) await writer.write({ ...t });
+      for (const t of await db.describe()) await writer.write({ ...t });
       await writer.end();
     } else {
       rows = await runQuery(session, db, query, target.stream, { gates, limit, all: gate.all === true });
@@ -135,14 +132,14 @@ async function queryText(session: Session, argument: string | undefined, file: s
 }
 
 /**
- * Runs the query to its end before printing a row (MirrorDb.completeResult): a query
+ * Runs the query to its end before printing a row (MirrorStore.query): a query
  * that fails prints nothing and leaves no -o file; Ctrl-C stops it within moments,
- * also while DuckDB works inside one call (an aggregate), and prints nothing.
+ * also while the engine works inside one call (an aggregate), and prints nothing.
  * Prints the result (or, with `countOnly`, the number of its rows); returns that number.
  */
 async function runQuery(
   session: Session,
-  db: MirrorDb,
+  db: MirrorStore,
   query: string,
   out: NodeJS.WritableStream,
   o: { gates: RowGates; limit?: number; all: boolean },
@@ -151,27 +148,28 @@ async function runQuery(
   const stop = () => db.interrupt();
   signal.addEventListener('abort', stop, { once: true });
   try {
-    const { result, rows } = await asUsage(async () => db.completeResult(query, await db.readKind(query)), signal);
+    const result = await db.query(query);
+    const { rows } = result;
     if (signal.aborted) throw new InterruptedError();
     if (o.gates.count) {
       out.write(`${rows}\n`);
       return rows;
     }
-    const columns = result.deduplicatedColumnNames();
+    const { columns } = result;
     // Column names are the query's own (`sum(t.x)`, `r.user`): never dotted paths.
     // --jq reads the JSON document -f json would print, and prints its answer instead.
     const sink = gatedSink(o.gates, out, session.output('list', columns));
     const options = sink.output;
     const workbook = options.format === 'xlsx';
-    const writer = createWriter(sink.stream, { ...options, literalColumns: true, bigInts: true, cellKinds: workbook ? cellKinds(result, columns) : undefined });
+    const writer = createWriter(sink.stream, { ...options, literalColumns: true, bigInts: true, cellKinds: workbook ? result.cellKinds() : undefined });
     // A terminal table shows its first rows (a person reads them; DuckDB's CLI does the same).
     const terminalTable = options.format === 'table' && options.tty;
     const shown = o.all ? rows : Math.min(rows, o.limit ?? (terminalTable ? TERMINAL_ROWS : rows));
     let read = 0;
-    // Only reading the result is DuckDB's: an error in writing it is payrec's own, never "the query failed".
-    const chunks = resultRecords(result, columns, session.zone, workbook);
+    // Errors in reading the result are the query's (the engine's UsageError); an error in writing it is payrec's own.
+    const chunks = result.records(session.zone, workbook);
     while (read < shown) {
-      const next = await asUsage(() => chunks.next(), signal);
+      const next = await chunks.next();
       if (next.done) break;
       for (const r of next.value.slice(0, shown - read)) {
         const draining = writer.write(r);
@@ -195,28 +193,4 @@ async function runQuery(
   } finally {
     signal.removeEventListener('abort', stop);
   }
-}
-
-/** DuckDB's errors about the query become exit 2 with its message (a write says the mirror is read-only here). */
-async function asUsage<T>(work: () => Promise<T>, signal: AbortSignal): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof UsageError || err instanceof InterruptedError) throw err;
-    if (signal.aborted) throw new InterruptedError();
-    const message = err instanceof Error ? err.message : String(err);
-    if (/read-only mode|file system operations are disabled/i.test(message)) {
-      throw new UsageError(`payrec sql only reads: ${neutraliseTerminal(message.split('\n')[0])}`, 'the mirror changes only through payrec sync; export results with -o FILE');
-    }
-    if (/interrupted/i.test(message)) throw new InterruptedError();
-    throw new UsageError(`the query failed: ${neutraliseTerminal(message.split('\n')[0])}`, firstHint(message));
-  }
-}
-
-/** DuckDB's LINE/caret lines are useful for syntax errors: keep the hint short. */
-function firstHint(message: string): string | undefined {
-  if (/No function matches the given name and argument types 'sum\(VARCHAR\)'|exact_sum|_exact/.test(message)) {
-    return 'amounts are DECIMAL(38,18): total them with SUM(amount) (a mirror made by an older payrec becomes so at its next payrec sync)';
-  }
-  return undefined;
 }

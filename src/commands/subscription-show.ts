@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { ApiError, UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
 import { createWriter } from '../core/output/writer.js';
@@ -6,9 +5,8 @@ import { printable } from '../core/output/sanitize.js';
 import { formatLocal } from '../core/runtime/zone.js';
 import { endpointWalk, fillPath } from '../core/lists/walk.js';
 import { endpoints } from '../registry/endpoints.js';
-import { mirrorLocation } from '../mirror/location.js';
-import { MirrorDb, openOptions } from '../mirror/store.js';
-import { subscriptionRecordsOf, subscriptionsNamed } from '../mirror/subscription-records.js';
+import { mirrorExists, mirrorLocation } from '../mirror/location.js';
+import { openMirror } from '../mirror/open.js';
 import { billingOutcome, history, type BillingInput, type CancellationInput, type StateChange, type SubscriptionState } from '../subscriptions/engine.js';
 
 // `payrec subscriptions ID`: one subscription's story as of --at. ID is its id, a
@@ -86,17 +84,17 @@ export async function showSubscription(session: Session, named: string, at: numb
 /** The subscription the mirror knows by `named`, with its records; undefined when there is no mirror or it names none. Several: exit 2 naming them. */
 async function fromMirror(session: Session, named: string, db: string | undefined): Promise<{ subscriptionId: string; billings: Record<string, unknown>[]; cancellations: Record<string, unknown>[]; source: string } | undefined> {
   const location = await mirrorLocation(session, db);
-  if (!existsSync(location.file)) return undefined;
+  if (!mirrorExists(location)) return undefined;
   const { chain } = await session.settings();
-  const mirror = await MirrorDb.open(location.file, 'read', openOptions(session));
+  const mirror = await openMirror(session, location, 'read');
   try {
-    const ids = await subscriptionsNamed(mirror, chain, named);
+    const ids = await mirror.subscriptionsNamed(chain, named);
     if (ids.length === 0) return undefined;
     if (ids.length > 1) {
       const shown = ids.slice(0, 10).join(', ');
       throw new UsageError(`${named} begins the ids of ${ids.length > 10 ? 'more than 10' : ids.length} subscriptions in the mirror: ${shown}${ids.length > 10 ? ', …' : ''}`, 'give more of the id');
     }
-    return { subscriptionId: ids[0], ...(await subscriptionRecordsOf(mirror, chain, ids[0])), source: 'the mirror' };
+    return { subscriptionId: ids[0], ...(await mirror.subscriptionRecordsOf(chain, ids[0])), source: 'the mirror' };
   } finally {
     mirror.close();
   }

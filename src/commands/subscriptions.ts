@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { offerColumns } from '../completion/declared-columns.js';
-import { existsSync } from 'node:fs';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
 import { intervalContaining, intervalsOf, INTERVAL_KINDS, parsePeriod, PERIOD_FORMS, type IntervalKind, type Span } from '../core/runtime/period.js';
@@ -9,17 +8,15 @@ import type { Session } from '../core/runtime/session.js';
 import { formatLocal } from '../core/runtime/zone.js';
 import { futureWindow } from '../core/runtime/future-window.js';
 import { printable } from '../core/output/sanitize.js';
-import { isMirror } from '../mirror/state.js';
 import { validateColumns } from '../core/output/writer.js';
 import { parseOption } from '../core/runtime/options.js';
 import { hexId } from '../registry/validators.js';
 import { topCommand } from './tree.js';
 import { addRowGateOptions, parseRowGates, printRows, type GateFlags } from './list-gates.js';
 import type { CellKind } from '../core/output/xlsx.js';
-import { mirrorLocation } from '../mirror/location.js';
-import { MirrorDb, openOptions } from '../mirror/store.js';
+import { mirrorExists, mirrorLocation } from '../mirror/location.js';
+import { openMirror } from '../mirror/open.js';
 import { notePlanCoverage, syncPlans } from '../mirror/plan-coverage.js';
-import { readSubscriptionRecords, subscriptionCoverage } from '../mirror/subscription-records.js';
 import { ledger, metrics, SUBSCRIPTION_STATES, type MetricsRow, type SubscriptionRecords, type SubscriptionState } from '../subscriptions/engine.js';
 import { renderBars } from '../core/lists/chart.js';
 
@@ -187,17 +184,17 @@ async function loadRecords(session: Session, flags: MirrorFlags, plans: string[]
   if (flags.sync) {
     const synced = await syncPlans(session, location, plans);
     session.notice(`synced: ${synced.fetched} records fetched, ${synced.new} new, ${synced.updated} updated`);
-  } else if (!existsSync(location.file)) {
+  } else if (!mirrorExists(location)) {
     throw new UsageError(`there is no mirror at ${printable(location.file)} yet`, `create it with: ${sync} (or add --sync)`);
   }
   const { chain } = await session.settings();
-  const db = await MirrorDb.open(location.file, 'read', openOptions(session));
+  const db = await openMirror(session, location, 'read');
   try {
-    // A DuckDB file payrec never synced into (a sync refused before its first write, another tool's database).
-    if (!(await isMirror(db))) {
+    // A database payrec never synced into (a sync refused before its first write, another tool's database).
+    if (!(await db.isMirror())) {
       throw new UsageError(`${printable(location.file)} is not a payrec mirror: it holds none of payrec's tables`, `fill it with: ${sync} (or add --sync), or give another --db`);
     }
-    const coverage = await subscriptionCoverage(db, chain, plans);
+    const coverage = await db.subscriptionCoverage(chain, plans);
     if (coverage.plans.length === 0) {
       throw new UsageError(`the mirror holds no fixed-recurring plan of chain ${chain}`, `${sync} --plan-id ID (or add --sync); plan ids are in payrec fr short-urls list and payrec transfers --columns planId`);
     }
@@ -222,7 +219,7 @@ async function loadRecords(session: Session, flags: MirrorFlags, plans: string[]
       `from the mirror: ${coverage.plans.length} ${plural}, billings and cancellations synced up to ${formatLocal(upTo, session.zone)} ${session.zone}` +
         (at > upTo + 1 ? `; as of ${formatLocal(at, session.zone)}, so records since then are not counted (${sync}, or --sync)` : ''),
     );
-    return { records: await readSubscriptionRecords(db, chain, coverage.plans), plans: coverage.plans };
+    return { records: await db.subscriptionRecords(chain, coverage.plans), plans: coverage.plans };
     // Stryker disable next-line BlockStatement: equivalent; a read closes nothing the process's end does not (its spill folder is removed at exit)
   } finally {
     db.close();

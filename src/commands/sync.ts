@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { offerColumns } from '../completion/declared-columns.js';
-import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
@@ -12,11 +11,10 @@ import { hexId } from '../registry/validators.js';
 import { printable } from '../core/output/sanitize.js';
 import { topCommand } from './tree.js';
 import { resolveCollections, SCOPE_PARAMS, type ScopeParam } from '../mirror/catalog.js';
-import { MIRROR_KEEPER, mirrorLocation } from '../mirror/location.js';
+import { MIRROR_KEEPER, mirrorExists, mirrorLocation, parquetTarget } from '../mirror/location.js';
 import { makeKeptFolder } from '../core/runtime/trust.js';
-import { parquetTarget, exportParquet } from '../mirror/parquet.js';
+import { openMirror } from '../mirror/open.js';
 import { serviceOf } from '../mirror/service.js';
-import { MirrorDb, openOptions } from '../mirror/store.js';
 import { refuseForNewMirror, syncMirror, type CollectionReport } from '../mirror/sync.js';
 import { addedPlans } from '../core/config/added-plans.js';
 
@@ -116,21 +114,21 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   const dryRun = Boolean(session.flags.dryRun);
   const added = await addedPlans(session);
   // Bad input creates nothing: what a new mirror would refuse is refused before it exists.
-  if (!dryRun && !existsSync(location.file)) refuseForNewMirror({ collections, ids, added, lookback, from, full: Boolean(flags.full), concurrency });
+  if (!dryRun && !mirrorExists(location)) refuseForNewMirror({ collections, ids, added, lookback, from, full: Boolean(flags.full), concurrency });
   if (location.isDefault && !dryRun) await makeKeptFolder(dirname(location.file), MIRROR_KEEPER);
   const service = await serviceOf(session);
   const target = await session.openOutput();
   // The HTTP client (undici, about a megabyte of JavaScript to compile) is made while
-  // DuckDB opens and lays out the file on its own thread; the sync takes this one. A
+  // the mirror opens and is laid out (DuckDB's own thread); the sync takes this one. A
   // failure surfaces there, in its turn.
   session.client(concurrency, false).catch(() => {});
-  const db = await MirrorDb.open(dryRun ? ':memory:' : location.file, 'write', { ...openOptions(session), waitForSync: wait });
+  const db = await openMirror(session, dryRun ? 'memory' : location, 'write', { waitForSync: wait });
   let reports: CollectionReport[];
   try {
     reports = await syncMirror(session, db, service, { collections, ids, added, lookback, from, full: Boolean(flags.full), concurrency });
     if (parquet) {
       await db.useAllCores();
-      const written = await exportParquet(db, parquet, session.ctx.signal);
+      const written = await db.exportParquet(parquet, session.ctx.signal);
       session.notice(`Parquet in ${parquet}: ${written.written} partitions written, ${written.unchanged} unchanged, ${written.removed} removed`);
     }
   } finally {

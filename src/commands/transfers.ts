@@ -4,16 +4,15 @@ import { UsageError } from '../core/runtime/errors.js';
 import { flagOf } from '../core/runtime/options.js';
 import type { Session } from '../core/runtime/session.js';
 import { printable } from '../core/output/sanitize.js';
-import { existsSync } from 'node:fs';
 import { runEndpoint, type MergedList } from '../core/lists/run-endpoint.js';
 import { endpointWalk, fillPath } from '../core/lists/walk.js';
 import { mergeWalks, type MergeSource } from '../core/lists/merge.js';
 import type { WalkWindow } from '../core/lists/list-query.js';
 import type { ApiClient } from '../core/http/client.js';
 import { addedPlans } from '../core/config/added-plans.js';
-import { mirrorLocation } from '../mirror/location.js';
+import { mirrorExists, mirrorLocation } from '../mirror/location.js';
+import { openMirror } from '../mirror/open.js';
 import { knownPlans, noteBilledPlans, payrecCommand, shortUrlPlans, withShortUrlPlans, type PlanSource } from '../mirror/plan-coverage.js';
-import { isMirror } from '../mirror/state.js';
 import { identityOf } from '../core/lists/paginate.js';
 import { productAliases } from '../registry/products.js';
 import { perPlan, PRODUCT_FIELD, TRANSFER_COLUMNS, TRANSFER_ENDPOINTS, TRANSFER_FIELDS, transferFilters, transferRecord } from '../registry/transfers.js';
@@ -22,7 +21,7 @@ import { addListOptions, parseListFlags, takesWholeWindow, type ListFlags } from
 import { addCurrencyEnricher, addCurrencyOptions } from './currency-flags.js';
 import { topCommand } from './tree.js';
 import { addGateOptions } from './list-gates.js';
-import { hasStatus, hasSuccess } from '../core/lists/status.js';
+import { hasStatus, hasSuccess } from '../registry/outcome.js';
 
 // `payrec transfers`: the transfers of every product (the registry's entries marked
 // `transfers`) in one list, merged by time, through the same list machinery as each
@@ -127,15 +126,14 @@ async function localPlans(session: Session, dbFlag: string | undefined): Promise
   const { chain } = await session.settings();
   const added = await addedPlans(session);
   const location = await mirrorLocation(session, dbFlag);
-  if (!existsSync(location.file)) {
+  if (!mirrorExists(location)) {
     if (dbFlag !== undefined) throw new UsageError(`there is no mirror at ${printable(location.file)}`, `give --db the mirror ${payrecCommand(session)}sync fills, or leave --db out`);
     return knownPlans(undefined, chain, added);
   }
-  // DuckDB (a native addon, most of a second to load) only when there is a mirror to read.
-  const { MirrorDb, openOptions } = await import('../mirror/store.js');
-  const db = await MirrorDb.open(location.file, 'read', openOptions(session));
+  // The engine (DuckDB: a native addon, most of a second to load) only when there is a mirror to read.
+  const db = await openMirror(session, location, 'read');
   try {
-    if (!(await isMirror(db))) throw new UsageError(`${printable(location.file)} is not a payrec mirror: it holds none of payrec's tables`, `give another --db, or fill it with: ${payrecCommand(session)}sync`);
+    if (!(await db.isMirror())) throw new UsageError(`${printable(location.file)} is not a payrec mirror: it holds none of payrec's tables`, `give another --db, or fill it with: ${payrecCommand(session)}sync`);
     return await knownPlans(db, chain, added);
   } finally {
     db.close();

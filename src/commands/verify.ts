@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
 import { offerColumns } from '../completion/declared-columns.js';
 import type { CommandAction } from '../core/runtime/action.js';
 import { EXIT, PayrecError, UsageError } from '../core/runtime/errors.js';
@@ -9,8 +8,8 @@ import { printable } from '../core/output/sanitize.js';
 import { BAD_VERDICTS, VERDICTS, type Verdict } from '../chain/verdict-names.js';
 import { verifiable } from '../chain/verifiable.js';
 import { CATALOG, resolveCollections } from '../mirror/catalog.js';
-import { mirrorLocation } from '../mirror/location.js';
-import { MirrorDb, openOptions } from '../mirror/store.js';
+import { mirrorExists, mirrorLocation } from '../mirror/location.js';
+import { openMirror } from '../mirror/open.js';
 import { topCommand } from './tree.js';
 import { parseConfirmations, parseVerdicts } from './verify-flags.js';
 
@@ -59,15 +58,15 @@ async function runVerify(session: Session, cmd: Command): Promise<void> {
   const output = session.output('list', REPORT_COLUMNS);
   if (output.columns) validateColumns(output.columns, REPORT_COLUMNS);
   const location = await mirrorLocation(session, flags.db);
-  if (!existsSync(location.file)) throw new UsageError(`there is no mirror at ${printable(location.file)}`, 'create it with: payrec sync (or give --db FILE)');
+  if (!mirrorExists(location)) throw new UsageError(`there is no mirror at ${printable(location.file)}`, 'create it with: payrec sync (or give --db FILE)');
   const target = await session.openOutput();
-  const [{ openVerifier }, { verifyMirror }, { ensureLayout }] = await Promise.all([import('../chain/open-verifier.js'), import('../mirror/verdicts.js'), import('../mirror/layout.js')]);
+  const { openVerifier } = await import('../chain/open-verifier.js');
   const verifier = await openVerifier(session, confirmations);
-  const db = await MirrorDb.open(location.file, 'write', openOptions(session));
+  const db = await openMirror(session, location, 'write');
   let reports;
   try {
-    await db.transaction(() => ensureLayout(db));
-    reports = await verifyMirror(db, verifier, {
+    await db.transaction(() => db.layout());
+    reports = await db.verify(verifier, {
       chain: verifier.chain,
       collections,
       signal: session.ctx.signal,

@@ -1,66 +1,14 @@
 import type { Command } from 'commander';
-import { MAX_DEPTH, nestedDeeperThan } from '../core/http/json-text.js';
 import { readFile } from 'node:fs/promises';
 import type { CommandAction } from '../core/runtime/action.js';
-import { ApiError, EXIT, PayrecError, UsageError, VerificationError } from '../core/runtime/errors.js';
-import { differences, integrityOf, type Difference, type Integrity } from './notification-check.js';
+import { EXIT, PayrecError, UsageError, VerificationError } from '../core/runtime/errors.js';
+import { parseNotification, verifyNotification } from '../listener/notification-check.js';
 import { readAll } from '../core/runtime/prompt.js';
 import { neutraliseTerminal, terminalJson } from '../core/output/sanitize.js';
-import type { Session } from '../core/runtime/session.js';
-import type { ApiClient } from '../core/http/client.js';
-import { notificationId } from '../registry/validators.js';
 import { commandAt, topCommand } from './tree.js';
 
-// `webhook-notifications verify` and the verification shared with `listen`.
-
-export interface Verdict {
-  id: string;
-  /** true: the service stored exactly this; false: it differs; null: unknown id (null, not absent, in JSON). */
-  authentic: boolean | null;
-  integrity: Integrity;
-  differences: Difference[];
-}
-
-/** Parses a received notification; anything unusable is the user's input error (exit 2). */
-export function parseNotification(text: string, source: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new UsageError(`${source} is not JSON`, 'give the notification body exactly as it was received');
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`${source} is not a JSON object`);
-  if (nestedDeeperThan(value, MAX_DEPTH)) throw new UsageError(`${source} is nested more than ${MAX_DEPTH} levels deep, unlike any notification`);
-  const id = (value as { id?: unknown }).id;
-  if (typeof id !== 'string' || !notificationId.safeParse(id).success) {
-    throw new UsageError(`${source} has no valid "id" (expected 64 hex characters)`);
-  }
-  return value as Record<string, unknown>;
-}
-
-export async function verifyNotification(session: Session, received: Record<string, unknown>): Promise<Verdict> {
-  const client = await session.client();
-  return verdictOf(received, await fetchStored(client, received.id as string));
-}
-
-/** The notification the service stored under an id, or null when it has none. */
-export async function fetchStored(client: ApiClient, id: string): Promise<Record<string, unknown> | null> {
-  try {
-    return (await client.json({ method: 'GET', path: `/webhook-notifications/${id}` })) as Record<string, unknown>;
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return null;
-    throw err;
-  }
-}
-
-/** Compares a received notification with the stored one (null: the service has none). */
-export function verdictOf(received: Record<string, unknown>, stored: Record<string, unknown> | null): Verdict {
-  const id = received.id as string;
-  const integrity = integrityOf(received);
-  if (stored === null) return { id, authentic: null, integrity, differences: [] };
-  const diffs = differences(received, stored);
-  return { id, authentic: diffs.length === 0, integrity, differences: diffs };
-}
+// `webhook-notifications verify`: a received notification checked against the stored
+// one (listener/notification-check.ts, shared with `listen`).
 
 function show(v: unknown): string {
   return v === undefined ? 'absent' : terminalJson(v);

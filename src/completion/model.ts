@@ -1,6 +1,6 @@
-import { OUTCOME_FIELD, outcomeAdder } from '../core/lists/status.js';
+import { OUTCOME_FIELD, outcomeAdder } from '../registry/outcome.js';
 import type { Command } from 'commander';
-import { inheritedOptions } from '../commands/help.js';
+import { inheritedOptions } from '../core/runtime/help.js';
 import { schemaFields } from '../core/output/schema-fields.js';
 import { CATALOG } from '../mirror/catalog.js';
 import { endpoints } from '../registry/endpoints.js';
@@ -18,7 +18,7 @@ export interface CompletionNode {
   /** Name and aliases, as a user may type them. */
   names: string[];
   children: CompletionNode[];
-  /** Flags of this command, e.g. ['--plan-id', '--from'], then those it inherits from payrec (commands/help.ts). */
+  /** Flags of this command, e.g. ['--plan-id', '--from'], then those it inherits from payrec (core/runtime/help.ts). */
   flags: string[];
   /** Values of its positional arguments, offered beside its subcommands (the shells of `completion`). */
   args: string[];
@@ -90,7 +90,7 @@ function columnsAt(path: string[]): string[] {
   if (path.join(' ') === 'transfers') return [...TRANSFER_FIELDS];
   const reads = endpoints.filter((e) => e.method === 'GET' && path.join(' ') === [e.product, ...e.command].join(' '));
   // An open object (params.extra.*) takes any key: the object itself is offered.
-  // Billings also carry payrec's outcome column (status.ts outcomeAdder).
+  // Billings also carry payrec's outcome column (registry/outcome.ts outcomeAdder).
   const fields = reads.flatMap((e) => [...schemaFields(e.record), ...(outcomeAdder(e) ? [OUTCOME_FIELD] : [])]);
   return [...new Set(fields.map((f) => f.replace(/\.\*$/, '')))];
 }

@@ -1,7 +1,7 @@
 import type { Command, Option } from 'commander';
 import type { EventEmitter } from 'node:events';
 import { RECORD_OUTPUT_FLAGS } from '../core/runtime/action.js';
-import { inheritedOptions, type PayrecCommand } from '../commands/help.js';
+import { inheritedOptions, type PayrecCommand } from '../core/runtime/help.js';
 
 // The command reference (`payrec help reference`, docs/reference.md), rendered by
 // walking the real command tree (like gh's gen-docs), so the documentation lists

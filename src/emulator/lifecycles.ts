@@ -2,7 +2,6 @@ import { BOUNDARY_MIN_RECORDS, boundaryTimestamps } from './boundaries.js';
 import { Random } from './prng.js';
 import type { StoredRecord } from './store.js';
 import * as val from './values.js';
-import type { Plan, World } from './world.js';
 
 // Fixed-recurring subscriptions as 8pay runs them (DESIGN.md "Subscriptions and revenue
 // metrics"), simulated one subscription at a time, so billings and cancellations tell
@@ -31,6 +30,30 @@ import type { Plan, World } from './world.js';
 // with the size (6 on average at 250 billings, 250 at 10,000 and more; the year of data
 // caps long periods), so 250 billings hold about 40 subscriptions of every kind and a
 // million hold about 29,000 (DESIGN's benchmark expects about 25,000).
+
+/** A plan of a subscription product: fixedRecurringPlans draws the fixed-recurring ones, world.ts the others. */
+export interface Plan {
+  id: string;
+  token: string;
+  amount: string;
+  /** The plan admin's wallet: receives the payments. */
+  receiver: string;
+  /** Seconds. */
+  period: number;
+}
+
+/** What the simulation reads of the world (world.ts World): its plans, people, seeds and token facts, and nothing else. */
+export interface LifecycleWorld {
+  readonly options: { readonly records: number; readonly now: number };
+  readonly plans: { readonly 'fixed-recurring': readonly Plan[] };
+  /** Customers: subscribers. */
+  readonly payers: readonly string[];
+  /** Operational accounts: trigger billings and forced cancellations. */
+  readonly operators: readonly string[];
+  recordSeed(collection: string, index: number): number;
+  decimals(symbol: string): number;
+  feePercentage(account?: string): bigint;
+}
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -138,7 +161,7 @@ export class Lifecycles {
   private readonly now: number;
   private billingCount = 0;
 
-  constructor(private readonly world: World) {
+  constructor(private readonly world: LifecycleWorld) {
     const { records, now } = world.options;
     this.now = now;
     const mean = meanCycles(records);
@@ -426,7 +449,7 @@ function monthMarks(from: number, to: number): number[] {
   return boundaryTimestamps(from, to).sort((a, b) => rank(a) - rank(b) || a - b);
 }
 
-function billingFields(r: Random, sub: Subscription, b: SimBilling, world: World): Record<string, unknown> {
+function billingFields(r: Random, sub: Subscription, b: SimBilling, world: LifecycleWorld): Record<string, unknown> {
   const { plan } = sub;
   const { operators } = world;
   val.skipFeeDraws(r);

@@ -1,6 +1,6 @@
 import { DOC_PLAN_ID, DOC_RECEIVER, DOC_SENDER, DOC_SHORT_URL } from './doc-examples.js';
 import { Random, hashString, mixSeed } from './prng.js';
-import { Lifecycles, fixedRecurringPlans } from './lifecycles.js';
+import { Lifecycles, fixedRecurringPlans, type Plan } from './lifecycles.js';
 import type { ChainSlug } from '../chain/model.js';
 import { tokenOf } from './chain/tokens.js';
 import * as val from './values.js';
@@ -17,16 +17,6 @@ const PLANS_PER_PRODUCT = 5;
 const SUBSCRIPTIONS_PER_PRODUCT = 40;
 /** Custom fees some plan admins have (hundredths of a percent), instead of the base fee. */
 const CUSTOM_FEES = [50n, 75n, 150n] as const;
-
-export interface Plan {
-  id: string;
-  token: string;
-  amount: string;
-  /** The plan admin's wallet: receives the payments. */
-  receiver: string;
-  /** Seconds. */
-  period: number;
-}
 
 export interface Subscription {
   id: string;

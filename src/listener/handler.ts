@@ -3,9 +3,8 @@ import { request } from 'undici';
 import { neutraliseTerminal, shortenMiddle, terminalJson } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';
 import { formatLocal } from '../core/runtime/zone.js';
-import { parseNotification, verdictOf, type Verdict } from '../commands/webhook-notifications.js';
+import { parseNotification, prototypeKey, verdictOf, type Verdict } from './notification-check.js';
 import { contentDigest, type ForwardedMemory } from './forwarded.js';
-import { prototypeKey } from '../commands/notification-check.js';
 import { readBody, Refusal } from './inbound.js';
 import { LookupsBusy, type StoredNotifications } from './lookups.js';
 

@@ -4,6 +4,7 @@ import { TRANSFER_ENDPOINTS } from '../registry/transfers.js';
 import { PRODUCTS, type Endpoint, type Product } from '../registry/types.js';
 import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
+import { recordFields } from './fields.js';
 
 // What the mirror holds, derived from the registry: every collection that a list
 // endpoint reads, either as a whole (no path parameter) or per plan or strategy.
@@ -56,6 +57,24 @@ export const CATALOG: readonly MirroredCollection[] = buildCatalog();
 
 /** Collections whose records are transfers (billings too), in `payrec transfers`' order: the `transfers` view unites them. */
 export const TRANSFER_COLLECTIONS = TRANSFER_ENDPOINTS.map((e) => CATALOG.find((c) => c.name === e.collection)!);
+
+/** A scope in the mirror's cursors and state: '' for a whole list, `planId=0x…` for one plan's. */
+export const scopeKey = (param?: string, id?: string): string => (param && id ? `${param}=${id}` : '');
+
+/**
+ * Plans need no flag: the records of a product name its plans (a fixed-recurring short
+ * url its plan, a variable-recurring transfer the plan it was paid under), so a sync that
+ * mirrored them knows which plans' billings and cancellations to read. These are the
+ * collections read whole whose records name `collection`'s `param` ids.
+ */
+export function namingCollections(collection: MirroredCollection, param: ScopeParam): MirroredCollection[] {
+  return CATALOG.filter((c) => c.product === collection.product && c.whole && recordFields(c.endpoint.record).some((f) => f.name === param && f.type.kind === 'text'));
+}
+
+/** Whether `collection`'s `param` ids may be found in `other`'s records (so syncing `other` first may find some). */
+export function namesScopes(other: MirroredCollection, collection: MirroredCollection, param: ScopeParam): boolean {
+  return namingCollections(collection, param).includes(other);
+}
 
 /**
  * The collections a user named: `product/collection`, the product by name or alias

@@ -1,9 +1,10 @@
-import { stat } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { access, mkdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
-import { checkKeptFile } from '../core/runtime/trust.js';
+import { checkKeptFile, checkKeptFolder } from '../core/runtime/trust.js';
 import type { Session } from '../core/runtime/session.js';
 
 // Where a mirror lives: --db FILE, else PAYREC_DB, else one file per profile in the
@@ -38,6 +39,35 @@ export async function mirrorLocation(session: Session, dbFlag: string | undefine
   const found = await stat(location.file).catch(() => undefined);
   if (found && !found.isFile()) throw new UsageError(`the mirror ${printable(location.file)} is not a regular file (a pipe, a device or a folder)`, 'give --db the path of a file (a new one is created)');
   return location;
+}
+
+/** Whether the mirror is there yet (a sync makes it). */
+export function mirrorExists(location: MirrorLocation): boolean {
+  return existsSync(location.file);
+}
+
+/** --parquet DIR in the trust check's messages: it holds every record, as the mirror does. */
+const PARQUET_KEEPER = { role: 'the Parquet export', moveWith: '--parquet' };
+
+/**
+ * Checks --parquet DIR before anything is fetched: a directory payrec can write (created
+ * if missing), that nobody else can change (as the mirror's folder: another user's
+ * folder, or one anyone can write, could hold forged partitions).
+ */
+export async function parquetTarget(dir: string): Promise<string> {
+  if (dir === '' || /[\u0000-\u001f\u007f-\u009f]/.test(dir)) {
+    throw new UsageError(`invalid --parquet "${printable(dir)}": expected a directory path without control characters`);
+  }
+  const path = resolve(dir);
+  try {
+    // 0700 whatever the umask (it is set to 077 only when the mirror opens): the files hold every record.
+    await mkdir(path, { recursive: true, mode: 0o700 });
+    await access(path, constants.W_OK);
+  } catch (err) {
+    throw new UsageError(`cannot write --parquet "${printable(dir)}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'give --parquet a folder you can write');
+  }
+  await checkKeptFolder(path, PARQUET_KEEPER);
+  return path;
 }
 
 async function locate(session: Session, dbFlag: string | undefined): Promise<MirrorLocation> {

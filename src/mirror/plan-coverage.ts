@@ -7,10 +7,9 @@ import type { Session } from '../core/runtime/session.js';
 import { makeKeptFolder } from '../core/runtime/trust.js';
 import { CATALOG, resolveCollections } from './catalog.js';
 import { MIRROR_KEEPER, type MirrorLocation } from './location.js';
-import { discoveredScopes } from './scopes.js';
+import type { MirrorStore } from './engine.js';
+import { openMirror } from './open.js';
 import { serviceOf } from './service.js';
-import { CURSOR_TABLE, rememberedScopes } from './state.js';
-import type { MirrorDb } from './store.js';
 import { syncMirror } from './sync.js';
 
 // Which fixed-recurring plans payrec knows, and from where (DESIGN.md "Subscriptions and
@@ -32,26 +31,21 @@ const SOURCE_WORDS: Record<PlanSource, string> = {
   earlier: 'synced earlier, named by nothing now',
 };
 
-const BILLINGS = CATALOG.find((c) => c.name === 'fixed-recurring/billings')!;
-
 /**
  * Every known fixed-recurring plan of `chain` with its sources, in id order: from the
  * mirror (`db`, when there is one) and from the profile (`added`).
  */
-export async function knownPlans(db: MirrorDb | undefined, chain: string, added: readonly string[]): Promise<Map<string, PlanSource[]>> {
+export async function knownPlans(db: MirrorStore | undefined, chain: string, added: readonly string[]): Promise<Map<string, PlanSource[]>> {
   const sources = new Map<string, Set<PlanSource>>();
   const found = (id: string, source: PlanSource) => {
     if (!sources.has(id)) sources.set(id, new Set());
     sources.get(id)!.add(source);
   };
-  if (db) {
-    for (const id of await discoveredScopes(db, chain, BILLINGS, 'planId')) found(id, 'short url');
-    for (const collection of ['fixed-recurring/billings', 'fixed-recurring/cancellations']) {
-      for (const id of await rememberedScopes(db, chain, collection, 'planId')) found(id, 'synced');
-    }
-  }
+  const mirrored = db ? await db.planSources(chain) : { named: [], remembered: [], synced: [] };
+  for (const id of mirrored.named) found(id, 'short url');
+  for (const id of mirrored.remembered) found(id, 'synced');
   for (const id of added) found(id, 'added');
-  if (db) for (const id of await syncedPlans(db, chain)) if (!sources.has(id)) found(id, 'earlier');
+  for (const id of mirrored.synced) if (!sources.has(id)) found(id, 'earlier');
   const order = Object.keys(SOURCE_WORDS) as PlanSource[];
   return new Map([...sources].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, s]) => [id, order.filter((x) => s.has(x))]));
 }
@@ -105,12 +99,6 @@ export function sourceCounts(plans: readonly string[], known: ReadonlyMap<string
   return (Object.keys(SOURCE_WORDS) as PlanSource[]).filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${SOURCE_WORDS[s]}`).join(', ');
 }
 
-/** Plans whose billings the mirror has synced (a cursor per plan), whatever names them. */
-async function syncedPlans(db: MirrorDb, chain: string): Promise<string[]> {
-  const rows = await db.rows(`SELECT DISTINCT scope FROM ${CURSOR_TABLE} WHERE chain = $1 AND collection = 'fixed-recurring/billings' AND scope LIKE 'planId=%'`, [chain]);
-  return rows.map((r) => String(r.scope).slice('planId='.length));
-}
-
 const plansWord = (n: number) => `${n.toLocaleString('en-US')} fixed-recurring ${n === 1 ? 'plan' : 'plans'}`;
 
 /**
@@ -119,7 +107,7 @@ const plansWord = (n: number) => `${n.toLocaleString('en-US')} fixed-recurring $
  * sources, which known plans it leaves out for want of a sync, and how to add an unseen
  * one. `given`: the command named its plans (--plan-id), and covers only those.
  */
-export async function notePlanCoverage(session: Session, db: MirrorDb, chain: string, covered: readonly string[], given: readonly string[]): Promise<void> {
+export async function notePlanCoverage(session: Session, db: MirrorStore, chain: string, covered: readonly string[], given: readonly string[]): Promise<void> {
   if (given.length > 0) {
     session.note(`covering ${plansWord(covered.length)}: those given with --plan-id`);
     return;
@@ -153,9 +141,8 @@ export function noteBilledPlans(session: Session, known: ReadonlyMap<string, rea
  */
 export async function syncPlans(session: Session, location: MirrorLocation, given: readonly string[]): Promise<{ fetched: number; new: number; updated: number }> {
   if (location.isDefault) await makeKeptFolder(dirname(location.file), MIRROR_KEEPER);
-  // DuckDB (a native addon) loads only here: `payrec transfers` counts plans without it.
-  const { MirrorDb, openOptions } = await import('./store.js');
-  const db = await MirrorDb.open(location.file, 'write', openOptions(session));
+  // The engine (DuckDB: a native addon) loads only here: `payrec transfers` counts plans without it.
+  const db = await openMirror(session, location, 'write');
   try {
     const collections = resolveCollections(given.length > 0 ? ['fr/billings', 'fr/cancellations'] : ['fr/short-urls', 'fr/billings', 'fr/cancellations']);
     const added = given.length > 0 ? [] : await addedPlans(session);

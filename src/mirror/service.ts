@@ -1,9 +1,7 @@
 import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';
-import { clearRecords } from './layout.js';
-import { readMeta, writeMeta } from './state.js';
-import type { MirrorDb } from './store.js';
+import type { MirrorStore } from './engine.js';
 
 // Which service a mirror's records came from. Records of two services must never
 // meet in one table: their ids, cursors and totals would mix. The service is the base
@@ -37,20 +35,20 @@ export async function serviceOf(session: Session): Promise<Service> {
  * calendar, so a mirror of another day's demo data would mix two worlds: it is emptied
  * (in the caller's transaction) and read anew; the returned notice says so.
  */
-export async function checkService(db: MirrorDb, service: Service): Promise<string | undefined> {
-  const stored = await readMeta(db, 'service');
+export async function checkService(db: MirrorStore, service: Service): Promise<string | undefined> {
+  const stored = await db.readMeta('service');
   if (stored === undefined || stored === service.id) return undefined;
   if (service.demo && stored.startsWith(EMULATOR_SERVICE)) {
-    await clearRecords(db);
-    return `the mirror ${printable(db.file)} held ${printable(stored)}; the emulator now serves ${printable(service.id)}, so this sync read its records anew`;
+    await db.clearRecords();
+    return `the mirror ${printable(db.name)} held ${printable(stored)}; the emulator now serves ${printable(service.id)}, so this sync read its records anew`;
   }
   throw new UsageError(
-    `the mirror ${printable(db.file)} holds records of ${printable(stored)}, not of ${printable(service.id)}: a mirror never mixes services; nothing was changed`,
+    `the mirror ${printable(db.name)} holds records of ${printable(stored)}, not of ${printable(service.id)}: a mirror never mixes services; nothing was changed`,
     'give another --db for this service (the default file is per profile)',
   );
 }
 
 /** Notes the service in the mirror: in the transaction of its first records or cursor (see sync.ts). */
-export async function stampService(db: MirrorDb, service: Service): Promise<void> {
-  await writeMeta(db, 'service', service.id);
+export async function stampService(db: MirrorStore, service: Service): Promise<void> {
+  await db.writeMeta('service', service.id);
 }

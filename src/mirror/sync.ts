@@ -7,15 +7,12 @@ import { Progress } from '../core/output/progress.js';
 import { firstOf } from '../core/output/sanitize.js';
 import type { Session } from '../core/runtime/session.js';
 import type { Endpoint } from '../registry/types.js';
-import { CATALOG, type MirroredCollection, type ScopeParam } from './catalog.js';
-import { ensureLayout, layoutOf } from './layout.js';
-import { discoveredScopes, namesScopes } from './scopes.js';
-import { readCursor, rememberedScopes, rememberScopes, scopeKey, writeCursor, writeSince } from './state.js';
+import { CATALOG, namesScopes, scopeKey, type MirroredCollection, type ScopeParam } from './catalog.js';
 import { checkService, stampService, type Service } from './service.js';
-import type { MirrorDb } from './store.js';
-import { Batch, Upserter, type UpsertCounts } from './upsert.js';
+import type { CollectionWriter, CommitPlan, MirrorStore, UpsertCounts, WriteBatch } from './engine.js';
 
-// The sync engine: one loop over the registry's collections. A list with a time window
+// The sync engine: one loop over the registry's collections, whatever engine stores
+// them (it talks to the MirrorStore interface, engine.ts). A list with a time window
 // is walked oldest first from its cursor minus the lookback up to the moment the sync
 // began (the paginator keeps such a walk exact while records arrive), and every batch
 // is upserted together with the cursor it reached, in one transaction: however the run
@@ -68,29 +65,25 @@ interface Target {
   given?: boolean;
 }
 
-/** DuckDB's row group: the rows it compresses and stores together (see CommitPlan). */
-const ROW_GROUP = 122_880;
-/** Pages of a list with a time window: 128 of them make a row group. */
+/** Pages of a list with a time window: 128 of them make one of DuckDB's row groups. */
 const PAGE_SIZE = 960;
 /** Pages of a list without one (short urls): the largest the API allows, read in one transaction. */
 const WHOLE_LIST_PAGE_SIZE = 1000;
 /**
- * Records are written to DuckDB (one statement) once a second, or at this many: 4 batches
- * make a row group. DuckDB's part of a first sync took 8-9 % less CPU than with half as
+ * Records are written to the store (one statement) once a second, or at this many: 4 batches
+ * make one of DuckDB's row groups. DuckDB's part of a first sync took 8-9 % less CPU than with half as
  * many (each statement reads its file anew), and no less with twice as many.
  */
 const BATCH_RECORDS = 30_720;
 const BATCH_MS = 1000;
-/** Batches handed to DuckDB and not yet written, at most: pages keep coming while DuckDB works through them. */
+/** Batches handed to the store and not yet written, at most: pages keep coming while it works through them. */
 const WRITES_QUEUED = 2;
-/** See CommitPlan. */
-const COMMIT_MS = 3000;
 
-export async function syncMirror(session: Session, db: MirrorDb, service: Service, req: SyncRequest): Promise<CollectionReport[]> {
+export async function syncMirror(session: Session, db: MirrorStore, service: Service, req: SyncRequest): Promise<CollectionReport[]> {
   const { chain } = await session.settings();
   // Everything that can refuse the run does so before the first request.
   const { targets, notice, emptied } = await db.transaction(async () => {
-    const notice = await ensureLayout(db);
+    const notice = await db.layout();
     const emptied = await checkService(db, service);
     return { targets: await planTargets(db, chain, req), notice, emptied };
   });
@@ -107,7 +100,7 @@ export async function syncMirror(session: Session, db: MirrorDb, service: Servic
   for (const collection of targets.collections) {
     const started = performance.now();
     const report: CollectionReport = { collection: collection.name, table: collection.table, fetched: 0, new: 0, updated: 0, unchanged: 0, deleted: 0, requests: 0, seconds: 0, note: '' };
-    const upserter = new Upserter(db, layoutOf(collection), chain, run.runAt);
+    const upserter = await db.writer(collection, chain, run.runAt);
     const notes: string[] = [];
     // Lists of plans are found now: the records synced before them (short urls, transfers) name their plans.
     const mine = collection.whole ? targets.fixed.filter((t) => t.collection === collection) : await scopedTargets(db, chain, req, collection, notes);
@@ -133,7 +126,7 @@ export async function syncMirror(session: Session, db: MirrorDb, service: Servic
 
 interface Run {
   session: Session;
-  db: MirrorDb;
+  db: MirrorStore;
   chain: string;
   req: SyncRequest;
   runAt: string;
@@ -159,14 +152,14 @@ interface Plan {
  * others. Checked before the first request: a named collection kept per plan with no
  * plan known is a UsageError.
  */
-async function planTargets(db: MirrorDb, chain: string, req: SyncRequest): Promise<Plan> {
+async function planTargets(db: MirrorStore, chain: string, req: SyncRequest): Promise<Plan> {
   const fixed: Target[] = [];
   const whole: MirroredCollection[] = [];
   const scoped: MirroredCollection[] = [];
   for (const collection of req.collections ?? CATALOG) {
     const scopes = Object.entries(collection.scoped) as [ScopeParam, Endpoint][];
     if (!collection.whole) {
-      for (const [param] of scopes) await rememberScopes(db, chain, collection.name, param, req.ids[param]);
+      for (const [param] of scopes) await db.rememberScopes(chain, collection.name, param, req.ids[param]);
       if (req.collections && !foundInRun(req, collection) && (await knownScopes(db, chain, collection, req)).length === 0) throw noScopeKnown(collection);
       scoped.push(collection);
       continue;
@@ -212,11 +205,11 @@ export function refuseForNewMirror(req: SyncRequest): void {
  * its product's records name, and (fixed-recurring) the plans added to the profile;
  * `added`: only added, so not to be remembered.
  */
-async function knownScopes(db: MirrorDb, chain: string, collection: MirroredCollection, req: SyncRequest): Promise<{ param: ScopeParam; id: string; added: boolean }[]> {
+async function knownScopes(db: MirrorStore, chain: string, collection: MirroredCollection, req: SyncRequest): Promise<{ param: ScopeParam; id: string; added: boolean }[]> {
   const out: { param: ScopeParam; id: string; added: boolean }[] = [];
   for (const param of Object.keys(collection.scoped) as ScopeParam[]) {
-    const seen = new Set(await rememberedScopes(db, chain, collection.name, param));
-    for (const id of await discoveredScopes(db, chain, collection, param)) seen.add(id);
+    const seen = new Set(await db.rememberedScopes(chain, collection.name, param));
+    for (const id of await db.discoveredScopes(chain, collection, param)) seen.add(id);
     for (const id of seen) out.push({ param, id, added: false });
     if (collection.product !== 'fixed-recurring' || param !== 'planId') continue;
     for (const id of req.added ?? []) if (!seen.has(id)) out.push({ param, id, added: true });
@@ -225,11 +218,11 @@ async function knownScopes(db: MirrorDb, chain: string, collection: MirroredColl
 }
 
 /** The walks of a collection kept per plan or strategy; remembers the ids found in records, and notes when there is none. */
-async function scopedTargets(db: MirrorDb, chain: string, req: SyncRequest, collection: MirroredCollection, notes: string[]): Promise<Target[]> {
+async function scopedTargets(db: MirrorStore, chain: string, req: SyncRequest, collection: MirroredCollection, notes: string[]): Promise<Target[]> {
   const known = await knownScopes(db, chain, collection, req);
   const targets: Target[] = [];
   for (const { param, id, added } of known) {
-    if (!added) await rememberScopes(db, chain, collection.name, param, [id]);
+    if (!added) await db.rememberScopes(chain, collection.name, param, [id]);
     targets.push({ collection, endpoint: collection.scoped[param]!, param, id, given: req.ids[param].includes(id) });
   }
   if (targets.length === 0) {
@@ -247,17 +240,17 @@ function pageFetcher(run: Run, target: Target, report: CollectionReport, window?
     report.requests++;
     const query = window ? { from: range.from ?? window.from, to: range.to ?? window.to, sort: 'asc', limit, offset } : { limit, offset };
     const { value, body } = await run.client.jsonAndBody({ method: 'GET', path, query });
-    // The bytes travel with the page: DuckDB may take its records from them as they are (upsert.ts).
+    // The bytes travel with the page: an engine may take its records from them as they are (DuckDB's upsert.ts).
     return { ...checkEnvelope(target.endpoint, value), body };
   };
 }
 
 /** A list with a time window: from the cursor minus the lookback to the run's start, committed as it goes. */
-async function walkWindow(run: Run, target: Target, upserter: Upserter, report: CollectionReport): Promise<void> {
+async function walkWindow(run: Run, target: Target, upserter: CollectionWriter, report: CollectionReport): Promise<void> {
   const { db, chain, req } = run;
   const scope = scopeKey(target.param, target.id);
   const name = target.collection.name;
-  const cursor = req.full ? undefined : await readCursor(db, chain, name, scope);
+  const cursor = req.full ? undefined : await db.readCursor(chain, name, scope);
   const from = Math.min(run.to, cursor !== undefined ? Math.max(0, cursor - req.lookback) : (req.from ?? 0));
   const pages = paginate(pageFetcher(run, target, report, { from, to: run.to }), { limit: Infinity, pageSize: PAGE_SIZE, offset: 0, concurrency: req.concurrency }, {
     sort: 'asc',
@@ -280,14 +273,14 @@ async function walkWindow(run: Run, target: Target, upserter: Upserter, report: 
     read += page.records.length;
   });
   try {
-    await inBatches(run, target, counted, upserter, report, new CommitPlan(upserter.appendsOnly), async (batch, commit) => {
+    await inBatches(run, target, counted, upserter, report, db.commitPlan(upserter.appendsOnly), async (batch, commit) => {
       await tx.open();
       await run.stamp();
       add(report, await upserter.write(batch, { remember: seenWhole }));
       // Ascending walk: the last record is the newest written; the cursor travels in the same transaction.
-      await writeCursor(db, chain, name, scope, batch.last!.timestamp as number);
-      if (cursor === undefined) await writeSince(db, chain, name, scope, from);
-      // A reader waiting for the file gets it now, with what is committed (see MirrorDb.letReadersIn).
+      await db.writeCursor(chain, name, scope, batch.last!.timestamp as number);
+      if (cursor === undefined) await db.writeSince(chain, name, scope, from);
+      // A reader waiting for the file gets it now, with what is committed (see MirrorStore.letReadersIn).
       const readers = db.readersWaiting();
       if (commit || readers) await tx.close();
       if (readers) {
@@ -300,8 +293,8 @@ async function walkWindow(run: Run, target: Target, upserter: Upserter, report: 
     await run.stamp();
     const [total] = totals;
     if (seenWhole && totals.size <= 1 && read === (total ?? 0)) report.deleted += await upserter.removeUnseenBetween(from, run.to);
-    await writeCursor(db, chain, name, scope, run.to);
-    if (cursor === undefined) await writeSince(db, chain, name, scope, from);
+    await db.writeCursor(chain, name, scope, run.to);
+    if (cursor === undefined) await db.writeSince(chain, name, scope, from);
     await tx.close();
   } catch (err) {
     // Stopped between batches (Ctrl-C, a network error): what was written is whole, with its cursor.
@@ -310,53 +303,11 @@ async function walkWindow(run: Run, target: Target, upserter: Upserter, report: 
   }
 }
 
-/**
- * When a walk commits: often enough that an interruption costs a few seconds of
- * fetching at most, and so that commits stay cheap. DuckDB stores the rows a
- * transaction adds in row groups of their own: a transaction that adds whole row groups
- * writes them once, straight into the file, but one that ends inside a row group leaves
- * it partly filled, and the checkpoint when the mirror closes rewrites such row groups
- * together (about a second of a first sync of 300,000 transfers that committed every
- * 3 s). So a walk that only adds rows (a first sync) commits where its transaction
- * holds whole row groups, which at full speed comes every two seconds or so, and at
- * the latest after twice COMMIT_MS; one that adds less than a row group in COMMIT_MS is
- * slow enough that a commit every COMMIT_MS costs little. A walk that also updates rows
- * commits every COMMIT_MS or row group of records. Decided as batches are handed over,
- * so that a batch can end where a row group does.
- */
-class CommitPlan {
-  private rows = 0;
-  private since?: number;
-
-  /** `appends`: every record of the walk is a new row (see Upserter.appendsOnly). */
-  constructor(private readonly appends: boolean) {}
-
-  /** Whether a batch of `n` more records would fill the transaction's row groups exactly. */
-  fillsRowGroup(n: number): boolean {
-    return this.appends && (this.rows + n) % ROW_GROUP === 0;
-  }
-
-  /** Takes a batch of `n` records into the transaction; true when the transaction should commit after it. */
-  take(n: number): boolean {
-    this.since ??= performance.now();
-    this.rows += n;
-    const elapsed = performance.now() - this.since;
-    const commit = this.appends
-      ? this.rows % ROW_GROUP === 0 || elapsed >= 2 * COMMIT_MS || (elapsed >= COMMIT_MS && this.rows < ROW_GROUP)
-      : elapsed >= COMMIT_MS || this.rows >= ROW_GROUP;
-    if (commit) {
-      this.rows = 0;
-      this.since = undefined;
-    }
-    return commit;
-  }
-}
-
 /** A walk's transactions: opened by the first write after a commit. */
 class Committer {
   private inTransaction = false;
 
-  constructor(private readonly db: MirrorDb) {}
+  constructor(private readonly db: MirrorStore) {}
 
   async open(): Promise<void> {
     if (this.inTransaction) return;
@@ -386,7 +337,7 @@ class Committer {
  * records are removed only when every page reported the same total and the walk read
  * that many; otherwise the next sync that reads the list unchanged removes them.
  */
-async function walkWhole(run: Run, target: Target, upserter: Upserter, report: CollectionReport): Promise<void> {
+async function walkWhole(run: Run, target: Target, upserter: CollectionWriter, report: CollectionReport): Promise<void> {
   const totals = new Set<number>();
   let read = 0;
   const walk = paginate(pageFetcher(run, target, report), { limit: Infinity, pageSize: WHOLE_LIST_PAGE_SIZE, offset: 0, concurrency: run.req.concurrency }, { identity: identityOf(target.endpoint) });
@@ -417,22 +368,22 @@ async function* observed(pages: AsyncGenerator<Page>, see: (page: Page) => void)
 /**
  * Feeds the records of `pages` to `write` in batches (see BATCH_RECORDS), with a
  * progress line, telling it after which batches to commit (`plan`; none: the caller's
- * one transaction). Batches are written while the next ones are fetched: DuckDB works
- * on its own threads, so the writing overlaps the network and the parsing of pages.
+ * one transaction). Batches are written while the next ones are fetched: the engine works
+ * on its own threads (DuckDB's do), so the writing overlaps the network and the parsing of pages.
  * Writes still run one after another, in order.
  */
 async function inBatches(
   run: Run,
   target: Target,
   pages: AsyncGenerator<Page>,
-  upserter: Upserter,
+  upserter: CollectionWriter,
   report: CollectionReport,
   plan: CommitPlan | undefined,
-  write: (batch: Batch, commit: boolean) => Promise<void>,
+  write: (batch: WriteBatch, commit: boolean) => Promise<void>,
 ): Promise<void> {
   const label = target.id ? `${target.collection.table} (${flagOf(target.param!)} ${target.id.slice(0, 10)}…)` : target.collection.table;
   const progress = new Progress(run.session, true, label);
-  let batch = new Batch();
+  let batch = upserter.newBatch();
   let fetched = 0;
   let started = performance.now();
   // Writes run one after another, each chained to the one before; `queued` are those not yet done.
@@ -442,7 +393,7 @@ async function inBatches(
   const flush = async () => {
     if (queued.length >= WRITES_QUEUED) await queued.shift();
     const full = batch;
-    batch = new Batch();
+    batch = upserter.newBatch();
     started = performance.now();
     const commit = plan?.take(full.size) ?? false;
     writing = writing.then(() => write(full, commit));
@@ -456,7 +407,7 @@ async function inBatches(
       report.fetched += page.records.length;
       upserter.add(batch, page);
       // A reader waiting for the file gets it after this batch (see walkWindow), not a second later.
-      const due = batch.size >= BATCH_RECORDS || plan?.fillsRowGroup(batch.size) || performance.now() - started >= BATCH_MS || (plan !== undefined && run.db.readersWaiting());
+      const due = batch.size >= BATCH_RECORDS || plan?.fillsCommit(batch.size) || performance.now() - started >= BATCH_MS || (plan !== undefined && run.db.readersWaiting());
       if (batch.size > 0 && due) await flush();
       await progress.update(fetched, Math.max(fetched, page.total));
       if (run.session.ctx.signal.aborted) throw new InterruptedError();
@@ -482,7 +433,7 @@ function add(report: CollectionReport, counts: UpsertCounts): void {
 }
 
 /** Warnings about what this run stored: fields beyond the schema, amounts kept only as text. */
-function warnAbout(run: Run, collection: MirroredCollection, upserter: Upserter): void {
+function warnAbout(run: Run, collection: MirroredCollection, upserter: CollectionWriter): void {
   if (upserter.drift.size > 0) {
     const paths = firstOf([...upserter.drift].map(([path, n]) => `${path} (${n.toLocaleString('en-US')})`));
     run.session.warn(`${collection.table}: fields the documented schema does not have, or values of another type: ${paths}; kept in extra_fields`);

@@ -168,7 +168,7 @@ const billingCommon = {
   timeWindow: true,
   record: s.billing,
   identity: ['transactionHash'],
-  // outcome: payrec's reading of success and transactionStatus (status.ts outcomeAdder).
+  // outcome: payrec's reading of success and transactionStatus (outcome.ts outcomeAdder).
   columns: ['timestamp', 'amount', 'token', 'success', 'transactionStatus', 'outcome', 'subscriptionId', 'triggeredBy', 'transactionHash', 'fee'],
   collection: 'fixed-recurring/billings',
 };

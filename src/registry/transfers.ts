@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { endpoints } from './endpoints.js';
 import type { Endpoint, Filter, Product } from './types.js';
-import { OUTCOME_FIELD, outcomeAdder } from '../core/lists/status.js';
+import { OUTCOME_FIELD, outcomeAdder } from './outcome.js';
 
 // `payrec transfers`: the transfers of every product in one list. Everything here is
 // derived from the entries marked `transfers: true`: a new transfers product joins the

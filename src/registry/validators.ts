@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hasControlCharacters } from '../core/output/sanitize.js';
+import { hasControlCharacters } from './unsafe-text.js';
 import { CHAIN_NAME, CHAIN_NAME_EXPECTED } from './chain-name.js';
 
 // Validators for values a user types. Each message says what is expected, because

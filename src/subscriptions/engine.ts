@@ -28,7 +28,8 @@ import { SubscriptionRecords, type EngineInput, type Subscription } from './reco
 // 10^-18). The difference from rounding the exact total is at most half of 10^-18 per
 // subscription.
 
-export { billingOutcome, failedBilling, outcomeCode, paidBilling, SubscriptionRecords } from './records.js';
+export { outcomeCode, SubscriptionRecords } from './records.js';
+export { billingOutcome, failedBilling, paidBilling } from '../registry/outcome.js';
 export type { BillingInput, CancellationInput, EngineInput } from './records.js';
 
 export type SubscriptionState = 'active' | 'past_due' | 'lapsed' | 'cancelled';

@@ -1,4 +1,5 @@
 import { MalformedResponseError } from '../core/runtime/errors.js';
+import { failedBilling, paidBilling } from '../registry/outcome.js';
 import { DECIMAL, readDecimal, type DecimalSum } from './exact.js';
 import { mrrAtto } from './mrr.js';
 
@@ -43,21 +44,6 @@ export interface CancellationInput {
 export interface EngineInput {
   billings: readonly BillingInput[];
   cancellations: readonly CancellationInput[];
-}
-
-/** Failed: success not 1 or status failed (the one meaning of --failed and --summary). */
-export function failedBilling(b: Pick<BillingInput, 'success' | 'transactionStatus'>): boolean {
-  return (b.success !== undefined && b.success !== null && Number(b.success) !== 1) || b.transactionStatus === 'failed';
-}
-
-/** Paid: success 1 and confirmed. Neither paid nor failed (pending) counts as neither. */
-export function paidBilling(b: Pick<BillingInput, 'success' | 'transactionStatus'>): boolean {
-  return Number(b.success) === 1 && b.transactionStatus === 'confirmed';
-}
-
-/** How a billing counts, for a subscription's history (`payrec subscriptions ID`). */
-export function billingOutcome(b: Pick<BillingInput, 'success' | 'transactionStatus'>): 'paid' | 'failed' | 'pending' {
-  return failedBilling(b) ? 'failed' : paidBilling(b) ? 'paid' : 'pending';
 }
 
 /** A billing's token, plan and amount, shared by all billings that have the same. */

@@ -13,6 +13,7 @@ export default {
     'src/core/runtime/zone.ts',
     'src/core/runtime/time.ts',
     'src/core/lists/status.ts',
+    'src/registry/outcome.ts',
     'src/core/lists/summary.ts',
     'src/core/lists/merge.ts',
     'src/core/lists/paginate.ts',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { contentDigest, ForwardedMemory, KEEP_MS, MAX_ENTRIES } from '../../src/listener/forwarded.js';
 import { hostChecker } from '../../src/core/http/host-check.js';
-import { differences, prototypeKey } from '../../src/commands/notification-check.js';
+import { differences, prototypeKey } from '../../src/listener/notification-check.js';
 import { ANSWER_TTL_MS, BUDGET_BURST, BUDGET_PER_SECOND, LookupsBusy, MAX_IN_FLIGHT, StoredNotifications, type Stored } from '../../src/listener/lookups.js';
 
 // The listener's pure bounds, with a clock of the test's own.

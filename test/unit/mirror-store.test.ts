@@ -4,10 +4,11 @@ import { lstatSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCollections } from '../../src/mirror/catalog.js';
-import { ensureLayout, layoutOf } from '../../src/mirror/layout.js';
-import { withoutPaddingZeros } from '../../src/mirror/results.js';
-import { MirrorDb } from '../../src/mirror/store.js';
-import { Batch, Upserter, type UpsertCounts } from '../../src/mirror/upsert.js';
+import { ensureLayout, layoutOf } from '../../src/mirror/duckdb/layout.js';
+import { withoutPaddingZeros } from '../../src/mirror/duckdb/results.js';
+import { MirrorDb } from '../../src/mirror/duckdb/connection.js';
+import { Batch, Upserter } from '../../src/mirror/duckdb/upsert.js';
+import type { UpsertCounts } from '../../src/mirror/engine.js';
 import { tempDir } from '../e2e/helpers.js';
 
 // The mirror's storage in-process: tables from the registry, upserts by identity with

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { recordBytes } from '../../src/mirror/record-bytes.js';
+import { recordBytes } from '../../src/mirror/duckdb/record-bytes.js';
 
 // The bytes the mirror hands to DuckDB instead of the parsed records: checked against
 // JSON.parse of the whole body, the reading payrec itself uses everywhere else.

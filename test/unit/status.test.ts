@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { NO_STATUS, hasStatus, hasSuccess, parseStatusFlags, statusLabeller, statusReader } from '../../src/core/lists/status.js';
+import { NO_STATUS, parseStatusFlags, statusLabeller, statusReader } from '../../src/core/lists/status.js';
+import { hasStatus, hasSuccess } from '../../src/registry/outcome.js';
 import { UsageError } from '../../src/core/runtime/errors.js';
 import { endpoints } from '../../src/registry/endpoints.js';
 

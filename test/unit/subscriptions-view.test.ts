@@ -1,6 +1,6 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { expect, test } from 'vitest';
-import { subscriptionsView } from '../../src/mirror/subscriptions-view.js';
+import { subscriptionsView } from '../../src/mirror/duckdb/subscriptions-view.js';
 
 // The mirror's `subscriptions` view in a zone with summer time (payrec sql --tz
 // Europe/Berlin). Grace is 30 days of 86,400 s (DESIGN.md: past_due while t ≤ paidThrough

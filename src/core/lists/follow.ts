@@ -3,11 +3,12 @@ import { InterruptedError } from '../runtime/errors.js';
 import type { Session } from '../runtime/session.js';
 import { formatDuration } from '../runtime/time.js';
 import { formatIso } from '../runtime/zone.js';
-import { createWriter, type OutputOptions } from '../output/writer.js';
+import { createWriter } from '../output/writer.js';
+import type { OutputOptions } from '../output/options.js';
 import type { ListQuery, MergedList, WalkWindow } from './list-query.js';
 import { identityOf } from './paginate.js';
 import { checkRecord } from './records.js';
-import { outcomeAdder } from './status.js';
+import { outcomeAdder } from '../../registry/outcome.js';
 
 // --follow: poll for new records and print each one once (like `stripe logs tail`).
 //

@@ -1,6 +1,7 @@
 import type { Session } from '../runtime/session.js';
 import { terminalJson } from '../output/sanitize.js';
-import { createWriter, type Format, type OutputOptions, type RecordWriter } from '../output/writer.js';
+import { createWriter, type RecordWriter } from '../output/writer.js';
+import type { Format, OutputOptions } from '../output/options.js';
 import { TextSink } from '../output/text-sink.js';
 import type { JqFilter } from '../output/jq.js';
 import { ChartBuilder } from './chart.js';

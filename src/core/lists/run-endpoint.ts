@@ -1,11 +1,13 @@
 import type { Endpoint } from '../../registry/types.js';
 import { recordShape } from '../../registry/schemas.js';
 import { terminalJson } from '../output/sanitize.js';
-import { createWriter, validateColumns, type OutputOptions } from '../output/writer.js';
+import { createWriter, validateColumns } from '../output/writer.js';
+import type { OutputOptions } from '../output/options.js';
 import { schemaFields, validateFlatten } from '../output/schema-fields.js';
 import { checkRecord, recordChecker } from './records.js';
 import type { Session } from '../runtime/session.js';
-import { OUTCOME_FIELD, outcomeAdder, statusLabeller } from './status.js';
+import { OUTCOME_FIELD, outcomeAdder } from '../../registry/outcome.js';
+import { statusLabeller } from './status.js';
 import { compileJq } from '../output/jq.js';
 import { follow } from './follow.js';
 import { refuseCountWorkbook, type ListQuery, type MergedList, type WalkWindow } from './list-query.js';

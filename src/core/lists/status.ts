@@ -1,34 +1,19 @@
 import type { Endpoint } from '../../registry/types.js';
-import { recordShape } from '../../registry/record-shape.js';
+import { hasStatus, hasSuccess } from '../../registry/outcome.js';
 import { UsageError } from '../runtime/errors.js';
 import { printable } from '../output/sanitize.js';
-import { billingOutcome } from '../../subscriptions/records.js';
 
 // Statuses (DESIGN.md "Answers finance and ops can sign"). Which lists have one is
-// read from the registry's record schemas: those whose records carry a top-level
-// `transactionStatus`. A billing carries two signals (`success`, `transactionStatus`);
-// it failed when `success` is not 1 or its status is `failed`: the one meaning that
-// --status, --failed and --summary all use (statusOf).
+// read from the registry's record schemas (registry/outcome.ts): those whose records
+// carry a top-level `transactionStatus`. A billing carries two signals (`success`,
+// `transactionStatus`); it failed when `success` is not 1 or its status is `failed`:
+// the one meaning that --status, --failed and --summary all use (statusOf).
 
 /** The values --status accepts: those the API's records take (API-SPEC.md "States and transitions"). */
 export const STATUSES = ['confirmed', 'pending', 'failed'] as const;
 
 /** The status of a record without one (schema drift): never matches a --status filter. */
 export const NO_STATUS = '(none)';
-
-function shapeOf(endpoint: Pick<Endpoint, 'record'>): Record<string, unknown> {
-  return recordShape(endpoint.record);
-}
-
-/** Lists whose records carry a `transactionStatus`: they take --status and --failed. */
-export function hasStatus(endpoint: Pick<Endpoint, 'record'>): boolean {
-  return 'transactionStatus' in shapeOf(endpoint);
-}
-
-/** Records with a `success` signal besides their status (billings). */
-export function hasSuccess(endpoint: Pick<Endpoint, 'record'>): boolean {
-  return 'success' in shapeOf(endpoint);
-}
 
 /**
  * A record's status as payrec counts and filters it. For records with a `success`
@@ -82,20 +67,4 @@ export function parseStatusFlags(status: string | undefined, failed: boolean | u
     throw new UsageError(`invalid --status "${printable(status)}": expected one or more of ${STATUSES.join(', ')}, separated by commas (e.g. pending,failed)`);
   }
   return new Set(wanted);
-}
-
-/** The column billing exports carry besides the API's fields: paid, failed or pending. */
-export const OUTCOME_FIELD = 'outcome';
-
-/**
- * For lists of billings (a `success` signal besides the status): the record with its
- * `outcome` by DESIGN's one meaning (failed when success is not 1 or the status is
- * failed; paid when success is 1 and the status confirmed; else pending), so a
- * spreadsheet filter on it gives the revenue --summary gives. Undefined for other lists.
- * In a list of several kinds of record (`payrec transfers`), only billings have one.
- */
-export function outcomeAdder(endpoint: Pick<Endpoint, 'record'>): ((record: Record<string, unknown>) => Record<string, unknown>) | undefined {
-  if (!hasSuccess(endpoint) || !hasStatus(endpoint)) return undefined;
-  const mixed = endpoint.record.type !== 'object';
-  return (r) => (mixed && !('success' in r) ? r : { ...r, [OUTCOME_FIELD]: billingOutcome(r as { success: number; transactionStatus: string }) });
 }

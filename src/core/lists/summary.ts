@@ -4,7 +4,8 @@ import type { Endpoint } from '../../registry/types.js';
 import { decimal, recordShape } from '../../registry/schemas.js';
 import { MalformedResponseError } from '../runtime/errors.js';
 import { identityOf } from './paginate.js';
-import { hasSuccess, statusReader } from './status.js';
+import { hasSuccess } from '../../registry/outcome.js';
+import { statusReader } from './status.js';
 
 // --summary: what a finance user asks of a list first. Totals are per token AND status
 // (DESIGN.md "Insight and scripting flags"): a settled total never includes pending or

@@ -2,7 +2,7 @@ import { extname } from 'node:path';
 import { UsageError } from '../runtime/errors.js';
 import { optionSchemas, parseOption } from '../runtime/options.js';
 import { printable } from './sanitize.js';
-import type { Format } from './writer.js';
+import type { Format } from './options.js';
 
 // Which format a run prints in: -f, else PAYREC_FORMAT, else what -o's file name says
 // (as DuckDB's COPY and pandas read it), else the table (tab-separated text in a file).

@@ -1,6 +1,6 @@
 import { jsonText } from './json-text.js';
 import { formatIso, formatLocal } from '../runtime/zone.js';
-import type { OutputOptions } from './writer.js';
+import type { OutputOptions } from './options.js';
 
 // What every format shares: the columns of a record, the plain text of a value, how
 // times are shown, and the shape of a format's emitter (writer.ts drives them).

@@ -3,7 +3,7 @@ import Table from 'cli-table3';
 import { jsonText } from './json-text.js';
 import { neutraliseTerminal, shortenMiddle } from './sanitize.js';
 import { columnsNamed, column, isTimeColumn, leafPaths, plain, tableColumns, timeStyleOf, timeText, type Column, type Row, type RowEmitter, type TextOut } from './rows.js';
-import type { OutputOptions } from './writer.js';
+import type { OutputOptions } from './options.js';
 
 // The table a person reads on a terminal (gh keeps its tableprinter apart the same
 // way): a box-drawn list fitted to the terminal's width, a single record's fields,

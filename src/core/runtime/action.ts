@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
-import type { GlobalFlags, Session } from './session.js';
+import type { GlobalFlags, Session, StartEmulator } from './session.js';
 
 // Wraps a command's work: builds its Session from the global flags and always
 // releases what the session opened (connections, temporary files, the emulator).
@@ -17,8 +17,9 @@ export interface CommandTraits {
 }
 export type CommandAction = (work: CommandWork, traits?: CommandTraits) => (...args: unknown[]) => Promise<void>;
 
-export function makeAction(ctx: Context): CommandAction {
-  // The handler carries its traits, so that help can tell which inherited flags the command takes (commands/help.ts).
+/** `startEmulator`: --emulator's start, handed in by program.ts (core never imports src/emulator/). */
+export function makeAction(ctx: Context, startEmulator: StartEmulator): CommandAction {
+  // The handler carries its traits, so that help can tell which inherited flags the command takes (help.ts).
   return (work, traits = {}) =>
     Object.assign(async (...args: unknown[]) => {
       const cmd = args.at(-1) as Command;
@@ -31,7 +32,7 @@ export function makeAction(ctx: Context): CommandAction {
       const runCtx = flags.emulator ? (await import('./emulator-clock.js')).emulatorContext(ctx) : ctx;
       const { ConfigStore } = await import('../config/config-store.js');
       const stored = await new ConfigStore(runCtx.env).runDefaults(flags.profile, runCtx.env);
-      const session = new Session(runCtx, flags, stored);
+      const session = new Session(runCtx, flags, stored, startEmulator);
       try {
         await work(session, cmd);
       } finally {
@@ -53,7 +54,7 @@ function refuseFileOutput(cmd: Command, flags: GlobalFlags): void {
 
 /**
  * Global flags that only commands printing records or results take (option attribute
- * name, flag): the others refuse them here and do not offer them in --help (commands/help.ts).
+ * name, flag): the others refuse them here and do not offer them in --help (help.ts).
  */
 export const RECORD_OUTPUT_FLAGS: readonly [keyof GlobalFlags, string][] = [
   ['output', '-o'],

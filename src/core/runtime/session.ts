@@ -7,7 +7,7 @@ import type { Context } from './context.js';
 import { UsageError } from './errors.js';
 import type { ApiClient, ClientOptions } from '../http/client.js';
 import { optionSchemas, parseOption } from './options.js';
-import type { OutputOptions } from '../output/writer.js';
+import type { OutputOptions } from '../output/options.js';
 import { requireKey, resolveSettings, type Settings } from '../config/settings.js';
 import { canonicalZone, UTC } from './zone.js';
 import { hasControlCharacters, neutraliseTerminal, printable } from '../output/sanitize.js';
@@ -41,6 +41,23 @@ export interface GlobalFlags {
   wide?: boolean;
 }
 
+/** --emulator's in-process emulator, as a session uses it. */
+export interface InProcessEmulator {
+  /** http://127.0.0.1:PORT, no trailing slash. */
+  url: string;
+  /** The demo key of a chain. */
+  keyFor(chain: string): string;
+  /** The JSON-RPC URL of a chain's node. */
+  rpcUrl(chain: string): string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts --emulator's emulator on an ephemeral loopback port (`now`: its anchor, when
+ * pinned). program.ts hands it in: src/emulator/ sits above core, which never imports it.
+ */
+export type StartEmulator = (options: { port: 0; now?: number }) => Promise<InProcessEmulator>;
+
 export interface OutputTarget {
   stream: NodeJS.WritableStream;
   commit(): Promise<void>;
@@ -72,6 +89,8 @@ export class Session {
     readonly flags: GlobalFlags,
     /** The profile's run defaults (payrec config set), below flags and variables. */
     readonly stored: { profile: string; defaults: RunDefaults } = { profile: '', defaults: {} },
+    /** --emulator's start (program.ts); a session without it cannot run --emulator. */
+    private readonly startEmulator?: StartEmulator,
   ) {
     this.store = new ConfigStore(ctx.env);
     const inProfile = (key: keyof RunDefaults) => (stored.defaults[key] === undefined ? undefined : { value: stored.defaults[key], source: `${key} of profile ${stored.profile}` });
@@ -117,11 +136,11 @@ export class Session {
     const s = await resolveSettings(this.flags, this.ctx.env, this.store, repair ? (problem) => this.warnConfig(problem) : undefined);
     if (!this.flags.emulator) return s;
     // --emulator: an in-process emulator on an ephemeral loopback port, with its demo key.
-    const { startEmulator } = await import('../../emulator/index.js');
+    if (!this.startEmulator) throw new Error('--emulator given to a session without the emulator handed in');
     const { emulatorAnchor } = await import('./emulator-clock.js');
     // An anchor not pinned is today's midnight, which the emulator takes by itself.
     const anchor = emulatorAnchor(this.ctx.env, this.ctx.now());
-    const emulator = await startEmulator({ port: 0, ...(anchor.pinned ? { now: anchor.seconds } : {}) });
+    const emulator = await this.startEmulator({ port: 0, ...(anchor.pinned ? { now: anchor.seconds } : {}) });
     this.cleanups.push(() => emulator.close());
     // Its chain too, unless --rpc names another node.
     const rpc = s.sources.rpcUrl === 'flag' ? { rpcUrl: s.rpcUrl, source: s.sources.rpcUrl } : { rpcUrl: emulator.rpcUrl(s.chain), source: '--emulator' as const };

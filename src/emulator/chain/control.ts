@@ -1,21 +1,35 @@
 import { KNOWN_CHAINS } from '../../registry/validators.js';
 import type { ChainSlug } from '../../chain/model.js';
-import type { ControlRequest, ControlState } from '../control.js';
 import { unknownTarget } from '../ground-truth.js';
 import { HttpError, json, type Reply } from '../reply.js';
 import { TRANSACTION_COLLECTIONS } from './layouts.js';
 import { EmulatorChains } from './network.js';
+import type { RpcServer } from './rpc.js';
 
 // Control routes of the chain, under /_emulator/chain/: the ground truth of its
 // discrepancies, each price feed's rounds, a way to mine blocks at once, and how many
 // JSON-RPC calls were made.
 
-type Route = [method: string, path: string, handler: (req: ControlRequest) => Reply];
+/** What the chain's routes read of the emulator's control state (control.ts ControlState), and nothing else of it. */
+export interface ChainControlState {
+  chains: EmulatorChains;
+  rpc: RpcServer;
+  /** The records' counter (datasets.ts): the ground truth says which records it saw. */
+  datasets: { readonly seq: number };
+}
+
+/** What the chain's routes read of a control request (control.ts ControlRequest). */
+interface ChainControlRequest {
+  query: URLSearchParams;
+  body: Record<string, unknown>;
+}
+
+type Route = [method: string, path: string, handler: (req: ChainControlRequest) => Reply];
 
 /** Most seconds one advance may move the chain: about thirty years. */
 const MAX_ADVANCE = 1_000_000_000;
 
-export function chainRoutes(state: ControlState): Route[] {
+export function chainRoutes(state: ChainControlState): Route[] {
   const { chains, rpc } = state;
   return [
     [

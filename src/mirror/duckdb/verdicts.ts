@@ -1,14 +1,16 @@
-import { InterruptedError } from '../core/runtime/errors.js';
-import type { Verdict } from '../chain/verdict-names.js';
-import { OPEN_VERDICTS } from '../chain/verdict-names.js';
-import type { Verifier } from '../chain/verifier.js';
-import { combine, subjectsOf } from '../chain/verifier.js';
-import type { Subject } from '../chain/decode.js';
-import { verifiable } from '../chain/verifiable.js';
-import type { MirroredCollection } from './catalog.js';
+import { InterruptedError } from '../../core/runtime/errors.js';
+import type { Verdict } from '../../chain/verdict-names.js';
+import { OPEN_VERDICTS } from '../../chain/verdict-names.js';
+import type { Verifier } from '../../chain/verifier.js';
+import { combine, subjectsOf } from '../../chain/verifier.js';
+import type { Subject } from '../../chain/decode.js';
+import { verifiable } from '../../chain/verifiable.js';
+import type { MirroredCollection } from '../catalog.js';
 import { layoutOf } from './layout.js';
-import { ident, IDENTITY_HASH_COLUMN, INEXACT_COLUMN, LAST_UPDATED_COLUMN, type Field, type FieldType } from './schema.js';
-import type { MirrorDb } from './store.js';
+import { ident } from './schema.js';
+import { IDENTITY_HASH_COLUMN, INEXACT_COLUMN, LAST_UPDATED_COLUMN, type Field, type FieldType } from '../fields.js';
+import type { MirrorDb } from './connection.js';
+import type { VerifyReport } from '../engine.js';
 
 // `payrec verify` on the mirror: every record not yet final is checked against the
 // chain, a batch at a time, and its verdict stored in `chain_verdicts` in the same
@@ -29,16 +31,6 @@ const DDL = `CREATE TABLE IF NOT EXISTS ${VERDICTS_TABLE} (
 
 /** Records verified per batch: one commit each. */
 const BATCH = 1000;
-
-export interface VerifyReport {
-  collection: string;
-  /** Records (receivers, for wallet-to-wallet payments) checked against the chain by this run. */
-  checked: number;
-  /** Final records whose block hash changed since they were judged (now `reorged`). */
-  newlyReorged: number;
-  /** Every stored verdict of the collection, by verdict. */
-  verdicts: Partial<Record<Verdict, number>>;
-}
 
 export async function ensureVerdictsTable(db: MirrorDb): Promise<void> {
   await db.run(DDL);

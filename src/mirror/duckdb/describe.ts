@@ -1,16 +1,10 @@
 import { ident } from './ident.js';
-import type { MirrorDb } from './store.js';
+import type { MirrorDb } from './connection.js';
+import type { TableSummary } from '../engine.js';
 
 // What `payrec sql` shows without a query (DuckDB's `.tables`, with counts): every
 // table and view of the mirror, its row count and its columns. The records' tables
 // come first, then the views, then payrec's own state (names starting payrec_).
-
-export interface TableSummary {
-  table: string;
-  kind: 'table' | 'view';
-  rows: number;
-  columns: string;
-}
 
 export async function describeMirror(db: MirrorDb): Promise<TableSummary[]> {
   const relations = await db.rows(

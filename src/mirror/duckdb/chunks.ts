@@ -1,7 +1,7 @@
 import bindings from '@duckdb/node-bindings';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { DuckDBDataChunk } from './duckdb.js';
+import type { DuckDBDataChunk } from './node-api.js';
 
 // Reading a million rows of DuckDB without a JS value per row: a chunk's DOUBLE and
 // INTEGER columns are read as the typed arrays DuckDB filled (its C API's vector data,

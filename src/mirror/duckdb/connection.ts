@@ -1,17 +1,18 @@
 import { closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writevSync, type Stats } from 'node:fs';
-import { makeFilesPrivate } from '../core/runtime/umask.js';
+import { makeFilesPrivate } from '../../core/runtime/umask.js';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BusyError, InterruptedError, UsageError } from '../core/runtime/errors.js';
-import { printable } from '../core/output/sanitize.js';
-import { formatDuration } from '../core/runtime/time.js';
-import { shellWord } from '../core/runtime/trust.js';
+import { BusyError, InterruptedError, UsageError } from '../../core/runtime/errors.js';
+import { printable } from '../../core/output/sanitize.js';
+import { formatDuration } from '../../core/runtime/time.js';
+import { shellWord } from '../../core/runtime/trust.js';
 import { RELEASE_EVERY, releaseChunks } from './chunks.js';
-import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult, type DuckDBValue, type Json } from './duckdb.js';
+import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult, type DuckDBValue, type Json } from './node-api.js';
+import type { Access, OpenOptions } from '../engine.js';
 
 // The one door to the DuckDB file. @duckdb/node-api is a native addon of several
-// megabytes: only `sync` and `sql` import this folder (lazily, see commands/top-level.ts).
+// megabytes: only openMirror (../open.ts) loads this folder, lazily, when a command opens a mirror.
 //
 // DuckDB lets one process write a file, and no other process read it meanwhile. So a
 // sync holds the mirror only while it works, and lets readers in between its
@@ -22,24 +23,6 @@ import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBDataCh
 // the whole run: DuckDB's lock on a small file beside the mirror, an operating-system
 // lock that is released when its process ends in any way (kill -9 too), so it never
 // goes stale.
-
-export type Access = 'write' | 'read';
-
-export interface OpenOptions {
-  /** DuckDB's memory_limit (PAYREC_MIRROR_MEMORY), such as 128MB. */
-  memoryLimit: string;
-  /** Said once on stderr when the open waits for another process. */
-  waiting?: (message: string) => unknown;
-  /** Ctrl-C: stop waiting. */
-  signal?: AbortSignal;
-  /**
-   * sync --wait: how long a sync waits for another sync to finish, in seconds
-   * (Infinity: no limit). Without it a sync finding another one is busy at once.
-   */
-  waitForSync?: number;
-  /** The session's TimeZone (payrec sql's --tz): where date_trunc's days and months begin, and how times print. UTC by default. */
-  timeZone?: string;
-}
 
 /**
  * DuckDB's buffer pool keeps what a sync wrote until it reaches the memory limit (by

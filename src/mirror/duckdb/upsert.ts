@@ -1,13 +1,15 @@
-import { MalformedResponseError } from '../core/runtime/errors.js';
-import { printable } from '../core/output/sanitize.js';
-import { identityOf, type Page } from '../core/lists/paginate.js';
+import { MalformedResponseError } from '../../core/runtime/errors.js';
+import { printable } from '../../core/output/sanitize.js';
+import { identityOf, type Page } from '../../core/lists/paginate.js';
 import { identityHashSql } from './identity-hash.js';
 import type { TableLayout } from './layout.js';
 import { hasSurrogateEscape, recordBytes } from './record-bytes.js';
 import { RowSources } from './rows.js';
-import { CHAIN_COLUMN, contentColumns, FIRST_SEEN_COLUMN, ident, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN, recordConformer, type Leftovers } from './schema.js';
-import { TIME_RANGE } from '../core/runtime/time.js';
-import type { MirrorDb } from './store.js';
+import { contentColumns, ident, recordConformer, type Leftovers } from './schema.js';
+import { CHAIN_COLUMN, FIRST_SEEN_COLUMN, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN } from '../fields.js';
+import { TIME_RANGE } from '../../core/runtime/time.js';
+import type { MirrorDb } from './connection.js';
+import type { CollectionWriter, UpsertCounts, WriteBatch } from '../engine.js';
 
 // Writes batches of records into their table by identity: new ones are inserted,
 // known ones updated only when their content changed (a status that moved from
@@ -25,14 +27,8 @@ import type { MirrorDb } from './store.js';
 // itself. A record is inserted only when no row has its identity, so a table never
 // holds a record twice.
 
-export interface UpsertCounts {
-  new: number;
-  updated: number;
-  unchanged: number;
-}
-
 /** Records on their way to a table (see Upserter.add). */
-export class Batch {
+export class Batch implements WriteBatch {
   /** Records of pages that DuckDB takes as the service sent them (rows.ts). */
   readonly pages: Buffer[] = [];
   /** Records that payrec writes out, completed, and how many of each one's amounts are inexact (amounts.ts). */
@@ -50,7 +46,7 @@ const CHANGED = 'payrec_changed';
 /** Identities seen by a walk, for removing records the service no longer lists. */
 const SEEN = 'payrec_seen';
 
-export class Upserter {
+export class Upserter implements CollectionWriter {
   private readonly conform: ReturnType<typeof recordConformer>;
   private readonly rows: RowSources;
   /** Full table rows from a SELECT of a file's rows: chain, identity hash and bookkeeping added. */
@@ -117,6 +113,10 @@ export class Upserter {
       `FROM ${CHANGED} AS k WHERE ${same('t', 'k')}`;
   }
 
+  newBatch(): Batch {
+    return new Batch();
+  }
+
   /**
    * The scope of the next walk: a record read through one plan's list carries the plan
    * in the scope column (`planId` of a billing); read otherwise, none.
@@ -138,7 +138,8 @@ export class Upserter {
    * they are (each record fits its schema, every amount DECIMAL(38,18)), else conformed
    * and completed for payrec to write out.
    */
-  add(batch: Batch, page: Page): void {
+  add(into: WriteBatch, page: Page & { body?: Buffer }): void {
+    const batch = into as Batch;
     if (page.records.length === 0) return;
     // A lone surrogate can only come from an escape of one in the body (bytes decode to
     // whole characters or U+FFFD): a body without one needs no walk over every value.
@@ -156,7 +157,8 @@ export class Upserter {
   }
 
   /** Upserts `batch` (inside the caller's transaction); `remember` records the identities for removeUnseen. */
-  async write(batch: Batch, o: { remember?: boolean } = {}): Promise<UpsertCounts> {
+  async write(into: WriteBatch, o: { remember?: boolean } = {}): Promise<UpsertCounts> {
+    const batch = into as Batch;
     if (batch.size === 0) return { new: 0, updated: 0, unchanged: 0 };
     const pages = batch.pages.length > 0 ? jsonArray(batch.pages) : undefined;
     const records = batch.records.length > 0 ? JSON.stringify(batch.records) : undefined;

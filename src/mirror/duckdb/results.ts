@@ -1,6 +1,6 @@
-import { DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBDateValue, type DuckDBResult, type DuckDBTimestampTZValue, type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from './duckdb.js';
-import type { CellKind } from '../core/output/xlsx.js';
-import { formatLocal, offsetAt } from '../core/runtime/zone.js';
+import { DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBDateValue, type DuckDBResult, type DuckDBTimestampTZValue, type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from './node-api.js';
+import type { CellKind } from '../../core/output/xlsx.js';
+import { formatLocal, offsetAt } from '../../core/runtime/zone.js';
 
 // Query results as records for the output module, never through a lossy JavaScript
 // number, and each column with one JSON type in every row (a script reading `-f json`

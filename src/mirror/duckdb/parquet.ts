@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { constants, existsSync } from 'node:fs';
-import { access, mkdir, rename, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { InterruptedError, MalformedResponseError, UsageError } from '../core/runtime/errors.js';
-import { printable } from '../core/output/sanitize.js';
+import { existsSync } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { InterruptedError, MalformedResponseError } from '../../core/runtime/errors.js';
+import { printable } from '../../core/output/sanitize.js';
 import { LAYOUTS } from './layout.js';
-import { CHAIN_COLUMN, ident, LAST_UPDATED_COLUMN } from './schema.js';
+import { ident } from './schema.js';
+import { CHAIN_COLUMN, LAST_UPDATED_COLUMN } from '../fields.js';
 import { EXPORTS_TABLE } from './state.js';
-import type { MirrorDb } from './store.js';
-import { checkKeptFolder, unwritable } from '../core/runtime/trust.js';
+import type { MirrorDb } from './connection.js';
+import type { ParquetExport } from '../engine.js';
+import { unwritable } from '../../core/runtime/trust.js';
 
 // --parquet DIR: the mirror as Hive-partitioned Parquet, the layout Spark, Trino,
 // Athena and BigQuery read as one table per directory:
@@ -26,36 +28,6 @@ import { checkKeptFolder, unwritable } from '../core/runtime/trust.js';
 const FILE = 'data.parquet';
 /** Hive's name for a partition whose value is NULL (a record without a timestamp). */
 const NULL_PARTITION = '__HIVE_DEFAULT_PARTITION__';
-
-export interface ParquetExport {
-  written: number;
-  unchanged: number;
-  removed: number;
-}
-
-/** --parquet DIR in the trust check's messages: it holds every record, as the mirror does. */
-const PARQUET_KEEPER = { role: 'the Parquet export', moveWith: '--parquet' };
-
-/**
- * Checks --parquet DIR before anything is fetched: a directory payrec can write (created
- * if missing), that nobody else can change (as the mirror's folder: another user's
- * folder, or one anyone can write, could hold forged partitions).
- */
-export async function parquetTarget(dir: string): Promise<string> {
-  if (dir === '' || /[\u0000-\u001f\u007f-\u009f]/.test(dir)) {
-    throw new UsageError(`invalid --parquet "${printable(dir)}": expected a directory path without control characters`);
-  }
-  const path = resolve(dir);
-  try {
-    // 0700 whatever the umask (it is set to 077 only when the mirror opens): the files hold every record.
-    await mkdir(path, { recursive: true, mode: 0o700 });
-    await access(path, constants.W_OK);
-  } catch (err) {
-    throw new UsageError(`cannot write --parquet "${printable(dir)}": ${(err as NodeJS.ErrnoException).code ?? String(err)}`, 'give --parquet a folder you can write');
-  }
-  await checkKeptFolder(path, PARQUET_KEEPER);
-  return path;
-}
 
 /** The UTC month of a record, from its timestamp (or createdAt for short urls), whatever the session's time zone. */
 function monthSql(fields: readonly { name: string }[]): string {

@@ -1,5 +1,6 @@
 import { decimalSql } from './amounts.js';
-import { EXTRA_COLUMN, hasKind, ident, INEXACT_COLUMN, type Field, type FieldType, type Leftovers } from './schema.js';
+import { ident, type Leftovers } from './schema.js';
+import { EXTRA_COLUMN, hasKind, INEXACT_COLUMN, type Field, type FieldType } from '../fields.js';
 
 // Records to table rows. Records reach DuckDB as JSON files that its JSON reader takes
 // apart on its own threads, while payrec goes on fetching pages; they come in one of

@@ -1,5 +1,5 @@
 import { Command, Help, type Option } from 'commander';
-import { RECORD_OUTPUT_FLAGS, type CommandTraits } from '../core/runtime/action.js';
+import { RECORD_OUTPUT_FLAGS, type CommandTraits } from './action.js';
 
 // `--help` shows every flag that works on a command: its own, then the ones it inherits
 // from payrec in their own section (as gh's INHERITED FLAGS). The flags about record

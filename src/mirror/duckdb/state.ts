@@ -1,4 +1,4 @@
-import type { MirrorDb } from './store.js';
+import type { MirrorDb } from './connection.js';
 
 // What the mirror knows about itself, kept in the same DuckDB file as the records and
 // written in the same transactions, so records and cursors can never disagree:
@@ -31,9 +31,6 @@ export const STATE_DDL: readonly string[] = [
     dir VARCHAR NOT NULL, "table" VARCHAR NOT NULL, chain VARCHAR NOT NULL, month VARCHAR NOT NULL, fingerprint VARCHAR NOT NULL,
     PRIMARY KEY (dir, "table", chain, month))`,
 ];
-
-/** A scope in the cursor table: '' for a whole list, `planId=0x…` for one plan's. */
-export const scopeKey = (param?: string, id?: string): string => (param && id ? `${param}=${id}` : '');
 
 export async function readMeta(db: MirrorDb, key: string): Promise<string | undefined> {
   const rows = await db.rows(`SELECT value FROM ${META_TABLE} WHERE key = $1`, [key]);

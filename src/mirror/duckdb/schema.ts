@@ -1,84 +1,19 @@
-import { z } from 'zod';
-import { decimal, timestamp } from '../registry/schemas.js';
 import { amountText, DECIMAL_TYPE, fitsDecimal } from './amounts.js';
 // TIME_RANGE: the Unix seconds a TIMESTAMP WITH TIME ZONE holds (years 1 to 9999); a time beyond them is a value of another type.
-import { TIME_RANGE } from '../core/runtime/time.js';
+import { TIME_RANGE } from '../../core/runtime/time.js';
 import { ident } from './ident.js';
+import { CHAIN_COLUMN, EXTRA_COLUMN, FIRST_SEEN_COLUMN, IDENTITY_HASH_COLUMN, INEXACT_COLUMN, LAST_UPDATED_COLUMN, type Field, type FieldType } from '../fields.js';
 
-// Table layouts from the registry's zod record schemas (never a second hand-written
-// list): strings are VARCHAR, amounts (the registry's `decimal`) DECIMAL(38,18) (see
-// amounts.ts), times (its `timestamp`, Unix seconds) TIMESTAMP WITH TIME ZONE, other
-// whole numbers BIGINT, other numbers DOUBLE, nested objects STRUCT, arrays LIST, open
-// maps and anything else JSON. Fields a record has beyond its schema, and values of an
-// unexpected type, are kept in one JSON column, `extra_fields`, keyed by their path
-// (`memo`, `receivers[1].note`): DuckDB would otherwise convert them quietly (1.5 into
-// a BIGINT is 2). Amounts DECIMAL(38,18) cannot hold go to `inexact_amounts` the same way.
-
-export type FieldType =
-  | { kind: 'text' }
-  | { kind: 'decimal' }
-  | { kind: 'time' }
-  | { kind: 'integer' }
-  | { kind: 'number' }
-  | { kind: 'boolean' }
-  | { kind: 'json' }
-  | { kind: 'struct'; fields: Field[] }
-  | { kind: 'list'; element: FieldType };
-
-export interface Field {
-  name: string;
-  type: FieldType;
-}
-
-/** Columns of every table besides the API's fields. */
-export const CHAIN_COLUMN = 'chain';
-export const EXTRA_COLUMN = 'extra_fields';
-/** Amounts DECIMAL(38,18) cannot hold, by path, with their text (amounts.ts). */
-export const INEXACT_COLUMN = 'inexact_amounts';
-export const FIRST_SEEN_COLUMN = 'first_seen';
-export const LAST_UPDATED_COLUMN = 'last_updated';
-/** A hash of (chain, identity): finds a record's row without reading the text columns (identity-hash.ts). Stored, not shown. */
-export const IDENTITY_HASH_COLUMN = 'identity_hash';
-const BOOKKEEPING = [CHAIN_COLUMN, EXTRA_COLUMN, INEXACT_COLUMN, FIRST_SEEN_COLUMN, LAST_UPDATED_COLUMN, IDENTITY_HASH_COLUMN];
-
-
-function unwrap(schema: z.ZodType): z.ZodType {
-  let s = schema;
-  while (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault) s = s.unwrap() as z.ZodType;
-  return s;
-}
-
-export function fieldType(schema: z.ZodType): FieldType {
-  const s = unwrap(schema);
-  if (s === decimal) return { kind: 'decimal' };
-  if (s === timestamp) return { kind: 'time' };
-  if (s instanceof z.ZodString || s instanceof z.ZodEnum) return { kind: 'text' };
-  if (s instanceof z.ZodNumber) return { kind: s.isInt ? 'integer' : 'number' };
-  if (s instanceof z.ZodBoolean) return { kind: 'boolean' };
-  if (s instanceof z.ZodObject) return { kind: 'struct', fields: objectFields(s) };
-  if (s instanceof z.ZodArray) return { kind: 'list', element: fieldType(s.element as z.ZodType) };
-  return { kind: 'json' };
-}
-
-function objectFields(schema: z.ZodObject): Field[] {
-  return Object.entries(schema.shape).map(([name, child]) => ({ name, type: fieldType(child as z.ZodType) }));
-}
-
-/** The API's fields of a record schema (a zod object), in the schema's order. */
-export function recordFields(schema: z.ZodType): Field[] {
-  const s = unwrap(schema);
-  if (!(s instanceof z.ZodObject)) throw new Error('a mirrored record schema must be an object');
-  const fields = objectFields(s);
-  const names = new Set(fields.map((f) => f.name));
-  for (const b of BOOKKEEPING) if (names.has(b)) throw new Error(`record field "${b}" collides with the mirror's own column`);
-  return fields;
-}
+// DuckDB's type mapping of the mirror's fields (fields.ts): strings are VARCHAR, amounts
+// (the registry's `decimal`) DECIMAL(38,18) (see amounts.ts), times (its `timestamp`,
+// Unix seconds) TIMESTAMP WITH TIME ZONE, other whole numbers BIGINT, other numbers
+// DOUBLE, nested objects STRUCT, arrays LIST, open maps and anything else JSON. Fields a
+// record has beyond its schema, and values of an unexpected type, are kept in one JSON
+// column, `extra_fields`, keyed by their path (`memo`, `receivers[1].note`): DuckDB would
+// otherwise convert them quietly (1.5 into a BIGINT is 2). Amounts DECIMAL(38,18) cannot
+// hold go to `inexact_amounts` the same way.
 
 export { ident };
-
-/** Whether a value of type `t` holds a value of kind `kind`, at any depth. */
-export const hasKind = (t: FieldType, kind: FieldType['kind']): boolean =>
-  t.kind === kind || (t.kind === 'struct' && t.fields.some((f) => hasKind(f.type, kind))) || (t.kind === 'list' && hasKind(t.element, kind));
 
 // ---------------------------------------------------------------------------
 // Types and DDL.

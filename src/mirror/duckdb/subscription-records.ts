@@ -1,12 +1,13 @@
-import { MalformedResponseError, UsageError } from '../core/runtime/errors.js';
-import { printable } from '../core/output/sanitize.js';
+import { MalformedResponseError, UsageError } from '../../core/runtime/errors.js';
+import { printable } from '../../core/output/sanitize.js';
 import { doubles, integers } from './chunks.js';
-import type { DuckDBValue } from './duckdb.js';
-import { outcomeCode, SubscriptionRecords, type BillingInput } from '../subscriptions/engine.js';
+import type { DuckDBValue } from './node-api.js';
+import { outcomeCode, SubscriptionRecords, type BillingInput } from '../../subscriptions/engine.js';
 import { STORE_SCHEMA } from './layout.js';
 import { ident } from './ident.js';
 import { CURSOR_TABLE, readSince } from './state.js';
-import type { MirrorDb } from './store.js';
+import type { MirrorDb } from './connection.js';
+import type { Coverage } from '../engine.js';
 
 // What `payrec subscriptions` and `payrec metrics` read of the mirror: the
 // fixed-recurring billings and cancellations of the plans synced, fed to the engine.
@@ -19,15 +20,6 @@ const CANCELLATIONS = `${STORE_SCHEMA}.${ident('fixed_recurring_cancellations')}
 const SUBSCRIPTION_CODES = 'payrec_subscription_codes';
 /** Another: each (plan, token, amount, status, success) of the billings once, numbered: their labels and outcomes. */
 const LABEL_CODES = 'payrec_label_codes';
-
-export interface Coverage {
-  /** Plans whose billings and cancellations were both synced, in id order. */
-  plans: string[];
-  /** The oldest of those lists' cursors (Unix seconds): every record stamped up to it is in the mirror. */
-  syncedUpTo?: number;
-  /** Per plan, where its lists' records begin (the latest `sync --from` of the two; 0: from the first record). */
-  since: Map<string, number>;
-}
 
 /** Plans and how far their lists were synced, for the chain; refuses a plan given but not synced, or synced halfway. */
 export async function subscriptionCoverage(db: MirrorDb, chain: string, wanted: readonly string[]): Promise<Coverage> {

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
-import { UsageError } from '../core/runtime/errors.js';
-import { printable } from '../core/output/sanitize.js';
-import { CATALOG, TRANSFER_COLLECTIONS, type MirroredCollection } from './catalog.js';
-import { EXTRA_COLUMN, hasKind, ident, IDENTITY_HASH_COLUMN, INEXACT_COLUMN, LAST_UPDATED_COLUMN, recordFields, tableColumns, type Field } from './schema.js';
+import { UsageError } from '../../core/runtime/errors.js';
+import { printable } from '../../core/output/sanitize.js';
+import { CATALOG, TRANSFER_COLLECTIONS, type MirroredCollection } from '../catalog.js';
+import { ident, tableColumns } from './schema.js';
+import { EXTRA_COLUMN, hasKind, IDENTITY_HASH_COLUMN, INEXACT_COLUMN, LAST_UPDATED_COLUMN, recordFields, type Field } from '../fields.js';
 import { clearCursors, EXPORTS_TABLE, META_TABLE, readMeta, SCOPE_TABLE, STATE_DDL, writeMeta } from './state.js';
-import type { MirrorDb } from './store.js';
+import type { MirrorDb } from './connection.js';
 import { subscriptionsView } from './subscriptions-view.js';
-import { OUTCOME_FIELD, outcomeAdder } from '../core/lists/status.js';
+import { OUTCOME_FIELD, outcomeAdder } from '../../registry/outcome.js';
 
 // Creates a mirror's tables and views, and brings an older mirror up to date.
 //

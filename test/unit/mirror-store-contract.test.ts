@@ -1,0 +1,206 @@
+import Big from 'big.js';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/core/runtime/errors.js';
+import { startEmulator, type Emulator } from '../../src/emulator/index.js';
+import { resolveCollections, scopeKey } from '../../src/mirror/catalog.js';
+import { DuckDbStore } from '../../src/mirror/duckdb/engine.js';
+import type { Access, MirrorStore, OpenOptions } from '../../src/mirror/engine.js';
+import { ledger } from '../../src/subscriptions/engine.js';
+import { ANCHOR, tempDir } from '../e2e/helpers.js';
+
+// The contract every mirror engine keeps (src/mirror/engine.ts), written against the
+// interface alone and run once per engine: DuckDB's today; a PostgreSQL engine (issue 47)
+// adds a line to ENGINES and must pass the same tests. The records are the emulator's
+// ground truth, as the API serves them: what is read back is held against what was
+// written, never against what the engine computed.
+
+interface Engine {
+  name: string;
+  /** A place for a new, empty mirror. */
+  fresh(): string;
+  open(where: string, access: Access, o?: Partial<OpenOptions>): Promise<MirrorStore>;
+}
+
+const ENGINES: Engine[] = [
+  {
+    name: 'duckdb',
+    fresh: () => join(tempDir(), 'contract.duckdb'),
+    open: (where, access, o) => DuckDbStore.open(where, access, { memoryLimit: '128MB', ...o }),
+  },
+];
+
+const CHAIN = 'bsc';
+const RUN_AT = '2026-01-01T00:00:00.000Z';
+const [TRANSFERS] = resolveCollections(['ot/transfers']);
+const [BILLINGS, CANCELLATIONS, SHORT_URLS] = resolveCollections(['fr/billings', 'fr/cancellations', 'fr/short-urls']);
+
+let emu: Emulator;
+beforeAll(async () => {
+  emu = await startEmulator({ port: 0, records: 60, seed: 1, now: ANCHOR });
+});
+afterAll(() => emu.close());
+
+/** Every row a query of the store gives, as records (times as Unix seconds). */
+async function rowsOf(store: MirrorStore, sql: string): Promise<Record<string, unknown>[]> {
+  const result = await store.query(sql);
+  const out: Record<string, unknown>[] = [];
+  for await (const chunk of result.records('UTC', true)) out.push(...chunk);
+  expect(out).toHaveLength(result.rows);
+  return out;
+}
+
+/** Writes `records` of `collection` (scoped to a plan when `plan`), with the cursor of a list with a time window, in one transaction; the counts. */
+async function sync(store: MirrorStore, collection: typeof TRANSFERS, records: Record<string, unknown>[], plan?: string) {
+  const writer = await store.writer(collection, CHAIN, RUN_AT);
+  return store.transaction(async () => {
+    writer.scope(plan ? 'planId' : undefined, plan);
+    await writer.beginWalk();
+    const batch = writer.newBatch();
+    writer.add(batch, { records: structuredClone(records), total: records.length });
+    const counts = await writer.write(batch, { remember: false });
+    if (collection.endpoint.timeWindow && records.length > 0) await store.writeCursor(CHAIN, collection.name, scopeKey(plan ? 'planId' : undefined, plan), Math.max(...records.map((r) => r.timestamp as number)));
+    return counts;
+  });
+}
+
+describe.each(ENGINES)('the mirror store contract: $name', (engine) => {
+  let where: string;
+  let store: MirrorStore;
+  beforeAll(async () => {
+    where = engine.fresh();
+    store = await engine.open(where, 'write');
+  });
+  afterAll(() => store.close());
+
+  it('lays a new mirror out once: not a mirror before, one after, and a second layout changes nothing', async () => {
+    expect(store.name).toBe(where);
+    expect(await store.isMirror()).toBe(false);
+    expect(await store.transaction(() => store.layout())).toBeUndefined();
+    expect(await store.isMirror()).toBe(true);
+    expect(await store.transaction(() => store.layout())).toBeUndefined();
+    const names = (await store.describe()).map((t) => t.table);
+    expect(names).toEqual(expect.arrayContaining(['one_time_transfers', 'fixed_recurring_billings', 'transfers', 'subscriptions', 'inexact_amounts']));
+  });
+
+  it('a batch and its cursor are one transaction: one that fails leaves neither', async () => {
+    const records = emu.records(CHAIN, TRANSFERS.name).records.slice(0, 5);
+    const writer = await store.writer(TRANSFERS, CHAIN, RUN_AT);
+    await expect(
+      store.transaction(async () => {
+        writer.scope();
+        await writer.beginWalk();
+        const batch = writer.newBatch();
+        writer.add(batch, { records: structuredClone(records), total: records.length });
+        await writer.write(batch, { remember: false });
+        await store.writeCursor(CHAIN, TRANSFERS.name, '', 1);
+        throw new Error('the walk failed');
+      }),
+    ).rejects.toThrow('the walk failed');
+    expect(await store.readCursor(CHAIN, TRANSFERS.name, '')).toBeUndefined();
+    expect(await rowsOf(store, 'SELECT * FROM one_time_transfers')).toEqual([]);
+  });
+
+  it('upserts by identity: new records, then the same unchanged, then a changed one updated; what is read back is what was written', async () => {
+    const truth = emu.records(CHAIN, TRANSFERS.name).records;
+    expect(truth.length).toBeGreaterThan(20);
+    expect(await sync(store, TRANSFERS, truth)).toEqual({ new: truth.length, updated: 0, unchanged: 0 });
+    expect(await sync(store, TRANSFERS, truth)).toEqual({ new: 0, updated: 0, unchanged: truth.length });
+    const moved = truth.map((r, i) => (i === 3 ? { ...r, transactionStatus: r.transactionStatus === 'failed' ? 'confirmed' : 'failed' } : r));
+    expect(await sync(store, TRANSFERS, moved)).toEqual({ new: 0, updated: 1, unchanged: truth.length - 1 });
+
+    const rows = await rowsOf(store, 'SELECT transactionHash, amount, fee, transactionStatus, "timestamp" FROM one_time_transfers');
+    const byHash = new Map(rows.map((r) => [r.transactionHash, r]));
+    expect(byHash.size).toBe(truth.length);
+    for (const sent of moved) {
+      const got = byHash.get(sent.transactionHash)!;
+      // Amounts exactly, however the engine prints a decimal (big.js compares the values).
+      expect(new Big(got.amount as string).eq(new Big(sent.amount as string)), String(sent.amount)).toBe(true);
+      expect(new Big(got.fee as string).eq(new Big(sent.fee as string))).toBe(true);
+      expect(got.transactionStatus).toBe(sent.transactionStatus);
+      expect(Number(got.timestamp)).toBe(sent.timestamp);
+    }
+    expect(await store.readCursor(CHAIN, TRANSFERS.name, '')).toBe(Math.max(...truth.map((r) => r.timestamp as number)));
+  });
+
+  it('removes what a whole walk no longer saw, and nothing it saw', async () => {
+    const truth = emu.records(CHAIN, TRANSFERS.name).records;
+    const kept = truth.slice(0, truth.length - 4);
+    const writer = await store.writer(TRANSFERS, CHAIN, RUN_AT);
+    const removed = await store.transaction(async () => {
+      writer.scope();
+      await writer.beginWalk();
+      await writer.startSeen();
+      const batch = writer.newBatch();
+      writer.add(batch, { records: structuredClone(kept), total: kept.length });
+      await writer.write(batch, { remember: true });
+      return writer.removeUnseen();
+    });
+    expect(removed).toBe(4);
+    const left = (await rowsOf(store, 'SELECT transactionHash FROM one_time_transfers')).map((r) => r.transactionHash).sort();
+    expect(left).toEqual(kept.map((r) => r.transactionHash).sort());
+  });
+
+  it('keeps its state: meta, cursors, where a list begins, remembered scopes in the order given, and every cursor listed', async () => {
+    expect(await store.readMeta('contract')).toBeUndefined();
+    await store.writeMeta('contract', 'one');
+    await store.writeMeta('contract', 'two');
+    expect(await store.readMeta('contract')).toBe('two');
+    expect(await store.readSince(CHAIN, 'one-time/payments', '')).toBe(0);
+    await store.writeSince(CHAIN, 'one-time/payments', '', 1_700_000_000);
+    expect(await store.readSince(CHAIN, 'one-time/payments', '')).toBe(1_700_000_000);
+    const [a, b] = ['0x' + 'b'.repeat(64), '0x' + 'a'.repeat(64)];
+    await store.rememberScopes(CHAIN, BILLINGS.name, 'planId', [a]);
+    await store.rememberScopes(CHAIN, BILLINGS.name, 'planId', [b, a]);
+    expect(await store.rememberedScopes(CHAIN, BILLINGS.name, 'planId')).toEqual([a, b]);
+    expect(await store.rememberedScopes('polygon', BILLINGS.name, 'planId')).toEqual([]);
+    const cursors = await store.cursors();
+    expect(cursors.map((c) => [c.chain, c.collection, c.scope])).toContainEqual([CHAIN, TRANSFERS.name, '']);
+    for (const c of cursors) expect(c.age).toBeGreaterThanOrEqual(0);
+  });
+
+  it("reads a plan's subscriptions as they were synced, and knows the plan from its short urls and its cursor", async () => {
+    const plan = emu.subscriptions(CHAIN).plans[0].planId;
+    const facts = emu.subscriptions(CHAIN, { planId: plan }).subscriptions;
+    const billings = facts.flatMap((s) => s.billings);
+    const cancellations = facts.flatMap((s) => (s.cancellation ? [s.cancellation] : []));
+    expect(billings.length).toBeGreaterThan(0);
+    await sync(store, BILLINGS, billings, plan);
+    await sync(store, CANCELLATIONS, cancellations, plan);
+    if (cancellations.length === 0) await store.writeCursor(CHAIN, CANCELLATIONS.name, scopeKey('planId', plan), ANCHOR);
+    await sync(store, SHORT_URLS, emu.records(CHAIN, SHORT_URLS.name).records);
+
+    const coverage = await store.subscriptionCoverage(CHAIN, []);
+    expect(coverage.plans).toEqual([plan]);
+    const records = await store.subscriptionRecords(CHAIN, [plan]);
+    expect(records.billings).toBe(billings.length);
+    // The store's reader against the same records handed to the engine as they were served.
+    const asServed = { billings: billings.map((b) => ({ ...b, planId: plan })), cancellations: cancellations.map((c) => ({ ...c, planId: plan })) } as unknown as Parameters<typeof ledger>[0];
+    const o = { at: ANCHOR, graceSeconds: 30 * 86_400 };
+    expect(ledger(records, o)).toEqual(ledger(asServed, o));
+
+    const one = facts[0].subscriptionId;
+    expect(await store.subscriptionsNamed(CHAIN, one.slice(0, 20))).toEqual([one]);
+    expect((await store.subscriptionRecordsOf(CHAIN, one)).billings).toHaveLength(facts[0].billings.length);
+
+    const sources = await store.planSources(CHAIN);
+    expect(sources.named).toContain(plan);
+    expect(sources.synced).toEqual([plan]);
+  });
+
+  it('a query only reads: a write is refused (exit 2) and changes nothing, in a writer as in a reader', async () => {
+    const before = (await rowsOf(store, 'SELECT count(*) AS n FROM one_time_transfers'))[0].n;
+    await expect(store.query('DELETE FROM one_time_transfers')).rejects.toBeInstanceOf(UsageError);
+    expect((await rowsOf(store, 'SELECT count(*) AS n FROM one_time_transfers'))[0].n).toBe(before);
+    store.close();
+    const reader = await engine.open(where, 'read');
+    try {
+      await expect(reader.query("UPDATE one_time_transfers SET token = 'X'")).rejects.toBeInstanceOf(UsageError);
+      await expect(reader.query('SELECT FROM WHERE')).rejects.toBeInstanceOf(UsageError);
+      expect((await rowsOf(reader, 'SELECT count(*) AS n FROM one_time_transfers'))[0].n).toBe(before);
+    } finally {
+      reader.close();
+    }
+    store = await engine.open(where, 'write');
+  });
+});
