@@ -16,7 +16,7 @@ import { addRowGateOptions, parseRowGates, printRows, type GateFlags } from './l
 import type { CellKind } from '../core/output/xlsx.js';
 import { mirrorExists, mirrorLocation } from '../mirror/location.js';
 import { openMirror } from '../mirror/open.js';
-import { notePlanCoverage, syncPlans } from '../mirror/plan-coverage.js';
+import { notePlanCoverage, refuseBlindGate, syncPlans } from '../mirror/plan-coverage.js';
 import { ledger, metrics, SUBSCRIPTION_STATES, type MetricsRow, type SubscriptionRecords, type SubscriptionState } from '../subscriptions/engine.js';
 import { renderBars } from '../core/lists/chart.js';
 
@@ -59,6 +59,7 @@ interface MirrorFlags {
   grace?: string;
   db?: string;
   sync?: boolean;
+  shortUrlPlans?: boolean;
 }
 
 interface LedgerFlags extends MirrorFlags, GateFlags {
@@ -85,7 +86,8 @@ function addMirrorOptions(cmd: Command): Command {
     .option('--at <time>', 'what is known: records stamped before this instant (Unix seconds, ISO 8601 date-time, an age, or a date: the end of that day in --tz; default: now)')
     .option('--grace <days>', 'days a subscription stays past due after its paid time ends, before it lapses (default 30)')
     .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
-    .option('--sync', 'first bring the fixed-recurring billings and cancellations of the mirror up to date (payrec sync)');
+    .option('--sync', 'first bring the fixed-recurring billings and cancellations of the mirror up to date (payrec sync)')
+    .option('--short-url-plans', 'in CI (env CI), let --fail-if-any gate over plans that only short urls name (else exit 2: state the plans with PAYREC_PLANS)');
 }
 
 export function addSubscriptionCommands(program: Command, action: CommandAction): void {
@@ -178,7 +180,7 @@ function noteAt(session: Session, flags: MirrorFlags, at: number): void {
 }
 
 /** The subscription records of the mirror (synced first with --sync), and what the reader must know about their reach. */
-async function loadRecords(session: Session, flags: MirrorFlags, plans: string[], at: number, windowStart?: number): Promise<{ records: SubscriptionRecords; plans: string[] }> {
+async function loadRecords(session: Session, flags: MirrorFlags, plans: string[], at: number, windowStart?: number): Promise<{ records: SubscriptionRecords; plans: string[]; planCoverage: { onlyShortUrls: boolean; leftOut: number } }> {
   const location = await mirrorLocation(session, flags.db);
   const sync = `payrec ${session.flags.emulator ? '--emulator ' : ''}sync`;
   if (flags.sync) {
@@ -211,7 +213,7 @@ async function loadRecords(session: Session, flags: MirrorFlags, plans: string[]
     if (windowStart === undefined && late.length > 0) {
       session.warn(`${late.length === 1 ? 'a plan was' : `${late.length} plans were`} synced with sync --from (${late.map(([p, t]) => `${p} from ${formatLocal(t, session.zone)}`).join(', ')}): subscriptions that began earlier show only what followed`);
     }
-    await notePlanCoverage(session, db, chain, coverage.plans, plans);
+    const planCoverage = await notePlanCoverage(session, db, chain, coverage.plans, plans);
     // Every plan covered has both lists' cursors (subscriptionCoverage refuses one without), so there is a time.
     const upTo = coverage.syncedUpTo!;
     const plural = coverage.plans.length === 1 ? 'plan' : 'plans';
@@ -219,7 +221,7 @@ async function loadRecords(session: Session, flags: MirrorFlags, plans: string[]
       `from the mirror: ${coverage.plans.length} ${plural}, billings and cancellations synced up to ${formatLocal(upTo, session.zone)} ${session.zone}` +
         (at > upTo + 1 ? `; as of ${formatLocal(at, session.zone)}, so records since then are not counted (${sync}, or --sync)` : ''),
     );
-    return { records: await db.subscriptionRecords(chain, coverage.plans), plans: coverage.plans };
+    return { records: await db.subscriptionRecords(chain, coverage.plans), plans: coverage.plans, planCoverage };
     // Stryker disable next-line BlockStatement: equivalent; a read closes nothing the process's end does not (its spill folder is removed at exit)
   } finally {
     db.close();
@@ -273,7 +275,8 @@ async function runLedger(session: Session, cmd: Command): Promise<void> {
   // Stryker disable next-line StringLiteral: equivalent; any kind but 'single' prints a list
   const output = session.output('list', LEDGER_TABLE_COLUMNS);
   if (output.columns) validateColumns(output.columns, LEDGER_COLUMNS);
-  const { records } = await loadRecords(session, flags, plans, at);
+  const { records, planCoverage } = await loadRecords(session, flags, plans, at);
+  refuseBlindGate(session, gates.failIfAny, planCoverage, flags.shortUrlPlans);
   noteAt(session, flags, at);
   const rows = ledger(records, { at, graceSeconds }).filter(
     (r) => (states === undefined || states.has(r.state)) && (pastDueFor === undefined || (r.state === 'past_due' && r.daysPastDue! >= pastDueFor)),
@@ -348,7 +351,8 @@ async function runMetrics(session: Session, cmd: Command): Promise<void> {
   if (flags.chart && session.flags.output !== undefined) throw new UsageError('--chart draws in the terminal: leave out -o (or drop --chart to export the rows)');
   const gates = await parseRowGates(flags, session.format);
   if (flags.chart && (gates.count || gates.jq)) throw new UsageError('--chart draws in the terminal: it does not go with --count or --jq');
-  const { records } = await loadRecords(session, flags, plans, at, window.start);
+  const { records, planCoverage } = await loadRecords(session, flags, plans, at, window.start);
+  refuseBlindGate(session, gates.failIfAny, planCoverage, flags.shortUrlPlans);
   noteAt(session, flags, at);
   const intervals = intervalsOf(kind, window, session.zone).map((s) => ({ from: s.start, to: s.end }));
   const rows = metrics(records, { intervals, at, graceSeconds, byPlan });
