@@ -281,7 +281,7 @@ async function runLedger(session: Session, cmd: Command): Promise<void> {
   const rows = ledger(records, { at, graceSeconds }).filter(
     (r) => (states === undefined || states.has(r.state)) && (pastDueFor === undefined || (r.state === 'past_due' && r.daysPastDue! >= pastDueFor)),
   );
-  await printRows(session, { ...output, cellKinds: LEDGER_CELLS, keepColumns: LEDGER_ANSWERS }, gates, rows as unknown as Record<string, unknown>[], 'subscription');
+  await printRows(session, { ...output, cellKinds: LEDGER_CELLS, keepColumns: LEDGER_ANSWERS, emptyHeader: LEDGER_COLUMNS }, gates, rows as unknown as Record<string, unknown>[], 'subscription');
   if (rows.length === 0 && !gates.count) session.note('no subscriptions match');
 }
 

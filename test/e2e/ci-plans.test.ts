@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
@@ -80,5 +80,19 @@ describe('a CI gate on past-due subscriptions', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('invalid plan id "0x12" in the plans file');
     expect(r.stderr).toContain('line 2');
+  });
+});
+
+describe('reports a job can parse', () => {
+  it('an empty subscriptions -f csv -o file keeps its header, as an empty list export does', async () => {
+    const { home, run } = runner({ CI: '' });
+    const full = await run(['subscriptions', '--sync', '-f', 'csv', '--at', String(NOW)]);
+    expect(full.exitCode).toBe(0);
+    const header = full.stdout.split(/\r?\n/)[0];
+    expect(header.split(',').length).toBeGreaterThan(5);
+    const file = join(home, 'none.csv');
+    const none = await run(['subscriptions', '--past-due-for', '3000', '-f', 'csv', '-o', file, '--at', String(NOW)]);
+    expect(none.exitCode).toBe(0);
+    expect(readFileSync(file, 'utf8').split(/\r?\n/)[0]).toBe(header);
   });
 });

@@ -42,14 +42,15 @@ async function rpcBatch(url: string, calls: { method: string; params: unknown[] 
 
 const headOf = async (url: string) => Number(BigInt((await rpcBatch(url, [{ method: 'eth_blockNumber', params: [] }]))[0].result));
 
-/** The chain's head before and after the last --verify run of each chain: it moves with the clock while payrec runs. */
+/** The chain's head before and after the --verify runs of each chain not yet held (holds): it moves with the clock while payrec runs. */
 const heads = new Map<string, [number, number]>();
 
 /** The records `args` lists with --verify, as JSON: one entry per transaction (a wallet-to-wallet payment's receivers each their own). */
 async function verified(chain: string, args: string[], on = emu): Promise<Rec[]> {
   const before = await headOf(on.rpcUrl(chain));
   const r = await payrec(on, [...args, '--all', '--verify', '-f', 'json'], { chain, env: { PAYREC_RPC_URL: on.rpcUrl(chain) } });
-  heads.set(chain, [before, await headOf(on.rpcUrl(chain))]);
+  // Several runs judged together (a plan at a time): from the first one's start to the last one's end.
+  heads.set(chain, [heads.get(chain)?.[0] ?? before, await headOf(on.rpcUrl(chain))]);
   expect(r.stderr).toBe('');
   expect(r.exitCode).toBe(0);
   return (JSON.parse(r.stdout) as Rec[]).flatMap((x) => (x.transactionHash === undefined ? x.receivers : [x]));
@@ -61,6 +62,7 @@ async function verified(chain: string, args: string[], on = emu): Promise<Rec[]>
  */
 async function confirmationsOf(chain: string, hashes: string[], on: Emulator): Promise<Map<string, [number, number]>> {
   const [before, after] = heads.get(chain)!;
+  heads.delete(chain);
   const out = new Map<string, [number, number]>();
   for (let i = 0; i < hashes.length; i += 500) {
     const answers = await rpcBatch(on.rpcUrl(chain), hashes.slice(i, i + 500).map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })));
