@@ -58,6 +58,8 @@ export interface Subject {
   planId?: string;
   /** One-time transfers: the tag of the payment its oneTimeId names (§7), null when no such payment is known; undefined: not looked up. */
   paymentTag?: string | null;
+  /** Why paymentTag is null, said beside the tag difference (the API knows no such payment; the mirror lacks it). */
+  noPayment?: string;
 }
 
 export interface Evidence {

@@ -4,10 +4,10 @@ import type { Subject } from './decode.js';
 import { endpoints } from '../registry/endpoints.js';
 
 // A one-time transfer's Payment event carries its payment's tag (ONCHAIN.md §7): the
-// verifier holds it against the tag of the payment its oneTimeId names. The tags come
-// from the mirror where it has the payment, else from the API by id (GET
-// /one-time/:id), once each per run; an id the API does not know has no tag (null),
-// which the verdict reports as a `tag` difference.
+// verifier holds it against the tag of the payment its oneTimeId names. For a list
+// (--verify) the tags come from the API by id (GET /one-time/:id), once each per run;
+// an id the API does not know has no tag (null), which the verdict reports as a `tag`
+// difference. `payrec verify` reads them from the mirror alone (duckdb/verdicts.ts).
 
 /** GET one one-time payment (the registry's path, `:id` to fill), and the list of them all. */
 const PAYMENT_PATH = endpoints.find((e) => e.id === 'one-time.payments.get')!.path;
@@ -24,11 +24,6 @@ export class PaymentTags {
   private listed = false;
 
   constructor(private readonly client: () => Promise<ApiClient>) {}
-
-  /** Tags known already (the mirror's), by id. */
-  add(id: string, tag: string): void {
-    this.byId.set(id.toLowerCase(), tag);
-  }
 
   /** Reads from the API the tags of `ids` not known yet. */
   async load(ids: Iterable<unknown>): Promise<void> {
@@ -76,5 +71,9 @@ export class PaymentTags {
 export async function withPaymentTags(subjects: Subject[], tags: PaymentTags): Promise<void> {
   const transfers = subjects.filter((s) => s.collection === 'one-time/transfers');
   await tags.load(transfers.map((s) => s.record.oneTimeId));
-  for (const s of transfers) s.paymentTag = tags.of(s.record.oneTimeId) ?? null;
+  for (const s of transfers) {
+    s.paymentTag = tags.of(s.record.oneTimeId) ?? null;
+    const id = s.record.oneTimeId;
+    if (s.paymentTag === null) s.noPayment = typeof id === 'string' ? `the API has no one-time payment ${id}` : 'the transfer names no payment (no oneTimeId)';
+  }
 }

@@ -103,7 +103,10 @@ function differs(subject: Subject, fact: Fact, o: Judging): Difference | undefin
   const { field } = fact;
   if (fact.kind === 'expected') return fact.chain === fact.expected ? undefined : { field, api: fact.expected, chain: fact.chain };
   // A one-time transfer's tag is its payment's (§7); a payment nobody knows has no tag to match.
-  if (fact.kind === 'tag' && subject.paymentTag !== undefined) return tagDiffers(field, subject.paymentTag, fact.chain);
+  if (fact.kind === 'tag' && subject.paymentTag !== undefined) {
+    const d = tagDiffers(field, subject.paymentTag, fact.chain);
+    return d && subject.paymentTag === null && subject.noPayment ? { ...d, note: subject.noPayment } : d;
+  }
   const api = apiValue(subject, field);
   if (api === undefined || api === null) return undefined;
   const d = (chain: Difference['chain']): Difference => ({ field, api: printed(api), chain });

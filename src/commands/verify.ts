@@ -99,7 +99,7 @@ async function runVerify(session: Session, cmd: Command): Promise<void> {
   if (output.columns) validateColumns(output.columns, REPORT_COLUMNS);
   const location = await existingMirror(session, flags.db);
   const target = await session.openOutput();
-  const [{ openVerifier }, { PaymentTags }] = await Promise.all([import('../chain/open-verifier.js'), import('../chain/payment-tags.js')]);
+  const { openVerifier } = await import('../chain/open-verifier.js');
   const verifier = await openVerifier(session, confirmations);
   const db = await openMirror(session, location, 'write');
   let reports;
@@ -108,7 +108,6 @@ async function runVerify(session: Session, cmd: Command): Promise<void> {
     reports = await db.verify(verifier, {
       chain: verifier.chain,
       collections,
-      tags: new PaymentTags(() => session.client()),
       scope: { recheck, ...window },
       signal: session.ctx.signal,
       progress: (n) => session.notice(`verified ${n.toLocaleString('en-US')} records…`),

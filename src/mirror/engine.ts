@@ -2,7 +2,6 @@ import type { Page } from '../core/lists/paginate.js';
 import type { CellKind } from '../core/output/xlsx.js';
 import type { Verdict } from '../chain/verdict-names.js';
 import type { Verifier } from '../chain/verifier.js';
-import type { PaymentTags } from '../chain/payment-tags.js';
 import type { SubscriptionRecords } from '../subscriptions/engine.js';
 import type { MirroredCollection, ScopeParam } from './catalog.js';
 
@@ -198,11 +197,14 @@ export interface ParquetExport {
   removed: number;
 }
 
-/** What `verify` is told: the chain and collections, one-time payments' tags, the run's scope. */
+/**
+ * What `verify` is told: the chain and collections, the run's scope. It reads the mirror
+ * alone (a one-time transfer's payment's tag from its one-time payments, ONCHAIN.md §7):
+ * no API key is needed.
+ */
 export interface VerifyOptions {
   chain: string;
   collections: readonly MirroredCollection[];
-  tags: PaymentTags;
   scope: VerifyScope;
   signal: AbortSignal;
   progress?: (done: number) => void;

@@ -5,7 +5,6 @@ import type { Verifier } from '../../chain/verifier.js';
 import { combine, subjectsOf } from '../../chain/verifier.js';
 import type { Subject } from '../../chain/decode.js';
 import { verifiable } from '../../chain/verifiable.js';
-import { withPaymentTags, type PaymentTags } from '../../chain/payment-tags.js';
 import { CATALOG, type MirroredCollection } from '../catalog.js';
 import { layoutOf } from './layout.js';
 import { ident } from './schema.js';
@@ -118,8 +117,8 @@ interface Row {
   time: number;
   record: Record<string, unknown>;
   planId?: string;
-  /** One-time transfers: the mirror's tag of the payment its oneTimeId names. */
-  paymentTag?: string;
+  /** One-time transfers: the mirror's tag of the payment its oneTimeId names (null: the mirror has no such payment). */
+  paymentTag?: string | null;
 }
 
 async function readBatch(db: MirrorDb, c: MirroredCollection, chain: string, scope: VerifyScope, after: { time: number; key: string } | undefined): Promise<Row[]> {
@@ -127,7 +126,7 @@ async function readBatch(db: MirrorDb, c: MirroredCollection, chain: string, sco
   const fields: Field[] = layout.fields;
   const select = fields.map((f) => `${apiForm(`t.${ident(f.name)}`, f.type)} AS ${ident(f.name)}`);
   const scopeColumn = layout.scopes.includes('planId') ? `, t."planId" AS "payrec planId"` : '';
-  // A one-time transfer's payment's tag, where the mirror has the payment (payment-tags.ts reads the others from the API).
+  // A one-time transfer's payment's tag, from the mirror alone (no API key needed): NULL where it has no such payment.
   const payments = c.name === 'one-time/transfers' ? CATALOG.find((x) => x.name === 'one-time/payments') : undefined;
   const tag = payments ? `, (SELECT p."tag" FROM ${layoutOf(payments).storage} p WHERE p.chain = t.chain AND lower(p."id") = lower(t."oneTimeId") LIMIT 1) AS "payrec paymentTag"` : '';
   // In time order: a batch's records are close in time, so logs-first (src/chain/logs-first.ts) reads them by spans as it does a list's.
@@ -148,15 +147,28 @@ async function readBatch(db: MirrorDb, c: MirroredCollection, chain: string, sco
     const { 'payrec key': key, 'payrec time': time, 'payrec planId': planId, 'payrec inexact': inexact, 'payrec paymentTag': paymentTag, ...record } = r as Record<string, unknown>;
     const texts = typeof inexact === 'string' ? (JSON.parse(inexact) as Record<string, unknown>) : ((inexact ?? {}) as Record<string, unknown>);
     for (const [path, text] of Object.entries(texts)) restore(record, path, text);
-    return { key: String(key), time: Number(time), record, planId: typeof planId === 'string' ? planId : (record.planId as string | undefined), paymentTag: typeof paymentTag === 'string' ? paymentTag : undefined };
+    return { key: String(key), time: Number(time), record, planId: typeof planId === 'string' ? planId : (record.planId as string | undefined), paymentTag: payments ? (typeof paymentTag === 'string' ? paymentTag : null) : undefined };
   });
+}
+
+/**
+ * A one-time transfer's payment's tag (§7), as the mirror has it. A payment the mirror
+ * lacks gives a `tag` difference that says so: the transfer is a mismatch until a sync
+ * brings its payment (its verdict is kept open: the next run judges it again). A
+ * transfer naming no payment the API lists is never passed as verified.
+ */
+function withMirrorTag(s: Subject, row: Row): Subject {
+  if (row.paymentTag === undefined) return s;
+  const id = row.record.oneTimeId;
+  const noPayment = typeof id === 'string' ? `payment ${id} is not in the mirror: sync one-time/payments, then verify again` : 'the transfer names no payment (no oneTimeId)';
+  return row.paymentTag === null ? { ...s, paymentTag: null, noPayment } : { ...s, paymentTag: row.paymentTag };
 }
 
 /** Verifies the chain's records of `collections` not yet final; returns a report per collection. */
 export async function verifyMirror(
   db: MirrorDb,
   verifier: Verifier,
-  o: { chain: string; collections: readonly MirroredCollection[]; tags: PaymentTags; scope: VerifyScope; signal: AbortSignal; progress?: (done: number) => void },
+  o: { chain: string; collections: readonly MirroredCollection[]; scope: VerifyScope; signal: AbortSignal; progress?: (done: number) => void },
 ): Promise<VerifyReport[]> {
   await ensureVerdictsTable(db);
   // One instant names this run's news (verdictSince); checkedAt stays each batch's own commit time.
@@ -174,9 +186,7 @@ export async function verifyMirror(
       const rows = await readBatch(db, c, o.chain, o.scope, after);
       if (rows.length === 0) break;
       after = { time: rows.at(-1)!.time, key: rows.at(-1)!.key };
-      const subjects = rows.map((r) => subjectsOf(c.name, r.record, r.planId));
-      for (const r of rows) if (r.paymentTag !== undefined) o.tags.add(String(r.record.oneTimeId), r.paymentTag);
-      await withPaymentTags(subjects.flat(), o.tags);
+      const subjects = rows.map((r, i) => subjectsOf(c.name, r.record, r.planId).map((s) => withMirrorTag(s, rows[i])));
       const judged = await verifier.verify(subjects.flat());
       await store(db, o.chain, c.name, rows, subjects, judged, { final, runAt });
       checked += judged.length;
@@ -209,16 +219,18 @@ async function store(db: MirrorDb, chain: string, collection: string, rows: Row[
           blockHash: j.blockHash,
           confirmations: j.confirmations,
           chainDiff: JSON.stringify(j.differences),
+          // Judged without its payment (not in the mirror yet): judged again by the next run.
+          open: s.paymentTag === null,
         }),
       );
     }
     if (subjects[i].length === 0) {
       const j = combine([]);
-      lines.push(JSON.stringify({ chain, collection, record: row.key, transactionHash: null, verdict: j.verdict, blockNumber: null, blockHash: null, confirmations: null, chainDiff: JSON.stringify(j.differences) }));
+      lines.push(JSON.stringify({ chain, collection, record: row.key, transactionHash: null, verdict: j.verdict, blockNumber: null, blockHash: null, confirmations: null, chainDiff: JSON.stringify(j.differences), open: false }));
     }
   });
-  const columns = `{chain: 'VARCHAR', collection: 'VARCHAR', record: 'VARCHAR', transactionHash: 'VARCHAR', verdict: 'VARCHAR', blockNumber: 'BIGINT', blockHash: 'VARCHAR', confirmations: 'BIGINT', chainDiff: 'VARCHAR'}`;
-  // Final: neither open nor reorged; reorged once its block is at or below the node's final block, unless this run
+  const columns = `{chain: 'VARCHAR', collection: 'VARCHAR', record: 'VARCHAR', transactionHash: 'VARCHAR', verdict: 'VARCHAR', blockNumber: 'BIGINT', blockHash: 'VARCHAR', confirmations: 'BIGINT', chainDiff: 'VARCHAR', open: 'BOOLEAN'}`;
+  // Final: neither open (by its verdict, or judged without its payment) nor reorged; reorged once its block is at or below the node's final block, unless this run
   // found it reorged by its block alone (noticeReorgs): then a later run reads it again, so one wrong answer is not kept for good.
   const settled = run.final === undefined ? 'false' : `n.blockNumber <= ${run.final} AND NOT coalesce(o.verdict = 'reorged' AND o.checkedAt >= CAST($1 AS TIMESTAMPTZ), false)`;
   await db.transaction(() =>
@@ -226,7 +238,7 @@ async function store(db: MirrorDb, chain: string, collection: string, rows: Row[
       db.run(
         `INSERT OR REPLACE INTO ${VERDICTS_TABLE} (chain, collection, record, transactionHash, verdict, blockNumber, blockHash, confirmations, chainDiff, checkedAt, final, verdictSince)
          SELECT n.chain, n.collection, n.record, n.transactionHash, n.verdict, n.blockNumber, n.blockHash, n.confirmations, CAST(n.chainDiff AS JSON), now(),
-           CASE WHEN n.verdict IN (${quoted(OPEN_VERDICTS)}) THEN false WHEN n.verdict = 'reorged' THEN coalesce(${settled}, false) ELSE true END,
+           CASE WHEN n.verdict IN (${quoted(OPEN_VERDICTS)}) OR n.open THEN false WHEN n.verdict = 'reorged' THEN coalesce(${settled}, false) ELSE true END,
            CASE WHEN o.verdict = n.verdict THEN coalesce(o.verdictSince, o.checkedAt) ELSE CAST($1 AS TIMESTAMPTZ) END
          FROM read_json(${file}, format = 'newline_delimited', columns = ${columns}) n
          LEFT JOIN ${VERDICTS_TABLE} o ON o.chain = n.chain AND o.collection = n.collection AND o.record = n.record`,

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { keccak256, stringToHex } from 'viem';
+import type { Emulator } from '../../src/emulator/index.js';
+import { emulator, payrec, tempDir } from './helpers.js';
+import { sql } from './mirror-helpers.js';
+
+// `payrec verify` reads a one-time transfer's payment tag (ONCHAIN.md §7) from the
+// mirror's one_time_payments alone: no API key, no request to the API. A transfer whose
+// payment the mirror lacks is a `mismatch` whose tag difference says so, kept open, so
+// that the run after a sync of the payments judges it again. Expected verdicts come from
+// the emulator's ground truth (its discrepancies list, its payments' tags hashed here
+// with viem), never from payrec.
+
+type Rec = Record<string, any>;
+
+let emu: Emulator;
+let db: string;
+let payments: Map<string, string>;
+let transfers: Rec[];
+let kinds: Map<string, string>;
+
+beforeAll(async () => {
+  emu = await emulator();
+  db = join(tempDir(), 'm.duckdb');
+  // Transfers alone: their payments are not in the mirror yet.
+  const synced = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '-q']);
+  expect(synced.exitCode).toBe(0);
+  payments = new Map((emu.records('bsc', 'one-time/payments').records as Rec[]).map((p) => [String(p.id).toLowerCase(), String(p.tag)]));
+  transfers = emu.records('bsc', 'one-time/transfers').records as Rec[];
+  const res = await fetch(`${emu.url}/_emulator/chain/discrepancies?chain=bsc&collection=one-time/transfers`);
+  kinds = new Map(((await res.json()) as { discrepancies: Rec[] }).discrepancies.map((d) => [String(d.transactionHash).toLowerCase(), String(d.kind)]));
+});
+afterAll(() => emu?.close());
+
+/** payrec verify of the mirror's one-time transfers with no API key at all (the node: the emulator's chain). */
+const verify = () =>
+  payrec(undefined, ['verify', 'ot/transfers', '--db', db, '--confirmations', '1', '-f', 'json'], { env: { PAYREC_CHAIN: 'bsc', PAYREC_BASE_URL: emu.url, PAYREC_RPC_URL: emu.rpcUrl('bsc') } });
+
+const stored = async () => new Map((await sql(db, 'SELECT transactionHash, verdict, chainDiff, final FROM chain_verdicts')).map((r) => [String(r.transactionHash).toLowerCase(), r]));
+
+/** A transfer's verdict by the ground truth (one confirmation asked: none is unconfirmed), its payment's tag known or not. */
+function expected(t: Rec, tagKnown: boolean): string {
+  const kind = kinds.get(String(t.transactionHash).toLowerCase());
+  if (t.transactionStatus === 'pending') return 'pending';
+  // Rules 2-6 come before any field is compared; a failed record's reverted transaction is judged by who sent it where.
+  if (kind !== undefined && kind !== 'mismatch') return kind;
+  if (t.transactionStatus === 'failed' || tagKnown) return kind ?? 'verified';
+  return 'mismatch';
+}
+
+describe('payrec verify: a one-time transfer\'s payment tag from the mirror alone', () => {
+  it('with its payments not in the mirror: a tag difference that says so, kept open, and not one request to the API (no key)', async () => {
+    emu.clearLog();
+    const r = await verify();
+    expect(r.exitCode, r.stderr).toBe(9);
+    expect(emu.requests).toEqual([]);
+    const rows = await stored();
+    const wrong = transfers.filter((t) => rows.get(String(t.transactionHash).toLowerCase())?.verdict !== expected(t, false));
+    expect(wrong.map((t) => t.transactionHash)).toEqual([]);
+    const untagged = transfers.filter((t) => t.transactionStatus === 'confirmed' && expected(t, false) === 'mismatch');
+    expect(untagged.length).toBeGreaterThan(100);
+    for (const t of untagged) {
+      const row = rows.get(String(t.transactionHash).toLowerCase())!;
+      // The chain's side is the hash of the tag of the payment its oneTimeId names, as the emulator holds it.
+      const tag = { field: 'tag', api: null, chain: keccak256(stringToHex(payments.get(String(t.oneTimeId).toLowerCase())!)), note: `payment ${t.oneTimeId} is not in the mirror: sync one-time/payments, then verify again` };
+      expect(row.chainDiff, t.transactionHash).toContainEqual(tag);
+      expect(row.final, t.transactionHash).toBe(false);
+    }
+  });
+
+  it('after a sync of the payments, the next run judges them again: each verdict is the ground truth\'s, final', async () => {
+    expect((await payrec(emu, ['sync', 'ot/payments', '--db', db, '-q'])).exitCode).toBe(0);
+    emu.clearLog();
+    const r = await verify();
+    expect(emu.requests).toEqual([]);
+    expect(r.exitCode, r.stderr).toBe([...kinds.values()].length > 0 ? 9 : 0);
+    const rows = await stored();
+    const wrong = transfers.filter((t) => rows.get(String(t.transactionHash).toLowerCase())?.verdict !== expected(t, true));
+    expect(wrong.map((t) => t.transactionHash)).toEqual([]);
+    const verified = transfers.filter((t) => expected(t, true) === 'verified');
+    expect(verified.length).toBeGreaterThan(100);
+    for (const t of verified) expect(rows.get(String(t.transactionHash).toLowerCase())!.final).toBe(true);
+  });
+});
