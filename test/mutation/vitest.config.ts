@@ -9,6 +9,8 @@ export default defineConfig({
     root: fileURLToPath(new URL('../..', import.meta.url)),
     include: [
       'test/unit/chain-properties.test.ts',
+      'test/unit/chain-spans.test.ts',
+      'test/unit/chain-tokens.test.ts',
       'test/unit/chain-verdicts.test.ts',
       'test/unit/days-not-24-hours.test.ts',
       'test/unit/merge.test.ts',
