@@ -124,19 +124,26 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   // failure surfaces there, in its turn.
   session.client(concurrency, false).catch(() => {});
   const db = await openMirror(session, dryRun ? 'memory' : location, 'write', { waitForSync: wait });
-  let reports: CollectionReport[];
+  const reports: CollectionReport[] = [];
+  // A run that fails after some lists were synced still prints its report (each list's row,
+  // the failed one's note saying why) before the error and its exit code: a job can parse what was done.
+  let failure: { err: unknown } | undefined;
   try {
-    reports = await syncMirror(session, db, service, { collections, ids, added, lookback, from, full: Boolean(flags.full), concurrency });
+    await syncMirror(session, db, service, { collections, ids, added, lookback, from, full: Boolean(flags.full), concurrency }, reports);
     if (parquet) {
       await db.useAllCores();
       const written = await db.exportParquet(parquet, session.ctx.signal);
       session.notice(`Parquet in ${parquet}: ${written.written} partitions written, ${written.unchanged} unchanged, ${written.removed} removed`);
     }
+  } catch (err) {
+    failure = { err };
   } finally {
     db.close();
   }
+  if (failure && reports.length === 0) throw failure.err;
   const writer = createWriter(target.stream, output);
   for (const r of reports) await writer.write({ ...r });
   await writer.end();
   await target.commit();
+  if (failure) throw failure.err;
 }

@@ -11,6 +11,7 @@ import { verifiable } from '../chain/verifiable.js';
 import { CATALOG, resolveCollections } from '../mirror/catalog.js';
 import { mirrorExists, mirrorLocation, type MirrorLocation } from '../mirror/location.js';
 import { openMirror } from '../mirror/open.js';
+import type { VerifyReport } from '../mirror/engine.js';
 import { topCommand } from './tree.js';
 import { windowOf } from './registry-commands.js';
 import { PERIOD_FORMS } from '../core/runtime/period.js';
@@ -23,7 +24,7 @@ import { parseConfirmations, parseVerdicts } from './verify-flags.js';
 // fail). `payrec verify ack HASH… --reason TEXT` acknowledges reviewed discrepancies
 // (table `chain_acks`), `payrec verify acks` lists them.
 
-const REPORT_COLUMNS = ['collection', 'checked', 'newlyReorged', 'new', 'acked', ...VERDICTS];
+const REPORT_COLUMNS = ['collection', 'checked', 'newlyReorged', 'new', 'acked', ...VERDICTS, 'note'];
 const ACK_COLUMNS = ['transactionHash', 'verdict', 'collection', 'reason', 'ackedBy', 'ackedAt'];
 
 interface VerifyCommandFlags {
@@ -102,26 +103,35 @@ async function runVerify(session: Session, cmd: Command): Promise<void> {
   const { openVerifier } = await import('../chain/open-verifier.js');
   const verifier = await openVerifier(session, confirmations);
   const db = await openMirror(session, location, 'write');
-  let reports;
+  const reports: VerifyReport[] = [];
+  // A node that fails half-way (exit 7) leaves what was verified in the mirror, and the
+  // report of it is printed before the error: each collection's counts so far, the one
+  // it stopped in and those not reached said in their notes.
+  let failure: { err: unknown } | undefined;
   try {
     await db.transaction(() => db.layout());
-    reports = await db.verify(verifier, {
+    await db.verify(verifier, {
       chain: verifier.chain,
       collections,
       scope: { recheck, ...window },
       signal: session.ctx.signal,
       progress: (n) => session.notice(`verified ${n.toLocaleString('en-US')} records…`),
+      reports,
     });
+  } catch (err) {
+    failure = { err };
   } finally {
     db.close();
   }
+  if (failure && reports.length === 0) throw failure.err;
   const sum = (counts: Partial<Record<Verdict, number>>, verdicts: Iterable<Verdict> = VERDICTS) => [...verdicts].reduce((n, v) => n + (counts[v] ?? 0), 0);
   const writer = createWriter(target.stream, { ...output, literalColumns: true });
   for (const r of reports) {
-    await writer.write({ collection: r.collection, checked: r.checked, newlyReorged: r.newlyReorged, new: sum(r.news), acked: sum(r.acked), ...Object.fromEntries(VERDICTS.map((v) => [v, r.verdicts[v] ?? 0])) });
+    await writer.write({ collection: r.collection, checked: r.checked, newlyReorged: r.newlyReorged, new: sum(r.news), acked: sum(r.acked), ...Object.fromEntries(VERDICTS.map((v) => [v, r.verdicts[v] ?? 0])), note: r.note });
   }
   await writer.end();
   await target.commit();
+  if (failure) throw failure.err;
   const total = (k: 'verdicts' | 'news' | 'acked' | 'ackedNews') => reports.reduce((n, r) => n + sum(r[k], failOn), 0);
   const failing = flags.new ? total('news') - total('ackedNews') : total('verdicts') - total('acked');
   const acked = flags.new ? total('ackedNews') : total('acked');

@@ -170,6 +170,8 @@ export interface VerifyReport {
   acked: Partial<Record<Verdict, number>>;
   /** Of the news, the acknowledged ones, by verdict. */
   ackedNews: Partial<Record<Verdict, number>>;
+  /** '' when the collection was checked whole; else why not (`stopped: …` where a failure stopped the run, `not checked: …` after it). */
+  note: string;
 }
 
 /** What a `payrec verify` run re-judges and over which records. */
@@ -208,6 +210,13 @@ export interface VerifyOptions {
   scope: VerifyScope;
   signal: AbortSignal;
   progress?: (done: number) => void;
+  /**
+   * Filled with a report per collection as each ends. When the run fails (a node that
+   * keeps failing, Ctrl-C), it still holds the account before the error goes on: each
+   * collection checked, the one it stopped in (what it stored), those not reached (their
+   * stored verdicts), each with its note; empty when it failed before checking anything.
+   */
+  reports?: VerifyReport[];
 }
 
 export interface MirrorStore {

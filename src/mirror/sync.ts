@@ -5,6 +5,7 @@ import { identityOf, paginate, type Page, type PageRequest } from '../core/lists
 import { checkEnvelope } from '../core/lists/records.js';
 import { Progress } from '../core/output/progress.js';
 import { firstOf } from '../core/output/sanitize.js';
+import { stopNote } from '../core/runtime/report-error.js';
 import type { Session } from '../core/runtime/session.js';
 import type { Endpoint } from '../registry/types.js';
 import { CATALOG, namesScopes, scopeKey, type MirroredCollection, type ScopeParam } from './catalog.js';
@@ -79,7 +80,13 @@ const BATCH_MS = 1000;
 /** Batches handed to the store and not yet written, at most: pages keep coming while it works through them. */
 const WRITES_QUEUED = 2;
 
-export async function syncMirror(session: Session, db: MirrorStore, service: Service, req: SyncRequest): Promise<CollectionReport[]> {
+/**
+ * Syncs the lists `req` names, a report per collection in `reports` as each ends. When one
+ * fails, `reports` still accounts for the run before the error goes on: each collection
+ * synced, the one that failed (what it committed, and why it stopped, in its note), and
+ * those not reached; a run refused before its first request leaves it empty.
+ */
+export async function syncMirror(session: Session, db: MirrorStore, service: Service, req: SyncRequest, reports: CollectionReport[] = []): Promise<CollectionReport[]> {
   const { chain } = await session.settings();
   // Everything that can refuse the run does so before the first request.
   const { targets, notice, emptied } = await db.transaction(async () => {
@@ -96,33 +103,53 @@ export async function syncMirror(session: Session, db: MirrorStore, service: Ser
   const nowMs = session.ctx.now();
   const run: Run = { session, db, chain, req, runAt: new Date(nowMs).toISOString(), to: Math.floor(nowMs / 1000), client, stamp };
 
-  const reports: CollectionReport[] = [];
-  for (const collection of targets.collections) {
+  for (const [i, collection] of targets.collections.entries()) {
     const started = performance.now();
-    const report: CollectionReport = { collection: collection.name, table: collection.table, fetched: 0, new: 0, updated: 0, unchanged: 0, deleted: 0, requests: 0, seconds: 0, note: '' };
-    const upserter = await db.writer(collection, chain, run.runAt);
+    const report = emptyReport(collection);
     const notes: string[] = [];
-    // Lists of plans are found now: the records synced before them (short urls, transfers) name their plans.
-    const mine = collection.whole ? targets.fixed.filter((t) => t.collection === collection) : await scopedTargets(db, chain, req, collection, notes);
-    for (const target of mine) {
-      await db.letReadersIn();
-      upserter.scope(target.param, target.id);
-      try {
-        await (collection.endpoint.timeWindow ? walkWindow : walkWhole)(run, target, upserter, report);
-      } catch (err) {
-        // A plan the service does not show (gone, another account's): the other plans go on, and the report says so.
-        if (target.given || !(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 401 || err.status === 429) throw err;
-        notes.push(`${flagOf(target.param!)} ${target.id}: ${err.message}`);
+    let upserter: CollectionWriter;
+    try {
+      upserter = await db.writer(collection, chain, run.runAt);
+      // Lists of plans are found now: the records synced before them (short urls, transfers) name their plans.
+      const mine = collection.whole ? targets.fixed.filter((t) => t.collection === collection) : await scopedTargets(db, chain, req, collection, notes);
+      for (const target of mine) {
+        await db.letReadersIn();
+        upserter.scope(target.param, target.id);
+        try {
+          await (collection.endpoint.timeWindow ? walkWindow : walkWhole)(run, target, upserter, report);
+        } catch (err) {
+          // A plan the service does not show (gone, another account's): the other plans go on, and the report says so.
+          if (target.given || !(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 401 || err.status === 429) throw err;
+          notes.push(`${flagOf(target.param!)} ${target.id}: ${err.message}`);
+        }
       }
+    } catch (err) {
+      // The account of a run stopped here: what this collection committed and why it stopped, then those not reached.
+      const why = stopNote(err);
+      if (why !== undefined) {
+        reports.push({ ...report, seconds: secondsSince(started), note: [...notes, `stopped: ${why}`].join('; ') });
+        for (const later of targets.collections.slice(i + 1)) reports.push({ ...emptyReport(later), note: `not synced: the sync stopped at ${collection.table}` });
+      }
+      throw err;
     }
     report.note = notes.join('; ');
     if (report.note) session.warn(`${collection.table}: not synced: ${report.note}`);
-    report.seconds = Math.round((performance.now() - started) / 10) / 100;
+    report.seconds = secondsSince(started);
     reports.push(report);
     warnAbout(run, collection, upserter);
   }
   return reports;
 }
+
+function emptyReport(collection: MirroredCollection): CollectionReport {
+  return { collection: collection.name, table: collection.table, fetched: 0, new: 0, updated: 0, unchanged: 0, deleted: 0, requests: 0, seconds: 0, note: '' };
+}
+
+const secondsSince = (started: number) => Math.round((performance.now() - started) / 10) / 100;
+
+/** What a report says is stored: put back as it was at the last commit when a transaction was rolled back. */
+type Stored = Pick<CollectionReport, 'new' | 'updated' | 'unchanged' | 'deleted'>;
+const storedOf = ({ new: n, updated, unchanged, deleted }: CollectionReport): Stored => ({ new: n, updated, unchanged, deleted });
 
 interface Run {
   session: Session;
@@ -259,6 +286,12 @@ async function walkWindow(run: Run, target: Target, upserter: CollectionWriter, 
     identity: identityOf(target.endpoint),
   });
   const tx = new Committer(db);
+  // What the report says is stored, as of the last commit (a rollback puts it back).
+  let kept = storedOf(report);
+  const commitNow = async () => {
+    await tx.close();
+    kept = storedOf(report);
+  };
   await upserter.beginWalk();
   // What the window holds no more (a transaction dropped) is removed at the end, when the
   // walk saw the window whole: every page told the same total and that many records came.
@@ -282,7 +315,7 @@ async function walkWindow(run: Run, target: Target, upserter: CollectionWriter, 
       if (cursor === undefined) await db.writeSince(chain, name, scope, from);
       // A reader waiting for the file gets it now, with what is committed (see MirrorStore.letReadersIn).
       const readers = db.readersWaiting();
-      if (commit || readers) await tx.close();
+      if (commit || readers) await commitNow();
       if (readers) {
         await db.letReadersIn();
         seenWhole = false;
@@ -298,7 +331,7 @@ async function walkWindow(run: Run, target: Target, upserter: CollectionWriter, 
     await tx.close();
   } catch (err) {
     // Stopped between batches (Ctrl-C, a network error): what was written is whole, with its cursor.
-    await tx.keep();
+    if (!(await tx.keep())) Object.assign(report, kept);
     throw err;
   }
 }
@@ -321,11 +354,17 @@ class Committer {
     await this.db.commit();
   }
 
-  /** Commits what was written; when a failed statement left the transaction unusable, rolls it back. */
-  async keep(): Promise<void> {
-    if (!this.inTransaction) return;
+  /** Commits what was written; when a failed statement left the transaction unusable, rolls it back (false). */
+  async keep(): Promise<boolean> {
+    if (!this.inTransaction) return true;
     this.inTransaction = false;
-    await this.db.commit().catch(() => this.db.rollback());
+    return this.db.commit().then(
+      () => true,
+      async () => {
+        await this.db.rollback();
+        return false;
+      },
+    );
   }
 }
 
@@ -345,16 +384,23 @@ async function walkWhole(run: Run, target: Target, upserter: CollectionWriter, r
     totals.add(page.total);
     read += page.records.length;
   });
-  await run.db.transaction(async () => {
-    await run.stamp();
-    await upserter.startSeen();
-    await inBatches(run, target, pages, upserter, report, undefined, async (batch) => add(report, await upserter.write(batch, { remember: true })));
-    // Only a list of every record can tell what is gone; a plan's list shows a part.
-    if (target.param) return;
-    const [total] = totals;
-    if (totals.size <= 1 && read === (total ?? 0)) report.deleted += await upserter.removeUnseen();
-    else run.session.warn(`${target.collection.table}: the list changed while it was read; records it no longer lists are removed at the next sync`);
-  });
+  // One transaction: a failed walk stores nothing of it, and its report says so.
+  const before = storedOf(report);
+  try {
+    await run.db.transaction(async () => {
+      await run.stamp();
+      await upserter.startSeen();
+      await inBatches(run, target, pages, upserter, report, undefined, async (batch) => add(report, await upserter.write(batch, { remember: true })));
+      // Only a list of every record can tell what is gone; a plan's list shows a part.
+      if (target.param) return;
+      const [total] = totals;
+      if (totals.size <= 1 && read === (total ?? 0)) report.deleted += await upserter.removeUnseen();
+      else run.session.warn(`${target.collection.table}: the list changed while it was read; records it no longer lists are removed at the next sync`);
+    });
+  } catch (err) {
+    Object.assign(report, before);
+    throw err;
+  }
 }
 
 /** The pages of `pages`, each shown to `see` first. */

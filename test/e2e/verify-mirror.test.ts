@@ -126,3 +126,42 @@ describe('an interrupted payrec verify keeps what it verified', () => {
     }
   });
 });
+
+describe('a payrec verify the node stops part-way', () => {
+  it('exit 7, and its -f json report says what was verified: the collection it stopped in (the batches kept), those not reached', { timeout: 180_000 }, async () => {
+    const big = await emulator({ records: 2500 });
+    const all = await apiRecords(big, '/wallet-to-wallet/transfers');
+    const chain = plantedChain(all);
+    // Batches go in time order: the receipts of the latest records are asked last. The
+    // node fails (503, every time) as soon as one of them is asked.
+    const late = new Set(all.filter((r) => r.transactionStatus !== 'pending').sort((a, b) => b.timestamp - a.timestamp).slice(0, 300).map((r) => r.transactionHash.toLowerCase()));
+    const failing = await rpcNode(chain.tables, {
+      http: (req) => (req.calls.some((c) => c.method === 'eth_getTransactionReceipt' && late.has(String(c.params[0]).toLowerCase())) ? { status: 503, headers: { 'content-type': 'text/plain' }, body: 'down' } : undefined),
+    });
+    const file = join(tempDir(), 'stopped.duckdb');
+    try {
+      expect((await payrec(big, ['sync', 'w2w/transfers', 'w2w/payments', '--db', file])).exitCode).toBe(0);
+      const r = await payrec(big, ['verify', 'w2w/transfers', 'w2w/payments', '--db', file, '-f', 'json', '--retries', '0'], { env: { PAYREC_RPC_URL: failing.url } });
+      expect(r.exitCode).toBe(7);
+      const [stopped, later, ...rest] = JSON.parse(r.stdout) as Record<string, any>[];
+      expect(rest).toEqual([]);
+      expect(stopped.collection).toBe('wallet-to-wallet/transfers');
+      expect(stopped.note).toMatch(/^stopped: .*503/);
+      expect(r.stderr).toMatch(/^error: .*503/);
+      // The verdicts counted are those the mirror kept, each the one planted for its record.
+      const kept = await sql(file, 'SELECT lower(transactionHash) AS h, verdict FROM chain_verdicts');
+      expect(kept.length).toBeGreaterThanOrEqual(1000);
+      expect(kept.length).toBeLessThan(all.length);
+      const counts: Record<string, number> = {};
+      for (const { h, verdict } of kept) {
+        expect(verdict, String(h)).toBe(chain.expected.get(String(h)));
+        counts[String(verdict)] = (counts[String(verdict)] ?? 0) + 1;
+      }
+      expect(stopped.checked).toBe(kept.length);
+      for (const v of ['verified', 'pending', 'missing', 'reorged', 'unconfirmed', 'reverted', 'spoofed', 'mismatch']) expect(stopped[v], v).toBe(counts[v] ?? 0);
+      expect(later).toMatchObject({ collection: 'wallet-to-wallet/payments', checked: 0, verified: 0, note: 'not checked: the run stopped at wallet-to-wallet/transfers' });
+    } finally {
+      await Promise.all([big.close(), failing.close()]);
+    }
+  });
+});

@@ -45,3 +45,13 @@ export function underEmulator(text: string): string {
 function shown(text: string): string {
   return neutraliseTerminal(maskSecrets(text));
 }
+
+/**
+ * Why a step stopped, as its report says it beside what it did (sync's and verify's rows
+ * of a run that failed half-way): the message stderr shows, with the key masked; a bug
+ * is named as one. Undefined for --dry-run's stop after printing: nothing was done.
+ */
+export function stopNote(err: unknown): string | undefined {
+  if (err instanceof PayrecError) return err.exitCode === EXIT.ok ? undefined : err.exitCode === EXIT.interrupted ? 'interrupted' : maskSecrets(err.message);
+  return `unexpected internal error: ${maskSecrets(err instanceof Error ? err.message : String(err))}`;
+}

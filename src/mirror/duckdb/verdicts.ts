@@ -10,7 +10,8 @@ import { layoutOf } from './layout.js';
 import { ident } from './schema.js';
 import { INEXACT_COLUMN, LAST_UPDATED_COLUMN, type Field, type FieldType } from '../fields.js';
 import type { MirrorDb } from './connection.js';
-import type { AckRow, VerifyReport, VerifyScope } from '../engine.js';
+import type { AckRow, VerifyOptions, VerifyReport, VerifyScope } from '../engine.js';
+import { stopNote } from '../../core/runtime/report-error.js';
 
 // `payrec verify` on the mirror: every record not yet final is checked against the
 // chain, a batch at a time, and its verdict stored in `chain_verdicts` in the same
@@ -168,36 +169,65 @@ function withMirrorTag(s: Subject, row: Row): Subject {
 export async function verifyMirror(
   db: MirrorDb,
   verifier: Verifier,
-  o: { chain: string; collections: readonly MirroredCollection[]; scope: VerifyScope; signal: AbortSignal; progress?: (done: number) => void },
+  o: VerifyOptions,
 ): Promise<VerifyReport[]> {
   await ensureVerdictsTable(db);
   // One instant names this run's news (verdictSince); checkedAt stays each batch's own commit time.
   const runAt = new Date().toISOString();
   const final = await verifier.finalHeight();
   const head = await verifier.client.blockNumber();
-  const reports: VerifyReport[] = [];
+  const reports = o.reports ?? [];
+  const collections = o.collections.filter((x) => verifiable(x.name));
   let done = 0;
-  for (const c of o.collections.filter((x) => verifiable(x.name))) {
-    // Reorgs first: a final record found reorged is judged again below, by its receipt, in this run.
-    const newlyReorged = await noticeReorgs(db, verifier, o.chain, c, o.scope, { final, head, runAt });
+  for (const [i, c] of collections.entries()) {
     let checked = 0;
-    let after: { time: number; key: string } | undefined;
-    for (;;) {
-      const rows = await readBatch(db, c, o.chain, o.scope, after);
-      if (rows.length === 0) break;
-      after = { time: rows.at(-1)!.time, key: rows.at(-1)!.key };
-      const subjects = rows.map((r, i) => subjectsOf(c.name, r.record, r.planId).map((s) => withMirrorTag(s, rows[i])));
-      const judged = await verifier.verify(subjects.flat());
-      await store(db, o.chain, c.name, rows, subjects, judged, { final, runAt });
-      checked += judged.length;
-      done += rows.length;
-      o.progress?.(done);
-      await db.letReadersIn();
-      if (o.signal.aborted) throw new InterruptedError();
+    let newlyReorged = 0;
+    try {
+      // Reorgs first: a final record found reorged is judged again below, by its receipt, in this run.
+      newlyReorged = await noticeReorgs(db, verifier, o.chain, c, o.scope, { final, head, runAt });
+      let after: { time: number; key: string } | undefined;
+      for (;;) {
+        const rows = await readBatch(db, c, o.chain, o.scope, after);
+        if (rows.length === 0) break;
+        after = { time: rows.at(-1)!.time, key: rows.at(-1)!.key };
+        const subjects = rows.map((r, i) => subjectsOf(c.name, r.record, r.planId).map((s) => withMirrorTag(s, rows[i])));
+        const judged = await verifier.verify(subjects.flat());
+        await store(db, o.chain, c.name, rows, subjects, judged, { final, runAt });
+        checked += judged.length;
+        done += rows.length;
+        o.progress?.(done);
+        await db.letReadersIn();
+        if (o.signal.aborted) throw new InterruptedError();
+      }
+    } catch (err) {
+      await account(db, o, reports, { stopped: { collection: c, checked, newlyReorged, why: stopNote(err) }, later: collections.slice(i + 1), runAt });
+      throw err;
     }
-    reports.push({ collection: c.name, checked, newlyReorged, ...(await countVerdicts(db, o.chain, c, o.scope, runAt)) });
+    reports.push({ collection: c.name, checked, newlyReorged, ...(await countVerdicts(db, o.chain, c, o.scope, runAt)), note: '' });
   }
   return reports;
+}
+
+/**
+ * The account of a run stopped in `stopped.collection`: its row (what this run stored in
+ * it, committed batch by batch), then a row per collection not reached, each counting the
+ * verdicts the mirror holds. Nothing when the mirror itself cannot be read any more.
+ */
+async function account(
+  db: MirrorDb,
+  o: VerifyOptions,
+  reports: VerifyReport[],
+  run: { stopped: { collection: MirroredCollection; checked: number; newlyReorged: number; why: string | undefined }; later: readonly MirroredCollection[]; runAt: string },
+): Promise<void> {
+  const { collection, checked, newlyReorged, why } = run.stopped;
+  if (why === undefined) return;
+  try {
+    const rows: VerifyReport[] = [{ collection: collection.name, checked, newlyReorged, ...(await countVerdicts(db, o.chain, collection, o.scope, run.runAt)), note: `stopped: ${why}` }];
+    for (const c of run.later) rows.push({ collection: c.name, checked: 0, newlyReorged: 0, ...(await countVerdicts(db, o.chain, c, o.scope, run.runAt)), note: `not checked: the run stopped at ${collection.name}` });
+    reports.push(...rows);
+  } catch {
+    // The error that stopped the run is the one to report.
+  }
 }
 
 async function store(db: MirrorDb, chain: string, collection: string, rows: Row[], subjects: Subject[][], judged: Awaited<ReturnType<Verifier['verify']>>, run: { final: bigint | undefined; runAt: string }): Promise<void> {
