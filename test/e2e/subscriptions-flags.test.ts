@@ -589,11 +589,11 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
     const csv = await run(['metrics', '--period', '2026-Q3', '--by', 'plan', '-f', 'csv', '-q', '--db', db]);
     expect(csv.stdout.split(/\r?\n/)[0].split(',')).toEqual([
       'from', 'to', 'token', 'planId', 'subscriptions_start', 'subscriptions_end', 'new', 'reactivated', 'churned', 'mrr_start', 'mrr_end', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'mrr_net',
-      'logo_churn', 'revenue_churn', 'attempts', 'failed', 'failure_rate', 'dunning_cases', 'recovered', 'recovered_amount', 'lost', 'open',
+      'logo_churn', 'revenue_churn', 'attempts', 'failed', 'failure_rate', 'dunning_cases', 'recovered', 'recovered_amount', 'lost', 'open', 'collected', 'failed_amount',
     ]);
     const table = await run(['metrics', '--period', '2026-Q3', '--by', 'plan', '-f', 'table', '-q', '--db', db]);
     // A table leads with the columns that answer, then every other column once.
-    const rest = ['from', 'to', 'subscriptions_start', 'subscriptions_end', 'reactivated', 'mrr_start', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'revenue_churn', 'attempts', 'failed', 'failure_rate', 'dunning_cases', 'recovered', 'recovered_amount', 'lost', 'open'];
+    const rest = ['from', 'to', 'subscriptions_start', 'subscriptions_end', 'reactivated', 'mrr_start', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'revenue_churn', 'attempts', 'failed', 'failure_rate', 'dunning_cases', 'recovered', 'recovered_amount', 'lost', 'open', 'collected', 'failed_amount'];
     expect(table.stdout.slice(0, table.stdout.indexOf('\n')).split('\t')).toEqual(['interval', 'token', 'planId', 'mrr_end', 'mrr_net', 'new', 'churned', 'logo_churn', ...rest]);
     const byToken = await run(['metrics', '--period', '2026-Q3', '-f', 'table', '-q', '--db', db]);
     expect(byToken.stdout.slice(0, byToken.stdout.indexOf('\n')).split('\t')).toEqual(['interval', 'token', 'mrr_end', 'mrr_net', 'new', 'churned', 'logo_churn', ...rest]);

@@ -646,11 +646,11 @@ describe('outputs that answer: workbooks a SUM can total, terminals that keep th
     const header = (sheet.getRow(1).values as unknown[]).slice(1) as string[];
     // Money and ratios only: counts are whole numbers, times are date cells.
     expect(header.filter((h) => h.endsWith('_exact'))).toEqual(
-      ['mrr_start', 'mrr_end', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'mrr_net', 'logo_churn', 'revenue_churn', 'failure_rate', 'recovered_amount'].map((c) => `${c}_exact`),
+      ['mrr_start', 'mrr_end', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'mrr_net', 'logo_churn', 'revenue_churn', 'failure_rate', 'recovered_amount', 'collected', 'failed_amount'].map((c) => `${c}_exact`),
     );
     rows.forEach((row, i) => {
       const cell = (name: string) => sheet.getRow(i + 2).getCell(header.indexOf(name) + 1).value;
-      for (const c of ['mrr_start', 'mrr_end', 'mrr_net', 'mrr_churned', 'recovered_amount', 'logo_churn', 'failure_rate']) {
+      for (const c of ['mrr_start', 'mrr_end', 'mrr_net', 'mrr_churned', 'recovered_amount', 'logo_churn', 'failure_rate', 'collected', 'failed_amount']) {
         if (row[c] === null) continue;
         expect(typeof cell(c), c).toBe('number');
         expect(cell(c)).toBe(Number(row[c]));
