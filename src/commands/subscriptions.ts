@@ -20,6 +20,7 @@ import { openMirror } from '../mirror/open.js';
 import { notePlanCoverage, syncPlans } from '../mirror/plan-coverage.js';
 import { ledger, metrics, movements, SUBSCRIPTION_STATES, type MetricsRow, type MovementRow, type SubscriptionRecords, type SubscriptionState } from '../subscriptions/engine.js';
 import { renderBars } from '../core/lists/chart.js';
+import { addCurrencyOptions, parseCurrencyFlags, type CurrencyFlags } from './currency-flags.js';
 
 // `payrec subscriptions` (the ledger: one row per subscription as of --at) and
 // `payrec metrics` (MRR movements, churn and dunning per calendar interval), both
@@ -62,7 +63,7 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 /** Intervals `payrec metrics` shows without --period or --from: the last twelve, up to --at. */
 const DEFAULT_INTERVALS = 12;
 
-interface MirrorFlags {
+interface MirrorFlags extends CurrencyFlags {
   planId?: string[];
   at?: string;
   grace?: string;
@@ -101,6 +102,7 @@ function addMirrorOptions(cmd: Command): Command {
     .option('--sync', 'first bring the fixed-recurring billings and cancellations of the mirror up to date (payrec sync)');
 }
 
+
 export function addSubscriptionCommands(program: Command, action: CommandAction): void {
   const subs = addMirrorOptions(offerColumns(topCommand(program, 'subscriptions'), LEDGER_COLUMNS))
     .argument('[subscriptionId]', "one subscription's story: its id, a billing's transactionHash or the first 8+ hex characters of its id (from the mirror when it holds it, else from the API)")
@@ -135,6 +137,8 @@ export function addSubscriptionCommands(program: Command, action: CommandAction)
       ].join('\n'),
     )
     .action(action((session, cmd) => runLedger(session, cmd), { output: true }));
+  // --currency: each MRR at the rate of its cycle's start (ChartMogul's rule), as lists value their records.
+  addCurrencyOptions(subs);
   addRowGateOptions(subs);
 
   const metricsCommand = addMirrorOptions(offerColumns(topCommand(program, 'metrics'), [...METRICS_COLUMNS, 'planId', 'interval']))
@@ -142,7 +146,7 @@ export function addSubscriptionCommands(program: Command, action: CommandAction)
     .option('--from <time>', 'start of the report (Unix seconds, ISO 8601 date or date-time, or an age)')
     .option('--to <time>', 'end of the report, included (a date-only --to includes that whole day; default: now)')
     .option('--interval <unit>', `one row per ${INTERVAL_KINDS.join(', ')} in --tz (default month)`)
-    .option('--by <key>', 'plan: one row per plan within each token')
+    .option('--by <key>', 'plan: one row per plan within each token; token: one row per token (the default without --currency, which adds the tokens up)')
     .option('--chart', 'draw MRR at the end of each interval, per token, in the terminal')
     .option('--movements', 'one row per movement (new, reactivated, churned) instead of the totals: who moved, when, by how much; its sums are the rows\' figures')
     .addHelpText(
@@ -169,6 +173,7 @@ export function addSubscriptionCommands(program: Command, action: CommandAction)
       ].join('\n'),
     )
     .action(action((session, cmd) => runMetrics(session, cmd), { output: true }));
+  addCurrencyOptions(metricsCommand);
   addRowGateOptions(metricsCommand);
 }
 
@@ -246,6 +251,13 @@ async function loadRecords(session: Session, flags: MirrorFlags, plans: string[]
   }
 }
 
+/** --currency (or the profile's) with what values the figures, loaded only then (values bring big.js and the chain's client). */
+async function currencyOf(flags: CurrencyFlags, session: Session) {
+  const choice = await parseCurrencyFlags(flags, session);
+  return choice && { choice, ...(await import('./subscription-currency.js')) };
+}
+type Valuing = NonNullable<Awaited<ReturnType<typeof currencyOf>>>;
+
 function parseStates(text: string | undefined): Set<SubscriptionState> | undefined {
   if (text === undefined) return undefined;
   const states = new Set<SubscriptionState>();
@@ -283,7 +295,7 @@ async function runLedger(session: Session, cmd: Command): Promise<void> {
   if (one !== undefined) {
     const show = await import('./subscription-show.js');
     const id = show.parseSubscriptionArgument(one);
-    const ledgerOnly = (['state', 'pastDueFor', 'planId', 'sync', 'count', 'failIfAny', 'jq', 'period', 'from', 'to'] as const).filter((k) => flags[k] !== undefined);
+    const ledgerOnly = (['state', 'pastDueFor', 'planId', 'sync', 'count', 'failIfAny', 'jq', 'period', 'from', 'to', 'currency'] as const).filter((k) => flags[k] !== undefined);
     if (ledgerOnly.length > 0) throw new UsageError(`one subscription's story: --${ledgerOnly.map(kebab).join(', --')} ${ledgerOnly.length === 1 ? 'is' : 'are'} for the ledger`);
     noteAt(session, flags, at);
     return show.showSubscription(session, id, at, graceSeconds, flags.db);
@@ -293,20 +305,24 @@ async function runLedger(session: Session, cmd: Command): Promise<void> {
   if (window && !(states?.size === 1 && states.has('cancelled'))) {
     throw new UsageError('a window (--period, --from, --to) keeps the subscriptions that ended in it: it goes with --state cancelled alone', 'every movement of a window, lapses too: payrec metrics --movements --period P');
   }
-  // Checked (and jq compiled) before the mirror is read.
+  // Checked (and jq compiled, the rates file read) before the mirror is read.
   const gates = await parseRowGates(flags, session.format);
+  const v = await currencyOf(flags, session);
   // Stryker disable next-line StringLiteral: equivalent; any kind but 'single' prints a list
-  const output = session.output('list', LEDGER_TABLE_COLUMNS);
-  if (output.columns) validateColumns(output.columns, LEDGER_COLUMNS);
+  const output = session.output('list', v ? v.valuedLedgerColumns(LEDGER_TABLE_COLUMNS) : LEDGER_TABLE_COLUMNS);
+  if (output.columns) validateColumns(output.columns, v ? v.valuedLedgerColumns(LEDGER_COLUMNS) : LEDGER_COLUMNS);
   const { records } = await loadRecords(session, flags, plans, at, window?.start);
   noteAt(session, flags, at);
-  const rows = ledger(records, { at, graceSeconds }).filter(
+  const rates = v && (await v.ratesFor(session, v.choice, (rateOf) => ledger(records, { at, graceSeconds, rates: rateOf })));
+  const rows = (rates ? ledger(records, { at, graceSeconds, rates }) : ledger(records, { at, graceSeconds })).filter(
     (r) =>
       (states === undefined || states.has(r.state)) &&
       (pastDueFor === undefined || (r.state === 'past_due' && r.daysPastDue! >= pastDueFor)) &&
       (window === undefined || (r.endsAt! >= window.start && r.endsAt! < window.end)),
   );
-  await printRows(session, { ...output, cellKinds: LEDGER_CELLS, keepColumns: LEDGER_ANSWERS }, gates, rows as unknown as Record<string, unknown>[], 'subscription');
+  const printed = v ? rows.map((r) => v.valuedLedgerRow(r as Parameters<Valuing['valuedLedgerRow']>[0])) : (rows as unknown as Record<string, unknown>[]);
+  const cells = v ? new Map([...LEDGER_CELLS, ...v.VALUE_CELLS]) : LEDGER_CELLS;
+  await printRows(session, { ...output, cellKinds: cells, keepColumns: v ? [...LEDGER_ANSWERS, 'value'] : LEDGER_ANSWERS }, gates, printed, 'subscription', v?.tableMoney(v.choice.currency, ['value']));
   if (rows.length === 0 && !gates.count) session.note('no subscriptions match');
 }
 
@@ -367,16 +383,19 @@ async function runMetrics(session: Session, cmd: Command): Promise<void> {
   const flags = cmd.opts() as MetricsFlags;
   const kind = (flags.interval ?? 'month').toLowerCase() as IntervalKind;
   if (!INTERVAL_KINDS.includes(kind)) throw new UsageError(`invalid --interval "${printable(flags.interval!)}": expected ${INTERVAL_KINDS.join(', ')}`);
-  if (flags.by !== undefined && flags.by !== 'plan') throw new UsageError(`invalid --by "${printable(flags.by)}": expected plan`);
+  if (flags.by !== undefined && flags.by !== 'plan' && flags.by !== 'token') throw new UsageError(`invalid --by "${printable(flags.by)}": expected token or plan`);
   const byPlan = flags.by === 'plan';
+  const v = await currencyOf(flags, session);
   const { plans, at, graceSeconds } = parseMirrorFlags(session, flags);
   const window = metricsWindow(session, flags, kind, at);
-  const columns = byPlan ? [...METRICS_COLUMNS.slice(0, 3), 'planId', ...METRICS_COLUMNS.slice(3)] : METRICS_COLUMNS;
+  const keyed = byPlan ? [...METRICS_COLUMNS.slice(0, 3), 'planId', ...METRICS_COLUMNS.slice(3)] : METRICS_COLUMNS;
+  const columns = v ? v.valuedMetricsColumns(keyed) : keyed;
+  const movementColumns = v ? [...MOVEMENT_COLUMNS, ...v.MOVEMENT_VALUE_COLUMNS] : MOVEMENT_COLUMNS;
   // A table leads with what a row is and what it answers (kept longest on a narrow terminal), then the rest.
   const lead = ['interval', 'token', ...(byPlan ? ['planId'] : []), ...METRICS_ANSWERS];
   const tableColumns = [...lead, ...columns.filter((c) => !lead.includes(c))];
   // Stryker disable next-line StringLiteral: equivalent; any kind but 'single' prints a list
-  const output = session.output('list', flags.movements ? MOVEMENT_TABLE_COLUMNS : tableColumns);
+  const output = session.output('list', flags.movements ? (v ? [...MOVEMENT_TABLE_COLUMNS, ...v.MOVEMENT_VALUE_COLUMNS] : MOVEMENT_TABLE_COLUMNS) : tableColumns);
   if (output.columns && !flags.movements) validateColumns(output.columns, [...columns, 'interval']);
   if (flags.chart && session.flags.output !== undefined) throw new UsageError('--chart draws in the terminal: leave out -o (or drop --chart to export the rows)');
   const gates = await parseRowGates(flags, session.format);
@@ -384,35 +403,46 @@ async function runMetrics(session: Session, cmd: Command): Promise<void> {
   if (flags.movements) {
     if (flags.chart) throw new UsageError('--chart draws the totals: leave out --movements');
     if (flags.by !== undefined) throw new UsageError('--movements lists each movement with its token and plan: leave out --by');
-    if (output.columns) validateColumns(output.columns, [...MOVEMENT_COLUMNS, 'interval']);
+    if (output.columns) validateColumns(output.columns, [...movementColumns, 'interval']);
   }
   const { records } = await loadRecords(session, flags, plans, at, window.start);
   noteAt(session, flags, at);
   const intervals = intervalsOf(kind, window, session.zone).map((s) => ({ from: s.start, to: s.end }));
-  if (flags.movements) return printMovements(session, output, kind, movements(records, { intervals, at, graceSeconds, byPlan }), gates);
-  const rows = metrics(records, { intervals, at, graceSeconds, byPlan });
-  if (flags.chart) return chartMrr(session, rows, kind);
+  // In a currency, rows go across tokens unless --by splits them.
+  const o = { intervals, at, graceSeconds, byPlan, acrossTokens: v !== undefined && flags.by === undefined };
+  const rates = v && (await v.ratesFor(session, v.choice, (rateOf) => (flags.movements ? movements : metrics)(records, { ...o, rates: rateOf })));
+  if (flags.movements) return printMovements(session, output, kind, movements(records, { ...o, rates }), gates, v);
+  const rows = metrics(records, { ...o, rates });
+  if (flags.chart) return chartMrr(session, rows, kind, v?.choice.currency);
   // --columns may name the interval in any format.
   const named = (r: MetricsRow): Record<string, unknown> => {
-    const row: Record<string, unknown> = byPlan ? { ...r } : withoutPlan(r);
+    const keyedRow: Record<string, unknown> = byPlan ? { ...r } : withoutPlan(r);
+    const row = v ? v.valuedMetricsRow(keyedRow, v.choice.currency) : keyedRow;
     return output.columns?.includes('interval') ? { interval: intervalName(kind, r.from, session.zone), ...row } : row;
   };
+  const money = v?.tableMoney(v.choice.currency, columns.filter((c) => METRICS_CELLS.get(c) === 'amount' && !RATIO_COLUMNS.includes(c)).concat('mrr_fx'));
   const table = (r: Record<string, unknown>): Record<string, unknown> => {
-    const shown: Record<string, unknown> = { interval: intervalName(kind, r.from as number, session.zone), ...r };
+    const shown: Record<string, unknown> = { interval: intervalName(kind, r.from as number, session.zone), ...(money ? money(r) : r) };
     for (const k of RATIO_COLUMNS) shown[k] = percent(r[k]);
     return shown;
   };
-  await printRows(session, { ...output, cellKinds: METRICS_CELLS, keepColumns: lead }, gates, rows.map(named), 'row', table);
+  const cells = v ? new Map([...METRICS_CELLS, ...v.VALUE_CELLS]) : METRICS_CELLS;
+  await printRows(session, { ...output, cellKinds: cells, keepColumns: lead }, gates, rows.map(named), 'row', table);
   if (rows.length === 0 && !gates.count) session.note('no subscription was counted, billed or in dunning in this window');
 }
 
 const withoutPlan = ({ planId: _planId, ...rest }: MetricsRow): Record<string, unknown> => rest;
 
 /** `metrics --movements`: one row per event of the window, in the interval that holds it (its name with --columns interval, and first in a table). */
-async function printMovements(session: Session, output: OutputOptions, kind: IntervalKind, list: MovementRow[], gates: RowGates): Promise<void> {
-  const named = (m: MovementRow): Record<string, unknown> => (output.columns?.includes('interval') ? { interval: intervalName(kind, m.from, session.zone), ...m } : { ...m });
-  const table = (r: Record<string, unknown>): Record<string, unknown> => ({ interval: intervalName(kind, r.from as number, session.zone), ...r });
-  await printRows(session, { ...output, cellKinds: MOVEMENT_CELLS, keepColumns: MOVEMENT_ANSWERS }, gates, list.map(named), 'movement', table);
+async function printMovements(session: Session, output: OutputOptions, kind: IntervalKind, list: MovementRow[], gates: RowGates, v: Valuing | undefined): Promise<void> {
+  const named = (m: MovementRow): Record<string, unknown> => {
+    const row = v ? v.valuedMovement(m as Parameters<Valuing['valuedMovement']>[0]) : { ...m };
+    return output.columns?.includes('interval') ? { interval: intervalName(kind, m.from, session.zone), ...row } : row;
+  };
+  const money = v?.tableMoney(v.choice.currency, ['value']);
+  const table = (r: Record<string, unknown>): Record<string, unknown> => ({ interval: intervalName(kind, r.from as number, session.zone), ...(money ? money(r) : r) });
+  const cells = v ? new Map([...MOVEMENT_CELLS, ...v.VALUE_CELLS]) : MOVEMENT_CELLS;
+  await printRows(session, { ...output, cellKinds: cells, keepColumns: v ? [...MOVEMENT_ANSWERS, 'value'] : MOVEMENT_ANSWERS }, gates, list.map(named), 'movement', table);
   if (list.length === 0 && !gates.count) session.note('no subscription moved in this window');
 }
 
@@ -425,7 +455,7 @@ function intervalName(kind: IntervalKind, from: number, zone: string): string {
 }
 
 /** MRR at the end of each interval, one chart per token (tokens are never added together). */
-function chartMrr(session: Session, rows: MetricsRow[], kind: IntervalKind): void {
+function chartMrr(session: Session, rows: MetricsRow[], kind: IntervalKind, currency?: string): void {
   // metrics gives each token a row in every interval, in token order: the first interval names them all, in order.
   const tokens = [...new Set(rows.map((r) => r.token))];
   if (tokens.length === 0) {
@@ -434,7 +464,8 @@ function chartMrr(session: Session, rows: MetricsRow[], kind: IntervalKind): voi
   }
   const charts = tokens.map((token) => {
     const bars = rows.filter((r) => r.token === token).map((r) => [intervalName(kind, r.from, session.zone), r.mrr_end] as [string, string]);
-    return renderBars(`${token} MRR at the end of each ${kind} (${session.zone})`, bars, session.ctx.columns, session.color);
+    const what = currency === undefined ? token : token === '*' ? currency : `${token} in ${currency}`;
+    return renderBars(`${what} MRR at the end of each ${kind} (${session.zone})`, bars, session.ctx.columns, session.color);
   });
   session.ctx.stdout.write(charts.join('\n'));
 }
