@@ -3,8 +3,9 @@ import ExcelJS from 'exceljs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
-import { naiveLedger, naiveMovements, recordsOfFacts, type Records } from '../oracle/subscriptions.js';
+import { naiveLedger, naiveMovements, type Records } from '../oracle/subscriptions.js';
 import { parseCsv, payrec, suiteEmulators, tempDir } from './helpers.js';
+import { syncLifecycles } from './lifecycle-mirror.js';
 
 // `payrec metrics --movements`, the cash columns (collected, failed_amount) and
 // `payrec subscriptions --state cancelled` with a window (DESIGN.md "The month-end close
@@ -24,13 +25,7 @@ let now: number;
 const MONTHS_2025 = Array.from({ length: 12 }, (_, i) => ({ from: Date.UTC(2025, i, 1) / 1000, to: Date.UTC(2025, i + 1, 1) / 1000 }));
 
 beforeAll(async () => {
-  const truth = s.emu.subscriptions('bsc');
-  facts = truth.subscriptions;
-  records = recordsOfFacts(facts);
-  now = truth.now;
-  db = join(tempDir(), 'mirror.duckdb');
-  const r = await payrec(s.emu, ['sync', 'fr/billings', 'fr/cancellations', ...truth.plans.flatMap((p) => ['--plan-id', p.planId]), '--db', db, '-q']);
-  expect(r.exitCode, r.stderr).toBe(0);
+  ({ db, facts, records, now } = await syncLifecycles(s.emu));
 });
 
 type Row = Record<string, string & number>;

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
 import { cutAt, naiveLedger, naiveMetrics, recordsOfFacts, type Records } from '../oracle/subscriptions.js';
 import { BIN, emulator, payrec, payrecEnv, program, suiteEmulators, tempDir } from './helpers.js';
+import { syncLifecycles } from './lifecycle-mirror.js';
 
 // payrec subscriptions and payrec metrics, run as a user would against a mirror of the
 // emulator, held against an oracle written here from DESIGN.md's definitions and the
@@ -23,14 +24,7 @@ let facts: SubscriptionFacts[];
 let records: Records;
 
 beforeAll(async () => {
-  const truth = s.emu.subscriptions('bsc');
-  facts = truth.subscriptions;
-  records = recordsOfFacts(facts);
-  db = join(tempDir(), 'mirror.duckdb');
-  const plans = truth.plans.flatMap((p) => ['--plan-id', p.planId]);
-  const r = await payrec(s.emu, ['sync', 'fr/billings', 'fr/cancellations', ...plans, '--db', db, '-q']);
-  expect(r.stderr).toBe('');
-  expect(r.exitCode).toBe(0);
+  ({ db, facts, records } = await syncLifecycles(s.emu));
 });
 
 // ---- the oracle: DESIGN.md's definitions, record by record ----
