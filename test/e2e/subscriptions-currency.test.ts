@@ -3,8 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
-import { changeInstants, naiveLedger, naiveMetrics, naiveMovements, naiveMrr, naiveValue, recordsOfFacts, type NaiveRate, type Records } from '../oracle/subscriptions.js';
+import { changeInstants, naiveLedger, naiveMetrics, naiveMovements, naiveMrr, naiveValue, type NaiveRate, type Records } from '../oracle/subscriptions.js';
 import { payrec, suiteEmulators, tempDir } from './helpers.js';
+import { syncLifecycles } from './lifecycle-mirror.js';
 
 // MRR in one currency (DESIGN.md "Values in one currency", ChartMogul's rule), run as a
 // user would: `payrec metrics --currency USD --rates FILE` and `payrec subscriptions
@@ -37,13 +38,7 @@ function rateAt(token: string, t: number): NaiveRate & { line: number } {
 }
 
 beforeAll(async () => {
-  const truth = s.emu.subscriptions('bsc');
-  facts = truth.subscriptions;
-  records = recordsOfFacts(facts);
-  now = truth.now;
-  db = join(tempDir(), 'mirror.duckdb');
-  const sync = await payrec(s.emu, ['sync', 'fr/billings', 'fr/cancellations', ...truth.plans.flatMap((p) => ['--plan-id', p.planId]), '--db', db, '-q']);
-  expect(sync.exitCode, sync.stderr).toBe(0);
+  ({ db, facts, records, now } = await syncLifecycles(s.emu));
   // Daily rows from a month before the data to its end, and planted rows around cycle starts.
   const tokens = [...new Set(facts.map((f) => f.token))].sort();
   const first = Math.min(...records.billings.map((b) => b.cycleStart)) - 40 * DAY;
