@@ -39,7 +39,7 @@ try {
   const fixtures = await (await fetch(`${emu.url}/_emulator/fixtures?chain=bsc`)).json();
   plans = fixtures.plans['fixed-recurring'];
   const t0 = process.hrtime.bigint();
-  const sync = spawnSync(NODE, [BIN, '--base-url', emu.url, '-q', 'sync', 'fr/billings', 'fr/cancellations', ...plans.flatMap((p) => ['--plan-id', p]), '--db', db, '-f', 'json'], { env, encoding: 'utf8' });
+  const sync = spawnSync(NODE, [BIN, '--base-url', emu.url, '-q', '--timeout', '300', 'sync', 'fr/billings', 'fr/cancellations', ...plans.flatMap((p) => ['--plan-id', p]), '--db', db, '-f', 'json'], { env, encoding: 'utf8' });
   if (sync.status !== 0) throw new Error(`sync failed: ${sync.stderr}`);
   const synced = JSON.parse(sync.stdout).reduce((n, r) => n + r.fetched, 0);
   console.log(`mirror: ${synced.toLocaleString('en-US')} records of ${plans.length} plans synced in ${fmt(Number(process.hrtime.bigint() - t0) / 1e6)}`);
