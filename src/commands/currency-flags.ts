@@ -26,9 +26,9 @@ export interface CurrencyFlags {
   ratesMissing?: string;
 }
 
-export function addCurrencyOptions(cmd: Command): void {
+export function addCurrencyOptions(cmd: Command, currency = 'add each record\'s value in this ISO 4217 currency (USD, EUR) at the rate in force at its timestamp: value, feeValue, rate, rateTime, rateSource'): void {
   cmd
-    .option('--currency <code>', 'add each record\'s value in this ISO 4217 currency (USD, EUR) at the rate in force at its timestamp: value, feeValue, rate, rateTime, rateSource')
+    .option('--currency <code>', currency)
     .option('--rates <file>', 'with --currency: the team\'s rates file (CSV: time,chain,token,currency,rate,source), first before the mirror\'s rates and Chainlink')
     .option('--rate-max-age <duration>', 'with --currency: how old a token\'s rate may be (default 25h; currency-to-currency rates 5d)')
     .option('--rates-missing <what>', 'with --currency: fail (default: exit 11 naming what is missing) or blank (an empty value, said on stderr)');

@@ -138,7 +138,7 @@ export function addSubscriptionCommands(program: Command, action: CommandAction)
     )
     .action(action((session, cmd) => runLedger(session, cmd), { output: true }));
   // --currency: each MRR at the rate of its cycle's start (ChartMogul's rule), as lists value their records.
-  addCurrencyOptions(subs);
+  addCurrencyOptions(subs, 'add the value of each MRR in this ISO 4217 currency (USD, EUR) at the rate in force at the cycleStart of its cycle: value, rate, rateTime, rateSource');
   addRowGateOptions(subs);
 
   const metricsCommand = addMirrorOptions(offerColumns(topCommand(program, 'metrics'), [...METRICS_COLUMNS, 'planId', 'interval']))
@@ -169,11 +169,12 @@ export function addSubscriptionCommands(program: Command, action: CommandAction)
         '  $ payrec metrics --period last-month --by plan -f csv -o mrr.csv',
         '  $ payrec metrics --period 2026-Q3 --interval week --tz Europe/Berlin',
         '  $ payrec metrics --period 2026-10 --movements --jq \'.[] | select(.kind == "churned") | .subscriptionId\'',
+        '  $ payrec metrics --period 2026-Q4 --currency USD --rates rates.csv   # across tokens, with mrr_fx',
         '',
       ].join('\n'),
     )
     .action(action((session, cmd) => runMetrics(session, cmd), { output: true }));
-  addCurrencyOptions(metricsCommand);
+  addCurrencyOptions(metricsCommand, 'every money figure in this ISO 4217 currency (USD, EUR), one row across tokens (--by splits it), with mrr_fx: each MRR at the rate of its cycle\'s start, billings at their timestamps');
   addRowGateOptions(metricsCommand);
 }
 
