@@ -162,20 +162,22 @@ describe('cash beside MRR: collected and failed_amount', () => {
 });
 
 describe('payrec subscriptions --state cancelled with a window', () => {
-  it('keeps the subscriptions that ended in it (endsAt in [from, to)), as the oracle\'s ledger has them; every month of the year together is every one that ended in it', async () => {
+  it('keeps the subscriptions that ended in it (endsAt in [from, to)), as the oracle\'s ledger has them; the quarters of the year together are every one that ended in it', async () => {
     const ledger = naiveLedger(records.billings, records.cancellations, now, GRACE);
     const ended = (from: number, to: number) => ledger.filter((r) => r.state === 'cancelled' && r.endsAt! >= from && r.endsAt! < to).map((r) => r.subscriptionId).sort();
+    const quarters = [1, 2, 3, 4].map((q) => ({ name: `2025-Q${q}`, from: Date.UTC(2025, 3 * (q - 1), 1) / 1000, to: Date.UTC(2025, 3 * q, 1) / 1000 }));
+    const [year, ...runs] = await Promise.all([
+      payrec(s.emu, ['subscriptions', '--db', db, '--state', 'canceled', '--from', '2025-01-01', '--to', '2025-12-31', '--count', '-q']),
+      ...quarters.map((q) => payrec(s.emu, ['subscriptions', '--db', db, '--state', 'cancelled', '--period', q.name, '--jq', '.[].subscriptionId', '-q'])),
+    ]);
     let total = 0;
-    for (const m of MONTHS_2025) {
-      const month = new Date(m.from * 1000).toISOString().slice(0, 7);
-      const r = await payrec(s.emu, ['subscriptions', '--db', db, '--state', 'cancelled', '--period', month, '--jq', '.[].subscriptionId', '-q']);
+    runs.forEach((r, i) => {
       expect(r.exitCode, r.stderr).toBe(0);
       const ids = r.stdout.split('\n').filter(Boolean).sort();
-      expect(ids, month).toEqual(ended(m.from, m.to));
+      expect(ids, quarters[i].name).toEqual(ended(quarters[i].from, quarters[i].to));
       total += ids.length;
-    }
+    });
     expect(total).toBeGreaterThan(1);
-    const year = await payrec(s.emu, ['subscriptions', '--db', db, '--state', 'canceled', '--from', '2025-01-01', '--to', '2025-12-31', '--count', '-q']);
     expect(year.stdout).toBe(`${total}\n`);
   });
 
