@@ -326,7 +326,7 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
     ['a --past-due-for over ten years', () => ['subscriptions', '--past-due-for', '3661'], 'invalid --past-due-for "3661": expected a whole number of days from 0 to 3660'],
     ['--to without --from', () => ['metrics', '--to', '2025-01-31'], '--to needs --from (or give --period)'],
     ['--from at the end of a date-only --to', () => ['metrics', '--from', '2025-02-01', '--to', '2025-01-31'], '--from is after --to: the report would be empty'],
-    ['--by anything but plan', () => ['metrics', '--by', 'token'], 'invalid --by "token": expected plan'],
+    ['--by anything but token or plan', () => ['metrics', '--by', 'coin'], 'invalid --by "coin": expected token or plan'],
     ['--chart with --count', () => ['metrics', '--period', '2026', '--chart', '--count'], '--chart draws in the terminal: it does not go with --count or --jq'],
     ['--chart with --jq', () => ['metrics', '--period', '2026', '--chart', '--jq', '.'], '--chart draws in the terminal: it does not go with --count or --jq'],
     ['a --period that begins at --at', () => ['metrics', '--period', '2026-11', '--at', '2026-10-31'], '--period "2026-11" begins after --at (2026-11-01 00:00:00 UTC): nothing of it is known then'],
