@@ -164,6 +164,20 @@ describe('ids you can copy', () => {
   });
 });
 
+describe('a value cut to fit is said', () => {
+  onPty(`doctor at 80 columns says which column it cut; at 300 nothing is cut and nothing said${script.note}`, async () => {
+    const note = '(detail cut to fit 80 columns, marked …; -f json shows every value whole)';
+    const narrow = await onTerminal(['doctor'], 80);
+    const rows = narrow.lines.filter((l) => l.includes('│'));
+    // The config folder's row names a temporary folder longer than the 48 columns left for details.
+    expect(rows.some((l) => /… *│$/.test(l.trimEnd()))).toBe(true);
+    expect(narrow.lines).toContain(note);
+    const wide = await onTerminal(['doctor'], 300);
+    expect(wide.lines.filter((l) => l.includes('│')).join('\n')).not.toContain('…');
+    expect(wide.lines.join('\n')).not.toContain('cut to fit');
+  });
+});
+
 describe('the first column names the row', () => {
   onPty(`sync's report at 70 columns keeps each table's name whole and leaves numbers out instead${script.note}`, async () => {
     const { lines, exitCode } = await onTerminal(['sync', 'ot/transfers', 'w2w/payments', '--db', join(tempDir(), 'm.duckdb')], 70);

@@ -190,6 +190,18 @@ function layout(opts: OutputOptions, names: string[], cells: Cell[][]): Layout {
   return least;
 }
 
+/**
+ * The shown columns where some value is not whole: wider than its cell (cli-table3 cuts it
+ * with `…`: a detail of doctor's, a description), an amount with fewer decimals
+ * (cutDecimals), or JSON shortened to JSON_CELL_MAX. A hash
+ * shortened in the middle is not counted: both ends stay, as the guides show it.
+ */
+function cutColumns(fit: Fit, texts: string[][], cells: Cell[][], short: boolean[]): number[] {
+  if (!fit.widths) return [];
+  const shortened = (c: Cell) => c.short !== c.full && !LONG_HEX.test(c.full);
+  return fit.shown.filter((i, k) => texts.some((r) => r[i].length > fit.widths![k] - 2 || CUT_DECIMAL_CELL.test(r[i])) || (short[i] && cells.some((r) => shortened(r[i]))));
+}
+
 function newTable(head: string[], colWidths: number[] | undefined, paint: ChalkInstance | undefined) {
   return new Table({
     head: head.map((h) => (paint ? paint.bold(h) : h)),
@@ -214,7 +226,8 @@ export function boxTable(opts: OutputOptions, out: TextOut): RowEmitter {
       const columns = tableColumns(opts, rows[0]);
       const names = columns.map((c) => neutraliseTerminal(c.name));
       const cellsOf = rowCells(opts, columns, time);
-      const { texts, fit } = layout(opts, names, rows.map(cellsOf));
+      const cells = rows.map(cellsOf);
+      const { texts, fit, short } = layout(opts, names, cells);
       const table = newTable(
         fit.shown.map((i) => names[i]),
         fit.widths,
@@ -222,7 +235,10 @@ export function boxTable(opts: OutputOptions, out: TextOut): RowEmitter {
       );
       for (const r of texts) table.push(fit.shown.map((i) => paintStatus(paint, columns[i].name, r[i])));
       const hidden = names.filter((_, i) => !fit.shown.includes(i));
-      const note = hidden.length ? `(${hidden.join(', ')} not shown: too wide; pick fields with --columns, or --wide)\n` : '';
+      const cut = cutColumns(fit, texts, cells, short).map((i) => names[i]);
+      const note =
+        (hidden.length ? `(${hidden.join(', ')} not shown: too wide; pick fields with --columns, or --wide)\n` : '') +
+        (cut.length ? `(${cut.join(', ')} cut to fit ${opts.width} columns, marked …; -f json shows every value whole)\n` : '');
       return out.push(table.toString() + '\n' + note);
     },
   };
