@@ -243,9 +243,11 @@ async function loadRecords(session: Session, flags: MirrorFlags, plans: string[]
     // Every plan covered has both lists' cursors (subscriptionCoverage refuses one without), so there is a time.
     const upTo = coverage.syncedUpTo!;
     const plural = coverage.plans.length === 1 ? 'plan' : 'plans';
+    // --emulator's data end at its anchor: a mirror synced at or after it misses nothing newer.
+    const newest = session.flags.emulator ? (await import('../core/runtime/emulator-clock.js')).emulatorAnchor(session.ctx.env, session.ctx.now()).seconds : at;
     session.note(
       `from the mirror: ${coverage.plans.length} ${plural}, billings and cancellations synced up to ${formatLocal(upTo, session.zone)} ${session.zone}` +
-        (at > upTo + 1 ? `; as of ${formatLocal(at, session.zone)}, so records since then are not counted (${sync}, or --sync)` : ''),
+        (Math.min(at, newest) > upTo + 1 ? `; as of ${formatLocal(at, session.zone)}, so records since then are not counted (${sync}, or --sync)` : ''),
     );
     return { records: await db.subscriptionRecords(chain, coverage.plans), plans: coverage.plans, planCoverage };
     // Stryker disable next-line BlockStatement: equivalent; a read closes nothing the process's end does not (its spill folder is removed at exit)

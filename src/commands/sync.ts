@@ -123,7 +123,7 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   // the mirror opens and is laid out (DuckDB's own thread); the sync takes this one. A
   // failure surfaces there, in its turn.
   session.client(concurrency, false).catch(() => {});
-  const db = await openMirror(session, dryRun ? 'memory' : location, 'write', { waitForSync: wait });
+  const db = await openMirror(session, dryRun ? 'memory' : location, 'write', { waitForSync: wait, syncs: true });
   const reports: CollectionReport[] = [];
   // A run that fails after some lists were synced still prints its report (each list's row,
   // the failed one's note saying why) before the error and its exit code: a job can parse what was done.

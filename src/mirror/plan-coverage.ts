@@ -168,7 +168,7 @@ export function noteBilledPlans(session: Session, known: ReadonlyMap<string, rea
 export async function syncPlans(session: Session, location: MirrorLocation, given: readonly string[]): Promise<{ fetched: number; new: number; updated: number }> {
   if (location.isDefault) await makeKeptFolder(dirname(location.file), MIRROR_KEEPER);
   // The engine (DuckDB: a native addon) loads only here: `payrec transfers` counts plans without it.
-  const db = await openMirror(session, location, 'write');
+  const db = await openMirror(session, location, 'write', { syncs: true });
   try {
     const collections = resolveCollections(given.length > 0 ? ['fr/billings', 'fr/cancellations'] : ['fr/short-urls', 'fr/billings', 'fr/cancellations']);
     const added = given.length > 0 ? [] : [...(await addedPlans(session)), ...statedPlans(session)];

@@ -52,3 +52,20 @@ export async function checkService(db: MirrorStore, service: Service): Promise<s
 export async function stampService(db: MirrorStore, service: Service): Promise<void> {
   await db.writeMeta('service', service.id);
 }
+
+/**
+ * Under --emulator, a mirror synced from another day's demo data than this run's emulator
+ * makes (PAYREC_EMULATOR_NOW, or yesterday's sync read today): said on stderr, since its
+ * figures are of that day and `payrec --emulator sync` would empty it for this one's.
+ */
+export async function warnOtherDemoDay(session: Session, db: MirrorStore): Promise<void> {
+  if (!session.flags.emulator) return;
+  const stored = await db.readMeta('service').catch(() => undefined);
+  const service = await serviceOf(session);
+  if (stored === undefined || stored === service.id || !stored.startsWith(EMULATOR_SERVICE)) return;
+  const day = (id: string) => /data of (\d{4}-\d{2}-\d{2})/.exec(id)?.[1] ?? printable(id);
+  session.warn(
+    `the mirror ${printable(db.name)} holds the emulator's data of ${day(stored)}, this run's emulator makes those of ${day(service.id)}: figures are of ${day(stored)}; ` +
+      `payrec --emulator sync reads ${day(service.id)}'s anew, or set PAYREC_EMULATOR_NOW=${day(stored)}`,
+  );
+}

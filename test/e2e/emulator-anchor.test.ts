@@ -68,3 +68,38 @@ describe('a mirror of the demo data stays exact across days', () => {
     expect(timestamps(day20).sort()).not.toEqual(timestamps(day22).sort());
   });
 });
+
+describe('a reader of a mirror of the demo data says which day it holds', () => {
+  it('another day\'s PAYREC_EMULATOR_NOW warns; the same day\'s data say no "records since then are not counted" (nothing is newer than the anchor)', async () => {
+    const home = tempDir();
+    const env = (day: string) => ({ XDG_DATA_HOME: join(home, 'data'), PAYREC_EMULATOR_NOW: day });
+    // Unpinned (the one case: a pinned clock stands at the anchor), the command's clock runs past
+    // the sync's; the emulator makes nothing after its anchor (midnight), so the sync missed nothing.
+    const unpinned = { XDG_DATA_HOME: join(home, 'today') };
+    expect((await payrec(undefined, ['--emulator', 'sync', '-q'], { env: unpinned })).exitCode).toBe(0);
+    const time = (line: RegExp, text: string) => Date.parse(`${line.exec(text)?.[1]}Z`);
+    for (;;) {
+      const same = await payrec(undefined, ['--emulator', 'subscriptions', '--count'], { env: unpinned });
+      expect(same.exitCode).toBe(0);
+      // The day changed between the two runs: another day's data, rightly warned about.
+      if (same.stderr.includes('warning: the mirror')) break;
+      const synced = time(/synced up to (\S+ \S+) UTC/, same.stderr);
+      const asOf = time(/as of now, (\S+ \S+) UTC/, same.stderr);
+      if (!(asOf > synced + 1000)) continue; // the old line needed the clock a second past the sync
+      expect(same.stderr).not.toContain('are not counted');
+      break;
+    }
+    expect((await payrec(undefined, ['--emulator', 'sync', '-q'], { env: env('2026-11-20') })).exitCode).toBe(0);
+    // Another day: the figures are the mirror's day's, and the reader is told so.
+    const warning = "warning: the mirror " + join(home, 'data', 'payrec', 'emulator.duckdb') + " holds the emulator's data of 2026-11-20, this run's emulator makes those of 2026-11-22";
+    const other = await payrec(undefined, ['--emulator', 'subscriptions', '--count'], { env: env('2026-11-22') });
+    expect(other.exitCode).toBe(0);
+    expect(other.stderr).toContain(warning);
+    const sql = await payrec(undefined, ['--emulator', 'sql', 'SELECT 1 AS x'], { env: env('2026-11-22') });
+    expect(sql.stderr).toContain(warning);
+    // A sync says it its own way (it reads the new day anew), and readers are quiet after it.
+    const sync = await payrec(undefined, ['--emulator', 'sync', 'ot/transfers', '-q'], { env: env('2026-11-22') });
+    expect(sync.stderr).not.toContain('warning: the mirror');
+    expect((await payrec(undefined, ['--emulator', 'sql', 'SELECT 1 AS x'], { env: env('2026-11-22') })).stderr).toBe('');
+  });
+});
