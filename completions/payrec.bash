@@ -268,7 +268,7 @@ _payrec_columns() {
     'fixed-recurring cancellations') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
     'fixed-recurring cancellation') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
     'fixed-recurring webhook get') echo 'webhook' ;;
-    'fixed-recurring plans') echo 'planId token amount period subscriptions counted seenIn' ;;
+    'fixed-recurring plans') echo 'planId token amount period periodInWords subscriptions counted seenIn' ;;
     'variable-recurring cancellations') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
     'variable-recurring cancellation') echo 'subscriptionId timestamp forced triggeredBy transactionHash transactionStatus' ;;
     'variable-recurring cancellation-requests') echo 'subscriptionId timestamp transactionHash transactionStatus' ;;
@@ -288,7 +288,7 @@ _payrec_columns() {
     'webhook-notifications get') echo 'id type event timestamp transactionHash transactionStatus data extra' ;;
     'transfers') echo 'product description amount fee token category timestamp transactionHash transactionStatus sender receiver planId subscriptionId oneTimeId email payment_id scheduleId success cycleStart cycleEnd triggeredBy outcome' ;;
     'sync') echo 'collection table fetched new updated unchanged deleted requests seconds note' ;;
-    'verify') echo 'collection checked newlyReorged new acked pending missing reorged unconfirmed reverted spoofed mismatch verified' ;;
+    'verify') echo 'collection checked newlyReorged new acked pending missing reorged unconfirmed reverted spoofed mismatch verified note' ;;
     'verify ack') echo 'transactionHash verdict collection reason ackedBy ackedAt' ;;
     'verify acks') echo 'transactionHash verdict collection reason ackedBy ackedAt' ;;
     'subscriptions') echo 'subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced endsAt daysPastDue state' ;;

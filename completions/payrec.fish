@@ -523,7 +523,7 @@ function __payrec_columns
         case 'fixed-recurring webhook get'
             printf '%s\n' webhook
         case 'fixed-recurring plans'
-            printf '%s\n' planId token amount period subscriptions counted seenIn
+            printf '%s\n' planId token amount period periodInWords subscriptions counted seenIn
         case 'variable-recurring cancellations'
             printf '%s\n' subscriptionId timestamp forced triggeredBy transactionHash transactionStatus
         case 'variable-recurring cancellation'
@@ -563,7 +563,7 @@ function __payrec_columns
         case 'sync'
             printf '%s\n' collection table fetched new updated unchanged deleted requests seconds note
         case 'verify'
-            printf '%s\n' collection checked newlyReorged new acked pending missing reorged unconfirmed reverted spoofed mismatch verified
+            printf '%s\n' collection checked newlyReorged new acked pending missing reorged unconfirmed reverted spoofed mismatch verified note
         case 'verify ack'
             printf '%s\n' transactionHash verdict collection reason ackedBy ackedAt
         case 'verify acks'

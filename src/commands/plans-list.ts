@@ -8,6 +8,7 @@ import { mirrorExists, mirrorLocation } from '../mirror/location.js';
 import { knownPlans, payrecCommand, sourceCounts, unseenHint, type PlanSource } from '../mirror/plan-coverage.js';
 import { openMirror } from '../mirror/open.js';
 import { ledger } from '../subscriptions/engine.js';
+import { periodInWords } from '../subscriptions/mrr.js';
 
 // The work of `payrec fr plans` (plans.ts defines the command): every known plan with
 // where it was found (plan-coverage.ts), and the terms and subscription counts of those
@@ -43,6 +44,7 @@ export async function listPlans(session: Session, flags: { db?: string } & GateF
         token: terms?.token ?? null,
         amount: terms?.amount ?? null,
         period: terms?.period ?? null,
+        periodInWords: terms ? periodInWords(terms.period) : null,
         subscriptions: subs.length,
         counted: subs.filter((r) => r.state === 'active' || r.state === 'past_due').length,
         seenIn: known.get(planId)!.join(', '),

@@ -10,7 +10,7 @@ import { addRowGateOptions, type GateFlags } from './list-gates.js';
 // names (the API lists no plans). The mirror (and DuckDB) is loaded only when it runs.
 
 /** The columns of `payrec fr plans` (here, not in plans-list.ts: completion reads them without loading DuckDB). */
-export const PLAN_COLUMNS = ['planId', 'token', 'amount', 'period', 'subscriptions', 'counted', 'seenIn'];
+export const PLAN_COLUMNS = ['planId', 'token', 'amount', 'period', 'periodInWords', 'subscriptions', 'counted', 'seenIn'];
 
 export function addPlansCommand(program: Command, action: CommandAction): void {
   const plans = commandAt(topCommand(program, 'fixed-recurring'), []).command('plans');

@@ -33,6 +33,19 @@ export function bandMonths(periodSeconds: number): bigint | undefined {
 }
 
 /**
+ * A period in words, as a person reads a plan: `30 days, 1 month` (the months MRR counts it
+ * as, when it lies in a month band), `7 days`, `36 hours`, `90 seconds`: whole days, else whole
+ * hours, else seconds, never rounded.
+ */
+export function periodInWords(periodSeconds: number): string {
+  const unit = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+  const length =
+    periodSeconds % DAY === 0 ? unit(periodSeconds / DAY, 'day') : periodSeconds % 3600 === 0 ? unit(periodSeconds / 3600, 'hour') : unit(periodSeconds, 'second');
+  const months = periodSeconds % DAY === 0 ? bandMonths(periodSeconds) : undefined;
+  return months === undefined ? length : `${length}, ${unit(Number(months), 'month')}`;
+}
+
+/**
  * MRR in units of 10^-18, rounded half-even once: amount ÷ m in a month band, else
  * amount × 2,629,746 / P. `amount` is the exact fraction num/den; P ≥ 1 second.
  */

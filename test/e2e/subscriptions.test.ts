@@ -180,18 +180,25 @@ describe('the mirror\'s subscriptions view', () => {
   });
 });
 
+const PERIOD_WORDS: Record<number, string> = {
+  1: '1 day', 7: '7 days', 14: '14 days', 28: '28 days, 1 month', 30: '30 days, 1 month', 31: '31 days, 1 month', 60: '60 days, 2 months',
+  91: '91 days, 3 months', 182: '182 days, 6 months', 183: '183 days, 6 months', 365: '365 days, 12 months',
+};
+
 describe('payrec fr plans', () => {
   it('lists every plan synced, with the terms of the emulator\'s plans and its subscriptions that ever paid', async () => {
     const truth = s.emu.subscriptions('bsc');
     const r = await payrec(s.emu, ['fr', 'plans', '--db', db, '-f', 'json']);
     expect(r.exitCode).toBe(0);
-    const rows = JSON.parse(r.stdout) as { planId: string; token: string | null; amount: string | null; period: number | null; subscriptions: number; seenIn: string }[];
+    const rows = JSON.parse(r.stdout) as { planId: string; token: string | null; amount: string | null; period: number | null; periodInWords: string | null; subscriptions: number; seenIn: string }[];
     expect(rows.map((x) => x.planId)).toEqual(truth.plans.map((p) => p.planId).sort());
     for (const plan of truth.plans) {
       const row = rows.find((x) => x.planId === plan.planId)!;
       const started = facts.filter((f) => f.planId === plan.planId && f.billings.some(paid)).length;
       expect(row.subscriptions).toBe(started);
       if (started > 0) expect({ token: row.token, amount: row.amount, period: row.period }).toEqual({ token: plan.token, amount: plan.amount, period: plan.period });
+      // The period in words, written here for each of the emulator's plans (DESIGN's month bands: 28-31 days one month, …).
+      if (started > 0) expect(row.periodInWords, plan.planId).toBe(PERIOD_WORDS[plan.period / 86_400]);
       expect(row.seenIn).toContain('synced');
     }
   });
