@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import { refuseCountWorkbook, type ListQuery } from '../core/lists/list-query.js';
+import { refuseCountToFile, type ListQuery } from '../core/lists/list-query.js';
 import { parseStatusFlags, STATUSES } from '../core/lists/status.js';
 import { GateMatched, UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
 import type { JqFilter } from '../core/output/jq.js';
 import { TextSink } from '../core/output/text-sink.js';
+import { formatNamed } from '../core/output/formats.js';
 import { createWriter } from '../core/output/writer.js';
 import type { OutputOptions } from '../core/output/options.js';
 
@@ -74,8 +75,8 @@ export interface RowGates {
 
 export async function parseRowGates(flags: GateFlags, format: string): Promise<RowGates> {
   const { count, failIfAny, jq } = parseGateFlags(flags);
-  refuseCountWorkbook(count, format);
-  if (jq !== undefined && format === 'xlsx') throw new UsageError('--jq prints what jq answers: -f xlsx does not apply', 'leave out -f xlsx, or drop --jq to export the rows');
+  refuseCountToFile(count, format);
+  if (jq !== undefined && formatNamed(format)?.needsFile) throw new UsageError(`--jq prints what jq answers: -f ${format} does not apply`, `leave out -f ${format}, or drop --jq to export the rows`);
   return { count: Boolean(count), failIfAny: Boolean(failIfAny), jq: jq === undefined ? undefined : await (await import('../core/output/jq.js')).compileJq(jq) };
 }
 

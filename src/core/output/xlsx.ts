@@ -2,6 +2,7 @@ import ExcelJS from 'exceljs';
 import { once } from 'node:events';
 import { offsetAt } from '../runtime/zone.js';
 import { jsonText } from './json-text.js';
+import type { DocumentOptions, SheetColumn, SheetWriter } from './document.js';
 
 // -f xlsx: a real workbook, streamed row by row so memory stays flat however many
 // records. Loaded only when -f xlsx is asked for (writer.ts imports this lazily).
@@ -32,30 +33,6 @@ import { jsonText } from './json-text.js';
 //   ≈ and counted on stderr. Control characters other than tab and line breaks cannot
 //   be stored in an xlsx cell and are left out; the CSV and JSON formats keep them. A
 //   text longer than a cell holds (32,767 characters) is cut, ending in …, and named.
-
-export type CellKind = 'time' | 'date' | 'amount' | 'plain';
-
-export interface SheetColumn {
-  name: string;
-  get: (row: Record<string, unknown>) => unknown;
-  kind: CellKind;
-}
-
-export interface WorkbookOptions {
-  /** IANA zone in which times are shown (default UTC). */
-  timeZone?: string;
-  /** Tells the user what the workbook cannot show as sent (stderr; --quiet silences it). */
-  warn?: (message: string) => void;
-  /** Where exact totals of rounded amounts are found, said after the count of them. */
-  exactTotals?: string;
-  /** Data rows per sheet before the next sheet begins (Excel's limit; smaller in tests). */
-  rowsPerSheet?: number;
-}
-
-export interface SheetWriter {
-  row(row: Record<string, unknown>): void | Promise<void>;
-  end(): Promise<void>;
-}
 
 /** Excel's most rows in a sheet, header included. */
 const EXCEL_ROWS = 1_048_576;
@@ -214,7 +191,7 @@ const CHECK_EVERY = 128;
  * Starts a workbook streamed to `out` (which exceljs ends when the workbook is
  * complete). `first` is the first record, if any: columns are as wide as its values.
  */
-export function openWorkbook(out: NodeJS.WritableStream, columns: SheetColumn[], first: Record<string, unknown> | undefined, options: WorkbookOptions = {}): SheetWriter {
+export function openWorkbook(out: NodeJS.WritableStream, columns: SheetColumn[], first: Record<string, unknown> | undefined, options: DocumentOptions = {}): SheetWriter {
   const rowsPerSheet = options.rowsPerSheet ?? EXCEL_ROWS - 1;
   const zone = options.timeZone ?? 'UTC';
   const offsetOf = (seconds: number) => offsetAt(seconds, zone);
