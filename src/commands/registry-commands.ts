@@ -16,9 +16,9 @@ import { printable } from '../core/output/sanitize.js';
 import type { CommandAction } from '../core/runtime/action.js';
 import { confirm } from '../core/runtime/prompt.js';
 import { commandAt, topCommand } from './tree.js';
-import { addGateOptions, parseGateFlags, type GateFlags } from './list-gates.js';
+import { addGateOptions, parseGateFlags, type GateFlags } from '../core/lists/list-gates.js';
 import { hasStatus, hasSuccess } from '../registry/outcome.js';
-import { addVerifyOptions, parseVerifyFlags, type VerifyFlags } from './verify-flags.js';
+import { addVerifyOptions, parseVerifyFlags, type VerifyFlags } from '../chain/verify-flags.js';
 import { verifiable } from '../chain/verifiable.js';
 import { verifyEnricher } from '../chain/list-verification.js';
 

@@ -10,7 +10,7 @@ import { printable } from '../core/output/sanitize.js';
 import { createWriter } from '../core/output/writer.js';
 import { formatRow } from '../core/output/formats.js';
 import { topCommand } from './tree.js';
-import { addRowGateOptions, gatedSink, parseRowGates, type RowGates } from './list-gates.js';
+import { addRowGateOptions, gatedSink, parseRowGates, type RowGates } from '../core/lists/list-gates.js';
 import { mirrorExists, mirrorLocation } from '../mirror/location.js';
 import type { MirrorStore } from '../mirror/engine.js';
 import { openMirror } from '../mirror/open.js';

@@ -12,7 +12,7 @@ import { validateColumns } from '../core/output/writer.js';
 import { parseOption } from '../core/runtime/options.js';
 import { hexId } from '../registry/validators.js';
 import { topCommand } from './tree.js';
-import { addRowGateOptions, parseRowGates, printRows, type GateFlags } from './list-gates.js';
+import { addRowGateOptions, parseRowGates, printRows, type GateFlags } from '../core/lists/list-gates.js';
 import type { CellKind } from '../core/output/document.js';
 import { mirrorExists, mirrorLocation } from '../mirror/location.js';
 import { openMirror } from '../mirror/open.js';

@@ -19,7 +19,7 @@ import { perPlan, PRODUCT_FIELD, TRANSFER_COLUMNS, TRANSFER_ENDPOINTS, TRANSFER_
 import type { Endpoint } from '../registry/types.js';
 import { addListOptions, parseListFlags, takesWholeWindow, type ListFlags } from './registry-commands.js';
 import { topCommand } from './tree.js';
-import { addGateOptions } from './list-gates.js';
+import { addGateOptions } from '../core/lists/list-gates.js';
 import { hasStatus, hasSuccess } from '../registry/outcome.js';
 
 // `payrec transfers`: the transfers of every product (the registry's entries marked

@@ -11,7 +11,7 @@ import { CATALOG, resolveCollections } from '../mirror/catalog.js';
 import { mirrorExists, mirrorLocation } from '../mirror/location.js';
 import { openMirror } from '../mirror/open.js';
 import { topCommand } from './tree.js';
-import { parseConfirmations, parseVerdicts } from './verify-flags.js';
+import { parseConfirmations, parseVerdicts } from '../chain/verify-flags.js';
 
 // `payrec verify [COLLECTION…]`: the mirror's records checked against the chain, their
 // verdicts kept in the mirror's `chain_verdicts` (joinable in payrec sql), counted per

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { BAD_VERDICTS, VERDICTS, type Verdict } from '../chain/verdict-names.js';
+import { BAD_VERDICTS, VERDICTS, type Verdict } from './verdict-names.js';
 import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
-import type { VerifyQuery } from '../chain/list-verification.js';
+import type { VerifyQuery } from './list-verification.js';
 
 // --verify, --verdict and --confirmations: on every list of records that are
 // transactions (DESIGN.md "On-chain verification"), and --fail-if-any's verdicts of
