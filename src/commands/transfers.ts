@@ -17,7 +17,8 @@ import { identityOf } from '../core/lists/paginate.js';
 import { productAliases } from '../registry/products.js';
 import { perPlan, PRODUCT_FIELD, TRANSFER_COLUMNS, TRANSFER_ENDPOINTS, TRANSFER_FIELDS, transferFilters, transferRecord } from '../registry/transfers.js';
 import type { Endpoint } from '../registry/types.js';
-import { addListOptions, parseListFlags, takesWholeWindow, type ListFlags } from './registry-commands.js';
+import { addListOptions, parseListFlags, takesWholeWindow, type ListFlags } from '../core/lists/list-flags.js';
+import { VERIFY_FLAGS } from '../chain/verify-flags.js';
 import { topCommand } from './tree.js';
 import { addGateOptions } from '../core/lists/list-gates.js';
 import { hasStatus, hasSuccess } from '../registry/outcome.js';
@@ -47,7 +48,7 @@ export function addTransfersCommand(program: Command, action: CommandAction): vo
     cmd.option(`${flagOf(filter.name)} <value>`, filter.help + only);
   }
   cmd.option('--db <file>', "the mirror whose plans' billings are included too (env PAYREC_DB; default the profile's mirror, when there is one)");
-  addListOptions(cmd, true, HAS_TOKEN_FILTER, true);
+  addListOptions(cmd, true, HAS_TOKEN_FILTER, [VERIFY_FLAGS]);
   addGateOptions(cmd, TRANSFER_ENDPOINTS.some(hasStatus), TRANSFER_ENDPOINTS.every(hasSuccess) ? 'all' : TRANSFER_ENDPOINTS.some(hasSuccess) ? 'some' : 'none');
   const examples = [
     'payrec transfers --from 7d',
@@ -85,7 +86,7 @@ async function runTransfers(session: Session, cmd: Command): Promise<void> {
     if (!r.success) throw new UsageError(`invalid ${flagOf(filter.name)} "${printable(value)}": ${r.error.issues[0].message}`);
     filters[filter.name] = r.data;
   }
-  const list = parseListFlags(opts, session.ctx.now(), HAS_TOKEN_FILTER, session.zone, takesWholeWindow(session, opts as ListFlags));
+  const list = parseListFlags(opts, session.ctx.now(), HAS_TOKEN_FILTER, session.zone, takesWholeWindow(session, opts as ListFlags), [VERIFY_FLAGS]);
   const plans = selected.some(perPlan) ? await billedPlans(session, opts.db as string | undefined, filters.planId) : undefined;
   // One connection per page in flight: the products share --concurrency, at least one page each.
   await session.client(Math.max(list.window.concurrency, selected.length));
