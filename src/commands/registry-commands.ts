@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import { endpoints } from '../registry/endpoints.js';
-import { z } from 'zod';
-import type { Endpoint, Product } from '../registry/types.js';
-import { productAliases } from '../registry/products.js';
+import type { Endpoint } from '../registry/types.js';
 import { PRODUCTS } from '../registry/types.js';
 import { ApiError, UsageError } from '../core/runtime/errors.js';
 import { flagOf } from '../core/runtime/options.js';
@@ -12,6 +10,7 @@ import { printable } from '../core/output/sanitize.js';
 import type { CommandAction } from '../core/runtime/action.js';
 import { confirm } from '../core/runtime/prompt.js';
 import { commandAt, topCommand } from './tree.js';
+import { whereIdsComeFrom } from './id-hints.js';
 import { addGateOptions } from '../core/lists/list-gates.js';
 import { addListOptions, parseListFlags, takesWholeWindow, type ListFlags } from '../core/lists/list-flags.js';
 import { hasStatus, hasSuccess } from '../registry/outcome.js';
@@ -148,22 +147,6 @@ function chooseEndpoint(group: Endpoint[], opts: Record<string, unknown>): Endpo
     }
   }
   return endpoint;
-}
-
-/**
- * Where the ids a command asks for can be read: the product's lists whose records carry
- * that field and that do not themselves need it ("find plan ids with: payrec fr
- * short-urls list --columns planId"). Derived from the registry, so it stays true.
- */
-export function whereIdsComeFrom(product: Product, names: string[]): string | undefined {
-  const found = names.flatMap((name) => {
-    const sources = endpoints.filter(
-      (e) => e.product === product && e.kind === 'list' && e.record instanceof z.ZodObject && name in e.record.shape && !e.params.some((p) => p.name === name),
-    );
-    const commands = [...new Set(sources.map((e) => ['payrec', productAliases[product], ...e.command, ...e.params.map((p) => `${flagOf(p.name)} ID`), '--columns', name].join(' ')))];
-    return commands.length ? [`${name.replace(/Id$/, '')} ids with: ${commands.join(', or ')}`] : [];
-  });
-  return found.length ? `find ${found.join('; ')}` : undefined;
 }
 
 function validate(schema: Endpoint['params'][number]['schema'], value: string, label: string): string {
