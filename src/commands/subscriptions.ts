@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { offerColumns } from '../completion/declared-columns.js';
+import { offerColumns } from '../command-reference/declared-columns.js';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
 import { intervalContaining, intervalsOf, INTERVAL_KINDS, parsePeriod, PERIOD_FORMS, type IntervalKind, type Span } from '../core/runtime/period.js';
