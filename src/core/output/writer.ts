@@ -15,6 +15,7 @@ import {
   timeStyleOf,
   timeText,
   TIMESTAMP_FIELDS,
+  API_AMOUNT_FIELDS,
   type Column,
   type Row,
   type RowEmitter,
@@ -336,7 +337,7 @@ function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
   };
 }
 
-const AMOUNT_FIELDS = new Set(['amount', 'fee', 'serviceFee', 'inputAmount', 'outputAmount']);
+const AMOUNT_FIELDS: ReadonlySet<string> = new Set(API_AMOUNT_FIELDS);
 
 /** How a column's cells are held in a format of typed cells (see document.ts), by its field's name. */
 function cellKind(name: string): CellKind {
