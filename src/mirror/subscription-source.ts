@@ -13,7 +13,7 @@ import { notePlanCoverage, syncPlans } from './plan-coverage.js';
 
 // The subscriptions of the mirror as `payrec subscriptions` and `payrec metrics` read
 // them (and the close report will): the flags that say which and as of when (--plan-id,
-// --at, --grace, --db, --sync), checked before the mirror is touched, and the records of
+// --at, --grace, --db, --sync, --short-url-plans), checked before the mirror is touched, and the records of
 // the plans covered, with what the reader must know about their reach said on stderr.
 
 const DAY = 86_400;
@@ -27,18 +27,20 @@ export interface MirrorFlags {
   grace?: string;
   db?: string;
   sync?: boolean;
+  shortUrlPlans?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',')];
 
-/** --plan-id, --at, --grace, --db and --sync: how `subscriptions`, `metrics` (and the close) read the mirror's subscriptions. */
+/** --plan-id, --at, --grace, --db, --sync and --short-url-plans: how `subscriptions`, `metrics` (and the close) read the mirror's subscriptions. */
 export function addMirrorOptions(cmd: Command): Command {
   return cmd
     .option('--plan-id <id>', 'only these plans (repeatable; default: every plan whose billings and cancellations the mirror holds)', collect)
     .option('--at <time>', 'what is known: records stamped before this instant (Unix seconds, ISO 8601 date-time, an age, or a date: the end of that day in --tz; default: now)')
     .option('--grace <days>', 'days a subscription stays past due after its paid time ends, before it lapses (default 30)')
     .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
-    .option('--sync', 'first bring the fixed-recurring billings and cancellations of the mirror up to date (payrec sync)');
+    .option('--sync', 'first bring the fixed-recurring billings and cancellations of the mirror up to date (payrec sync)')
+    .option('--short-url-plans', 'in CI (env CI), let --fail-if-any gate over plans that only short urls name (else exit 2: state the plans with PAYREC_PLANS)');
 }
 
 /** The flags both commands share, checked before the mirror is touched. */
@@ -67,7 +69,7 @@ export function noteAt(session: Session, flags: MirrorFlags, at: number): void {
 }
 
 /** The subscription records of the mirror (synced first with --sync), and what the reader must know about their reach. */
-export async function loadRecords(session: Session, flags: MirrorFlags, plans: string[], at: number, windowStart?: number): Promise<{ records: SubscriptionRecords; plans: string[] }> {
+export async function loadRecords(session: Session, flags: MirrorFlags, plans: string[], at: number, windowStart?: number): Promise<{ records: SubscriptionRecords; plans: string[]; planCoverage: { onlyShortUrls: boolean; leftOut: number } }> {
   const location = await mirrorLocation(session, flags.db);
   const sync = `payrec ${session.flags.emulator ? '--emulator ' : ''}sync`;
   if (flags.sync) {
@@ -100,7 +102,7 @@ export async function loadRecords(session: Session, flags: MirrorFlags, plans: s
     if (windowStart === undefined && late.length > 0) {
       session.warn(`${late.length === 1 ? 'a plan was' : `${late.length} plans were`} synced with sync --from (${late.map(([p, t]) => `${p} from ${formatLocal(t, session.zone)}`).join(', ')}): subscriptions that began earlier show only what followed`);
     }
-    await notePlanCoverage(session, db, chain, coverage.plans, plans);
+    const planCoverage = await notePlanCoverage(session, db, chain, coverage.plans, plans);
     // Every plan covered has both lists' cursors (subscriptionCoverage refuses one without), so there is a time.
     const upTo = coverage.syncedUpTo!;
     const plural = coverage.plans.length === 1 ? 'plan' : 'plans';
@@ -108,7 +110,7 @@ export async function loadRecords(session: Session, flags: MirrorFlags, plans: s
       `from the mirror: ${coverage.plans.length} ${plural}, billings and cancellations synced up to ${formatLocal(upTo, session.zone)} ${session.zone}` +
         (at > upTo + 1 ? `; as of ${formatLocal(at, session.zone)}, so records since then are not counted (${sync}, or --sync)` : ''),
     );
-    return { records: await db.subscriptionRecords(chain, coverage.plans), plans: coverage.plans };
+    return { records: await db.subscriptionRecords(chain, coverage.plans), plans: coverage.plans, planCoverage };
     // Stryker disable next-line BlockStatement: equivalent; a read closes nothing the process's end does not (its spill folder is removed at exit)
   } finally {
     db.close();
