@@ -66,6 +66,16 @@ describe('the chain client', () => {
     expect(times[1] - times[0]).toBeGreaterThanOrEqual(900);
   });
 
+  it('a Retry-After of a day is waited 30 s at most (MAX_RETRY_AFTER_S), then the node is asked again', { timeout: 120_000 }, async () => {
+    const times: number[] = [];
+    node = await rpcNode({ chainId: 56, head: 9 }, { http: (_r, i) => (times.push(Date.now()), i === 0 ? { status: 429, headers: { 'retry-after': '86400' }, body: '{"error":"come back tomorrow"}' } : undefined) });
+    // Without the cap viem waits the day the node asks for, and this test times out.
+    expect(await client(node.url).blockNumber()).toBe(9n);
+    expect(node.requests).toHaveLength(2);
+    // A lower bound only (the cap is waited, not skipped): a slow machine makes the wait longer, never shorter.
+    expect(times[1] - times[0]).toBeGreaterThanOrEqual(29_000);
+  });
+
   it('an error of one call inside a batch (-32005) is retried for that call alone', async () => {
     const receipts = new Map(hashes(3).map((h, i) => [h, f.receipt({ hash: h, block: 10 + i, from: f.ALICE, to: f.BOB })]));
     let failed = false;
