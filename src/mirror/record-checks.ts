@@ -12,6 +12,8 @@ import { TIME_RANGE } from '../core/runtime/time.js';
 export class RecordChecks {
   /** Records whose text held a lone UTF-16 surrogate (or a U+0000, where the engine refuses it), stored with U+FFFD in its place: how they are named. */
   readonly repaired: string[] = [];
+  /** Paths (without list indexes) that held an unknown field or a value of another type, with counts. */
+  readonly drift = new Map<string, number>();
   private readonly unstorable: RegExp;
   private readonly unstorableAll: RegExp;
 
@@ -23,6 +25,17 @@ export class RecordChecks {
   ) {
     this.unstorable = o.nul ? new RegExp(`${LONE_SURROGATE.source}|\\u0000`) : LONE_SURROGATE;
     this.unstorableAll = new RegExp(this.unstorable.source, 'g');
+  }
+
+  /** Counts the paths of what a record's conforming put into extra_fields (conform.ts); returns `left`. */
+  countDrift<T extends { extra?: Record<string, unknown> }>(left: T | undefined): T | undefined {
+    if (left?.extra) {
+      for (const path of Object.keys(left.extra)) {
+        const key = path.replace(/\[\d+\]/g, '[]');
+        this.drift.set(key, (this.drift.get(key) ?? 0) + 1);
+      }
+    }
+    return left;
   }
 
   /** A record as messages name it: its identity fields, each cut at 80 characters. */

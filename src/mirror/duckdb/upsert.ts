@@ -5,7 +5,7 @@ import type { TableLayout } from './layout.js';
 import { hasSurrogateEscape, recordBytes } from './record-bytes.js';
 import { RowSources } from './rows.js';
 import { fitsDecimal } from './amounts.js';
-import { contentColumns, ident, recordConformer, type Leftovers } from './schema.js';
+import { contentColumns, ident, recordConformer } from './schema.js';
 import { CHAIN_COLUMN, FIRST_SEEN_COLUMN, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN } from '../fields.js';
 import { RecordChecks } from '../record-checks.js';
 import type { MirrorDb } from './connection.js';
@@ -70,7 +70,9 @@ export class Upserter implements CollectionWriter {
    */
   appendsOnly = false;
   /** Paths (without list indexes) that held an unknown field or a value of another type, with counts. */
-  readonly drift = new Map<string, number>();
+  get drift(): ReadonlyMap<string, number> {
+    return this.checks.drift;
+  }
   private readonly checks: RecordChecks;
 
   constructor(
@@ -146,7 +148,7 @@ export class Upserter implements CollectionWriter {
     const records = this.checks.prepare(page.records, page.body !== undefined && !hasSurrogateEscape(page.body));
     batch.size += records.length;
     batch.last = records[records.length - 1];
-    const extras = records.map((r) => this.conformed(r));
+    const extras = records.map((r) => this.checks.countDrift(this.conform(r)));
     const bytes = page.body && this.rows.takesPageBytes && extras.every((x) => x === undefined) ? recordBytes(page.body) : undefined;
     if (bytes) return void batch.pages.push(bytes);
     records.forEach((r, i) => {
@@ -233,17 +235,6 @@ export class Upserter implements CollectionWriter {
     return this.newInexact;
   }
 
-  /** Conforms a record to its fields, counting what went into extra_fields. */
-  private conformed(record: Record<string, unknown>): Leftovers | undefined {
-    const left = this.conform(record);
-    if (left?.extra) {
-      for (const path of Object.keys(left.extra)) {
-        const key = path.replace(/\[\d+\]/g, '[]');
-        this.drift.set(key, (this.drift.get(key) ?? 0) + 1);
-      }
-    }
-    return left;
-  }
 
   /** Starts recording which identities a walk sees (see removeUnseen). */
   async startSeen(): Promise<void> {
