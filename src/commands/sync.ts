@@ -106,9 +106,11 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   const concurrency = parseOption(optionSchemas.concurrency, flags.concurrency ?? '4', '--concurrency');
   const output = session.output('list', REPORT_COLUMNS);
   if (output.columns) validateColumns(output.columns, ['collection', ...REPORT_COLUMNS]);
-  const parquet = flags.parquet !== undefined ? await parquetTarget(flags.parquet) : undefined;
-
   const location = await mirrorLocation(session, flags.db);
+  if (flags.parquet !== undefined && location.server) {
+    throw new UsageError('--parquet writes a mirror file as Parquet, and this mirror is on a PostgreSQL server (--db postgres://…): nothing was sent', 'read the server from Spark, Trino or pandas, or sync a mirror file with --parquet');
+  }
+  const parquet = flags.parquet !== undefined ? await parquetTarget(flags.parquet) : undefined;
   // --dry-run sends nothing and writes nothing: it prints the requests of a first sync
   // against a mirror in memory, and leaves the mirror file as it was (or absent).
   const dryRun = Boolean(session.flags.dryRun);

@@ -125,6 +125,11 @@ export class DuckDbStore implements MirrorStore {
     return new Upserter(this.db, layoutOf(collection), chain, runAt);
   }
 
+  /** One sync at a time holds the whole file (connection.ts' sync lock): every scope is its already. */
+  async lockScope(): Promise<() => Promise<void>> {
+    return async () => {};
+  }
+
   commitPlan(appendsOnly: boolean): CommitPlan {
     return new RowGroupCommits(appendsOnly);
   }
