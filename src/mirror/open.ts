@@ -21,3 +21,26 @@ export async function openMirror(session: Session, location: MirrorLocation | 'm
   const { DuckDbStore, openOptions } = await import('./duckdb/engine.js');
   return DuckDbStore.open(location === 'memory' ? ':memory:' : location.file, access, { ...openOptions(session), ...o });
 }
+
+/** What a DBA runs on a team's mirror (postgres/admin.ts): the layout and a writer's rights, or a reader's rights. */
+export type AdminScript = { init: { writer?: string } } | { grantReader: string };
+
+/** The statements of `script` for the mirror on the server `location` names (no connection needed). */
+export async function adminSql(location: MirrorLocation, script: AdminScript): Promise<string[]> {
+  const admin = await import('./postgres/admin.js');
+  const { schema } = location.server!;
+  return 'init' in script ? admin.initSql(schema, script.init.writer) : admin.grantReaderSql(schema, script.grantReader);
+}
+
+/** Runs statements on the server `location` names, in one transaction, as the URL's user. */
+export async function runAdminSql(session: Session, location: MirrorLocation, statements: readonly string[]): Promise<void> {
+  const { PgConnection } = await import('./postgres/connection.js');
+  const db = await PgConnection.connect(location.server!, session.ctx.env);
+  try {
+    await db.run('BEGIN');
+    for (const s of statements) await db.run(s);
+    await db.run('COMMIT');
+  } finally {
+    db.close();
+  }
+}

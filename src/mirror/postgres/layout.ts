@@ -68,7 +68,7 @@ export function ddl(schema: string): string[] {
     `CREATE TABLE IF NOT EXISTS ${s.view}.${CURSOR_TABLE} (chain TEXT NOT NULL, collection TEXT NOT NULL, scope TEXT NOT NULL, cursor BIGINT NOT NULL, synced_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (chain, collection, scope))`,
     `CREATE TABLE IF NOT EXISTS ${s.view}.${SCOPE_TABLE} (chain TEXT NOT NULL, collection TEXT NOT NULL, param TEXT NOT NULL, id TEXT NOT NULL, added_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (chain, collection, param, id))`,
     `CREATE OR REPLACE FUNCTION ${s.store}.${INEXACT_FUNCTION}(message TEXT, kind ANYELEMENT) RETURNS ANYELEMENT LANGUAGE plpgsql VOLATILE AS $$ BEGIN RAISE EXCEPTION '%', message USING ERRCODE = '22P02'; END $$`,
-    ...TABLES.flatMap((t) => createTable(s, t)),
+    ...TABLES.map((t) => createTable(s, t)),
     // The views read the tables: made anew, in an order where each finds what it reads.
     `DROP VIEW IF EXISTS ${s.view}.transfers, ${s.view}.inexact_amounts, ${s.view}.subscriptions`,
     ...TABLES.flatMap((t) => [`DROP VIEW IF EXISTS ${s.view}.${quote(t.collection.table)}`, collectionView(s, t)]),
@@ -90,15 +90,25 @@ export function layoutKey(schema: string): string {
   return createHash('sha256').update(JSON.stringify([PG_FORMAT, ddl(schema)])).digest('hex');
 }
 
-/** A collection's table; and, for a table an older payrec made, the columns of fields the registry gained since. */
-function createTable(s: Schemas, { collection, fields, scopes }: PgTable): string[] {
+function createTable(s: Schemas, { collection, fields, scopes }: PgTable): string {
   const columns = tableColumns(fields, scopes);
   const key = ['chain', ...collection.endpoint.identity].map(quote).join(', ');
-  const added = columns.filter(([, type]) => !type.endsWith('NOT NULL')).map(([name, type]) => `ADD COLUMN IF NOT EXISTS ${quote(name)} ${type}`);
-  return [
-    `CREATE TABLE IF NOT EXISTS ${storedTable(s, collection)} (${columns.map(([name, type]) => `${quote(name)} ${type}`).join(', ')}, PRIMARY KEY (${key}))`,
-    `ALTER TABLE ${storedTable(s, collection)} ${added.join(', ')}`,
-  ];
+  return `CREATE TABLE IF NOT EXISTS ${storedTable(s, collection)} (${columns.map(([name, type]) => `${quote(name)} ${type}`).join(', ')}, PRIMARY KEY (${key}))`;
+}
+
+/**
+ * The columns a table an older payrec made lacks (fields the registry gained since),
+ * added empty; the next sync of its collection fills them as it upserts. `have`: the
+ * stored columns of each table that exists.
+ */
+export function addedColumns(schema: string, have: ReadonlyMap<string, ReadonlySet<string>>): string[] {
+  const s = schemasOf(schema);
+  return TABLES.flatMap(({ collection, fields, scopes }) => {
+    const stored = have.get(collection.table);
+    if (!stored) return [];
+    const missing = tableColumns(fields, scopes).filter(([name]) => !stored.has(name));
+    return missing.length === 0 ? [] : [`ALTER TABLE ${storedTable(s, collection)} ${missing.map(([name, type]) => `ADD COLUMN ${quote(name)} ${type.replace(' NOT NULL', '')}`).join(', ')}`];
+  });
 }
 
 /** Whether `inexact_amounts` of a row names an amount of field `name` (itself, or inside it). */
@@ -173,9 +183,16 @@ export async function ensureLayout(db: PgConnection, schema: string): Promise<st
   const stored = await storedLayout(db, schema);
   if (stored === key) return undefined;
   await refuseForeign(db, schema, stored);
-  for (const statement of [...ddl(schema), ...layoutStamp(schema)]) await db.run(statement);
+  const columns = await db.rows('SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1', [`${schema}_store`]);
+  const have = new Map<string, Set<string>>();
+  for (const c of columns) have.set(c.table_name!, (have.get(c.table_name!) ?? new Set()).add(c.column_name!));
+  // Columns first: the views made anew read them.
+  for (const statement of [...ddl(schema).slice(0, STATEMENTS_BEFORE_VIEWS), ...addedColumns(schema, have), ...ddl(schema).slice(STATEMENTS_BEFORE_VIEWS), ...layoutStamp(schema)]) await db.run(statement);
   return undefined;
 }
+
+/** The statements of ddl() that come before the views: schemas, state, function, tables. */
+const STATEMENTS_BEFORE_VIEWS = 6 + CATALOG.length;
 
 /** The layout key stored in the mirror, if it has one. */
 async function storedLayout(db: PgConnection, schema: string): Promise<string | undefined> {
