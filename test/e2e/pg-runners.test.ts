@@ -133,7 +133,7 @@ describe.skipIf(pg.skip)(`runners on a team's mirror on PostgreSQL${pg.note}`, (
     expect(report.fetched).toBe(N - committed.length + 11);
     expect(report.new).toBe(N - committed.length);
     expect(scenarios.slow.requests.length - before).toBeLessThan(N / 960);
-    expect(await sql(db, 'SELECT count(*) AS n, SUM(amount) AS total FROM one_time_transfers')).toEqual([{ n: N, total: decimalSum(all.map((r) => r.amount)) }]);
+    expect(await sql(db, 'SELECT count(*) AS n, SUM(amount) AS total FROM one_time_transfers')).toEqual([{ n: N, total: decimalSum(all.map((r) => r.amount as string)) }]);
   }, 240_000);
 
   test('a cursor never moves back: a runner whose clock is behind, or that read less, leaves the furthest one', async () => {

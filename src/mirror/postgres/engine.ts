@@ -3,10 +3,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BusyError, InterruptedError, UsageError } from '../../core/runtime/errors.js';
 import { neutraliseTerminal, printable } from '../../core/output/sanitize.js';
 import { formatDuration } from '../../core/runtime/time.js';
-import type { Verifier } from '../../chain/verifier.js';
 import { CATALOG, namingCollections, type MirroredCollection, type ScopeParam } from '../catalog.js';
 import { coverageOf } from '../coverage.js';
-import type { Access, CollectionWriter, CommitPlan, Coverage, CursorState, MirrorStore, OpenOptions, ParquetExport, PlanSources, QueryResult, TableSummary, VerifyReport } from '../engine.js';
+import type { AckRow, Access, CollectionWriter, CommitPlan, Coverage, CursorState, MirrorStore, OpenOptions, ParquetExport, PlanSources, QueryResult, TableSummary, VerifyReport } from '../engine.js';
 import type { ServerUrl } from '../server-url.js';
 import { PgConnection, serverError } from './connection.js';
 import { CURSOR_TABLE, ensureLayout, schemasOf, storedTable, tableOf, TABLES, type Schemas } from './layout.js';
@@ -304,8 +303,21 @@ export class PostgresStore implements MirrorStore {
     return new PgSubscriptions(this.db, billings, cancellations);
   }
 
-  async verify(_verifier: Verifier, _o: { chain: string; collections: readonly MirroredCollection[]; signal: AbortSignal }): Promise<VerifyReport[]> {
-    throw new UsageError(`payrec verify keeps its verdicts in a mirror file for now; the mirror ${this.name} is on a PostgreSQL server`, 'verify a mirror file (--db FILE), or the records themselves: payrec … --verify');
+  async verify(): Promise<VerifyReport[]> {
+    throw this.verdictsInFile();
+  }
+
+  async acknowledge(): Promise<void> {
+    throw this.verdictsInFile();
+  }
+
+  async acknowledged(): Promise<AckRow[]> {
+    throw this.verdictsInFile();
+  }
+
+  /** payrec verify on a server's mirror: not yet (its verdicts live in a mirror file). */
+  private verdictsInFile(): UsageError {
+    return new UsageError(`payrec verify keeps its verdicts in a mirror file for now; the mirror ${this.name} is on a PostgreSQL server`, 'verify a mirror file (--db FILE), or the records themselves: payrec … --verify');
   }
 
   async exportParquet(): Promise<ParquetExport> {
