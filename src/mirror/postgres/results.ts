@@ -8,7 +8,7 @@ import { withoutPaddingZeros, zonedTime } from '../result-text.js';
 // cells, Unix seconds). Everything else is PostgreSQL's own text.
 
 /** PostgreSQL's type OIDs that payrec reads. */
-export const OID = { bool: 16, int8: 20, int2: 21, int4: 23, oid: 26, json: 114, float4: 700, float8: 701, date: 1082, timestamp: 1114, timestamptz: 1184, numeric: 1700, jsonb: 3802 } as const;
+export const OID = { bool: 16, int8: 20, int2: 21, int4: 23, text: 25, oid: 26, json: 114, float4: 700, float8: 701, date: 1082, timestamp: 1114, timestamptz: 1184, numeric: 1700, jsonb: 3802 } as const;
 
 const MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
