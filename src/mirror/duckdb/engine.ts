@@ -191,7 +191,8 @@ export class DuckDbStore implements MirrorStore {
   }
 
   async verify(verifier: Verifier, o: VerifyOptions): Promise<VerifyReport[]> {
-    return (await import('./verdicts.js')).verifyMirror(this.db, verifier, o);
+    const [{ verifyMirror }, { verdictStore }] = await Promise.all([import('../verify.js'), import('./verdicts.js')]);
+    return verifyMirror(verdictStore(this.db), verifier, o);
   }
 
   async acknowledge(chain: string, hashes: readonly string[], reason: string, by: string): Promise<void> {

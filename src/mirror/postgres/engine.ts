@@ -5,7 +5,9 @@ import { neutraliseTerminal, printable } from '../../core/output/sanitize.js';
 import { formatDuration } from '../../core/runtime/time.js';
 import { CATALOG, namingCollections, type MirroredCollection, type ScopeParam } from '../catalog.js';
 import { coverageOf } from '../coverage.js';
-import type { AckRow, Access, CollectionWriter, CommitPlan, Coverage, CursorState, MirrorStore, OpenOptions, ParquetExport, PlanSources, QueryResult, TableSummary, VerifyReport } from '../engine.js';
+import type { PgVerdicts } from './verdicts.js';
+import type { Verifier } from '../../chain/verifier.js';
+import type { AckRow, Access, CollectionWriter, CommitPlan, Coverage, CursorState, MirrorStore, OpenOptions, ParquetExport, PlanSources, QueryResult, TableSummary, VerifyOptions, VerifyReport } from '../engine.js';
 import type { ServerUrl } from '../server-url.js';
 import { PgConnection, serverError } from './connection.js';
 import { CURSOR_TABLE, ensureLayout, schemasOf, storedTable, tableOf, TABLES, type Schemas } from './layout.js';
@@ -303,21 +305,22 @@ export class PostgresStore implements MirrorStore {
     return new PgSubscriptions(this.db, billings, cancellations);
   }
 
-  async verify(): Promise<VerifyReport[]> {
-    throw this.verdictsInFile();
+  async verify(verifier: Verifier, o: VerifyOptions): Promise<VerifyReport[]> {
+    const { verifyMirror } = await import('../verify.js');
+    return verifyMirror(await this.verdicts(), verifier, o);
   }
 
-  async acknowledge(): Promise<void> {
-    throw this.verdictsInFile();
+  async acknowledge(chain: string, hashes: readonly string[], reason: string, by: string): Promise<void> {
+    return (await this.verdicts()).acknowledge(chain, hashes, reason, by);
   }
 
-  async acknowledged(): Promise<AckRow[]> {
-    throw this.verdictsInFile();
+  async acknowledged(chain: string, hashes?: readonly string[]): Promise<AckRow[]> {
+    return (await this.verdicts()).acknowledged(chain, hashes);
   }
 
-  /** payrec verify on a server's mirror: not yet (its verdicts live in a mirror file). */
-  private verdictsInFile(): UsageError {
-    return new UsageError(`payrec verify keeps its verdicts in a mirror file for now; the mirror ${this.name} is on a PostgreSQL server`, 'verify a mirror file (--db FILE), or the records themselves: payrec … --verify');
+  private async verdicts(): Promise<PgVerdicts> {
+    const { PgVerdicts } = await import('./verdicts.js');
+    return new PgVerdicts(this.db, this.schemas, () => this.layout());
   }
 
   async exportParquet(): Promise<ParquetExport> {

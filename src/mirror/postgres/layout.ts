@@ -24,6 +24,15 @@ export const META_TABLE = 'payrec_meta';
 export const CURSOR_TABLE = 'payrec_cursors';
 export const SCOPE_TABLE = 'payrec_scopes';
 
+export const VERDICTS_TABLE = 'chain_verdicts';
+export const ACKS_TABLE = 'chain_acks';
+
+/** payrec verify's verdicts and acknowledgements (verdicts.ts), in the schema `view` (quoted): readers and syncing roles reach them as the state. */
+const verdictsDdl = (view: string): string[] => [
+  `CREATE TABLE IF NOT EXISTS ${view}.${VERDICTS_TABLE} (chain TEXT NOT NULL, collection TEXT NOT NULL, record TEXT NOT NULL, "transactionHash" TEXT, verdict TEXT NOT NULL, "blockNumber" BIGINT, "blockHash" TEXT, confirmations BIGINT, "chainDiff" JSONB, "checkedAt" TIMESTAMPTZ NOT NULL, final BOOLEAN, "verdictSince" TIMESTAMPTZ, PRIMARY KEY (chain, collection, record))`,
+  `CREATE TABLE IF NOT EXISTS ${view}.${ACKS_TABLE} (chain TEXT NOT NULL, "transactionHash" TEXT NOT NULL, reason TEXT NOT NULL, "ackedBy" TEXT NOT NULL, "ackedAt" TIMESTAMPTZ NOT NULL, PRIMARY KEY (chain, "transactionHash"))`,
+];
+
 /** Version of the layout payrec decides (bookkeeping, types, state): raise it with a migration. */
 export const PG_FORMAT = 1;
 
@@ -75,6 +84,7 @@ export function ddl(schema: string): string[] {
     transfersView(s),
     inexactAmountsView(s),
     subscriptionsView(s.view, s.store),
+    ...verdictsDdl(s.view),
   ];
 }
 
