@@ -5,9 +5,9 @@
 # loopback port, and prints its URL (`postgres://postgres@127.0.0.1:PORT/postgres`,
 # no password: trust on loopback). `stop DIR` stops it. .ci/run uses it; so can you:
 #
-#   url=$(bash scripts/pg-cluster.sh start /tmp/payrec-pg) && export PAYREC_TEST_PG="$url"
+#   url=$(bash test/pg-cluster.sh start /tmp/payrec-pg) && export PAYREC_TEST_PG="$url"
 #   npx vitest run test/e2e/pg-*.test.ts test/unit/mirror-store-contract.test.ts
-#   bash scripts/pg-cluster.sh stop /tmp/payrec-pg
+#   bash test/pg-cluster.sh stop /tmp/payrec-pg
 set -euo pipefail
 
 bin() {

@@ -297,3 +297,16 @@ export interface MirrorStore {
 
   close(): void;
 }
+
+/** Runs `work` in one transaction of `on`: all of it is committed, or none of it (a failed rollback hides not the failure). */
+export async function inTransaction<T>(on: { begin(): Promise<void>; commit(): Promise<void>; rollback(): Promise<void> }, work: () => Promise<T>): Promise<T> {
+  await on.begin();
+  try {
+    const result = await work();
+    await on.commit();
+    return result;
+  } catch (err) {
+    await on.rollback().catch(() => {});
+    throw err;
+  }
+}

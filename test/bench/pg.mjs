@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, fmt, KEY, median, NODE, ROOT, startEmulator as startProcess, Targets } from './common.mjs';
+import { fmt, KEY, median, ROOT, startEmulator as startProcess, Targets, timedPayrec } from './common.mjs';
 
 const RECORDS = Number(process.env.BENCH_PG_RECORDS ?? 1_000_000);
 const RUNS = Number(process.env.BENCH_PG_RUNS ?? 3);
@@ -37,14 +37,8 @@ function fresh() {
   return u.toString();
 }
 
-/** Wall time of one run in milliseconds, and its stdout; throws when the command fails. */
-function run(args) {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(NODE, [BIN, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`payrec ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-  return { ms, stdout: r.stdout };
-}
+/** Wall time of one payrec run in milliseconds, and its stdout. */
+const run = (args) => timedPayrec(env, args);
 
 async function control(url, method, path) {
   return (await fetch(`${url}/_emulator${path}`, { method })).json();

@@ -10,15 +10,18 @@ const URL_VAR = 'PAYREC_TEST_PG';
 const url = process.env[URL_VAR];
 let count = 0;
 
+const server = prerequisite(
+  `a PostgreSQL server (${URL_VAR})`,
+  url !== undefined && url !== '',
+  `start one: url=$(bash test/pg-cluster.sh start /tmp/payrec-pg) && export ${URL_VAR}="$url" (docs/testing.md)`,
+);
+
 export const postgres = {
   url,
-  prerequisite: prerequisite(
-    `a PostgreSQL server (${URL_VAR})`,
-    url !== undefined && url !== '',
-    `start one: url=$(bash test/pg-cluster.sh start /tmp/payrec-pg) && export ${URL_VAR}="$url" (docs/testing.md)`,
-  ),
-  /** The server's URL with a new schema of its own (`?schema=PREFIX_…`), and `user` instead of the superuser. */
+  prerequisite: server,
+  /** The server's URL with a new schema of its own (`?schema=PREFIX_…`), and `user` instead of the superuser; without a server (under CI), the failure says what is missing. */
   freshUrl(prefix: string, user?: string): string {
+    server.need();
     const u = new URL(url!);
     if (user) u.username = user;
     u.searchParams.set('schema', `${prefix}_${process.pid}_${++count}_${Math.random().toString(36).slice(2, 8)}`);

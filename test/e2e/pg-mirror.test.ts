@@ -69,7 +69,7 @@ describe.skipIf(pg.skip)(`a team's mirror on PostgreSQL${pg.note}`, () => {
       for (const [key, record] of want) expect(got.get(key), `${table} ${key}`).toEqual(record);
     }
     // The engine's figures read from either mirror, at a pinned instant.
-    for (const args of [['subscriptions', '--at', '2025-12-01'], ['metrics', '--period', '2025']]) {
+    for (const args of [['subscriptions', '--at', '2025-12-01'], ['metrics', '--period', '2025'], ['metrics', '--period', '2025', '--movements'], ['fr', 'plans']]) {
       const [duck, server] = await Promise.all([file, url].map((db) => payrec(emu, [...args, '--db', db, '-f', 'json'])));
       expect(duck.exitCode, duck.stderr).toBe(0);
       expect(server.exitCode, server.stderr).toBe(0);
@@ -172,5 +172,17 @@ describe.skipIf(pg.skip)(`a team's mirror on PostgreSQL${pg.note}`, () => {
     const two = await payrec(undefined, ['sql', '--db', dba, 'SELECT 1; DELETE FROM payrec_cursors']);
     expect(two.exitCode).toBe(2);
     expect((await postgres.admin(`SELECT count(*)::INT AS n FROM "${schema}".payrec_cursors`))[0].n).toBeGreaterThan(0);
+    // Each query runs in a read-only transaction with payrec's statement timeout, whatever the role's or server's defaults.
+    await postgres.admin(`ALTER ROLE ${reader} SET statement_timeout = 0`);
+    expect(await sql(as(reader), 'SHOW statement_timeout')).toEqual([{ statement_timeout: '5min' }]);
+    expect(await sql(as(reader), "SELECT current_setting('transaction_read_only') AS ro, current_setting('statement_timeout') AS t")).toEqual([{ ro: 'on', t: '5min' }]);
+    // verify's verdicts are state the reader reads; acknowledging is a write it is refused (exit 3).
+    expect(await sql(as(reader), 'SELECT count(*) AS n FROM chain_verdicts')).toEqual([{ n: 0 }]);
+    const ack = await payrec(emu, ['verify', 'ack', `0x${'ab'.repeat(32)}`, '--reason', 'reviewed', '--db', as(reader)]);
+    expect(ack.exitCode).toBe(3);
+    expect(ack.stderr).toMatch(/permission denied/);
+    const written = await payrec(emu, ['verify', 'ack', `0x${'ab'.repeat(32)}`, '--reason', 'reviewed', '--db', as(writer)]);
+    expect(written.exitCode, written.stderr).toBe(0);
+    expect(await sql(as(reader), 'SELECT "transactionHash" AS h, reason FROM chain_acks')).toEqual([{ h: `0x${'ab'.repeat(32)}`, reason: 'reviewed' }]);
   }, 120_000);
 });

@@ -165,6 +165,12 @@ describe.skipIf(pg.skip)(`runners on a team's mirror on PostgreSQL${pg.note}`, (
     expect(sum.exitCode).toBe(2);
     expect(sum.stdout).toBe('');
     expect(sum.stderr).toContain(`one_time_transfers ${hash('bsc', 2)}: amounts that are not decimals cannot be counted exactly: {"amount": "1.5"}`);
+    // Through the transfers view and in an ORDER BY alike: no total or sort leaves it out quietly.
+    for (const q of ['SELECT product, SUM(amount) AS total FROM transfers GROUP BY product', 'SELECT "transactionHash" FROM one_time_transfers ORDER BY amount']) {
+      const r = await payrec(undefined, ['sql', '--db', db, q]);
+      expect([r.exitCode, r.stdout], q).toEqual([2, '']);
+      expect(r.stderr, q).toContain(`one_time_transfers ${hash('bsc', 2)}: amounts that are not decimals cannot be counted exactly`);
+    }
     expect(await sql(db, 'SELECT "table", field, text FROM inexact_amounts')).toEqual([{ table: 'one_time_transfers', field: 'amount', text: '1.5' }]);
     const exact = decimalSum([huge, '-0.000000000000000001', records[3].amount as string]);
     expect(await sql(db, 'SELECT SUM(amount) AS total FROM one_time_transfers WHERE inexact_amounts IS NULL')).toEqual([{ total: exact }]);

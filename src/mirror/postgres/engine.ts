@@ -6,6 +6,7 @@ import { formatDuration } from '../../core/runtime/time.js';
 import { CATALOG, namingCollections, type MirroredCollection, type ScopeParam } from '../catalog.js';
 import { coverageOf } from '../coverage.js';
 import type { PgVerdicts } from './verdicts.js';
+import { inTransaction } from '../engine.js';
 import type { Verifier } from '../../chain/verifier.js';
 import type { AckRow, Access, CollectionWriter, CommitPlan, Coverage, CursorState, MirrorStore, OpenOptions, ParquetExport, PlanSources, QueryResult, TableSummary, VerifyOptions, VerifyReport } from '../engine.js';
 import type { ServerUrl } from '../server-url.js';
@@ -136,16 +137,8 @@ export class PostgresStore implements MirrorStore {
     return { named: await this.discoveredScopes(chain, billings, 'planId'), remembered, synced: synced.map((r) => r.scope!.slice('planId='.length)) };
   }
 
-  async transaction<T>(work: () => Promise<T>): Promise<T> {
-    await this.begin();
-    try {
-      const result = await work();
-      await this.commit();
-      return result;
-    } catch (err) {
-      await this.rollback().catch(() => {});
-      throw err;
-    }
+  transaction<T>(work: () => Promise<T>): Promise<T> {
+    return inTransaction(this, work);
   }
 
   async begin(): Promise<void> {
