@@ -1,5 +1,5 @@
 import { DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBDateValue, type DuckDBResult, type DuckDBTimestampTZValue, type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from './node-api.js';
-import type { CellKind } from '../../core/output/xlsx.js';
+import type { CellKind } from '../../core/output/document.js';
 import { withoutPaddingZeros, zonedTime } from '../result-text.js';
 
 export { withoutPaddingZeros };

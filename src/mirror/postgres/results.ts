@@ -1,4 +1,4 @@
-import type { CellKind } from '../../core/output/xlsx.js';
+import type { CellKind } from '../../core/output/document.js';
 import { withoutPaddingZeros, zonedTime } from '../result-text.js';
 
 // Query results from PostgreSQL's text, as DuckDB's engine gives them (../engine.ts
