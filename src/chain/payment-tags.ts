@@ -7,7 +7,7 @@ import { endpoints } from '../registry/endpoints.js';
 // verifier holds it against the tag of the payment its oneTimeId names. For a list
 // (--verify) the tags come from the API by id (GET /one-time/:id), once each per run;
 // an id the API does not know has no tag (null), which the verdict reports as a `tag`
-// difference. `payrec verify` reads them from the mirror alone (duckdb/verdicts.ts).
+// difference. `payrec verify` reads them from the mirror alone (mirror/verify.ts, each engine's readBatch).
 
 /** GET one one-time payment (the registry's path, `:id` to fill), and the list of them all. */
 const PAYMENT_PATH = endpoints.find((e) => e.id === 'one-time.payments.get')!.path;
