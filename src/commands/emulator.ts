@@ -9,8 +9,9 @@ import { z } from 'zod';
 import { parseDuration, parseTime } from '../core/runtime/time.js';
 import { printable } from '../core/output/sanitize.js';
 import { isLoopback } from '../core/http/base-url.js';
-import { DEFAULT_FAULT_KINDS, FAULT_KINDS, type FaultKind, type FaultOptions } from '../emulator/faults.js';
+import { DEFAULT_FAULT_KINDS, FAULT_KINDS, MAX_LATENCY_MS, type FaultKind, type FaultOptions } from '../emulator/faults.js';
 import { MAX_LATE_SECONDS, MAX_LIVE_RATE, type LiveOptions } from '../emulator/live-options.js';
+import { MAX_RATE_LIMIT } from '../emulator/rate-limit.js';
 
 // `payrec emulator start|trigger`: the built-in emulator as a long-running server,
 // and a way to fire webhook events at a running one.
@@ -21,6 +22,12 @@ const seed = z.string().regex(/^\d+$/, 'expected a whole number').transform(Numb
 const event = z.string().regex(/^[A-Za-z]{1,64}$/, 'expected an event name such as Billing or Payment');
 const product = z.string().regex(/^[a-z][a-z-]{0,63}$/, 'expected a product such as fixed-recurring or one-time');
 
+const latency = z.string().regex(/^\d+$/, 'expected whole milliseconds, such as 150').transform(Number).refine((n) => n <= MAX_LATENCY_MS, `expected whole milliseconds from 0 to ${MAX_LATENCY_MS}`);
+const rateLimit = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, 'expected requests a second, such as 20 or 0.5')
+  .transform(Number)
+  .refine((n) => n > 0 && n <= MAX_RATE_LIMIT, `expected requests a second, more than 0 and at most ${MAX_RATE_LIMIT}`);
 const share = z.string().regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'expected a share from 0 to 1, such as 0.1').transform(Number);
 const liveRate = z
   .string()
@@ -88,6 +95,8 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
     .option('--fault-rate <0..1>', 'share of API responses that fail on purpose, to test retries (default 0)')
     .option('--fault-kinds <list>', `comma-separated: ${FAULT_KINDS.join(',')} (default ${DEFAULT_FAULT_KINDS.join(',')})`)
     .option('--fault-seed <n>', 'seed of which responses fail (default 1)')
+    .option('--latency <ms>', 'milliseconds every API request waits before it is answered, as if the API were far away (default 0)')
+    .option('--rate-limit <n>', 'requests a second the API answers (bursts of as many); beyond, 429 with Retry-After (default: no limit)')
     .option('--live <rate>', 'live traffic: insert RATE records a second across the list collections (e.g. 150)')
     .option('--late-fraction <0..1>', 'with --live: share of records stamped up to --late-max in the past (default 0.2)')
     .option('--late-max <duration>', 'with --live: how late a late record can be: 90s, 10m, 2h or seconds (default 10m)')
@@ -116,6 +125,8 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
             seed: o.seed === undefined ? undefined : parseOption(seed, o.seed, '--seed'),
             now: o.now === undefined ? undefined : parseTime(o.now, session.ctx.now(), '--now'),
             faults: parseFaults(o),
+            latencyMs: o.latency === undefined ? undefined : parseOption(latency, o.latency, '--latency'),
+            rateLimit: o.rateLimit === undefined ? undefined : parseOption(rateLimit, o.rateLimit, '--rate-limit'),
             live: parseLive(o),
           },
           session.ctx.stdout,

@@ -4,6 +4,7 @@ import { nowSeconds } from './api-route.js';
 import type { Datasets } from './datasets.js';
 import type { Deliverer } from './delivery.js';
 import { FaultInjector, parseFaultOptions } from './faults.js';
+import type { RateLimit } from './rate-limit.js';
 import { fixturesOf } from './fixtures.js';
 import { groundTruthJson, subscriptionTruth, unknownTarget } from './ground-truth.js';
 import type { LiveTraffic } from './live.js';
@@ -39,12 +40,23 @@ export interface RequestLogEntry {
   seq: number;
   /** When it was answered (Date.now(), ms). */
   at: number;
+  /**
+   * When it arrived and when its answer was sent, in ms on the emulator's own monotonic
+   * clock (only differences and order mean anything): the requests in flight at a moment
+   * are those received before it and answered after it.
+   */
+  received: number;
+  answered: number;
 }
 
 export interface ControlState {
   datasets: Datasets;
   deliverer: Deliverer;
   faults: FaultInjector;
+  /** How far away the API seems: every API request waits this long before it is handled. */
+  latencyMs: number;
+  /** Requests a second beyond which the API answers 429 (none: no limit). */
+  rateLimit?: RateLimit;
   live: LiveTraffic;
   requests: RequestLogEntry[];
   /** Drives notification content, so a run of triggers is reproducible. */

@@ -196,6 +196,10 @@ const cases: Case[] = [
   ['late max beyond a year', ['emulator', 'start', '--live', '10', '--late-max', '400d'], /invalid --late-max "400d": expected a duration from 1s to 365d/],
   ['late max in years', ['emulator', 'start', '--live', '10', '--late-max', '1y'], /invalid --late-max "1y": expected a duration such as 90s, 10m, 2h or 7d \(or plain seconds\)/],
   ['late fraction without --live', ['emulator', 'start', '--late-fraction', '0.1'], /--late-fraction goes with --live\nhint: add --live RATE/],
+  ['latency in seconds', ['emulator', 'start', '--latency', '0.5s'], /invalid --latency "0.5s": expected whole milliseconds, such as 150/],
+  ['latency beyond a minute', ['emulator', 'start', '--latency', '60001'], /invalid --latency "60001": expected whole milliseconds from 0 to 60000/],
+  ['rate limit of 0', ['emulator', 'start', '--rate-limit', '0'], /invalid --rate-limit "0": expected requests a second, more than 0 and at most 10000/],
+  ['rate limit in words', ['emulator', 'start', '--rate-limit', 'low'], /invalid --rate-limit "low": expected requests a second, such as 20 or 0.5/],
   ['late max and pending share without --live', ['emulator', 'start', '--late-max', '5m', '--pending-fraction', '0.5'], /--late-max and --pending-fraction go with --live/],
 
   // listener, completion, config
