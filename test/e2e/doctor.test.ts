@@ -50,6 +50,8 @@ describe('all is well', () => {
       'setting db',
       'setting timeout',
       'setting retries',
+      'setting currency',
+      'setting concurrency',
       'key',
       'service',
       'clock',

@@ -32,6 +32,8 @@ export interface Profile {
   currency?: string;
   /** Chainlink feed proxies per chain and token (payrec config set feed TOKEN ADDRESS), over ONCHAIN §10's. */
   feeds?: Record<string, Record<string, string>>;
+  /** The most pages in flight when payrec finds the pace itself. */
+  concurrency?: string;
   /**
    * Fixed-recurring plan ids added with `payrec fr plans add`, per service: the chain's
    * name (`bsc`) for the profile's own service, `emulator:bsc` for --emulator's demo
@@ -41,7 +43,7 @@ export interface Profile {
 }
 
 /** The settings a profile keeps for every run besides where it sends requests: flag > env > profile > default. */
-export type RunDefaults = Pick<Profile, 'tz' | 'format' | 'db' | 'timeout' | 'retries' | 'currency'>;
+export type RunDefaults = Pick<Profile, 'tz' | 'format' | 'db' | 'timeout' | 'retries' | 'currency' | 'concurrency'>;
 
 export interface StoredConfig {
   currentProfile?: string;
@@ -111,8 +113,8 @@ export class ConfigStore {
   async runDefaults(flagProfile: string | undefined, env: NodeJS.ProcessEnv): Promise<{ profile: string; defaults: RunDefaults }> {
     if (await this.problem()) return { profile: '', defaults: {} };
     const name = flagProfile ?? (env.PAYREC_PROFILE || (await this.currentProfileName()));
-    const { tz, format, db, timeout, retries, currency } = (await this.profile(name)) ?? {};
-    return { profile: name, defaults: { tz, format, db, timeout, retries, currency } };
+    const { tz, format, db, timeout, retries, currency, concurrency } = (await this.profile(name)) ?? {};
+    return { profile: name, defaults: { tz, format, db, timeout, retries, currency, concurrency } };
   }
 
   async saveProfile(name: string, profile: Profile, o: { untrusted?: 'allow' } = {}): Promise<void> {
@@ -246,7 +248,7 @@ async function syntaxErrorAt(text: string): Promise<string> {
 }
 
 const TOP_LEVEL_KEYS = new Set(['currentProfile', 'profiles', '__internal__']);
-const PROFILE_KEYS = new Set(['chain', 'baseUrl', 'apiKey', 'keyBaseUrl', 'tz', 'format', 'db', 'timeout', 'retries', 'currency']);
+const PROFILE_KEYS = new Set(['chain', 'baseUrl', 'apiKey', 'keyBaseUrl', 'tz', 'format', 'db', 'timeout', 'retries', 'currency', 'concurrency']);
 /** A plan id as `fr plans add` stores it (lower case): ids go into request paths. */
 const STORED_PLAN_ID = /^0x[0-9a-f]{64}$/;
 

@@ -6,6 +6,8 @@ import { Fingerprints } from './fingerprints.js';
 // The one paginator. It asks for the first page, learns `total`, then fetches the
 // remaining pages with bounded concurrency and yields them strictly in order, so a
 // consumer can stream them out while at most `concurrency` pages are held in memory.
+// The concurrency may be a window whose size moves while the walk runs (the client's
+// RequestWindow, which finds the pace): it is read before each page is asked for.
 //
 // Exact while records arrive (lists with a time window, given an `Ordering`)
 // --------------------------------------------------------------------------
@@ -72,12 +74,15 @@ export interface PageRequest {
   to?: number;
 }
 
+/** Pages in flight at once: a number, or a window whose size may change while the walk runs. */
+export type Concurrency = number | { readonly size: number };
+
 export interface PageWindow {
   /** Most records wanted; Infinity for --all. */
   limit: number;
   pageSize: number;
   offset: number;
-  concurrency: number;
+  concurrency: Concurrency;
 }
 
 /** How a time-window list is ordered, so the walk can stay exact while records arrive. */
@@ -170,6 +175,8 @@ class Walk {
     const end = Math.min(first.envelope.total, w.offset + w.limit);
     let nextOffset = w.offset + firstSize;
     const inFlight: Promise<Fetched>[] = [];
+    const { concurrency } = w;
+    const room = () => inFlight.length < (typeof concurrency === 'number' ? concurrency : concurrency.size);
     const launch = () => {
       const offset = nextOffset;
       nextOffset += w.pageSize;
@@ -181,10 +188,10 @@ class Walk {
     };
     let last = first;
     try {
-      while (nextOffset < end && inFlight.length < w.concurrency) launch();
+      while (nextOffset < end && room()) launch();
       while (inFlight.length > 0) {
         last = await inFlight.shift()!;
-        if (nextOffset < end) launch();
+        while (nextOffset < end && room()) launch();
         yield* this.accept(last);
         if (last.envelope.data.length < last.asked) return this.checkComplete();
       }
