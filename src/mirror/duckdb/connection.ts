@@ -8,6 +8,7 @@ import { printable } from '../../core/output/sanitize.js';
 import { formatDuration } from '../../core/runtime/time.js';
 import { shellWord } from '../../core/runtime/trust.js';
 import { RELEASE_EVERY, releaseChunks } from './chunks.js';
+import { refusedTableFunction } from './reading-functions.js';
 import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult, type DuckDBValue, type Json } from './node-api.js';
 import type { Access, OpenOptions } from '../engine.js';
 
@@ -291,19 +292,35 @@ export class MirrorDb {
    * statement), but not what an EXPLAIN explains, and EXPLAIN ANALYZE runs it (a COPY
    * over the mirror, a SET): the statement after the keywords must be a query itself.
    * Anything else is refused before it runs, also what a read-only file would take
-   * (SET, PRAGMA, CALL, USE, LOAD…).
+   * (SET, PRAGMA, CALL, USE, LOAD…), and a query calling a table function that does
+   * more than read (reading-functions.ts), found before DuckDB binds it.
    */
   async readKind(sql: string): Promise<'query' | 'explain'> {
-    const type = await this.statementType(sql);
-    if (type === StatementType.SELECT) return 'query';
-    if (type !== StatementType.EXPLAIN) throw onlyReads(`DuckDB takes this statement as ${typeName(type)}`);
     const keywords = /^\s*EXPLAIN\s+(?:ANALYZE\s+)?/i.exec(sql);
+    const checked = await this.onlyReadingFunctions(keywords ? sql.slice(keywords[0].length) : sql);
+    const type = await this.statementType(sql);
+    if (type === StatementType.SELECT && checked) return 'query';
+    if (type !== StatementType.EXPLAIN) throw onlyReads(`DuckDB takes this statement as ${typeName(type)}${type === StatementType.SELECT ? ' that payrec cannot look into' : ''}`);
     const explained = keywords ? await this.statementType(sql.slice(keywords[0].length)).catch(() => undefined) : undefined;
-    if (explained !== StatementType.SELECT) {
+    if (explained !== StatementType.SELECT || !checked) {
       const what = explained === undefined ? '' : `; DuckDB takes the statement it explains as ${typeName(explained)}`;
       throw onlyReads(`EXPLAIN runs only as EXPLAIN [ANALYZE] followed by a query${what}`);
     }
     return 'explain';
+  }
+
+  /**
+   * Refuses a query that calls a table function other than those that only read,
+   * anywhere in it; false when DuckDB parses `sql` into something other than queries
+   * (the statement's type then says what it is).
+   */
+  private async onlyReadingFunctions(sql: string): Promise<boolean> {
+    const [{ tree }] = await this.rows('SELECT json_serialize_sql($1::VARCHAR) AS tree', [sql]);
+    const parsed = JSON.parse(String(tree)) as { error?: boolean };
+    if (parsed.error !== false) return false;
+    const refused = refusedTableFunction(parsed);
+    if (refused !== undefined) throw onlyReads(`the table function ${printable(refused)}() does more than read (payrec sql runs those that only read: range, unnest, json_each, duckdb_tables…)`);
+    return true;
   }
 
   /** The type DuckDB gives `sql`, which must be one statement; prepared (bound), never run. */
