@@ -449,6 +449,34 @@ describe('backpressure', () => {
   });
 });
 
+describe('a stream that fails (a full disk under -o)', () => {
+  it('a write after the failure rejects with the disk\'s error, never a wait that nothing will end', async () => {
+    // Mutant killed: drained() waiting for 'drain', 'close' or 'error' on a stream that had
+    // emitted its last event: the run ended with the promise unsettled (exit 13, no message).
+    const out = new Writable({
+      highWaterMark: 1,
+      write(_chunk, _encoding, done) {
+        done(Object.assign(new Error('no space left on device, write'), { code: 'ENOSPC' }));
+      },
+    });
+    const failed = new Promise((resolve) => out.once('error', resolve));
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const writer = createWriter(out, { ...base, format: 'csv' });
+    // Larger than a chunk: written at once, which fails the stream.
+    writer.write({ id: 'x'.repeat(2 * 1024 * 1024) })?.catch(() => {});
+    await failed;
+    await turn();
+    // A small row is flushed on the next turn, by nobody awaiting it (as rows of a page are).
+    writer.write({ id: 'small' });
+    await turn();
+    const next = writer.write({ id: 'y'.repeat(2 * 1024 * 1024) });
+    // Settled, either way, before a few turns of the event loop have passed.
+    const turns = new Promise((resolve) => setImmediate(() => setImmediate(() => resolve('unsettled'))));
+    const outcome = await Promise.race([Promise.resolve(next).then(() => 'resolved', (err: NodeJS.ErrnoException) => err.code), turns]);
+    expect(outcome).toBe('ENOSPC');
+  });
+});
+
 describe('a table that must keep its answering columns (keepColumns) on a short terminal', () => {
   const LEDGER = ['subscriptionId', 'token', 'mrr', 'state', 'paidThrough', 'planId', 'amount', 'period', 'started'];
   const row = (mrr: string, i: number) => ({ subscriptionId: HASH, token: 'BNB', mrr, state: 'past_due', paidThrough: 1769860800 + i, planId: HASH, amount: '100', period: 604800, started: 1769000000 });

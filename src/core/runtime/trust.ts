@@ -130,6 +130,25 @@ export function unwritable(err: NodeJS.ErrnoException, message: string, hint: st
   return new UsageError(`${message}: ${describeCode(err.code)} (${err.code})`, hint);
 }
 
+/** A write the disk refused: full, over quota, or read-only. From Node's code, or DuckDB's message (which has none). */
+export function diskRefusal(err: unknown): 'ENOSPC' | 'EDQUOT' | 'EROFS' | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EROFS') return code;
+  const message = err instanceof Error ? err.message : String(err);
+  return /No space left on device/i.test(message) ? 'ENOSPC' : /Disk quota exceeded/i.test(message) ? 'EDQUOT' : /Read-only file system/i.test(message) ? 'EROFS' : undefined;
+}
+
+/**
+ * A write the disk refused, as exit 2 naming the folder and the setting that moves
+ * what was written there (the caller removes what it had begun); any other error as it is.
+ */
+export function refusedByDisk(err: unknown, what: string, folder: string, moveWith: string): unknown {
+  const code = diskRefusal(err);
+  if (!code) return err;
+  const where = code === 'EROFS' ? `${printable(folder)} is on a read-only file system` : `${code === 'EDQUOT' ? 'the disk quota is used up' : 'no space is left on the disk'} of ${printable(folder)}`;
+  return new UsageError(`cannot write ${what}: ${where} (${code}); nothing half-written was kept`, `${code === 'EROFS' ? '' : 'free some space there, or '}${moveWith}`);
+}
+
 function describeCode(code: string): string {
   switch (code) {
     case 'EACCES':
