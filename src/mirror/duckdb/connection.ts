@@ -504,16 +504,21 @@ function ownFolder(path: string): boolean {
 
 /**
  * Refuses a mirror whose companions (its WAL, the sync lock, a staging folder) someone
- * else planted, or made links: DuckDB and payrec would write through them.
+ * else planted, or made links: DuckDB and payrec would write through them. A named pipe
+ * or a device there (even the user's own) would hold DuckDB's open for ever, past
+ * Ctrl-C (the open blocks the one thread that would hear it): a WAL and a lock are
+ * regular files, a staging folder a folder.
  */
 function refusePlanted(file: string): void {
   const dir = dirname(file);
   const base = `.${basename(file)}.`;
-  const names = namesIn(dir).filter((n) => n === `${basename(file)}.wal` || (n.startsWith(base) && /^(sync-lock(\.wal)?|staging(-.*)?)$/.test(n.slice(base.length))));
+  const wal = /^\.wal(\.recovery|\.checkpoint)?$/;
+  const names = namesIn(dir).filter((n) => (n.startsWith(basename(file)) && wal.test(n.slice(basename(file).length))) || (n.startsWith(base) && /^(sync-lock(\.wal(\.recovery|\.checkpoint)?)?|staging(-.*)?)$/.test(n.slice(base.length))));
   for (const name of names) {
     const s = lstatSync(join(dir, name), { throwIfNoEntry: false });
-    if (!s || (!s.isSymbolicLink() && isOwn(s))) continue;
-    const why = s.isSymbolicLink() ? 'is a link' : `belongs to another user (uid ${s.uid})`;
+    const staging = name.startsWith(`${base}staging`);
+    if (!s || (!s.isSymbolicLink() && isOwn(s) && (staging ? s.isDirectory() : s.isFile()))) continue;
+    const why = s.isSymbolicLink() ? 'is a link' : !isOwn(s) ? `belongs to another user (uid ${s.uid})` : `is not a ${staging ? 'folder' : 'regular file (a pipe, a device or a folder)'}`;
     throw new UsageError(`${printable(join(dir, name))} ${why}: payrec does not use a mirror's file through it`, 'remove it (payrec makes its own), or give --db FILE in a folder of yours');
   }
 }
