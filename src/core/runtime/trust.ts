@@ -65,11 +65,21 @@ export async function checkKeptFolder(dir: string, keeper: Keeper): Promise<void
   if (link?.isSymbolicLink()) await refuseForeignLink(dir, link, `${keeper.role} is not kept`, `set ${keeper.moveWith} to a folder of yours`);
   const s = await stat(dir).catch(() => undefined);
   if (s) refuseUntrusted(s, dir, 'folder', keeper);
+  const above = await changeableAbove(dir);
+  if (above) refuseUntrusted(above.stats, above.path, 'folder', { ...keeper, role: `${keeper.role} (a folder above it)` });
+}
+
+/**
+ * The first folder above `dir` (its real path's, up to but not including /) that users
+ * other than its owner can change: the rule for the mirror's folder and the config's.
+ */
+export async function changeableAbove(dir: string): Promise<{ path: string; stats: Stats } | undefined> {
   const real = await realpath(dir).catch(() => undefined);
   for (let above = real && dirname(real); above && dirname(above) !== above; above = dirname(above)) {
-    const parent = await stat(above).catch(() => undefined);
-    if (parent) refuseUntrusted(parent, above, 'folder', { ...keeper, role: `${keeper.role} (a folder above it)` });
+    const stats = await stat(above).catch(() => undefined);
+    if (stats && othersCanChange(stats, 'folder')) return { path: above, stats };
   }
+  return undefined;
 }
 
 function refuseUntrusted(s: Stats, path: string, what: 'file' | 'folder', keeper: Keeper): void {
