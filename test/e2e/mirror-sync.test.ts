@@ -130,7 +130,7 @@ describe('later syncs', () => {
     emu.clearLog();
     // Two records a minute old (inside the default 1h lookback), one of them in the past of the newest.
     for (const timestamp of [Math.floor(Date.now() / 1000) - 60, Math.floor(Date.now() / 1000) - 30]) {
-      const res = await fetch(`${emu.url}/_emulator/records`, { method: 'POST', body: JSON.stringify({ chain: 'bsc', collection: 'one-time/transfers', timestamp }) });
+      const res = await fetch(`${emu.url}/_emulator/records`, { method: 'POST', headers: { authorization: `Bearer ${emu.keyFor('bsc')}` }, body: JSON.stringify({ chain: 'bsc', collection: 'one-time/transfers', timestamp }) });
       expect(res.status).toBe(201);
     }
     const r = await payrec(emu, ['sync', '--db', db, '-f', 'json']);
