@@ -374,6 +374,33 @@ describe('table on a terminal', () => {
   it('counts the rows', async () => {
     expect((await render([payment(0), payment(1)], tty)).count).toBe(2);
   });
+
+  it('keeps the token column whole: look-alike tokens stay told apart on a narrow terminal (issue 48, item 8)', async () => {
+    // Mutant killed: token free text like the others (both printed "USDT\u…" at 80 columns).
+    const columns = ['timestamp', 'amount', 'token', 'transactionStatus', 'description', 'tag'];
+    const records = ['USDT\u202e', 'USDT\u{e0041}', 'USDT'].map((token, i) => payment(i, { token, amount: '12.5', tag: 'a tag that is long long long', description: 'Ebook of the month, with a long name' }));
+    for (const growing of [false, true]) {
+      const { text } = await render(records, { ...tty, columns, width: 80, growing });
+      const tokens = lines(text).map((l) => /USDT\S*/.exec(l)?.[0]).filter(Boolean);
+      expect(tokens, text).toEqual(['USDT\\u202e', 'USDT\\u{e0041}', 'USDT']);
+    }
+  });
+
+  it('cuts free text before an escape, never inside it, at every width (the box, and --follow\'s lines)', async () => {
+    // Mutant killed: the cut left to cli-table3 (or a plain slice), which ends "\u2…" where the escape began.
+    const description = 'Ebook\u202e\x1b[31m of the \u{e0041}month\n and more text after it';
+    const partial = /\\(x[0-9a-f]?|u[0-9a-f]{0,3}|u\{[0-9a-f]*|u\{[0-9a-f]+)…/;
+    let cuts = 0;
+    for (let width = 40; width <= 110; width++) {
+      for (const growing of [false, true]) {
+        const { text } = await render([payment(0, { description, token: 'USDT' })], { ...tty, columns: ['timestamp', 'token', 'description'], width, growing });
+        expect(text, `width ${width}${growing ? ' (follow)' : ''}`).not.toMatch(partial);
+        if (/Ebook\S*…/.test(text)) cuts++;
+      }
+    }
+    // The widths above cut the description at many points, inside each escape among them.
+    expect(cuts).toBeGreaterThanOrEqual(20);
+  });
 });
 
 describe('schemaFields and validateColumns', () => {
