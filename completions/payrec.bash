@@ -82,6 +82,8 @@ _payrec_child() {
     'config|set') echo 'config set' ;;
     'config|profiles') echo 'config profiles' ;;
     'config|use') echo 'config use' ;;
+    'verify|ack') echo 'verify ack' ;;
+    'verify|acks') echo 'verify acks' ;;
     *) return 1 ;;
   esac
 }
@@ -153,7 +155,9 @@ _payrec_words() {
     'config use') echo '' ;;
     'sync') echo 'fixed-recurring/short-urls fr/short-urls fixed-recurring/billings fr/billings fixed-recurring/cancellations fr/cancellations variable-recurring/cancellations vr/cancellations variable-recurring/cancellation-requests vr/cancellation-requests variable-recurring/transfers vr/transfers on-demand/short-urls od/short-urls on-demand/transfers od/transfers one-time/payments ot/payments one-time/transfers ot/transfers wallet-to-wallet/payments w2w/payments wallet-to-wallet/transfers w2w/transfers scheduled-payments/transfers sp/transfers dollar-cost-average/executions dca/executions' ;;
     'sql') echo '' ;;
-    'verify') echo '' ;;
+    'verify') echo 'ack acks' ;;
+    'verify ack') echo '' ;;
+    'verify acks') echo '' ;;
     'subscriptions') echo '' ;;
     'metrics') echo '' ;;
     'api') echo '' ;;
@@ -230,9 +234,11 @@ _payrec_flags() {
     'config use') echo '--profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'sync') echo '--plan-id --strategy-id --db --lookback --from --full --concurrency --parquet --wait --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'sql') echo '--file --db --limit --all --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
-    'verify') echo '--db --fail-if-any --confirmations --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
-    'subscriptions') echo '--plan-id --at --grace --db --sync --state --past-due-for --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
-    'metrics') echo '--plan-id --at --grace --db --sync --period --from --to --interval --by --chart --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'verify') echo '--db --fail-if-any --new --recheck --from --to --period --confirmations --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'verify ack') echo '--reason --by --db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'verify acks') echo '--db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'subscriptions') echo '--plan-id --at --grace --db --sync --short-url-plans --state --past-due-for --period --from --to --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'metrics') echo '--plan-id --at --grace --db --sync --short-url-plans --period --from --to --interval --by --chart --movements --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'api') echo '--method -X --query --body --all --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'doctor') echo '--profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'completion') echo '--profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
@@ -282,16 +288,18 @@ _payrec_columns() {
     'webhook-notifications get') echo 'id type event timestamp transactionHash transactionStatus data extra' ;;
     'transfers') echo 'product description amount fee token category timestamp transactionHash transactionStatus sender receiver planId subscriptionId oneTimeId email payment_id scheduleId success cycleStart cycleEnd triggeredBy outcome' ;;
     'sync') echo 'collection table fetched new updated unchanged deleted requests seconds note' ;;
-    'verify') echo 'collection checked newlyReorged pending missing reorged unconfirmed reverted spoofed mismatch verified' ;;
+    'verify') echo 'collection checked newlyReorged new acked pending missing reorged unconfirmed reverted spoofed mismatch verified' ;;
+    'verify ack') echo 'transactionHash verdict collection reason ackedBy ackedAt' ;;
+    'verify acks') echo 'transactionHash verdict collection reason ackedBy ackedAt' ;;
     'subscriptions') echo 'subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced endsAt daysPastDue state' ;;
-    'metrics') echo 'from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned mrr_net logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered recovered_amount lost open planId interval' ;;
+    'metrics') echo 'from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned mrr_net logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered recovered_amount lost open collected failed_amount planId interval' ;;
     'doctor') echo 'check status detail' ;;
     *) return 1 ;;
   esac
 }
 _payrec_takes_value() {
   case "$1" in
-    --at|--base-url|--body|--by|--chain|--chart|--columns|--concurrency|--confirmations|--currency|--db|--email|--error-url|--extra|--fail-if-any|--fault-kinds|--fault-rate|--fault-seed|--file|--flatten|--format|--forward-to|--from|--grace|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--move-fraction|--name|--now|--offset|--output|--page-size|--parquet|--past-due-for|--pending-fraction|--period|--plan-id|--port|--product|--profile|--query|--rate-max-age|--rates|--rates-missing|--receiver|--records|--remove-fraction|--retries|--rpc|--schedule-id|--seed|--sender|--sort|--state|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|--verdict|--wait|--webhook-hosts|-X|-f|-o) return 0 ;;
+    --at|--base-url|--body|--by|--chain|--chart|--columns|--concurrency|--confirmations|--currency|--db|--email|--error-url|--extra|--fail-if-any|--fault-kinds|--fault-rate|--fault-seed|--file|--flatten|--format|--forward-to|--from|--grace|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--move-fraction|--name|--now|--offset|--output|--page-size|--parquet|--past-due-for|--pending-fraction|--period|--plan-id|--port|--product|--profile|--query|--rate-max-age|--rates|--rates-missing|--reason|--receiver|--recheck|--records|--remove-fraction|--retries|--rpc|--schedule-id|--seed|--sender|--sort|--state|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|--verdict|--wait|--webhook-hosts|-X|-f|-o) return 0 ;;
   esac
   return 1
 }

@@ -162,6 +162,10 @@ function __payrec_child
             echo 'config profiles'
         case 'config|use'
             echo 'config use'
+        case 'verify|ack'
+            echo 'verify ack'
+        case 'verify|acks'
+            echo 'verify acks'
         case '*'
             return 1
     end
@@ -301,6 +305,10 @@ function __payrec_words
         case 'sql'
             printf '%s\n' 
         case 'verify'
+            printf '%s\n' ack acks
+        case 'verify ack'
+            printf '%s\n' 
+        case 'verify acks'
             printf '%s\n' 
         case 'subscriptions'
             printf '%s\n' 
@@ -453,11 +461,15 @@ function __payrec_flags
         case 'sql'
             printf '%s\n' --file --db --limit --all --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'verify'
-            printf '%s\n' --db --fail-if-any --confirmations --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --db --fail-if-any --new --recheck --from --to --period --confirmations --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'verify ack'
+            printf '%s\n' --reason --by --db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'verify acks'
+            printf '%s\n' --db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'subscriptions'
-            printf '%s\n' --plan-id --at --grace --db --sync --state --past-due-for --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --state --past-due-for --period --from --to --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'metrics'
-            printf '%s\n' --plan-id --at --grace --db --sync --period --from --to --interval --by --chart --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --period --from --to --interval --by --chart --movements --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'api'
             printf '%s\n' --method -X --query --body --all --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'doctor'
@@ -551,11 +563,15 @@ function __payrec_columns
         case 'sync'
             printf '%s\n' collection table fetched new updated unchanged deleted requests seconds note
         case 'verify'
-            printf '%s\n' collection checked newlyReorged pending missing reorged unconfirmed reverted spoofed mismatch verified
+            printf '%s\n' collection checked newlyReorged new acked pending missing reorged unconfirmed reverted spoofed mismatch verified
+        case 'verify ack'
+            printf '%s\n' transactionHash verdict collection reason ackedBy ackedAt
+        case 'verify acks'
+            printf '%s\n' transactionHash verdict collection reason ackedBy ackedAt
         case 'subscriptions'
             printf '%s\n' subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced endsAt daysPastDue state
         case 'metrics'
-            printf '%s\n' from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned mrr_net logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered recovered_amount lost open planId interval
+            printf '%s\n' from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned mrr_net logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered recovered_amount lost open collected failed_amount planId interval
         case 'doctor'
             printf '%s\n' check status detail
         case '*'
@@ -573,7 +589,7 @@ function __payrec_complete
             continue
         end
         if string match -q -- '-*' $w
-            contains -- $w --at --base-url --body --by --chain --chart --columns --concurrency --confirmations --currency --db --email --error-url --extra --fail-if-any --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --rate-max-age --rates --rates-missing --receiver --records --remove-fraction --retries --rpc --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --verdict --wait --webhook-hosts -X -f -o; and set skip 1
+            contains -- $w --at --base-url --body --by --chain --chart --columns --concurrency --confirmations --currency --db --email --error-url --extra --fail-if-any --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --rate-max-age --rates --rates-missing --reason --receiver --recheck --records --remove-fraction --retries --rpc --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --verdict --wait --webhook-hosts -X -f -o; and set skip 1
             continue
         end
         set -l next (__payrec_child "$cmdpath" $w); and set cmdpath $next
@@ -592,7 +608,7 @@ function __payrec_complete
         __fish_complete_path $cur
         return
     end
-    contains -- $prev --at --base-url --body --by --chain --chart --columns --concurrency --confirmations --currency --db --email --error-url --extra --fail-if-any --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --rate-max-age --rates --rates-missing --receiver --records --remove-fraction --retries --rpc --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --verdict --wait --webhook-hosts -X -f -o; and return
+    contains -- $prev --at --base-url --body --by --chain --chart --columns --concurrency --confirmations --currency --db --email --error-url --extra --fail-if-any --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --rate-max-age --rates --rates-missing --reason --receiver --recheck --records --remove-fraction --retries --rpc --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --verdict --wait --webhook-hosts -X -f -o; and return
     if string match -q -- '-*' $cur
         __payrec_flags $cmdpath
     else

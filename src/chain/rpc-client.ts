@@ -142,11 +142,11 @@ export class ChainClient {
     return new Map(numbers.map((n, i) => [n, answers[i]]));
   }
 
-  async block(tag: 'latest'): Promise<Block | null> {
+  async block(tag: 'latest' | 'finalized' | 'safe'): Promise<Block | null> {
     const raw = await this.call('eth_getBlockByNumber', [tag, false]);
     if (raw === null) return null;
     const n = raw !== null && typeof raw === 'object' && 'number' in raw ? parseQuantity(raw.number, 'a block number') : undefined;
-    if (n === undefined) throw new NodeAnswerError('a latest block without a number');
+    if (n === undefined) throw new NodeAnswerError(`a ${tag} block without a number`);
     return parseBlock(raw, n);
   }
 

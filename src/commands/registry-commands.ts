@@ -197,7 +197,7 @@ export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: 
  * reaches into the future ends now: the window is what existed then. Records that
  * arrive meanwhile with a timestamp inside it (late ones) are the paginator's care.
  */
-function windowOf(flags: ListFlags, nowMs: number, zone: string): { from?: number; to: number } {
+export function windowOf(flags: Pick<ListFlags, 'period' | 'from' | 'to'>, nowMs: number, zone: string): { from?: number; to: number } {
   const now = Math.floor(nowMs / 1000);
   if (flags.period !== undefined) {
     const other = flags.from !== undefined ? '--from' : flags.to !== undefined ? '--to' : undefined;

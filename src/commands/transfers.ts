@@ -9,7 +9,7 @@ import { endpointWalk, fillPath } from '../core/lists/walk.js';
 import { mergeWalks, type MergeSource } from '../core/lists/merge.js';
 import type { WalkWindow } from '../core/lists/list-query.js';
 import type { ApiClient } from '../core/http/client.js';
-import { addedPlans } from '../core/config/added-plans.js';
+import { addedPlans, statedPlans } from '../core/config/added-plans.js';
 import { mirrorExists, mirrorLocation } from '../mirror/location.js';
 import { openMirror } from '../mirror/open.js';
 import { knownPlans, noteBilledPlans, payrecCommand, shortUrlPlans, withShortUrlPlans, type PlanSource } from '../mirror/plan-coverage.js';
@@ -125,16 +125,17 @@ async function billedPlans(session: Session, dbFlag: string | undefined, given: 
 async function localPlans(session: Session, dbFlag: string | undefined): Promise<Map<string, PlanSource[]>> {
   const { chain } = await session.settings();
   const added = await addedPlans(session);
+  const stated = statedPlans(session);
   const location = await mirrorLocation(session, dbFlag);
   if (!mirrorExists(location)) {
     if (dbFlag !== undefined) throw new UsageError(`there is no mirror at ${printable(location.file)}`, `give --db the mirror ${payrecCommand(session)}sync fills, or leave --db out`);
-    return knownPlans(undefined, chain, added);
+    return knownPlans(undefined, chain, added, stated);
   }
   // The engine (DuckDB: a native addon, most of a second to load) only when there is a mirror to read.
   const db = await openMirror(session, location, 'read');
   try {
     if (!(await db.isMirror())) throw new UsageError(`${printable(location.file)} is not a payrec mirror: it holds none of payrec's tables`, `give another --db, or fill it with: ${payrecCommand(session)}sync`);
-    return await knownPlans(db, chain, added);
+    return await knownPlans(db, chain, added, stated);
   } finally {
     db.close();
   }

@@ -50,8 +50,11 @@ export interface PageEnricher {
   page(records: Record<string, unknown>[]): Promise<Record<string, unknown>[]>;
   /** The records kept of those enriched (--verdict); undefined keeps all. */
   keep?: (record: Record<string, unknown>) => boolean;
-  /** What --summary adds: the member `key` (JSON) holding `counts`, shown as `label.NAME` lines in a table. */
-  readonly summary?: { key: string; label: string; counts: Record<string, number> };
+  /**
+   * What --summary adds: the member `key` (JSON) holding `counts`, shown as `label.NAME` lines in a table;
+   * `amounts`: exact amounts per NAME and token, the member `amounts.key`, shown as `label.NAME.amount.TOKEN` lines.
+   */
+  readonly summary?: { key: string; label: string; counts: Record<string, number>; amounts?: { key: string; of(): Record<string, Record<string, string>> } };
   /** Its fields that hold exact decimals in one unit whatever the token (values in one currency): --summary totals them per token and status, and per status across tokens (token `*`). */
   readonly totals?: readonly string[];
   /** Once the walk has ended, before anything is printed: what the enricher saw may fail the list (a missing rate, exit 11) or be said on stderr. */
