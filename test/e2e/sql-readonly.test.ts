@@ -4,7 +4,7 @@ import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { emulator, payrec, tempDir } from './helpers.js';
+import { eachAtOnce, emulator, payrec, tempDir } from './helpers.js';
 
 // payrec sql only reads (issue 32 item 1): a statement of every type DuckDB has, alone,
 // after EXPLAIN and after EXPLAIN ANALYZE (which runs what it explains), given as the
@@ -96,7 +96,8 @@ describe('payrec sql runs only a query, or EXPLAIN [ANALYZE] of one', () => {
       // Each type from all three sources, each wrap from all three: (type + wrap) picks the source.
       WRAPS.map((wrap, w) => ({ type, query: `${wrap}${statement}`, source: SOURCES[(t + w) % SOURCES.length] })),
     );
-    for (const run of runs) {
+    // Four at a time: each run only reads (read-only opens of one file), and is checked alone.
+    await eachAtOnce(runs, 4, async (run) => {
       const r = await sqlFrom(run.source, run.query);
       const said = `${run.type} as ${JSON.stringify(run.query)} from ${run.source}: ${r.stderr}`;
       expect(r.exitCode, said).toBe(2);
@@ -107,7 +108,7 @@ describe('payrec sql runs only a query, or EXPLAIN [ANALYZE] of one', () => {
       // DuckDB's own error; COPY FROM DATABASE alone is several statements to DuckDB.
       const why = /^error: (payrec sql only reads[ :].*\nhint: the mirror changes only through payrec sync|the query failed: (Failed to extract statements: )?(Parser|Binder) Error: |give exactly one SQL statement)/;
       expect(r.stderr, said).toMatch(why);
-    }
+    });
     expect(folderState()).toEqual(before);
   });
 
@@ -181,13 +182,13 @@ describe('payrec sql runs only the table functions that read (issue 48, item 1)'
       ['read_blob', `read_blob('${json}')`],
     ];
     const runs = cases.flatMap(([name, fn], i) => called(fn).filter((_, form) => i === 0 || form === i % 5).map((query) => ({ name, query })));
-    for (const { name, query } of runs) {
+    await eachAtOnce(runs, 4, async ({ name, query }) => {
       const r = await payrec(undefined, ['sql', '--db', json, query]);
       const said = `${query}: ${r.stderr}`;
       expect(r.exitCode, said).toBe(2);
       expect(r.stdout, said).toBe('');
       expect(r.stderr, said).toContain(`: the table function ${name}() does more than read`);
-    }
+    });
     expect(folderState()).toEqual(before);
   });
 
