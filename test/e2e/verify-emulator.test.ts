@@ -42,15 +42,21 @@ async function rpcBatch(url: string, calls: { method: string; params: unknown[] 
 
 const headOf = async (url: string) => Number(BigInt((await rpcBatch(url, [{ method: 'eth_blockNumber', params: [] }]))[0].result));
 
-/** The chain's head before and after the --verify runs of each chain not yet held (holds): it moves with the clock while payrec runs. */
+/**
+ * The chain's head before and after the --verify runs of each chain not yet held (holds): it
+ * moves with the clock while payrec runs. Keyed by emulator and chain: a test that timed out
+ * goes on running against its own emulator and must not move another test's heads.
+ */
 const heads = new Map<string, [number, number]>();
+const headsKey = (chain: string, on: Emulator) => `${on.url} ${chain}`;
 
 /** The records `args` lists with --verify, as JSON: one entry per transaction (a wallet-to-wallet payment's receivers each their own). */
 async function verified(chain: string, args: string[], on = emu): Promise<Rec[]> {
   const before = await headOf(on.rpcUrl(chain));
   const r = await payrec(on, [...args, '--all', '--verify', '-f', 'json'], { chain, env: { PAYREC_RPC_URL: on.rpcUrl(chain) } });
   // Several runs judged together (a plan at a time): from the first one's start to the last one's end.
-  heads.set(chain, [heads.get(chain)?.[0] ?? before, await headOf(on.rpcUrl(chain))]);
+  const key = headsKey(chain, on);
+  heads.set(key, [heads.get(key)?.[0] ?? before, await headOf(on.rpcUrl(chain))]);
   expect(r.stderr).toBe('');
   expect(r.exitCode).toBe(0);
   return (JSON.parse(r.stdout) as Rec[]).flatMap((x) => (x.transactionHash === undefined ? x.receivers : [x]));
@@ -61,8 +67,8 @@ async function verified(chain: string, args: string[], on = emu): Promise<Rec[]>
  * block against the head before and after payrec ran), never payrec's own count.
  */
 async function confirmationsOf(chain: string, hashes: string[], on: Emulator): Promise<Map<string, [number, number]>> {
-  const [before, after] = heads.get(chain)!;
-  heads.delete(chain);
+  const [before, after] = heads.get(headsKey(chain, on))!;
+  heads.delete(headsKey(chain, on));
   const out = new Map<string, [number, number]>();
   for (let i = 0; i < hashes.length; i += 500) {
     const answers = await rpcBatch(on.rpcUrl(chain), hashes.slice(i, i + 500).map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })));
