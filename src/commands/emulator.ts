@@ -3,7 +3,7 @@ import { topCommand } from './tree.js';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
 import { parseOption } from '../core/runtime/options.js';
-import { terminalJson } from '../core/output/sanitize.js';
+import { hasControlCharacters, terminalJson } from '../core/output/sanitize.js';
 import { hexId } from '../registry/validators.js';
 import { z } from 'zod';
 import { parseDuration, parseTime } from '../core/runtime/time.js';
@@ -80,6 +80,23 @@ function parseLive(o: Record<string, string | undefined>): LiveOptions | undefin
   };
 }
 
+/** --webhook-hosts: host names or addresses, no scheme, port or path. */
+function parseHosts(list: string): string[] {
+  const hosts = list.split(',').map((h) => h.trim()).filter((h) => h !== '');
+  for (const h of hosts) {
+    let ok = false;
+    try {
+      const u = new URL(`http://${h}`);
+      ok = !/[/?#@\\]/.test(h) && u.port === '' && !hasControlCharacters(h);
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new UsageError(`invalid --webhook-hosts "${printable(h)}": expected host names or addresses such as hooks.example.com,192.0.2.10 (no scheme, port or path)`);
+  }
+  if (hosts.length === 0) throw new UsageError('--webhook-hosts is empty: name at least one host');
+  return hosts;
+}
+
 export function addEmulatorCommands(program: Command, action: CommandAction): void {
   const emulator = topCommand(program, 'emulator');
 
@@ -88,7 +105,8 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
     .description('Start the emulator on a loopback port and print its URL and demo keys; Ctrl-C stops it')
     .option('--port <n>', 'port to listen on (default: a free one)')
     .option('--host <host>', 'address to bind (default 127.0.0.1; loopback only unless --allow-remote)')
-    .option('--allow-remote', 'let --host be an address other machines reach (the demo keys are public)')
+    .option('--allow-remote', 'let --host be an address other machines reach (the demo keys are public; webhooks go only to --webhook-hosts)')
+    .option('--webhook-hosts <list>', 'comma-separated hosts webhooks are delivered to (default: any; with --allow-remote: none but these)')
     .option('--records <n>', 'records per collection and chain (default 250)')
     .option('--seed <n>', 'seed of the generated data (default 1)')
     .option('--now <time>', 'anchor of the data: records lie in the year before it (default: today, UTC midnight)')
@@ -112,9 +130,16 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
         const o = cmd.opts() as Record<string, string | undefined>;
         // Its keys are printed and documented, and its webhooks post wherever a caller says:
         // reachable from other machines, it is anyone's way into this one.
-        if (o.host !== undefined && !isLoopback(o.host)) {
-          if (!o.allowRemote) throw new UsageError(`refusing --host ${printable(o.host)}: the emulator listens on loopback addresses only`, 'use 127.0.0.1 (the default), or add --allow-remote to be reachable from other machines');
-          session.warn(`listening on ${printable(o.host)}: reachable from other machines, with public demo keys`);
+        const webhookHosts = o.webhookHosts === undefined ? undefined : parseHosts(o.webhookHosts);
+        const host = o.host;
+        const remote = host !== undefined && !isLoopback(host);
+        if (remote) {
+          if (!o.allowRemote) throw new UsageError(`refusing --host ${printable(host)}: the emulator listens on loopback addresses only`, 'use 127.0.0.1 (the default), or add --allow-remote to be reachable from other machines');
+          const to = webhookHosts?.length ? webhookHosts.join(', ') : 'no host (give --webhook-hosts)';
+          session.warn(
+            `listening on ${printable(host)}: reachable from other machines, with public demo keys; anyone who reaches it reads its records, ` +
+              `its request log and deliveries, and can inject faults and start live traffic (/_emulator/); its webhooks go only to ${to}`,
+          );
         }
         const { runEmulatorStart } = await import('../emulator/cli-entry.js');
         await runEmulatorStart(
@@ -128,6 +153,8 @@ export function addEmulatorCommands(program: Command, action: CommandAction): vo
             latencyMs: o.latency === undefined ? undefined : parseOption(latency, o.latency, '--latency'),
             rateLimit: o.rateLimit === undefined ? undefined : parseOption(rateLimit, o.rateLimit, '--rate-limit'),
             live: parseLive(o),
+            // Reachable from other machines, it posts to no host of this one's unless told.
+            delivery: remote || webhookHosts ? { hosts: webhookHosts ?? [] } : undefined,
           },
           session.ctx.stdout,
           session.ctx.signal,

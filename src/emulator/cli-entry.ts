@@ -8,7 +8,7 @@ import { CHAIN_IDS } from '../chain/model.js';
 
 // What `payrec emulator start|trigger` run: the command layer parses flags, these do the work.
 
-export type EmulatorStartOptions = Pick<EmulatorOptions, 'port' | 'host' | 'records' | 'seed' | 'now' | 'faults' | 'live' | 'latencyMs' | 'rateLimit'>;
+export type EmulatorStartOptions = Pick<EmulatorOptions, 'port' | 'host' | 'records' | 'seed' | 'now' | 'faults' | 'live' | 'latencyMs' | 'rateLimit' | 'delivery'>;
 
 /** Starts the emulator, prints how to use it, and serves until `signal` aborts. */
 export async function runEmulatorStart(opts: EmulatorStartOptions, out: NodeJS.WritableStream, signal: AbortSignal): Promise<void> {

@@ -4,7 +4,7 @@ import type { Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../runtime/errors.js';
 import { printable } from '../output/sanitize.js';
-import { othersCanChange, shellWord, unwritable } from '../runtime/trust.js';
+import { changeableAbove, othersCanChange, shellWord, unwritable } from '../runtime/trust.js';
 
 // Stored profiles, in the XDG config directory (or PAYREC_CONFIG_DIR), file mode 0600.
 // The file holds the API key, so it is inspected before anything in it is used: it
@@ -271,7 +271,7 @@ function isPlanLists(v: unknown): boolean {
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The trust check (runtime/trust.ts) in the config's words: the key is what is at stake. */
-function untrustedEntry(s: Stats, path: string, what: 'file' | 'folder'): ConfigFileError | undefined {
+function untrustedEntry(s: Stats, path: string, what: 'file' | 'folder', above = ''): ConfigFileError | undefined {
   const kind = othersCanChange(s, what);
   if (!kind && what === 'file' && openToOthers(s)) {
     // As ssh refuses a private key with any group or other bit (a dotfiles checkout leaves 0644, a shared group 0640).
@@ -288,7 +288,7 @@ function untrustedEntry(s: Stats, path: string, what: 'file' | 'folder'): Config
   const why = notOwn ? `belongs to another user (uid ${s.uid})` : 'can be changed by other users';
   return new ConfigFileError(
     'untrusted',
-    `the config ${what} ${printable(path)} ${why}: payrec does not use the key it holds (anyone who can change it could send the key elsewhere)`,
+    `the config ${what}${above} ${printable(path)} ${why}: payrec does not use the key it holds (anyone who can change it could send the key elsewhere)`,
     notOwn ? `make it yours (chown) or set PAYREC_CONFIG_DIR to a folder of yours` : `fix it with: ${fix}`,
   );
 }
@@ -301,11 +301,16 @@ function openToOthers(s: Stats): boolean {
 
 /** One error for a file and a folder that both need fixing: both commands in its hint. */
 function both(file: ConfigFileError | undefined, folder: ConfigFileError | undefined): ConfigFileError | undefined {
-  if (!file || !folder) return file ?? folder;
+  // A folder above is said on its own, once the file is fixed.
+  if (!file || !folder || folder.message.includes('(a folder above it)')) return file ?? folder;
   return new ConfigFileError('untrusted', file.message.replace(/ (can be changed|belongs)/, ' and its folder $1'), `${file.hint}; ${(folder.hint ?? '').replace('fix it with: ', '')}`);
 }
 
+/** The config's folder, and the folders above it (a 0700 folder under a 0777 one can be renamed away and replaced), as the mirror's are checked. */
 async function untrustedFolder(dir: string): Promise<ConfigFileError | undefined> {
   const s = await stat(dir).catch(() => undefined);
-  return s ? untrustedEntry(s, dir, 'folder') : undefined;
+  const own = s ? untrustedEntry(s, dir, 'folder') : undefined;
+  if (own) return own;
+  const above = await changeableAbove(dir);
+  return above ? untrustedEntry(above.stats, above.path, 'folder', ' (a folder above it)') : undefined;
 }

@@ -2,6 +2,7 @@ import type { Endpoint } from '../../registry/types.js';
 import type { Envelope } from '../../registry/schemas.js';
 import { MalformedResponseError } from '../runtime/errors.js';
 import { Fingerprints } from './fingerprints.js';
+import { inTimeRange } from '../runtime/time.js';
 
 // The one paginator. It asks for the first page, learns `total`, then fetches the
 // remaining pages with bounded concurrency and yields them strictly in order, so a
@@ -220,6 +221,7 @@ class Walk {
   /** Yields a page of the main walk, repairing its join with what came before when needed. */
   private async *accept(page: Fetched): AsyncGenerator<Page> {
     const { data, total } = page.envelope;
+    this.checkInWindow(data);
     this.total = total;
     this.announced = Math.min(this.announced, Math.max(0, total - this.w.offset));
     this.checkNotRepeated(page);
@@ -259,6 +261,7 @@ class Walk {
         throw new MalformedResponseError(`the service returned the same records again at offset ${offset} (from ${from} to ${to}): paging does not advance`);
       }
       previous = first === undefined ? undefined : { total: envelope.total, first };
+      this.checkInWindow(data);
       const records = this.pass(data);
       if (records.length > 0) yield whole(records, data, envelope.body, this.total);
       if (data.length < this.w.pageSize || offset + data.length >= envelope.total) return;
@@ -295,6 +298,24 @@ class Walk {
     }
     this.emitted += out.length;
     return out;
+  }
+
+  /**
+   * The server's window is not trusted: a record stamped outside the one asked (a service
+   * that ignores `to` and sends one of 9999-12-31) would be counted in the month. Such a
+   * service's totals, which the walk's exactness rests on, cannot be trusted either: the
+   * list stops (exit 6), naming how many records of the page were outside and the first.
+   */
+  private checkInWindow(data: unknown[]): void {
+    const o = this.ordering;
+    if (!o) return;
+    // A time that is no date at all (8.64e12, year 10000) is the record checks' to name (records.ts).
+    const outside = data.map((r) => timestampOf(asRecord(r))).filter((t) => inTimeRange(t) && (t < o.from || t > o.to));
+    if (outside.length === 0) return;
+    throw new MalformedResponseError(
+      `the service sent ${outside.length.toLocaleString('en-US')} record${outside.length === 1 ? '' : 's'} stamped outside the window asked (${readable(o.from)} to ${readable(o.to)}), the first at ${readable(outside[0])}: it does not keep to the window, so no total of it is counted`,
+      'check --base-url: is it the API? If it is, report the record to 8pay',
+    );
   }
 
   /** A full page whose records are those of the previous page, while the list did not grow: paging does not advance. */
@@ -414,6 +435,12 @@ function checkLength(envelope: Envelope, offset: number, asked: number): void {
 function asRecord(r: unknown): Record<string, unknown> {
   if (r === null || typeof r !== 'object' || Array.isArray(r)) throw new MalformedResponseError('a record is not a JSON object');
   return r as Record<string, unknown>;
+}
+
+/** Unix seconds as an ISO date-time where a date can hold them, else as they are. */
+function readable(t: number): string {
+  const ms = t * 1000;
+  return Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().replace('.000Z', 'Z') : String(t);
 }
 
 function timestampOf(r: Record<string, unknown>): number {

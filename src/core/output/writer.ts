@@ -171,6 +171,11 @@ class ChunkedSink {
 }
 
 function drained(out: NodeJS.WritableStream): Promise<void> {
+  // A stream that failed already (a full disk under -o) emits nothing more: its error now,
+  // or the run would end with this promise unsettled (Node's exit 13, no message).
+  const failed = (out as { errored?: Error | null }).errored;
+  if (failed) return Promise.reject(failed);
+  if ((out as { destroyed?: boolean }).destroyed) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const done = (err?: Error) => {
       out.off('drain', done);
