@@ -30,10 +30,8 @@ interface Asked {
   answer?: LegAnswer;
 }
 
-const Exact = Big();
-Exact.NE = -1e6;
-Exact.PE = 1e6;
-const product = (a: string, b: string) => (a === '1' ? b : b === '1' ? a : new Exact(a).times(b).toFixed());
+/** Exact products of plain decimals (big.js's toFixed(): every digit, no exponent, no padding zeros). */
+const product = (a: string, b: string) => new Big(a).times(b).toFixed();
 
 export class Rates implements RateSource {
   constructor(
@@ -69,8 +67,8 @@ export class Rates implements RateSource {
     };
     const direct = first(leg(q.token, q.currency, false));
     if (direct) return { direct };
+    // Through USD (for USD itself this finds nothing the direct leg did not).
     const toUsd = leg(q.token, USD, false);
-    if (q.currency === USD) return { missing: this.lacking(toUsd) };
     const viaUsd = first(toUsd);
     if (!viaUsd) return { missing: this.lacking(toUsd) };
     // USD → currency written so, or currency → USD inverted: in each source's turn.

@@ -59,18 +59,15 @@ export class RowBook implements LegSource {
     rows: readonly RateRow[],
     private readonly name: string,
   ) {
+    const grouped = new Map<string, { rows: RateRow[]; constant?: RateRow }>();
     for (const row of rows) {
       const key = keyOf(row.chain, row.token, row.currency);
-      let s = this.series.get(key);
-      if (!s) this.series.set(key, (s = { times: [], rows: [] }));
-      if (row.time === null) s.constant = row;
-      else s.rows.push(row);
+      const g = grouped.get(key) ?? { rows: [] };
+      grouped.set(key, g);
+      if (row.time === null) g.constant = row;
+      else g.rows.push(row);
     }
-    for (const s of this.series.values()) {
-      // By time, a `*` row before a chain's own of the same time: the search below takes the last.
-      s.rows.sort((a, b) => a.time! - b.time! || Number(b.chain === ANY_CHAIN) - Number(a.chain === ANY_CHAIN));
-      s.times = s.rows.map((r) => r.time!);
-    }
+    for (const [key, g] of grouped) this.series.set(key, seriesOf(g.rows, g.constant));
   }
 
   /** Whether the book holds rates of this leg (then it decides it, in force or not). */
@@ -90,7 +87,7 @@ export class RowBook implements LegSource {
       if (s.times[mid] <= q.at) lo = mid + 1;
       else hi = mid;
     }
-    const row = lo > 0 ? s.rows[lo - 1] : undefined;
+    const row: RateRow | undefined = s.rows[lo - 1];
     if (row && q.at - row.time! <= q.maxAge) return this.rateOf(row, false);
     if (s.constant) return this.rateOf(s.constant, true);
     if (row) return { missing: `the latest row (${this.name}:${row.line}, ${isoTime(row.time!)}) is ${age(q.at - row.time!)} old, more than ${age(q.maxAge)}` };
@@ -106,14 +103,11 @@ export class RowBook implements LegSource {
     const own = this.series.get(keyOf(q.chain, q.token, q.currency));
     const any = this.series.get(keyOf(ANY_CHAIN, q.token, q.currency));
     if (!own || !any) return own ?? any;
-    // Both: one series of the two, made once.
+    // Both: one series of the two, made once: the `*` rows first, so that at a tie the chain's own is last (the search takes the last).
     const key = keyOf(`${q.chain}+*`, q.token, q.currency);
     let both = this.series.get(key);
-    if (!both) {
-      const rows = [...own.rows, ...any.rows].sort((a, b) => a.time! - b.time! || Number(b.chain === ANY_CHAIN) - Number(a.chain === ANY_CHAIN));
-      both = { rows, times: rows.map((r) => r.time!), constant: own.constant ?? any.constant };
-      this.series.set(key, both);
-    }
+    // Stryker disable next-line ConditionalExpression: making it again gives the same series
+    if (!both) this.series.set(key, (both = seriesOf([...any.rows, ...own.rows], own.constant ?? any.constant)));
     return both;
   }
 
@@ -127,6 +121,12 @@ export class RowBook implements LegSource {
       zero: !/[1-9]/.test(row.rate),
     };
   }
+}
+
+/** Rows by time; rows of the same time keep their order (a stable sort). */
+function seriesOf(rows: RateRow[], constant: RateRow | undefined): Series {
+  rows.sort((a, b) => a.time! - b.time!);
+  return { rows, times: rows.map((r) => r.time!), constant };
 }
 
 function keyOf(chain: string, token: string, currency: string): string {
