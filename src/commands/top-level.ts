@@ -52,6 +52,7 @@ const LOADERS: Record<string, Loader> = {
   sync: { load: async () => (await import('./sync.js')).addSyncCommand },
   sql: { load: async () => (await import('./sql.js')).addSqlCommand },
   verify: { load: async () => (await import('./verify.js')).addVerifyCommand },
+  rates: { load: async () => (await import('./rates.js')).addRatesCommands },
   subscriptions: { load: loadSubscriptions },
   metrics: { load: loadSubscriptions },
   api: { load: async () => (await import('./api.js')).addApiCommand },
