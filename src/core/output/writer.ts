@@ -339,7 +339,9 @@ const AMOUNT_FIELDS = new Set(['amount', 'fee', 'serviceFee', 'inputAmount', 'ou
 /** How an xlsx column's cells are written (see xlsx.ts), by its field's name. */
 function cellKind(name: string): CellKind {
   const field = name.slice(name.lastIndexOf('.') + 1);
-  return TIMESTAMP_FIELDS.has(field) ? 'time' : AMOUNT_FIELDS.has(field) ? 'amount' : 'plain';
+  if (TIMESTAMP_FIELDS.has(field)) return 'time';
+  if (AMOUNT_FIELDS.has(field)) return 'amount';
+  return field === 'value' || field === 'feeValue' ? 'value' : field === 'rate' ? 'rate' : 'plain';
 }
 
 /**
