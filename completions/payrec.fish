@@ -485,9 +485,9 @@ function __payrec_flags
         case 'rates check'
             printf '%s\n' --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'subscriptions'
-            printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --state --past-due-for --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --state --past-due-for --period --from --to --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'metrics'
-            printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --period --from --to --interval --by --chart --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --period --from --to --interval --by --chart --movements --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'api'
             printf '%s\n' --method -X --query --body --all --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'doctor'
@@ -593,7 +593,7 @@ function __payrec_columns
         case 'subscriptions'
             printf '%s\n' subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced endsAt daysPastDue state
         case 'metrics'
-            printf '%s\n' from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned mrr_net logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered recovered_amount lost open planId interval
+            printf '%s\n' from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned mrr_net logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered recovered_amount lost open collected failed_amount planId interval
         case 'doctor'
             printf '%s\n' check status detail
         case '*'

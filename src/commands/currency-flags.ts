@@ -25,9 +25,9 @@ export interface CurrencyFlags {
   ratesMissing?: string;
 }
 
-export function addCurrencyOptions(cmd: Command): void {
+export function addCurrencyOptions(cmd: Command, currency = 'add each record\'s value in this ISO 4217 currency (USD, EUR) at the rate in force at its timestamp: value, feeValue, rate, rateTime, rateSource'): void {
   cmd
-    .option('--currency <code>', 'add each record\'s value in this ISO 4217 currency (USD, EUR) at the rate in force at its timestamp: value, feeValue, rate, rateTime, rateSource')
+    .option('--currency <code>', currency)
     .option('--rates <file>', 'with --currency: the team\'s rates file (CSV: time,chain,token,currency,rate,source), first before the mirror\'s rates and Chainlink')
     .option('--rate-max-age <duration>', 'with --currency: how old a token\'s rate may be (default 25h; currency-to-currency rates 5d)')
     .option('--rates-missing <what>', 'with --currency: fail (default: exit 11 naming what is missing) or blank (an empty value, said on stderr)');
@@ -50,29 +50,51 @@ export async function readRatesFile(path: string, flag = '--rates'): Promise<{ r
   return { rows: parseRatesFile(text, name), name, text };
 }
 
-/** Adds --currency's enricher to the list query, after --verify's; checks the flags (exit 2) first. */
-export async function addCurrencyEnricher(query: ListQuery, flags: CurrencyFlags, session: Session, summary: boolean): Promise<void> {
+/** --currency and its companions, checked (and the rates file read) before any request; undefined without a currency. */
+export interface CurrencyChoice {
+  currency: string;
+  blank: boolean;
+  limits: AgeLimits;
+  file?: { rows: RateRow[]; name: string };
+}
+
+/** Checks --currency (or the profile's currency), --rates, --rate-max-age and --rates-missing (exit 2), and reads the rates file whole. */
+export async function parseCurrencyFlags(flags: CurrencyFlags, session: Session): Promise<CurrencyChoice | undefined> {
   const stray = flags.rates !== undefined ? '--rates' : flags.rateMaxAge !== undefined ? '--rate-max-age' : flags.ratesMissing !== undefined ? '--rates-missing' : undefined;
   const code = flags.currency ?? session.stored.defaults.currency;
   if (code === undefined) {
     if (stray) throw new UsageError(`${stray} goes with --currency`);
-    return;
+    return undefined;
   }
   const currency = parseCurrency(code, flags.currency !== undefined ? '--currency' : `currency of profile ${session.stored.profile}`);
   if (flags.ratesMissing !== undefined && !['fail', 'blank'].includes(flags.ratesMissing)) {
     throw new UsageError(`invalid --rates-missing "${printable(flags.ratesMissing)}": expected fail or blank`);
   }
-  const [{ currencyEnricher }, { DEFAULT_LIMITS }, { RowBook }] = await Promise.all([import('../values/list-values.js'), import('../values/resolve.js'), import('../values/selection.js')]);
+  const { DEFAULT_LIMITS } = await import('../values/resolve.js');
   const limits: AgeLimits = { ...DEFAULT_LIMITS };
   if (flags.rateMaxAge !== undefined) {
     limits.token = parseDuration(flags.rateMaxAge, '--rate-max-age');
     if (limits.token < 1 || limits.token > MAX_AGE_LIMIT) throw new UsageError(`invalid --rate-max-age "${printable(flags.rateMaxAge)}": expected from 1s to 366d`);
   }
   const file = flags.rates !== undefined ? await readRatesFile(flags.rates) : undefined;
+  return { currency, blank: flags.ratesMissing === 'blank', limits, ...(file ? { file } : {}) };
+}
+
+/** The rate source of a choice: its rates file first, then Chainlink. */
+export async function rateSourceOf(session: Session, choice: CurrencyChoice): Promise<RateSource> {
+  const { RowBook } = await import('../values/selection.js');
+  return openRateSource(session, choice.file && new RowBook(choice.file.rows, choice.file.name), choice.limits);
+}
+
+/** Adds --currency's enricher to the list query, after --verify's; checks the flags (exit 2) first. */
+export async function addCurrencyEnricher(query: ListQuery, flags: CurrencyFlags, session: Session, summary: boolean): Promise<void> {
+  const choice = await parseCurrencyFlags(flags, session);
+  if (!choice) return;
+  const { currencyEnricher } = await import('../values/list-values.js');
   const table = session.format === 'table' && !summary;
   query.enrichers = [
     ...(query.enrichers ?? []),
-    currencyEnricher({ currency, blank: flags.ratesMissing === 'blank', minorDigits: table ? minorDigits(currency) : undefined }, (s) => openRateSource(s, file && new RowBook(file.rows, file.name), limits)),
+    currencyEnricher({ currency: choice.currency, blank: choice.blank, minorDigits: table ? minorDigits(choice.currency) : undefined }, (s) => rateSourceOf(s, choice)),
   ];
 }
 

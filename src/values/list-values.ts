@@ -94,19 +94,30 @@ export function currencyEnricher(query: CurrencyQuery, open: (session: Session) 
           });
         },
         finish() {
-          if (missing.count === 0) return;
-          if (!query.blank) {
-            // Server text (a token) in each line: inert on a terminal, as every message.
-            for (const line of missing.report()) session.ctx.stderr.write(`${neutraliseTerminal(line)}\n`);
-            throw missing.error();
-          }
-          session.note(`${missing.count.toLocaleString('en-US')} figure${missing.count === 1 ? '' : 's'} had no usable rate: printed with an empty value and rateSource missing, and left out of every total:`);
-          for (const line of missing.lines()) session.note(`  ${line}`);
+          settleMissing(session, missing, query.blank);
         },
       };
     },
   };
 }
+
+/**
+ * What no rate could be given for: exit 11 naming each pair with the rates-file lines to
+ * fill, or with --rates-missing blank a note of what the figures leave out.
+ */
+export function settleMissing(session: Session, missing: MissingRates, blank: boolean): void {
+  if (missing.count === 0) return;
+  if (!blank) {
+    // Server text (a token) in each line: inert on a terminal, as every message.
+    for (const line of missing.report()) session.ctx.stderr.write(`${neutraliseTerminal(line)}\n`);
+    throw missing.error();
+  }
+  session.note(`${missing.count.toLocaleString('en-US')} figure${missing.count === 1 ? '' : 's'} had no usable rate: printed with an empty value and rateSource missing, and left out of every total:`);
+  for (const line of missing.lines()) session.note(`  ${line}`);
+}
+
+/** A rate's source as printed: a rate written as 0 is flagged. */
+export const sourceOf = (rate: Rate): string => (rate.zero ? `${rate.rateSource} (zero rate)` : rate.rateSource);
 
 interface Valued {
   value: string;
@@ -122,7 +133,7 @@ function blankOf(rate: Rate | undefined): Valued {
 
 function valuedAt(x: Figure, rate: Rate): Valued {
   const of = (a: string | undefined) => (a === undefined ? '' : valueOf(a, rate));
-  return { value: of(x.amount), feeValue: of(x.fee), rate: rate.rate, rateTime: rate.rateTime, rateSource: rate.zero ? `${rate.rateSource} (zero rate)` : rate.rateSource };
+  return { value: of(x.amount), feeValue: of(x.fee), rate: rate.rate, rateTime: rate.rateTime, rateSource: sourceOf(rate) };
 }
 
 function cells(v: Valued, shown: (v: string) => string): Record<string, unknown> {

@@ -78,7 +78,7 @@ export function plain(value: unknown): string {
 // Times: the API's Unix seconds, shown as the format and --time-format ask.
 
 // The API's times, and the times payrec derives (subscriptions' ledger, metrics' intervals).
-export const TIMESTAMP_FIELDS = new Set(['timestamp', 'createdAt', 'updatedAt', 'cycleStart', 'cycleEnd', 'started', 'paidThrough', 'lastAttempt', 'cancelledAt', 'endsAt', 'from', 'to', 'rateTime']);
+export const TIMESTAMP_FIELDS = new Set(['timestamp', 'createdAt', 'updatedAt', 'cycleStart', 'cycleEnd', 'started', 'paidThrough', 'lastAttempt', 'cancelledAt', 'endsAt', 'from', 'to', 'instant', 'rateTime']);
 
 export const isTimeColumn = (name: string) => TIMESTAMP_FIELDS.has(name.slice(name.lastIndexOf('.') + 1));
 
