@@ -1,8 +1,8 @@
-import { parse } from 'csv-parse/sync';
 import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import { KNOWN_CHAINS } from '../registry/validators.js';
 import { currencyProblem } from './currency.js';
+import { csvRecords, CsvSyntaxError, type CsvRecord } from './csv-records.js';
 import { plainDecimal } from './valuation.js';
 
 // The team's rates file (DESIGN.md "Values in one currency"): UTF-8 CSV with a header
@@ -47,30 +47,38 @@ const RATE = /^\d+(\.\d+)?$/;
 /** The rows of a rates file; a malformed line is a UsageError naming `name` and the line. */
 export function parseRatesFile(text: string, name: string): RateRow[] {
   const at = (line: number, why: string) => new UsageError(`${name}:${line}: ${why}`, 'a rates file is CSV with the header time,chain,token,currency,rate,source (docs/values.md "The rates file")');
-  let records: { record: string[]; info: { lines: number } }[];
+  let records: CsvRecord[];
   try {
-    records = parse(text, { bom: true, info: true, trim: true, skip_empty_lines: true, relax_column_count: true }) as never;
+    records = csvRecords(text);
   } catch (err) {
-    const line = (err as { lines?: number }).lines ?? 1;
-    throw at(line, `not CSV: ${printable(String((err as Error).message).replace(/ (on|at) line \d+/, ''))}`);
+    if (!(err instanceof CsvSyntaxError)) throw err;
+    throw at(err.line, `not CSV: ${printable(err.message.replace(/ (on|at) line \d+/, ''))}`);
   }
   if (records.length === 0) throw at(1, 'empty: expected the header time,chain,token,currency,rate,source');
   const header = records[0].record.map((c) => c.toLowerCase());
   const known = new Set<string>([...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS]);
   const index = new Map<Column, number>();
   header.forEach((c, i) => {
-    if (!known.has(c)) throw at(records[0].info.lines, `unknown column "${printable(c)}": expected ${[...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS].join(', ')}`);
-    if (index.has(c as Column)) throw at(records[0].info.lines, `the column ${c} is named twice`);
+    if (!known.has(c)) throw at(records[0].line, `unknown column "${printable(c)}": expected ${[...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS].join(', ')}`);
+    if (index.has(c as Column)) throw at(records[0].line, `the column ${c} is named twice`);
     index.set(c as Column, i);
   });
   const lacking = REQUIRED_COLUMNS.filter((c) => !index.has(c));
-  if (lacking.length) throw at(records[0].info.lines, `the header lacks ${lacking.join(', ')}`);
+  if (lacking.length) throw at(records[0].line, `the header lacks ${lacking.join(', ')}`);
 
   const rows: RateRow[] = [];
   /** The first line of each key, and its rate: duplicates must agree. */
   const seen = new Map<string, RateRow>();
-  for (const { record, info } of records.slice(1)) {
-    const line = info.lines;
+  // A file repeats its times (one per token) and currencies: each text is checked once.
+  const times = new Map<string, number | null>();
+  const currencies = new Map<string, string>();
+  const currencyOf = (value: string, what: string, line: number) => {
+    let code = currencies.get(value);
+    if (code === undefined) currencies.set(value, (code = currencyAt(value, what, line, at)));
+    return code;
+  };
+  for (let r = 1; r < records.length; r++) {
+    const { record, line } = records[r];
     if (record.length !== header.length) throw at(line, `${record.length} cell${record.length === 1 ? '' : 's'}, but the header has ${header.length}`);
     const cell = (c: Column) => (index.has(c) ? record[index.get(c)!] : '');
     const chain = cell('chain');
@@ -79,21 +87,25 @@ export function parseRatesFile(text: string, name: string): RateRow[] {
     }
     const token = cell('token');
     if (token === '') throw at(line, 'no token');
-    const currency = currencyAt(cell('currency'), 'currency', line, at);
+    const currency = currencyOf(cell('currency'), 'currency', line);
     if (chain === FIAT) {
-      currencyAt(token, 'token (a currency on a fiat row)', line, at);
+      currencyOf(token, 'token (a currency on a fiat row)', line);
       if (token.toUpperCase() === currency) throw at(line, `a fiat row from ${currency} to itself`);
     }
     const rate = cell('rate');
     if (!RATE.test(rate)) throw at(line, `rate "${printable(rate)}": expected plain decimal text such as 612.34 (no sign, no exponent, no thousands separator)`);
     const source = cell('source');
     if (source === '') throw at(line, 'no source: every rate says where it came from');
-    const row: RateRow = { line, time: timeAt(cell('time'), line, at), chain, token: chain === FIAT ? token.toUpperCase() : token, currency, rate, source };
+    const timeText = cell('time');
+    let time = times.get(timeText);
+    if (time === undefined) times.set(timeText, (time = timeAt(timeText, line, at)));
+    const row: RateRow = { line, time, chain, token: chain === FIAT ? token.toUpperCase() : token, currency, rate, source };
     if (cell('address')) row.address = cell('address');
     if (cell('note')) row.note = cell('note');
-    const key = JSON.stringify([row.time, chain, row.token, currency]);
+    // Unambiguous: only the token is free text, and the currency after it is three letters.
+    const key = `${time}\u0000${chain}\u0000${row.token}\u0000${currency}`;
     const earlier = seen.get(key);
-    if (earlier && plainDecimal(earlier.rate) !== plainDecimal(rate)) throw at(line, `${row.token} → ${currency} on ${chain} at ${cell('time')} is ${rate} here but ${earlier.rate} on line ${earlier.line}`);
+    if (earlier && plainDecimal(earlier.rate) !== plainDecimal(rate)) throw at(line, `${row.token} → ${currency} on ${chain} at ${timeText} is ${rate} here but ${earlier.rate} on line ${earlier.line}`);
     if (earlier) continue;
     seen.set(key, row);
     rows.push(row);

@@ -54,6 +54,8 @@ export const isoTime = (t: number) => new Date(t * 1000).toISOString().replace('
 /** The rows of a rates file, asked by leg. `name` is how rateSource names the file (`file:rates.csv:12`). */
 export class RowBook implements LegSource {
   private readonly series = new Map<string, Series>();
+  /** Each row's rate, made once: a report asks a daily row for every record of its day. */
+  private readonly made = new Map<RateRow, Rate>();
 
   constructor(
     rows: readonly RateRow[],
@@ -78,7 +80,10 @@ export class RowBook implements LegSource {
   /** The rate in force for `q`, or why none; undefined when the book has no rates of the leg. */
   leg(q: LegQuery): LegAnswer | undefined {
     const s = this.seriesOf(q);
-    if (!s) return undefined;
+    return s && this.inForce(s, q);
+  }
+
+  private inForce(s: Series, q: LegQuery): LegAnswer {
     // The last row at or before q.at (times sorted; equal times keep the chain's own last).
     let lo = 0;
     let hi = s.times.length;
@@ -95,7 +100,13 @@ export class RowBook implements LegSource {
   }
 
   legs(queries: readonly LegQuery[]): LegAnswer[] {
-    return queries.map((q) => this.leg(q) ?? { missing: `${this.name} has no rate of ${q.token} → ${q.currency}` });
+    // Queries come grouped by pair: the series is looked up again only when the pair changes.
+    let last: LegQuery | undefined;
+    let s: Series | undefined;
+    return queries.map((q) => {
+      if (!last || q.token !== last.token || q.currency !== last.currency || q.chain !== last.chain || q.fiat !== last.fiat) s = this.seriesOf((last = q));
+      return s ? this.inForce(s, q) : { missing: `${this.name} has no rate of ${q.token} → ${q.currency}` };
+    });
   }
 
   private seriesOf(q: Pick<LegQuery, 'chain' | 'token' | 'currency' | 'fiat'>): Series | undefined {
@@ -112,6 +123,13 @@ export class RowBook implements LegSource {
   }
 
   private rateOf(row: RateRow, constant: boolean): Rate {
+    let rate = this.made.get(row);
+    // Stryker disable next-line ConditionalExpression: making it again gives the same rate
+    if (!rate) this.made.set(row, (rate = this.make(row, constant)));
+    return rate;
+  }
+
+  private make(row: RateRow, constant: boolean): Rate {
     return {
       rate: rateText(row.rate, '1'),
       numerator: row.rate,

@@ -71,6 +71,31 @@ describe('which row is in force', () => {
       { numRuns: 1500 },
     );
   });
+
+  it('answers a batch of legs of mixed pairs as the brute-force selector answers each', () => {
+    // legs() looks a pair's rows up again only when the pair changes, and makes each row's rate once:
+    // a batch interleaving pairs, repeating instants, must still get each query's own row.
+    const rowArb = fc.record({ time: fc.option(fc.integer({ min: 0, max: 40 }), { freq: 6 }), chain: fc.constantFrom('bsc', 'ethereum', '*'), token: fc.constantFrom('BNB', 'ETH'), rate: fc.integer({ min: 0, max: 5 }) });
+    const queryArb = fc.record({ at: fc.integer({ min: 0, max: 45 }), chain: fc.constantFrom('bsc', 'ethereum'), token: fc.constantFrom('BNB', 'ETH', 'BUSD') });
+    fc.assert(
+      fc.property(fc.array(rowArb, { maxLength: 14 }), fc.array(queryArb, { maxLength: 30 }), fc.integer({ min: 0, max: 12 }), (drawn, asked, maxAge) => {
+        const seen = new Set<string>();
+        const lines = drawn.filter((r) => {
+          const k = `${r.time}|${r.chain}|${r.token}`;
+          return !seen.has(k) && seen.add(k);
+        });
+        const parsed = parseRatesFile(file(...lines.map((r) => `${r.time === null ? '*' : new Date(r.time * 1000).toISOString().replace('.000Z', 'Z')},${r.chain},${r.token},USD,${r.rate},s`)), 'f');
+        const legs: LegQuery[] = asked.map((a) => ({ ...a, currency: 'USD', fiat: false, maxAge }));
+        const got = new RowBook(parsed, 'f').legs(legs);
+        legs.forEach((leg, i) => {
+          const want = bruteForce(parsed, leg);
+          if (want === undefined) expect('missing' in got[i]).toBe(true);
+          else expect((got[i] as Rate).rateSource).toBe(`${want.peg ? 'peg' : 'file'}:f:${want.line}`);
+        });
+      }),
+      { numRuns: 800 },
+    );
+  });
 });
 
 describe('precedence and the cross through USD', () => {
