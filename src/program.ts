@@ -7,6 +7,7 @@ import { EXIT, EXIT_MEANINGS, InterruptedError } from './core/runtime/errors.js'
 import { addTopLevelCommands } from './commands/top-level.js';
 import { commandNamed, findUnknownCommand, groupOptionHint, unknownCommandError } from './commands/unknown-command.js';
 import { describeGroups } from './commands/tree.js';
+import { FORMAT_TABLE, FORMATS, namesOr } from './core/output/formats.js';
 import pkg from '../package.json' with { type: 'json' };
 
 // The command tree: the global flags, then the top-level commands (generated from
@@ -29,7 +30,7 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     .option('--base-url <url>', 'API base URL (env PAYREC_BASE_URL; default https://api.8pay.network)')
     .option('--rpc <url>', "the chain's JSON-RPC URL for --verify and payrec verify (env PAYREC_RPC_URL; payrec config set rpc); a secret: shown masked")
     .option('--emulator', 'run the command against a built-in emulator with demo data (no account needed)')
-    .option('-f, --format <format>', 'table, json, jsonl, csv or xlsx (xlsx only with -o; env PAYREC_FORMAT; default: from -o\'s extension, else table)')
+    .option('-f, --format <format>', `${namesOr(FORMATS)} (${FORMAT_TABLE.filter((f) => f.needsFile).map((f) => f.name).join(', ')} only with -o; env PAYREC_FORMAT; default: from -o's extension, else table)`)
     .option('--columns <list>', 'fields to show, in order, comma-separated (dotted paths for nested fields)')
     .option('--flatten <field>', 'one row per element of an array field (receivers, swaps)')
     .option('-o, --output <file>', 'write records or results to FILE atomically instead of stdout (a pipe or device is written into); its extension picks the format without -f (.xlsx, .csv, .tsv, .json, .jsonl/.ndjson); lists, get, sql, sync, subscriptions, metrics, fr plans, api, short-urls create/update')
@@ -116,7 +117,7 @@ export async function run(given: string[], ctx: Context): Promise<number> {
  */
 function formatOptionHint(message: string): string | undefined {
   if (/unknown option '(--watch|-w)'/.test(message)) return 'to keep printing new records as they come, use --follow (Ctrl-C to stop)';
-  const m = /unknown option '--(json|jsonl|csv|xlsx|table|tsv)'/.exec(message);
+  const m = new RegExp(`unknown option '--(${[...FORMATS, 'tsv'].join('|')})'`).exec(message);
   return m ? `formats are chosen with -f: -f ${m[1] === 'tsv' ? 'table (tab-separated when piped)' : m[1]}` : undefined;
 }
 

@@ -7,6 +7,7 @@ import type { ApiRequest } from '../core/http/client.js';
 import { optionSchemas, parseOption } from '../core/runtime/options.js';
 import { paginate } from '../core/lists/paginate.js';
 import { envelope } from '../registry/schemas.js';
+import { formatRow } from '../core/output/formats.js';
 import { hasControlCharacters, printable, terminalJson } from '../core/output/sanitize.js';
 import { MalformedResponseError } from '../core/runtime/errors.js';
 import { NO_CONTROL_CHARACTERS } from '../registry/validators.js';
@@ -89,7 +90,7 @@ export function addApiCommand(program: Command, action: CommandAction): void {
         const body = o.body === undefined ? undefined : parseBody(o.body);
         if (o.all && method !== 'GET') throw new UsageError('--all pages GET lists only');
         // It prints the API's JSON as it came: a csv or workbook file would hold JSON.
-        if (session.format === 'csv' || session.format === 'xlsx') throw new UsageError(`payrec api prints the API's JSON: ${session.formatGivenAs} does not apply`, 'for a CSV or a workbook of a list, use its command (payrec one-time transfers -f csv)');
+        if (formatRow(session.format).shape === 'rows') throw new UsageError(`payrec api prints the API's JSON: ${session.formatGivenAs} does not apply`, 'for a CSV or a workbook of a list, use its command (payrec one-time transfers -f csv)');
         const client = await session.client();
         const req: ApiRequest = { method, path, query, body };
         const target = await session.openOutput();

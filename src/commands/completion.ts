@@ -3,8 +3,8 @@ import { topCommand } from './tree.js';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
-import { completionModel } from '../completion/model.js';
-import { SHELLS, type Shell } from '../completion/scripts.js';
+import { completionModel } from '../command-reference/model.js';
+import { SHELLS, type Shell } from '../command-reference/scripts.js';
 
 export function addCompletionCommand(program: Command, action: CommandAction): void {
   topCommand(program, 'completion')

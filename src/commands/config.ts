@@ -9,6 +9,7 @@ import { maskKey, maskRpcUrl } from '../core/runtime/secrets.js';
 import { effectiveSettings, runDefaults } from '../core/config/effective.js';
 import { resolve } from 'node:path';
 import { canonicalZone } from '../core/runtime/zone.js';
+import { formatRow } from '../core/output/formats.js';
 import { optionSchemas, parseOption } from '../core/runtime/options.js';
 import { hasControlCharacters, printable } from '../core/output/sanitize.js';
 import { parseCurrency } from '../values/currency.js';
@@ -37,7 +38,8 @@ function checkRunDefault(key: 'tz' | 'format' | 'db' | 'timeout' | 'retries' | '
   }
   if (key === 'format') {
     const format = parseOption(optionSchemas.format, value, named);
-    if (format === 'xlsx') throw new UsageError(`invalid ${named} "xlsx": a workbook needs -o FILE, so it cannot be every run's format`, 'name the file: -o report.xlsx picks xlsx by itself');
+    const row = formatRow(format);
+    if (row.needsFile) throw new UsageError(`invalid ${named} "${format}": ${row.noun} needs -o FILE, so it cannot be every run's format`, `name the file: -o report${row.extensions[0]} picks ${format} by itself`);
     return format;
   }
   if (key === 'timeout') return String(parseOption(optionSchemas.timeout, value, named));

@@ -5,7 +5,7 @@ import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import { parseDuration } from '../core/runtime/time.js';
 import type { Session } from '../core/runtime/session.js';
-import type { ListQuery } from '../core/lists/list-query.js';
+import type { EnricherFlags } from '../core/lists/list-flags.js';
 import { rpcInEffect } from '../core/config/settings.js';
 import { minorDigits, parseCurrency } from '../values/currency.js';
 import type { RateRow } from '../values/rates-file.js';
@@ -86,17 +86,21 @@ export async function rateSourceOf(session: Session, choice: CurrencyChoice): Pr
   return openRateSource(session, choice.file && new RowBook(choice.file.rows, choice.file.name), choice.limits);
 }
 
-/** Adds --currency's enricher to the list query, after --verify's; checks the flags (exit 2) first. */
-export async function addCurrencyEnricher(query: ListQuery, flags: CurrencyFlags, session: Session, summary: boolean): Promise<void> {
-  const choice = await parseCurrencyFlags(flags, session);
-  if (!choice) return;
-  const { currencyEnricher } = await import('../values/list-values.js');
-  const table = session.format === 'table' && !summary;
-  query.enrichers = [
-    ...(query.enrichers ?? []),
-    currencyEnricher({ currency: choice.currency, blank: choice.blank, minorDigits: table ? minorDigits(choice.currency) : undefined }, (s) => rateSourceOf(s, choice)),
-  ];
-}
+/**
+ * --currency, --rates, --rate-max-age and --rates-missing as the enricher flags of a list
+ * (core/lists/list-flags.ts), after --verify's: checked (exit 2) and the rates file read
+ * once the list's own flags are parsed, and the profile's currency values a list too.
+ */
+export const CURRENCY_FLAGS: EnricherFlags = {
+  add: (cmd) => addCurrencyOptions(cmd),
+  async prepare(flags, list, session) {
+    const choice = await parseCurrencyFlags(flags as CurrencyFlags, session);
+    if (!choice) return [];
+    const { currencyEnricher } = await import('../values/list-values.js');
+    const table = session.format === 'table' && !list.summary;
+    return [currencyEnricher({ currency: choice.currency, blank: choice.blank, minorDigits: table ? minorDigits(choice.currency) : undefined }, (s) => rateSourceOf(s, choice))];
+  },
+};
 
 /**
  * The rates of this run, in order of precedence: the rates file, then Chainlink's feeds

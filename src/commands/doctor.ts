@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { offerColumns } from '../completion/declared-columns.js';
+import { offerColumns } from '../command-reference/declared-columns.js';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
@@ -15,9 +15,9 @@ import { checkKeptFolder, shellWord, type Keeper } from '../core/runtime/trust.j
 import { dataDir, MIRROR_KEEPER, mirrorLocation, type MirrorLocation } from '../mirror/location.js';
 import type { CursorState } from '../mirror/engine.js';
 import { stateDir } from '../listener/forwarded.js';
-import { completionModel } from '../completion/model.js';
-import { SHELLS, type Shell } from '../completion/scripts.js';
-import { installedCompletion } from '../completion/installed.js';
+import { completionModel } from '../command-reference/model.js';
+import { SHELLS, type Shell } from '../command-reference/scripts.js';
+import { installedCompletion } from '../command-reference/installed.js';
 
 // `payrec doctor`: everything a run depends on, checked in the order a run meets it,
 // one row per check. Every check runs (a broken config does not hide a dead network);

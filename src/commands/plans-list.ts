@@ -1,4 +1,4 @@
-import { parseRowGates, printRows, type GateFlags } from './list-gates.js';
+import { parseRowGates, printRows, type GateFlags } from '../core/lists/list-gates.js';
 import { addedPlans, statedPlans } from '../core/config/added-plans.js';
 import { UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import type { CommandAction } from '../core/runtime/action.js';
 import type { Session } from '../core/runtime/session.js';
 import { commandAt, topCommand } from './tree.js';
-import { offerColumns } from '../completion/declared-columns.js';
-import { addRowGateOptions, type GateFlags } from './list-gates.js';
+import { offerColumns } from '../command-reference/declared-columns.js';
+import { addRowGateOptions, type GateFlags } from '../core/lists/list-gates.js';
 
 // `payrec fr plans`: every fixed-recurring plan payrec knows and where it was found, so a
 // --plan-id is found rather than guessed, and `fr plans add|remove` for the plans nothing

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import { offerColumns } from '../completion/declared-columns.js';
+import { offerColumns } from '../command-reference/declared-columns.js';
 import type { CommandAction } from '../core/runtime/action.js';
 import { rpcInEffect } from '../core/config/settings.js';
 import { EXIT, PayrecError, UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
 import { validateColumns } from '../core/output/writer.js';
 import type { FeedReader } from '../chain/feeds.js';
-import { addRowGateOptions, parseRowGates, printRows, type GateFlags } from './list-gates.js';
+import { addRowGateOptions, parseRowGates, printRows, type GateFlags } from '../core/lists/list-gates.js';
 import { readRatesFile } from './currency-flags.js';
 import { topCommand } from './tree.js';
 

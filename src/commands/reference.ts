@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CommandAction } from '../core/runtime/action.js';
-import { referenceMarkdown } from '../completion/reference.js';
+import { referenceMarkdown } from '../command-reference/reference.js';
 import { topCommand } from './tree.js';
 
 // `payrec help reference`: every command and flag as Markdown, from the whole tree

@@ -8,8 +8,9 @@ import { stdinBringsInput } from '../core/runtime/stdin.js';
 import type { Session } from '../core/runtime/session.js';
 import { printable } from '../core/output/sanitize.js';
 import { createWriter } from '../core/output/writer.js';
+import { formatRow } from '../core/output/formats.js';
 import { topCommand } from './tree.js';
-import { addRowGateOptions, gatedSink, parseRowGates, type RowGates } from './list-gates.js';
+import { addRowGateOptions, gatedSink, parseRowGates, type RowGates } from '../core/lists/list-gates.js';
 import { mirrorExists, mirrorLocation } from '../mirror/location.js';
 import type { MirrorStore } from '../mirror/engine.js';
 import { openMirror } from '../mirror/open.js';
@@ -161,7 +162,8 @@ async function runQuery(
     // --jq reads the JSON document -f json would print, and prints its answer instead.
     const sink = gatedSink(o.gates, out, session.output('list', columns));
     const options = sink.output;
-    const workbook = options.format === 'xlsx';
+    // A format of typed cells (a workbook) holds each column as its type says.
+    const workbook = formatRow(options.format).load !== undefined;
     const writer = createWriter(sink.stream, { ...options, literalColumns: true, bigInts: true, cellKinds: workbook ? result.cellKinds() : undefined });
     // A terminal table shows its first rows (a person reads them; DuckDB's CLI does the same).
     const terminalTable = options.format === 'table' && options.tty;

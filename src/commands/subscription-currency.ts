@@ -1,5 +1,5 @@
 import type { Session } from '../core/runtime/session.js';
-import type { CellKind } from '../core/output/xlsx.js';
+import type { CellKind } from '../core/output/document.js';
 import { rateNeeds, type MovementRow, type RateOf, type ValuedSubscriptionRow } from '../subscriptions/engine.js';
 import { prepareRates, type EvidencedRate } from '../subscriptions/prepared-rates.js';
 import { minorDigits } from '../values/currency.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { offerColumns } from '../completion/declared-columns.js';
+import { offerColumns } from '../command-reference/declared-columns.js';
 import { dirname } from 'node:path';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';

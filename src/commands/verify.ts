@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { userInfo } from 'node:os';
-import { offerColumns } from '../completion/declared-columns.js';
+import { offerColumns } from '../command-reference/declared-columns.js';
 import type { CommandAction } from '../core/runtime/action.js';
 import { EXIT, PayrecError, UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
@@ -12,9 +12,9 @@ import { CATALOG, resolveCollections } from '../mirror/catalog.js';
 import { mirrorExists, mirrorLocation, type MirrorLocation } from '../mirror/location.js';
 import { openMirror } from '../mirror/open.js';
 import { topCommand } from './tree.js';
-import { windowOf } from './registry-commands.js';
+import { windowOf } from '../core/lists/list-flags.js';
 import { PERIOD_FORMS } from '../core/runtime/period.js';
-import { parseConfirmations, parseVerdicts } from './verify-flags.js';
+import { parseConfirmations, parseVerdicts } from '../chain/verify-flags.js';
 
 // `payrec verify [COLLECTION…]`: the mirror's records checked against the chain, their
 // verdicts kept in the mirror's `chain_verdicts` (joinable in payrec sql), counted per

@@ -3,7 +3,7 @@ import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
 import { printable, terminalJson } from '../core/output/sanitize.js';
 import { hexId, httpUrl } from '../registry/validators.js';
-import { whereIdsComeFrom } from './registry-commands.js';
+import { whereIdsComeFrom } from './id-hints.js';
 import { commandAt, topCommand } from './tree.js';
 
 // `fixed-recurring webhook set --plan-id ID URL`: hand-written because it has a body.

@@ -1,5 +1,6 @@
 import { Random } from './prng.js';
 import { HttpError, type Reply } from './reply.js';
+import { AMOUNT_FIELDS } from '../registry/field-kinds.js';
 
 // Fault injection for client resilience tests: a seeded share of API responses (never
 // control routes) become server errors, rate limits, resets, truncated bodies or slow
@@ -66,8 +67,6 @@ export function corruptReply(kind: FaultKind, reply: Reply): Reply {
   }
 }
 
-/** An amount's field names: decimal strings of the API (API-SPEC.md). */
-const AMOUNT_FIELDS = new Set(['amount', 'fee', 'serviceFee', 'inputAmount', 'outputAmount']);
 
 function driftBody(body: unknown): unknown {
   const drift = (r: unknown) =>

@@ -1,5 +1,5 @@
 import type { Page } from '../core/lists/paginate.js';
-import type { CellKind } from '../core/output/xlsx.js';
+import type { CellKind } from '../core/output/document.js';
 import type { Verdict } from '../chain/verdict-names.js';
 import type { Verifier } from '../chain/verifier.js';
 import type { PaymentTags } from '../chain/payment-tags.js';

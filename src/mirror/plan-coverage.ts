@@ -7,7 +7,9 @@ import { UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
 import { makeKeptFolder } from '../core/runtime/trust.js';
 import { CATALOG, resolveCollections } from './catalog.js';
-import { MIRROR_KEEPER, type MirrorLocation } from './location.js';
+import { MIRROR_KEEPER, mirrorExists, mirrorLocation, type MirrorLocation } from './location.js';
+import type { PlansOf } from '../core/lists/merged-transfers.js';
+import { printable } from '../core/output/sanitize.js';
 import type { MirrorStore } from './engine.js';
 import { openMirror } from './open.js';
 import { serviceOf } from './service.js';
@@ -175,6 +177,49 @@ export async function syncPlans(session: Session, location: MirrorLocation, give
     const reports = await syncMirror(session, db, await serviceOf(session), { collections, ids: { planId: [...given], strategyId: [] }, added, lookback: 3600, full: false, concurrency: 4 });
     const sum = (k: 'fetched' | 'new' | 'updated') => reports.reduce((n, r) => n + r[k], 0);
     return { fetched: sum('fetched'), new: sum('new'), updated: sum('updated') };
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The plans whose billings `payrec transfers` reads: the one given with --plan-id, else
+ * every known plan (plan-coverage.ts knownPlans): the profile's and the mirror's (read
+ * now, so a bad --db is exit 2 before any request), and those the short urls name,
+ * read online with the first walk. Said on stderr once.
+ */
+export async function billedPlans(session: Session, dbFlag: string | undefined, given: string | undefined): Promise<PlansOf> {
+  if (given !== undefined) {
+    return async () => {
+      noteBilledPlans(session, new Map(), given);
+      return [given];
+    };
+  }
+  const known = await localPlans(session, dbFlag);
+  let found: Promise<string[]> | undefined;
+  return (client) =>
+    (found ??= (async () => {
+      const all = withShortUrlPlans(known, await shortUrlPlans(client));
+      noteBilledPlans(session, all, undefined);
+      return [...all.keys()];
+    })());
+}
+
+/** The plans the profile and the mirror know (none from a mirror that does not exist, unless --db named it). */
+async function localPlans(session: Session, dbFlag: string | undefined): Promise<Map<string, PlanSource[]>> {
+  const { chain } = await session.settings();
+  const added = await addedPlans(session);
+  const stated = statedPlans(session);
+  const location = await mirrorLocation(session, dbFlag);
+  if (!mirrorExists(location)) {
+    if (dbFlag !== undefined) throw new UsageError(`there is no mirror at ${printable(location.file)}`, `give --db the mirror ${payrecCommand(session)}sync fills, or leave --db out`);
+    return knownPlans(undefined, chain, added, stated);
+  }
+  // The engine (DuckDB: a native addon, most of a second to load) only when there is a mirror to read.
+  const db = await openMirror(session, location, 'read');
+  try {
+    if (!(await db.isMirror())) throw new UsageError(`${printable(location.file)} is not a payrec mirror: it holds none of payrec's tables`, `give another --db, or fill it with: ${payrecCommand(session)}sync`);
+    return await knownPlans(db, chain, added, stated);
   } finally {
     db.close();
   }

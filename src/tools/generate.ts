@@ -3,10 +3,10 @@ import { dirname } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
 import { buildProgram } from '../cli.js';
 import { processContext } from '../core/runtime/context.js';
-import { completionModel } from '../completion/model.js';
-import { SHELLS } from '../completion/scripts.js';
-import { referenceMarkdown } from '../completion/reference.js';
-import { manPage } from '../completion/man-page.js';
+import { completionModel } from '../command-reference/model.js';
+import { SHELLS } from '../command-reference/scripts.js';
+import { referenceMarkdown } from '../command-reference/reference.js';
+import { manPage } from '../command-reference/man-page.js';
 
 // `npm run generate`: rewrites the files generated from the command tree: completions/,
 // the command reference (docs/reference.md, what `payrec help reference` prints) and the

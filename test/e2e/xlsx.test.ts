@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { createWriteStream, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openWorkbook, type SheetColumn } from '../../src/core/output/xlsx.js';
+import { openWorkbook } from '../../src/core/output/xlsx.js';
+import type { SheetColumn } from '../../src/core/output/document.js';
 import { parseCsv, payrec, program, suiteEmulators, tempDir } from './helpers.js';
 
 // -f xlsx read back by a real spreadsheet engine: LibreOffice (Debian's

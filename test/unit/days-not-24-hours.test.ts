@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseListFlags } from '../../src/commands/registry-commands.js';
+import { parseListFlags } from '../../src/core/lists/list-flags.js';
 
 // Windows on days that are not 24 hours long (issue 24, item 5), at pinned instants,
 // with the expected bounds written out as UTC instants worked by hand from each zone's

@@ -3,7 +3,8 @@ import { stringify as csvStringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/runtime/errors.js';
 import { createWriter, validateColumns } from '../../src/core/output/writer.js';
-import { FORMATS, type OutputOptions } from '../../src/core/output/options.js';
+import type { OutputOptions } from '../../src/core/output/options.js';
+import { FORMATS } from '../../src/core/output/formats.js';
 import { schemaFields } from '../../src/core/output/schema-fields.js';
 import * as schemas from '../../src/registry/schemas.js';
 

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { offsetAt } from '../../src/core/runtime/zone.js';
 
 const zoneOffsets = (zone: string) => (seconds: number) => offsetAt(seconds, zone);
-import { amountNumber, backlogOf } from '../../src/core/output/xlsx.js';
+import { amountNumber, backlogOf, openSheets } from '../../src/core/output/xlsx.js';
+import type { SheetColumn } from '../../src/core/output/document.js';
 
 // The pure parts of -f xlsx; the workbook itself is read back by LibreOffice in
 // test/e2e/xlsx.test.ts.
@@ -89,3 +90,43 @@ describe('backlogOf', () => {
     await workbook.commit();
   });
 });
+
+describe('a workbook of several sheets (openSheets: the close report)', () => {
+  it('writes each sheet under its name, in order, its rows as given; one that overflows goes on in "name 2"; what a sheet cannot show is said with its name', async () => {
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (c: Buffer) => chunks.push(c));
+    const done = new Promise((resolve) => out.on('end', resolve));
+    const warnings: string[] = [];
+    const book = openSheets(out, { rowsPerSheet: 2, warn: (m) => warnings.push(m) });
+    const col = (name: string, kind: SheetColumn['kind']): SheetColumn => ({ name, get: (r) => r[name], kind });
+    const metrics = [{ month: '2026-01', mrr: '10.5' }, { month: '2026-02', mrr: '12' }];
+    const ledger = [{ id: 'a', mrr: '1' }, { id: 'b', mrr: '5852.2108429019927049' }, { id: 'c', mrr: '3' }];
+    const first = book.sheet('metrics', [col('month', 'plain'), col('mrr', 'amount')], metrics[0]);
+    for (const r of metrics) await first.row(r);
+    await first.end();
+    const second = book.sheet('ledger', [col('id', 'plain'), col('mrr', 'amount')], ledger[0]);
+    for (const r of ledger) await second.row(r);
+    await second.end();
+    await book.end();
+    await done;
+
+    const read = new ExcelJS.Workbook();
+    await read.xlsx.load(Buffer.concat(chunks) as unknown as ArrayBuffer);
+    const rowsOf = (name: string) => {
+      const sheet = read.getWorksheet(name)!;
+      const rows: unknown[][] = [];
+      sheet.eachRow((row) => rows.push((row.values as unknown[]).slice(1)));
+      return rows;
+    };
+    expect(read.worksheets.map((w) => w.name)).toEqual(['metrics', 'ledger', 'ledger 2']);
+    expect(rowsOf('metrics')).toEqual([['month', 'mrr', 'mrr_exact'], ['2026-01', 10.5, '10.5'], ['2026-02', 12, '12']]);
+    expect(rowsOf('ledger')).toEqual([['id', 'mrr', 'mrr_exact'], ['a', 1, '1'], ['b', 5852.2108429019927049, '5852.2108429019927049']]);
+    expect(rowsOf('ledger 2')).toEqual([['id', 'mrr', 'mrr_exact'], ['c', 3, '3']]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^sheet "ledger": 1 of 3 amounts have more than the 15 significant digits/),
+      'sheet "ledger": 3 rows are in 2 sheets ("ledger" to "ledger 2"): a sheet holds at most 2 rows below its header',
+    ]);
+  });
+});
+

@@ -13,7 +13,7 @@ import type { Session } from '../runtime/session.js';
  * - `--verify` is the first (chain/list-verification.ts): `verdict`, `confirmations`,
  *   `blockNumber`, `chainDiff` per record, and per receiver of a wallet-to-wallet
  *   payment; its summary counts records per verdict, and `--verdict` is its `keep`.
- * - `--currency` will be the second (values/, issue 45): `value`, `feeValue`, `rate`,
+ * - `--currency` is the second (values/list-values.ts): `value`, `feeValue`, `rate`,
  *   `rateTime`, `rateSource` per record and per receiver, from a rate source started
  *   (and checked) before the API is asked for anything; a record without a usable rate
  *   is the enricher's to name (exit 11), never a silent gap.

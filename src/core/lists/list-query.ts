@@ -1,4 +1,5 @@
 import { UsageError } from '../runtime/errors.js';
+import { formatNamed } from '../output/formats.js';
 import type { Endpoint } from '../../registry/types.js';
 import type { ApiClient } from '../http/client.js';
 import type { Period } from './chart.js';
@@ -60,7 +61,7 @@ export interface MergedList extends Pick<Endpoint, 'record' | 'identity' | 'colu
   keep?: (record: Record<string, unknown>) => boolean;
 }
 
-/** --count prints one number: a workbook has nowhere to put it (and a .xlsx file of text is no workbook). */
-export function refuseCountWorkbook(count: boolean | undefined, format: string): void {
-  if (count && format === 'xlsx') throw new UsageError('--count prints a number: -f xlsx does not apply', 'leave out -f xlsx, or drop --count to export the records');
+/** --count prints one number: a format written to a file (a workbook) has nowhere to put it (and a .xlsx file of text is no workbook). */
+export function refuseCountToFile(count: boolean | undefined, format: string): void {
+  if (count && formatNamed(format)?.needsFile) throw new UsageError(`--count prints a number: -f ${format} does not apply`, `leave out -f ${format}, or drop --count to export the records`);
 }

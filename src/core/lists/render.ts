@@ -1,7 +1,8 @@
 import type { Session } from '../runtime/session.js';
 import { terminalJson } from '../output/sanitize.js';
 import { createWriter, type RecordWriter } from '../output/writer.js';
-import type { Format, OutputOptions } from '../output/options.js';
+import type { OutputOptions } from '../output/options.js';
+import { formatRow, type Format } from '../output/formats.js';
 import { TextSink } from '../output/text-sink.js';
 import type { JqFilter } from '../output/jq.js';
 import { ChartBuilder } from './chart.js';
@@ -80,13 +81,13 @@ async function writeRows(session: Session, out: NodeJS.WritableStream, format: F
 
 /** A chart: bars in a table's place (a terminal or a pipe), its series as rows in every other format. */
 async function writeChart(session: Session, out: NodeJS.WritableStream, chart: ChartBuilder, format: Format, tty: boolean): Promise<void> {
-  if (format === 'table') out.write(chart.render(session.ctx.columns, session.color && tty));
+  if (formatRow(format).shape === 'view') out.write(chart.render(session.ctx.columns, session.color && tty));
   else await writeRows(session, out, format, chart.series(), 'list', chart.columns());
 }
 
 /**
  * Prints a summary. json/jsonl: the whole summary (totals as rows), with what each
- * enricher counted (`verdicts`). csv, xlsx: the totals, one row per token and status
+ * enricher counted (`verdicts`). Rows (csv, xlsx): the totals, one row per token and status
  * with the endpoint's fixed columns. table: the counts as field/value lines, then the
  * totals as a table whose status column says what each total holds.
  */
@@ -95,14 +96,15 @@ async function writeSummary(session: Session, out: NodeJS.WritableStream, s: Sum
   const amounts = counted.flatMap((c) => (c.amounts ? [{ label: c.label, key: c.amounts.key, of: c.amounts.of() }] : []));
   const result = { ...s.result(), ...Object.fromEntries(counted.map((c) => [c.key, c.counts])), ...Object.fromEntries(amounts.map((a) => [a.key, a.of])) };
   const columns = ['token', 'status', 'count', ...s.fields, ...s.across];
-  if (format === 'json' || format === 'jsonl') {
+  const shape = formatRow(format).shape;
+  if (shape === 'document') {
     // Token names are the server's text: escaped like every JSON we print.
     out.write(terminalJson(result, format === 'json' ? 2 : undefined) + '\n');
     return;
   }
   const rows = (records: Record<string, unknown>[], kind: 'list' | 'single', cols: string[]) => writeRows(session, out, format, records, kind, cols);
-  // A file format holds one table: the totals.
-  if (format === 'csv' || format === 'xlsx') return rows(result.totals, 'list', columns);
+  // A format of rows holds one table: the totals.
+  if (shape === 'rows') return rows(result.totals, 'list', columns);
   const overview: Record<string, unknown> = { count: result.count };
   if (result.firstTimestamp !== undefined) {
     // Named so that tables show them as dates.

@@ -10,7 +10,7 @@ import { OUTCOME_FIELD, outcomeAdder } from '../../registry/outcome.js';
 import { statusLabeller } from './status.js';
 import { compileJq } from '../output/jq.js';
 import { follow } from './follow.js';
-import { refuseCountWorkbook, type ListQuery, type MergedList, type WalkWindow } from './list-query.js';
+import { refuseCountToFile, type ListQuery, type MergedList, type WalkWindow } from './list-query.js';
 import { endpointWalk, fillPath, keptByPayrec, keptWalk } from './walk.js';
 import { startEnrichers, type RecordEnricher } from './enrich.js';
 import { afterTheGates, takeRecords } from './gate.js';
@@ -29,7 +29,7 @@ export async function runEndpoint(
   filters: Record<string, string>,
   list?: ListQuery,
 ): Promise<void> {
-  refuseCountWorkbook(list?.count, session.format);
+  refuseCountToFile(list?.count, session.format);
   const enrichers = list?.enrichers ?? [];
   const outputOptions = listOutput(session, endpoint, enrichers);
   const client = await session.client(list?.window.concurrency);

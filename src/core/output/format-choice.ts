@@ -2,20 +2,13 @@ import { extname } from 'node:path';
 import { UsageError } from '../runtime/errors.js';
 import { optionSchemas, parseOption } from '../runtime/options.js';
 import { printable } from './sanitize.js';
-import type { Format } from './options.js';
+import { FORMAT_TABLE, type Format } from './formats.js';
 
 // Which format a run prints in: -f, else PAYREC_FORMAT, else what -o's file name says
 // (as DuckDB's COPY and pandas read it), else the table (tab-separated text in a file).
 
-/** The format a file name's extension names; `.tsv` is the table as a pipe gets it (tab-separated, a header line). */
-const EXTENSION_FORMATS: Readonly<Record<string, Format>> = {
-  '.xlsx': 'xlsx',
-  '.csv': 'csv',
-  '.tsv': 'table',
-  '.json': 'json',
-  '.jsonl': 'jsonl',
-  '.ndjson': 'jsonl',
-};
+/** The format a file name's extension names (formats.ts); `.tsv` is the table as a pipe gets it (tab-separated, a header line). */
+const EXTENSION_FORMATS: Readonly<Record<string, Format>> = Object.fromEntries(FORMAT_TABLE.flatMap((f) => f.extensions.map((e) => [e, f.name])));
 
 /**
  * `-o` takes a file name. A bare format's name (`-o json`, `-o wide`: kubectl's habit)
@@ -23,13 +16,9 @@ const EXTENSION_FORMATS: Readonly<Record<string, Format>> = {
  * named so holding something else: refused (exit 2) with the flag that does it.
  */
 const NOT_FILE_NAMES: Readonly<Record<string, string>> = {
-  json: '-f json',
-  jsonl: '-f jsonl',
+  ...Object.fromEntries(FORMAT_TABLE.map((f) => [f.name, f.needsFile ? `-f ${f.name} -o FILE${f.extensions[0]}` : `-f ${f.name}`])),
   ndjson: '-f jsonl',
-  csv: '-f csv',
   tsv: '-f table (tab-separated when piped)',
-  table: '-f table',
-  xlsx: '-f xlsx -o FILE.xlsx',
   wide: '--wide',
   yaml: '-f json',
 };

@@ -1,10 +1,8 @@
-import type { CellKind } from './xlsx.js';
+import type { CellKind } from './document.js';
+import type { Format } from './formats.js';
 
 // What every format is given (writer.ts createWriter; the terminal table, the rows
 // every format shares): below the writer and its emitters, which all read it.
-
-export type Format = 'table' | 'json' | 'jsonl' | 'csv' | 'xlsx';
-export const FORMATS: readonly Format[] = ['table', 'json', 'jsonl', 'csv', 'xlsx'];
 
 export interface OutputOptions {
   format: Format;
@@ -27,7 +25,7 @@ export interface OutputOptions {
   /** The header of an export that has no record to take it from: the list's record fields. */
   emptyHeader?: readonly string[];
   /**
-   * How -f xlsx holds each column (payrec sql: from its DuckDB type; other columns are
+   * How a format of typed cells (-f xlsx) holds each column (payrec sql: from its DuckDB type; other columns are
    * plain). Without it, columns are told by their field names (amount, timestamp…).
    */
   cellKinds?: ReadonlyMap<string, CellKind>;

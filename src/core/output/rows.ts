@@ -77,8 +77,18 @@ export function plain(value: unknown): string {
 // ---------------------------------------------------------------------------
 // Times: the API's Unix seconds, shown as the format and --time-format ask.
 
+// The API's times and amounts are the registry's `timestamp` and `decimal` fields
+// (registry/field-kinds.ts derives them from the schemas). The writer names them here:
+// reading the schemas loads zod, which `payrec sql` never does; test/unit/field-kinds.test.ts
+// holds these names to the schemas, so a new field of either kind fails it until named.
+
+/** The API's time fields (registry/field-kinds.ts TIME_FIELDS). */
+export const API_TIME_FIELDS: readonly string[] = ['timestamp', 'createdAt', 'updatedAt', 'cycleStart', 'cycleEnd'];
+/** The API's amount fields (registry/field-kinds.ts AMOUNT_FIELDS). */
+export const API_AMOUNT_FIELDS: readonly string[] = ['amount', 'fee', 'serviceFee', 'inputAmount', 'outputAmount'];
+
 // The API's times, and the times payrec derives (subscriptions' ledger, metrics' intervals).
-export const TIMESTAMP_FIELDS = new Set(['timestamp', 'createdAt', 'updatedAt', 'cycleStart', 'cycleEnd', 'started', 'paidThrough', 'lastAttempt', 'cancelledAt', 'endsAt', 'from', 'to', 'instant', 'rateTime']);
+export const TIMESTAMP_FIELDS = new Set([...API_TIME_FIELDS, 'started', 'paidThrough', 'lastAttempt', 'cancelledAt', 'endsAt', 'from', 'to', 'instant', 'rateTime']);
 
 export const isTimeColumn = (name: string) => TIMESTAMP_FIELDS.has(name.slice(name.lastIndexOf('.') + 1));
 

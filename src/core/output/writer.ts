@@ -1,8 +1,9 @@
 import leven from 'leven';
 import { UsageError } from '../runtime/errors.js';
 import { neutraliseFormula, neutraliseTerminal, terminalJson } from './sanitize.js';
-import type { CellKind, SheetWriter } from './xlsx.js';
+import type { CellKind, SheetWriter } from './document.js';
 import type { OutputOptions } from './options.js';
+import { formatRow, type FormatRow } from './formats.js';
 import { withBigInts } from './json-text.js';
 import {
   column,
@@ -14,6 +15,7 @@ import {
   timeStyleOf,
   timeText,
   TIMESTAMP_FIELDS,
+  API_AMOUNT_FIELDS,
   type Column,
   type Row,
   type RowEmitter,
@@ -223,12 +225,13 @@ function rowEmitter(opts: OutputOptions, kind: 'list' | 'single', sink: ChunkedS
       return jsonLines(opts, sink);
     case 'csv':
       return csv(opts, sink);
-    case 'xlsx':
-      return workbook(opts, out);
     case 'table':
       if (kind === 'single') return opts.tty && !opts.dumb ? fieldValueTable(opts, sink) : fieldValueText(opts, sink);
       if (!opts.tty || opts.dumb) return tabSeparated(opts, sink);
       return opts.growing ? followTable(opts, sink) : boxTable(opts, sink);
+    default:
+      // Every other format is written by a module of its own (formats.ts `load`): xlsx.
+      return fileDocument(formatRow(opts.format), opts, out);
   }
 }
 
@@ -334,9 +337,9 @@ function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
   };
 }
 
-const AMOUNT_FIELDS = new Set(['amount', 'fee', 'serviceFee', 'inputAmount', 'outputAmount']);
+const AMOUNT_FIELDS: ReadonlySet<string> = new Set(API_AMOUNT_FIELDS);
 
-/** How an xlsx column's cells are written (see xlsx.ts), by its field's name. */
+/** How a column's cells are held in a format of typed cells (see document.ts), by its field's name. */
 function cellKind(name: string): CellKind {
   const field = name.slice(name.lastIndexOf('.') + 1);
   if (TIMESTAMP_FIELDS.has(field)) return 'time';
@@ -345,20 +348,23 @@ function cellKind(name: string): CellKind {
 }
 
 /**
- * xlsx: a workbook in the export columns, written by xlsx.ts, which is loaded (with
- * exceljs) on the first row or at the end: the other formats never pay for it. Rows
- * that come while it loads (a flattened record's others) wait in order behind it;
- * once loaded, rows go straight through. exceljs writes the zip to `out` itself.
+ * A format written by a module of its own (a workbook: xlsx.ts), in the export columns:
+ * the module is loaded (with exceljs) on the first row or at the end, so the other
+ * formats never pay for it. Rows that come while it loads (a flattened record's others)
+ * wait in order behind it; once loaded, rows go straight through. The module writes
+ * its document (the zip) to `out` itself.
  */
-function workbook(opts: OutputOptions, out: NodeJS.WritableStream): RowEmitter {
+function fileDocument(format: FormatRow, opts: OutputOptions, out: NodeJS.WritableStream): RowEmitter {
+  if (!format.load) throw new Error(`no writer for -f ${format.name}`);
+  const load = format.load;
   let sheet: SheetWriter | undefined;
   let loading: Promise<void> | undefined;
   const open = async (first: Row | undefined) => {
-    const { openWorkbook } = await import('./xlsx.js');
+    const openDocument = await load();
     const kinds = opts.cellKinds;
     const columns = exportColumns(opts, first).map((c) => ({ ...c, kind: kinds ? (kinds.get(c.name) ?? 'plain') : cellKind(c.name) }));
     const exactTotals = kinds ? 'SUM in payrec sql totals them exactly' : '--summary totals them exactly';
-    sheet = openWorkbook(out, columns, first, { timeZone: opts.zone, warn: opts.warn, exactTotals });
+    sheet = openDocument(out, columns, first, { timeZone: opts.zone, warn: opts.warn, exactTotals });
   };
   return {
     row(row) {

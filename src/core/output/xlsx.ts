@@ -2,6 +2,7 @@ import ExcelJS from 'exceljs';
 import { once } from 'node:events';
 import { offsetAt } from '../runtime/zone.js';
 import { jsonText } from './json-text.js';
+import type { CellKind, DocumentOptions, SheetColumn, SheetWriter } from './document.js';
 
 // -f xlsx: a real workbook, streamed row by row so memory stays flat however many
 // records. Loaded only when -f xlsx is asked for (writer.ts imports this lazily).
@@ -36,30 +37,6 @@ import { jsonText } from './json-text.js';
 //   ≈ and counted on stderr. Control characters other than tab and line breaks cannot
 //   be stored in an xlsx cell and are left out; the CSV and JSON formats keep them. A
 //   text longer than a cell holds (32,767 characters) is cut, ending in …, and named.
-
-export type CellKind = 'time' | 'date' | 'amount' | 'value' | 'rate' | 'plain';
-
-export interface SheetColumn {
-  name: string;
-  get: (row: Record<string, unknown>) => unknown;
-  kind: CellKind;
-}
-
-export interface WorkbookOptions {
-  /** IANA zone in which times are shown (default UTC). */
-  timeZone?: string;
-  /** Tells the user what the workbook cannot show as sent (stderr; --quiet silences it). */
-  warn?: (message: string) => void;
-  /** Where exact totals of rounded amounts are found, said after the count of them. */
-  exactTotals?: string;
-  /** Data rows per sheet before the next sheet begins (Excel's limit; smaller in tests). */
-  rowsPerSheet?: number;
-}
-
-export interface SheetWriter {
-  row(row: Record<string, unknown>): void | Promise<void>;
-  end(): Promise<void>;
-}
 
 /** Excel's most rows in a sheet, header included. */
 const EXCEL_ROWS = 1_048_576;
@@ -219,11 +196,37 @@ const BACKLOG_BYTES = 1 << 20;
 /** Rows between looks at the backlog (and turns of the event loop, which let the zip start). */
 const CHECK_EVERY = 128;
 
+/** A workbook of several sheets, written one after another (the close report's); openWorkbook is one sheet of records. */
+export interface Workbook {
+  /**
+   * Begins a sheet named `name` (the one before it must be ended): `first` is its first
+   * row, if any (columns are as wide as its values). Rows beyond what a sheet holds go
+   * on in `name 2`, `name 3`… Its writer's end() closes the sheet.
+   */
+  sheet(name: string, columns: SheetColumn[], first: Record<string, unknown> | undefined): SheetWriter;
+  /** Completes the workbook, then says what its cells could not show as sent. */
+  end(): Promise<void>;
+}
+
 /**
- * Starts a workbook streamed to `out` (which exceljs ends when the workbook is
- * complete). `first` is the first record, if any: columns are as wide as its values.
+ * Starts a workbook of one sheet, `records`, streamed to `out` (which exceljs ends when
+ * the workbook is complete): every export's workbook (-f xlsx). `first` is the first
+ * record, if any: columns are as wide as its values.
  */
-export function openWorkbook(out: NodeJS.WritableStream, columns: SheetColumn[], first: Record<string, unknown> | undefined, options: WorkbookOptions = {}): SheetWriter {
+export function openWorkbook(out: NodeJS.WritableStream, columns: SheetColumn[], first: Record<string, unknown> | undefined, options: DocumentOptions = {}): SheetWriter {
+  const book = openSheets(out, options);
+  const sheet = book.sheet(SHEET_NAME, columns, first);
+  return {
+    row: (record) => sheet.row(record),
+    async end() {
+      await sheet.end();
+      await book.end();
+    },
+  };
+}
+
+/** Starts a workbook of several sheets streamed to `out` (see Workbook). */
+export function openSheets(out: NodeJS.WritableStream, options: DocumentOptions = {}): Workbook {
   const rowsPerSheet = options.rowsPerSheet ?? EXCEL_ROWS - 1;
   const zone = options.timeZone ?? 'UTC';
   const offsetOf = (seconds: number) => offsetAt(seconds, zone);
@@ -236,8 +239,6 @@ export function openWorkbook(out: NodeJS.WritableStream, columns: SheetColumn[],
     zip: { zlib: { level: 1 } },
   });
   workbook.creator = workbook.lastModifiedBy = 'payrec';
-  const slots = slotsOf(columns);
-  const widths = slots.map((s) => widthOf(s, first));
 
   // A write error (the disk is full) fails the export rather than leaving it waiting.
   let failure: Error | undefined;
@@ -247,22 +248,6 @@ export function openWorkbook(out: NodeJS.WritableStream, columns: SheetColumn[],
     (workbook as unknown as { zip: NodeJS.EventEmitter }).zip.once('error', fail);
   });
   failed.catch(() => {});
-
-  let sheets = 0;
-  let sheet: StreamedSheet;
-  let sheetRows = 0;
-  let rows = 0;
-  const startSheet = () => {
-    if (sheets > 0) sheet.commit();
-    sheets++;
-    sheet = <StreamedSheet>workbook.addWorksheet(sheets === 1 ? SHEET_NAME : `${SHEET_NAME} ${sheets}`, { views: [{ state: 'frozen', ySplit: 1 }] });
-    sheet.columns = widths.map((width) => ({ width }));
-    const header = sheet.addRow(slots.map((s) => s.header));
-    header.eachCell((cell) => (cell.style = HEADER));
-    header.commit();
-    sheetRows = 0;
-  };
-  startSheet();
 
   // Style ids in exceljs's style table (written into the workbook at its end), one per
   // number format the cells use; cells without one are General.
@@ -281,127 +266,163 @@ export function openWorkbook(out: NodeJS.WritableStream, columns: SheetColumn[],
     return id;
   };
 
-  let amounts = 0;
-  let rounded = 0;
-  const roundedColumns = new Set<string>();
-  const textAmounts: string[] = [];
-  let textAmountCount = 0;
-  const roundedIntegerColumns = new Set<string>();
-  let roundedIntegers = 0;
+  /** What each sheet could not show, said once the workbook is complete, in the order of the sheets. */
+  const notices: (() => void)[] = [];
+  let names = 0;
 
-  let cut = 0;
-  const cutCells: string[] = [];
-  const where = (slot: Slot, r: number) => `${slot.header} in ${sheets > 1 ? `sheet "${sheet.name}" ` : ''}row ${r}`;
-  /** A text cell of any value (nested ones as JSON); one longer than a cell holds is cut, and counted. */
-  const text = (slot: Slot, raw: unknown, open: string, r: number): string => {
-    let value = typeof raw === 'string' ? raw : jsonText(raw);
-    if (value.length > CELL_CHARS) {
-      if (cut++ < 10) cutCells.push(where(slot, r));
-      value = cutToCell(value);
-    }
-    return textCell(open, value);
-  };
-
-  const refs = slots.map((_, i) => `<c r="${columnName(i)}`);
-  /** A cell's XML: `open` is `<c r="B7`, the rest of the cell follows. */
-  const cellXml = (slot: Slot, raw: unknown, open: string, r: number): string => {
-    const kind = slot.source.kind;
-    // No value (--rates-missing blank): nothing to write in either cell.
-    if (raw === '' && (kind === 'value' || kind === 'rate')) return '';
-    if (slot.role === 'exact') return text(slot, raw, open, r);
-    const fraction = kind === 'rate' && typeof raw === 'string' ? FRACTION.exec(raw) : null;
-    if (fraction) {
-      amounts++;
-      rounded++;
-      roundedColumns.add(slot.header);
-      return `${open}" s="${styleOf(ROUNDED_FORMAT)}"><v>${Number(fraction[1]) / Number(fraction[2])}</v></c>`;
-    }
-    if (kind === 'time' && typeof raw === 'number') {
-      const offset = offsetOf(Math.floor(raw));
-      return `${open}" s="${timeStyle(offset)}"><v>${(raw + offset) / 86400 + EXCEL_EPOCH_DAYS}</v></c>`;
-    }
-    if (kind === 'date' && typeof raw === 'number') return `${open}" s="${styleOf(DATE_FORMAT)}"><v>${raw + EXCEL_EPOCH_DAYS}</v></c>`;
-    if (EXACT_BESIDE.has(kind)) {
-      // A JSON number (schema drift, warned about already) is the number it is.
-      const decimal = (typeof raw === 'string' && DECIMAL.test(raw)) || typeof raw === 'bigint';
-      const n = decimal ? amountNumber(String(raw)) : typeof raw === 'number' ? { value: raw, exact: true } : undefined;
-      // Beyond a double's range ("1" and 400 zeros) there is no nearest number: text, as below.
-      if (n && Number.isFinite(n.value)) {
-        amounts++;
-        if (n.exact) return `${open}"><v>${n.value}</v></c>`;
-        rounded++;
-        roundedColumns.add(slot.header);
-        return `${open}" s="${styleOf(ROUNDED_FORMAT)}"><v>${n.value}</v></c>`;
-      }
-      if (textAmountCount++ < 10) textAmounts.push(where(slot, r));
-    }
-    if (typeof raw === 'number') return `${open}"><v>${raw}</v></c>`;
-    if (typeof raw === 'boolean') return `${open}" t="b"><v>${raw ? 1 : 0}</v></c>`;
-    if (typeof raw === 'bigint') {
-      const n = amountNumber(String(raw));
-      if (!Number.isFinite(n.value)) return text(slot, String(raw), open, r);
-      if (n.exact) return `${open}"><v>${n.value}</v></c>`;
-      roundedIntegers++;
-      roundedIntegerColumns.add(slot.header);
-      return `${open}" s="${styleOf(ROUNDED_FORMAT)}"><v>${n.value}</v></c>`;
-    }
-    return text(slot, raw, open, r);
-  };
-  const rowXml = (record: Record<string, unknown>, r: number): string => {
-    let xml = `<row r="${r}">`;
-    for (let i = 0; i < slots.length; i++) {
-      const raw = slots[i].source.get(record);
-      if (raw !== undefined && raw !== null) xml += cellXml(slots[i], raw, refs[i] + r, r);
-    }
-    return xml + '</row>';
-  };
   return {
-    row(record) {
-      if (sheetRows === rowsPerSheet) startSheet();
-      sheet.stream.write(rowXml(record, sheetRows + 2));
-      sheetRows++;
-      rows++;
-      if (rows % CHECK_EVERY === 0) return pace();
+    sheet(name, columns, first) {
+      names++;
+      const slots = slotsOf(columns);
+      const widths = slots.map((s) => widthOf(s, first));
+      let sheets = 0;
+      let sheet: StreamedSheet;
+      let sheetRows = 0;
+      let rows = 0;
+      const startSheet = () => {
+        if (sheets > 0) sheet.commit();
+        sheets++;
+        sheet = <StreamedSheet>workbook.addWorksheet(sheets === 1 ? name : `${name} ${sheets}`, { views: [{ state: 'frozen', ySplit: 1 }] });
+        sheet.columns = widths.map((width) => ({ width }));
+        const header = sheet.addRow(slots.map((s) => s.header));
+        header.eachCell((cell) => (cell.style = HEADER));
+        header.commit();
+        sheetRows = 0;
+      };
+      startSheet();
+
+      let amounts = 0;
+      let rounded = 0;
+      const roundedColumns = new Set<string>();
+      const textAmounts: string[] = [];
+      let textAmountCount = 0;
+      const roundedIntegerColumns = new Set<string>();
+      let roundedIntegers = 0;
+
+      let cut = 0;
+      const cutCells: string[] = [];
+      const where = (slot: Slot, r: number) => `${slot.header} in ${sheets > 1 || names > 1 ? `sheet "${sheet.name}" ` : ''}row ${r}`;
+      /** A text cell of any value (nested ones as JSON); one longer than a cell holds is cut, and counted. */
+      const text = (slot: Slot, raw: unknown, open: string, r: number): string => {
+        let value = typeof raw === 'string' ? raw : jsonText(raw);
+        if (value.length > CELL_CHARS) {
+          if (cut++ < 10) cutCells.push(where(slot, r));
+          value = cutToCell(value);
+        }
+        return textCell(open, value);
+      };
+
+      const refs = slots.map((_, i) => `<c r="${columnName(i)}`);
+      /** A cell's XML: `open` is `<c r="B7`, the rest of the cell follows. */
+      const cellXml = (slot: Slot, raw: unknown, open: string, r: number): string => {
+        const kind = slot.source.kind;
+        // No value (--rates-missing blank): nothing to write in either cell.
+        if (raw === '' && (kind === 'value' || kind === 'rate')) return '';
+        if (slot.role === 'exact') return text(slot, raw, open, r);
+        const fraction = kind === 'rate' && typeof raw === 'string' ? FRACTION.exec(raw) : null;
+        if (fraction) {
+          amounts++;
+          rounded++;
+          roundedColumns.add(slot.header);
+          return `${open}" s="${styleOf(ROUNDED_FORMAT)}"><v>${Number(fraction[1]) / Number(fraction[2])}</v></c>`;
+        }
+        if (kind === 'time' && typeof raw === 'number') {
+          const offset = offsetOf(Math.floor(raw));
+          return `${open}" s="${timeStyle(offset)}"><v>${(raw + offset) / 86400 + EXCEL_EPOCH_DAYS}</v></c>`;
+        }
+        if (kind === 'date' && typeof raw === 'number') return `${open}" s="${styleOf(DATE_FORMAT)}"><v>${raw + EXCEL_EPOCH_DAYS}</v></c>`;
+        if (EXACT_BESIDE.has(kind)) {
+          // A JSON number (schema drift, warned about already) is the number it is.
+          const decimal = (typeof raw === 'string' && DECIMAL.test(raw)) || typeof raw === 'bigint';
+          const n = decimal ? amountNumber(String(raw)) : typeof raw === 'number' ? { value: raw, exact: true } : undefined;
+          // Beyond a double's range ("1" and 400 zeros) there is no nearest number: text, as below.
+          if (n && Number.isFinite(n.value)) {
+            amounts++;
+            if (n.exact) return `${open}"><v>${n.value}</v></c>`;
+            rounded++;
+            roundedColumns.add(slot.header);
+            return `${open}" s="${styleOf(ROUNDED_FORMAT)}"><v>${n.value}</v></c>`;
+          }
+          if (textAmountCount++ < 10) textAmounts.push(where(slot, r));
+        }
+        if (typeof raw === 'number') return `${open}"><v>${raw}</v></c>`;
+        if (typeof raw === 'boolean') return `${open}" t="b"><v>${raw ? 1 : 0}</v></c>`;
+        if (typeof raw === 'bigint') {
+          const n = amountNumber(String(raw));
+          if (!Number.isFinite(n.value)) return text(slot, String(raw), open, r);
+          if (n.exact) return `${open}"><v>${n.value}</v></c>`;
+          roundedIntegers++;
+          roundedIntegerColumns.add(slot.header);
+          return `${open}" s="${styleOf(ROUNDED_FORMAT)}"><v>${n.value}</v></c>`;
+        }
+        return text(slot, raw, open, r);
+      };
+      const rowXml = (record: Record<string, unknown>, r: number): string => {
+        let xml = `<row r="${r}">`;
+        for (let i = 0; i < slots.length; i++) {
+          const raw = slots[i].source.get(record);
+          if (raw !== undefined && raw !== null) xml += cellXml(slots[i], raw, refs[i] + r, r);
+        }
+        return xml + '</row>';
+      };
+
+      /** Lets the zip catch up (see backlogOf); a turn of the event loop at least, so it can start. */
+      const pace = async (): Promise<void> => {
+        await new Promise((resolve) => setImmediate(resolve));
+        const backlog = backlogOf(sheet);
+        while (backlog && backlog.bytes() > BACKLOG_BYTES && !failure) await Promise.race([backlog.drained(), failed]);
+        if (failure) throw failure;
+      };
+
+      // A sheet among others says which it is; a workbook of one sheet says it as ever.
+      const warn = (message: string) => options.warn?.(names > 1 ? `sheet "${name}": ${message}` : message);
+      notices.push(() => {
+        if (rounded > 0) {
+          const exact = [...roundedColumns].map((c) => `${c}_exact`).join(', ');
+          warn(
+            `${rounded.toLocaleString('en-US')} of ${amounts.toLocaleString('en-US')} amounts have more than the ${NUMBER_DIGITS} significant digits a spreadsheet number holds: ` +
+              `their cells show ≈ and the nearest number (a SUM counts them, close but not exact); the exact digits are in ${exact}${options.exactTotals ? ` (${options.exactTotals})` : ''}`,
+          );
+        }
+        if (roundedIntegers > 0) {
+          warn(
+            `${roundedIntegers.toLocaleString('en-US')} ${roundedIntegers === 1 ? 'integer has' : 'integers have'} more than the ${NUMBER_DIGITS} digits a spreadsheet number holds (${[...roundedIntegerColumns].join(', ')}): ` +
+              `${roundedIntegers === 1 ? 'its cell shows' : 'their cells show'} ≈ and the nearest number; -f csv and -f json keep every digit`,
+          );
+        }
+        if (textAmountCount > 0) {
+          const more = textAmountCount > textAmounts.length ? ` and ${textAmountCount - textAmounts.length} more` : '';
+          warn(
+            `${textAmountCount.toLocaleString('en-US')} ${textAmountCount === 1 ? 'amount is' : 'amounts are'} not a decimal number a spreadsheet can hold and ${textAmountCount === 1 ? 'is a text cell' : 'are text cells'}, which a spreadsheet SUM leaves out: ${textAmounts.join(', ')}${more}`,
+          );
+        }
+        if (cut > 0) {
+          const more = cut > cutCells.length ? ` and ${cut - cutCells.length} more` : '';
+          warn(
+            `${cut.toLocaleString('en-US')} ${cut === 1 ? 'text is' : 'texts are'} longer than the ${CELL_CHARS.toLocaleString('en-US')} characters a spreadsheet cell holds and ${cut === 1 ? 'was' : 'were'} cut, ending in …: ${cutCells.join(', ')}${more}; -f csv and -f json keep them whole`,
+          );
+        }
+        if (sheets > 1) {
+          warn(`${rows.toLocaleString('en-US')} rows are in ${sheets} sheets ("${name}" to "${name} ${sheets}"): a sheet holds at most ${rowsPerSheet.toLocaleString('en-US')} rows below its header`);
+        }
+      });
+
+      return {
+        row(record) {
+          if (sheetRows === rowsPerSheet) startSheet();
+          sheet.stream.write(rowXml(record, sheetRows + 2));
+          sheetRows++;
+          rows++;
+          if (rows % CHECK_EVERY === 0) return pace();
+        },
+        async end() {
+          sheet.commit();
+        },
+      };
     },
     async end() {
-      sheet.commit();
       await Promise.race([workbook.commit(), failed]);
-      if (rounded > 0) {
-        const exact = [...roundedColumns].map((c) => `${c}_exact`).join(', ');
-        options.warn?.(
-          `${rounded.toLocaleString('en-US')} of ${amounts.toLocaleString('en-US')} amounts have more than the ${NUMBER_DIGITS} significant digits a spreadsheet number holds: ` +
-            `their cells show ≈ and the nearest number (a SUM counts them, close but not exact); the exact digits are in ${exact}${options.exactTotals ? ` (${options.exactTotals})` : ''}`,
-        );
-      }
-      if (roundedIntegers > 0) {
-        options.warn?.(
-          `${roundedIntegers.toLocaleString('en-US')} ${roundedIntegers === 1 ? 'integer has' : 'integers have'} more than the ${NUMBER_DIGITS} digits a spreadsheet number holds (${[...roundedIntegerColumns].join(', ')}): ` +
-            `${roundedIntegers === 1 ? 'its cell shows' : 'their cells show'} ≈ and the nearest number; -f csv and -f json keep every digit`,
-        );
-      }
-      if (textAmountCount > 0) {
-        const more = textAmountCount > textAmounts.length ? ` and ${textAmountCount - textAmounts.length} more` : '';
-        options.warn?.(
-          `${textAmountCount.toLocaleString('en-US')} ${textAmountCount === 1 ? 'amount is' : 'amounts are'} not a decimal number a spreadsheet can hold and ${textAmountCount === 1 ? 'is a text cell' : 'are text cells'}, which a spreadsheet SUM leaves out: ${textAmounts.join(', ')}${more}`,
-        );
-      }
-      if (cut > 0) {
-        const more = cut > cutCells.length ? ` and ${cut - cutCells.length} more` : '';
-        options.warn?.(
-          `${cut.toLocaleString('en-US')} ${cut === 1 ? 'text is' : 'texts are'} longer than the ${CELL_CHARS.toLocaleString('en-US')} characters a spreadsheet cell holds and ${cut === 1 ? 'was' : 'were'} cut, ending in …: ${cutCells.join(', ')}${more}; -f csv and -f json keep them whole`,
-        );
-      }
-      if (sheets > 1) {
-        options.warn?.(`${rows.toLocaleString('en-US')} rows are in ${sheets} sheets ("${SHEET_NAME}" to "${SHEET_NAME} ${sheets}"): a sheet holds at most ${rowsPerSheet.toLocaleString('en-US')} rows below its header`);
-      }
+      for (const notice of notices) notice();
     },
   };
-
-  /** Lets the zip catch up (see backlogOf); a turn of the event loop at least, so it can start. */
-  async function pace(): Promise<void> {
-    await new Promise((resolve) => setImmediate(resolve));
-    const backlog = backlogOf(sheet);
-    while (backlog && backlog.bytes() > BACKLOG_BYTES && !failure) await Promise.race([backlog.drained(), failed]);
-    if (failure) throw failure;
-  }
 }

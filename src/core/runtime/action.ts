@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
+import { formatNamed } from '../output/formats.js';
 import type { GlobalFlags, Session, StartEmulator } from './session.js';
 
 // Wraps a command's work: builds its Session from the global flags and always
@@ -46,7 +47,7 @@ function refuseFileOutput(cmd: Command, flags: GlobalFlags): void {
   for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
   const name = names.join(' ');
   if (flags.output !== undefined) throw new UsageError(`-o is for commands that print records or results, not ${name}`, 'to keep what it prints, redirect it: > FILE');
-  if (flags.format === 'xlsx') throw new UsageError(`-f xlsx is for commands that print records or results, not ${name}`, 'use -f json (or the default table)');
+  if (formatNamed(flags.format)?.needsFile) throw new UsageError(`-f ${flags.format} is for commands that print records or results, not ${name}`, 'use -f json (or the default table)');
   // The other flags about records (--columns, --wide…): this command prints none, so they would do nothing.
   const given = RECORD_OUTPUT_FLAGS.filter(([key]) => key !== 'output' && flags[key] !== undefined && flags[key] !== false);
   if (given.length) throw new UsageError(`${given.map(([, flag]) => flag).join(', ')} ${given.length === 1 ? 'is' : 'are'} for commands that print records or results, not ${name}`);

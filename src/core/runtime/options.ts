@@ -1,5 +1,6 @@
 import { UsageError } from './errors.js';
 import { printable } from '../output/sanitize.js';
+import { FORMATS, namesOr } from '../output/formats.js';
 
 // Numeric and enumerated options, each declared once as a parser: the value a user
 // typed in, a number or a clear exit-2 message out. Written without zod: `sql`,
@@ -48,7 +49,7 @@ export const optionSchemas = {
   period: oneOf(['day', 'week', 'month'], 'expected day, week or month'),
   timeFormat: oneOf(['unix', 'iso'], 'expected unix or iso'),
   sort: oneOf(['asc', 'desc'], 'expected asc or desc'),
-  format: oneOf(['table', 'json', 'jsonl', 'csv', 'xlsx'], 'expected table, json, jsonl, csv or xlsx'),
+  format: oneOf(FORMATS, `expected ${namesOr(FORMATS)}`),
 };
 
 /** Parses one option value with its schema; the message names the flag and the value. */

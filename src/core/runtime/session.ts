@@ -2,6 +2,7 @@ import chalk from 'chalk';
 import { setFlagsFromString } from 'node:v8';
 import { openOutputFile } from '../output/atomic-file.js';
 import { chooseFormat, formatGivenAs, refuseOutputName } from '../output/format-choice.js';
+import { formatRow } from '../output/formats.js';
 import { ConfigStore, type ConfigFileError, type RunDefaults } from '../config/config-store.js';
 import type { Context } from './context.js';
 import { UsageError } from './errors.js';
@@ -109,16 +110,17 @@ export class Session {
       throw new UsageError(`invalid --output "${printable(flags.output)}": expected a file path without control characters`);
     }
     if (flags.output !== undefined) refuseOutputName(flags.output);
-    // A workbook is a zip: binary that a terminal or a pipe has no use for.
-    if (this.format === 'xlsx' && flags.output === undefined) {
+    const row = formatRow(this.format);
+    // A file format (a workbook is a zip) is binary that a terminal or a pipe has no use for.
+    if (row.needsFile && flags.output === undefined) {
       const fromEnv = this.formatGivenAs.startsWith('PAYREC_FORMAT');
       throw new UsageError(
-        `${this.formatGivenAs} writes a workbook to a file: give -o FILE.xlsx`,
+        `${this.formatGivenAs} writes ${row.noun} to a file: give -o FILE${row.extensions[0]}`,
         fromEnv ? 'for a terminal or a pipe, set PAYREC_FORMAT to csv, json or jsonl (or unset it)' : 'for a terminal or a pipe, use -f csv, json or jsonl',
       );
     }
     if (flags.bom && this.format !== 'csv') {
-      throw new UsageError(`--bom is for -f csv (the format is ${this.format})`, this.format === 'xlsx' ? 'a workbook needs no byte-order mark' : undefined);
+      throw new UsageError(`--bom is for -f csv (the format is ${this.format})`, row.needsFile ? `${row.noun} needs no byte-order mark` : undefined);
     }
   }
 
@@ -151,7 +153,7 @@ export class Session {
    * The HTTP client of this run; `connections`: pages fetched at once (lists with --all);
    * `smallHeap`: keep V8's heap small (see tuneMemory), false for a sync and a workbook.
    */
-  client(connections?: number, smallHeap = this.format !== 'xlsx'): Promise<ApiClient> {
+  client(connections?: number, smallHeap = !formatRow(this.format).growsHeap): Promise<ApiClient> {
     this.clientP ??= this.settings().then(async (s) => {
       tuneMemory(smallHeap);
       const client = await this.newClient(s, this.flags.dryRun ? '' : requireKey(s), connections);

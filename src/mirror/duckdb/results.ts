@@ -1,5 +1,5 @@
 import { DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBDateValue, type DuckDBResult, type DuckDBTimestampTZValue, type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from './node-api.js';
-import type { CellKind } from '../../core/output/xlsx.js';
+import type { CellKind } from '../../core/output/document.js';
 import { formatLocal, offsetAt } from '../../core/runtime/zone.js';
 
 // Query results as records for the output module, never through a lossy JavaScript

@@ -2,6 +2,7 @@ import { OUTCOME_FIELD, outcomeAdder } from '../registry/outcome.js';
 import type { Command } from 'commander';
 import { inheritedOptions } from '../core/runtime/help.js';
 import { schemaFields } from '../core/output/schema-fields.js';
+import { FORMATS } from '../core/output/formats.js';
 import { CATALOG } from '../mirror/catalog.js';
 import { endpoints } from '../registry/endpoints.js';
 import { KNOWN_CHAINS } from '../registry/validators.js';
@@ -36,8 +37,8 @@ export interface CompletionModel {
 
 /** Values offered after these flags; --chain is an open list, these are the known ones. */
 export const FLAG_VALUES: Record<string, string[]> = {
-  '--format': ['table', 'json', 'jsonl', 'csv', 'xlsx'],
-  '-f': ['table', 'json', 'jsonl', 'csv', 'xlsx'],
+  '--format': [...FORMATS],
+  '-f': [...FORMATS],
   '--sort': ['asc', 'desc'],
   '--chain': [...KNOWN_CHAINS],
   '--flatten': ['receivers', 'swaps'],

@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
-import { refuseCountWorkbook, type ListQuery } from '../core/lists/list-query.js';
-import { parseStatusFlags, STATUSES } from '../core/lists/status.js';
-import { GateMatched, UsageError } from '../core/runtime/errors.js';
-import type { Session } from '../core/runtime/session.js';
-import type { JqFilter } from '../core/output/jq.js';
-import { TextSink } from '../core/output/text-sink.js';
-import { createWriter } from '../core/output/writer.js';
-import type { OutputOptions } from '../core/output/options.js';
+import { refuseCountToFile, type ListQuery } from './list-query.js';
+import { parseStatusFlags, STATUSES } from './status.js';
+import { GateMatched, UsageError } from '../runtime/errors.js';
+import type { Session } from '../runtime/session.js';
+import type { JqFilter } from '../output/jq.js';
+import { TextSink } from '../output/text-sink.js';
+import { formatNamed } from '../output/formats.js';
+import { createWriter } from '../output/writer.js';
+import type { OutputOptions } from '../output/options.js';
 
 // The list flags that pick and gate records (DESIGN.md "Answers finance and ops can
 // sign"): --status/--failed where records carry a status, and --count, --fail-if-any,
@@ -74,9 +75,9 @@ export interface RowGates {
 
 export async function parseRowGates(flags: GateFlags, format: string): Promise<RowGates> {
   const { count, failIfAny, jq } = parseGateFlags(flags);
-  refuseCountWorkbook(count, format);
-  if (jq !== undefined && format === 'xlsx') throw new UsageError('--jq prints what jq answers: -f xlsx does not apply', 'leave out -f xlsx, or drop --jq to export the rows');
-  return { count: Boolean(count), failIfAny: Boolean(failIfAny), jq: jq === undefined ? undefined : await (await import('../core/output/jq.js')).compileJq(jq) };
+  refuseCountToFile(count, format);
+  if (jq !== undefined && formatNamed(format)?.needsFile) throw new UsageError(`--jq prints what jq answers: -f ${format} does not apply`, `leave out -f ${format}, or drop --jq to export the rows`);
+  return { count: Boolean(count), failIfAny: Boolean(failIfAny), jq: jq === undefined ? undefined : await (await import('../output/jq.js')).compileJq(jq) };
 }
 
 /**

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { BAD_VERDICTS, VERDICTS, type Verdict } from '../chain/verdict-names.js';
+import { BAD_VERDICTS, VERDICTS, type Verdict } from './verdict-names.js';
 import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
-import type { VerifyQuery } from '../chain/list-verification.js';
+import { verifyEnricher, type VerifyQuery } from './list-verification.js';
+import type { EnricherFlags } from '../core/lists/list-flags.js';
 
 // --verify, --verdict and --confirmations: on every list of records that are
 // transactions (DESIGN.md "On-chain verification"), and --fail-if-any's verdicts of
@@ -51,3 +52,15 @@ export function parseVerifyFlags(flags: VerifyFlags): VerifyQuery | undefined {
     confirmations: flags.confirmations !== undefined ? parseConfirmations(flags.confirmations) : undefined,
   };
 }
+
+/** --verify, --verdict and --confirmations as the enricher flags of a list (core/lists/list-flags.ts). */
+export const VERIFY_FLAGS: EnricherFlags = {
+  add: addVerifyOptions,
+  parse(flags, follow) {
+    const verify = parseVerifyFlags(flags as VerifyFlags);
+    if (!verify) return [];
+    if (follow) throw new UsageError('--verify checks a window of records, and --follow never ends: give a --from/--to window instead');
+    return [verifyEnricher(verify)];
+  },
+};
+
