@@ -24,6 +24,7 @@ _payrec_child() {
     '|config') echo 'config' ;;
     '|sync') echo 'sync' ;;
     '|sql') echo 'sql' ;;
+    '|db') echo 'db' ;;
     '|verify') echo 'verify' ;;
     '|rates') echo 'rates' ;;
     '|subscriptions') echo 'subscriptions' ;;
@@ -83,6 +84,8 @@ _payrec_child() {
     'config|set') echo 'config set' ;;
     'config|profiles') echo 'config profiles' ;;
     'config|use') echo 'config use' ;;
+    'db|init') echo 'db init' ;;
+    'db|grant-reader') echo 'db grant-reader' ;;
     'verify|ack') echo 'verify ack' ;;
     'verify|acks') echo 'verify acks' ;;
     'rates|feeds') echo 'rates feeds' ;;
@@ -92,7 +95,7 @@ _payrec_child() {
 }
 _payrec_words() {
   case "$1" in
-    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql verify rates subscriptions metrics api doctor completion help' ;;
+    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics api doctor completion help' ;;
     'fixed-recurring') echo 'short-urls billings cancellations cancellation webhook plans' ;;
     'fixed-recurring short-urls') echo 'list get delete create update' ;;
     'fixed-recurring short-urls list') echo '' ;;
@@ -158,6 +161,9 @@ _payrec_words() {
     'config use') echo '' ;;
     'sync') echo 'fixed-recurring/short-urls fr/short-urls fixed-recurring/billings fr/billings fixed-recurring/cancellations fr/cancellations variable-recurring/cancellations vr/cancellations variable-recurring/cancellation-requests vr/cancellation-requests variable-recurring/transfers vr/transfers on-demand/short-urls od/short-urls on-demand/transfers od/transfers one-time/payments ot/payments one-time/transfers ot/transfers wallet-to-wallet/payments w2w/payments wallet-to-wallet/transfers w2w/transfers scheduled-payments/transfers sp/transfers dollar-cost-average/executions dca/executions' ;;
     'sql') echo '' ;;
+    'db') echo 'init grant-reader' ;;
+    'db init') echo '' ;;
+    'db grant-reader') echo '' ;;
     'verify') echo 'ack acks' ;;
     'verify ack') echo '' ;;
     'verify acks') echo '' ;;
@@ -169,7 +175,7 @@ _payrec_words() {
     'api') echo '' ;;
     'doctor') echo '' ;;
     'completion') echo 'bash zsh fish' ;;
-    'help') echo 'reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql verify rates subscriptions metrics api doctor completion' ;;
+    'help') echo 'reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics api doctor completion' ;;
   esac
 }
 _payrec_flags() {
@@ -240,6 +246,9 @@ _payrec_flags() {
     'config use') echo '--profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'sync') echo '--plan-id --strategy-id --db --lookback --from --full --concurrency --parquet --wait --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'sql') echo '--file --db --limit --all --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'db') echo '--profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'db init') echo '--db --print-sql --writer --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'db grant-reader') echo '--db --print-sql --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'verify') echo '--db --fail-if-any --new --recheck --from --to --period --confirmations --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'verify ack') echo '--reason --by --db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'verify acks') echo '--db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
@@ -310,7 +319,7 @@ _payrec_columns() {
 }
 _payrec_takes_value() {
   case "$1" in
-    --at|--base-url|--body|--by|--chain|--chart|--columns|--concurrency|--confirmations|--currency|--db|--email|--error-url|--extra|--fail-if-any|--fault-kinds|--fault-rate|--fault-seed|--file|--flatten|--format|--forward-to|--from|--grace|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--move-fraction|--name|--now|--offset|--output|--page-size|--parquet|--past-due-for|--pending-fraction|--period|--plan-id|--port|--product|--profile|--query|--rate-max-age|--rates|--rates-missing|--reason|--receiver|--recheck|--records|--remove-fraction|--retries|--rpc|--schedule-id|--seed|--sender|--sort|--state|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|--verdict|--wait|-X|-f|-o) return 0 ;;
+    --at|--base-url|--body|--by|--chain|--chart|--columns|--concurrency|--confirmations|--currency|--db|--email|--error-url|--extra|--fail-if-any|--fault-kinds|--fault-rate|--fault-seed|--file|--flatten|--format|--forward-to|--from|--grace|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--move-fraction|--name|--now|--offset|--output|--page-size|--parquet|--past-due-for|--pending-fraction|--period|--plan-id|--port|--product|--profile|--query|--rate-max-age|--rates|--rates-missing|--reason|--receiver|--recheck|--records|--remove-fraction|--retries|--rpc|--schedule-id|--seed|--sender|--sort|--state|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|--verdict|--wait|--writer|-X|-f|-o) return 0 ;;
   esac
   return 1
 }

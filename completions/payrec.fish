@@ -46,6 +46,8 @@ function __payrec_child
             echo 'sync'
         case '|sql'
             echo 'sql'
+        case '|db'
+            echo 'db'
         case '|verify'
             echo 'verify'
         case '|rates'
@@ -164,6 +166,10 @@ function __payrec_child
             echo 'config profiles'
         case 'config|use'
             echo 'config use'
+        case 'db|init'
+            echo 'db init'
+        case 'db|grant-reader'
+            echo 'db grant-reader'
         case 'verify|ack'
             echo 'verify ack'
         case 'verify|acks'
@@ -179,7 +185,7 @@ end
 function __payrec_words
     switch "$argv[1]"
         case ''
-            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql verify rates subscriptions metrics api doctor completion help
+            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics api doctor completion help
         case 'fixed-recurring'
             printf '%s\n' short-urls billings cancellations cancellation webhook plans
         case 'fixed-recurring short-urls'
@@ -310,6 +316,12 @@ function __payrec_words
             printf '%s\n' fixed-recurring/short-urls fr/short-urls fixed-recurring/billings fr/billings fixed-recurring/cancellations fr/cancellations variable-recurring/cancellations vr/cancellations variable-recurring/cancellation-requests vr/cancellation-requests variable-recurring/transfers vr/transfers on-demand/short-urls od/short-urls on-demand/transfers od/transfers one-time/payments ot/payments one-time/transfers ot/transfers wallet-to-wallet/payments w2w/payments wallet-to-wallet/transfers w2w/transfers scheduled-payments/transfers sp/transfers dollar-cost-average/executions dca/executions
         case 'sql'
             printf '%s\n' 
+        case 'db'
+            printf '%s\n' init grant-reader
+        case 'db init'
+            printf '%s\n' 
+        case 'db grant-reader'
+            printf '%s\n' 
         case 'verify'
             printf '%s\n' ack acks
         case 'verify ack'
@@ -333,7 +345,7 @@ function __payrec_words
         case 'completion'
             printf '%s\n' bash zsh fish
         case 'help'
-            printf '%s\n' reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql verify rates subscriptions metrics api doctor completion
+            printf '%s\n' reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics api doctor completion
         case '*'
             return 1
     end
@@ -472,6 +484,12 @@ function __payrec_flags
             printf '%s\n' --plan-id --strategy-id --db --lookback --from --full --concurrency --parquet --wait --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'sql'
             printf '%s\n' --file --db --limit --all --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'db'
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'db init'
+            printf '%s\n' --db --print-sql --writer --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'db grant-reader'
+            printf '%s\n' --db --print-sql --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'verify'
             printf '%s\n' --db --fail-if-any --new --recheck --from --to --period --confirmations --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'verify ack'
@@ -611,7 +629,7 @@ function __payrec_complete
             continue
         end
         if string match -q -- '-*' $w
-            contains -- $w --at --base-url --body --by --chain --chart --columns --concurrency --confirmations --currency --db --email --error-url --extra --fail-if-any --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --rate-max-age --rates --rates-missing --reason --receiver --recheck --records --remove-fraction --retries --rpc --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --verdict --wait -X -f -o; and set skip 1
+            contains -- $w --at --base-url --body --by --chain --chart --columns --concurrency --confirmations --currency --db --email --error-url --extra --fail-if-any --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --rate-max-age --rates --rates-missing --reason --receiver --recheck --records --remove-fraction --retries --rpc --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --verdict --wait --writer -X -f -o; and set skip 1
             continue
         end
         set -l next (__payrec_child "$cmdpath" $w); and set cmdpath $next
@@ -630,7 +648,7 @@ function __payrec_complete
         __fish_complete_path $cur
         return
     end
-    contains -- $prev --at --base-url --body --by --chain --chart --columns --concurrency --confirmations --currency --db --email --error-url --extra --fail-if-any --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --rate-max-age --rates --rates-missing --reason --receiver --recheck --records --remove-fraction --retries --rpc --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --verdict --wait -X -f -o; and return
+    contains -- $prev --at --base-url --body --by --chain --chart --columns --concurrency --confirmations --currency --db --email --error-url --extra --fail-if-any --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --rate-max-age --rates --rates-missing --reason --receiver --recheck --records --remove-fraction --retries --rpc --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --verdict --wait --writer -X -f -o; and return
     if string match -q -- '-*' $cur
         __payrec_flags $cmdpath
     else

@@ -5,7 +5,8 @@ import { UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
 import { keyServiceOf, sameService, validateSettings, DEFAULT_BASE_URL, DEFAULT_CHAIN, checkRpcUrl, rpcInEffect } from '../core/config/settings.js';
 import type { Profile } from '../core/config/config-store.js';
-import { maskKey, maskRpcUrl } from '../core/runtime/secrets.js';
+import { maskDbUrl, maskKey, maskRpcUrl } from '../core/runtime/secrets.js';
+import { isDbUrl, parseServerUrl } from '../mirror/server-url.js';
 import { effectiveSettings, runDefaults } from '../core/config/effective.js';
 import { resolve } from 'node:path';
 import { canonicalZone } from '../core/runtime/zone.js';
@@ -45,6 +46,7 @@ function checkRunDefault(key: 'tz' | 'format' | 'db' | 'timeout' | 'retries' | '
   if (key === 'timeout') return String(parseOption(optionSchemas.timeout, value, named));
   if (key === 'retries') return String(parseOption(optionSchemas.retries, value, named));
   if (value === '' || hasControlCharacters(value)) throw new UsageError(`invalid ${named} "${printable(value)}": expected a file path without control characters`);
+  if (isDbUrl(value)) return parseServerUrl(value, named) && value;
   return resolve(value);
 }
 
@@ -134,7 +136,7 @@ export function addConfigCommands(program: Command, action: CommandAction): void
           sources: { profile: 'flag', chain: 'flag', baseUrl: 'flag' },
         });
         await session.store.saveProfile(name, next);
-        session.ctx.stderr.write(`Set ${key} of profile ${name} to ${printable(value)}\n`);
+        session.ctx.stderr.write(`Set ${key} of profile ${name} to ${printable(maskDbUrl(value))}\n`);
         if (keyStays) session.warn(`the key of profile ${name} stays with ${printable(next.keyBaseUrl!)}; log in again for ${printable(value)}: payrec auth login --profile ${name} --base-url ${printable(value)}`);
       }),
     );

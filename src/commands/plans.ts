@@ -18,7 +18,7 @@ export function addPlansCommand(program: Command, action: CommandAction): void {
   addRowGateOptions(
     plans
       .description('Every fixed-recurring plan payrec knows (from short urls, plans given to sync, plans added), with its terms and subscriptions')
-      .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)'),
+      .option('--db <file|url>', 'the mirror: a file, or a PostgreSQL server (postgres://USER@HOST/DATABASE?schema=NAME, never a password in it) (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)'),
   )
     .addHelpText(
       'after',

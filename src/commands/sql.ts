@@ -29,7 +29,7 @@ export function addSqlCommand(program: Command, action: CommandAction): void {
   const sql = topCommand(program, 'sql')
     .argument('[query]', 'one SQL query (read-only); - reads it from stdin, as does a pipe, a file or a socket (Node\'s spawn, execa) with no query; without any, the tables, their row counts and columns')
     .option('--file <file>', 'read the query from FILE (- for stdin), as psql -f')
-    .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
+    .option('--db <file|url>', 'the mirror: a file, or a PostgreSQL server (postgres://USER@HOST/DATABASE?schema=NAME, never a password in it) (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
     .option('--limit <n>', `most rows to print (default: every row, but the first ${TERMINAL_ROWS} in a terminal table)`)
     .option('--all', `every row, also in a terminal table`)
     .addHelpText(

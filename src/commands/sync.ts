@@ -46,7 +46,7 @@ export function addSyncCommand(program: Command, action: CommandAction): void {
     .argument('[collection...]', 'product/collection to sync, such as ot/transfers or fr/billings (default: every list that needs no id, plus the lists of plans and strategies given now or before)')
     .option('--plan-id <id>', 'also keep the lists of this plan (billings, cancellations, cancellation requests); repeatable, remembered by the mirror (payrec fr plans add keeps one in the profile instead)', collect)
     .option('--strategy-id <id>', 'with dca/executions: read only the executions of this strategy (repeatable; without it, every execution)', collect)
-    .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
+    .option('--db <file|url>', 'the mirror: a file, or a PostgreSQL server (postgres://USER@HOST/DATABASE?schema=NAME, never a password in it) (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
     .option('--lookback <duration>', 're-read this far before each cursor, for late records and changed statuses (default 1h)')
     .option('--from <time>', "where a collection's first sync starts: Unix seconds, ISO 8601 date (midnight in --tz) or date-time, or an age (default: its first record)")
     .option('--full', 're-read every record, not only what is new since the last sync')
@@ -106,9 +106,11 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   const concurrency = parseOption(optionSchemas.concurrency, flags.concurrency ?? '4', '--concurrency');
   const output = session.output('list', REPORT_COLUMNS);
   if (output.columns) validateColumns(output.columns, ['collection', ...REPORT_COLUMNS]);
-  const parquet = flags.parquet !== undefined ? await parquetTarget(flags.parquet) : undefined;
-
   const location = await mirrorLocation(session, flags.db);
+  if (flags.parquet !== undefined && location.server) {
+    throw new UsageError('--parquet writes a mirror file as Parquet, and this mirror is on a PostgreSQL server (--db postgres://…): nothing was sent', 'read the server from Spark, Trino or pandas, or sync a mirror file with --parquet');
+  }
+  const parquet = flags.parquet !== undefined ? await parquetTarget(flags.parquet) : undefined;
   // --dry-run sends nothing and writes nothing: it prints the requests of a first sync
   // against a mirror in memory, and leaves the mirror file as it was (or absent).
   const dryRun = Boolean(session.flags.dryRun);

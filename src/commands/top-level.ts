@@ -51,6 +51,7 @@ const LOADERS: Record<string, Loader> = {
   // The mirror's commands load DuckDB (a native addon) only when one of them runs.
   sync: { load: async () => (await import('./sync.js')).addSyncCommand },
   sql: { load: async () => (await import('./sql.js')).addSqlCommand },
+  db: { load: async () => (await import('./db.js')).addDbCommands },
   verify: { load: async () => (await import('./verify.js')).addVerifyCommand },
   rates: { load: async () => (await import('./rates.js')).addRatesCommands },
   subscriptions: { load: loadSubscriptions },

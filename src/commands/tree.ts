@@ -22,6 +22,7 @@ export const TOP_LEVEL: readonly TopLevelEntry[] = [
   { name: 'config', description: 'Show and change stored profiles (precedence: flag > environment > profile > default)' },
   { name: 'sync', description: 'Keep a local mirror (DuckDB) of every record up to date: incremental, resumable, exact' },
   { name: 'sql', description: 'Query the local mirror with SQL (read-only): exact totals, exports, what failed since yesterday' },
+  { name: 'db', description: "A team's mirror on PostgreSQL: its DDL for a DBA (db init --print-sql), read access for a BI role (db grant-reader)" },
   { name: 'verify', description: "Check the mirror's records against the chain's own events; verdicts kept in chain_verdicts, exit 9 when any is bad" },
   { name: 'rates', description: 'The rates --currency values with: Chainlink\'s feeds per token, the auditor\'s re-check of a rates file' },
   { name: 'subscriptions', description: 'Who is active, past due, lapsed or cancelled: one row per subscription, from the mirror' },

@@ -209,7 +209,7 @@ export interface VerifyOptions {
 }
 
 export interface MirrorStore {
-  /** The mirror as messages name it: its file (a database URL would be shown without its password). */
+  /** The mirror as messages name it: its file, or its server's URL masked (scheme and host). */
   readonly name: string;
 
   // What the mirror knows of itself: in the same database, in the same transactions as the records.
@@ -250,6 +250,13 @@ export interface MirrorStore {
   // Writing records (sync).
   /** A writer of `collection`'s records of `chain`; `runAt` (ISO 8601): first_seen of new records, last_updated of changed ones. */
   writer(collection: MirroredCollection, chain: string, runAt: string): Promise<CollectionWriter>;
+  /**
+   * Holds (service, chain, collection, scope) for this writer while it walks that list;
+   * returns the release. Another writer holding it: BusyError (exit 10), or waits with
+   * OpenOptions.waitForSync. An engine whose whole mirror has one writer (DuckDB's file
+   * lock) holds every scope already.
+   */
+  lockScope(service: string, chain: string, collection: string, scope: string): Promise<() => Promise<void>>;
   /** When a walk commits; `appendsOnly`: every record of it is new. */
   commitPlan(appendsOnly: boolean): CommitPlan;
   /**
@@ -289,4 +296,17 @@ export interface MirrorStore {
   exportParquet(dir: string, signal: AbortSignal): Promise<ParquetExport>;
 
   close(): void;
+}
+
+/** Runs `work` in one transaction of `on`: all of it is committed, or none of it (a failed rollback hides not the failure). */
+export async function inTransaction<T>(on: { begin(): Promise<void>; commit(): Promise<void>; rollback(): Promise<void> }, work: () => Promise<T>): Promise<T> {
+  await on.begin();
+  try {
+    const result = await work();
+    await on.commit();
+    return result;
+  } catch (err) {
+    await on.rollback().catch(() => {});
+    throw err;
+  }
 }

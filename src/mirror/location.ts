@@ -6,16 +6,21 @@ import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import { checkKeptFile, checkKeptFolder } from '../core/runtime/trust.js';
 import type { Session } from '../core/runtime/session.js';
+import { isDbUrl, parseServerUrl, type ServerUrl } from './server-url.js';
 
 // Where a mirror lives: --db FILE, else PAYREC_DB, else one file per profile in the
 // XDG data directory (DESIGN.md): `<data>/payrec/<profile>.duckdb`, and
-// `emulator.duckdb` beside them for the built-in emulator's records.
+// `emulator.duckdb` beside them for the built-in emulator's records. A postgres:// URL
+// puts it on a PostgreSQL server instead (server-url.ts).
 
 /** The mirror in the trust check's messages: what it is, and what moves it. */
 export const MIRROR_KEEPER = { role: 'the mirror', moveWith: '--db (or PAYREC_DB, XDG_DATA_HOME)' };
 
 export interface MirrorLocation {
+  /** The file, or for a server how messages name it (its URL masked). */
   file: string;
+  /** A mirror on a PostgreSQL server: where, and in which schema. */
+  server?: ServerUrl;
   /** The default location (its directory may be created); false for --db / PAYREC_DB. */
   isDefault: boolean;
 }
@@ -34,6 +39,7 @@ export function dataDir(env: NodeJS.ProcessEnv, platform = process.platform): st
  */
 export async function mirrorLocation(session: Session, dbFlag: string | undefined): Promise<MirrorLocation> {
   const location = await locate(session, dbFlag);
+  if (location.server) return location;
   await checkKeptFile(location.file, MIRROR_KEEPER);
   // DuckDB would wait on a named pipe for ever (Ctrl-C too), and cannot use a device or a folder.
   const found = await stat(location.file).catch(() => undefined);
@@ -43,7 +49,8 @@ export async function mirrorLocation(session: Session, dbFlag: string | undefine
 
 /** Whether the mirror is there yet (a sync makes it). */
 export function mirrorExists(location: MirrorLocation): boolean {
-  return existsSync(location.file);
+  // A server's mirror is there once its schema is: the engine tells (MirrorStore.isMirror).
+  return location.server !== undefined || existsSync(location.file);
 }
 
 /** --parquet DIR in the trust check's messages: it holds every record, as the mirror does. */
@@ -77,6 +84,10 @@ async function locate(session: Session, dbFlag: string | undefined): Promise<Mir
   const given = dbFlag ?? (env.PAYREC_DB || stored);
   if (given !== undefined) {
     const flag = dbFlag !== undefined ? '--db' : env.PAYREC_DB ? 'PAYREC_DB' : `db of profile ${session.stored.profile}`;
+    if (isDbUrl(given)) {
+      const server = parseServerUrl(given, flag);
+      return { file: server.shown, isDefault: false, server };
+    }
     if (given === '' || /[\u0000-\u001f\u007f-\u009f]/.test(given)) {
       throw new UsageError(`invalid ${flag} "${printable(given)}": expected a file path without control characters`);
     }

@@ -107,12 +107,16 @@ export async function syncMirror(session: Session, db: MirrorStore, service: Ser
     for (const target of mine) {
       await db.letReadersIn();
       upserter.scope(target.param, target.id);
+      // Another runner on this list (a server's mirror) makes this one busy, or wait; other lists go on in parallel.
+      const release = await db.lockScope(service.id, chain, collection.name, scopeKey(target.param, target.id));
       try {
         await (collection.endpoint.timeWindow ? walkWindow : walkWhole)(run, target, upserter, report);
       } catch (err) {
         // A plan the service does not show (gone, another account's): the other plans go on, and the report says so.
         if (target.given || !(err instanceof ApiError) || err.status < 400 || err.status >= 500 || err.status === 401 || err.status === 429) throw err;
         notes.push(`${flagOf(target.param!)} ${target.id}: ${err.message}`);
+      } finally {
+        await release();
       }
     }
     report.note = notes.join('; ');

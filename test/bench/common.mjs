@@ -19,6 +19,15 @@ export function timed(env, cmd, args, options = {}) {
   return ms;
 }
 
+/** Wall time of one run of payrec (`args`) in ms, and its stdout; throws when it fails. */
+export function timedPayrec(env, args) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync(NODE, [BIN, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`payrec ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return { ms, stdout: r.stdout };
+}
+
 /** Runs each named command `runs` times, interleaved (so load changes hit all alike); every time, by name. */
 export function interleavedTimes(commands, runs) {
   const times = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));

@@ -16,7 +16,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, fmt, KEY, median, NODE, startEmulator as startProcess, Targets } from './common.mjs';
+import { BIN, fmt, KEY, median, NODE, startEmulator as startProcess, Targets, timedPayrec } from './common.mjs';
 
 const RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 3);
 const QUERY_RUNS = 7;
@@ -27,14 +27,8 @@ const work = mkdtempSync(join(tmpdir(), 'payrec-bench-mirror-'));
 const env = { ...process.env, PAYREC_CONFIG_DIR: work, PAYREC_API_KEY: KEY, PAYREC_CHAIN: 'bsc', NO_COLOR: '1' };
 const targets = new Targets();
 
-/** Wall time of one run in milliseconds, and its stdout; throws when the command fails. */
-function run(args) {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(NODE, [BIN, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`payrec ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-  return { ms, stdout: r.stdout };
-}
+/** Wall time of one payrec run in milliseconds, and its stdout. */
+const run = (args) => timedPayrec(env, args);
 
 const target = (...args) => targets.add(...args);
 const startEmulator = (records) => startProcess(env, records);

@@ -14,6 +14,7 @@ export default defineConfig({
       'test/unit/merge.test.ts',
       'test/unit/output.test.ts',
       'test/unit/paginate*.test.ts',
+      'test/unit/pg-pure.test.ts',
       'test/unit/period.test.ts',
       'test/unit/properties.test.ts',
       'test/unit/round-search.test.ts',

@@ -1,5 +1,5 @@
 import type { Session } from '../runtime/session.js';
-import { maskKey, maskRpcUrl } from '../runtime/secrets.js';
+import { maskDbUrl, maskKey, maskRpcUrl } from '../runtime/secrets.js';
 import { rpcInEffect } from './settings.js';
 
 // Every setting in effect and where it came from (flag, env VAR, profile NAME,
@@ -19,7 +19,8 @@ export function runDefaults(session: Session): Record<RunDefault, [string, strin
   return {
     tz: from(flags.tz, 'PAYREC_TZ', 'tz', 'UTC'),
     format: from(flags.format, 'PAYREC_FORMAT', 'format', "table (or from -o's extension)"),
-    db: from(undefined, 'PAYREC_DB', 'db', '<XDG data dir>/payrec/<profile>.duckdb'),
+    // A database URL is a secret: scheme and host only.
+    db: ((d) => [maskDbUrl(d[0]), d[1]] as [string, string])(from(undefined, 'PAYREC_DB', 'db', '<XDG data dir>/payrec/<profile>.duckdb')),
     timeout: from(flags.timeout, 'PAYREC_TIMEOUT', 'timeout', '30'),
     retries: from(flags.retries, 'PAYREC_RETRIES', 'retries', '3'),
     // --currency is a list's flag, not a global one: the profile's, or none.

@@ -117,3 +117,20 @@ export function keepRpcSecret(url: string): void {
     keepSecret(decoded(part));
   }
 }
+
+// A mirror's database URL (--db postgres://…) is a secret too: it names the server, the
+// account and the database a team's records live in.
+
+/** Whether --db (or PAYREC_DB, a profile's db) names a PostgreSQL server rather than a file. */
+export const isDbUrl = (text: string): boolean => /^postgres(ql)?:\/\//i.test(text);
+
+/** A mirror's location as it may be shown: a file as it is, a database URL by its scheme and host only. */
+export function maskDbUrl(text: string): string {
+  if (!isDbUrl(text)) return text;
+  try {
+    const u = new URL(text);
+    return `${u.protocol}//${u.host}/****`;
+  } catch {
+    return `${text.slice(0, text.indexOf(':'))}://****`;
+  }
+}

@@ -38,13 +38,6 @@ export function fitsDecimal(value: unknown): boolean {
   return typeof value === 'string' && FITS.test(value);
 }
 
-/** What inexact_amounts keeps for an amount the record does not have at all. */
-export const ABSENT_AMOUNT = '(absent)';
-
-/** The text an inexact amount keeps: a string as sent, anything else as JSON, an absent one as ABSENT_AMOUNT. */
-export function amountText(value: unknown): string {
-  return value === undefined ? ABSENT_AMOUNT : typeof value === 'string' ? value : JSON.stringify(value);
-}
 
 const UNIT = '1' + '0'.repeat(FRACTION_DIGITS);
 const SMALLEST = `0.${'0'.repeat(FRACTION_DIGITS - 1)}1`;

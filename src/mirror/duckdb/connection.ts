@@ -8,6 +8,7 @@ import { printable } from '../../core/output/sanitize.js';
 import { formatDuration } from '../../core/runtime/time.js';
 import { shellWord } from '../../core/runtime/trust.js';
 import { RELEASE_EVERY, releaseChunks } from './chunks.js';
+import { inTransaction } from '../engine.js';
 import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult, type DuckDBValue, type Json } from './node-api.js';
 import type { Access, OpenOptions } from '../engine.js';
 
@@ -362,17 +363,10 @@ export class MirrorDb {
   }
 
   /** Runs `work` in one transaction: all of it is committed, or none of it. */
-  async transaction<T>(work: () => Promise<T>): Promise<T> {
-    await this.begin();
-    try {
-      const result = await work();
-      await this.commit();
-      return result;
-    } catch (err) {
-      await this.rollback();
-      throw err;
-    }
+  transaction<T>(work: () => Promise<T>): Promise<T> {
+    return inTransaction(this, work);
   }
+
 
   /** Stops a running query (Ctrl-C): it fails at once and its transaction is rolled back. */
   interrupt(): void {

@@ -125,6 +125,11 @@ export class DuckDbStore implements MirrorStore {
     return new Upserter(this.db, layoutOf(collection), chain, runAt);
   }
 
+  /** One sync at a time holds the whole file (connection.ts' sync lock): every scope is its already. */
+  async lockScope(): Promise<() => Promise<void>> {
+    return async () => {};
+  }
+
   commitPlan(appendsOnly: boolean): CommitPlan {
     return new RowGroupCommits(appendsOnly);
   }
@@ -186,7 +191,8 @@ export class DuckDbStore implements MirrorStore {
   }
 
   async verify(verifier: Verifier, o: VerifyOptions): Promise<VerifyReport[]> {
-    return (await import('./verdicts.js')).verifyMirror(this.db, verifier, o);
+    const [{ verifyMirror }, { verdictStore }] = await Promise.all([import('../verify.js'), import('./verdicts.js')]);
+    return verifyMirror(verdictStore(this.db), verifier, o);
   }
 
   async acknowledge(chain: string, hashes: readonly string[], reason: string, by: string): Promise<void> {

@@ -1,6 +1,8 @@
 import { DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBDateValue, type DuckDBResult, type DuckDBTimestampTZValue, type DuckDBType, type DuckDBValue, type DuckDBValueConverter, type Json } from './node-api.js';
 import type { CellKind } from '../../core/output/document.js';
-import { formatLocal, offsetAt } from '../../core/runtime/zone.js';
+import { withoutPaddingZeros, zonedTime } from '../result-text.js';
+
+export { withoutPaddingZeros };
 
 // Query results as records for the output module, never through a lossy JavaScript
 // number, and each column with one JSON type in every row (a script reading `-f json`
@@ -31,28 +33,11 @@ const converterIn =
     return JsonDuckDBValueConverter(value, type, converter as DuckDBValueConverter<Json>);
   };
 
-/**
- * A TIMESTAMP WITH TIME ZONE as DuckDB writes it (`2026-10-31 15:05:09+01`), but in
- * --tz with that instant's own offset (the library uses one fixed offset for every
- * instant, which daylight saving makes wrong half the year).
- */
+/** A TIMESTAMP WITH TIME ZONE in --tz, with that instant's own offset (the library uses one fixed offset for every instant). */
 function zonedTimestamp(value: DuckDBTimestampTZValue, zone: string): string {
   if (!value.isFinite) return value.toString();
   const seconds = Number(value.micros / 1_000_000n) - (value.micros % 1_000_000n < 0n ? 1 : 0);
-  const micros = Number(value.micros - BigInt(seconds) * 1_000_000n);
-  const fraction = micros === 0 ? '' : `.${String(micros).padStart(6, '0').replace(/0+$/, '')}`;
-  const offset = offsetAt(seconds, zone);
-  const abs = Math.abs(offset);
-  const hh = String(Math.floor(abs / 3600)).padStart(2, '0');
-  const mm = (abs % 3600) / 60;
-  return `${formatLocal(seconds, zone)}${fraction}${offset < 0 ? '-' : '+'}${hh}${mm ? `:${String(mm).padStart(2, '0')}` : ''}`;
-}
-
-/** A decimal's text without trailing fraction zeros (nor a bare point); '-0' is '0'. */
-export function withoutPaddingZeros(text: string): string {
-  if (!text.includes('.')) return text === '-0' ? '0' : text;
-  const trimmed = text.replace(/0+$/, '').replace(/\.$/, '');
-  return trimmed === '-0' ? '0' : trimmed;
+  return zonedTime(seconds, Number(value.micros - BigInt(seconds) * 1_000_000n), zone);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { MalformedResponseError, UsageError } from '../../core/runtime/errors.js';
+import { MalformedResponseError } from '../../core/runtime/errors.js';
+import { coverageOf } from '../coverage.js';
 import { printable } from '../../core/output/sanitize.js';
 import { doubles, integers } from './chunks.js';
 import type { DuckDBValue } from './node-api.js';
@@ -21,36 +22,14 @@ const SUBSCRIPTION_CODES = 'payrec_subscription_codes';
 /** Another: each (plan, token, amount, status, success) of the billings once, numbered: their labels and outcomes. */
 const LABEL_CODES = 'payrec_label_codes';
 
-/** Plans and how far their lists were synced, for the chain; refuses a plan given but not synced, or synced halfway. */
+/** Plans and how far their lists were synced, for the chain (../coverage.ts). */
 export async function subscriptionCoverage(db: MirrorDb, chain: string, wanted: readonly string[]): Promise<Coverage> {
   const rows = await db.rows(
     `SELECT collection, scope, cursor FROM ${CURSOR_TABLE}
      WHERE chain = $1 AND collection IN ('fixed-recurring/billings', 'fixed-recurring/cancellations') AND scope LIKE 'planId=%'`,
     [chain],
   );
-  const cursors = new Map<string, Map<string, number>>();
-  for (const r of rows) {
-    const plan = String(r.scope).slice('planId='.length);
-    if (!cursors.has(plan)) cursors.set(plan, new Map());
-    cursors.get(plan)!.set(String(r.collection), Number(r.cursor));
-  }
-  const plans = wanted.length > 0 ? [...wanted] : [...cursors.keys()].sort();
-  let syncedUpTo: number | undefined;
-  const since = new Map<string, number>();
-  for (const plan of plans) {
-    const lists = cursors.get(plan);
-    const missing = ['fixed-recurring/billings', 'fixed-recurring/cancellations'].filter((c) => lists?.get(c) === undefined);
-    if (missing.length > 0) {
-      throw new UsageError(
-        `the mirror has not synced the ${missing.map((c) => c.slice('fixed-recurring/'.length)).join(' and ')} of plan ${plan} (chain ${chain}): its subscriptions cannot be told`,
-        `sync them first: payrec sync fr/billings fr/cancellations --plan-id ${plan} (or add --sync)`,
-      );
-    }
-    for (const cursor of lists!.values()) syncedUpTo = syncedUpTo === undefined ? cursor : Math.min(syncedUpTo, cursor);
-    const scope = `planId=${plan}`;
-    since.set(plan, Math.max(await readSince(db, chain, 'fixed-recurring/billings', scope), await readSince(db, chain, 'fixed-recurring/cancellations', scope)));
-  }
-  return { plans, syncedUpTo, since };
+  return coverageOf(rows.map((r) => ({ collection: String(r.collection), scope: String(r.scope), cursor: Number(r.cursor) })), chain, wanted, (collection, scope) => readSince(db, chain, collection, scope));
 }
 
 /** A DECIMAL's text without the zeros DuckDB pads it with (9.990000000000000000 → 9.99). */

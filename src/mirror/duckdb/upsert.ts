@@ -1,13 +1,13 @@
 import { MalformedResponseError } from '../../core/runtime/errors.js';
-import { printable } from '../../core/output/sanitize.js';
 import { identityOf, type Page } from '../../core/lists/paginate.js';
 import { identityHashSql } from './identity-hash.js';
 import type { TableLayout } from './layout.js';
 import { hasSurrogateEscape, recordBytes } from './record-bytes.js';
 import { RowSources } from './rows.js';
-import { contentColumns, ident, recordConformer, type Leftovers } from './schema.js';
+import { fitsDecimal } from './amounts.js';
+import { contentColumns, ident, recordConformer } from './schema.js';
 import { CHAIN_COLUMN, FIRST_SEEN_COLUMN, IDENTITY_HASH_COLUMN, LAST_UPDATED_COLUMN } from '../fields.js';
-import { TIME_RANGE } from '../../core/runtime/time.js';
+import { RecordChecks } from '../record-checks.js';
 import type { MirrorDb } from './connection.js';
 import type { CollectionWriter, UpsertCounts, WriteBatch } from '../engine.js';
 
@@ -70,9 +70,10 @@ export class Upserter implements CollectionWriter {
    */
   appendsOnly = false;
   /** Paths (without list indexes) that held an unknown field or a value of another type, with counts. */
-  readonly drift = new Map<string, number>();
-  /** Records whose text held a lone UTF-16 surrogate, stored with U+FFFD in its place: how they are named. */
-  readonly repaired: string[] = [];
+  get drift(): ReadonlyMap<string, number> {
+    return this.checks.drift;
+  }
+  private readonly checks: RecordChecks;
 
   constructor(
     private readonly db: MirrorDb,
@@ -82,7 +83,8 @@ export class Upserter implements CollectionWriter {
     runAt: string,
   ) {
     const { fields, collection } = layout;
-    this.conform = recordConformer(fields);
+    this.conform = recordConformer(fields, fitsDecimal);
+    this.checks = new RecordChecks(collection.name, collection.endpoint.identity);
     this.rows = new RowSources(fields);
     this.identity = collection.endpoint.identity;
     this.key = identityOf(collection.endpoint);
@@ -143,11 +145,10 @@ export class Upserter implements CollectionWriter {
     if (page.records.length === 0) return;
     // A lone surrogate can only come from an escape of one in the body (bytes decode to
     // whole characters or U+FFFD): a body without one needs no walk over every value.
-    const records = page.body && !hasSurrogateEscape(page.body) ? page.records : page.records.map((r) => this.wellFormed(r));
-    this.checkIdentities(records);
+    const records = this.checks.prepare(page.records, page.body !== undefined && !hasSurrogateEscape(page.body));
     batch.size += records.length;
     batch.last = records[records.length - 1];
-    const extras = records.map((r) => this.conformed(r));
+    const extras = records.map((r) => this.checks.countDrift(this.conform(r)));
     const bytes = page.body && this.rows.takesPageBytes && extras.every((x) => x === undefined) ? recordBytes(page.body) : undefined;
     if (bytes) return void batch.pages.push(bytes);
     records.forEach((r, i) => {
@@ -184,7 +185,7 @@ export class Upserter implements CollectionWriter {
       if (n > size) [largest, size] = [r, n];
     }
     return new MalformedResponseError(
-      `a ${this.layout.collection.name} record (${this.nameOf(largest)}) holds a value larger than the mirror's JSON reader takes (16 MB); nothing of its batch was written`,
+      `a ${this.layout.collection.name} record (${this.checks.nameOf(largest)}) holds a value larger than the mirror's JSON reader takes (16 MB); nothing of its batch was written`,
       'the service sent a record no payment record needs to be; the records before its batch are committed',
     );
   }
@@ -224,72 +225,16 @@ export class Upserter implements CollectionWriter {
     return { new: fresh, updated, unchanged: batch.size - fresh - updated };
   }
 
+  /** Records whose text held a lone UTF-16 surrogate, stored with U+FFFD in its place: how they are named. */
+  get repaired(): readonly string[] {
+    return this.checks.repaired;
+  }
+
   /** Amounts of new records that DECIMAL(38,18) could not hold (their text is kept). */
   get inexact(): number {
     return this.newInexact;
   }
 
-  /** Conforms a record to its fields, counting what went into extra_fields. */
-  private conformed(record: Record<string, unknown>): Leftovers | undefined {
-    const left = this.conform(record);
-    if (left?.extra) {
-      for (const path of Object.keys(left.extra)) {
-        const key = path.replace(/\[\d+\]/g, '[]');
-        this.drift.set(key, (this.drift.get(key) ?? 0) + 1);
-      }
-    }
-    return left;
-  }
-
-  /** A record as messages name it: its identity fields, each cut at 80 characters. */
-  private nameOf(record: Record<string, unknown> | undefined): string {
-    return this.identity.map((f) => `${f} ${printable(String(record?.[f]).slice(0, 80))}`).join(', ');
-  }
-
-  /**
-   * The record with every lone UTF-16 surrogate (in keys and text) replaced by U+FFFD,
-   * as a UTF-8 encoder writes it: JSON.parse accepts "\ud800", DuckDB's JSON reader
-   * refuses it, and one such record would stop every sync. Noted in `repaired`.
-   */
-  private wellFormed(record: Record<string, unknown>): Record<string, unknown> {
-    const fixed = wellFormedValue(record) as Record<string, unknown>;
-    if (fixed !== record) this.repaired.push(this.nameOf(fixed));
-    return fixed;
-  }
-
-  /**
-   * Identities each record must have, and a timestamp the mirror can hold: the walk
-   * orders records by it and its cursor is the last one's, so a record stamped beyond
-   * the years 1 to 9999 (or not a finite number) stops the sync with exit 6, naming
-   * it, with nothing of its batch written.
-   */
-  private checkIdentities(records: Record<string, unknown>[]): void {
-    for (const r of records) {
-      const t = r.timestamp;
-      if (typeof t === 'number' && !Number.isInteger(t)) {
-        throw new MalformedResponseError(
-          `a ${this.layout.collection.name} record (${this.nameOf(r)}) is stamped ${t}, not a whole number of seconds; nothing of its batch was written`,
-          'the service sent a time the API never has; the records before its batch are committed',
-        );
-      }
-      if (typeof t === 'number' && !(t >= TIME_RANGE[0] && t <= TIME_RANGE[1])) {
-        throw new MalformedResponseError(
-          `a ${this.layout.collection.name} record (${this.nameOf(r)}) is stamped ${t}, beyond the years 1 to 9999 the mirror holds; nothing of its batch was written`,
-          'the service sent a time no payment has; the records before its batch are committed',
-        );
-      }
-    }
-    for (const r of records) {
-      for (const f of this.identity) {
-        if (typeof r[f] !== 'string' || r[f] === '') {
-          throw new MalformedResponseError(
-            `a ${this.layout.collection.name} record has no usable "${f}", the field that identifies it; the mirror cannot tell such records apart`,
-            'the service may have changed; nothing of this batch was written',
-          );
-        }
-      }
-    }
-  }
 
   /** Starts recording which identities a walk sees (see removeUnseen). */
   async startSeen(): Promise<void> {
@@ -331,28 +276,3 @@ function jsonArray(elements: Buffer[]): Buffer[] {
 const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((c) => Buffer.from(c));
 
 const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
-
-/** A high surrogate without its low one, or a low one without its high one (String.prototype.toWellFormed, ES2024). */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE, 'g');
-
-/** `value` with lone surrogates replaced (keys too); the same object when it holds none. */
-function wellFormedValue(value: unknown): unknown {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? value.replace(LONE_SURROGATE_ALL, '\ufffd') : value;
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) {
-    const items = value.map(wellFormedValue);
-    return items.some((v, i) => v !== value[i]) ? items : value;
-  }
-  let changed = false;
-  const entries = Object.entries(value).map(([k, v]) => {
-    const [key, fixed] = [wellFormedValue(k) as string, wellFormedValue(v)];
-    changed ||= key !== k || fixed !== v;
-    return [key, fixed] as const;
-  });
-  if (!changed) return value;
-  // defineProperty, not assignment: a key "__proto__" stays a field.
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of entries) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-  return out;
-}

@@ -1,21 +1,15 @@
-import { InterruptedError } from '../../core/runtime/errors.js';
 import type { Verdict } from '../../chain/verdict-names.js';
 import { OPEN_VERDICTS } from '../../chain/verdict-names.js';
-import type { Verifier } from '../../chain/verifier.js';
-import { combine, subjectsOf } from '../../chain/verifier.js';
-import type { Subject } from '../../chain/decode.js';
-import { verifiable } from '../../chain/verifiable.js';
-import { withPaymentTags, type PaymentTags } from '../../chain/payment-tags.js';
 import { CATALOG, type MirroredCollection } from '../catalog.js';
 import { layoutOf } from './layout.js';
 import { ident } from './schema.js';
 import { INEXACT_COLUMN, LAST_UPDATED_COLUMN, type Field, type FieldType } from '../fields.js';
 import type { MirrorDb } from './connection.js';
 import type { AckRow, VerifyReport, VerifyScope } from '../engine.js';
+import { restore, VERIFY_BATCH, type VerdictLine, type VerdictStore, type VerifyRow, type VerifyRun } from '../verify.js';
 
-// `payrec verify` on the mirror: every record not yet final is checked against the
-// chain, a batch at a time, and its verdict stored in `chain_verdicts` in the same
-// file, committed batch by batch (an interrupted run keeps what it verified). A
+// DuckDB's store of `payrec verify`'s verdicts (../verify.ts runs the verification):
+// `chain_verdicts` in the same file as the records, committed batch by batch. A
 // record is final once its verdict is neither pending, unconfirmed nor missing and it
 // has not changed since; a reorged one once its block is final, except one found reorged
 // by its block alone in this run, read again by the next (a node that lied once cannot
@@ -42,9 +36,6 @@ CREATE TABLE IF NOT EXISTS ${ACKS_TABLE} (
   chain VARCHAR NOT NULL, transactionHash VARCHAR NOT NULL, reason VARCHAR NOT NULL,
   ackedBy VARCHAR NOT NULL, ackedAt TIMESTAMPTZ NOT NULL,
   PRIMARY KEY (chain, transactionHash))`;
-
-/** Records verified per batch: one commit each. */
-const BATCH = 1000;
 
 export async function ensureVerdictsTable(db: MirrorDb): Promise<void> {
   await db.run(DDL);
@@ -104,25 +95,7 @@ function verdictRows(c: MirroredCollection, scope: VerifyScope): string {
   return `SELECT v.* FROM ${VERDICTS_TABLE} v WHERE v.chain = $1 AND v.collection = '${c.name}' AND EXISTS (SELECT 1 FROM ${layoutOf(c).storage} t WHERE t.chain = v.chain AND ${matches} AND ${inWindow(scope)})`;
 }
 
-/** Puts an amount the table could not hold back in its place, as its text (inexact_amounts keeps it by path). */
-function restore(record: Record<string, unknown>, path: string, text: unknown): void {
-  const parts = path.split(/\.|(?=\[)/).map((p) => /^\[(\d+)\]$/.exec(p)?.[1] ?? p);
-  let at: unknown = record;
-  for (const part of parts.slice(0, -1)) at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[part] : undefined;
-  if (at !== null && typeof at === 'object') (at as Record<string, unknown>)[parts.at(-1)!] = text;
-}
-
-interface Row {
-  key: string;
-  /** The record's timestamp in microseconds (batches are read in time order). */
-  time: number;
-  record: Record<string, unknown>;
-  planId?: string;
-  /** One-time transfers: the mirror's tag of the payment its oneTimeId names. */
-  paymentTag?: string;
-}
-
-async function readBatch(db: MirrorDb, c: MirroredCollection, chain: string, scope: VerifyScope, after: { time: number; key: string } | undefined): Promise<Row[]> {
+async function readBatch(db: MirrorDb, c: MirroredCollection, chain: string, scope: VerifyScope, after: { time: number; key: string } | undefined): Promise<VerifyRow[]> {
   const layout = layoutOf(c);
   const fields: Field[] = layout.fields;
   const select = fields.map((f) => `${apiForm(`t.${ident(f.name)}`, f.type)} AS ${ident(f.name)}`);
@@ -141,7 +114,7 @@ async function readBatch(db: MirrorDb, c: MirroredCollection, chain: string, sco
   const rows = await db.rows(
     `SELECT ${select.join(', ')}${scopeColumn}${tag}, ${keyOf(c)} AS "payrec key", CAST(${time} AS DOUBLE) AS "payrec time", t.${ident(INEXACT_COLUMN)} AS "payrec inexact"
      FROM ${layout.storage} t WHERE t.chain = $1 ${page} AND ${inWindow(scope)} AND (${notFinal(c, scope.recheck)})
-     ORDER BY ${time}, ${keyOf(c)} LIMIT ${BATCH}`,
+     ORDER BY ${time}, ${keyOf(c)} LIMIT ${VERIFY_BATCH}`,
     params,
   );
   return rows.map((r) => {
@@ -152,71 +125,8 @@ async function readBatch(db: MirrorDb, c: MirroredCollection, chain: string, sco
   });
 }
 
-/** Verifies the chain's records of `collections` not yet final; returns a report per collection. */
-export async function verifyMirror(
-  db: MirrorDb,
-  verifier: Verifier,
-  o: { chain: string; collections: readonly MirroredCollection[]; tags: PaymentTags; scope: VerifyScope; signal: AbortSignal; progress?: (done: number) => void },
-): Promise<VerifyReport[]> {
-  await ensureVerdictsTable(db);
-  // One instant names this run's news (verdictSince); checkedAt stays each batch's own commit time.
-  const runAt = new Date().toISOString();
-  const final = await verifier.finalHeight();
-  const head = await verifier.client.blockNumber();
-  const reports: VerifyReport[] = [];
-  let done = 0;
-  for (const c of o.collections.filter((x) => verifiable(x.name))) {
-    // Reorgs first: a final record found reorged is judged again below, by its receipt, in this run.
-    const newlyReorged = await noticeReorgs(db, verifier, o.chain, c, o.scope, { final, head, runAt });
-    let checked = 0;
-    let after: { time: number; key: string } | undefined;
-    for (;;) {
-      const rows = await readBatch(db, c, o.chain, o.scope, after);
-      if (rows.length === 0) break;
-      after = { time: rows.at(-1)!.time, key: rows.at(-1)!.key };
-      const subjects = rows.map((r) => subjectsOf(c.name, r.record, r.planId));
-      for (const r of rows) if (r.paymentTag !== undefined) o.tags.add(String(r.record.oneTimeId), r.paymentTag);
-      await withPaymentTags(subjects.flat(), o.tags);
-      const judged = await verifier.verify(subjects.flat());
-      await store(db, o.chain, c.name, rows, subjects, judged, { final, runAt });
-      checked += judged.length;
-      done += rows.length;
-      o.progress?.(done);
-      await db.letReadersIn();
-      if (o.signal.aborted) throw new InterruptedError();
-    }
-    reports.push({ collection: c.name, checked, newlyReorged, ...(await countVerdicts(db, o.chain, c, o.scope, runAt)) });
-  }
-  return reports;
-}
-
-async function store(db: MirrorDb, chain: string, collection: string, rows: Row[], subjects: Subject[][], judged: Awaited<ReturnType<Verifier['verify']>>, run: { final: bigint | undefined; runAt: string }): Promise<void> {
-  const lines: string[] = [];
-  let k = 0;
-  rows.forEach((row, i) => {
-    for (const s of subjects[i]) {
-      const j = judged[k++];
-      const receiver = s.receiver;
-      const hash = receiver === undefined ? row.record.transactionHash : (row.record.receivers as Record<string, unknown>[])[receiver].transactionHash;
-      lines.push(
-        JSON.stringify({
-          chain,
-          collection,
-          record: receiver === undefined ? row.key : `${row.key} receivers[${receiver}]`,
-          transactionHash: typeof hash === 'string' ? hash : null,
-          verdict: j.verdict,
-          blockNumber: j.blockNumber,
-          blockHash: j.blockHash,
-          confirmations: j.confirmations,
-          chainDiff: JSON.stringify(j.differences),
-        }),
-      );
-    }
-    if (subjects[i].length === 0) {
-      const j = combine([]);
-      lines.push(JSON.stringify({ chain, collection, record: row.key, transactionHash: null, verdict: j.verdict, blockNumber: null, blockHash: null, confirmations: null, chainDiff: JSON.stringify(j.differences) }));
-    }
-  });
+async function store(db: MirrorDb, verdicts: VerdictLine[], run: VerifyRun): Promise<void> {
+  const lines = verdicts.map((v) => JSON.stringify(v));
   const columns = `{chain: 'VARCHAR', collection: 'VARCHAR', record: 'VARCHAR', transactionHash: 'VARCHAR', verdict: 'VARCHAR', blockNumber: 'BIGINT', blockHash: 'VARCHAR', confirmations: 'BIGINT', chainDiff: 'VARCHAR'}`;
   // Final: neither open nor reorged; reorged once its block is at or below the node's final block, unless this run
   // found it reorged by its block alone (noticeReorgs): then a later run reads it again, so one wrong answer is not kept for good.
@@ -236,33 +146,38 @@ async function store(db: MirrorDb, chain: string, collection: string, rows: Row[
   );
 }
 
-/**
- * Final verdicts whose block is no longer the canonical one at its height become
- * reorged, not final (their receipts are read again in this run); returns how many.
- * Only blocks above the node's final block are read: one at or below it cannot change.
- * A height above the node's head is a node that lags, not a reorg: left as it is.
- */
-async function noticeReorgs(db: MirrorDb, verifier: Verifier, chain: string, c: MirroredCollection, scope: VerifyScope, run: { final: bigint | undefined; head: bigint; runAt: string }): Promise<number> {
+/** Final verdicts (of the window) above the node's final block and at most its head: their blocks, to read again. */
+async function judgedBlocks(db: MirrorDb, c: MirroredCollection, chain: string, scope: VerifyScope, run: VerifyRun): Promise<{ record: string; n: string; h: string }[]> {
   const above = run.final === undefined ? '' : ` AND v.blockNumber > ${run.final}`;
-  const judged = await db.rows(
+  const rows = await db.rows(
     `SELECT v.record, CAST(v.blockNumber AS VARCHAR) AS n, v.blockHash AS h FROM (${verdictRows(c, scope)}) v
      WHERE v.blockHash IS NOT NULL AND v.blockNumber <= ${run.head}${above} AND coalesce(v.final, v.verdict NOT IN (${quoted([...OPEN_VERDICTS, 'reorged'])})) AND v.verdict <> 'reorged'`,
     [chain],
   );
-  if (judged.length === 0) return 0;
-  const canonical = await verifier.canonicalHashes([...new Set(judged.map((b) => BigInt(String(b.n))))]);
-  const moved = judged.filter((b) => canonical.get(BigInt(String(b.n))) !== b.h).map((b) => String(b.record));
-  if (moved.length === 0) return 0;
+  return rows.map((r) => ({ record: String(r.record), n: String(r.n), h: String(r.h) }));
+}
+
+async function markReorged(db: MirrorDb, chain: string, collection: string, moved: string[], run: VerifyRun): Promise<void> {
   await db.transaction(() =>
     db.withFile(moved.map((record) => JSON.stringify({ record })).join('\n') + '\n', (file) =>
       db.run(
         `UPDATE ${VERDICTS_TABLE} SET verdict = 'reorged', final = false, verdictSince = CAST($3 AS TIMESTAMPTZ), checkedAt = now() WHERE chain = $1 AND collection = $2 AND record IN (SELECT record FROM read_json(${file}, format = 'newline_delimited', columns = {record: 'VARCHAR'}))`,
-        [chain, c.name, run.runAt],
+        [chain, collection, run.runAt],
       ),
     ),
   );
-  return moved.length;
 }
+
+/** DuckDB's store of verdicts, for ../verify.ts. */
+export const verdictStore = (db: MirrorDb): VerdictStore => ({
+  ensure: () => ensureVerdictsTable(db),
+  readBatch: (c, chain, scope, after) => readBatch(db, c, chain, scope, after),
+  store: (lines, run) => store(db, lines, run),
+  judgedBlocks: (c, chain, scope, run) => judgedBlocks(db, c, chain, scope, run),
+  markReorged: (chain, collection, records, run) => markReorged(db, chain, collection, records, run),
+  count: (c, chain, scope, runAt) => countVerdicts(db, chain, c, scope, runAt),
+  letReadersIn: () => db.letReadersIn(),
+});
 
 /** The collection's verdicts (of the window) by verdict: all, those new in this run, those acknowledged, and the acknowledged news. */
 async function countVerdicts(db: MirrorDb, chain: string, c: MirroredCollection, scope: VerifyScope, runAt: string): Promise<Pick<VerifyReport, 'verdicts' | 'news' | 'acked' | 'ackedNews'>> {
