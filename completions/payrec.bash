@@ -26,6 +26,7 @@ _payrec_child() {
     '|sql') echo 'sql' ;;
     '|db') echo 'db' ;;
     '|verify') echo 'verify' ;;
+    '|rates') echo 'rates' ;;
     '|subscriptions') echo 'subscriptions' ;;
     '|metrics') echo 'metrics' ;;
     '|api') echo 'api' ;;
@@ -87,12 +88,14 @@ _payrec_child() {
     'db|grant-reader') echo 'db grant-reader' ;;
     'verify|ack') echo 'verify ack' ;;
     'verify|acks') echo 'verify acks' ;;
+    'rates|feeds') echo 'rates feeds' ;;
+    'rates|check') echo 'rates check' ;;
     *) return 1 ;;
   esac
 }
 _payrec_words() {
   case "$1" in
-    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify subscriptions metrics api doctor completion help' ;;
+    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics api doctor completion help' ;;
     'fixed-recurring') echo 'short-urls billings cancellations cancellation webhook plans' ;;
     'fixed-recurring short-urls') echo 'list get delete create update' ;;
     'fixed-recurring short-urls list') echo '' ;;
@@ -164,12 +167,15 @@ _payrec_words() {
     'verify') echo 'ack acks' ;;
     'verify ack') echo '' ;;
     'verify acks') echo '' ;;
+    'rates') echo 'feeds check' ;;
+    'rates feeds') echo '' ;;
+    'rates check') echo '' ;;
     'subscriptions') echo '' ;;
     'metrics') echo '' ;;
     'api') echo '' ;;
     'doctor') echo '' ;;
     'completion') echo 'bash zsh fish' ;;
-    'help') echo 'reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify subscriptions metrics api doctor completion' ;;
+    'help') echo 'reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics api doctor completion' ;;
   esac
 }
 _payrec_flags() {
@@ -246,6 +252,9 @@ _payrec_flags() {
     'verify') echo '--db --fail-if-any --new --recheck --from --to --period --confirmations --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'verify ack') echo '--reason --by --db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'verify acks') echo '--db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'rates') echo '--profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'rates feeds') echo '--count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'rates check') echo '--count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'subscriptions') echo '--plan-id --at --grace --db --sync --short-url-plans --state --past-due-for --period --from --to --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'metrics') echo '--plan-id --at --grace --db --sync --short-url-plans --period --from --to --interval --by --chart --movements --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'api') echo '--method -X --query --body --all --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
@@ -300,6 +309,8 @@ _payrec_columns() {
     'verify') echo 'collection checked newlyReorged new acked pending missing reorged unconfirmed reverted spoofed mismatch verified' ;;
     'verify ack') echo 'transactionHash verdict collection reason ackedBy ackedAt' ;;
     'verify acks') echo 'transactionHash verdict collection reason ackedBy ackedAt' ;;
+    'rates feeds') echo 'token pair feed status description decimals phase round rate updatedAt problem' ;;
+    'rates check') echo 'line token currency time rate feed round until verdict problem' ;;
     'subscriptions') echo 'subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced endsAt daysPastDue state' ;;
     'metrics') echo 'from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned mrr_net logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered recovered_amount lost open collected failed_amount planId interval' ;;
     'doctor') echo 'check status detail' ;;

@@ -50,6 +50,8 @@ function __payrec_child
             echo 'db'
         case '|verify'
             echo 'verify'
+        case '|rates'
+            echo 'rates'
         case '|subscriptions'
             echo 'subscriptions'
         case '|metrics'
@@ -172,6 +174,10 @@ function __payrec_child
             echo 'verify ack'
         case 'verify|acks'
             echo 'verify acks'
+        case 'rates|feeds'
+            echo 'rates feeds'
+        case 'rates|check'
+            echo 'rates check'
         case '*'
             return 1
     end
@@ -179,7 +185,7 @@ end
 function __payrec_words
     switch "$argv[1]"
         case ''
-            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify subscriptions metrics api doctor completion help
+            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics api doctor completion help
         case 'fixed-recurring'
             printf '%s\n' short-urls billings cancellations cancellation webhook plans
         case 'fixed-recurring short-urls'
@@ -322,6 +328,12 @@ function __payrec_words
             printf '%s\n' 
         case 'verify acks'
             printf '%s\n' 
+        case 'rates'
+            printf '%s\n' feeds check
+        case 'rates feeds'
+            printf '%s\n' 
+        case 'rates check'
+            printf '%s\n' 
         case 'subscriptions'
             printf '%s\n' 
         case 'metrics'
@@ -333,7 +345,7 @@ function __payrec_words
         case 'completion'
             printf '%s\n' bash zsh fish
         case 'help'
-            printf '%s\n' reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify subscriptions metrics api doctor completion
+            printf '%s\n' reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics api doctor completion
         case '*'
             return 1
     end
@@ -484,6 +496,12 @@ function __payrec_flags
             printf '%s\n' --reason --by --db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'verify acks'
             printf '%s\n' --db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'rates'
+            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'rates feeds'
+            printf '%s\n' --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'rates check'
+            printf '%s\n' --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'subscriptions'
             printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --state --past-due-for --period --from --to --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'metrics'
@@ -586,6 +604,10 @@ function __payrec_columns
             printf '%s\n' transactionHash verdict collection reason ackedBy ackedAt
         case 'verify acks'
             printf '%s\n' transactionHash verdict collection reason ackedBy ackedAt
+        case 'rates feeds'
+            printf '%s\n' token pair feed status description decimals phase round rate updatedAt problem
+        case 'rates check'
+            printf '%s\n' line token currency time rate feed round until verdict problem
         case 'subscriptions'
             printf '%s\n' subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced endsAt daysPastDue state
         case 'metrics'

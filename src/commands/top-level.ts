@@ -53,6 +53,7 @@ const LOADERS: Record<string, Loader> = {
   sql: { load: async () => (await import('./sql.js')).addSqlCommand },
   db: { load: async () => (await import('./db.js')).addDbCommands },
   verify: { load: async () => (await import('./verify.js')).addVerifyCommand },
+  rates: { load: async () => (await import('./rates.js')).addRatesCommands },
   subscriptions: { load: loadSubscriptions },
   metrics: { load: loadSubscriptions },
   api: { load: async () => (await import('./api.js')).addApiCommand },

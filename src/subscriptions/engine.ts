@@ -404,6 +404,9 @@ function amountAt(records: SubscriptionRecords, label: number, t: number, rates:
 
 const ATTO = 10n ** 18n;
 
+/** A missing rate, as Valuer's cache holds it. */
+const NO_RATE: ExactRate = { num: 0n, den: 1n };
+
 /**
  * One subscription's MRR in the currency (ChartMogul's rule, DESIGN.md): its token MRR ×
  * the rate at the cycleStart of the cycle in force, the latest cycle paid and seen. Each
@@ -414,7 +417,8 @@ class Valuer {
   private mrr = 0n;
   private token = '';
   private readonly values = new Map<number, bigint>();
-  private readonly rates = new Map<number, ExactRate | undefined>();
+  /** Each cycle's rate, asked once (NO_RATE: asked, and missing). */
+  private readonly rates = new Map<number, ExactRate>();
 
   constructor(private readonly rateOf: RateOf) {}
 
@@ -432,8 +436,9 @@ class Valuer {
   }
 
   rate(cycle: number): ExactRate | undefined {
-    if (!this.rates.has(cycle)) this.rates.set(cycle, this.rateOf(this.token, cycle));
-    return this.rates.get(cycle);
+    let rate = this.rates.get(cycle);
+    if (rate === undefined) this.rates.set(cycle, (rate = this.rateOf(this.token, cycle) ?? NO_RATE));
+    return rate === NO_RATE ? undefined : rate;
   }
 
   /** The MRR's value at the rate of this cycle's start, rounded once; 0 when that rate is missing (left out). */

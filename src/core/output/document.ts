@@ -4,7 +4,7 @@
 // both, and every such module, read it without reading each other.
 
 /** How a column's cells are held: times and dates as date cells, amounts as numbers with their exact text beside. */
-export type CellKind = 'time' | 'date' | 'amount' | 'plain';
+export type CellKind = 'time' | 'date' | 'amount' | 'value' | 'rate' | 'plain';
 
 export interface SheetColumn {
   name: string;

@@ -347,7 +347,9 @@ const AMOUNT_FIELDS: ReadonlySet<string> = new Set(API_AMOUNT_FIELDS);
 /** How a column's cells are held in a format of typed cells (see document.ts), by its field's name. */
 function cellKind(name: string): CellKind {
   const field = name.slice(name.lastIndexOf('.') + 1);
-  return TIMESTAMP_FIELDS.has(field) ? 'time' : AMOUNT_FIELDS.has(field) ? 'amount' : 'plain';
+  if (TIMESTAMP_FIELDS.has(field)) return 'time';
+  if (AMOUNT_FIELDS.has(field)) return 'amount';
+  return field === 'value' || field === 'feeValue' ? 'value' : field === 'rate' ? 'rate' : 'plain';
 }
 
 /**
