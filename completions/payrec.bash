@@ -27,6 +27,7 @@ _payrec_child() {
     '|verify') echo 'verify' ;;
     '|subscriptions') echo 'subscriptions' ;;
     '|metrics') echo 'metrics' ;;
+    '|close') echo 'close' ;;
     '|api') echo 'api' ;;
     '|doctor') echo 'doctor' ;;
     '|completion') echo 'completion' ;;
@@ -87,7 +88,7 @@ _payrec_child() {
 }
 _payrec_words() {
   case "$1" in
-    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql verify subscriptions metrics api doctor completion help' ;;
+    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql verify subscriptions metrics close api doctor completion help' ;;
     'fixed-recurring') echo 'short-urls billings cancellations cancellation webhook plans' ;;
     'fixed-recurring short-urls') echo 'list get delete create update' ;;
     'fixed-recurring short-urls list') echo '' ;;
@@ -156,10 +157,11 @@ _payrec_words() {
     'verify') echo '' ;;
     'subscriptions') echo '' ;;
     'metrics') echo '' ;;
+    'close') echo '' ;;
     'api') echo '' ;;
     'doctor') echo '' ;;
     'completion') echo 'bash zsh fish' ;;
-    'help') echo 'reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql verify subscriptions metrics api doctor completion' ;;
+    'help') echo 'reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql verify subscriptions metrics close api doctor completion' ;;
   esac
 }
 _payrec_flags() {
@@ -233,6 +235,7 @@ _payrec_flags() {
     'verify') echo '--db --fail-if-any --confirmations --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'subscriptions') echo '--plan-id --at --grace --db --sync --state --past-due-for --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'metrics') echo '--plan-id --at --grace --db --sync --period --from --to --interval --by --chart --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'close') echo '--plan-id --at --grace --db --sync --fail-if-any --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'api') echo '--method -X --query --body --all --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'doctor') echo '--profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'completion') echo '--profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;

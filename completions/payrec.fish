@@ -52,6 +52,8 @@ function __payrec_child
             echo 'subscriptions'
         case '|metrics'
             echo 'metrics'
+        case '|close'
+            echo 'close'
         case '|api'
             echo 'api'
         case '|doctor'
@@ -169,7 +171,7 @@ end
 function __payrec_words
     switch "$argv[1]"
         case ''
-            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql verify subscriptions metrics api doctor completion help
+            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql verify subscriptions metrics close api doctor completion help
         case 'fixed-recurring'
             printf '%s\n' short-urls billings cancellations cancellation webhook plans
         case 'fixed-recurring short-urls'
@@ -306,6 +308,8 @@ function __payrec_words
             printf '%s\n' 
         case 'metrics'
             printf '%s\n' 
+        case 'close'
+            printf '%s\n' 
         case 'api'
             printf '%s\n' 
         case 'doctor'
@@ -313,7 +317,7 @@ function __payrec_words
         case 'completion'
             printf '%s\n' bash zsh fish
         case 'help'
-            printf '%s\n' reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql verify subscriptions metrics api doctor completion
+            printf '%s\n' reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql verify subscriptions metrics close api doctor completion
         case '*'
             return 1
     end
@@ -458,6 +462,8 @@ function __payrec_flags
             printf '%s\n' --plan-id --at --grace --db --sync --state --past-due-for --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'metrics'
             printf '%s\n' --plan-id --at --grace --db --sync --period --from --to --interval --by --chart --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'close'
+            printf '%s\n' --plan-id --at --grace --db --sync --fail-if-any --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'api'
             printf '%s\n' --method -X --query --body --all --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'doctor'

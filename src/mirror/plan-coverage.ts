@@ -109,11 +109,12 @@ const plansWord = (n: number) => `${n.toLocaleString('en-US')} fixed-recurring $
  * whose billings and cancellations the mirror holds and the command reads), from which
  * sources, which known plans it leaves out for want of a sync, and how to add an unseen
  * one. `given`: the command named its plans (--plan-id), and covers only those.
+ * Returns where each known plan was found (nothing when `given`).
  */
-export async function notePlanCoverage(session: Session, db: MirrorStore, chain: string, covered: readonly string[], given: readonly string[]): Promise<void> {
+export async function notePlanCoverage(session: Session, db: MirrorStore, chain: string, covered: readonly string[], given: readonly string[]): Promise<ReadonlyMap<string, readonly PlanSource[]>> {
   if (given.length > 0) {
     session.note(`covering ${plansWord(covered.length)}: those given with --plan-id`);
-    return;
+    return new Map();
   }
   const known = await knownPlans(db, chain, await addedPlans(session));
   const unsynced = [...known.keys()].filter((plan) => !covered.includes(plan));
@@ -122,6 +123,7 @@ export async function notePlanCoverage(session: Session, db: MirrorStore, chain:
       ? ''
       : `; ${plansWord(unsynced.length)} known but not synced yet, so left out (${unsynced.map((p) => `${p.slice(0, 10)}…`).join(', ')}): ${payrecCommand(session)}sync, or --sync`;
   session.note(`covering ${plansWord(covered.length)} (${sourceCounts(covered, known) || 'none'})${left}; ${unseenHint(session)}`);
+  return known;
 }
 
 /**

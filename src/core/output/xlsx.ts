@@ -110,6 +110,8 @@ export function amountNumber(text: string): { value: number; exact: boolean } {
 
 const HEADER = { font: { bold: true } };
 const ROUNDED_FORMAT = '"≈ "General';
+/** A ratio (a fraction of 8 places) as a percentage with every digit it has: 0.66666667 shows 66.666667%. */
+const PERCENT_FORMAT = '0.00####%';
 
 function offsetText(seconds: number): string {
   const sign = seconds < 0 ? '-' : '+';
@@ -131,7 +133,7 @@ function slotsOf(columns: SheetColumn[]): Slot[] {
   return columns.flatMap((c): Slot[] => {
     const value: Slot = { header: c.name, source: c, role: 'value' };
     // A --columns list (or an SQL result) may already hold the exact column.
-    if (c.kind !== 'amount' || names.has(`${c.name}_exact`)) return [value];
+    if ((c.kind !== 'amount' && c.kind !== 'ratio') || names.has(`${c.name}_exact`)) return [value];
     return [value, { header: `${c.name}_exact`, source: c, role: 'exact' }];
   });
 }
@@ -313,14 +315,14 @@ export function openSheets(out: NodeJS.WritableStream, options: DocumentOptions 
           return `${open}" s="${timeStyle(offset)}"><v>${(raw + offset) / 86400 + EXCEL_EPOCH_DAYS}</v></c>`;
         }
         if (kind === 'date' && typeof raw === 'number') return `${open}" s="${styleOf(DATE_FORMAT)}"><v>${raw + EXCEL_EPOCH_DAYS}</v></c>`;
-        if (kind === 'amount') {
+        if (kind === 'amount' || kind === 'ratio') {
           // A JSON number (schema drift, warned about already) is the number it is.
           const decimal = (typeof raw === 'string' && DECIMAL.test(raw)) || typeof raw === 'bigint';
           const n = decimal ? amountNumber(String(raw)) : typeof raw === 'number' ? { value: raw, exact: true } : undefined;
           // Beyond a double's range ("1" and 400 zeros) there is no nearest number: text, as below.
           if (n && Number.isFinite(n.value)) {
             amounts++;
-            if (n.exact) return `${open}"><v>${n.value}</v></c>`;
+            if (n.exact) return kind === 'ratio' ? `${open}" s="${styleOf(PERCENT_FORMAT)}"><v>${n.value}</v></c>` : `${open}"><v>${n.value}</v></c>`;
             rounded++;
             roundedColumns.add(slot.header);
             return `${open}" s="${styleOf(ROUNDED_FORMAT)}"><v>${n.value}</v></c>`;
