@@ -244,8 +244,8 @@ _payrec_flags() {
 }
 _payrec_values() {
   case "$1" in
-    --format) echo 'table json jsonl csv xlsx' ;;
-    -f) echo 'table json jsonl csv xlsx' ;;
+    --format) echo 'table json jsonl csv xlsx html' ;;
+    -f) echo 'table json jsonl csv xlsx html' ;;
     --sort) echo 'asc desc' ;;
     --chain) echo 'bsc ethereum polygon sandbox' ;;
     --flatten) echo 'receivers swaps' ;;

@@ -479,9 +479,9 @@ end
 function __payrec_values
     switch "$argv[1]"
         case '--format'
-            printf '%s\n' table json jsonl csv xlsx
+            printf '%s\n' table json jsonl csv xlsx html
         case '-f'
-            printf '%s\n' table json jsonl csv xlsx
+            printf '%s\n' table json jsonl csv xlsx html
         case '--sort'
             printf '%s\n' asc desc
         case '--chain'

@@ -43,11 +43,24 @@ export interface CoverLine {
   value: string;
 }
 
+/** A token's MRR over the whole period: where it started, each movement, where it ended (the engine's exact figures). */
+export interface Waterfall {
+  token: string;
+  period: string;
+  start: string;
+  new: string;
+  reactivated: string;
+  churned: string;
+  end: string;
+}
+
 export interface CloseReport {
   cover: CoverLine[];
   /** What the close could not cover, said on the cover and on stderr (empty when whole). */
   incomplete: string[];
   sheets: CloseSheet[];
+  /** One per token, as metrics gives the period taken as one interval. */
+  waterfalls: Waterfall[];
   /** The zone its times are shown in. */
   zone: string;
 }
@@ -98,6 +111,16 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
   const engine = { at: o.at, graceSeconds: o.graceSeconds };
   const byToken = metrics(records, { ...engine, intervals, byPlan: false }).map(({ planId: _planId, ...r }) => r as Row);
   const byPlan = metrics(records, { ...engine, intervals, byPlan: true }) as unknown as Row[];
+  // The period as one interval: movements add up (DESIGN.md), so these are the sums of its months.
+  const waterfalls = metrics(records, { ...engine, intervals: [{ from: o.period.start, to: end }], byPlan: false }).map((r) => ({
+    token: r.token,
+    period: o.periodText,
+    start: r.mrr_start,
+    new: r.mrr_new,
+    reactivated: r.mrr_reactivated,
+    churned: r.mrr_churned,
+    end: r.mrr_end,
+  }));
   const ledgerRows = ledger(records, { at: end, graceSeconds: o.graceSeconds }) as unknown as Row[];
   const cases = dunningCaseRows(records, { ...engine, from: o.period.start, to: end }) as unknown as Row[];
   const transfers = await periodTransfers(session, o.flags.db, o.period.start, end);
@@ -135,7 +158,7 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
     { name: 'transfers', title: 'Transfers of every product', command: `payrec transfers --period ${o.periodText}`, columns: columnsOf(transfers, TRANSFER_FIELDS), rows: transfers },
     { name: 'dunning', title: 'Dunning cases', command: 'the cases metrics counts in dunning_cases', columns: columnsOf(cases), rows: cases },
   ];
-  return { cover, incomplete, sheets, zone };
+  return { cover, incomplete, sheets, waterfalls, zone };
 }
 
 /** Every product's transfers stamped in [from, to), as `payrec transfers --period` lists them (billings of the known plans with their outcome). */

@@ -15,7 +15,7 @@ import { topCommand } from './tree.js';
 // (src/close/); this file checks the flags, and writes the file atomically.
 
 /** What the close writes, by -o's extension. */
-const CLOSE_FILES = ['.xlsx'];
+const CLOSE_FILES = ['.xlsx', '.html'];
 
 interface CloseFlags extends MirrorFlags {
   failIfAny?: boolean;
@@ -35,10 +35,12 @@ export function addCloseCommand(program: Command, action: CommandAction): void {
         'their outcome, every transfer, and the dunning cases; each part the same rows as the',
         'command its sheet names prints. Read from the mirror (sync first, or --sync) and, for',
         "transfers, from the API. What the close cannot cover is said on the cover and on stderr.",
+        '-o FILE.html writes one self-contained, printable page instead: the cover, an MRR waterfall',
+        'per token (start, new, reactivated, churned, end, with exact figures) and the same tables.',
         '',
         'Examples:',
         '  $ payrec --emulator close 2025-12 --sync -o december.xlsx',
-        '  $ payrec close last-month --tz Europe/Berlin -o close.xlsx',
+        '  $ payrec close last-month --tz Europe/Berlin -o close.html   # a page with MRR waterfalls',
         '  $ payrec close 2026-Q3 -o q3.xlsx --fail-if-any     # CI: fail when anything is left out',
         '',
       ].join('\n'),
@@ -50,7 +52,7 @@ async function runClose(session: Session, cmd: Command): Promise<void> {
   const flags = cmd.opts() as CloseFlags;
   const periodText = cmd.args[0] as string;
   const file = session.flags.output;
-  if (file === undefined) throw new UsageError('payrec close writes a file: give -o FILE.xlsx', 'such as: payrec close 2026-10 -o close-2026-10.xlsx');
+  if (file === undefined) throw new UsageError('payrec close writes a file: give -o FILE.xlsx or -o FILE.html', 'such as: payrec close 2026-10 -o close-2026-10.xlsx');
   const ext = extname(file).toLowerCase();
   if (!CLOSE_FILES.includes(ext)) throw new UsageError(`payrec close writes ${CLOSE_FILES.join(' or ')} files, not -o "${printable(file)}"`, `give -o a file name that ends in ${CLOSE_FILES.join(' or ')}`);
   if (session.flags.format !== undefined) throw new UsageError('payrec close takes its format from -o\'s extension: leave out -f');
@@ -62,8 +64,8 @@ async function runClose(session: Session, cmd: Command): Promise<void> {
   const target = await session.openOutput();
   const report = await composeClose(session, { periodText, period, at, graceSeconds, plans, flags });
   noteAt(session, flags, at);
-  const { writeWorkbook } = await import('../close/workbook.js');
-  await writeWorkbook(target.stream, report, { warn: (m) => session.warn(m) });
+  if (ext === '.html') await (await import('../close/page.js')).writePage(target.stream, report);
+  else await (await import('../close/workbook.js')).writeWorkbook(target.stream, report, { warn: (m) => session.warn(m) });
   await target.commit();
   for (const line of report.incomplete) session.warn(`incomplete: ${line}`);
   if (flags.failIfAny && report.incomplete.length > 0) throw new PayrecError(`the close of ${printable(periodText)} is incomplete in ${report.incomplete.length} ${report.incomplete.length === 1 ? 'way' : 'ways'} (--fail-if-any); the file was written`, EXIT.gate);

@@ -1,6 +1,7 @@
 import Big from 'big.js';
 import { execa } from 'execa';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { inflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
@@ -14,6 +15,7 @@ import { ANCHOR, apiRecords, payrec, program, suiteEmulators, tempDir } from './
 // computed by the close: dates are worked out with Date, numbers with big.js.
 
 const office = program('soffice', 'libreoffice-calc-nogui');
+const browser = program('chromium', 'chromium');
 const s = suiteEmulators();
 type Row = Record<string, unknown>;
 
@@ -201,6 +203,152 @@ describe.skipIf(office.skip)(`payrec close -o FILE.xlsx read back by LibreOffice
     }
     // Each case dated in the period, by its first failure.
     for (const r of rows) expect(r[col('firstFailure')].value! >= wall(START) && r[col('firstFailure')].value! < wall(END)).toBe(true);
+  });
+});
+
+/** Distinct colours of a PNG (8-bit RGB or RGBA, not interlaced: what chromium writes), decoded here with zlib. */
+function pngColours(png: Buffer): number {
+  expect(png.subarray(1, 4).toString()).toBe('PNG');
+  let width = 0;
+  let channels = 0;
+  const data: Buffer[] = [];
+  for (let at = 8; at < png.length; ) {
+    const length = png.readUInt32BE(at);
+    const type = png.subarray(at + 4, at + 8).toString();
+    const body = png.subarray(at + 8, at + 8 + length);
+    if (type === 'IHDR') {
+      width = body.readUInt32BE(0);
+      expect(body[8]).toBe(8);
+      channels = ({ 2: 3, 6: 4 } as Record<number, number>)[body[9]];
+      expect(body[12]).toBe(0);
+    }
+    if (type === 'IDAT') data.push(body);
+    at += 12 + length;
+  }
+  const raw = inflateSync(Buffer.concat(data));
+  const stride = width * channels;
+  const colours = new Set<number>();
+  let previous = Buffer.alloc(stride);
+  for (let y = 0; y * (stride + 1) < raw.length; y++) {
+    const filter = raw[y * (stride + 1)];
+    const line = Buffer.from(raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1)));
+    for (let i = 0; i < stride; i++) {
+      const a = i >= channels ? line[i - channels] : 0;
+      const b = previous[i];
+      const c = i >= channels ? previous[i - channels] : 0;
+      const p = a + b - c;
+      const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c) ? a : Math.abs(p - b) <= Math.abs(p - c) ? b : c;
+      line[i] = (line[i] + [0, a, b, (a + b) >> 1, paeth][filter]) & 0xff;
+    }
+    for (let i = 0; i < stride; i += channels) colours.add(line.readUIntBE(i, 3));
+    previous = line;
+  }
+  return colours.size;
+}
+
+/** A section's table as the browser holds it: header texts, then each row's cell texts. */
+function tableIn(dom: string, sheet: string): string[][] {
+  const section = new RegExp(`<section data-sheet="${sheet}">([\\s\\S]*?)</section>`).exec(dom);
+  expect(section, `section ${sheet}`).not.toBeNull();
+  return [...section![1].matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(([, tr]) => [...tr.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map(([, td]) => unescape(td)));
+}
+
+/** A table's rows against JSON: amounts' exact digits, ratios as percentages of the same digits, times local (UTC), the rest as text. */
+function expectTable(table: string[][], json: Row[]): void {
+  const [header, ...rows] = table;
+  expect(rows).toHaveLength(json.length);
+  json.forEach((record, i) => {
+    for (const [name, v] of Object.entries(record)) {
+      const shown = rows[i][header.indexOf(name)];
+      const where = `row ${i + 1} ${name}`;
+      if (v === null) expect(shown, where).toBe('');
+      else if (RATIOS.includes(name)) expect(shown, where).toBe(`${new Big(v as string).times(100).toFixed()}%`);
+      else if (TIME_FIELDS.includes(name)) expect(shown, where).toBe(wall(v as number).replace('T', ' '));
+      else expect(shown, where).toBe(typeof v === 'string' ? v : JSON.stringify(v));
+    }
+  });
+}
+
+describe.skipIf(browser.skip)(`payrec close -o FILE.html opened in headless chromium${browser.note}`, () => {
+  const CHROMIUM = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+  let dir: string;
+  let page: string;
+  let source: string;
+  let dom: string;
+  let run: Awaited<ReturnType<typeof payrec>>;
+  const json = async (args: string[]): Promise<Row[]> => {
+    const r = await payrec(s.emu, [...args, '--db', join(dir, 'mirror.duckdb'), '-f', 'json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    return JSON.parse(r.stdout);
+  };
+
+  beforeAll(async () => {
+    browser.need();
+    dir = tempDir();
+    page = join(dir, 'close.html');
+    run = await payrec(s.emu, ['close', PERIOD, '--sync', '--db', join(dir, 'mirror.duckdb'), '--at', String(ANCHOR), '-o', page]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    source = readFileSync(page, 'utf8');
+    const r = await execa('chromium', [...CHROMIUM, `--user-data-dir=${join(dir, 'chromium')}`, '--dump-dom', `file://${page}`], { reject: false });
+    expect(r.exitCode, r.stderr).toBe(0);
+    dom = r.stdout;
+  }, 240_000);
+
+  test('one file that asks for nothing outside it and runs no script: a CSP of default-src none, no src or href, no <script>', () => {
+    expect(run.stdout).toBe('');
+    expect(source).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`);
+    expect(source).not.toMatch(/\s(src|href|action|srcset|xlink:href)=/i);
+    expect(source).not.toMatch(/<script|url\(|@import|=\s*["']?\s*(https?:|\/\/)/i);
+    // Printable: the page says how it prints.
+    expect(source).toContain('@media print');
+  });
+
+  test('a waterfall per token, each bar labelled with the exact figure of payrec metrics over the period', async () => {
+    const rows = await json(['metrics', '--period', PERIOD, '--at', String(ANCHOR)]);
+    const svgs = [...dom.matchAll(/<svg [^>]*data-token="([^"]*)"[^>]*>([\s\S]*?)<\/svg>/g)];
+    expect(svgs.map(([, token]) => token)).toEqual(rows.map((r) => r.token));
+    for (const [, token, svg] of svgs) {
+      const m = rows.find((r) => r.token === token)!;
+      const figures = Object.fromEntries([...svg.matchAll(/<g class="step" data-kind="(\w+)">[\s\S]*?<text class="figure"[^>]*>([^<]*)<\/text>/g)].map(([, kind, figure]) => [kind, figure]));
+      const churned = new Big(m.mrr_churned as string).eq(0) ? m.mrr_churned : `-${m.mrr_churned}`;
+      expect(figures, token).toEqual({ start: m.mrr_start, new: m.mrr_new, reactivated: m.mrr_reactivated, churned, end: m.mrr_end });
+      // The waterfall adds up: start + new + reactivated - churned = end, exactly.
+      expect(new Big(figures.start).plus(figures.new).plus(figures.reactivated).plus(figures.churned).eq(figures.end), token).toBe(true);
+    }
+  });
+
+  test("the tables: payrec metrics, metrics --by plan, subscriptions --at the end and transfers, as the browser shows them", async () => {
+    const at = ['--period', PERIOD, '--at', String(ANCHOR)];
+    const [byToken, byPlan, ledger, transfers] = await Promise.all([
+      json(['metrics', ...at]),
+      json(['metrics', ...at, '--by', 'plan']),
+      json(['subscriptions', '--at', String(END)]),
+      json(['transfers', '--period', PERIOD]),
+    ]);
+    expectTable(tableIn(dom, 'metrics'), byToken);
+    expectTable(tableIn(dom, 'metrics by plan'), byPlan);
+    expectTable(tableIn(dom, 'ledger'), ledger);
+    expectTable(tableIn(dom, 'transfers'), transfers);
+  });
+
+  test('-o FILE.html of any list: one table of the records, the same figures as -f json, and no request outside the file', async () => {
+    const list = join(dir, 'ot.html');
+    const [r, listed] = await Promise.all([payrec(s.emu, ['ot', 'transfers', '--all', '-o', list]), payrec(s.emu, ['ot', 'transfers', '--all', '-f', 'json'])]);
+    const records = JSON.parse(listed.stdout) as Row[];
+    expect(records.length).toBeGreaterThan(0);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const shown = await execa('chromium', [...CHROMIUM, `--user-data-dir=${join(dir, 'chromium')}`, '--dump-dom', `file://${list}`], { reject: false });
+    const rows = [...shown.stdout.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(([, tr]) => [...tr.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map(([, td]) => unescape(td)));
+    expectTable(rows, records);
+    expect(readFileSync(list, 'utf8')).toContain(`default-src 'none'`);
+  });
+
+  test('a screenshot is not blank: the page draws', async () => {
+    const shot = join(dir, 'shot.png');
+    const r = await execa('chromium', [...CHROMIUM, `--user-data-dir=${join(dir, 'chromium')}`, `--screenshot=${shot}`, '--window-size=900,900', `file://${page}`], { reject: false });
+    expect(r.exitCode, r.stderr).toBe(0);
+    // White, text, borders, the header's grey and the bars' colours: far more than one.
+    expect(pngColours(readFileSync(shot))).toBeGreaterThan(5);
   });
 });
 
