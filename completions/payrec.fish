@@ -164,6 +164,10 @@ function __payrec_child
             echo 'config profiles'
         case 'config|use'
             echo 'config use'
+        case 'verify|ack'
+            echo 'verify ack'
+        case 'verify|acks'
+            echo 'verify acks'
         case '*'
             return 1
     end
@@ -303,6 +307,10 @@ function __payrec_words
         case 'sql'
             printf '%s\n' 
         case 'verify'
+            printf '%s\n' ack acks
+        case 'verify ack'
+            printf '%s\n' 
+        case 'verify acks'
             printf '%s\n' 
         case 'subscriptions'
             printf '%s\n' 
@@ -341,7 +349,7 @@ function __payrec_flags
         case 'fixed-recurring short-urls update'
             printf '%s\n' --name --plan-id --success-url --error-url --extra --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring billings'
-            printf '%s\n' --plan-id --subscription-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --subscription-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --verify --verdict --confirmations --currency --rates --rate-max-age --rates-missing --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring cancellations'
             printf '%s\n' --plan-id --triggered-by --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'fixed-recurring cancellation'
@@ -371,7 +379,7 @@ function __payrec_flags
         case 'variable-recurring cancellation-request'
             printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'variable-recurring transfers'
-            printf '%s\n' --plan-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --currency --rates --rate-max-age --rates-missing --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'on-demand'
             printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'on-demand short-urls'
@@ -387,35 +395,35 @@ function __payrec_flags
         case 'on-demand short-urls update'
             printf '%s\n' --name --plan-id --success-url --error-url --extra --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'on-demand transfers'
-            printf '%s\n' --plan-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --currency --rates --rate-max-age --rates-missing --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'one-time'
             printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'one-time payments'
             printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'one-time payments list'
-            printf '%s\n' --transaction-hash --tag --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --transaction-hash --tag --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --currency --rates --rate-max-age --rates-missing --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'one-time payments get'
             printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'one-time transfers'
-            printf '%s\n' --tag --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --tag --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --currency --rates --rate-max-age --rates-missing --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'wallet-to-wallet'
             printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'wallet-to-wallet payments'
             printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'wallet-to-wallet payments list'
-            printf '%s\n' --tag --receiver --token --email --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --tag --receiver --token --email --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'wallet-to-wallet payments get'
             printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'wallet-to-wallet transfers'
-            printf '%s\n' --email --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --email --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --currency --rates --rate-max-age --rates-missing --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'scheduled-payments'
             printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'scheduled-payments transfers'
-            printf '%s\n' --schedule-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --schedule-id --sender --receiver --token --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --currency --rates --rate-max-age --rates-missing --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'dollar-cost-average'
             printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'dollar-cost-average executions'
-            printf '%s\n' --strategy-id --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --strategy-id --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --token --follow --interval --lookback --verify --verdict --confirmations --currency --rates --rate-max-age --rates-missing --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'webhook-notifications'
             printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'webhook-notifications get'
@@ -425,7 +433,7 @@ function __payrec_flags
         case 'webhook-notifications listen'
             printf '%s\n' --port --host --forward-to --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'transfers'
-            printf '%s\n' --product --plan-id --sender --receiver --token --tag --email --schedule-id --triggered-by --db --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --product --plan-id --sender --receiver --token --tag --email --schedule-id --triggered-by --db --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --currency --rates --rate-max-age --rates-missing --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'emulator'
             printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'emulator start'
@@ -457,13 +465,17 @@ function __payrec_flags
         case 'sql'
             printf '%s\n' --file --db --limit --all --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'verify'
-            printf '%s\n' --db --fail-if-any --confirmations --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --db --fail-if-any --new --recheck --from --to --period --confirmations --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'verify ack'
+            printf '%s\n' --reason --by --db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'verify acks'
+            printf '%s\n' --db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'subscriptions'
-            printf '%s\n' --plan-id --at --grace --db --sync --state --past-due-for --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --state --past-due-for --period --from --to --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'metrics'
-            printf '%s\n' --plan-id --at --grace --db --sync --period --from --to --interval --by --chart --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --period --from --to --interval --by --chart --movements --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'close'
-            printf '%s\n' --plan-id --at --grace --db --sync --fail-if-any --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --fail-if-any --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'api'
             printf '%s\n' --method -X --query --body --all --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'doctor'
@@ -557,11 +569,15 @@ function __payrec_columns
         case 'sync'
             printf '%s\n' collection table fetched new updated unchanged deleted requests seconds note
         case 'verify'
-            printf '%s\n' collection checked newlyReorged pending missing reorged unconfirmed reverted spoofed mismatch verified
+            printf '%s\n' collection checked newlyReorged new acked pending missing reorged unconfirmed reverted spoofed mismatch verified
+        case 'verify ack'
+            printf '%s\n' transactionHash verdict collection reason ackedBy ackedAt
+        case 'verify acks'
+            printf '%s\n' transactionHash verdict collection reason ackedBy ackedAt
         case 'subscriptions'
             printf '%s\n' subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced endsAt daysPastDue state
         case 'metrics'
-            printf '%s\n' from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned mrr_net logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered recovered_amount lost open planId interval
+            printf '%s\n' from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned mrr_net logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered recovered_amount lost open collected failed_amount planId interval
         case 'doctor'
             printf '%s\n' check status detail
         case '*'
@@ -579,7 +595,7 @@ function __payrec_complete
             continue
         end
         if string match -q -- '-*' $w
-            contains -- $w --at --base-url --body --by --chain --chart --columns --concurrency --confirmations --db --email --error-url --extra --fail-if-any --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --remove-fraction --retries --rpc --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --verdict --wait -X -f -o; and set skip 1
+            contains -- $w --at --base-url --body --by --chain --chart --columns --concurrency --confirmations --currency --db --email --error-url --extra --fail-if-any --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --rate-max-age --rates --rates-missing --reason --receiver --recheck --records --remove-fraction --retries --rpc --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --verdict --wait -X -f -o; and set skip 1
             continue
         end
         set -l next (__payrec_child "$cmdpath" $w); and set cmdpath $next
@@ -598,7 +614,7 @@ function __payrec_complete
         __fish_complete_path $cur
         return
     end
-    contains -- $prev --at --base-url --body --by --chain --chart --columns --concurrency --confirmations --db --email --error-url --extra --fail-if-any --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --receiver --records --remove-fraction --retries --rpc --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --verdict --wait -X -f -o; and return
+    contains -- $prev --at --base-url --body --by --chain --chart --columns --concurrency --confirmations --currency --db --email --error-url --extra --fail-if-any --fault-kinds --fault-rate --fault-seed --file --flatten --format --forward-to --from --grace --host --interval --jq --late-fraction --late-max --limit --live --lookback --method --move-fraction --name --now --offset --output --page-size --parquet --past-due-for --pending-fraction --period --plan-id --port --product --profile --query --rate-max-age --rates --rates-missing --reason --receiver --recheck --records --remove-fraction --retries --rpc --schedule-id --seed --sender --sort --state --status --strategy-id --subscription-id --success-url --tag --time-format --timeout --to --token --transaction-hash --triggered-by --type --tz --verdict --wait -X -f -o; and return
     if string match -q -- '-*' $cur
         __payrec_flags $cmdpath
     else

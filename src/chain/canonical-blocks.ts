@@ -109,8 +109,10 @@ export class CanonicalBlocks {
       if (hash !== undefined && timestamp !== undefined) out.set(height, { number: height, hash, timestamp });
       else rest.push(height);
     }
-    // Read whole, a block is believed over any log; a log that gave its block another timestamp is a node at odds with itself.
+    // A block read whole at a height its logs attest must be theirs; a log that gave its block another timestamp is a node at odds with itself too.
     for (const [height, block] of await this.client.blocks(rest)) {
+      const logs = attested.get(height);
+      if (logs !== undefined && block?.hash !== logs) throw new NodeAnswerError(`two blocks at height ${height} in one run (${logs} by its logs and ${block?.hash ?? 'none'} read whole)`);
       if (block) times.add(block.hash, block.timestamp);
       out.set(height, block);
     }

@@ -1,6 +1,6 @@
 import { decodeEventLog, keccak256, stringToHex, toEventSelector, type AbiEvent, type Address, type Hex } from 'viem';
 import { NodeAnswerError, type Block, type Log, type Receipt, type Transaction } from './answers.js';
-import { CONTRACTS, EVENTS, PAYMENT_TYPE_NAMES, type ChainSlug, type Contracts } from './model.js';
+import { CONTRACTS, EVENTS, FORMER_BILLERS, PAYMENT_TYPE_NAMES, type ChainSlug, type Contracts } from './model.js';
 import { listedAddress, NATIVE } from './tokens.js';
 import type { VERIFIABLE } from './verifiable.js';
 
@@ -32,11 +32,15 @@ export type Fact =
 export interface ExpectedEvent {
   name: string;
   found: 'yes' | 'spoofed' | 'absent';
+  /** Spoofed: 8pay's contract that should have emitted it, and the look-alike that did (lower case). */
+  emitter?: { expected: Address; chain: Address };
 }
 
 export interface ChainView {
   /** null: the node has no receipt (pending in the mempool, or no such transaction). */
   receipt: null | { blockNumber: bigint; blockHash: Hex; status: 'success' | 'reverted' };
+  /** Without a receipt: whether the node has the transaction (pending in its mempool); undefined when not asked. */
+  transactionAtNode?: boolean;
   /** The hash of the canonical block at the receipt's height; null when the node has none there. */
   canonicalHash: Hex | null;
   events: ExpectedEvent[];
@@ -52,6 +56,8 @@ export interface Subject {
   receiver?: number;
   /** The plan of the route the record was read through (billings, cancellations and requests carry none). */
   planId?: string;
+  /** One-time transfers: the tag of the payment its oneTimeId names (§7), null when no such payment is known; undefined: not looked up. */
+  paymentTag?: string | null;
 }
 
 export interface Evidence {
@@ -75,13 +81,13 @@ export interface ChainContext {
 
 export function decode(subject: Subject, evidence: Evidence, ctx: ChainContext): ChainView {
   const { receipt } = evidence;
-  if (!receipt) return { receipt: null, canonicalHash: null, events: [], facts: [] };
+  if (!receipt) return { receipt: null, transactionAtNode: evidence.transaction === undefined ? undefined : evidence.transaction !== null, canonicalHash: null, events: [], facts: [] };
   const base = {
     receipt: { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status },
     canonicalHash: evidence.block ? evidence.block.hash : null,
   };
-  // A reverted transaction has no logs (§6): only the verdict's rules apply to it.
-  if (receipt.status === 'reverted') return { ...base, events: [], facts: [] };
+  // A reverted transaction has no logs (§6): only who sent it to which contract can be held against a failed record (§9 rule 5).
+  if (receipt.status === 'reverted') return { ...base, events: [], facts: sentBy(subject, receipt, ctx) };
   const reader = DECODERS[subject.collection as (typeof VERIFIABLE)[number]];
   if (!reader) throw new Error(`no decoder for ${subject.collection}`);
   const out = new Out();
@@ -92,13 +98,54 @@ export function decode(subject: Subject, evidence: Evidence, ctx: ChainContext):
 }
 
 // ---------------------------------------------------------------------------
+// A reverted transaction (§9 rule 5): a failed record's own only when it was sent to
+// 8pay's contract of that collection (§7's "from → to"), by the record's triggeredBy
+// or, for one-time payments, its sender. Another reverted transaction proves nothing.
+
+type ContractsOf = (c: Record<keyof Contracts, Address>, chain: ChainSlug) => readonly Address[];
+const billed = (c: Record<keyof Contracts, Address>, chain: ChainSlug) => [c.biller, ...FORMER_BILLERS[chain].map((a) => a.toLowerCase() as Address)];
+
+/** The contracts a transaction of each collection is sent to (§7); wallet-to-wallet: the token's (or, native, the user). */
+const SENT_TO: Record<Exclude<(typeof VERIFIABLE)[number], `wallet-to-wallet/${string}`>, ContractsOf> = {
+  'fixed-recurring/billings': (c, chain) => [c.fixedRecurringManagement, c.fixedRecurringSubscriptions, ...billed(c, chain)],
+  'fixed-recurring/cancellations': (c) => [c.fixedRecurringSubscriptions, c.fixedRecurringManagement],
+  'variable-recurring/cancellations': (c) => [c.variableRecurringManagement],
+  'variable-recurring/cancellation-requests': (c) => [c.variableRecurringSubscriptions],
+  'variable-recurring/transfers': (c, chain) => [c.variableRecurringManagement, ...billed(c, chain)],
+  'on-demand/transfers': (c, chain) => [c.onDemandManagement, ...billed(c, chain)],
+  'one-time/payments': (c) => [c.oneTime],
+  'one-time/transfers': (c) => [c.oneTime],
+  'scheduled-payments/transfers': (c) => [c.scheduledPayments],
+  'dollar-cost-average/executions': (c) => [c.dollarCostAverage],
+};
+
+function sentBy(s: Subject, receipt: Receipt, ctx: ChainContext): Fact[] {
+  const facts: Fact[] = [];
+  const contracts = Object.fromEntries(Object.entries(CONTRACTS[ctx.chain]).map(([k, a]) => [k, a.toLowerCase()])) as Record<keyof Contracts, Address>;
+  let allowed: readonly string[];
+  if (s.collection.startsWith('wallet-to-wallet/')) {
+    const token = ctx.tokenAddress(s.record.token);
+    const user = lower(valueAt(s.record, s.receiver === undefined ? 'receiver' : `receivers[${s.receiver}].user`));
+    allowed = token === NATIVE ? (user ? [user] : []) : token ? [token] : [];
+  } else {
+    allowed = SENT_TO[s.collection as keyof typeof SENT_TO](contracts, ctx.chain);
+  }
+  const to = receipt.to ?? '(none)';
+  // The first allowed contract names what was expected, unless the transaction went to another allowed one.
+  if (allowed.length > 0) facts.push({ field: 'to', kind: 'expected', chain: to, expected: allowed.includes(to) ? to : allowed[0] });
+  const by = s.record.triggeredBy !== undefined ? 'triggeredBy' : s.collection.startsWith('one-time/') ? 'sender' : undefined;
+  if (by) facts.push({ field: by, kind: 'address', chain: receipt.from });
+  return facts;
+}
+
+// ---------------------------------------------------------------------------
 // Reading a receipt's logs.
 
 class Out {
   readonly events: ExpectedEvent[] = [];
   readonly facts: Fact[] = [];
-  event(name: string, found: ExpectedEvent['found']): void {
-    this.events.push({ name, found });
+  event(name: string, found: ExpectedEvent['found'], emitter?: ExpectedEvent['emitter']): void {
+    this.events.push(emitter ? { name, found, emitter } : { name, found });
   }
   fact(f: Fact): void {
     this.facts.push(f);
@@ -110,6 +157,7 @@ type Args = Record<string, unknown>;
 interface Found {
   found: ExpectedEvent['found'];
   args?: Args;
+  emitter?: ExpectedEvent['emitter'];
 }
 
 const lower = (v: unknown): string | undefined => (typeof v === 'string' ? v.toLowerCase() : undefined);
@@ -178,7 +226,7 @@ class Reading {
    */
   find(name: string, event: AbiEvent, emitters: readonly Address[], mine: (args: Args) => boolean, exact = false): Found {
     const found = this.peek(event, emitters, mine, exact);
-    this.out.event(name, found.found);
+    this.out.event(name, found.found, found.emitter);
     return found;
   }
 
@@ -187,7 +235,9 @@ class Reading {
     const all = this.all(event, emitters);
     const own = all.filter((x) => emitters.includes(x.address));
     const picked = own.find((x) => mine(x.args)) ?? (own.length === 1 && !exact ? own[0] : undefined);
-    return picked ? { found: 'yes', args: picked.args } : { found: all.some((x) => mine(x.args)) ? 'spoofed' : 'absent' };
+    if (picked) return { found: 'yes', args: picked.args };
+    const lookAlike = all.find((x) => mine(x.args));
+    return lookAlike ? { found: 'spoofed', emitter: { expected: emitters[0], chain: lookAlike.address } } : { found: 'absent' };
   }
 
   fact(f: Fact): void {
@@ -268,7 +318,7 @@ const fixedBilling: Reader = (s, r) => {
   const own = (x: Found) => x.found === 'yes' && mine(x.args!);
   const isPaid = own(paid) || (!own(unpaid) && (paid.found === 'yes' || (unpaid.found !== 'yes' && s.record.success !== 0)));
   if (isPaid) {
-    r.out.event('Billing', paid.found);
+    r.out.event('Billing', paid.found, paid.emitter);
     if (paid.found !== 'yes') return;
     r.fact({ field: 'success', kind: 'number', chain: 1n });
     keys(r, paid.args);
@@ -277,7 +327,7 @@ const fixedBilling: Reader = (s, r) => {
     leg(r, { mine: metadata, paymentType: PAYMENT_TYPES.fixedRecurring, fields: { ...fields, fee: 'fee' } });
     return;
   }
-  r.out.event('BillingFailed', unpaid.found);
+  r.out.event('BillingFailed', unpaid.found, unpaid.emitter);
   if (unpaid.found !== 'yes') return;
   r.fact({ field: 'success', kind: 'number', chain: 0n });
   keys(r, unpaid.args);
@@ -293,7 +343,7 @@ function cancellation(cancelledBy: (c: Record<keyof Contracts, Address>) => Addr
     triggeredBy(r);
     const forced = cancelled.found === 'yes' ? false : terminated.found === 'yes' ? true : s.record.forced === true;
     const chosen = forced ? terminated : cancelled;
-    r.out.event(forced ? 'SubscriptionTerminated' : 'SubscriptionCancelled', chosen.found);
+    r.out.event(forced ? 'SubscriptionTerminated' : 'SubscriptionCancelled', chosen.found, chosen.emitter);
     if (chosen.found !== 'yes') return;
     r.fact({ field: 'forced', kind: 'boolean', chain: forced });
     keys(r, chosen.args);
@@ -324,7 +374,7 @@ function oneTimeEvents(r: Reading, sender: unknown) {
   const payment = r.find('Payment', EVENTS.payment, [oneTime], (a) => same(a.sender, sender));
   const all = r.all(EVENTS.receiver, [oneTime]);
   const receivers = all.filter((x) => x.address === oneTime).map((x) => x.args);
-  r.out.event('Receiver', receivers.length > 0 ? 'yes' : all.length > 0 ? 'spoofed' : 'absent');
+  r.out.event('Receiver', receivers.length > 0 ? 'yes' : all.length > 0 ? 'spoofed' : 'absent', receivers.length === 0 && all.length > 0 ? { expected: oneTime, chain: all[0].address } : undefined);
   if (payment.args) {
     const p = payment.args;
     r.fact({ field: 'sender', kind: 'address', chain: lower(p.sender)! });
@@ -361,6 +411,8 @@ const oneTimePayment: Reader = (s, r, e) => {
 
 const oneTimeTransfer: Reader = (s, r, e) => {
   const { payment, receivers } = oneTimeEvents(r, s.record.sender);
+  // Its Payment carries its payment's tag (§7): a transfer linked to another payment differs here.
+  if (payment) r.fact({ field: 'tag', kind: 'tag', chain: lower(payment.tag)! });
   const rec = receivers.find((a) => same(a.account, s.record.receiver)) ?? (receivers.length === 1 ? receivers[0] : undefined);
   if (rec) {
     r.fact({ field: 'receiver', kind: 'address', chain: lower(rec.account)! });
@@ -399,7 +451,8 @@ function walletToWallet(paths: (s: Subject) => { user: string; amount: string })
     const own = expected ? all.filter((x) => x.address === expected) : all;
     // Another token of 8pay's list paid the user: the wrong token (a difference), not a look-alike.
     const picked = own.find(toUser) ?? (own.length === 1 ? own[0] : undefined) ?? all.find((x) => toUser(x) && listedAddress(r.ctx.chain, x.address));
-    r.out.event('Transfer (token)', picked ? 'yes' : all.some(toUser) ? 'spoofed' : 'absent');
+    const lookAlike = picked ? undefined : all.find(toUser);
+    r.out.event('Transfer (token)', picked ? 'yes' : lookAlike ? 'spoofed' : 'absent', lookAlike && expected ? { expected, chain: lookAlike.address } : undefined);
     if (!picked) return;
     r.fact({ field: 'token', kind: 'token', chain: picked.address });
     r.fact({ field: p.user, kind: 'address', chain: lower(picked.args.to)! });

@@ -107,7 +107,7 @@ export function receiptOf(hash: string, logs: readonly EventLog[]): Receipt {
 
 const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
 
-/** A logs-first judgement kept: no difference, and nothing a receipt could say worse (see the top of this file). */
+/** A logs-first judgement kept: no difference (an unconfirmed one's only entry is its reason), and nothing a receipt could say worse (see the top of this file). */
 export function kept(j: Judgement): boolean {
-  return (j.verdict === 'verified' || j.verdict === 'unconfirmed') && j.differences.length === 0;
+  return (j.verdict === 'verified' && j.differences.length === 0) || (j.verdict === 'unconfirmed' && j.differences.length === 1);
 }

@@ -27,8 +27,13 @@ export async function openVerifier(session: Session, confirmations?: number): Pr
       'give --rpc URL, set PAYREC_RPC_URL, or store it for this profile and chain: payrec config set rpc URL (try it with: payrec --emulator … --verify)',
     );
   }
+  return Verifier.open(chainClient(session, url), chain, confirmations ?? DEFAULT_CONFIRMATIONS[chain]);
+}
+
+/** The chain client of this run for the node at `url` (kept secret), with --timeout, --retries and --debug. */
+export function chainClient(session: Session, url: string): ChainClient {
   keepRpcSecret(url);
-  const client = new ChainClient({
+  return new ChainClient({
     url,
     timeoutMs: session.timeoutMs,
     retries: session.retries,
@@ -36,5 +41,4 @@ export async function openVerifier(session: Session, confirmations?: number): Pr
     signal: session.ctx.signal,
     debug: session.flags.debug ? (line) => session.ctx.stderr.write(`debug: ${neutraliseTerminal(maskSecrets(line))}\n`) : undefined,
   });
-  return Verifier.open(client, chain, confirmations ?? DEFAULT_CONFIRMATIONS[chain]);
 }

@@ -139,11 +139,11 @@ export class ChainClient {
     return new Map(numbers.map((n, i) => [n, answers[i]]));
   }
 
-  async block(tag: 'latest'): Promise<Block | null> {
+  async block(tag: 'latest' | 'finalized' | 'safe'): Promise<Block | null> {
     const raw = await this.call('eth_getBlockByNumber', [tag, false]);
     if (raw === null) return null;
     const n = raw !== null && typeof raw === 'object' && 'number' in raw ? parseQuantity(raw.number, 'a block number') : undefined;
-    if (n === undefined) throw new NodeAnswerError('a latest block without a number');
+    if (n === undefined) throw new NodeAnswerError(`a ${tag} block without a number`);
     return parseBlock(raw, n);
   }
 
@@ -185,6 +185,17 @@ export class ChainClient {
   /** eth_call at the latest block; the raw answer (checked hex). */
   async ethCall(to: string, data: Hex): Promise<Hex> {
     return parseData(await this.call('eth_call', [{ to, data }, 'latest']), `an eth_call answer from ${to}`);
+  }
+
+  /** eth_call at the latest block; 'reverted' when the contract reverts (JSON-RPC error 3, or -32000 "execution reverted"). */
+  async ethCallOrRevert(to: string, data: Hex): Promise<Hex | 'reverted'> {
+    try {
+      return parseData(await this.request({ method: 'eth_call', params: [{ to, data }, 'latest'] }), `an eth_call answer from ${to}`);
+    } catch (err) {
+      const rpc = err instanceof BaseError ? (err.walk((x) => x instanceof RpcRequestError) as RpcRequestError | null) : null;
+      if (rpc && (rpc.code === 3 || /revert/i.test(rpc.details ?? ''))) return 'reverted';
+      throw this.failure('eth_call', err);
+    }
   }
 
   private failure(method: string, err: unknown): Error {

@@ -2,8 +2,10 @@ import type { Address } from 'viem';
 import { NATIVE_TOKEN, TOKENS, type ChainSlug, type Token } from './model.js';
 
 // The API names tokens by symbol; the chain by address. 8pay's token list (ONCHAIN.md
-// §4) maps one to the other: a symbol the list does not spell is looked up by calling
-// `symbol()` on the list's own addresses (never on any other contract), and a symbol
+// §4) maps one to the other: the API's `8PAY` is the current token, listed `8PAY v2`
+// (never found by `symbol()`: v2 answers `8PAY v2`, the migrated v1 answers `8PAY`). A
+// symbol the list does not spell is looked up by calling `symbol()` on the list's own
+// current tokens (never on a migrated one, nor any other contract), and a symbol
 // neither finds is a difference, never a guess. Decimals come from the list and are
 // checked against `decimals()` on chain.
 
@@ -28,9 +30,13 @@ function resolved(t: Token): ResolvedToken {
   return { listed: t.symbol, address, decimals: t.decimals, native: address === NATIVE };
 }
 
-/** The list's token spelled exactly `symbol`, if any. */
+/** The API's names the list spells otherwise (§4): the API's `8PAY` is the current token, 8PAY v2, on every chain. */
+const API_NAMES: Readonly<Record<string, string>> = { '8PAY': '8PAY v2' };
+
+/** The list's token of an API symbol: spelled exactly so, else by the API's name for it (`8PAY` → `8PAY v2`), if any. */
 export function listedSymbol(chain: ChainSlug, symbol: string): ResolvedToken | undefined {
-  const t = TOKENS[chain].find((x) => x.symbol === symbol);
+  const spelled = (name: string | undefined) => TOKENS[chain].find((x) => x.symbol === name);
+  const t = spelled(symbol) ?? (Object.hasOwn(API_NAMES, symbol) ? spelled(API_NAMES[symbol]) : undefined);
   return t && resolved(t);
 }
 
@@ -41,19 +47,22 @@ export function listedAddress(chain: ChainSlug, address: string): ResolvedToken 
   return t && resolved(t);
 }
 
-/** The list's contracts that `symbol()` may be asked: every listed token but the native coin. */
+/**
+ * The list's contracts that `symbol()` may be asked: every current token but the native
+ * coin. A migrated token never is: payments carry the latest address (§2), so the API
+ * never names one, and its `symbol()` (v1's `8PAY`) would name the wrong token.
+ */
 export function symbolCandidates(chain: ChainSlug): Address[] {
-  return TOKENS[chain].filter((t) => t.address !== NATIVE_TOKEN).map((t) => t.address.toLowerCase() as Address);
+  return TOKENS[chain].filter((t) => t.address !== NATIVE_TOKEN && !t.migrated).map((t) => t.address.toLowerCase() as Address);
 }
 
 /**
  * The token of an API symbol the list does not spell, from what `symbol()` answered at
- * the list's addresses: the one whose answer is exactly the symbol; among several, the
- * one not migrated away (8PAY v1 → v2: payments carry the latest address); none or
- * still several is unknown.
+ * the candidates' addresses: the only one whose answer is exactly the symbol; none or
+ * several is unknown.
  */
 export function bySymbolCall(chain: ChainSlug, symbol: string, answers: ReadonlyMap<Address, string>): ResolvedToken | null {
-  const matches = TOKENS[chain].filter((t) => answers.get(t.address.toLowerCase() as Address) === symbol);
-  const current = matches.length > 1 ? matches.filter((t) => !t.migrated) : matches;
-  return current.length === 1 ? resolved(current[0]) : null;
+  const candidates = new Set(symbolCandidates(chain));
+  const matches = TOKENS[chain].filter((t) => candidates.has(t.address.toLowerCase() as Address) && answers.get(t.address.toLowerCase() as Address) === symbol);
+  return matches.length === 1 ? resolved(matches[0]) : null;
 }

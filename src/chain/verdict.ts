@@ -17,6 +17,8 @@ export interface Difference {
   field: string;
   api: string | number | boolean | null;
   chain: string | number | boolean | null;
+  /** What the values mean where they do not say it themselves: the reason of a verdict, a token's list symbol. */
+  note?: string;
 }
 
 export interface Judgement {
@@ -42,7 +44,10 @@ export function judge(subject: Subject, view: ChainView, o: Judging): Judgement 
   const none = { confirmations: null, blockNumber: null, blockHash: null, differences: [] };
   if (status === 'pending') return { verdict: 'pending', ...none };
   const receipt = view.receipt;
-  if (!receipt) return { verdict: 'missing', ...none };
+  if (!receipt) {
+    const note = view.transactionAtNode === undefined ? 'no receipt at the node' : view.transactionAtNode ? 'no receipt: the node has the transaction, not yet mined' : 'no receipt, no transaction at the node';
+    return { verdict: 'missing', ...none, differences: [{ field: 'receipt', api: 'mined', chain: null, note }] };
+  }
   const confirmations = o.head - receipt.blockNumber + 1n;
   const mined = { confirmations: Number(confirmations > 0n ? confirmations : 0n), blockNumber: Number(receipt.blockNumber), blockHash: receipt.blockHash };
   const reverted = receipt.status === 'reverted';
@@ -54,11 +59,23 @@ export function judge(subject: Subject, view: ChainView, o: Judging): Judgement 
     if (status !== 'confirmed') differences.push({ field: 'transactionStatus', api: printed(status), chain: 'confirmed' });
     if (status !== 'failed') differences.push(...compare(subject, view, o));
   }
-  const judged = (verdict: Verdict): Judgement => ({ verdict, ...mined, differences });
-  if (view.canonicalHash === null || view.canonicalHash !== receipt.blockHash) return judged('reorged');
-  if (confirmations < BigInt(o.confirmations)) return judged('unconfirmed');
-  if (reverted) return judged(status === 'failed' ? 'verified' : 'reverted');
-  if (spoofed) return judged('spoofed');
+  // A failed record's reverted transaction: sent to 8pay's contract by the record's sender (rule 5), else the `to`/`from` that differ.
+  if (reverted && status === 'failed') differences.push(...compare(subject, view, o));
+  // Each bad verdict says why first, then the fields that differ (§9's rules, in order).
+  const judged = (verdict: Verdict, ...why: Difference[]): Judgement => ({ verdict, ...mined, differences: [...why, ...differences] });
+  if (view.canonicalHash === null || view.canonicalHash !== receipt.blockHash) {
+    return judged('reorged', { field: 'blockHash', api: receipt.blockHash, chain: view.canonicalHash, note: `the receipt's block is not the canonical one at height ${receipt.blockNumber}` });
+  }
+  if (confirmations < BigInt(o.confirmations)) {
+    return judged('unconfirmed', { field: 'confirmations', api: o.confirmations, chain: mined.confirmations, note: `fewer than the ${o.confirmations} a record needs` });
+  }
+  if (reverted) {
+    if (status !== 'failed') return judged('reverted', { field: 'transactionStatus', api: printed(status), chain: 'reverted', note: 'the receipt\'s status is 0x0' });
+    return judged(differences.length > 0 ? 'mismatch' : 'verified');
+  }
+  if (spoofed) {
+    return judged('spoofed', ...view.events.filter((e) => e.found === 'spoofed').map((e): Difference => ({ field: `${e.name} emitter`, api: e.emitter?.expected ?? null, chain: e.emitter?.chain ?? null, note: "emitted by a look-alike, not by 8pay's contract" })));
+  }
   return judged(differences.length > 0 ? 'mismatch' : 'verified');
 }
 
@@ -85,6 +102,8 @@ function apiValue(subject: Subject, field: string): unknown {
 function differs(subject: Subject, fact: Fact, o: Judging): Difference | undefined {
   const { field } = fact;
   if (fact.kind === 'expected') return fact.chain === fact.expected ? undefined : { field, api: fact.expected, chain: fact.chain };
+  // A one-time transfer's tag is its payment's (§7); a payment nobody knows has no tag to match.
+  if (fact.kind === 'tag' && subject.paymentTag !== undefined) return tagDiffers(field, subject.paymentTag, fact.chain);
   const api = apiValue(subject, field);
   if (api === undefined || api === null) return undefined;
   const d = (chain: Difference['chain']): Difference => ({ field, api: printed(api), chain });
@@ -94,10 +113,8 @@ function differs(subject: Subject, fact: Fact, o: Judging): Difference | undefin
       return typeof api === 'string' && api.toLowerCase() === fact.chain ? undefined : d(fact.chain);
     case 'text':
       return api === fact.chain ? undefined : d(fact.chain);
-    case 'tag': {
-      const hash = typeof api === 'string' ? keccak256(stringToHex(api)) : undefined;
-      return hash === fact.chain ? undefined : { field, api: hash ?? printed(api), chain: fact.chain };
-    }
+    case 'tag':
+      return tagDiffers(field, api, fact.chain);
     case 'number':
       return (typeof api === 'number' && Number.isSafeInteger(api) && BigInt(api) === fact.chain) ? undefined : d(Number(fact.chain));
     case 'boolean':
@@ -111,6 +128,12 @@ function differs(subject: Subject, fact: Fact, o: Judging): Difference | undefin
   }
 }
 
+/** keccak256 of the API's UTF-8 tag against the chain's hash; no tag (null) differs. */
+function tagDiffers(field: string, api: unknown, chain: string): Difference | undefined {
+  const hash = typeof api === 'string' ? keccak256(stringToHex(api)) : undefined;
+  return hash === chain ? undefined : { field, api: hash ?? printed(api), chain };
+}
+
 /** A token: the API's symbol by 8pay's list against the chain's address; a symbol the list does not know is a difference. */
 function tokenDiffers(field: string, api: unknown, chain: string, o: Judging): Difference | undefined {
   const known = typeof api === 'string' ? o.tokens.get(api) : undefined;
@@ -119,7 +142,8 @@ function tokenDiffers(field: string, api: unknown, chain: string, o: Judging): D
     if (known.chainDecimals !== undefined && known.chainDecimals !== known.decimals) return { field: `${field} decimals`, api: known.decimals, chain: known.chainDecimals };
     return undefined;
   }
-  return { field, api: printed(api), chain };
+  const listed = listedAddress(o.chain, chain);
+  return listed ? { field, api: printed(api), chain, note: listed.listed } : { field, api: printed(api), chain, note: "not in 8pay's token list" };
 }
 
 /** The token an amount is counted in: the API's symbol by the list, else the list's token at the chain's address (to print the chain's figure). */

@@ -1,6 +1,6 @@
 import { decodeFunctionResult, encodeFunctionData, type Address, type Hex } from 'viem';
-import { UsageError } from '../core/runtime/errors.js';
-import type { Block, Log, Receipt, Transaction } from './answers.js';
+import { NetworkError, UsageError } from '../core/runtime/errors.js';
+import { NodeAnswerError, type Block, type Log, type Receipt, type Transaction } from './answers.js';
 import { askedFor, CanonicalBlocks, either, SPAN_BLOCKS, type Asked } from './canonical-blocks.js';
 import { EventSpans, type Range } from './event-spans.js';
 import { GROUP_MIN, GUESSED_BLOCKS_PER_SECOND, groups, kept, LOGS_FIRST, receiptOf, secondOf, wantedFor } from './logs-first.js';
@@ -76,6 +76,8 @@ export class Verifier {
     const byLogs = await this.judgeByLogs(asked, native, read, (s, e) => judge(s, decode(s, e, ctx), judging));
     // The others by their receipts, as ever.
     await this.readReceipts(asked.filter((s) => !byLogs.has(s)).map(hashKey), [...native], read);
+    // A record without a receipt says why: is the transaction at the node at all (pending in its mempool)?
+    await this.readReceipts([], [...read.receipts].filter(([h, r]) => r === null && !read.transactions.has(h)).map(([h]) => h), read);
     const { receipts, transactions } = read;
     // Each height not read yet, and the logs that can attest it, from its receipts (canonical-blocks.ts).
     const heights = new Map<bigint, Asked | undefined>();
@@ -138,15 +140,20 @@ export class Verifier {
       const logs = events.get(hashKey(s));
       if (!logs) continue;
       const receipt = receiptOf(hashKey(s), logs);
+      // Logs eth_getLogs finds lie in the canonical block at their height: one known under another hash is a node at odds with itself.
+      this.noTwoHashes(receipt.blockNumber, receipt.blockHash);
       const timestamp = logs.find((l) => l.blockTimestamp !== undefined && l.blockTimestamp !== null)?.blockTimestamp ?? undefined;
       if (timestamp !== undefined && !this.blocks.has(receipt.blockNumber)) this.keepBlocks([{ number: receipt.blockNumber, hash: receipt.blockHash, timestamp }]);
       found.set(s, receipt);
     }
     const unstamped = [...new Set([...found.values()].map((r) => r.blockNumber).filter((n) => !this.blocks.has(n)))];
-    this.keepBlocks([...(await this.client.blocks(unstamped)).values()].filter((b): b is Block => b !== null));
+    const said = new Map([...found.values()].map((r) => [r.blockNumber, r.blockHash]));
+    for (const b of (await this.client.blocks(unstamped)).values()) {
+      if (b && said.get(b.number) !== b.hash) throw new NodeAnswerError(`two blocks at height ${b.number} in one run (${said.get(b.number)} by its logs and ${b.hash} read whole)`);
+      if (b) this.keepBlocks([b]);
+    }
     for (const [s, receipt] of found) {
-      // A block known or read with another hash than the logs say (a reorg since, or a node
-      // at odds with itself) is judged reorged, so not kept: the receipt judges.
+      // A judgement logs cannot give (logs-first.ts's kept) is left to the receipt.
       const j = judged(s, { receipt, block: this.blocks.get(receipt.blockNumber) ?? null, transaction: read.transactions.get(hashKey(s)) });
       if (kept(j)) out.set(s, j);
     }
@@ -176,6 +183,24 @@ export class Verifier {
     }
   }
 
+  /**
+   * The height at or below which the node holds blocks final: its `finalized` block, else
+   * its `safe` one; undefined when it names neither (an older node). A record there
+   * cannot be reorged: a second `payrec verify` does not read its block again.
+   */
+  async finalHeight(): Promise<bigint | undefined> {
+    for (const tag of ['finalized', 'safe'] as const) {
+      try {
+        const block = await this.client.block(tag);
+        if (block) return block.number;
+      } catch (err) {
+        // A node that does not know the tag answers a JSON-RPC error (-32602, -39001): ask the next.
+        if (!(err instanceof NetworkError && /JSON-RPC error/.test(err.message))) throw err;
+      }
+    }
+    return undefined;
+  }
+
   /** Canonical hashes of blocks, for records judged before (a second `payrec verify`): reorged when they changed. */
   async canonicalHashes(heights: readonly bigint[]): Promise<Map<bigint, string | null>> {
     // No receipt is read again: any log of 8pay's contracts at a height attests its block (no topics: any event).
@@ -188,12 +213,28 @@ export class Verifier {
     if (asked.size === 0) return;
     const read = await this.canonical.read(asked, known);
     if (this.blocks.size + read.size > BLOCKS_KEPT) this.blocks.clear();
-    for (const [n, b] of read) this.blocks.set(n, b);
+    for (const [n, b] of read) {
+      if (b) this.noTwoHashes(n, b.hash);
+      this.blocks.set(n, b);
+    }
   }
 
   private keepBlocks(blocks: readonly Block[]): void {
     if (this.blocks.size + blocks.length > BLOCKS_KEPT) this.blocks.clear();
-    for (const b of blocks) this.blocks.set(b.number, b);
+    for (const b of blocks) {
+      this.noTwoHashes(b.number, b.hash);
+      this.blocks.set(b.number, b);
+    }
+  }
+
+  /**
+   * The node's canonical block at a height, said twice in one run (by a block, or by logs
+   * eth_getLogs found there), must be one block: two hashes are a node at odds with
+   * itself (exit 6), never a verdict kept for good.
+   */
+  private noTwoHashes(height: bigint, hash: string): void {
+    const seen = this.blocks.get(height);
+    if (seen && seen.hash !== hash) throw new NodeAnswerError(`two blocks at height ${height} in one run (${seen.hash} and ${hash})`);
   }
 
   private context(): ChainContext {

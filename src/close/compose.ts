@@ -97,7 +97,7 @@ export interface CloseOptions {
   flags: MirrorFlags;
 }
 
-const SOURCE_NAMES: Record<PlanSource, string> = { 'short url': 'short url', added: 'fr plans add', synced: 'sync --plan-id', earlier: 'synced earlier' };
+const SOURCE_NAMES: Record<PlanSource, string> = { 'short url': 'short url', stated: 'PAYREC_PLANS', added: 'fr plans add', synced: 'sync --plan-id', earlier: 'synced earlier' };
 
 /** Gathers every part of the close of `o.period`, as known at `o.at`. */
 export async function composeClose(session: Session, o: CloseOptions): Promise<CloseReport> {
@@ -130,14 +130,11 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
   const incomplete: string[] = [];
   if (loaded.syncedUpTo + 1 < end) incomplete.push(`the mirror's billings and cancellations are synced up to ${when(loaded.syncedUpTo)}, before the period's end: later records are not counted (payrec sync, or --sync)`);
   if (o.period.end > o.at) incomplete.push(`the period is not over: its figures are as of ${when(o.at)}`);
-  // A plan that short urls name and nobody stated (fr plans add, --plan-id): one they stop naming, or never named, is left out unseen.
-  const fromShortUrls = loaded.plans.filter((p) => {
-    const s = loaded.sources.get(p);
-    return s !== undefined && s.includes('short url') && !s.includes('added');
-  });
-  if (fromShortUrls.length > 0) incomplete.push(`${fromShortUrls.length} of ${loaded.plans.length} plans covered are known from short urls alone: a plan no short url names is left out unseen (state every plan: payrec fr plans add ID, or --plan-id)`);
+  // No plan stated (PAYREC_PLANS, fr plans add, --plan-id): one no short url names is left out unseen (the rule gates follow).
+  if (loaded.planCoverage.onlyShortUrls) incomplete.push(`the ${loaded.plans.length} plans covered are known from short urls alone: a plan no short url names is left out unseen (state every plan: PAYREC_PLANS, payrec fr plans add ID, or --plan-id)`);
+  if (loaded.planCoverage.leftOut > 0) incomplete.push(`${loaded.planCoverage.leftOut} known plans are not synced yet, so left out (payrec sync, or --sync)`);
 
-  const plansLine = loaded.plans.map((p) => `${p} (${(loaded.sources.get(p) ?? []).map((s) => SOURCE_NAMES[s]).join(', ') || '--plan-id'})`).join('; ');
+  const plansLine = loaded.plans.map((p) => `${p} (${(loaded.planCoverage.known.get(p) ?? []).map((s) => SOURCE_NAMES[s]).join(', ') || '--plan-id'})`).join('; ');
   const cover: CoverLine[] = [
     { item: 'period', value: o.periodText },
     { item: 'from', value: when(o.period.start) },

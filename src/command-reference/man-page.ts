@@ -12,6 +12,7 @@ const ENVIRONMENT: readonly [string, string][] = [
   ['PAYREC_CHAIN', 'chain (--chain); default bsc.'],
   ['PAYREC_BASE_URL', 'API base URL (--base-url); default https://api.8pay.network.'],
   ['PAYREC_DB', 'the mirror file of sync and sql (--db).'],
+  ['PAYREC_PLANS', "fixed-recurring plan ids a job states (commas or spaces), or @FILE: a plans file, one id a line; in CI (CI set) a subscriptions or metrics gate needs them (or --short-url-plans)."],
   ['PAYREC_MIRROR_MEMORY', 'memory DuckDB may use for the mirror in sync and sql, such as 512MB (default 128MB).'],
   ['PAYREC_FORMAT', 'output format (--format).'],
   ['PAYREC_TIMEOUT', 'per-request timeout in seconds (--timeout); default 30.'],

@@ -12,11 +12,12 @@ import { canonicalZone } from '../core/runtime/zone.js';
 import { formatRow } from '../core/output/formats.js';
 import { optionSchemas, parseOption } from '../core/runtime/options.js';
 import { hasControlCharacters, printable } from '../core/output/sanitize.js';
+import { parseCurrency } from '../values/currency.js';
 
 // `payrec config …`: the stored profiles. Keys are set only by `auth login`, so they
 // never pass through argv.
 
-const KEYS = { chain: 'chain', 'base-url': 'baseUrl', rpc: 'rpc', tz: 'tz', format: 'format', db: 'db', timeout: 'timeout', retries: 'retries' } as const;
+const KEYS = { chain: 'chain', 'base-url': 'baseUrl', rpc: 'rpc', tz: 'tz', format: 'format', db: 'db', timeout: 'timeout', retries: 'retries', currency: 'currency', feed: 'feeds' } as const;
 type Key = keyof typeof KEYS;
 const KEY_NAMES = Object.keys(KEYS).join(', ');
 
@@ -27,8 +28,9 @@ function keyName(raw: string): Key {
 }
 
 /** Checks a run default as its flag would be checked; returns the value to store. */
-function checkRunDefault(key: 'tz' | 'format' | 'db' | 'timeout' | 'retries', value: string): string {
+function checkRunDefault(key: 'tz' | 'format' | 'db' | 'timeout' | 'retries' | 'currency', value: string): string {
   const named = `config set ${key}`;
+  if (key === 'currency') return parseCurrency(value, named);
   if (key === 'tz') {
     const zone = canonicalZone(value);
     if (zone === undefined) throw new UsageError(`invalid ${named} "${printable(value)}": expected an IANA time zone name such as UTC or Europe/Berlin`);
@@ -71,7 +73,7 @@ export function addConfigCommands(program: Command, action: CommandAction): void
 
   config
     .command('get')
-    .description('Print one setting in effect: chain, base-url, rpc (masked), tz, format, db, timeout or retries')
+    .description('Print one setting in effect: chain, base-url, rpc (masked), tz, format, db, timeout, retries, currency or feed (per chain)')
     .argument('<key>', KEY_NAMES)
     .addHelpText('after', '\nExamples:\n  $ payrec config get chain\n')
     .action(
@@ -80,23 +82,37 @@ export function addConfigCommands(program: Command, action: CommandAction): void
         const s = await session.settings({ repair: true });
         // The RPC URL is a secret (a provider's key lives in it): shown masked, as config list does.
         const rpc = key === 'rpc' ? (await rpcInEffect(s, session.store)).url : undefined;
-        const value = key === 'rpc' ? (rpc ? maskRpcUrl(rpc) : '(none)') : key === 'chain' || key === 'base-url' ? s[KEYS[key]] : runDefaults(session)[key][0];
+        const feeds = key === 'feed' ? Object.entries((await session.store.profile(s.profile))?.feeds?.[s.chain] ?? {}).map(([t, a]) => `${t}=${a}`) : [];
+        const value =
+          key === 'rpc' ? (rpc ? maskRpcUrl(rpc) : '(none)') : key === 'feed' ? feeds.join(',') || '(none)' : key === 'chain' || key === 'base-url' ? s[KEYS[key]] : runDefaults(session)[key][0];
         session.ctx.stdout.write(`${value}\n`);
       }),
     );
 
   config
     .command('set')
-    .description('Store a setting in the current (or --profile) profile: chain, base-url, rpc (per chain), tz, format, db, timeout or retries')
+    .description('Store a setting in the current (or --profile) profile: chain, base-url, rpc (per chain), tz, format, db, timeout, retries, currency, or feed TOKEN ADDRESS (per chain)')
     .argument('<key>', KEY_NAMES)
-    .argument('<value>', 'the value')
-    .addHelpText('after', '\nExamples:\n  $ payrec config set chain polygon\n  $ payrec config set base-url http://127.0.0.1:8787 --profile local\n  $ payrec config set tz Europe/Berlin\n  $ payrec config set format csv --profile finance\n  $ payrec config set rpc https://bsc-dataseed.binance.org --chain bsc\n\nEach is a default for the profile\'s runs: a flag or an environment variable still wins\n(flag > environment > profile > default; payrec config list shows where each comes from).\n')
+    .argument('<value>', 'the value (for feed: the token)')
+    .argument('[address]', 'for feed: the Chainlink proxy that prices the token on the chain (--chain or the profile\'s)')
+    .addHelpText('after', '\nExamples:\n  $ payrec config set chain polygon\n  $ payrec config set currency EUR\n  $ payrec config set feed USDT 0x… --chain sandbox\n  $ payrec config set base-url http://127.0.0.1:8787 --profile local\n  $ payrec config set tz Europe/Berlin\n  $ payrec config set format csv --profile finance\n  $ payrec config set rpc https://bsc-dataseed.binance.org --chain bsc\n\nEach is a default for the profile\'s runs: a flag or an environment variable still wins\n(flag > environment > profile > default; payrec config list shows where each comes from).\n')
     .action(
       action(async (session, cmd) => {
         const key = keyName(cmd.args[0]);
         const raw = cmd.args[1];
         const name = await profileName(session);
         const profile = (await session.store.profile(name)) ?? {};
+        if (key === 'feed') {
+          // One proxy per chain and token, as the node is one per chain.
+          const chain = session.flags.chain ?? session.ctx.env.PAYREC_CHAIN ?? profile.chain ?? DEFAULT_CHAIN;
+          const address = cmd.args[2];
+          if (raw === '' || hasControlCharacters(raw) || raw.length > 32) throw new UsageError(`invalid config set feed token "${printable(raw)}": expected a token symbol such as USDT`);
+          if (!/^0x[0-9a-fA-F]{40}$/.test(address ?? '')) throw new UsageError(`invalid config set feed address "${printable(address ?? '')}": expected the feed proxy's address (0x and 40 hex digits)`, 'payrec config set feed TOKEN ADDRESS');
+          await session.store.saveProfile(name, { ...profile, feeds: { ...profile.feeds, [chain]: { ...profile.feeds?.[chain], [raw]: address } } });
+          session.ctx.stderr.write(`Set the feed of ${printable(raw)} on ${chain} in profile ${name} to ${address}\n`);
+          return;
+        }
+        if (cmd.args[2] !== undefined) throw new UsageError(`config set ${key} takes one value`);
         if (key === 'rpc') {
           // One node per chain: the profile's chain (or --chain) names which.
           const chain = session.flags.chain ?? session.ctx.env.PAYREC_CHAIN ?? profile.chain ?? DEFAULT_CHAIN;

@@ -290,7 +290,7 @@ async function mirror(session: Session, add: Add, fail: Fail): Promise<void> {
  */
 async function plans(session: Session, chain: string, add: Add): Promise<void> {
   const { knownPlans, sourceCounts, unseenHint } = await import('../mirror/plan-coverage.js');
-  const { addedPlans } = await import('../core/config/added-plans.js');
+  const { addedPlans, statedPlans } = await import('../core/config/added-plans.js');
   const location = await mirrorOf(session);
   let known: Awaited<ReturnType<typeof knownPlans>>;
   try {
@@ -299,7 +299,7 @@ async function plans(session: Session, chain: string, add: Add): Promise<void> {
     try {
       // A mirror nothing was ever synced into has no state tables yet: it knows no plan.
       const laidOut = db && (await db.isMirror());
-      known = await knownPlans(laidOut ? db : undefined, chain, await addedPlans(session));
+      known = await knownPlans(laidOut ? db : undefined, chain, await addedPlans(session), statedPlans(session));
       // Stryker disable next-line BlockStatement: equivalent; the process's exit closes the file too
     } finally {
       db?.close();

@@ -1,5 +1,5 @@
 import { parseRowGates, printRows, type GateFlags } from '../core/lists/list-gates.js';
-import { addedPlans } from '../core/config/added-plans.js';
+import { addedPlans, statedPlans } from '../core/config/added-plans.js';
 import { UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
 import { printable } from '../core/output/sanitize.js';
@@ -23,15 +23,16 @@ export async function listPlans(session: Session, flags: { db?: string } & GateF
   const location = await mirrorLocation(session, flags.db);
   const { chain } = await session.settings();
   const added = await addedPlans(session);
+  const stated = statedPlans(session);
   const mirrored = mirrorExists(location);
-  if (!mirrored && added.length === 0) {
+  if (!mirrored && added.length === 0 && stated.length === 0) {
     throw new UsageError(`there is no mirror at ${printable(location.file)} yet`, `create it with: ${payrecCommand(session)}sync (short urls name their plans), or add plans: ${payrecCommand(session)}fr plans add PLAN_ID`);
   }
   const db = mirrored ? await openMirror(session, location, 'read') : undefined;
   let known: Map<string, PlanSource[]>;
   let rows: Record<string, unknown>[];
   try {
-    known = await knownPlans(db, chain, added);
+    known = await knownPlans(db, chain, added, stated);
     const ids = [...known.keys()];
     const ledgerRows = db ? ledger(await db.subscriptionRecords(chain, ids), { at: Math.floor(session.ctx.now() / 1000), graceSeconds: GRACE }) : [];
     rows = ids.map((planId) => {

@@ -12,10 +12,12 @@ import { confirm } from '../core/runtime/prompt.js';
 import { commandAt, topCommand } from './tree.js';
 import { whereIdsComeFrom } from './id-hints.js';
 import { addGateOptions } from '../core/lists/list-gates.js';
-import { addListOptions, parseListFlags, takesWholeWindow, type ListFlags } from '../core/lists/list-flags.js';
+import { addListOptions, parseListFlags, prepareEnrichers, takesWholeWindow, type EnricherFlags, type ListFlags } from '../core/lists/list-flags.js';
 import { hasStatus, hasSuccess } from '../registry/outcome.js';
 import { VERIFY_FLAGS } from '../chain/verify-flags.js';
 import { verifiable } from '../chain/verifiable.js';
+import { CURRENCY_FLAGS } from './currency-flags.js';
+import { amountFields } from '../core/lists/summary.js';
 
 // The generic builder (Stripe CLI's OperationCmd): every registry entry becomes a
 // command. Entries that share a command path (billings by plan or by subscription)
@@ -61,12 +63,17 @@ function defineOptions(cmd: Command, group: Endpoint[]): void {
   if (group.some((e) => e.confirm)) cmd.option('-y, --yes', 'do not ask for confirmation (required when not on a terminal)');
   if (group.some((e) => e.method === 'DELETE')) cmd.option('--ignore-missing', 'exit 0 when it is already gone (404), for provisioning jobs run again');
   if (group.some((e) => e.kind === 'list')) {
-    addListOptions(cmd, group.some((e) => e.timeWindow), seen.has('token'), group.some((e) => verifiable(e.collection)) ? [VERIFY_FLAGS] : []);
+    const enrichers = [...(group.some((e) => verifiable(e.collection)) ? [VERIFY_FLAGS] : []), ...(group.some((e) => e.timeWindow && amountFields(e.record).length > 0) ? [CURRENCY_FLAGS] : [])];
+    addListOptions(cmd, group.some((e) => e.timeWindow), seen.has('token'), enrichers);
     addGateOptions(cmd, group.some(hasStatus), group.some(hasSuccess) ? 'all' : 'none');
   }
   const examples = group.flatMap((e) => e.examples);
   cmd.addHelpText('after', `\nExamples:\n${examples.map((x) => `  $ ${x}`).join('\n')}\n`);
 }
+
+// Every list parses every enricher's flags: those a list does not declare are never given,
+// and a profile's currency (config set currency) values every list.
+const LIST_ENRICHERS: readonly EnricherFlags[] = [VERIFY_FLAGS, CURRENCY_FLAGS];
 
 async function runGroup(session: Session, cmd: Command, group: Endpoint[]): Promise<void> {
   const opts = cmd.opts() as Record<string, string | boolean | undefined>;
@@ -87,11 +94,12 @@ async function runGroup(session: Session, cmd: Command, group: Endpoint[]): Prom
   if (endpoint.confirm) await confirmOrRefuse(session, endpoint, pathValues, opts.yes === true);
   const list =
     endpoint.kind === 'list'
-      ? parseListFlags(opts as ListFlags, session.ctx.now(), endpoint.filters.some((f) => f.name === 'token'), session.zone, takesWholeWindow(session, opts as ListFlags), [VERIFY_FLAGS])
+      ? parseListFlags(opts as ListFlags, session.ctx.now(), endpoint.filters.some((f) => f.name === 'token'), session.zone, takesWholeWindow(session, opts as ListFlags), LIST_ENRICHERS)
       : undefined;
   if (list && !endpoint.timeWindow) {
     list.to = undefined;
   }
+  if (list) await prepareEnrichers(opts as ListFlags, list, session, LIST_ENRICHERS);
   try {
     await runEndpoint(session, endpoint, pathValues, filters, list);
     if (endpoint.method !== 'GET') session.wrote();

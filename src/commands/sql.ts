@@ -14,6 +14,7 @@ import { addRowGateOptions, gatedSink, parseRowGates, type RowGates } from '../c
 import { mirrorExists, mirrorLocation } from '../mirror/location.js';
 import type { MirrorStore } from '../mirror/engine.js';
 import { openMirror } from '../mirror/open.js';
+import { chainDiffText } from '../chain/differences-text.js';
 
 // `payrec sql [QUERY]`: one read-only query over the mirror, printed through the usual
 // output module (table, tab-separated when piped, json, jsonl, csv; -o atomically).
@@ -170,10 +171,13 @@ async function runQuery(
     let read = 0;
     // Errors in reading the result are the query's (the engine's UsageError); an error in writing it is payrec's own.
     const chunks = result.records(session.zone, workbook);
+    // chain_verdicts' chainDiff reads in CSV, tables and workbooks as --verify writes it there (`amount 9.99 → 9.98; …`).
+    const diffAsText = options.format !== 'json' && options.format !== 'jsonl' && columns.includes('chainDiff');
     while (read < shown) {
       const next = await chunks.next();
       if (next.done) break;
       for (const r of next.value.slice(0, shown - read)) {
+        if (diffAsText) r.chainDiff = chainDiffText(r.chainDiff);
         const draining = writer.write(r);
         if (draining) await draining;
       }

@@ -16,7 +16,7 @@ import { makeKeptFolder } from '../core/runtime/trust.js';
 import { openMirror } from '../mirror/open.js';
 import { serviceOf } from '../mirror/service.js';
 import { refuseForNewMirror, syncMirror, type CollectionReport } from '../mirror/sync.js';
-import { addedPlans } from '../core/config/added-plans.js';
+import { addedPlans, statedPlans } from '../core/config/added-plans.js';
 
 // `payrec sync [COLLECTION…]`: brings the local mirror up to date and reports, per
 // collection, what it fetched and what changed. Every flag is checked, and the mirror
@@ -112,7 +112,8 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   // --dry-run sends nothing and writes nothing: it prints the requests of a first sync
   // against a mirror in memory, and leaves the mirror file as it was (or absent).
   const dryRun = Boolean(session.flags.dryRun);
-  const added = await addedPlans(session);
+  // The profile's plans and those the job states (PAYREC_PLANS).
+  const added = [...(await addedPlans(session)), ...statedPlans(session)];
   // Bad input creates nothing: what a new mirror would refuse is refused before it exists.
   if (!dryRun && !mirrorExists(location)) refuseForNewMirror({ collections, ids, added, lookback, from, full: Boolean(flags.full), concurrency });
   if (location.isDefault && !dryRun) await makeKeptFolder(dirname(location.file), MIRROR_KEEPER);

@@ -10,8 +10,9 @@ import { billedPlans } from '../mirror/plan-coverage.js';
 import { productAliases } from '../registry/products.js';
 import { perPlan, TRANSFER_ENDPOINTS, transferFilters } from '../registry/transfers.js';
 import type { Endpoint } from '../registry/types.js';
-import { addListOptions, parseListFlags, takesWholeWindow, type ListFlags } from '../core/lists/list-flags.js';
+import { addListOptions, parseListFlags, prepareEnrichers, takesWholeWindow, type ListFlags } from '../core/lists/list-flags.js';
 import { VERIFY_FLAGS } from '../chain/verify-flags.js';
+import { CURRENCY_FLAGS } from './currency-flags.js';
 import { topCommand } from './tree.js';
 import { addGateOptions } from '../core/lists/list-gates.js';
 import { hasStatus, hasSuccess } from '../registry/outcome.js';
@@ -28,6 +29,8 @@ import { hasStatus, hasSuccess } from '../registry/outcome.js';
 const FILTERS = transferFilters();
 /** A --token filter is also what --chart charts (as on each product's list). */
 const HAS_TOKEN_FILTER = FILTERS.some((f) => f.filter.name === 'token');
+/** Transfers are transactions of amounts: --verify and --currency. */
+const ENRICHERS = [VERIFY_FLAGS, CURRENCY_FLAGS];
 const aliasList = () => TRANSFER_ENDPOINTS.map((e) => `${e.product} (${productAliases[e.product]})`).join(', ');
 
 export function addTransfersCommand(program: Command, action: CommandAction): void {
@@ -38,7 +41,7 @@ export function addTransfersCommand(program: Command, action: CommandAction): vo
     cmd.option(`${flagOf(filter.name)} <value>`, filter.help + only);
   }
   cmd.option('--db <file>', "the mirror whose plans' billings are included too (env PAYREC_DB; default the profile's mirror, when there is one)");
-  addListOptions(cmd, true, HAS_TOKEN_FILTER, [VERIFY_FLAGS]);
+  addListOptions(cmd, true, HAS_TOKEN_FILTER, ENRICHERS);
   addGateOptions(cmd, TRANSFER_ENDPOINTS.some(hasStatus), TRANSFER_ENDPOINTS.every(hasSuccess) ? 'all' : TRANSFER_ENDPOINTS.some(hasSuccess) ? 'some' : 'none');
   const examples = [
     'payrec transfers --from 7d',
@@ -76,7 +79,8 @@ async function runTransfers(session: Session, cmd: Command): Promise<void> {
     if (!r.success) throw new UsageError(`invalid ${flagOf(filter.name)} "${printable(value)}": ${r.error.issues[0].message}`);
     filters[filter.name] = r.data;
   }
-  const list = parseListFlags(opts, session.ctx.now(), HAS_TOKEN_FILTER, session.zone, takesWholeWindow(session, opts as ListFlags), [VERIFY_FLAGS]);
+  const list = parseListFlags(opts, session.ctx.now(), HAS_TOKEN_FILTER, session.zone, takesWholeWindow(session, opts as ListFlags), ENRICHERS);
+  await prepareEnrichers(opts, list, session, ENRICHERS);
   const plans = selected.some(perPlan) ? await billedPlans(session, opts.db as string | undefined, filters.planId) : undefined;
   // One connection per page in flight: the products share --concurrency, at least one page each.
   await session.client(Math.max(list.window.concurrency, selected.length));

@@ -42,6 +42,7 @@ function walkWords(program: Command, argv: readonly string[]): { cmd: Command; u
     if (cmd.commands.length === 0) return { cmd }; // a leaf: the rest are its arguments
     const sub = cmd.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
     if (sub) cmd = sub;
+    else if (cmd.registeredArguments.length > 0) return { cmd }; // a command with subcommands and arguments of its own (payrec verify ot/transfers)
     else if (arg !== 'help') return { cmd, unknown: arg }; // `payrec help fr` names commands after it
   }
   return { cmd };

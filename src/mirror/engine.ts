@@ -2,6 +2,7 @@ import type { Page } from '../core/lists/paginate.js';
 import type { CellKind } from '../core/output/document.js';
 import type { Verdict } from '../chain/verdict-names.js';
 import type { Verifier } from '../chain/verifier.js';
+import type { PaymentTags } from '../chain/payment-tags.js';
 import type { SubscriptionRecords } from '../subscriptions/engine.js';
 import type { MirroredCollection, ScopeParam } from './catalog.js';
 
@@ -160,16 +161,51 @@ export interface VerifyReport {
   collection: string;
   /** Records (receivers, for wallet-to-wallet payments) checked against the chain by this run. */
   checked: number;
-  /** Final records whose block hash changed since they were judged (now `reorged`). */
+  /** Final records whose block hash changed since they were judged (found reorged, their receipts read again). */
   newlyReorged: number;
-  /** Every stored verdict of the collection, by verdict. */
+  /** Every stored verdict of the collection (of the window), by verdict. */
   verdicts: Partial<Record<Verdict, number>>;
+  /** Of those, the ones first seen or changed by this run, by verdict. */
+  news: Partial<Record<Verdict, number>>;
+  /** Of those, the ones whose transaction is acknowledged (chain_acks), by verdict. */
+  acked: Partial<Record<Verdict, number>>;
+  /** Of the news, the acknowledged ones, by verdict. */
+  ackedNews: Partial<Record<Verdict, number>>;
+}
+
+/** What a `payrec verify` run re-judges and over which records. */
+export interface VerifyScope {
+  /** Verdicts judged again whether final or not (--recheck). */
+  recheck: ReadonlySet<Verdict>;
+  /** Records stamped in [from, to] (Unix seconds, inclusive) only; the whole mirror when absent. */
+  from?: number;
+  to?: number;
+}
+
+/** A reviewed discrepancy (`payrec verify ack`) with its record's current verdict (null: none yet). */
+export interface AckRow {
+  transactionHash: string;
+  verdict: string | null;
+  collection: string | null;
+  reason: string;
+  ackedBy: string;
+  ackedAt: string;
 }
 
 export interface ParquetExport {
   written: number;
   unchanged: number;
   removed: number;
+}
+
+/** What `verify` is told: the chain and collections, one-time payments' tags, the run's scope. */
+export interface VerifyOptions {
+  chain: string;
+  collections: readonly MirroredCollection[];
+  tags: PaymentTags;
+  scope: VerifyScope;
+  signal: AbortSignal;
+  progress?: (done: number) => void;
 }
 
 export interface MirrorStore {
@@ -244,7 +280,11 @@ export interface MirrorStore {
 
   // payrec verify and sync --parquet.
   /** Checks the records of `collections` not yet final against the chain, keeps the verdicts (`chain_verdicts`), counts them. */
-  verify(verifier: Verifier, o: { chain: string; collections: readonly MirroredCollection[]; signal: AbortSignal; progress?: (done: number) => void }): Promise<VerifyReport[]>;
+  verify(verifier: Verifier, o: VerifyOptions): Promise<VerifyReport[]>;
+  /** Acknowledges these transactions of `chain` (lower-case hashes) with why and by whom (`chain_acks`). */
+  acknowledge(chain: string, hashes: readonly string[], reason: string, by: string): Promise<void>;
+  /** The acknowledgements of `chain` (of `hashes`, or all), oldest first, with their records' verdicts. */
+  acknowledged(chain: string, hashes?: readonly string[]): Promise<AckRow[]>;
   /** Writes each table as Parquet under `dir` (checked by parquetTarget), partitioned by chain and month; only what changed. */
   exportParquet(dir: string, signal: AbortSignal): Promise<ParquetExport>;
 

@@ -2,13 +2,13 @@ import { dirname } from 'node:path';
 import type { ApiClient } from '../core/http/client.js';
 import { endpointWalk } from '../core/lists/walk.js';
 import { hexId } from '../registry/validators.js';
-import { addedPlans } from '../core/config/added-plans.js';
+import { addedPlans, statedPlans } from '../core/config/added-plans.js';
+import { UsageError } from '../core/runtime/errors.js';
 import type { Session } from '../core/runtime/session.js';
 import { makeKeptFolder } from '../core/runtime/trust.js';
 import { CATALOG, resolveCollections } from './catalog.js';
 import { MIRROR_KEEPER, mirrorExists, mirrorLocation, type MirrorLocation } from './location.js';
 import type { PlansOf } from '../core/lists/merged-transfers.js';
-import { UsageError } from '../core/runtime/errors.js';
 import { printable } from '../core/output/sanitize.js';
 import type { MirrorStore } from './engine.js';
 import { openMirror } from './open.js';
@@ -24,11 +24,12 @@ import { syncMirror } from './sync.js';
 // plans it covers, from which sources, and how to add one.
 
 /** `earlier`: the mirror holds the plan's lists, but no source names it now (removed from the profile). */
-export type PlanSource = 'short url' | 'synced' | 'added' | 'earlier';
+export type PlanSource = 'short url' | 'stated' | 'synced' | 'added' | 'earlier';
 
 /** What each source means, in the order a plan is counted under the first that names it. */
 const SOURCE_WORDS: Record<PlanSource, string> = {
   'short url': 'named by short urls',
+  stated: 'stated by PAYREC_PLANS',
   added: 'added with fr plans add',
   synced: 'remembered from sync --plan-id',
   earlier: 'synced earlier, named by nothing now',
@@ -38,7 +39,7 @@ const SOURCE_WORDS: Record<PlanSource, string> = {
  * Every known fixed-recurring plan of `chain` with its sources, in id order: from the
  * mirror (`db`, when there is one) and from the profile (`added`).
  */
-export async function knownPlans(db: MirrorStore | undefined, chain: string, added: readonly string[]): Promise<Map<string, PlanSource[]>> {
+export async function knownPlans(db: MirrorStore | undefined, chain: string, added: readonly string[], stated: readonly string[] = []): Promise<Map<string, PlanSource[]>> {
   const sources = new Map<string, Set<PlanSource>>();
   const found = (id: string, source: PlanSource) => {
     if (!sources.has(id)) sources.set(id, new Set());
@@ -48,6 +49,7 @@ export async function knownPlans(db: MirrorStore | undefined, chain: string, add
   for (const id of mirrored.named) found(id, 'short url');
   for (const id of mirrored.remembered) found(id, 'synced');
   for (const id of added) found(id, 'added');
+  for (const id of stated) found(id, 'stated');
   for (const id of mirrored.synced) if (!sources.has(id)) found(id, 'earlier');
   const order = Object.keys(SOURCE_WORDS) as PlanSource[];
   return new Map([...sources].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, s]) => [id, order.filter((x) => s.has(x))]));
@@ -104,26 +106,55 @@ export function sourceCounts(plans: readonly string[], known: ReadonlyMap<string
 
 const plansWord = (n: number) => `${n.toLocaleString('en-US')} fixed-recurring ${n === 1 ? 'plan' : 'plans'}`;
 
+/** A figure's plan coverage: whether no plan is stated (only short urls name them), how many known plans are left out unsynced, and where each known plan was found (nothing when --plan-id named them). */
+export interface PlanCoverage {
+  onlyShortUrls: boolean;
+  leftOut: number;
+  known: ReadonlyMap<string, readonly PlanSource[]>;
+}
+
 /**
  * Says on stderr which plans a figure over subscriptions covers (`covered`: the plans
  * whose billings and cancellations the mirror holds and the command reads), from which
  * sources, which known plans it leaves out for want of a sync, and how to add an unseen
  * one. `given`: the command named its plans (--plan-id), and covers only those.
- * Returns where each known plan was found (nothing when `given`).
+ * Returns what a gate must know of that coverage, and where each known plan was found.
  */
-export async function notePlanCoverage(session: Session, db: MirrorStore, chain: string, covered: readonly string[], given: readonly string[]): Promise<ReadonlyMap<string, readonly PlanSource[]>> {
+export async function notePlanCoverage(session: Session, db: MirrorStore, chain: string, covered: readonly string[], given: readonly string[]): Promise<PlanCoverage> {
   if (given.length > 0) {
     session.note(`covering ${plansWord(covered.length)}: those given with --plan-id`);
-    return new Map();
+    return { onlyShortUrls: false, leftOut: 0, known: new Map() };
   }
-  const known = await knownPlans(db, chain, await addedPlans(session));
+  const known = await knownPlans(db, chain, await addedPlans(session), statedPlans(session));
   const unsynced = [...known.keys()].filter((plan) => !covered.includes(plan));
   const left =
     unsynced.length === 0
       ? ''
       : `; ${plansWord(unsynced.length)} known but not synced yet, so left out (${unsynced.map((p) => `${p.slice(0, 10)}…`).join(', ')}): ${payrecCommand(session)}sync, or --sync`;
   session.note(`covering ${plansWord(covered.length)} (${sourceCounts(covered, known) || 'none'})${left}; ${unseenHint(session)}`);
-  return known;
+  // Whether no plan is stated by the job (PAYREC_PLANS, fr plans add, or a sync --plan-id: a synced plan no short url names):
+  // a plan no short url names would be unseen, and a gate blind to it.
+  const stated = (sources: readonly PlanSource[]) => sources.includes('stated') || sources.includes('added') || (sources.includes('synced') && !sources.includes('short url'));
+  return { onlyShortUrls: ![...known.values()].some(stated), leftOut: unsynced.length, known };
+}
+
+/**
+ * In CI (env CI set, as CI services do), a gate (--fail-if-any) that leaves known plans
+ * out (not synced) is exit 2; one over plans that only short urls name could pass while
+ * a plan nobody named is late: exit 2 too, unless the job
+ * states its plans (PAYREC_PLANS, fr plans add, --plan-id) or says it accepts that
+ * coverage with --short-url-plans (DESIGN.md "Subscriptions and revenue metrics").
+ */
+export function refuseBlindGate(session: Session, gate: boolean, coverage: { onlyShortUrls: boolean; leftOut: number }, accepted: boolean | undefined): void {
+  const ci = session.ctx.env.CI;
+  if (!gate || ci === undefined || ci === '' || ci === 'false' || ci === '0') return;
+  // Known plans the mirror has not synced are left out of the gate: never silently.
+  if (coverage.leftOut > 0) throw new UsageError(`in CI, a --fail-if-any gate would leave out ${plansWord(coverage.leftOut)} known but not synced`, 'add --sync (or run payrec sync first)');
+  if (!coverage.onlyShortUrls || accepted) return;
+  throw new UsageError(
+    'in CI, a --fail-if-any gate over plans that only short urls name would pass while a plan no short url names is late',
+    'state the plans in the repository: PAYREC_PLANS=@plans.txt (one plan id a line) or PAYREC_PLANS=ID,ID; or accept short urls alone with --short-url-plans',
+  );
 }
 
 /**
@@ -150,7 +181,7 @@ export async function syncPlans(session: Session, location: MirrorLocation, give
   const db = await openMirror(session, location, 'write');
   try {
     const collections = resolveCollections(given.length > 0 ? ['fr/billings', 'fr/cancellations'] : ['fr/short-urls', 'fr/billings', 'fr/cancellations']);
-    const added = given.length > 0 ? [] : await addedPlans(session);
+    const added = given.length > 0 ? [] : [...(await addedPlans(session)), ...statedPlans(session)];
     const reports = await syncMirror(session, db, await serviceOf(session), { collections, ids: { planId: [...given], strategyId: [] }, added, lookback: 3600, full: false, concurrency: 4 });
     const sum = (k: 'fetched' | 'new' | 'updated') => reports.reduce((n, r) => n + r[k], 0);
     return { fetched: sum('fetched'), new: sum('new'), updated: sum('updated') };
@@ -186,16 +217,17 @@ export async function billedPlans(session: Session, dbFlag: string | undefined, 
 async function localPlans(session: Session, dbFlag: string | undefined): Promise<Map<string, PlanSource[]>> {
   const { chain } = await session.settings();
   const added = await addedPlans(session);
+  const stated = statedPlans(session);
   const location = await mirrorLocation(session, dbFlag);
   if (!mirrorExists(location)) {
     if (dbFlag !== undefined) throw new UsageError(`there is no mirror at ${printable(location.file)}`, `give --db the mirror ${payrecCommand(session)}sync fills, or leave --db out`);
-    return knownPlans(undefined, chain, added);
+    return knownPlans(undefined, chain, added, stated);
   }
   // The engine (DuckDB: a native addon, most of a second to load) only when there is a mirror to read.
   const db = await openMirror(session, location, 'read');
   try {
     if (!(await db.isMirror())) throw new UsageError(`${printable(location.file)} is not a payrec mirror: it holds none of payrec's tables`, `give another --db, or fill it with: ${payrecCommand(session)}sync`);
-    return await knownPlans(db, chain, added);
+    return await knownPlans(db, chain, added, stated);
   } finally {
     db.close();
   }

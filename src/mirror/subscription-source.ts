@@ -9,11 +9,11 @@ import { hexId } from '../registry/validators.js';
 import type { SubscriptionRecords } from '../subscriptions/engine.js';
 import { mirrorExists, mirrorLocation } from './location.js';
 import { openMirror } from './open.js';
-import { notePlanCoverage, syncPlans, type PlanSource } from './plan-coverage.js';
+import { notePlanCoverage, syncPlans, type PlanCoverage } from './plan-coverage.js';
 
 // The subscriptions of the mirror as `payrec subscriptions` and `payrec metrics` read
 // them (and the close report will): the flags that say which and as of when (--plan-id,
-// --at, --grace, --db, --sync), checked before the mirror is touched, and the records of
+// --at, --grace, --db, --sync, --short-url-plans), checked before the mirror is touched, and the records of
 // the plans covered, with what the reader must know about their reach said on stderr.
 
 const DAY = 86_400;
@@ -27,18 +27,20 @@ export interface MirrorFlags {
   grace?: string;
   db?: string;
   sync?: boolean;
+  shortUrlPlans?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(',')];
 
-/** --plan-id, --at, --grace, --db and --sync: how `subscriptions`, `metrics` (and the close) read the mirror's subscriptions. */
+/** --plan-id, --at, --grace, --db, --sync and --short-url-plans: how `subscriptions`, `metrics` (and the close) read the mirror's subscriptions. */
 export function addMirrorOptions(cmd: Command): Command {
   return cmd
     .option('--plan-id <id>', 'only these plans (repeatable; default: every plan whose billings and cancellations the mirror holds)', collect)
     .option('--at <time>', 'what is known: records stamped before this instant (Unix seconds, ISO 8601 date-time, an age, or a date: the end of that day in --tz; default: now)')
     .option('--grace <days>', 'days a subscription stays past due after its paid time ends, before it lapses (default 30)')
     .option('--db <file>', 'the mirror file (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
-    .option('--sync', 'first bring the fixed-recurring billings and cancellations of the mirror up to date (payrec sync)');
+    .option('--sync', 'first bring the fixed-recurring billings and cancellations of the mirror up to date (payrec sync)')
+    .option('--short-url-plans', 'in CI (env CI), let --fail-if-any gate over plans that only short urls name (else exit 2: state the plans with PAYREC_PLANS)');
 }
 
 /** The flags both commands share, checked before the mirror is touched. */
@@ -66,11 +68,11 @@ export function noteAt(session: Session, flags: MirrorFlags, at: number): void {
   else session.note(`as of ${when}${DATE_ONLY.test(flags.at) ? ` (the end of ${flags.at})` : ''}: records stamped before it (--at)`);
 }
 
-/** What loadRecords read: the records, the plans they cover, where each plan was found (none when --plan-id named them), and the instant the mirror is synced up to. */
+/** What loadRecords read: the records, the plans they cover, what a gate must know of that coverage (where each plan was found too), and the instant the mirror is synced up to. */
 export interface LoadedRecords {
   records: SubscriptionRecords;
   plans: string[];
-  sources: ReadonlyMap<string, readonly PlanSource[]>;
+  planCoverage: PlanCoverage;
   syncedUpTo: number;
 }
 
@@ -108,7 +110,7 @@ export async function loadRecords(session: Session, flags: MirrorFlags, plans: s
     if (windowStart === undefined && late.length > 0) {
       session.warn(`${late.length === 1 ? 'a plan was' : `${late.length} plans were`} synced with sync --from (${late.map(([p, t]) => `${p} from ${formatLocal(t, session.zone)}`).join(', ')}): subscriptions that began earlier show only what followed`);
     }
-    const sources = await notePlanCoverage(session, db, chain, coverage.plans, plans);
+    const planCoverage = await notePlanCoverage(session, db, chain, coverage.plans, plans);
     // Every plan covered has both lists' cursors (subscriptionCoverage refuses one without), so there is a time.
     const upTo = coverage.syncedUpTo!;
     const plural = coverage.plans.length === 1 ? 'plan' : 'plans';
@@ -116,7 +118,7 @@ export async function loadRecords(session: Session, flags: MirrorFlags, plans: s
       `from the mirror: ${coverage.plans.length} ${plural}, billings and cancellations synced up to ${formatLocal(upTo, session.zone)} ${session.zone}` +
         (at > upTo + 1 ? `; as of ${formatLocal(at, session.zone)}, so records since then are not counted (${sync}, or --sync)` : ''),
     );
-    return { records: await db.subscriptionRecords(chain, coverage.plans), plans: coverage.plans, sources, syncedUpTo: upTo };
+    return { records: await db.subscriptionRecords(chain, coverage.plans), plans: coverage.plans, planCoverage, syncedUpTo: upTo };
     // Stryker disable next-line BlockStatement: equivalent; a read closes nothing the process's end does not (its spill folder is removed at exit)
   } finally {
     db.close();

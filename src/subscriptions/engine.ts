@@ -1,5 +1,6 @@
 import { addDecimal, formatAtto, formatDecimal, ratio, type DecimalSum } from './exact.js';
-import { SubscriptionRecords, type EngineInput, type Subscription } from './records.js';
+import { rateNeeds, scaleAtto, valueAtto, type ExactRate, type RateOf } from './rates.js';
+import { SubscriptionRecords, type EngineInput, type Subscription, type Terms } from './records.js';
 
 // The subscription engine (DESIGN.md "Subscriptions and revenue metrics"; STYLE.md
 // "Derived answers"): billings and cancellations in, the ledger of subscriptions, the
@@ -31,6 +32,7 @@ import { SubscriptionRecords, type EngineInput, type Subscription } from './reco
 export { outcomeCode, SubscriptionRecords } from './records.js';
 export { billingOutcome, failedBilling, paidBilling } from '../registry/outcome.js';
 export type { BillingInput, CancellationInput, EngineInput } from './records.js';
+export { rateNeeds, type ExactRate, type RateOf };
 
 export type SubscriptionState = 'active' | 'past_due' | 'lapsed' | 'cancelled';
 
@@ -63,6 +65,12 @@ export interface SubscriptionRow {
   state: SubscriptionState;
 }
 
+/** A ledger row with rates: the value of its MRR at the rate of the cycle in force (null when that rate is missing), and that rate. */
+export interface ValuedSubscriptionRow<R extends ExactRate = ExactRate> extends SubscriptionRow {
+  value: string | null;
+  rate: R | null;
+}
+
 export interface MetricsRow {
   from: number;
   to: number;
@@ -79,6 +87,8 @@ export interface MetricsRow {
   mrr_new: string;
   mrr_reactivated: string;
   mrr_churned: string;
+  /** Only with rates: the change of value of subscriptions counted across a later cycle's paid billing (exchange-rate impact). */
+  mrr_fx?: string;
   mrr_net: string;
   logo_churn: string | null;
   revenue_churn: string | null;
@@ -90,6 +100,29 @@ export interface MetricsRow {
   recovered_amount: string;
   lost: number;
   open: number;
+  /** Amounts of the paid billings stamped in the interval (values with rates). */
+  collected: string;
+  /** Amounts of the failed ones. */
+  failed_amount: string;
+}
+
+/** One movement: a subscription becoming counted (new, reactivated), ceasing to be (churned), or its value moving to a later cycle's rate (fx). */
+export interface MovementRow<R extends ExactRate = ExactRate> {
+  /** The interval (from, to] that holds the instant. */
+  from: number;
+  to: number;
+  /** The first second of the new state. */
+  instant: number;
+  subscriptionId: string;
+  planId: string;
+  token: string;
+  kind: 'new' | 'reactivated' | 'churned' | 'fx';
+  /** The change of MRR in the token: + for new and reactivated, − for churned, 0 for fx. */
+  mrr_change: string;
+  /** Only with rates: the change in the currency; null when its rate is missing. */
+  value?: string | null;
+  /** Only with rates: the rate in force after the change (for churned: the one last counted). */
+  rate?: R | null;
 }
 
 export interface LedgerOptions {
@@ -99,7 +132,7 @@ export interface LedgerOptions {
   graceSeconds: number;
 }
 
-export interface MetricsOptions extends LedgerOptions {
+export interface MetricsOptions<R extends ExactRate = ExactRate> extends LedgerOptions {
   /**
    * Calendar intervals [from, to), ascending and not overlapping, none ending after `at`
    * (the caller computes them in --tz and cuts the last one at `at`).
@@ -107,6 +140,13 @@ export interface MetricsOptions extends LedgerOptions {
   intervals: ReadonlyArray<{ from: number; to: number }>;
   /** One row per plan within each token. */
   byPlan: boolean;
+  /**
+   * Values in one currency: MRR at the rate of the cycleStart of each subscription's cycle
+   * in force, billings at their timestamps; every money column in the currency, and mrr_fx.
+   */
+  rates?: RateOf<R>;
+  /** With rates and without byPlan: one row per interval across tokens (token `*`). */
+  acrossTokens?: boolean;
 }
 
 /** A change of a subscription's state: from `time` on it is `state`. */
@@ -128,11 +168,18 @@ export interface SubscriptionHistory {
  * The ledger as of `at`: one row per subscription started before it, ordered by
  * started, then subscriptionId.
  */
-export function ledger(input: EngineInput | SubscriptionRecords, o: LedgerOptions): SubscriptionRow[] {
+export function ledger(input: EngineInput | SubscriptionRecords, o: LedgerOptions): SubscriptionRow[];
+/** With rates: each row also carries the value of its MRR at the rate of its cycle in force as of `at` (ChartMogul's rule). */
+export function ledger<R extends ExactRate>(input: EngineInput | SubscriptionRecords, o: LedgerOptions & { rates: RateOf<R> }): ValuedSubscriptionRow<R>[];
+export function ledger(input: EngineInput | SubscriptionRecords, o: LedgerOptions & { rates?: RateOf }): SubscriptionRow[] {
   const rows: SubscriptionRow[] = [];
   for (const s of recordsOf(input).subscriptions()) {
     const row = rowAt(s, o.at, o.graceSeconds);
-    if (row) rows.push(row);
+    if (!row) continue;
+    if (o.rates) {
+      const rate = o.rates(row.token, s.lastPaidCycleAfter[countBefore(s.paidTimes, s.paid, o.at) - 1]);
+      rows.push({ ...row, value: rate ? formatAtto(scaleAtto(s.terms!.mrr, rate)) : null, rate: rate ?? null } as ValuedSubscriptionRow);
+    } else rows.push(row);
   }
   return rows.sort((a, b) => a.started - b.started || compare(a.subscriptionId, b.subscriptionId));
 }
@@ -157,9 +204,33 @@ export function history(input: EngineInput | SubscriptionRecords, subscriptionId
  * Revenue metrics per interval and token (and plan with byPlan): every interval for
  * each key with anything in the window (a subscription counted at an end, a movement,
  * an attempt or a dunning case), zeros included; in interval order, then token, then
- * planId.
+ * planId. With rates, every money column is in the currency and mrr_fx is given; with
+ * acrossTokens (and not byPlan) one row per interval, token `*`.
  */
-export function metrics(input: EngineInput | SubscriptionRecords, o: MetricsOptions): MetricsRow[] {
+export function metrics<R extends ExactRate>(input: EngineInput | SubscriptionRecords, o: MetricsOptions<R>): MetricsRow[] {
+  return run(input, o, undefined).rows;
+}
+
+/**
+ * Every movement in the window (DESIGN.md "The month-end close": `metrics --movements`),
+ * ordered by instant, then subscriptionId: the events that metrics' rows of the same
+ * intervals add up, one row each. mrr_change is signed (churned negative, fx 0); with
+ * rates, value is the change in the currency and rate the rate in force after it (for
+ * churned, the one last counted).
+ */
+export function movements<R extends ExactRate>(input: EngineInput | SubscriptionRecords, o: MetricsOptions<R>): MovementRow<R>[] {
+  const list: MovementRow<R>[] = [];
+  run(input, o, list);
+  return list.sort((a, b) => a.instant - b.instant || compare(a.subscriptionId, b.subscriptionId));
+}
+
+const NEW = 0;
+const REACTIVATED = 1;
+const CHURNED = 2;
+const FX = 3;
+const KINDS = ['new', 'reactivated', 'churned', 'fx'] as const;
+
+function run<R extends ExactRate>(input: EngineInput | SubscriptionRecords, o: MetricsOptions<R>, list: MovementRow<R>[] | undefined): { rows: MetricsRow[] } {
   const intervals = o.intervals;
   for (let q = 0; q < intervals.length; q++) {
     const { from, to } = intervals[q];
@@ -167,6 +238,10 @@ export function metrics(input: EngineInput | SubscriptionRecords, o: MetricsOpti
     // A state at a later instant would read records not known at `at`.
     if (to > o.at) throw new Error(`metrics: interval ${q} ends after at`);
   }
+  const rates = o.rates;
+  // Tokens are added together only as values in one currency.
+  if (o.acrossTokens && !rates) throw new Error('metrics: rows across tokens need rates');
+  const across = o.acrossTokens === true && !o.byPlan;
   const records = recordsOf(input);
   // Each key's cells, one per interval, made when the key first has anything; labels map to keys once.
   const keys = new Map<string, Map<string, Cell[]>>();
@@ -174,7 +249,8 @@ export function metrics(input: EngineInput | SubscriptionRecords, o: MetricsOpti
   const cellsOf = (label: number): Cell[] => {
     let cells = byLabel[label];
     if (cells) return cells;
-    const { token, planId } = records.label(label);
+    const { token: own, planId } = records.label(label);
+    const token = across ? ACROSS : own;
     const plan = o.byPlan ? planId : '';
     let byToken = keys.get(token);
     if (!byToken) keys.set(token, (byToken = new Map()));
@@ -188,13 +264,16 @@ export function metrics(input: EngineInput | SubscriptionRecords, o: MetricsOpti
   const toIndex = intervals.map((i) => boundaries.indexOf(i.to));
   const countedAt = new Uint8Array(boundaries.length);
   const spans = new Spans();
+  const valuer = rates && new Valuer(rates);
 
   for (const s of records.subscriptions()) {
     const terms = s.terms;
     if (terms) {
       spans.of(s, o.graceSeconds);
       spans.countedAt(boundaries, countedAt);
-      const mrr = terms.mrr;
+      valuer?.of(s, terms);
+      // The subscription's figure while counted at t: its MRR, or its value at the rate of the cycle in force.
+      const figureAt = (t: number): bigint => (valuer ? valuer.valueAt(t) : terms.mrr);
       for (let q = 0; q < intervals.length; q++) {
         const atFrom = countedAt[fromIndex[q]] === 1;
         const atTo = countedAt[toIndex[q]] === 1;
@@ -202,32 +281,69 @@ export function metrics(input: EngineInput | SubscriptionRecords, o: MetricsOpti
         const c = cellsOf(terms.label)[q];
         if (atFrom) {
           c.start++;
-          c.mrrStart += mrr;
+          c.mrrStart += figureAt(intervals[q].from);
         }
         if (atTo) {
           c.end++;
-          c.mrrEnd += mrr;
+          c.mrrEnd += figureAt(intervals[q].to);
         }
       }
+      /** A movement at `instant` in interval q: its figure (for fx, the change) into the cell, and a row when listed. */
+      const move = (q: number, instant: number, kind: number, figure: bigint, cycle: number) => {
+        const c = cellsOf(terms.label)[q];
+        if (kind === NEW) {
+          c.new++;
+          c.mrrNew += figure;
+        } else if (kind === REACTIVATED) {
+          c.reactivated++;
+          c.mrrReactivated += figure;
+        } else if (kind === CHURNED) {
+          c.churned++;
+          c.mrrChurned += figure;
+        } else c.mrrFx += figure;
+        if (!list) return;
+        const sign = kind === CHURNED ? -1n : 1n;
+        const row: MovementRow<R> = {
+          from: intervals[q].from,
+          to: intervals[q].to,
+          instant,
+          subscriptionId: s.id,
+          planId: terms.planId,
+          token: terms.token,
+          kind: KINDS[kind],
+          mrr_change: formatAtto(kind === FX ? 0n : sign * terms.mrr),
+        };
+        if (valuer) {
+          const rate = valuer.rate(cycle) as R | undefined;
+          // A value whose rate is missing is left out of the totals (as 0), and shown empty here.
+          row.value = rate === undefined && kind !== FX ? null : formatAtto(sign * figure);
+          row.rate = rate ?? null;
+        }
+        list.push(row);
+      };
       // A span's first second is in (from, to] when the second before it is in [from, to).
       for (let k = 0; k < spans.count; k++) {
-        const began = intervalOf(intervals, spans.starts[k] - 1);
-        if (began !== -1) {
-          const c = cellsOf(terms.label)[began];
-          if (k === 0) {
-            c.new++;
-            c.mrrNew += mrr;
-          } else {
-            c.reactivated++;
-            c.mrrReactivated += mrr;
+        const start = spans.starts[k];
+        const end = spans.ends[k];
+        const began = intervalOf(intervals, start - 1);
+        if (began !== -1) move(began, start, k === 0 ? NEW : REACTIVATED, figureAt(start), valuer ? valuer.cycleAt(start) : 0);
+        // In the currency: each paid billing of a later cycle seen while counted (p + 1 in (start, end]) moves the value to its cycle's rate.
+        if (valuer) {
+          for (let i = countBefore(s.paidTimes, s.paid, start); i < s.paid && s.paidTimes[i] < end; i++) {
+            const p = s.paidTimes[i];
+            // Billings stamped in the same second count at once: from the cycle before the first to the one after the last.
+            if (i + 1 < s.paid && s.paidTimes[i + 1] === p) continue;
+            const q = intervalOf(intervals, p);
+            if (q === -1) continue;
+            const before = valuer.cycleAt(p);
+            const after = s.lastPaidCycleAfter[i];
+            if (after === before) continue;
+            const change = valuer.value(after) - valuer.value(before);
+            if (change !== 0n) move(q, p + 1, FX, change, after);
           }
         }
-        const ceased = intervalOf(intervals, spans.ends[k]);
-        if (ceased !== -1) {
-          const c = cellsOf(terms.label)[ceased];
-          c.churned++;
-          c.mrrChurned += mrr;
-        }
+        const ceased = intervalOf(intervals, end);
+        if (ceased !== -1) move(ceased, end + 1, CHURNED, figureAt(end), valuer ? valuer.cycleAt(end) : 0);
       }
     }
     // Attempts come in time order, mostly of one label: reuse the last cell until the interval or label changes.
@@ -238,8 +354,13 @@ export function metrics(input: EngineInput | SubscriptionRecords, o: MetricsOpti
       const q = last && t < intervals[last.q].to ? last.q : intervalOf(intervals, t);
       if (q === -1) continue;
       if (!last || last.q !== q || last.label !== label) last = { q, label, cell: cellsOf(label)[q] };
-      last.cell.attempts++;
-      if (s.attemptFailed[i] === 1) last.cell.failed++;
+      const c = last.cell;
+      c.attempts++;
+      const amount = amountAt(records, label, t, rates);
+      if (s.attemptFailed[i] === 1) {
+        c.failed++;
+        c.failedAmount = addDecimal(c.failedAmount, amount);
+      } else c.collected = addDecimal(c.collected, amount);
     }
     for (const k of dunningCases(s)) {
       const q = intervalOf(intervals, s.failedTimes[k]);
@@ -247,9 +368,11 @@ export function metrics(input: EngineInput | SubscriptionRecords, o: MetricsOpti
       const label = s.failedLabels[k];
       const c = cellsOf(label)[q];
       c.dunning++;
-      if (paidBefore(s, s.failedCycles[k], o.at)) {
+      const paid = paidBefore(s, s.failedCycles[k], o.at);
+      if (paid !== -1) {
         c.recovered++;
-        c.recoveredAmount = addDecimal(c.recoveredAmount, records.amount(label));
+        // In the currency: the cycle's amount at the rate of the billing that paid it (the cash recovered, as collected counts it).
+        c.recoveredAmount = addDecimal(c.recoveredAmount, amountAt(records, label, s.paidTimes[paid], rates));
       } else {
         const state = seenAt(s, o.at, o.graceSeconds)?.state;
         if (state === 'cancelled' || state === 'lapsed') c.lost++;
@@ -263,9 +386,69 @@ export function metrics(input: EngineInput | SubscriptionRecords, o: MetricsOpti
     return [...byToken.keys()].sort(compare).map((plan) => ({ token, plan, cells: byToken.get(plan)! }));
   });
   intervals.forEach(({ from, to }, q) => {
-    for (const { token, plan, cells } of ordered) rows.push(rowOf(from, to, token, o.byPlan ? plan : undefined, cells[q]));
+    for (const { token, plan, cells } of ordered) rows.push(rowOf(from, to, token, o.byPlan ? plan : undefined, cells[q], rates !== undefined));
   });
-  return rows;
+  return { rows };
+}
+
+/** The token of rows across tokens, as --summary names its totals across tokens. */
+const ACROSS = '*';
+
+/** A billing's amount, or with rates its value at instant t (units of 10^-18; 0 when the rate is missing: left out). */
+function amountAt(records: SubscriptionRecords, label: number, t: number, rates: RateOf | undefined): DecimalSum {
+  const amount = records.amount(label);
+  if (!rates) return amount;
+  const rate = rates(records.label(label).token, t);
+  return { num: rate ? valueAtto(amount, rate) : 0n, den: ATTO };
+}
+
+const ATTO = 10n ** 18n;
+
+/**
+ * One subscription's MRR in the currency (ChartMogul's rule, DESIGN.md): its token MRR ×
+ * the rate at the cycleStart of the cycle in force, the latest cycle paid and seen. Each
+ * cycle's rate and value are asked for once per subscription.
+ */
+class Valuer {
+  private s!: Subscription;
+  private mrr = 0n;
+  private token = '';
+  private readonly values = new Map<number, bigint>();
+  private readonly rates = new Map<number, ExactRate | undefined>();
+
+  constructor(private readonly rateOf: RateOf) {}
+
+  of(s: Subscription, terms: Terms): void {
+    this.s = s;
+    this.mrr = terms.mrr;
+    this.token = terms.token;
+    this.values.clear();
+    this.rates.clear();
+  }
+
+  /** The cycleStart in force at t: the latest of the paid billings stamped before t (one at least). */
+  cycleAt(t: number): number {
+    return this.s.lastPaidCycleAfter[countBefore(this.s.paidTimes, this.s.paid, t) - 1];
+  }
+
+  rate(cycle: number): ExactRate | undefined {
+    if (!this.rates.has(cycle)) this.rates.set(cycle, this.rateOf(this.token, cycle));
+    return this.rates.get(cycle);
+  }
+
+  /** The MRR's value at the rate of this cycle's start, rounded once; 0 when that rate is missing (left out). */
+  value(cycle: number): bigint {
+    let v = this.values.get(cycle);
+    if (v === undefined) {
+      const rate = this.rate(cycle);
+      this.values.set(cycle, (v = rate ? scaleAtto(this.mrr, rate) : 0n));
+    }
+    return v;
+  }
+
+  valueAt(t: number): bigint {
+    return this.value(this.cycleAt(t));
+  }
 }
 
 /** Records given as arrays are read into the compact store first. */
@@ -406,10 +589,10 @@ function dunningCases(s: Subscription): number[] {
   return cases;
 }
 
-/** Whether a billing for this cycleStart was paid before t. */
-function paidBefore(s: Subscription, cycleStart: number, t: number): boolean {
-  for (let i = 0; i < s.paid && s.paidTimes[i] < t; i++) if (s.paidCycles[i] === cycleStart) return true;
-  return false;
+/** The first billing for this cycleStart paid before t (an index into paid*), or -1. */
+function paidBefore(s: Subscription, cycleStart: number, t: number): number {
+  for (let i = 0; i < s.paid && s.paidTimes[i] < t; i++) if (s.paidCycles[i] === cycleStart) return i;
+  return -1;
 }
 
 /** The interval [from, to) holding t, or -1. */
@@ -448,12 +631,15 @@ interface Cell {
   mrrNew: bigint;
   mrrReactivated: bigint;
   mrrChurned: bigint;
+  mrrFx: bigint;
   attempts: number;
   failed: number;
   dunning: number;
   recovered: number;
   recoveredAmount: DecimalSum;
   lost: number;
+  collected: DecimalSum;
+  failedAmount: DecimalSum;
 }
 
 function emptyCell(): Cell {
@@ -468,16 +654,19 @@ function emptyCell(): Cell {
     mrrNew: 0n,
     mrrReactivated: 0n,
     mrrChurned: 0n,
+    mrrFx: 0n,
     attempts: 0,
     failed: 0,
     dunning: 0,
     recovered: 0,
     recoveredAmount: { num: 0n, den: 1n },
     lost: 0,
+    collected: { num: 0n, den: 1n },
+    failedAmount: { num: 0n, den: 1n },
   };
 }
 
-function rowOf(from: number, to: number, token: string, planId: string | undefined, c: Cell): MetricsRow {
+function rowOf(from: number, to: number, token: string, planId: string | undefined, c: Cell, valued: boolean): MetricsRow {
   return {
     from,
     to,
@@ -493,6 +682,7 @@ function rowOf(from: number, to: number, token: string, planId: string | undefin
     mrr_new: formatAtto(c.mrrNew),
     mrr_reactivated: formatAtto(c.mrrReactivated),
     mrr_churned: formatAtto(c.mrrChurned),
+    ...(valued ? { mrr_fx: formatAtto(c.mrrFx) } : {}),
     mrr_net: formatAtto(c.mrrEnd - c.mrrStart),
     logo_churn: ratio(BigInt(c.churned), BigInt(c.start)),
     revenue_churn: ratio(c.mrrChurned, c.mrrStart),
@@ -504,6 +694,8 @@ function rowOf(from: number, to: number, token: string, planId: string | undefin
     recovered_amount: formatDecimal(c.recoveredAmount),
     lost: c.lost,
     open: c.dunning - c.recovered - c.lost,
+    collected: formatDecimal(c.collected),
+    failed_amount: formatDecimal(c.failedAmount),
   };
 }
 
@@ -544,7 +736,7 @@ export function dunningCaseRows(input: EngineInput | SubscriptionRecords, o: Led
       let failedAttempts = 0;
       for (let i = 0; i < s.failed && s.failedTimes[i] < o.at; i++) if (s.failedCycles[i] === cycle) failedAttempts++;
       const state = seenAt(s, o.at, o.graceSeconds)?.state;
-      const outcome = paidBefore(s, cycle, o.at) ? 'recovered' : state === 'cancelled' || state === 'lapsed' ? 'lost' : 'open';
+      const outcome = paidBefore(s, cycle, o.at) !== -1 ? 'recovered' : state === 'cancelled' || state === 'lapsed' ? 'lost' : 'open';
       rows.push({ subscriptionId: s.id, planId, token, amount, cycleStart: cycle, firstFailure: t, failedAttempts, outcome });
     }
   }

@@ -34,7 +34,7 @@ if (!mode) {
     rmSync(dir, { recursive: true, force: true });
   }
 } else {
-  const { SubscriptionRecords, ledger, metrics } = await import(pathToFileURL(bundle).href);
+  const { SubscriptionRecords, ledger, metrics, movements, rateNeeds } = await import(pathToFileURL(bundle).href);
   const generated = records();
   const input = mode === 'arrays' ? { billings: [...generated.billings], cancellations: [...generated.cancellations] } : undefined;
   const intervals = Array.from({ length: 12 }, (_, i) => ({ from: Date.UTC(2023, i, 1) / 1000, to: Date.UTC(2023, i + 1, 1) / 1000 }));
@@ -62,12 +62,35 @@ if (!mode) {
   const [metricsMs, rows] = time(() => metrics(store, { ...o, byPlan: false }));
   const [byPlanMs, planRows] = time(() => metrics(store, { ...o, byPlan: true }));
   const [ledgerMs, ledgerRows] = time(() => ledger(store, o));
+  // In one currency (issue 45): a daily rate per token over 2022–2023 (a rates file's rows), looked up by binary search;
+  // first the instants the figures ask for (rateNeeds: what a command prepares in one batch), then the figures.
+  const rates = dailyRates();
+  const valued = { ...o, byPlan: false, acrossTokens: true };
+  const [needsMs, needs] = time(() => rateNeeds((rateOf) => metrics(store, { ...valued, rates: rateOf })));
+  const [valuedMs, valuedRows] = time(() => metrics(store, { ...valued, rates }));
+  const [movesMs, moves] = time(() => movements(store, { ...valued, rates }));
   const k = input ? 0 : 1;
   console.log(`\n${mode}: ${BILLINGS.toLocaleString('en-US')} billings${input ? ' (read into the store by each call)' : `, generated and fed one at a time in ${fmt(feedMs)}${cpuOf(0)}`}`);
   console.log(`  metrics, 12 months by token: ${fmt(metricsMs)}${cpuOf(k)} (${rows.length} rows)`);
   console.log(`  metrics, 12 months by plan:  ${fmt(byPlanMs)}${cpuOf(k + 1)} (${planRows.length} rows)`);
   console.log(`  ledger as of 2024-01-01:     ${fmt(ledgerMs)}${cpuOf(k + 2)} (${ledgerRows.length.toLocaleString('en-US')} rows)`);
+  const asked = [...needs.values()].reduce((n, t) => n + t.length, 0);
+  console.log(`  rateNeeds of metrics in USD: ${fmt(needsMs)}${cpuOf(k + 3)} (${asked.toLocaleString('en-US')} instants)`);
+  console.log(`  metrics in USD across tokens: ${fmt(valuedMs)}${cpuOf(k + 4)} (${valuedRows.length} rows, mrr_fx of the year ${valuedRows.reduce((n, r) => n + Number(r.mrr_fx), 0).toFixed(2)})`);
+  console.log(`  movements in USD:            ${fmt(movesMs)}${cpuOf(k + 5)} (${moves.length.toLocaleString('en-US')} rows)`);
   console.log(`  peak RSS of the process:     ${Math.round(process.resourceUsage().maxRSS / 1024)} MB`);
+}
+
+/** A rate per token and UTC day of 2021–2023, as a rates file's daily rows: (token, t) → the day's rate, the same object all day. */
+function dailyRates() {
+  const DAY = 86_400;
+  const START = Date.UTC(2021, 0, 1) / 1000;
+  const days = 3 * 366;
+  const table = new Map();
+  for (const [token, base] of [['EIGHT', 2_000n], ['USDT', 10_000n]]) {
+    table.set(token, Array.from({ length: days }, (_, d) => ({ num: base + BigInt((d * 7_919) % 613), den: 10_000n, time: START + d * DAY })));
+  }
+  return (token, t) => table.get(token)?.[Math.floor((t - START) / DAY)];
 }
 
 /**

@@ -169,6 +169,7 @@ describe('config', () => {
       db: { value: '<XDG data dir>/payrec/<profile>.duckdb', source: 'default' },
       timeout: { value: '30', source: 'default' },
       retries: { value: '3', source: 'default' },
+      currency: { value: '(none)', source: 'default' },
       'config-file': { value: configFile(dir) },
     });
     expect(statSync(configFile(dir)).mode & 0o777).toBe(0o600);

@@ -97,7 +97,8 @@ interface Block {
  * A command the test runs: payrec with its built-in emulator, a look at the files such a
  * command wrote (`head`, `find`: read-only), or `echo $?` right after one.
  */
-const RUNNABLE = /^(payrec --emulator|head|find) /;
+/** What the examples may run: payrec on its emulator (after variables a CI job sets, such as CI=true PAYREC_PLANS=@plans.txt), head, find, and printf into a file the next examples read. */
+const RUNNABLE = /^((?:[A-Z_]+=\S+ )*payrec --emulator|head|find) |^printf [^|]* > [\w.-]+$/;
 
 function consoleBlocks(file: string, lines: string[]): Block[] {
   const blocks: Block[] = [];

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { home, runDoctor } from './doctor-helpers.js';
-import { emulator, payrec } from './helpers.js';
+import { ANCHOR, emulator, payrec } from './helpers.js';
 import { duck } from './mirror-helpers.js';
+import { rpcNode } from '../unit/rpc-node.js';
 
 // What each row of `payrec doctor` says (issue 31: doctor.ts's mutants), against what the
 // test made itself: a mirror whose cursors the test wrote (their times and ages), a
@@ -182,6 +183,21 @@ describe('the clock', () => {
 });
 
 describe('the chain\'s node', () => {
+  test('a node whose head is 20 minutes old: a warning (stuck or still syncing), at DESIGN\'s 5-minute limit', async () => {
+    // The node's head block is stamped 1,200 s before the run's pinned now (the emulator's anchor).
+    const now = ANCHOR;
+    const node = await rpcNode({ chainId: 56, head: 100, blocks: new Map([[100, { number: '0x64', hash: `0x${'ab'.repeat(32)}`, timestamp: `0x${(now - 1200).toString(16)}` }]]) });
+    try {
+      const r = await doctor({ ...home(), PAYREC_EMULATOR_NOW: String(now) }, ['--emulator', '--rpc', node.url], emu);
+      expect(r.by('chain node')).toEqual({ check: 'chain node', status: 'warn', detail: expect.stringMatching(/; head 100, 1200 s old \(stuck or still syncing\?\)$/) });
+      // Four minutes old is within the limit.
+      node.tables.blocks!.set(100, { number: '0x64', hash: `0x${'ab'.repeat(32)}`, timestamp: `0x${(now - 240).toString(16)}` });
+      expect((await doctor({ ...home(), PAYREC_EMULATOR_NOW: String(now) }, ['--emulator', '--rpc', node.url], emu)).by('chain node')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/240 s old$/) });
+    } finally {
+      await node.close();
+    }
+  });
+
   test('a node that cannot be reached: its row fails with exit 7, the rest still checked, its key never shown', async () => {
     const closed = createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));

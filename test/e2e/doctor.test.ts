@@ -50,6 +50,7 @@ describe('all is well', () => {
       'setting db',
       'setting timeout',
       'setting retries',
+      'setting currency',
       'key',
       'service',
       'clock',

@@ -77,9 +77,11 @@ describe('JSON-RPC over HTTP', () => {
     const SYMBOL = '0x95d89b41';
     expect((await ethCall('0x55d398326f99059fF775485246999027B3197955', DECIMALS)).result).toBe(`0x${pad('12')}`); // USDT on bsc: 18
     expect((await ethCall('0xdAC17F958D2ee523a2206206994597C13D831ec7', DECIMALS, 'ethereum')).result).toBe(`0x${pad('6')}`); // USDT on ethereum: 6
-    // symbol() of 8PAY v2 on bsc: an ABI string, "8PAY".
-    const symbol = (await ethCall('0x6EaDc05928ACd93eFB3FA0DFbC644D96C6Aa1Df8', SYMBOL)).result as string;
-    expect(symbol).toBe(`0x${pad('20')}${pad('4')}${Buffer.from('8PAY').toString('hex').padEnd(64, '0')}`);
+    // symbol() as the real tokens answer (ONCHAIN.md §4), ABI strings: 8PAY v2 on bsc "8PAY v2", the migrated 8PAY v1 "8PAY".
+    const abiString = (text: string) => `0x${pad('20')}${pad(text.length.toString(16))}${Buffer.from(text).toString('hex').padEnd(64, '0')}`;
+    expect((await ethCall('0x6EaDc05928ACd93eFB3FA0DFbC644D96C6Aa1Df8', SYMBOL)).result).toBe(abiString('8PAY v2'));
+    expect((await ethCall('0xFeea0bDd3D07eb6FE305938878C0caDBFa169042', SYMBOL)).result).toBe(abiString('8PAY'));
+    expect((await ethCall('0x3bd9856BF578910b55261d45d9148d61C177B092', SYMBOL, 'polygon')).result).toBe(abiString('8PAY'));
     const collector = (await ethCall('0x3a6Da478E5C7D2aBc3856D49fD99E1bbDEf7C5a3', '0xc415b95c')).result as string;
     expect(collector).toMatch(/^0x0{24}[0-9a-f]{40}$/);
     // The fee Transfers of a receipt go to that collector.

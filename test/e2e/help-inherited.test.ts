@@ -79,7 +79,7 @@ describe('completion offers what --help lists', () => {
   }
 
   test.concurrent('a list is offered the record flags; auth status only the others', async () => {
-    expect(await bashComplete('payrec', 'ot', 'transfers', '--c')).toEqual(['--chain', '--chart', '--columns', '--concurrency', '--confirmations', '--count', '--csv-raw']);
+    expect(await bashComplete('payrec', 'ot', 'transfers', '--c')).toEqual(['--chain', '--chart', '--columns', '--concurrency', '--confirmations', '--count', '--csv-raw', '--currency']);
     expect(await bashComplete('payrec', 'auth', 'status', '--c')).toEqual(['--chain']);
     expect(await bashComplete('payrec', 'fr', 'short-urls', 'list', '--su')).toEqual([]);
   });

@@ -108,6 +108,9 @@ const INVOCATIONS: Record<string, Invocation> = {
   sql: { args: () => ['--db', 'mirror.duckdb'] },
   // No node is set: it says so (exit 2) without the key.
   verify: { args: () => ['--db', 'mirror.duckdb'] },
+  // Acknowledging writes who acked into the mirror: the key must not be taken for a name.
+  'verify ack': { args: () => [`0x${'ab'.repeat(32)}`, '--reason', 'reviewed by hand', '--db', 'mirror.duckdb'] },
+  'verify acks': { args: () => ['--db', 'mirror.duckdb'] },
   subscriptions: { args: (f) => ['--sync', '--plan-id', plan(f), '--db', 'mirror.duckdb'], sends: true },
   metrics: { args: (f) => ['--sync', '--plan-id', plan(f), '--db', 'mirror.duckdb', '--period', '2025'], sends: true },
   'fixed-recurring plans': { args: () => ['--db', 'mirror.duckdb'] },

@@ -326,7 +326,7 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
     ['a --past-due-for over ten years', () => ['subscriptions', '--past-due-for', '3661'], 'invalid --past-due-for "3661": expected a whole number of days from 0 to 3660'],
     ['--to without --from', () => ['metrics', '--to', '2025-01-31'], '--to needs --from (or give --period)'],
     ['--from at the end of a date-only --to', () => ['metrics', '--from', '2025-02-01', '--to', '2025-01-31'], '--from is after --to: the report would be empty'],
-    ['--by anything but plan', () => ['metrics', '--by', 'token'], 'invalid --by "token": expected plan'],
+    ['--by anything but token or plan', () => ['metrics', '--by', 'coin'], 'invalid --by "coin": expected token or plan'],
     ['--chart with --count', () => ['metrics', '--period', '2026', '--chart', '--count'], '--chart draws in the terminal: it does not go with --count or --jq'],
     ['--chart with --jq', () => ['metrics', '--period', '2026', '--chart', '--jq', '.'], '--chart draws in the terminal: it does not go with --count or --jq'],
     ['a --period that begins at --at', () => ['metrics', '--period', '2026-11', '--at', '2026-10-31'], '--period "2026-11" begins after --at (2026-11-01 00:00:00 UTC): nothing of it is known then'],
@@ -589,11 +589,11 @@ describe('refusals and notes in words (issue 31: the mutants of commands/subscri
     const csv = await run(['metrics', '--period', '2026-Q3', '--by', 'plan', '-f', 'csv', '-q', '--db', db]);
     expect(csv.stdout.split(/\r?\n/)[0].split(',')).toEqual([
       'from', 'to', 'token', 'planId', 'subscriptions_start', 'subscriptions_end', 'new', 'reactivated', 'churned', 'mrr_start', 'mrr_end', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'mrr_net',
-      'logo_churn', 'revenue_churn', 'attempts', 'failed', 'failure_rate', 'dunning_cases', 'recovered', 'recovered_amount', 'lost', 'open',
+      'logo_churn', 'revenue_churn', 'attempts', 'failed', 'failure_rate', 'dunning_cases', 'recovered', 'recovered_amount', 'lost', 'open', 'collected', 'failed_amount',
     ]);
     const table = await run(['metrics', '--period', '2026-Q3', '--by', 'plan', '-f', 'table', '-q', '--db', db]);
     // A table leads with the columns that answer, then every other column once.
-    const rest = ['from', 'to', 'subscriptions_start', 'subscriptions_end', 'reactivated', 'mrr_start', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'revenue_churn', 'attempts', 'failed', 'failure_rate', 'dunning_cases', 'recovered', 'recovered_amount', 'lost', 'open'];
+    const rest = ['from', 'to', 'subscriptions_start', 'subscriptions_end', 'reactivated', 'mrr_start', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'revenue_churn', 'attempts', 'failed', 'failure_rate', 'dunning_cases', 'recovered', 'recovered_amount', 'lost', 'open', 'collected', 'failed_amount'];
     expect(table.stdout.slice(0, table.stdout.indexOf('\n')).split('\t')).toEqual(['interval', 'token', 'planId', 'mrr_end', 'mrr_net', 'new', 'churned', 'logo_churn', ...rest]);
     const byToken = await run(['metrics', '--period', '2026-Q3', '-f', 'table', '-q', '--db', db]);
     expect(byToken.stdout.slice(0, byToken.stdout.indexOf('\n')).split('\t')).toEqual(['interval', 'token', 'mrr_end', 'mrr_net', 'new', 'churned', 'logo_churn', ...rest]);

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
 import { cutAt, naiveLedger, naiveMetrics, recordsOfFacts, type Records } from '../oracle/subscriptions.js';
 import { BIN, emulator, payrec, payrecEnv, program, suiteEmulators, tempDir } from './helpers.js';
+import { syncLifecycles } from './lifecycle-mirror.js';
 
 // payrec subscriptions and payrec metrics, run as a user would against a mirror of the
 // emulator, held against an oracle written here from DESIGN.md's definitions and the
@@ -23,14 +24,7 @@ let facts: SubscriptionFacts[];
 let records: Records;
 
 beforeAll(async () => {
-  const truth = s.emu.subscriptions('bsc');
-  facts = truth.subscriptions;
-  records = recordsOfFacts(facts);
-  db = join(tempDir(), 'mirror.duckdb');
-  const plans = truth.plans.flatMap((p) => ['--plan-id', p.planId]);
-  const r = await payrec(s.emu, ['sync', 'fr/billings', 'fr/cancellations', ...plans, '--db', db, '-q']);
-  expect(r.stderr).toBe('');
-  expect(r.exitCode).toBe(0);
+  ({ db, facts, records } = await syncLifecycles(s.emu));
 });
 
 // ---- the oracle: DESIGN.md's definitions, record by record ----
@@ -646,11 +640,11 @@ describe('outputs that answer: workbooks a SUM can total, terminals that keep th
     const header = (sheet.getRow(1).values as unknown[]).slice(1) as string[];
     // Money and ratios only: counts are whole numbers, times are date cells.
     expect(header.filter((h) => h.endsWith('_exact'))).toEqual(
-      ['mrr_start', 'mrr_end', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'mrr_net', 'logo_churn', 'revenue_churn', 'failure_rate', 'recovered_amount'].map((c) => `${c}_exact`),
+      ['mrr_start', 'mrr_end', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'mrr_net', 'logo_churn', 'revenue_churn', 'failure_rate', 'recovered_amount', 'collected', 'failed_amount'].map((c) => `${c}_exact`),
     );
     rows.forEach((row, i) => {
       const cell = (name: string) => sheet.getRow(i + 2).getCell(header.indexOf(name) + 1).value;
-      for (const c of ['mrr_start', 'mrr_end', 'mrr_net', 'mrr_churned', 'recovered_amount', 'logo_churn', 'failure_rate']) {
+      for (const c of ['mrr_start', 'mrr_end', 'mrr_net', 'mrr_churned', 'recovered_amount', 'logo_churn', 'failure_rate', 'collected', 'failed_amount']) {
         if (row[c] === null) continue;
         expect(typeof cell(c), c).toBe('number');
         expect(cell(c)).toBe(Number(row[c]));

@@ -34,12 +34,41 @@ async function discrepancies(chain: string, collection: string, on = emu): Promi
   return ((await res.json()) as { discrepancies: Listed[] }).discrepancies;
 }
 
+/** One JSON-RPC batch to the emulator's chain. */
+async function rpcBatch(url: string, calls: { method: string; params: unknown[] }[]): Promise<Rec[]> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(calls.map((c, id) => ({ jsonrpc: '2.0', id, ...c }))) });
+  return ((await res.json()) as Rec[]).sort((a, b) => a.id - b.id);
+}
+
+const headOf = async (url: string) => Number(BigInt((await rpcBatch(url, [{ method: 'eth_blockNumber', params: [] }]))[0].result));
+
+/** The chain's head before and after the --verify runs of each chain not yet held (holds): it moves with the clock while payrec runs. */
+const heads = new Map<string, [number, number]>();
+
 /** The records `args` lists with --verify, as JSON: one entry per transaction (a wallet-to-wallet payment's receivers each their own). */
 async function verified(chain: string, args: string[], on = emu): Promise<Rec[]> {
+  const before = await headOf(on.rpcUrl(chain));
   const r = await payrec(on, [...args, '--all', '--verify', '-f', 'json'], { chain, env: { PAYREC_RPC_URL: on.rpcUrl(chain) } });
+  // Several runs judged together (a plan at a time): from the first one's start to the last one's end.
+  heads.set(chain, [heads.get(chain)?.[0] ?? before, await headOf(on.rpcUrl(chain))]);
   expect(r.stderr).toBe('');
   expect(r.exitCode).toBe(0);
   return (JSON.parse(r.stdout) as Rec[]).flatMap((x) => (x.transactionHash === undefined ? x.receivers : [x]));
+}
+
+/**
+ * Each mined transaction's confirmations as the chain itself says them (its receipt's
+ * block against the head before and after payrec ran), never payrec's own count.
+ */
+async function confirmationsOf(chain: string, hashes: string[], on: Emulator): Promise<Map<string, [number, number]>> {
+  const [before, after] = heads.get(chain)!;
+  heads.delete(chain);
+  const out = new Map<string, [number, number]>();
+  for (let i = 0; i < hashes.length; i += 500) {
+    const answers = await rpcBatch(on.rpcUrl(chain), hashes.slice(i, i + 500).map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })));
+    answers.forEach((a, k) => a.result && out.set(hashes[i + k], [before - Number(BigInt(a.result.blockNumber)) + 1, after - Number(BigInt(a.result.blockNumber)) + 1]));
+  }
+  return out;
 }
 
 /**
@@ -59,12 +88,19 @@ async function holds(chain: string, collection: string, got: Rec[], o: { on?: Em
   expect(got.map((x) => String(x.transactionHash).toLowerCase()).sort()).toEqual(hashes.sort());
   // ONCHAIN.md §9's order: missing and reorged come before unconfirmed, which comes before
   // the rest. A transaction of the last blocks before the head is unconfirmed (DESIGN's
-  // default confirmations per chain; the head moves with the clock, so payrec's count is taken).
+  // default confirmations per chain), counted from the chain's own receipts and head; the
+  // head moves with the clock, so a count that crossed the line while payrec ran may go either way.
+  const mined = await confirmationsOf(chain, got.filter((x) => x.transactionStatus !== 'pending').map((x) => String(x.transactionHash).toLowerCase()), on);
   const expected = (x: Rec) => {
-    const kind = kinds.get(String(x.transactionHash).toLowerCase());
+    const hash = String(x.transactionHash).toLowerCase();
+    const kind = kinds.get(hash);
     if (x.transactionStatus === 'pending') return 'pending';
     if (kind === 'missing' || kind === 'reorged') return kind;
-    return x.confirmations < CONFIRMATIONS[chain] ? 'unconfirmed' : (kind ?? 'verified');
+    const [least, most] = mined.get(hash)!;
+    expect(x.confirmations, hash).toBeGreaterThanOrEqual(least);
+    expect(x.confirmations, hash).toBeLessThanOrEqual(most);
+    const unconfirmed = most < CONFIRMATIONS[chain] || (least < CONFIRMATIONS[chain] && x.confirmations < CONFIRMATIONS[chain]);
+    return unconfirmed ? 'unconfirmed' : (kind ?? 'verified');
   };
   const wrong = got.filter((x) => x.verdict !== expected(x)).map((x) => ({ hash: x.transactionHash, verdict: x.verdict, expected: expected(x), chainDiff: x.chainDiff }));
   expect(wrong).toEqual([]);

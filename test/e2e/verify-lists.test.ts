@@ -3,6 +3,7 @@ import { parseCsv, payrec } from './helpers.js';
 import { rpcNode, type RpcNode } from '../unit/rpc-node.js';
 import { HEAD, plantedSetup, units, type Planted } from './verify-chain.js';
 import type { Emulator } from '../../src/emulator/index.js';
+import * as f from '../unit/chain-fixtures.js';
 
 // `--verify` on a list, end to end: the built payrec against the emulator's API and a
 // JSON-RPC node written in the tests, whose chain is built by hand from the emulator's
@@ -67,7 +68,7 @@ describe('--verify on a list', () => {
     expect(jsonl.split('\n')).toHaveLength(2);
     expect(JSON.parse(jsonl).verdicts).toEqual(counts);
     const table = (await run(['--summary', '-f', 'table'])).stdout;
-    const lines = new Map(table.split('\n').filter((l) => l.startsWith('verdict.')).map((l) => l.split('\t') as [string, string]));
+    const lines = new Map(table.split('\n').filter((l) => /^verdict\.[a-z]+\t/.test(l)).map((l) => l.split('\t') as [string, string]));
     expect(lines).toEqual(new Map(Object.entries(counts).map(([v, n]) => [`verdict.${v}`, String(n)])));
     const plain = await payrec(emu, ['wallet-to-wallet', 'transfers', '--all', '--summary', '-f', 'csv']);
     expect((await run(['--summary', '-f', 'csv'])).stdout).toBe(plain.stdout);
@@ -76,6 +77,38 @@ describe('--verify on a list', () => {
   it('--confirmations: 4 makes the unconfirmed record verified', async () => {
     const out = JSON.parse((await run(['-f', 'json', '--confirmations', '4'])).stdout) as Record<string, any>[];
     expect(out.filter((x) => x.verdict === 'unconfirmed')).toHaveLength(0);
+  });
+
+  it('each bad verdict says why, first in chainDiff, as planted; each record links its explorer page', async () => {
+    const out = JSON.parse((await run(['-f', 'json'])).stdout) as Record<string, any>[];
+    const at = (x: Record<string, any>) => records.findIndex((r) => r.transactionHash === x.transactionHash);
+    const reasons = new Map(out.map((x) => [expected.get(x.transactionHash.toLowerCase()), { x, why: x.chainDiff[0] }]));
+    expect(reasons.get('missing')!.why).toEqual({ field: 'receipt', api: 'mined', chain: null, note: 'no receipt, no transaction at the node' });
+    const reorged = reasons.get('reorged')!;
+    // Planted: the receipt names block 'b' of its height, the canonical block there is 'c'.
+    expect(reorged.why).toMatchObject({ field: 'blockHash', api: f.blockHash(1000 + at(reorged.x)), chain: f.blockHash(1000 + at(reorged.x), 'c') });
+    // Planted 3 blocks below the head (HEAD - 3): 4 confirmations of DESIGN's 15.
+    expect(reasons.get('unconfirmed')!.why).toMatchObject({ field: 'confirmations', api: 15, chain: 4 });
+    expect(reasons.get('reverted')!.why).toMatchObject({ field: 'transactionStatus', api: 'confirmed', chain: 'reverted' });
+    const spoofed = reasons.get('spoofed')!;
+    expect(spoofed.why).toMatchObject({ field: 'Transfer (token) emitter', chain: f.LOOKALIKE });
+    expect(reasons.get('verified')!.x.chainDiff).toEqual([]);
+    // bsc's explorer (DESIGN.md), each transaction's own page.
+    for (const x of out) expect(x.explorer).toBe(`https://bscscan.com/tx/${x.transactionHash.toLowerCase()}`);
+  });
+
+  it('--summary with --verify adds the amount per verdict and token, exact', async () => {
+    const sums: Record<string, Record<string, bigint>> = {};
+    for (const r of records) {
+      const v = expected.get(r.transactionHash.toLowerCase())!;
+      (sums[v] ??= {})[r.token] = (sums[v][r.token] ?? 0n) + units(r.amount);
+    }
+    const text = (n: bigint) => {
+      const s = n.toString().padStart(19, '0');
+      return `${s.slice(0, -18)}.${s.slice(-18)}`.replace(/\.?0+$/, '');
+    };
+    const want = Object.fromEntries(Object.entries(sums).map(([v, byToken]) => [v, Object.fromEntries(Object.entries(byToken).map(([t, n]) => [t, text(n)]))]));
+    expect(JSON.parse((await run(['--summary', '-f', 'json'])).stdout).verdictAmounts).toEqual(want);
   });
 
   it('payrec transfers --verify checks each product\'s records the same way', async () => {

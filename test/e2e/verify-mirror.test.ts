@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { apiRecords, emulator, payrec, tempDir } from './helpers.js';
+import { apiRecords, emulator, parseCsv, payrec, tempDir } from './helpers.js';
 import { sql } from './mirror-helpers.js';
 import { rpcNode, type RpcNode } from '../unit/rpc-node.js';
-import { plantedChain, plantedSetup, type Planted } from './verify-chain.js';
+import { plantedChain, plantedSetup, units, type Planted } from './verify-chain.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import * as f from '../unit/chain-fixtures.js';
 
@@ -49,17 +49,23 @@ describe('payrec verify on the mirror', () => {
     const rows = await sql(db, "SELECT t.amount, v.verdict, v.chainDiff FROM wallet_to_wallet_transfers t JOIN chain_verdicts v USING (transactionHash) WHERE v.verdict = 'mismatch'");
     expect(rows).toHaveLength(1);
     expect((rows[0].chainDiff as any[])[0]).toMatchObject({ field: 'amount', api: rows[0].amount });
+    // payrec sql -f csv writes chainDiff as --verify's CSV does: the planted amount, one base unit more.
+    const mismatched = records.find((r) => expected.get(r.transactionHash.toLowerCase()) === 'mismatch')!;
+    const chain = (units(mismatched.amount) + 1n).toString().padStart(19, '0');
+    const csv = await payrec(undefined, ['sql', '--db', db, '-f', 'csv', "SELECT chainDiff FROM chain_verdicts WHERE verdict = 'mismatch'"]);
+    expect(parseCsv(csv.stdout)).toEqual([['chainDiff'], [`amount ${mismatched.amount} → ${`${chain.slice(0, -18)}.${chain.slice(-18)}`.replace(/\.?0+$/, '')}`]]);
   });
 
-  it('a second run asks the chain only about records not final, and notices a final record whose block changed', async () => {
-    const open = [...expected].filter(([, v]) => v === 'missing' || v === 'unconfirmed').map(([h]) => h);
+  it('a second run asks the chain only about records not final, and notices a final record whose block changed (reading its receipt again)', async () => {
+    // Not final: missing, unconfirmed, and reorged (this node names no finalized block, so no reorged block is final).
+    const open = [...expected].filter(([, v]) => v === 'missing' || v === 'unconfirmed' || v === 'reorged').map(([h]) => h);
     const verified = records.findIndex((r) => expected.get(r.transactionHash.toLowerCase()) === 'verified' && r.transactionStatus === 'confirmed');
     // The chain reorganises: the verified record's block is now another one.
     node.tables.blocks!.set(1000 + verified, f.block(1000 + verified, records[verified].timestamp, 'd'));
     const before = node.calls('eth_getTransactionReceipt').length;
     const r = await verify(['--fail-if-any', 'pending']);
     const asked = node.calls('eth_getTransactionReceipt').slice(before).map((c) => String(c.params[0]).toLowerCase());
-    expect(asked.sort()).toEqual(open.sort());
+    expect(asked.sort()).toEqual([...open, records[verified].transactionHash.toLowerCase()].sort());
     const [report] = JSON.parse(r.stdout) as Record<string, number>[];
     expect(report.newlyReorged).toBe(1);
     expect(report.reorged).toBe([...expected.values()].filter((v) => v === 'reorged').length + 1);

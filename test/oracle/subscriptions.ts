@@ -1,6 +1,6 @@
 import Big from 'big.js';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
-import type { BillingInput, CancellationInput, MetricsRow, SubscriptionRow } from '../../src/subscriptions/engine.js';
+import type { BillingInput, CancellationInput, ExactRate, MetricsRow, MovementRow, SubscriptionRow } from '../../src/subscriptions/engine.js';
 
 // The subscription engine's brute-force oracle: DESIGN.md's definitions written again,
 // naively, with none of the engine's code (STYLE.md "Derived answers"). It scans every
@@ -19,6 +19,22 @@ Money.RM = Big.roundHalfEven;
 const Ratio = Big();
 Ratio.DP = 8;
 Ratio.RM = Big.roundHalfEven;
+
+/**
+ * A rate as the oracle takes it: 1 token = times ÷ over of the currency, two decimals (a
+ * cross rate such as 1 ÷ 1.0830 has no finite decimal). A value is amount × times ÷ over,
+ * rounded half-even to 18 places once: big.js multiplies exactly and divides correctly
+ * rounded. (It extends the engine's type only so that tests can hand both sides one
+ * object: the oracle reads times and over, never num and den.)
+ */
+export interface NaiveRate extends ExactRate {
+  times: string;
+  over: string;
+}
+export type NaiveRates = (token: string, t: number) => NaiveRate;
+
+/** DESIGN: value = amount × rate, rounded half-even to 18 decimals once. */
+export const naiveValue = (amount: Big | string, rate: NaiveRate): Big => new Money(amount).times(rate.times).div(rate.over);
 
 export interface NaiveSub {
   subscribe: BillingInput;
@@ -124,8 +140,32 @@ export function changeInstants(r: Records, grace: number): number[] {
  * so that becoming counted the first time is new and later reactivated. A change falls
  * in the interval (from, to] holding its instant.
  */
-export function naiveMetrics(r: Records, intervals: Array<{ from: number; to: number }>, at: number, grace: number, byPlan: boolean, instants = changeInstants(r, grace)): MetricsRow[] {
+export function naiveMetrics(r: Records, intervals: Array<{ from: number; to: number }>, at: number, grace: number, byPlan: boolean, instants = changeInstants(r, grace), valued?: Valued): MetricsRow[] {
+  return naiveRun(r, intervals, at, grace, byPlan, instants, valued).rows;
+}
+
+/** In one currency (DESIGN "MRR in one currency"): the rate of each instant, and whether rows go across tokens (token `*`). */
+export interface Valued {
+  rates: NaiveRates;
+  across: boolean;
+}
+
+/**
+ * DESIGN's movement list (`metrics --movements`) by the same simulation: every change of a
+ * subscription's counted state, and in a currency every change of its value while it is
+ * counted (fx), at the instant it happens, ordered by instant, then subscriptionId.
+ */
+export function naiveMovements(r: Records, intervals: Array<{ from: number; to: number }>, at: number, grace: number, instants = changeInstants(r, grace), valued?: Valued): MovementRow<NaiveRate>[] {
+  return naiveRun(r, intervals, at, grace, false, instants, valued).movements.sort((a, b) => a.instant - b.instant || (a.subscriptionId < b.subscriptionId ? -1 : 1));
+}
+
+function naiveRun(r: Records, intervals: Array<{ from: number; to: number }>, at: number, grace: number, byPlan: boolean, instants: number[], valued: Valued | undefined) {
   const { billings, cancellations } = r;
+  // A subscription's figure: its MRR, or in the currency its MRR × the rate at the cycleStart of the cycle in force (its latest paid cycle seen).
+  const figure = (s: NaiveSub) => (valued ? naiveValue(naiveMrr(s.subscribe), valued.rates(s.subscribe.token, s.lastPaidCycle)) : naiveMrr(s.subscribe));
+  // A billing's amount, or its value at its own time.
+  const cash = (b: BillingInput, t = b.timestamp) => (valued ? naiveValue(b.amount, valued.rates(b.token, t)) : new Big(b.amount));
+  const movements: MovementRow<NaiveRate>[] = [];
   const memo = new Map<number, Map<string, NaiveSub>>();
   const stateAt = (t: number) => {
     if (!memo.has(t)) memo.set(t, naiveAt(billings, cancellations, t, grace));
@@ -142,7 +182,8 @@ export function naiveMetrics(r: Records, intervals: Array<{ from: number; to: nu
   }
   type Cell = { token: string; planId: string; n: Record<string, number>; mrr: Record<string, Big> };
   const cells = intervals.map(() => new Map<string, Cell>());
-  const cell = (q: number, token: string, planId: string) => {
+  const cell = (q: number, own: string, planId: string) => {
+    const token = valued?.across && !byPlan ? '*' : own;
     const key = JSON.stringify([token, byPlan ? planId : '']);
     if (!cells[q].has(key)) cells[q].set(key, { token, planId: byPlan ? planId : '', n: {}, mrr: {} });
     return cells[q].get(key)!;
@@ -153,7 +194,7 @@ export function naiveMetrics(r: Records, intervals: Array<{ from: number; to: nu
   };
   intervals.forEach(({ from, to }, q) => {
     for (const [when, what] of [[from, 'start'], [to, 'end']] as const) {
-      for (const s of stateAt(when).values()) if (counted(s)) add(cell(q, s.subscribe.token, s.subscribe.planId), what, naiveMrr(s.subscribe));
+      for (const s of stateAt(when).values()) if (counted(s)) add(cell(q, s.subscribe.token, s.subscribe.planId), what, figure(s));
     }
   });
   // Changes, in time order from the first instant on.
@@ -167,11 +208,34 @@ export function naiveMetrics(r: Records, intervals: Array<{ from: number; to: nu
     for (const id of new Set([...before.keys(), ...now.keys()])) {
       const was = counted(before.get(id));
       const is = counted(now.get(id));
-      if (was === is) continue;
       const sub = (now.get(id) ?? before.get(id))!.subscribe;
-      const what = is ? (ever.has(id) ? 'reactivated' : 'new') : 'churned';
+      let what: 'new' | 'reactivated' | 'churned' | 'fx';
+      let change: Big;
+      if (was && is) {
+        // Counted before and after: only its value can move (a later cycle's rate).
+        change = figure(now.get(id)!).minus(figure(before.get(id)!));
+        if (change.eq(0)) continue;
+        what = 'fx';
+      } else if (was === is) continue;
+      else {
+        what = is ? (ever.has(id) ? 'reactivated' : 'new') : 'churned';
+        change = is ? figure(now.get(id)!) : figure(before.get(id)!);
+      }
       if (is) ever.add(id);
-      if (q !== -1) add(cell(q, sub.token, sub.planId), what, naiveMrr(sub));
+      if (q === -1) continue;
+      add(cell(q, sub.token, sub.planId), what, change);
+      const mrr = what === 'fx' ? new Big(0) : what === 'churned' ? naiveMrr(sub).neg() : naiveMrr(sub);
+      movements.push({
+        from: intervals[q].from,
+        to: intervals[q].to,
+        instant: x,
+        subscriptionId: id,
+        planId: sub.planId,
+        token: sub.token,
+        kind: what,
+        mrr_change: mrr.toFixed(),
+        ...(valued ? { value: (what === 'churned' ? change.neg() : change).toFixed(), rate: valued.rates(sub.token, (is ? now : before).get(id)!.lastPaidCycle) } : {}),
+      });
     }
   }
   intervals.forEach(({ from, to }, q) => {
@@ -180,12 +244,15 @@ export function naiveMetrics(r: Records, intervals: Array<{ from: number; to: nu
       const c = cell(q, b.token, b.planId);
       add(c, 'attempts');
       if (failed(b)) add(c, 'failed');
+      add(c, failed(b) ? 'failed_amount' : 'collected', cash(b));
     }
     for (const b of firstFailures.values()) {
       if (b.timestamp < from || b.timestamp >= to) continue;
       const c = cell(q, b.token, b.planId);
       add(c, 'dunning');
-      if (billings.some((o) => paid(o) && o.subscriptionId === b.subscriptionId && o.cycleStart === b.cycleStart && o.timestamp < at)) add(c, 'recovered', new Big(b.amount));
+      // Recovered: the same cycle paid before --at; in the currency its amount at the time of the first billing that paid it.
+      const payers = billings.filter((o) => paid(o) && o.subscriptionId === b.subscriptionId && o.cycleStart === b.cycleStart && o.timestamp < at);
+      if (payers.length > 0) add(c, 'recovered', cash(b, Math.min(...payers.map((o) => o.timestamp))));
       else if (['cancelled', 'lapsed'].includes(atAt.get(b.subscriptionId)?.state ?? '')) add(c, 'lost');
     }
   });
@@ -215,6 +282,7 @@ export function naiveMetrics(r: Records, intervals: Array<{ from: number; to: nu
         mrr_new: money('new').toFixed(),
         mrr_reactivated: money('reactivated').toFixed(),
         mrr_churned: money('churned').toFixed(),
+        ...(valued ? { mrr_fx: money('fx').toFixed() } : {}),
         mrr_net: money('end').minus(money('start')).toFixed(),
         logo_churn: ratio(new Big(n('churned')), new Big(n('start'))),
         revenue_churn: ratio(money('churned'), money('start')),
@@ -226,10 +294,12 @@ export function naiveMetrics(r: Records, intervals: Array<{ from: number; to: nu
         recovered_amount: money('recovered').toFixed(),
         lost: n('lost'),
         open: n('dunning') - n('recovered') - n('lost'),
+        collected: money('collected').toFixed(),
+        failed_amount: money('failed_amount').toFixed(),
       });
     }
   });
-  return rows;
+  return { rows, movements };
 }
 
 /** Intervals cut at `at`, as the command cuts a window: the last one ends there, none begins at or after it. */

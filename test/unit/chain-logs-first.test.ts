@@ -323,13 +323,16 @@ describe('logs first: the spans\' own faults', () => {
     expect(judged[0][2].differences).toEqual([{ field: 'timestamp', api: at(1006), chain: at(1006) + 9 }]);
   });
 
-  it('a block the node reads with another hash than its logs say: the receipt judges (reorged)', async () => {
+  it('a block the node reads with another hash than its logs say: two blocks at one height in one run, exit 6, nothing judged for good', async () => {
     const txs = Array.from({ length: 5 }, (_, i) => oneTime(i, 1000 + 3 * i));
     const tables = chainOf(txs, { timestamps: false });
     tables.blocks!.set(1006, f.block(1006, at(1006), 'd'));
-    const { judged, node } = await run(tables, [txs.map((t) => t.subject)]);
-    expect(verdicts(judged[0])).toEqual(['verified', 'verified', 'reorged', 'verified', 'verified']);
-    expect(receiptsAsked(node)).toContain(f.txHash(2));
+    const node = await rpcNode(tables);
+    nodes.push(node);
+    const verifier = await Verifier.open(new ChainClient({ url: node.url, timeoutMs: 5000, retries: 1, concurrency: 2 }), 'bsc', 15);
+    const e = await failure(verifier.verify(txs.map((t) => t.subject)));
+    expect(e.exitCode).toBe(EXIT.server);
+    expect(e.message).toContain('two blocks at height 1006 in one run');
   });
 
   it('a block read in an earlier batch under another hash (a reorg since): the receipt judges, against the block read before', async () => {
@@ -391,7 +394,7 @@ describe('logs first: the spans\' own faults', () => {
     expect(logsFirst).toEqual(receipts);
     // Unconfirmed with no difference is what the receipts would say too: kept from the logs. With differences, the receipt judges.
     expect(receiptsAsked(node)).toEqual([0, 5, 6].map(f.txHash));
-    expect(logsFirst[5]).toMatchObject({ verdict: 'unconfirmed', confirmations: 4, differences: [{ field: 'amount', api: '4', chain: '5' }, { field: 'fee', api: '0.04', chain: '0.05' }] });
+    expect(logsFirst[5]).toMatchObject({ verdict: 'unconfirmed', confirmations: 4, differences: [{ field: 'confirmations', api: 15, chain: 4 }, { field: 'amount', api: '4', chain: '5' }, { field: 'fee', api: '0.04', chain: '0.05' }] });
     expect(logsFirst.filter((_, i) => i !== 5).map((j) => [j.verdict, j.confirmations])).toEqual([
       ['verified', 21],
       ['verified', 17],

@@ -110,6 +110,67 @@ describe('chains, contracts and tokens (ONCHAIN.md §3-§5)', () => {
     for (const address of addresses) expect(isAddress(address), address).toBe(true);
   });
 
+  // ONCHAIN.md §3's table, copied by hand (not from src/chain/model.ts, which the emulator shares).
+  const SECTION_3: Record<string, Record<string, string>> = {
+    bsc: {
+      transfers: '0x3a6Da478E5C7D2aBc3856D49fD99E1bbDEf7C5a3',
+      oneTime: '0x77a7540A9BB53Fdd4ce759a531ba0296863a825C',
+      fixedRecurringSubscriptions: '0x9cC66eD97E500b760500946aF0DDb076F19D56C8',
+      fixedRecurringManagement: '0x89FD6db2fEA9B01BE5c33a0A56e3636820C292cD',
+      variableRecurringSubscriptions: '0x51d0c6f8562b21cB20E37AFa71218799A6408F18',
+      variableRecurringManagement: '0x8911d7b99716FDd7A39b5fc2f97077Bd261319A4',
+      onDemandSubscriptions: '0x67341Ae3F9d9fC1242DD51705a846CC138b5095F',
+      onDemandManagement: '0x2DF3Cf8C1771F4a7c89f597b05547CE72849AF71',
+      scheduledPayments: '0xDC371651b4b2D5C31250F2C23Ed566f1B4A5E8b8',
+      dollarCostAverage: '0xb655f311FCFf2e0bd898A13e6412fe6bb6F617A3',
+      biller: '0x5CE851dAcCBA1be5e7C98690DD506D6F162f4ebD',
+    },
+    ethereum: {
+      transfers: '0x6DC8590A837b867afe9A7D328bE33FC251A02168',
+      oneTime: '0x8F419ad553BF6a0Fc6c2f32dcEA134b2B8B396eC',
+      fixedRecurringSubscriptions: '0xC6De8c0bB4bA3F431d7fdD3B6360f121de897480',
+      fixedRecurringManagement: '0x6F221C0b71ECd3CBe43CdBf6E1e2C2600D250C17',
+      variableRecurringSubscriptions: '0xA27EF477ef6d76E9F2D7FA9da1128f33741Ba7A6',
+      variableRecurringManagement: '0x191143aA8cFa79E12f8B019aD1333807977F01E2',
+      onDemandSubscriptions: '0x9E003Db2a4438d23da73bACEc49f2c82EcA48eb2',
+      onDemandManagement: '0x81B6fF3b22E5E423708bEec042CFB2Fd6aa1fC68',
+      scheduledPayments: '0xC1270bd97E763f85142736cbdF4df48C8Ce3DD44',
+      dollarCostAverage: '0x8911d7b99716FDd7A39b5fc2f97077Bd261319A4',
+      biller: '0x0828DEe7bDB7A5D1A62Cee9750a7085a7745f43b',
+    },
+    polygon: {
+      transfers: '0xcF173fB22D32D8396E9e665FF10e41f066F98938',
+      oneTime: '0xc74bd6ddAe711Fda61e0F546f54157E952C24965',
+      fixedRecurringSubscriptions: '0xA4b1dd9BA3f09259b5B4Cd81F460aFa982cA88b3',
+      fixedRecurringManagement: '0x79Fe0b2E47A5531784d0Ede414aFaFFA12Ab953E',
+      variableRecurringSubscriptions: '0x74e918446fcc66869C522C98E280E57Aa58D017B',
+      variableRecurringManagement: '0x7368B8a20A5dcd093E1279c5F972d4a0Dbc9D517',
+      onDemandSubscriptions: '0x77a7540A9BB53Fdd4ce759a531ba0296863a825C',
+      onDemandManagement: '0x8A7E26620Ef8b8D9FF0C0A20d7253d698DC10C13',
+      scheduledPayments: '0x9cC66eD97E500b760500946aF0DDb076F19D56C8',
+      dollarCostAverage: '0x3342a1f4f84963F49f9E27C648cEccD9585F3b14',
+      biller: '0x0828DEe7bDB7A5D1A62Cee9750a7085a7745f43b',
+    },
+    sandbox: {
+      transfers: '0xB51b79ad97f6C33Fb18Bb1d7601C9059e13353E6',
+      oneTime: '0xAf08119260eFbC82EecCe9585695898d6dC7c92B',
+      fixedRecurringSubscriptions: '0x6C7E7bECD48EdF1FBDfDB3b9f316a21e3CA0Ca59',
+      fixedRecurringManagement: '0x09280a917b26d8463326484B3BED40C298984D8a',
+      variableRecurringSubscriptions: '0xcFe50378096caaFE5C08658cF7F4c0FfDeaf3EED',
+      variableRecurringManagement: '0xC41b0Fbf5c2c8961f23Bcb275ACDA7fF1eB84142',
+      onDemandSubscriptions: '0xC71135871796566C2847D445AD4dfB5fb98BDff2',
+      onDemandManagement: '0xcd3Fb395de76eAc058275ba86a9DAA73037E3440',
+      scheduledPayments: '0xD3eC0a39dcDD7279e4A566B7dEd11EFE626184ef',
+      dollarCostAverage: '0xC7B488891Ba97d209FB101EfCFfe0Ee6f2E433ae',
+      biller: '0xc6965D9ddEE6bc6eEaa3c8593fFE3F0c5db5A760',
+    },
+  };
+
+  it.each(chains)('%s: every contract at the address of §3', (chain) => {
+    const lower = (o: Record<string, string>) => Object.fromEntries(Object.entries(o).map(([k, a]) => [k, a.toLowerCase()]));
+    expect(lower({ ...CONTRACTS[chain] })).toEqual(lower(SECTION_3[chain]));
+  });
+
   it.each(chains)('%s: eleven distinct contracts', (chain) => {
     const addresses = Object.values(CONTRACTS[chain]).map((a) => a.toLowerCase());
     expect(new Set(addresses).size).toBe(11);

@@ -4,6 +4,7 @@ import { parseBlock, parseReceipt, parseTransaction } from '../../src/chain/answ
 import { decode, valueAt, type ChainContext, type Subject } from '../../src/chain/decode.js';
 import type { ResolvedToken } from '../../src/chain/tokens.js';
 import { baseUnits, judge, worst, type Judgement } from '../../src/chain/verdict.js';
+import { combine } from '../../src/chain/verifier.js';
 import * as f from './chain-fixtures.js';
 
 // The decoder and the verdict rules against receipts written by hand (chain-fixtures.ts),
@@ -86,13 +87,13 @@ function billingRecord(over: Record<string, unknown> = {}) {
 const billingLeg = (over: Partial<f.Leg> = {}) =>
   f.leg({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount: 999n * E18 / 100n, pct: 100n, paymentType: f.PAYMENT_TYPE.fixedRecurring, metadata: SUB, ...over });
 
-function billingReceipt(o: { logs?: f.LogSpec[]; status?: '0x1' | '0x0'; blockHash?: string; from?: string } = {}) {
+function billingReceipt(o: { logs?: f.LogSpec[]; status?: '0x1' | '0x0'; blockHash?: string; from?: string; to?: string } = {}) {
   return f.receipt({
     hash: txHash(1),
     block: BLOCK,
     blockHash: o.blockHash,
     from: o.from ?? KEEPER,
-    to: BSC.frManagement,
+    to: o.to ?? BSC.frManagement,
     status: o.status,
     logs: o.logs ?? [...billingLeg(), f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END)],
   });
@@ -143,7 +144,11 @@ describe('fixed-recurring billings: each verdict of §9', () => {
   it('reorged comes before unconfirmed, and lists differences too', () => {
     const j = verdictOf({ subject: billing({ amount: '9.98' }), receipt: billingReceipt(), block: f.block(BLOCK, TIME, 'c'), head: BLOCK });
     expect(j.verdict).toBe('reorged');
-    expect(j.differences).toEqual([{ field: 'amount', api: '9.98', chain: '9.99' }]);
+    // Its reason first: the receipt's block hash and the canonical one at its height.
+    expect(j.differences).toEqual([
+      { field: 'blockHash', api: f.blockHash(BLOCK), chain: f.blockHash(BLOCK, 'c'), note: `the receipt's block is not the canonical one at height ${BLOCK}` },
+      { field: 'amount', api: '9.98', chain: '9.99' },
+    ]);
   });
 
   it('reverted: status 0x0 while the API says confirmed', () => {
@@ -152,6 +157,54 @@ describe('fixed-recurring billings: each verdict of §9', () => {
 
   it('verified: status 0x0 while the API says failed', () => {
     expect(verdictOf({ subject: billing({ transactionStatus: 'failed' }), receipt: billingReceipt({ status: '0x0' }) })).toMatchObject({ verdict: 'verified', differences: [] });
+  });
+
+  describe('a failed record and a reverted transaction (§9 rule 5)', () => {
+    const failed = billing({ transactionStatus: 'failed' });
+    it('verified when sent to FR Management, FR Subscriptions or the Biller (the current or the former bsc one) by triggeredBy', () => {
+      for (const to of [BSC.frManagement, BSC.frSubscriptions, BSC.biller, '0xd89817cb4109461a42278e6400be49de7d7716c1']) {
+        expect(verdictOf({ subject: failed, receipt: billingReceipt({ status: '0x0', to }) }), to).toMatchObject({ verdict: 'verified', differences: [] });
+      }
+    });
+    it('mismatch naming `to` when the reverted transaction went to another contract (another 8pay one too)', () => {
+      for (const to of [f.LOOKALIKE, BSC.odManagement]) {
+        expect(verdictOf({ subject: failed, receipt: billingReceipt({ status: '0x0', to }) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'to', api: BSC.frManagement, chain: to }] });
+      }
+    });
+    it('mismatch naming triggeredBy when someone else sent it', () => {
+      expect(verdictOf({ subject: failed, receipt: billingReceipt({ status: '0x0', from: CAROL }) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'triggeredBy', api: KEEPER, chain: CAROL }] });
+    });
+    it('a one-time transfer: sent to OneTime by its sender', () => {
+      const transfer: Subject = { collection: 'one-time/transfers', record: { sender: ALICE, receiver: BOB, amount: '5', fee: '0.05', token: 'USDT', transactionHash: txHash(1), transactionStatus: 'failed' } };
+      const sent = (from: string, to: string) => f.receipt({ hash: txHash(1), block: BLOCK, from, to, status: '0x0' });
+      expect(verdictOf({ subject: transfer, receipt: sent(ALICE, BSC.oneTime) }).verdict).toBe('verified');
+      expect(verdictOf({ subject: transfer, receipt: sent(BOB, BSC.oneTime) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'sender', api: ALICE, chain: BOB }] });
+      expect(verdictOf({ subject: transfer, receipt: sent(ALICE, BSC.transfers) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'to', api: BSC.oneTime, chain: BSC.transfers }] });
+    });
+    it('a wallet-to-wallet transfer: sent to the token\'s contract (native: to the user)', () => {
+      const w2w = (token: string): Subject => ({ collection: 'wallet-to-wallet/transfers', record: { receiver: BOB, amount: '5', token, transactionHash: txHash(1), transactionStatus: 'failed' } });
+      const sent = (to: string) => f.receipt({ hash: txHash(1), block: BLOCK, from: CAROL, to, status: '0x0' });
+      expect(verdictOf({ subject: w2w('USDT'), receipt: sent(BSC.usdt) }).verdict).toBe('verified');
+      expect(verdictOf({ subject: w2w('USDT'), receipt: sent(BSC.busd) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'to', api: BSC.usdt, chain: BSC.busd }] });
+      expect(verdictOf({ subject: w2w('BNB'), receipt: sent(BOB) }).verdict).toBe('verified');
+    });
+  });
+
+  describe('each bad verdict says why, first in its differences', () => {
+    it('missing: no receipt, and whether the node has the transaction at all', () => {
+      const pending = f.transaction({ hash: txHash(1), from: KEEPER, to: BSC.frManagement, value: 0n, block: null });
+      expect(verdictOf({ subject: billing(), receipt: null, tx: null }).differences).toEqual([{ field: 'receipt', api: 'mined', chain: null, note: 'no receipt, no transaction at the node' }]);
+      expect(verdictOf({ subject: billing(), receipt: null, tx: pending }).differences).toEqual([{ field: 'receipt', api: 'mined', chain: null, note: 'no receipt: the node has the transaction, not yet mined' }]);
+    });
+    it('reverted: the receipt\'s status', () => {
+      expect(verdictOf({ subject: billing(), receipt: billingReceipt({ status: '0x0' }) }).differences).toEqual([{ field: 'transactionStatus', api: 'confirmed', chain: 'reverted', note: "the receipt's status is 0x0" }]);
+    });
+    it('unconfirmed: the confirmations seen against those needed', () => {
+      expect(verdictOf({ subject: billing(), receipt: billingReceipt(), head: BLOCK + 9 }).differences).toEqual([{ field: 'confirmations', api: 15, chain: 10, note: 'fewer than the 15 a record needs' }]);
+    });
+    it('reorged: the node has no block at the height', () => {
+      expect(verdictOf({ subject: billing(), receipt: billingReceipt(), block: null }).differences[0]).toMatchObject({ field: 'blockHash', api: f.blockHash(BLOCK), chain: null });
+    });
   });
 
   it('mismatch: the API says failed but the transaction succeeded', () => {
@@ -165,7 +218,8 @@ describe('fixed-recurring billings: each verdict of §9', () => {
 
   it('spoofed: the Billing comes only from a look-alike address', () => {
     const logs = [...billingLeg(), f.fixedBilling(f.LOOKALIKE, PLAN, SUB, TIME, CYCLE_END)];
-    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'spoofed', differences: [] });
+    // Its reason: the look-alike that emitted the Billing, beside 8pay's FR Management.
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'Billing emitter', api: BSC.frManagement, chain: f.LOOKALIKE }] });
   });
 
   it('spoofed: the money event comes from a look-alike Transfers', () => {
@@ -196,8 +250,8 @@ describe('fixed-recurring billings: each verdict of §9', () => {
     ['cycleEnd', { cycleEnd: CYCLE_END + 1 }, { field: 'cycleEnd', api: CYCLE_END + 1, chain: CYCLE_END }],
     ['triggeredBy', { triggeredBy: ALICE }, { field: 'triggeredBy', api: ALICE, chain: KEEPER }],
     ['timestamp', { timestamp: TIME - 3 }, { field: 'timestamp', api: TIME - 3, chain: TIME }],
-    ['token', { token: 'BUSD' }, { field: 'token', api: 'BUSD', chain: BSC.usdt }],
-    ['a token the list does not know', { token: 'FOO' }, { field: 'token', api: 'FOO', chain: BSC.usdt }],
+    ['token', { token: 'BUSD' }, { field: 'token', api: 'BUSD', chain: BSC.usdt, note: 'USDT' }],
+    ['a token the list does not know', { token: 'FOO' }, { field: 'token', api: 'FOO', chain: BSC.usdt, note: 'USDT' }],
     ['an amount finer than the token', { amount: '9.9900000000000000001' }, { field: 'amount', api: '9.9900000000000000001', chain: '9.99' }],
   ])('mismatch: %s', (_name, over, difference) => {
     const j = verdictOf({ subject: billing(over), receipt: billingReceipt() });
@@ -226,6 +280,21 @@ describe('fixed-recurring billings: each verdict of §9', () => {
   it('mismatch: decimals() of the token disagrees with the list', () => {
     const book = new Map(BOOK).set('USDT', { ...usdt, chainDecimals: 6 });
     expect(verdictOf({ subject: billing(), receipt: billingReceipt(), book }).differences).toEqual([{ field: 'token decimals', api: 18, chain: 6 }]);
+  });
+
+  it('mismatch: a token whose decimals() does not answer is never taken as agreeing with the list', () => {
+    const book = new Map(BOOK).set('USDT', { ...usdt, chainDecimals: null });
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt(), book })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'token decimals', api: 18, chain: null }] });
+  });
+
+  it('mismatch: the net Transfer moves 1 wei less than amount − fee (the token\'s own event is held to the leg\'s figures)', () => {
+    // 9.99 USDT at 1 %: fee 0.0999, net 9.8901, written in wei; the net Transfer says one wei less.
+    const [fee, net] = [99_900_000_000_000_000n, 9_890_100_000_000_000_000n];
+    const token = (to: string, value: bigint): f.LogSpec => ({ address: BSC.usdt, topics: [f.TOPIC.erc20Transfer, `0x${f.addr(ALICE)}`, `0x${f.addr(to)}`], words: [f.uint(value)] });
+    const success = billingLeg().at(-1)!;
+    const logs = (n: bigint) => [token(f.FEE_COLLECTOR, fee), token(BOB, n), success, f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END)];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs: logs(net) }) }).verdict).toBe('verified');
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs: logs(net - 1n) }) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'Transfer (net, token)', chain: null }] });
   });
 
   it('mismatch: the leg has no token Transfer to the receiver (TransferSuccessful alone moves nothing)', () => {
@@ -447,7 +516,8 @@ describe('subscription and scheduled transfers', () => {
       ['token', 'BUSD', BSC.usdt],
     ] as const) {
       const d = verdictOf({ subject: { collection: 'scheduled-payments/transfers', record: { ...rec, [field]: value } }, receipt: r }).differences;
-      expect(d, field).toEqual([{ field, api: value, chain }]);
+      // A token difference names the chain's token by its list symbol.
+      expect(d, field).toEqual([{ field, api: value, chain, ...(field === 'token' ? { note: 'USDT' } : {}) }]);
     }
     // Without the contract's PAYMENT_TYPE() a leg of another paymentType is told apart.
     const wrong = [...f.leg({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.onDemand, metadata: schedule }), f.scheduleExecuted(BSC.scheduledPayments, schedule)];
@@ -461,9 +531,10 @@ describe('subscription and scheduled transfers', () => {
     ['token', 'BUSD', BSC.usdt],
     ['subscriptionId', id32(9, 'cc'), SUB],
   ] as const)('variable-recurring transfer: %s differs', (field, value, chain) => {
+    const note = field === 'token' ? { note: 'USDT' } : {};
     const logs = [...f.leg({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.variableRecurring, metadata: SUB }), f.variableBilling(BSC.vrManagement, PLAN, SUB, amount, TIME - 86400, TIME - 1)];
     const r = f.receipt({ hash: txHash(6), block: BLOCK, from: KEEPER, to: BSC.vrManagement, logs });
-    expect(verdictOf({ subject: { collection: 'variable-recurring/transfers', record: record({ [field]: value }) }, receipt: r }).differences).toContainEqual({ field, api: value, chain });
+    expect(verdictOf({ subject: { collection: 'variable-recurring/transfers', record: record({ [field]: value }) }, receipt: r }).differences).toContainEqual({ field, api: value, chain, ...note });
   });
 });
 
@@ -537,6 +608,12 @@ describe('one-time payments and transfers', () => {
     it('mismatch when the value falls short', () => {
       expect(verdictOf({ subject: bnbPayment(), receipt: raw(oneTimeLogs(f.NATIVE)), tx: tx(amounts[0]) }).differences).toEqual([{ field: 'event', api: 'value = Σ Receiver amounts', chain: null }]);
     });
+
+    it('mismatch when the value exceeds the sum by 1 wei (§5 is an equality)', () => {
+      // 10 + 2.5 BNB written out in wei, plus one.
+      const over = 12_500_000_000_000_000_001n;
+      expect(verdictOf({ subject: bnbPayment(), receipt: raw(oneTimeLogs(f.NATIVE)), tx: tx(over) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'value = Σ Receiver amounts', chain: null }] });
+    });
   });
 
   it('one-time transfer: the payment\'s leg, Payment and Receiver of its receiver', () => {
@@ -551,10 +628,19 @@ describe('one-time payments and transfers', () => {
       ['category', 'Shop', 'Food & Drink'],
       ['token', 'BUSD', BSC.usdt],
     ] as const) {
-      expect(verdictOf({ subject: s({ [field]: value }), receipt: raw(oneTimeLogs(BSC.usdt)) }).differences, field).toEqual([{ field, api: value, chain }]);
+      expect(verdictOf({ subject: s({ [field]: value }), receipt: raw(oneTimeLogs(BSC.usdt)) }).differences, field).toEqual([{ field, api: value, chain, ...(field === 'token' ? { note: 'USDT' } : {}) }]);
     }
     // A receiver the payment does not pay.
     expect(verdictOf({ subject: s({ receiver: KEEPER }), receipt: raw(oneTimeLogs(BSC.usdt)) }).verdict).toBe('mismatch');
+  });
+
+  it('one-time transfer: its Payment\'s tag is its payment\'s, by oneTimeId (§7); another payment\'s, or a payment nobody knows, is a tag difference', () => {
+    const transfer = { description: 'Café ☕ & croissant 🥐', amount: '2.5', fee: '0.025', token: 'USDT', category: 'Food & Drink', timestamp: TIME, transactionHash: txHash(7), transactionStatus: 'confirmed', sender: ALICE, receiver: CAROL, oneTimeId: id32(31, 'ee') };
+    const s = (paymentTag: string | null): Subject => ({ collection: 'one-time/transfers', record: transfer, paymentTag });
+    // The hash the chain holds is keccak256("order_1001"), written here as viem hashes it.
+    expect(verdictOf({ subject: s(TAG), receipt: raw(oneTimeLogs(BSC.usdt)) })).toMatchObject({ verdict: 'verified', differences: [] });
+    expect(verdictOf({ subject: s('order_2002'), receipt: raw(oneTimeLogs(BSC.usdt)) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'tag', api: keccak256(stringToHex('order_2002')), chain: tagHash }] });
+    expect(verdictOf({ subject: s(null), receipt: raw(oneTimeLogs(BSC.usdt)) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'tag', api: null, chain: tagHash }] });
   });
 });
 
@@ -595,7 +681,7 @@ describe('wallet-to-wallet', () => {
 
   it('mismatch, not spoofed: another token of 8pay\'s list paid the user', () => {
     const s: Subject = { collection: 'wallet-to-wallet/payments', record: payment(), receiver: 1 };
-    expect(verdictOf({ subject: s, receipt: raw([f.erc20Transfer(BSC.busd, INTERMEDIARY, CAROL, 4n * E18)]) }).differences).toEqual([{ field: 'token', api: 'USDT', chain: BSC.busd }]);
+    expect(verdictOf({ subject: s, receipt: raw([f.erc20Transfer(BSC.busd, INTERMEDIARY, CAROL, 4n * E18)]) }).differences).toEqual([{ field: 'token', api: 'USDT', chain: BSC.busd, note: 'BUSD' }]);
   });
 
   it('native: the transaction sends the user the amount as its value, with no log', () => {
@@ -609,7 +695,7 @@ describe('wallet-to-wallet', () => {
   it('transfers: receiver, amount and token of one Transfer', () => {
     const record = { description: 'd', amount: '4', fee: '0', token: 'USDT', category: 'c', timestamp: TIME, transactionHash: txHash(41), transactionStatus: 'confirmed', email: 'x', receiver: CAROL, payment_id: 'p' };
     expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record }, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).verdict).toBe('verified');
-    expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record: { ...record, token: 'BUSD' } }, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).differences).toEqual([{ field: 'token', api: 'BUSD', chain: BSC.usdt }]);
+    expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record: { ...record, token: 'BUSD' } }, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).differences).toEqual([{ field: 'token', api: 'BUSD', chain: BSC.usdt, note: 'USDT' }]);
     expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record }, receipt: raw([f.erc20Transfer(f.LOOKALIKE, INTERMEDIARY, CAROL, 4n * E18)]) }).verdict).toBe('spoofed');
     expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record: { ...record, receiver: BOB } }, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).differences).toEqual([{ field: 'receiver', api: BOB, chain: CAROL }]);
     expect(verdictOf({ subject: { collection: 'wallet-to-wallet/transfers', record: { ...record, amount: '5' } }, receipt: raw([f.erc20Transfer(BSC.usdt, INTERMEDIARY, CAROL, 4n * E18)]) }).differences).toEqual([{ field: 'amount', api: '5', chain: '4' }]);
@@ -656,11 +742,11 @@ describe('dollar-cost-average executions', () => {
 
   it.each([
     ['swaps[1].outputAmount', { swaps: [{ inputAmount: '3', outputAmount: '0.015', outputToken: '8PAY' }, { inputAmount: '2', outputAmount: '4.5', outputToken: 'BUSD' }] }, { field: 'swaps[1].outputAmount', api: '4.5', chain: '4' }],
-    ['swaps[0].outputToken', { swaps: [{ inputAmount: '3', outputAmount: '0.015', outputToken: 'BUSD' }, { inputAmount: '2', outputAmount: '4', outputToken: 'BUSD' }] }, { field: 'swaps[0].outputToken', api: 'BUSD', chain: BSC.eightPayV2 }],
+    ['swaps[0].outputToken', { swaps: [{ inputAmount: '3', outputAmount: '0.015', outputToken: 'BUSD' }, { inputAmount: '2', outputAmount: '4', outputToken: 'BUSD' }] }, { field: 'swaps[0].outputToken', api: 'BUSD', chain: BSC.eightPayV2, note: '8PAY v2' }],
     ['fee', { fee: '0.06' }, { field: 'fee', api: '0.06', chain: '0.05' }],
     ['swaps', { swaps: [{ inputAmount: '3', outputAmount: '0.015', outputToken: '8PAY' }] }, { field: 'swaps', api: 1, chain: 2 }],
     ['swaps[0].inputAmount', { swaps: [{ inputAmount: '3.1', outputAmount: '0.015', outputToken: '8PAY' }, { inputAmount: '2', outputAmount: '4', outputToken: 'BUSD' }] }, { field: 'swaps[0].inputAmount', api: '3.1', chain: '3' }],
-    ['inputToken', { inputToken: 'BUSD', fee: '0.05' }, { field: 'inputToken', api: 'BUSD', chain: BSC.usdt }],
+    ['inputToken', { inputToken: 'BUSD', fee: '0.05' }, { field: 'inputToken', api: 'BUSD', chain: BSC.usdt, note: 'USDT' }],
   ])('mismatch: %s', (_name, over, difference) => {
     expect(verdictOf({ subject: { collection: 'dollar-cost-average/executions', record: record(over) }, receipt: raw() }).differences).toEqual([difference]);
   });
@@ -716,6 +802,17 @@ describe('a record verified in parts (a wallet-to-wallet payment)', () => {
         expect(worst([order[j], order[i]])).toBe(order[i]);
       }
     }
+  });
+});
+
+describe('a wallet-to-wallet payment judged by its receivers (combine)', () => {
+  const part = (verdict: Judgement['verdict'], confirmations: number | null, blockNumber: number | null): Judgement => ({ verdict, confirmations, blockNumber, blockHash: null, differences: [] });
+  it('the record\'s confirmations are the fewest of its receivers\', its block the latest', () => {
+    // Receivers paid at blocks 980 and 996 of a head at 1000: 21 and 5 confirmations.
+    expect(combine([part('verified', 21, 980), part('unconfirmed', 5, 996)])).toMatchObject({ verdict: 'unconfirmed', confirmations: 5, blockNumber: 996 });
+    expect(combine([part('unconfirmed', 5, 996), part('verified', 21, 980)])).toMatchObject({ confirmations: 5, blockNumber: 996 });
+    // A receiver with no receipt has no count: the others' fewest.
+    expect(combine([part('missing', null, null), part('verified', 30, 971)])).toMatchObject({ verdict: 'missing', confirmations: 30, blockNumber: 971 });
   });
 });
 

@@ -38,6 +38,8 @@ export interface NodeTables {
   transactions?: Map<string, unknown>;
   /** The logs eth_getLogs finds, as a node holds them (raw); without it the node serves no eth_getLogs (-32601). */
   logs?: Record<string, any>[];
+  /** The height the `finalized` and `safe` tags name; without it the node knows neither tag (-32602), as an older node. */
+  finalized?: number;
   /** Answers of eth_call by `to` (lower case) and selector; default: a token of 18 decimals, the fee collector. */
   ethCall?: (to: string, data: string) => string | undefined;
 }
@@ -94,6 +96,10 @@ export function answerFromTables(t: NodeTables, c: Call): CallReply {
     case 'eth_getTransactionByHash':
       return { result: t.transactions?.get(String(p[0]).toLowerCase()) ?? null };
     case 'eth_getBlockByNumber': {
+      if (p[0] === 'finalized' || p[0] === 'safe') {
+        if (t.finalized === undefined) return { error: { code: -32602, message: `invalid argument 0: unknown block tag ${String(p[0])}` } };
+        return { result: t.blocks?.get(t.finalized) ?? { number: hex(t.finalized), hash: `0x${'f'.repeat(56)}${t.finalized.toString(16).padStart(8, '0')}`, timestamp: '0x0' } };
+      }
       const n = p[0] === 'latest' ? t.head : Number(BigInt(String(p[0])));
       return { result: t.blocks?.get(n) ?? null };
     }

@@ -110,6 +110,8 @@ function row(from: number, to: number, token: string, fields: Partial<MetricsRow
     recovered_amount: '0',
     lost: 0,
     open: 0,
+    collected: '0',
+    failed_amount: '0',
     ...fields,
   };
 }
@@ -121,13 +123,14 @@ describe('metrics on the hand-worked fixture', () => {
       row(JAN, FEB, 'EIGHT', {}),
       // January: nobody at JAN; at FEB m1 (past due: paid through FEB − 1 s, inclusive, so FEB
       // is one second after it), y1 and m2 are counted, all started in January → 3 new, 10 each.
-      // Attempts: the three subscribes, none failed → 0/3.
-      row(JAN, FEB, 'USDT', { subscriptions_end: 3, new: 3, mrr_end: '30', mrr_new: '30', mrr_net: '30', attempts: 3, failure_rate: '0.00000000' }),
+      // Attempts: the three subscribes, none failed → 0/3; collected 10 + 120 + 10 = 140.
+      row(JAN, FEB, 'USDT', { subscriptions_end: 3, new: 3, mrr_end: '30', mrr_new: '30', mrr_net: '30', attempts: 3, failure_rate: '0.00000000', collected: '140' }),
       // February, EIGHT: e1 subscribes Feb 10 → new, 10 / 3 = 3.333…3 (18 places, half-even).
-      row(FEB, MAR, 'EIGHT', { subscriptions_end: 1, new: 1, mrr_end: '3.333333333333333333', mrr_new: '3.333333333333333333', mrr_net: '3.333333333333333333', attempts: 1, failure_rate: '0.00000000' }),
+      row(FEB, MAR, 'EIGHT', { subscriptions_end: 1, new: 1, mrr_end: '3.333333333333333333', mrr_new: '3.333333333333333333', mrr_net: '3.333333333333333333', attempts: 1, failure_rate: '0.00000000', collected: '10' }),
       // February, USDT: at MAR m1 is paid through Mar 3 − 1 s, y1 active, m2 past due (paid
       // through Feb 19 − 1 s, within 30 days) → 3 and 3, nothing moves: churn 0/3, 0/30.
-      // Attempts: m1 fail + m1 paid + m2 fail + m2 fail = 4, failed 3 → 0.75.
+      // Attempts: m1 fail + m1 paid + m2 fail + m2 fail = 4, failed 3 → 0.75; collected
+      // 10 (m1's retry), failed_amount 3 × 10 = 30.
       // Dunning: m1's FEB cycle (recovered by the Feb 3 retry: 10 USDT) and m2's Feb 19 cycle
       // (not recovered; m2 is active again at MAY, so not lost either: open).
       row(FEB, MAR, 'USDT', {
@@ -140,6 +143,8 @@ describe('metrics on the hand-worked fixture', () => {
         attempts: 4,
         failed: 3,
         failure_rate: '0.75000000',
+        collected: '10',
+        failed_amount: '30',
         dunning_cases: 2,
         recovered: 1,
         recovered_amount: '10',
@@ -161,6 +166,7 @@ describe('metrics on the hand-worked fixture', () => {
         revenue_churn: '0.33333333',
         attempts: 1,
         failure_rate: '0.00000000',
+        collected: '10',
       }),
       row(APR, MAY, 'EIGHT', { subscriptions_start: 1, subscriptions_end: 1, mrr_start: '3.333333333333333333', mrr_end: '3.333333333333333333', logo_churn: '0.00000000', revenue_churn: '0.00000000' }),
       // April: m1's paid period ends (Apr 2) → churned; m2 paid again Apr 25 (counted before, in
@@ -178,6 +184,7 @@ describe('metrics on the hand-worked fixture', () => {
         revenue_churn: '0.50000000',
         attempts: 1,
         failure_rate: '0.00000000',
+        collected: '10',
       }),
     ]);
   });

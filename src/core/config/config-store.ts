@@ -28,6 +28,10 @@ export interface Profile {
   db?: string;
   timeout?: string;
   retries?: string;
+  /** --currency of every list (payrec config set currency): an ISO 4217 code. */
+  currency?: string;
+  /** Chainlink feed proxies per chain and token (payrec config set feed TOKEN ADDRESS), over ONCHAIN §10's. */
+  feeds?: Record<string, Record<string, string>>;
   /**
    * Fixed-recurring plan ids added with `payrec fr plans add`, per service: the chain's
    * name (`bsc`) for the profile's own service, `emulator:bsc` for --emulator's demo
@@ -37,7 +41,7 @@ export interface Profile {
 }
 
 /** The settings a profile keeps for every run besides where it sends requests: flag > env > profile > default. */
-export type RunDefaults = Pick<Profile, 'tz' | 'format' | 'db' | 'timeout' | 'retries'>;
+export type RunDefaults = Pick<Profile, 'tz' | 'format' | 'db' | 'timeout' | 'retries' | 'currency'>;
 
 export interface StoredConfig {
   currentProfile?: string;
@@ -107,8 +111,8 @@ export class ConfigStore {
   async runDefaults(flagProfile: string | undefined, env: NodeJS.ProcessEnv): Promise<{ profile: string; defaults: RunDefaults }> {
     if (await this.problem()) return { profile: '', defaults: {} };
     const name = flagProfile ?? (env.PAYREC_PROFILE || (await this.currentProfileName()));
-    const { tz, format, db, timeout, retries } = (await this.profile(name)) ?? {};
-    return { profile: name, defaults: { tz, format, db, timeout, retries } };
+    const { tz, format, db, timeout, retries, currency } = (await this.profile(name)) ?? {};
+    return { profile: name, defaults: { tz, format, db, timeout, retries, currency } };
   }
 
   async saveProfile(name: string, profile: Profile, o: { untrusted?: 'allow' } = {}): Promise<void> {
@@ -242,7 +246,7 @@ async function syntaxErrorAt(text: string): Promise<string> {
 }
 
 const TOP_LEVEL_KEYS = new Set(['currentProfile', 'profiles', '__internal__']);
-const PROFILE_KEYS = new Set(['chain', 'baseUrl', 'apiKey', 'keyBaseUrl', 'tz', 'format', 'db', 'timeout', 'retries']);
+const PROFILE_KEYS = new Set(['chain', 'baseUrl', 'apiKey', 'keyBaseUrl', 'tz', 'format', 'db', 'timeout', 'retries', 'currency']);
 /** A plan id as `fr plans add` stores it (lower case): ids go into request paths. */
 const STORED_PLAN_ID = /^0x[0-9a-f]{64}$/;
 
@@ -254,7 +258,7 @@ function isPayrecConfig(data: unknown): data is StoredConfig {
   // `rpc` alone is a map: the chain's node per chain, each a text value.
   const rpcMap = (v: unknown) => isObject(v) && Object.values(v).every((u) => typeof u === 'string');
   return Object.values(data.profiles).every(
-    (p) => isObject(p) && Object.entries(p).every(([k, v]) => (k === 'rpc' ? rpcMap(v) : k === 'plans' ? isPlanLists(v) : PROFILE_KEYS.has(k) && typeof v === 'string')),
+    (p) => isObject(p) && Object.entries(p).every(([k, v]) => (k === 'rpc' ? rpcMap(v) : k === 'feeds' ? isObject(v) && Object.values(v).every(rpcMap) : k === 'plans' ? isPlanLists(v) : PROFILE_KEYS.has(k) && typeof v === 'string')),
   );
 }
 

@@ -5,7 +5,7 @@ import { rpcInEffect } from './settings.js';
 // Every setting in effect and where it came from (flag, env VAR, profile NAME,
 // default), as `payrec config list` and `payrec doctor` show them.
 
-type RunDefault = 'tz' | 'format' | 'db' | 'timeout' | 'retries';
+type RunDefault = 'tz' | 'format' | 'db' | 'timeout' | 'retries' | 'currency';
 
 /** The run defaults in effect, each as [value, source]. */
 export function runDefaults(session: Session): Record<RunDefault, [string, string]> {
@@ -22,6 +22,8 @@ export function runDefaults(session: Session): Record<RunDefault, [string, strin
     db: from(undefined, 'PAYREC_DB', 'db', '<XDG data dir>/payrec/<profile>.duckdb'),
     timeout: from(flags.timeout, 'PAYREC_TIMEOUT', 'timeout', '30'),
     retries: from(flags.retries, 'PAYREC_RETRIES', 'retries', '3'),
+    // --currency is a list's flag, not a global one: the profile's, or none.
+    currency: stored.defaults.currency !== undefined ? [stored.defaults.currency, `profile ${stored.profile}`] : ['(none)', 'default'],
   };
 }
 

@@ -13,7 +13,7 @@ import type { Session } from '../runtime/session.js';
  * - `--verify` is the first (chain/list-verification.ts): `verdict`, `confirmations`,
  *   `blockNumber`, `chainDiff` per record, and per receiver of a wallet-to-wallet
  *   payment; its summary counts records per verdict, and `--verdict` is its `keep`.
- * - `--currency` will be the second (values/, issue 45): `value`, `feeValue`, `rate`,
+ * - `--currency` is the second (values/list-values.ts): `value`, `feeValue`, `rate`,
  *   `rateTime`, `rateSource` per record and per receiver, from a rate source started
  *   (and checked) before the API is asked for anything; a record without a usable rate
  *   is the enricher's to name (exit 11), never a silent gap.
@@ -50,8 +50,15 @@ export interface PageEnricher {
   page(records: Record<string, unknown>[]): Promise<Record<string, unknown>[]>;
   /** The records kept of those enriched (--verdict); undefined keeps all. */
   keep?: (record: Record<string, unknown>) => boolean;
-  /** What --summary adds: the member `key` (JSON) holding `counts`, shown as `label.NAME` lines in a table. */
-  readonly summary?: { key: string; label: string; counts: Record<string, number> };
+  /**
+   * What --summary adds: the member `key` (JSON) holding `counts`, shown as `label.NAME` lines in a table;
+   * `amounts`: exact amounts per NAME and token, the member `amounts.key`, shown as `label.NAME.amount.TOKEN` lines.
+   */
+  readonly summary?: { key: string; label: string; counts: Record<string, number>; amounts?: { key: string; of(): Record<string, Record<string, string>> } };
+  /** Its fields that hold exact decimals in one unit whatever the token (values in one currency): --summary totals them per token and status, and per status across tokens (token `*`). */
+  readonly totals?: readonly string[];
+  /** Once the walk has ended, before anything is printed: what the enricher saw may fail the list (a missing rate, exit 11) or be said on stderr. */
+  finish?(): void;
 }
 
 /** Starts the list's enrichers, in order, before its walk. */

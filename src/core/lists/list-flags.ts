@@ -15,14 +15,20 @@ import type { ListQuery } from './list-query.js';
 // (--from, --to, --period, --sort), paging (--limit, --all, --page-size, --offset,
 // --concurrency), what to make of the records (--summary, --chart, --follow) and the
 // gates, parsed into the list query (list-query.ts) before any request. The flags of a
-// record enricher (--verify, chain/verify-flags.ts; --currency next) come in through
-// EnricherFlags: core/lists knows only the hook.
+// record enricher (--verify, chain/verify-flags.ts; --currency, commands/currency-flags.ts)
+// come in through EnricherFlags: core/lists knows only the hook.
 
 /** The flags of a record enricher a list offers: declared after the list's own, parsed in their turn. */
 export interface EnricherFlags {
   add(cmd: Command): void;
   /** The enrichers the flags ask for (none when not given); `follow`: the list is followed, which an enricher of a window refuses. */
-  parse(flags: ListFlags, follow: boolean): RecordEnricher[];
+  parse?(flags: ListFlags, follow: boolean): RecordEnricher[];
+  /**
+   * The enrichers of flags checked with the session or a file (a profile's setting, a file
+   * read whole), once the list's own flags are parsed (prepareEnrichers) and before any
+   * request; added after those `parse` gave.
+   */
+  prepare?(flags: ListFlags, list: ListQuery, session: Session): Promise<RecordEnricher[]>;
 }
 
 /** `hasTokenFilter`: the list's own --token filter also picks the token to chart. */
@@ -115,7 +121,7 @@ export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: 
   // --jq reads the JSON that -f json prints: records, or a summary; a chart or a follow is not one document.
   if (gates.jq !== undefined && flags.follow) throw new UsageError('--jq does not go with --follow');
   query.summary = flags.summary;
-  const added = enrichers.flatMap((e) => e.parse(flags, Boolean(flags.follow)));
+  const added = enrichers.flatMap((e) => e.parse?.(flags, Boolean(flags.follow)) ?? []);
   if (added.length > 0) query.enrichers = added;
   if (flags.chart !== undefined) {
     query.chart = { period: parseOption(optionSchemas.period, flags.chart, '--chart'), zone };
@@ -140,13 +146,21 @@ export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: 
   return query;
 }
 
+/** Adds the enrichers the `prepare` of each enricher's flags asks for, in turn, to the parsed list (parseListFlags): exit 2 before any request. */
+export async function prepareEnrichers(flags: ListFlags, list: ListQuery, session: Session, enrichers: readonly EnricherFlags[]): Promise<void> {
+  for (const e of enrichers) {
+    const added = (await e.prepare?.(flags, list, session)) ?? [];
+    if (added.length > 0) list.enrichers = [...(list.enrichers ?? []), ...added];
+  }
+}
+
 /**
  * [from, to] in inclusive Unix seconds (the API's), from --from/--to or --period.
  * `to` is pinned to the start of the command when not given, and a period that
  * reaches into the future ends now: the window is what existed then. Records that
  * arrive meanwhile with a timestamp inside it (late ones) are the paginator's care.
  */
-function windowOf(flags: ListFlags, nowMs: number, zone: string): { from?: number; to: number } {
+export function windowOf(flags: Pick<ListFlags, 'period' | 'from' | 'to'>, nowMs: number, zone: string): { from?: number; to: number } {
   const now = Math.floor(nowMs / 1000);
   if (flags.period !== undefined) {
     const other = flags.from !== undefined ? '--from' : flags.to !== undefined ? '--to' : undefined;

@@ -34,7 +34,7 @@ export class ListRender {
     private readonly enrichers: readonly PageEnricher[],
     endpoint: Endpoint | MergedList,
   ) {
-    this.summary = q.summary ? new Summariser(endpoint) : undefined;
+    this.summary = q.summary ? new Summariser(endpoint, enrichers.flatMap((e) => e.totals ?? [])) : undefined;
     this.chart = q.chart ? new ChartBuilder(q.chart.period, q.chart.token, q.chart.zone, amountFields(endpoint.record)) : undefined;
     this.json = jq ? new TextSink() : undefined;
     this.held = enrichers.length > 0 && !this.json ? new TextSink() : undefined;
@@ -93,8 +93,9 @@ async function writeChart(session: Session, out: NodeJS.WritableStream, chart: C
  */
 async function writeSummary(session: Session, out: NodeJS.WritableStream, s: Summariser, format: Format, enrichers: readonly PageEnricher[]): Promise<void> {
   const counted = enrichers.flatMap((e) => (e.summary ? [e.summary] : []));
-  const result = { ...s.result(), ...Object.fromEntries(counted.map((c) => [c.key, c.counts])) };
-  const columns = ['token', 'status', 'count', ...s.fields];
+  const amounts = counted.flatMap((c) => (c.amounts ? [{ label: c.label, key: c.amounts.key, of: c.amounts.of() }] : []));
+  const result = { ...s.result(), ...Object.fromEntries(counted.map((c) => [c.key, c.counts])), ...Object.fromEntries(amounts.map((a) => [a.key, a.of])) };
+  const columns = ['token', 'status', 'count', ...s.fields, ...s.across];
   const shape = formatRow(format).shape;
   if (shape === 'document') {
     // Token names are the server's text: escaped like every JSON we print.
@@ -113,6 +114,7 @@ async function writeSummary(session: Session, out: NodeJS.WritableStream, s: Sum
   for (const [status, n] of Object.entries(result.statuses)) overview[`status.${status}`] = n;
   if (result.forced !== undefined) overview.forced = result.forced;
   for (const c of counted) for (const [name, n] of Object.entries(c.counts)) overview[`${c.label}.${name}`] = n;
+  for (const a of amounts) for (const [name, byToken] of Object.entries(a.of)) for (const [token, amount] of Object.entries(byToken)) overview[`${a.label}.${name}.amount.${token}`] = amount;
   await rows([overview], 'single', Object.keys(overview));
   if (result.totals.length === 0) return;
   out.write(`\nexact totals per token and status${s.successSignal ? ' (a billing failed: success is not 1 or status failed)' : ''}:\n`);

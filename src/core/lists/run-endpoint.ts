@@ -90,6 +90,7 @@ export async function runEndpoint(
   const outcome = outcomeAdder(endpoint);
   const check = outcome ? (r: Record<string, unknown>) => outcome(checked(r)) : checked;
   const taken = await takeRecords(session, pages, q.window, { filtered, read: () => read }, (r) => render.add(check(r)));
+  for (const e of started) e.finish?.();
   await render.end(taken.count);
   afterTheGates(session, taken, { shown: render.shown, filtered, offset: q.window.offset, failIfAny: q.failIfAny });
 }

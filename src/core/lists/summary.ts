@@ -28,6 +28,9 @@ export interface Summary {
   totals: TotalRow[];
 }
 
+/** The token of the totals across tokens (values in one currency). */
+export const ACROSS = '*';
+
 /** Records whose amounts cannot be totalled exactly are named, up to this many. */
 const NAMED = 10;
 
@@ -48,7 +51,11 @@ export class Summariser {
   private inexact: string[] = [];
   private inexactCount = 0;
 
-  constructor(endpoint: Pick<Endpoint, 'record' | 'identity'>) {
+  constructor(
+    endpoint: Pick<Endpoint, 'record' | 'identity'>,
+    /** Fields in one unit whatever the token (an enricher's values): totalled per token and status, and per status across tokens (token `*`). */
+    readonly across: readonly string[] = [],
+  ) {
     this.fields = amountFields(endpoint.record);
     this.successSignal = hasSuccess(endpoint);
     this.statusOf = statusReader(endpoint);
@@ -70,6 +77,13 @@ export class Summariser {
       const sums = this.group(a.token, status).sums;
       sums.set(a.field, (sums.get(a.field) ?? new Big(0)).plus(a.value as string));
     }
+    for (const f of this.across) {
+      const v = r[f];
+      // An empty value is one the enricher could not give (and says so): left out of the totals.
+      if (typeof v !== 'string' || v === '') continue;
+      for (const g of [this.group(token, status), this.group(ACROSS, status)]) g.sums.set(f, (g.sums.get(f) ?? new Big(0)).plus(v));
+    }
+    if (this.across.length > 0) this.group(ACROSS, status).count++;
     if (bad) {
       this.inexactCount++;
       if (this.inexact.length < NAMED) this.inexact.push(`${shown(this.identity(r))} (${bad.join(', ')})`);
@@ -104,10 +118,13 @@ export class Summariser {
       const i = STATUS_ORDER.indexOf(s);
       return i === -1 ? STATUS_ORDER.length : i;
     };
-    const groups = [...this.totals.values()].sort((a, b) => (a.token === b.token ? order(a.status) - order(b.status) || a.status.localeCompare(b.status) : a.token.localeCompare(b.token)));
+    // The totals across tokens last.
+    const tokenOrder = (a: string, b: string) => Number(a === ACROSS) - Number(b === ACROSS) || a.localeCompare(b);
+    const groups = [...this.totals.values()].sort((a, b) => (a.token === b.token ? order(a.status) - order(b.status) || a.status.localeCompare(b.status) : tokenOrder(a.token, b.token)));
     const totals = groups.map((g) => {
       const row: TotalRow = { token: g.token, status: g.status, count: g.count };
-      for (const f of this.fields) row[f] = (g.sums.get(f) ?? new Big(0)).toFixed();
+      for (const f of this.fields) row[f] = g.token === ACROSS ? '' : (g.sums.get(f) ?? new Big(0)).toFixed();
+      for (const f of this.across) row[f] = (g.sums.get(f) ?? new Big(0)).toFixed();
       return row;
     });
     return {

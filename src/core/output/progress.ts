@@ -24,7 +24,8 @@ export class Progress {
     if (!(session.ctx.stderr as { columns?: number }).columns) return;
     this.loading = import('ora').then(({ default: ora }) => {
       if (this.stopped) return;
-      this.spinner = ora({ stream: session.ctx.stderr as NodeJS.WritableStream & { isTTY?: boolean }, discardStdin: false }).start('fetching…');
+      // Enabled on this terminal whatever CI says: ora would print each frame as a line where CI is set (a job's log on a pty).
+      this.spinner = ora({ stream: session.ctx.stderr as NodeJS.WritableStream & { isTTY?: boolean }, discardStdin: false, isEnabled: true }).start('fetching…');
     });
   }
 

@@ -15,6 +15,8 @@ export const EXIT = {
   gate: 9,
   /** A resource another payrec holds right now: a mirror another sync is writing. */
   busy: 10,
+  /** --currency: some records have no usable rate. */
+  noRate: 11,
   interrupted: 130,
 } as const;
 
@@ -31,6 +33,7 @@ export const EXIT_MEANINGS: readonly { code: number; short: string; meaning: str
   { code: EXIT.verification, short: 'verification failed', meaning: 'verification failed (webhook-notifications verify)' },
   { code: EXIT.gate, short: 'gate matched', meaning: 'a gate matched: --fail-if-any found at least one record or row' },
   { code: EXIT.busy, short: 'mirror busy', meaning: 'the mirror is busy: another payrec sync is writing it' },
+  { code: EXIT.noRate, short: 'no rate', meaning: 'a value could not be given: no usable rate for some records (--currency)' },
   { code: EXIT.interrupted, short: 'interrupted', meaning: 'interrupted (Ctrl-C)' },
 ];
 

@@ -7,6 +7,7 @@ import type { ChainClock } from './clock.js';
 import { discrepancyOf, lookAlike, type DiscrepancyKind } from './discrepancies.js';
 import { LAYOUTS, MOVED_MAX_S, transactionsOf, type Draft } from './layouts.js';
 import { Locator } from './locator.js';
+import { EmulatorFeeds } from './feeds.js';
 import { eventLog, type Log } from './logs.js';
 import { TransactionSeconds } from './seconds.js';
 import { Transcript, type Difference } from './transcript.js';
@@ -75,6 +76,8 @@ export class EmulatorChain {
   readonly chainId: number;
   readonly blocks: Blocks;
   readonly feeCollector: Address;
+  /** Chainlink's price feeds on this chain (feeds.ts). */
+  readonly feeds: EmulatorFeeds;
   private readonly locator: Locator;
   private readonly seconds: TransactionSeconds;
   private readonly base: number;
@@ -92,6 +95,7 @@ export class EmulatorChain {
     this.base = mixSeed(seed, hashString(chain), hashString('chain'));
     this.blocks = new Blocks(this.chainId, seed, chain, datasets.options.now);
     this.feeCollector = getAddress(`0x${keccak256(stringToHex(`payrec emulator fee collector ${chain}`)).slice(26)}`);
+    this.feeds = new EmulatorFeeds(chain, seed, datasets.options.now);
     this.locator = new Locator(datasets, chain);
     this.seconds = new TransactionSeconds(datasets, chain);
   }
@@ -108,6 +112,22 @@ export class EmulatorChain {
   blockByHash(hash: string): RpcBlock | null {
     const number = this.blocks.numberOf(hash);
     return number === undefined ? null : this.block(number);
+  }
+
+  /** The tag of each one-time payment by lower-case id, read from its store when first asked and again after records change. */
+  private tags?: { seq: number; byId: Map<string, string> };
+
+  /** The tag of the one-time payment `id` (any case); undefined when the chain has none. */
+  paymentTag(id: string): string | undefined {
+    if (this.tags?.seq !== this.datasets.seq) {
+      const byId = new Map<string, string>();
+      for (const [, body] of this.datasets.store(this.chain, 'one-time/payments').scan()) {
+        const p = JSON.parse(body) as { id?: unknown; tag?: unknown };
+        if (typeof p.id === 'string' && typeof p.tag === 'string') byId.set(p.id.toLowerCase(), p.tag);
+      }
+      this.tags = { seq: this.datasets.seq, byId };
+    }
+    return this.tags.byId.get(id.toLowerCase());
   }
 
   /** The transaction of `hash` as it is now; null when the chain has none (unknown, or a seeded missing one). */
@@ -139,7 +159,8 @@ export class EmulatorChain {
     const roll = (label: string) => mixSeed(this.base, hashString(label), hashString(hash.toLowerCase()));
     const layout = LAYOUTS[collection];
     const log = encoded ? eventLog : (address: Address): Log => ({ address, topics: [], data: '0x' });
-    const context = (t: Transcript) => ({ chain: this.chain, world: this.datasets.world(this.chain), contracts: CONTRACTS[this.chain], feeCollector: this.feeCollector, t, roll, log });
+    const paymentTag = (id: string) => this.paymentTag(id);
+    const context = (t: Transcript) => ({ chain: this.chain, world: this.datasets.world(this.chain), contracts: CONTRACTS[this.chain], feeCollector: this.feeCollector, t, roll, log, paymentTag });
     let t = new Transcript(this.chain);
     let draft = layout(record, context(t), receiver);
     let kind = draft.status === 'confirmed' ? discrepancyOf(roll('discrepancy')) : undefined;

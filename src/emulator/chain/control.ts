@@ -1,4 +1,5 @@
 import { KNOWN_CHAINS } from '../../registry/validators.js';
+import type { ChainSlug } from '../../chain/model.js';
 import { unknownTarget } from '../ground-truth.js';
 import { HttpError, json, type Reply } from '../reply.js';
 import { TRANSACTION_COLLECTIONS } from './layouts.js';
@@ -6,7 +7,8 @@ import { EmulatorChains } from './network.js';
 import type { RpcServer } from './rpc.js';
 
 // Control routes of the chain, under /_emulator/chain/: the ground truth of its
-// discrepancies, a way to mine blocks at once, and how many JSON-RPC calls were made.
+// discrepancies, each price feed's rounds, a way to mine blocks at once, and how many
+// JSON-RPC calls were made.
 
 /** What the chain's routes read of the emulator's control state (control.ts ControlState), and nothing else of it. */
 export interface ChainControlState {
@@ -34,9 +36,7 @@ export function chainRoutes(state: ChainControlState): Route[] {
       'GET',
       '/chain/discrepancies',
       ({ query }) => {
-        const chain = query.get('chain');
-        if (chain === null) throw new HttpError(400, `Missing chain: expected ?chain=${KNOWN_CHAINS.join('|')}`);
-        if (!EmulatorChains.isChain(chain)) throw new HttpError(404, `Unknown chain ${chain}`);
+        const chain = chainOf(query);
         const collection = query.get('collection');
         if (collection !== null && !TRANSACTION_COLLECTIONS.includes(collection)) {
           throw new HttpError(404, unknownTarget(chain, collection) ?? `${collection} holds no transactions: expected one of ${TRANSACTION_COLLECTIONS.join(', ')}`);
@@ -59,6 +59,16 @@ export function chainRoutes(state: ChainControlState): Route[] {
         return json(200, heads(chains));
       },
     ],
+    [
+      'GET',
+      '/chain/feeds',
+      ({ query }) => {
+        const chain = chainOf(query);
+        const node = chains.of(chain);
+        const now = node.blocks.timestampOf(node.head());
+        return json(200, { chain, chainId: node.chainId, head: { number: node.head(), timestamp: now }, feeds: node.feeds.truth(now) });
+      },
+    ],
     ['GET', '/chain/calls', () => json(200, rpc.counts)],
     [
       'DELETE',
@@ -70,6 +80,14 @@ export function chainRoutes(state: ChainControlState): Route[] {
       },
     ],
   ];
+}
+
+/** The chain a control route is asked about (?chain=). */
+function chainOf(query: URLSearchParams): ChainSlug {
+  const chain = query.get('chain');
+  if (chain === null) throw new HttpError(400, `Missing chain: expected ?chain=${KNOWN_CHAINS.join('|')}`);
+  if (!EmulatorChains.isChain(chain)) throw new HttpError(404, `Unknown chain ${chain}`);
+  return chain;
 }
 
 /** Each chain's head: its number and timestamp. */

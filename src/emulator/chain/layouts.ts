@@ -40,6 +40,8 @@ export interface LayoutContext {
   roll(label: string): number;
   /** A log of `name` with `args` from `address` (encoded, or not when only the differences are wanted). */
   log(address: Address, name: EventName, args: Record<string, unknown>): Log;
+  /** The tag of the chain's one-time payment `id` (the API's); undefined when there is none. */
+  paymentTag(id: string): string | undefined;
 }
 
 /** A record's transaction; `receiver`: which receiver's, for a wallet-to-wallet payment (one transaction each). */
@@ -75,9 +77,6 @@ function call(functionName: (typeof CALLS)[number]['name'], args: readonly unkno
   const { fn, selector } = SELECTORS.get(functionName)!;
   return concatHex([selector, encodeAbiParameters(fn.inputs, args)]);
 }
-
-/** The tag of a one-time transfer's Payment: the API names none. */
-const NO_TAG = keccak256(stringToHex(''));
 
 /**
  * An address of the emulator's world as the chain holds it. The API's are in mixed case
@@ -326,8 +325,8 @@ interface OneTimeShape {
   names: (i: number) => { user: string; amount: string; fee: string };
   /** A payment lists its receivers (their count is a field); a transfer is one. */
   listed: boolean;
-  /** The payment's tag; a transfer names none. */
-  tag?: string;
+  /** The payment's tag (a transfer's is its payment's, by oneTimeId). */
+  tag: string;
 }
 
 /** A one-time payment: one leg per receiver, then Payment and a Receiver per receiver (ONCHAIN.md §7). */
@@ -336,7 +335,7 @@ function oneTime(x: LayoutContext, r: Rec, shape: OneTimeShape): Omit<Draft, 'st
   const { receivers } = shape;
   const sender = t.address('sender', r.sender);
   const token = t.token('token', r.token);
-  const tag = shape.tag === undefined ? NO_TAG : t.tag('tag', shape.tag);
+  const tag = t.tag('tag', shape.tag);
   const description = t.text('description', r.description);
   const category = t.text('category', r.category);
   const count = shape.listed ? t.count('receivers', receivers.length) : receivers.length;
@@ -370,10 +369,13 @@ const oneTimePayment: Layout = (r, x) => {
   return { ...oneTime(x, r, { receivers: r.receivers, names, listed: true, tag: r.tag }), status: r.transactionStatus };
 };
 
-// A transfer is a one-receiver payment; the API names no tag for it, so its Payment carries an empty one.
+// A transfer is a one-receiver payment with its payment's tag (ONCHAIN.md §7): its oneTimeId names the payment.
+// One that names no payment of the chain (a record posted so) carries an empty tag, noted as a difference.
 const oneTimeTransfer: Layout = (r, x) => {
   const names = () => ({ user: 'receiver', amount: 'amount', fee: 'fee' });
-  return { ...oneTime(x, r, { receivers: [{ user: r.receiver, amount: r.amount, fee: r.fee }], names, listed: false }), status: r.transactionStatus };
+  const tag = x.paymentTag(String(r.oneTimeId));
+  if (tag === undefined) x.t.unknownPayment('tag', String(r.oneTimeId), keccak256(stringToHex('')));
+  return { ...oneTime(x, r, { receivers: [{ user: r.receiver, amount: r.amount, fee: r.fee }], names, listed: false, tag: tag ?? '' }), status: r.transactionStatus };
 };
 
 /** A wallet-to-wallet payment to one receiver: the payment's intermediary wallet sends it the gross amount, no 8pay contract involved. */

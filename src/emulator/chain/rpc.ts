@@ -224,7 +224,8 @@ function paymentTypeAt(chain: ChainSlug, to: string): Hex | undefined {
 
 /**
  * eth_call of the view functions payrec reads: decimals() and symbol() of tokens,
- * feeCollector() of Transfers, PAYMENT_TYPE() of the product contracts. Another function
+ * feeCollector() of Transfers, PAYMENT_TYPE() of the product contracts, and Chainlink's
+ * feeds and their aggregators (feeds.ts). Another function
  * of a known contract reverts; an address without a contract answers "0x", as on a node.
  */
 function ethCall(node: EmulatorChain, params: unknown[]): Hex {
@@ -235,6 +236,9 @@ function ethCall(node: EmulatorChain, params: unknown[]): Hex {
   if (typeof data !== 'string' || !DATA.test(data)) throw bad('invalid argument 0: expected "data", hex bytes');
   if (params[1] !== undefined && blockNumber(node, params[1], 1) > node.head()) throw new CallError(-32000, 'header not found');
   const to = tx.to.toLowerCase();
+  const feed = node.feeds.call(to, data as Hex, node.blocks.timestampOf(node.head()));
+  if (feed === 'revert') throw new CallError(3, 'execution reverted');
+  if (feed !== undefined) return feed;
   const token = tokenAt(node.chain, to);
   const contract = Object.values(CONTRACTS[node.chain]).some((a) => a.toLowerCase() === to);
   if (!token && !contract) return '0x';

@@ -4,8 +4,9 @@ import { TOKENS_BY_CHAIN } from '../values.js';
 
 // The tokens the emulator's records name, as contracts of its chain. The API names a
 // token by symbol; the chain by address (8pay's token list, ONCHAIN.md §4). `8PAY` is the
-// current 8PAY token (the list spells it `8PAY v2`; its contract's symbol() is `8PAY`, as
-// the migrated v1's is). A symbol the list lacks (USDC on sandbox) is paid in a token
+// current 8PAY token, the list's `8PAY v2`, whose contract's symbol() answers `8PAY v2`
+// as the real one does; the migrated v1's answers `8PAY` (a verifier that looks `8PAY`
+// up by symbol() finds v1). A symbol the list lacks (USDC on sandbox) is paid in a token
 // made up for it, outside the list, whose symbol() answers that symbol all the same.
 
 export interface ChainToken extends Token {
@@ -23,10 +24,11 @@ function tokensOf(chain: ChainSlug): Map<string, ChainToken> {
   if (bySymbol) return bySymbol;
   bySymbol = new Map();
   for (const t of TOKENS[chain]) {
-    const onChainSymbol = t.symbol.replace(/ v\d+$/, '');
-    bySymbol.set(t.symbol, { ...t, native: t.address === NATIVE_TOKEN, listed: true, onChainSymbol });
+    const plain = t.symbol.replace(/ v\d+$/, '');
+    // The migrated v1 kept its contract's old symbol(); v2's is its full name.
+    bySymbol.set(t.symbol, { ...t, native: t.address === NATIVE_TOKEN, listed: true, onChainSymbol: t.migrated ? plain : t.symbol });
     // The API's plain `8PAY` is the token that has not been migrated away.
-    if (onChainSymbol !== t.symbol && !t.migrated) bySymbol.set(onChainSymbol, bySymbol.get(t.symbol)!);
+    if (plain !== t.symbol && !t.migrated) bySymbol.set(plain, bySymbol.get(t.symbol)!);
   }
   for (const symbol of TOKENS_BY_CHAIN[chain] ?? []) {
     if (!bySymbol.has(symbol)) bySymbol.set(symbol, madeUp(chain, symbol));

@@ -23,7 +23,9 @@ export type Reason =
   /** The API's value has more decimals than the token (never in the emulator's records: noted so a slip shows). */
   | 'decimals'
   /** The API's token is not in 8pay's token list for the chain. */
-  | 'token';
+  | 'token'
+  /** A one-time transfer's oneTimeId names no payment of the chain (never in the emulator's own records). */
+  | 'payment';
 
 export type FieldValue = string | number | boolean;
 
@@ -87,6 +89,11 @@ export class Transcript {
     const hash = keccak256(stringToHex(api));
     if (!this.seeding(field)) return hash;
     return this.differ(field, hash, keccak256(stringToHex(`${api} (edited)`)), 'seeded');
+  }
+
+  /** A one-time transfer whose oneTimeId names no payment: its Payment's tag (`chain`) matches none. */
+  unknownPayment(field: string, oneTimeId: string, chain: Hex): void {
+    this.differ(field, `(no payment ${oneTimeId})`, chain, 'payment');
   }
 
   /** A count (receivers, swaps); a seeded one is one less, or one more when it is 1. */

@@ -2,7 +2,7 @@ import { InterruptedError, UsageError } from '../../core/runtime/errors.js';
 import { neutraliseTerminal } from '../../core/output/sanitize.js';
 import type { Verifier } from '../../chain/verifier.js';
 import type { MirroredCollection, ScopeParam } from '../catalog.js';
-import type { Access, CollectionWriter, CommitPlan, Coverage, CursorState, MirrorStore, OpenOptions, ParquetExport, PlanSources, QueryResult, TableSummary, VerifyReport } from '../engine.js';
+import type { Access, CollectionWriter, CommitPlan, Coverage, CursorState, MirrorStore, OpenOptions, ParquetExport, PlanSources, QueryResult, TableSummary, VerifyReport, VerifyOptions, AckRow } from '../engine.js';
 import { RowGroupCommits } from './commit-plan.js';
 import { MirrorDb, openOptions } from './connection.js';
 import { describeMirror } from './describe.js';
@@ -185,8 +185,16 @@ export class DuckDbStore implements MirrorStore {
     return (await import('./subscription-records.js')).subscriptionRecordsOf(this.db, chain, subscriptionId);
   }
 
-  async verify(verifier: Verifier, o: { chain: string; collections: readonly MirroredCollection[]; signal: AbortSignal; progress?: (done: number) => void }): Promise<VerifyReport[]> {
+  async verify(verifier: Verifier, o: VerifyOptions): Promise<VerifyReport[]> {
     return (await import('./verdicts.js')).verifyMirror(this.db, verifier, o);
+  }
+
+  async acknowledge(chain: string, hashes: readonly string[], reason: string, by: string): Promise<void> {
+    return (await import('./verdicts.js')).acknowledge(this.db, chain, hashes, reason, by);
+  }
+
+  async acknowledged(chain: string, hashes?: readonly string[]): Promise<AckRow[]> {
+    return (await import('./verdicts.js')).acknowledged(this.db, chain, hashes);
   }
 
   async exportParquet(dir: string, signal: AbortSignal): Promise<ParquetExport> {

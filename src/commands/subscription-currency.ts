@@ -1,0 +1,86 @@
+import type { Session } from '../core/runtime/session.js';
+import type { CellKind } from '../core/output/document.js';
+import { rateNeeds, type MovementRow, type RateOf, type ValuedSubscriptionRow } from '../subscriptions/engine.js';
+import { prepareRates, type EvidencedRate } from '../subscriptions/prepared-rates.js';
+import { minorDigits } from '../values/currency.js';
+import { settleMissing, sourceOf } from '../values/list-values.js';
+import { MissingRates } from '../values/missing.js';
+import { MISSING_SOURCE } from '../values/rate.js';
+import { shownValue } from '../values/valuation.js';
+import { rateSourceOf, type CurrencyChoice } from './currency-flags.js';
+
+// `payrec metrics --currency` and `payrec subscriptions --currency` (DESIGN.md "MRR in one
+// currency"): the rates the engine's figures ask for are prepared in one batch from the
+// rates file and Chainlink (values/), a missing one is exit 11 or, with --rates-missing
+// blank, said; the rows gain the currency, mrr_fx, and for lists each value's evidence
+// (rate, rateTime, rateSource), as every list's --currency does.
+
+/** The rates `compute` asks for, prepared in one batch: exit 11 when one is missing (unless --rates-missing blank). */
+export async function ratesFor(session: Session, choice: CurrencyChoice, compute: (rates: RateOf) => unknown): Promise<RateOf<EvidencedRate>> {
+  const needs = rateNeeds(compute);
+  const { chain } = await session.settings();
+  const missing = new MissingRates();
+  const lookup = await prepareRates(needs, await rateSourceOf(session, choice), chain, choice.currency, missing);
+  settleMissing(session, missing, choice.blank);
+  return lookup;
+}
+
+/** Metrics' columns in a currency: the currency after the row's key, mrr_fx after mrr_churned. */
+export function valuedMetricsColumns(columns: readonly string[]): string[] {
+  return columns.flatMap((c) => (c === 'mrr_churned' ? [c, 'mrr_fx'] : c === 'subscriptions_start' ? ['currency', c] : [c]));
+}
+
+/** A metrics row in a currency: `currency` after its key (interval, token, plan). */
+export function valuedMetricsRow(row: Record<string, unknown>, currency: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) {
+    if (k === 'subscriptions_start') out.currency = currency;
+    out[k] = v;
+  }
+  return out;
+}
+
+/** The evidence of a value, as lists print it: the rate's text, its time and source (`missing` when there is none). */
+function evidence(rate: EvidencedRate | null | undefined): Record<string, unknown> {
+  if (!rate) return { rate: '', rateTime: undefined, rateSource: MISSING_SOURCE };
+  return { rate: rate.evidence.rate, rateTime: rate.evidence.rateTime ?? undefined, rateSource: sourceOf(rate.evidence) };
+}
+
+export const MOVEMENT_VALUE_COLUMNS = ['value', 'rate', 'rateTime', 'rateSource'];
+
+export function valuedMovement(m: MovementRow<EvidencedRate>): Record<string, unknown> {
+  const { value, rate, ...rest } = m;
+  return { ...rest, value: value ?? '', ...evidence(rate) };
+}
+
+/** The ledger's columns in a currency: value after mrr, the evidence at the end. */
+export function valuedLedgerColumns(columns: readonly string[]): string[] {
+  return [...columns.flatMap((c) => (c === 'mrr' ? [c, 'value'] : [c])), 'rate', 'rateTime', 'rateSource'];
+}
+
+export function valuedLedgerRow(r: ValuedSubscriptionRow<EvidencedRate>): Record<string, unknown> {
+  const { value, rate, ...row } = r;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) {
+    out[k] = v;
+    if (k === 'mrr') out.value = value ?? '';
+  }
+  return { ...out, ...evidence(rate) };
+}
+
+/** In xlsx, values are numbers beside their exact text and rate times are date cells. */
+export const VALUE_CELLS: ReadonlyArray<[string, CellKind]> = [
+  ['value', 'amount'],
+  ['mrr_fx', 'amount'],
+  ['rateTime', 'time'],
+];
+
+/** Tables show money in the currency's minor unit, marked ~ where rounded (every other format keeps 18 places). */
+export function tableMoney(currency: string, columns: readonly string[]): (row: Record<string, unknown>) => Record<string, unknown> {
+  const places = minorDigits(currency);
+  return (row) => {
+    const out = { ...row };
+    for (const c of columns) if (typeof out[c] === 'string' && out[c] !== '') out[c] = shownValue(out[c] as string, places);
+    return out;
+  };
+}

@@ -1,0 +1,174 @@
+import Big from 'big.js';
+import type { RecordEnricher } from '../core/lists/enrich.js';
+import type { Session } from '../core/runtime/session.js';
+import { neutraliseTerminal } from '../core/output/sanitize.js';
+import { MissingRates } from './missing.js';
+import { isRate, MISSING_SOURCE, type Rate, type RateQuery, type RateSource } from './rate.js';
+import { shownValue, valueOf } from './valuation.js';
+
+// --currency on a list, the second record enricher (core/lists/enrich.ts): each page's
+// records are valued at the rate in force at their timestamps, asked of the rate source
+// in one batch per page. A record gains `value`, `feeValue`, `rate`, `rateTime` and
+// `rateSource`; a record with receivers values each receiver (at its own timestamp when
+// it has one) and its value is the sum of theirs; an execution's value is that of its
+// swaps' inputs. A record without a usable rate fails the list when the walk ends (exit
+// 11, naming what is missing), or with `--rates-missing blank` is printed with an empty
+// value and rateSource `missing`, said on stderr.
+
+export const VALUE_COLUMNS = ['value', 'feeValue', 'rate', 'rateTime', 'rateSource'] as const;
+
+export interface CurrencyQuery {
+  currency: string;
+  /** --rates-missing blank: print what is missing as empty, and say so. */
+  blank: boolean;
+  /** Tables: the currency's minor unit (2 for USD), marked ~ where rounded; undefined keeps every digit. */
+  minorDigits?: number;
+}
+
+/** The default table columns with the value's: value after the amount (or last), the evidence at the end. */
+export function valueColumns(columns: readonly string[]): string[] {
+  const at = columns.findIndex((c) => c === 'amount' || c === 'receivers' || c === 'swaps');
+  const cols = at === -1 ? [...columns, 'value'] : [...columns.slice(0, at + 1), 'value', ...columns.slice(at + 1)];
+  return [...cols, 'rate', 'rateSource'];
+}
+
+/** A figure to value: an amount (and a fee) at an instant. */
+interface Figure {
+  amount?: string;
+  fee?: string;
+  at: number;
+}
+
+const Exact = Big();
+Exact.NE = -1e6;
+Exact.PE = 1e6;
+
+export function currencyEnricher(query: CurrencyQuery, open: (session: Session) => Promise<RateSource>): RecordEnricher {
+  return {
+    fields: VALUE_COLUMNS,
+    tableColumns: valueColumns,
+    async start({ session }) {
+      const source = await open(session);
+      const chain = (await session.settings()).chain;
+      const missing = new MissingRates();
+      const shown = (v: string) => (query.minorDigits === undefined || v === '' ? v : shownValue(v, query.minorDigits));
+      return {
+        totals: ['value', 'feeValue'],
+        async page(records) {
+          // Every figure of the page, then one batch of queries.
+          const figures = records.map((r) => figuresOf(r));
+          const queries: RateQuery[] = [];
+          for (const [i, f] of figures.entries()) {
+            const token = tokenOf(records[i]);
+            for (const x of [f.own, ...f.receivers]) if (x && token !== undefined) queries.push({ chain, token, currency: query.currency, at: x.at });
+          }
+          const answers = await source.rates(queries);
+          let k = 0;
+          return records.map((record, i) => {
+            const f = figures[i];
+            const token = tokenOf(record);
+            const next = (x: Figure | undefined) => (x && token !== undefined ? { q: queries[k], a: answers[k++] } : undefined);
+            const valued = (x: Figure | undefined) => {
+              const asked = next(x);
+              if (!x || !asked) return blankOf(undefined);
+              if (!isRate(asked.a)) {
+                missing.add(asked.q, asked.a.missing);
+                return blankOf(undefined);
+              }
+              return valuedAt(x, asked.a);
+            };
+            const own = valued(f.own);
+            const receivers = f.receivers.map(valued);
+            // The page's records are the walk's own: values are added in place, in one order (one shape for every record).
+            const out = record;
+            if (f.receivers.length > 0) {
+              out.receivers = (record.receivers as Record<string, unknown>[]).map((r, n) => ({ ...r, ...cells(receivers[n], shown) }));
+              // The record's value: the sum of its receivers' (each rounded once), when all have one; its rate theirs when they share one.
+              const all = receivers.every((v) => v.rateSource !== MISSING_SOURCE);
+              const sum = (key: 'value' | 'feeValue') => receivers.reduce((s, v) => s.plus(v[key] || 0), new Exact(0)).toFixed();
+              const one = receivers.every((v) => v.rateSource === receivers[0].rateSource) ? receivers[0] : undefined;
+              const rateOf = one ?? { rate: '', rateTime: null, rateSource: all ? 'per receiver' : MISSING_SOURCE };
+              setCells(out, { ...rateOf, value: all ? sum('value') : '', feeValue: all ? sum('feeValue') : '' }, shown);
+            } else setCells(out, own, shown);
+            return out;
+          });
+        },
+        finish() {
+          settleMissing(session, missing, query.blank);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * What no rate could be given for: exit 11 naming each pair with the rates-file lines to
+ * fill, or with --rates-missing blank a note of what the figures leave out.
+ */
+export function settleMissing(session: Session, missing: MissingRates, blank: boolean): void {
+  if (missing.count === 0) return;
+  if (!blank) {
+    // Server text (a token) in each line: inert on a terminal, as every message.
+    for (const line of missing.report()) session.ctx.stderr.write(`${neutraliseTerminal(line)}\n`);
+    throw missing.error();
+  }
+  session.note(`${missing.count.toLocaleString('en-US')} figure${missing.count === 1 ? '' : 's'} had no usable rate: printed with an empty value and rateSource missing, and left out of every total:`);
+  for (const line of missing.lines()) session.note(`  ${line}`);
+}
+
+/** A rate's source as printed: a rate written as 0 is flagged. */
+export const sourceOf = (rate: Rate): string => (rate.zero ? `${rate.rateSource} (zero rate)` : rate.rateSource);
+
+interface Valued {
+  value: string;
+  feeValue: string;
+  rate: string;
+  rateTime: number | null;
+  rateSource: string;
+}
+
+function blankOf(rate: Rate | undefined): Valued {
+  return { value: '', feeValue: '', rate: rate?.rate ?? '', rateTime: rate?.rateTime ?? null, rateSource: rate ? rate.rateSource : MISSING_SOURCE };
+}
+
+function valuedAt(x: Figure, rate: Rate): Valued {
+  const of = (a: string | undefined) => (a === undefined ? '' : valueOf(a, rate));
+  return { value: of(x.amount), feeValue: of(x.fee), rate: rate.rate, rateTime: rate.rateTime, rateSource: sourceOf(rate) };
+}
+
+function cells(v: Valued, shown: (v: string) => string): Record<string, unknown> {
+  return { value: shown(v.value), feeValue: shown(v.feeValue), rate: v.rate, rateTime: v.rateTime ?? undefined, rateSource: v.rateSource };
+}
+
+function setCells(r: Record<string, unknown>, v: Valued, shown: (v: string) => string): void {
+  r.value = shown(v.value);
+  r.feeValue = shown(v.feeValue);
+  r.rate = v.rate;
+  r.rateTime = v.rateTime ?? undefined;
+  r.rateSource = v.rateSource;
+}
+
+/** The token a record's figures are in: its `token`, or an execution's input token. */
+function tokenOf(r: Record<string, unknown>): string | undefined {
+  const t = r.token ?? r.inputToken;
+  return typeof t === 'string' ? t : undefined;
+}
+
+const text = (v: unknown) => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? v : undefined);
+const time = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
+
+/** The record's own figure (at its timestamp) and its receivers' (each at its own timestamp, else the record's). */
+function figuresOf(r: Record<string, unknown>): { own?: Figure; receivers: Figure[] } {
+  const at = time(r.timestamp);
+  if (at === undefined) return { receivers: [] };
+  if (Array.isArray(r.receivers)) {
+    const receivers = (r.receivers as Record<string, unknown>[]).map((x) => ({ amount: text(x?.amount), fee: text(x?.fee), at: time(x?.timestamp) ?? at }));
+    return { receivers };
+  }
+  if (Array.isArray(r.swaps)) {
+    const inputs = (r.swaps as Record<string, unknown>[]).map((s) => text(s?.inputAmount));
+    const amount = inputs.every((x) => x !== undefined) ? inputs.reduce((s, x) => s.plus(x!), new Exact(0)).toFixed() : undefined;
+    return { own: { amount, fee: text(r.fee), at }, receivers: [] };
+  }
+  return { own: { amount: text(r.amount), fee: text(r.fee), at }, receivers: [] };
+}

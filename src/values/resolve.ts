@@ -1,0 +1,123 @@
+import Big from 'big.js';
+import type { NoRate, Rate, RateAnswer, RateQuery, RateSource } from './rate.js';
+import { DEFAULT_MAX_AGE, FIAT_MAX_AGE, type LegAnswer, type LegQuery, type LegSource } from './selection.js';
+import { rateText } from './valuation.js';
+
+// Precedence and the cross through USD (DESIGN.md "Which rate"): for each leg the first
+// source that has the pair decides it (the user's policy first: --rates, then the
+// mirror's rates, then Chainlink), in force or not. A currency with no direct rate goes
+// through USD once: token → USD × USD → currency, where USD → currency is a fiat row
+// written that way, or the inverse, exactly, of currency → USD (a fiat row, the EUR/USD
+// feed). Sources are asked once per batch, each with the legs it decides.
+
+export interface AgeLimits {
+  /** Token legs (--rate-max-age; default 25 h). */
+  token: number;
+  /** Currency legs (5 d). */
+  fiat: number;
+}
+
+export const DEFAULT_LIMITS: AgeLimits = { token: DEFAULT_MAX_AGE, fiat: FIAT_MAX_AGE };
+
+const USD = 'USD';
+
+/** How one query is answered: one leg, or two (the second inverted or not), or not at all. */
+type Plan = { direct: Asked } | { first: Asked; second: Asked; inverted: boolean } | NoRate;
+interface Asked {
+  source: LegSource;
+  query: LegQuery;
+  /** Its answer, once asked. */
+  answer?: LegAnswer;
+}
+
+const Exact = Big();
+Exact.NE = -1e6;
+Exact.PE = 1e6;
+const product = (a: string, b: string) => (a === '1' ? b : b === '1' ? a : new Exact(a).times(b).toFixed());
+
+export class Rates implements RateSource {
+  constructor(
+    private readonly sources: readonly LegSource[],
+    private readonly limits: AgeLimits = DEFAULT_LIMITS,
+  ) {}
+
+  async rates(queries: readonly RateQuery[]): Promise<RateAnswer[]> {
+    const plans = queries.map((q) => this.plan(q));
+    // Each source asked once, with every leg it decides.
+    const bySource = new Map<LegSource, Asked[]>();
+    for (const p of plans) {
+      for (const a of askedOf(p)) {
+        const list = bySource.get(a.source);
+        if (list) list.push(a);
+        else bySource.set(a.source, [a]);
+      }
+    }
+    await Promise.all(
+      [...bySource].map(async ([source, asked]) => {
+        const answers = await source.legs(asked.map((a) => a.query));
+        asked.forEach((a, i) => (a.answer = answers[i]));
+      }),
+    );
+    return plans.map((p) => answerOf(p));
+  }
+
+  private plan(q: RateQuery): Plan {
+    const leg = (token: string, currency: string, fiat: boolean): LegQuery => ({ chain: q.chain, token, currency, at: q.at, fiat, maxAge: fiat ? this.limits.fiat : this.limits.token });
+    const first = (query: LegQuery): Asked | undefined => {
+      const source = this.sources.find((s) => s.has(query));
+      return source && { source, query };
+    };
+    const direct = first(leg(q.token, q.currency, false));
+    if (direct) return { direct };
+    const toUsd = leg(q.token, USD, false);
+    if (q.currency === USD) return { missing: this.lacking(toUsd) };
+    const viaUsd = first(toUsd);
+    if (!viaUsd) return { missing: this.lacking(toUsd) };
+    // USD → currency written so, or currency → USD inverted: in each source's turn.
+    const forward = leg(USD, q.currency, true);
+    const backward = leg(q.currency, USD, true);
+    for (const source of this.sources) {
+      if (source.has(forward)) return { first: viaUsd, second: { source, query: forward }, inverted: false };
+      if (source.has(backward)) return { first: viaUsd, second: { source, query: backward }, inverted: true };
+    }
+    return { missing: `${q.token} has a rate in USD, but there is no rate between USD and ${q.currency}: ${this.lacking(backward)}` };
+  }
+
+  private lacking(q: LegQuery): string {
+    const said = this.sources.map((s) => s.lacks?.(q)).filter((x) => x !== undefined);
+    const pair = q.fiat ? `${q.token} → ${q.currency}` : `${q.token} → ${q.currency} on ${q.chain}`;
+    return `no rate of ${pair}${said.length ? ` (${said.join('; ')})` : ''}`;
+  }
+}
+
+function askedOf(p: Plan): Asked[] {
+  if ('direct' in p) return [p.direct];
+  if ('first' in p) return [p.first, p.second];
+  return [];
+}
+
+function answerOf(p: Plan): RateAnswer {
+  if ('missing' in p) return p;
+  if ('direct' in p) return p.direct.answer!;
+  const a = p.first.answer!;
+  const b = p.second.answer!;
+  if ('missing' in a) return a;
+  if ('missing' in b) return b;
+  return cross(a, b, p.inverted);
+}
+
+/** token → USD × USD → currency; `inverted`: b is currency → USD, divided by exactly. */
+export function cross(a: Rate, b: Rate, inverted: boolean): RateAnswer {
+  if (inverted && b.zero) return { missing: `${b.rateSource} is a zero rate, which cannot be inverted` };
+  const numerator = product(a.numerator, inverted ? b.denominator : b.numerator);
+  const denominator = product(a.denominator, inverted ? b.numerator : b.denominator);
+  const times = [a.rateTime, b.rateTime].filter((t) => t !== null);
+  return {
+    rate: rateText(numerator, denominator),
+    numerator,
+    denominator,
+    rateTime: times.length ? Math.min(...times) : null,
+    rateSource: `${a.rateSource} × ${inverted ? '1/' : ''}${b.rateSource}`,
+    zero: a.zero || b.zero,
+  };
+}

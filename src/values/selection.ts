@@ -1,0 +1,134 @@
+import type { NoRate, Rate } from './rate.js';
+import { ANY_CHAIN, FIAT, type RateRow } from './rates-file.js';
+import { rateText } from './valuation.js';
+
+// Which row of a rates file (or of the rates imported into the mirror) is in force at an
+// instant: the latest at or before it (never one from after it), no older than the
+// leg's max age; a chain's own row beats a `*` row of the same time; a constant (`*`)
+// row, a declared peg, serves when no dated row is in force. A zero is used only when
+// written so, and flagged.
+
+/** Seconds a rate serves for: 25 hours (daily rows, 24-hour heartbeats), 5 days for fiat legs (weekends, holidays). */
+export const DEFAULT_MAX_AGE = 25 * 3600;
+export const FIAT_MAX_AGE = 5 * 86_400;
+
+/** One leg of a value: token → currency on a chain, or (fiat) currency → currency. */
+export interface LegQuery {
+  chain: string;
+  token: string;
+  currency: string;
+  at: number;
+  /** A currency-to-currency leg: fiat rows, or a EUR/USD feed on `chain`. */
+  fiat: boolean;
+  /** Seconds the rate in force may be old. */
+  maxAge: number;
+}
+
+export type LegAnswer = Rate | NoRate;
+
+/** A source of legs: a rates file, the mirror's rates, Chainlink. */
+export interface LegSource {
+  /** Whether the source holds rates of this leg (then it decides it). */
+  has(q: Pick<LegQuery, 'chain' | 'token' | 'currency' | 'fiat'>): boolean;
+  /** The rate in force for each leg (the same order), or why none. */
+  legs(queries: readonly LegQuery[]): Promise<LegAnswer[]> | LegAnswer[];
+  /** Said when no source has a leg: what this source would need (`no feed for 8PAY on bsc`). */
+  lacks?(q: LegQuery): string | undefined;
+}
+
+
+/** The rows of one key, dated ones by time, and the constant one if any. */
+interface Series {
+  times: number[];
+  rows: RateRow[];
+  constant?: RateRow;
+}
+
+/** How long ago, in words: 26 h, 3 d. */
+export function age(seconds: number): string {
+  return seconds >= 2 * 86_400 ? `${Math.floor(seconds / 86_400)} d ${Math.floor((seconds % 86_400) / 3600)} h` : `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+}
+
+export const isoTime = (t: number) => new Date(t * 1000).toISOString().replace('.000Z', 'Z');
+
+/** The rows of a rates file, asked by leg. `name` is how rateSource names the file (`file:rates.csv:12`). */
+export class RowBook implements LegSource {
+  private readonly series = new Map<string, Series>();
+
+  constructor(
+    rows: readonly RateRow[],
+    private readonly name: string,
+  ) {
+    for (const row of rows) {
+      const key = keyOf(row.chain, row.token, row.currency);
+      let s = this.series.get(key);
+      if (!s) this.series.set(key, (s = { times: [], rows: [] }));
+      if (row.time === null) s.constant = row;
+      else s.rows.push(row);
+    }
+    for (const s of this.series.values()) {
+      // By time, a `*` row before a chain's own of the same time: the search below takes the last.
+      s.rows.sort((a, b) => a.time! - b.time! || Number(b.chain === ANY_CHAIN) - Number(a.chain === ANY_CHAIN));
+      s.times = s.rows.map((r) => r.time!);
+    }
+  }
+
+  /** Whether the book holds rates of this leg (then it decides it, in force or not). */
+  has(q: Pick<LegQuery, 'chain' | 'token' | 'currency' | 'fiat'>): boolean {
+    return this.seriesOf(q) !== undefined;
+  }
+
+  /** The rate in force for `q`, or why none; undefined when the book has no rates of the leg. */
+  leg(q: LegQuery): LegAnswer | undefined {
+    const s = this.seriesOf(q);
+    if (!s) return undefined;
+    // The last row at or before q.at (times sorted; equal times keep the chain's own last).
+    let lo = 0;
+    let hi = s.times.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (s.times[mid] <= q.at) lo = mid + 1;
+      else hi = mid;
+    }
+    const row = lo > 0 ? s.rows[lo - 1] : undefined;
+    if (row && q.at - row.time! <= q.maxAge) return this.rateOf(row, false);
+    if (s.constant) return this.rateOf(s.constant, true);
+    if (row) return { missing: `the latest row (${this.name}:${row.line}, ${isoTime(row.time!)}) is ${age(q.at - row.time!)} old, more than ${age(q.maxAge)}` };
+    return { missing: `the first row (${this.name}:${s.rows[0].line}) is from ${isoTime(s.rows[0].time!)}, after the record` };
+  }
+
+  legs(queries: readonly LegQuery[]): LegAnswer[] {
+    return queries.map((q) => this.leg(q) ?? { missing: `${this.name} has no rate of ${q.token} → ${q.currency}` });
+  }
+
+  private seriesOf(q: Pick<LegQuery, 'chain' | 'token' | 'currency' | 'fiat'>): Series | undefined {
+    if (q.fiat) return this.series.get(keyOf(FIAT, q.token, q.currency));
+    const own = this.series.get(keyOf(q.chain, q.token, q.currency));
+    const any = this.series.get(keyOf(ANY_CHAIN, q.token, q.currency));
+    if (!own || !any) return own ?? any;
+    // Both: one series of the two, made once.
+    const key = keyOf(`${q.chain}+*`, q.token, q.currency);
+    let both = this.series.get(key);
+    if (!both) {
+      const rows = [...own.rows, ...any.rows].sort((a, b) => a.time! - b.time! || Number(b.chain === ANY_CHAIN) - Number(a.chain === ANY_CHAIN));
+      both = { rows, times: rows.map((r) => r.time!), constant: own.constant ?? any.constant };
+      this.series.set(key, both);
+    }
+    return both;
+  }
+
+  private rateOf(row: RateRow, constant: boolean): Rate {
+    return {
+      rate: rateText(row.rate, '1'),
+      numerator: row.rate,
+      denominator: '1',
+      rateTime: row.time,
+      rateSource: `${constant ? 'peg' : 'file'}:${this.name}:${row.line}`,
+      zero: !/[1-9]/.test(row.rate),
+    };
+  }
+}
+
+function keyOf(chain: string, token: string, currency: string): string {
+  return `${chain}\u0000${token}\u0000${currency}`;
+}
