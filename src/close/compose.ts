@@ -10,7 +10,7 @@ import { outcomeAdder } from '../registry/outcome.js';
 import { perPlan, PRODUCT_FIELD, TRANSFER_ENDPOINTS, TRANSFER_FIELDS } from '../registry/transfers.js';
 import { billedPlans, type PlanSource } from '../mirror/plan-coverage.js';
 import { loadRecords, type MirrorFlags } from '../mirror/subscription-source.js';
-import { dunningCaseRows, ledger, metrics } from '../subscriptions/engine.js';
+import { dunningCaseRows, ledger, metrics, movements } from '../subscriptions/engine.js';
 import pkg from '../../package.json' with { type: 'json' };
 
 // The month-end close (DESIGN.md "The month-end close in one command"): what the
@@ -69,7 +69,7 @@ export interface CloseReport {
 const RATIOS = new Set(['logo_churn', 'revenue_churn', 'failure_rate']);
 /** Money of the subscription engine's rows (metrics' mrr_* and the like), beside the API's amount fields. */
 const MONEY = (name: string) => name.startsWith('mrr') || name === 'recovered_amount' || AMOUNT_FIELDS.has(name);
-const TIMES = new Set([...TIMESTAMP_FIELDS, 'firstFailure']);
+const TIMES = new Set([...TIMESTAMP_FIELDS, 'firstFailure', 'instant']);
 
 /** How a column's cells are held: by its name, as the commands' exports hold them. */
 export function kindOf(name: string): CellKind {
@@ -121,6 +121,7 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
     churned: r.mrr_churned,
     end: r.mrr_end,
   }));
+  const moves = movements(records, { ...engine, intervals, byPlan: false }) as unknown as Row[];
   const ledgerRows = ledger(records, { at: end, graceSeconds: o.graceSeconds }) as unknown as Row[];
   const cases = dunningCaseRows(records, { ...engine, from: o.period.start, to: end }) as unknown as Row[];
   const transfers = await periodTransfers(session, o.flags.db, o.period.start, end);
@@ -150,6 +151,7 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
   const sheets: CloseSheet[] = [
     { name: 'metrics', title: 'Metrics by token', command: `payrec metrics --period ${o.periodText}`, columns: columnsOf(byToken), rows: byToken },
     { name: 'metrics by plan', title: 'Metrics by plan', command: `payrec metrics --period ${o.periodText} --by plan`, columns: columnsOf(byPlan), rows: byPlan },
+    { name: 'movements', title: 'Who moved: each new, reactivated and churned subscription', command: `payrec metrics --period ${o.periodText} --movements`, columns: columnsOf(moves), rows: moves },
     { name: 'ledger', title: "Subscriptions at the period's end", command: `payrec subscriptions --at ${end}`, columns: columnsOf(ledgerRows), rows: ledgerRows },
     { name: 'billings', title: 'Billings with outcome', command: `payrec transfers --product fr --period ${o.periodText}`, columns: columnsOf(billings, TRANSFER_FIELDS), rows: billings },
     { name: 'transfers', title: 'Transfers of every product', command: `payrec transfers --period ${o.periodText}`, columns: columnsOf(transfers, TRANSFER_FIELDS), rows: transfers },

@@ -141,10 +141,10 @@ describe.skipIf(office.skip)(`payrec close -o FILE.xlsx read back by LibreOffice
 
   test('the cover first, then one sheet per part, each with its header frozen', async () => {
     expect(close.stdout).toBe('');
-    expect([...book.keys()]).toEqual(['cover', 'metrics', 'metrics by plan', 'ledger', 'billings', 'transfers', 'dunning']);
+    expect([...book.keys()]).toEqual(['cover', 'metrics', 'metrics by plan', 'movements', 'ledger', 'billings', 'transfers', 'dunning']);
     // Frozen panes: exceljs writes each sheet's pane below row 1.
     const unzipped = await execa('unzip', ['-p', join(dir, 'close.xlsx'), 'xl/worksheets/sheet*.xml'], { reject: false });
-    expect(unzipped.stdout.match(/<pane [^>]*ySplit="1"[^>]*state="frozen"/g)).toHaveLength(7);
+    expect(unzipped.stdout.match(/<pane [^>]*ySplit="1"[^>]*state="frozen"/g)).toHaveLength(8);
   });
 
   test("the cover: the period's instants, as of, synced up to, every plan covered and where it was found, payrec's version", () => {
@@ -171,6 +171,12 @@ describe.skipIf(office.skip)(`payrec close -o FILE.xlsx read back by LibreOffice
     expect(byToken.length).toBeGreaterThan(0);
     expectSheet(book.get('metrics'), byToken, METRICS_MONEY, TIME_FIELDS);
     expectSheet(book.get('metrics by plan'), byPlan, METRICS_MONEY, TIME_FIELDS);
+  });
+
+  test('movements: payrec metrics --movements, who moved and by how much', async () => {
+    const moves = await json(['metrics', '--period', PERIOD, '--at', String(ANCHOR), '--movements']);
+    expect(moves.map((m) => m.kind)).toEqual(expect.arrayContaining(['new', 'churned']));
+    expectSheet(book.get('movements'), moves, (n) => n === 'mrr_change', [...TIME_FIELDS, 'instant']);
   });
 
   test("the ledger: payrec subscriptions --at the period's end", async () => {
@@ -263,7 +269,7 @@ function expectTable(table: string[][], json: Row[]): void {
       const where = `row ${i + 1} ${name}`;
       if (v === null) expect(shown, where).toBe('');
       else if (RATIOS.includes(name)) expect(shown, where).toBe(`${new Big(v as string).times(100).toFixed()}%`);
-      else if (TIME_FIELDS.includes(name)) expect(shown, where).toBe(wall(v as number).replace('T', ' '));
+      else if (TIME_FIELDS.includes(name) || name === 'instant') expect(shown, where).toBe(wall(v as number).replace('T', ' '));
       else expect(shown, where).toBe(typeof v === 'string' ? v : JSON.stringify(v));
     }
   });
@@ -319,14 +325,16 @@ describe.skipIf(browser.skip)(`payrec close -o FILE.html opened in headless chro
 
   test("the tables: payrec metrics, metrics --by plan, subscriptions --at the end and transfers, as the browser shows them", async () => {
     const at = ['--period', PERIOD, '--at', String(ANCHOR)];
-    const [byToken, byPlan, ledger, transfers] = await Promise.all([
+    const [byToken, byPlan, moves, ledger, transfers] = await Promise.all([
       json(['metrics', ...at]),
       json(['metrics', ...at, '--by', 'plan']),
+      json(['metrics', ...at, '--movements']),
       json(['subscriptions', '--at', String(END)]),
       json(['transfers', '--period', PERIOD]),
     ]);
     expectTable(tableIn(dom, 'metrics'), byToken);
     expectTable(tableIn(dom, 'metrics by plan'), byPlan);
+    expectTable(tableIn(dom, 'movements'), moves);
     expectTable(tableIn(dom, 'ledger'), ledger);
     expectTable(tableIn(dom, 'transfers'), transfers);
   });
