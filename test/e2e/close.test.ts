@@ -376,3 +376,26 @@ describe('payrec close: bad input is exit 2 before anything is read or written',
     expect(existsSync(join(dir, 'x.xlsx'))).toBe(false);
   });
 });
+
+describe('payrec close: incomplete is said, and nothing is half-written', () => {
+  test('a period not over and plans known from short urls alone: said on stderr, exit 9 with --fail-if-any, the file written whole', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'january.xlsx');
+    // January 2026 as of its fifth day: the emulator's records end at its now (January 1st).
+    const r = await payrec(s.emu, ['close', '2026-01', '--sync', '--db', join(dir, 'mirror.duckdb'), '--at', String(ANCHOR + 5 * 86_400), '-o', file, '--fail-if-any']);
+    expect(r.stderr).toMatch(/^warning: incomplete: the period is not over: its figures are as of 2026-01-06 00:00:00 UTC$/m);
+    expect(r.stderr).toMatch(/^warning: incomplete: the 5 plans covered are known from short urls alone/m);
+    expect(r.stderr).toMatch(/the close of 2026-01 is incomplete in 2 ways \(--fail-if-any\); the file was written/);
+    expect(r.exitCode).toBe(9);
+    expect(readFileSync(file).subarray(0, 2).toString()).toBe('PK');
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  test('a close that fails after -o was opened (no mirror) leaves neither the file nor a temporary one', async () => {
+    const dir = tempDir();
+    const r = await payrec(s.emu, ['close', '2025-12', '--db', join(dir, 'none.duckdb'), '-o', join(dir, 'close.html')]);
+    expect(r.stderr).toMatch(/there is no mirror at/);
+    expect(r.exitCode).toBe(2);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
