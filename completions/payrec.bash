@@ -29,6 +29,7 @@ _payrec_child() {
     '|rates') echo 'rates' ;;
     '|subscriptions') echo 'subscriptions' ;;
     '|metrics') echo 'metrics' ;;
+    '|close') echo 'close' ;;
     '|api') echo 'api' ;;
     '|doctor') echo 'doctor' ;;
     '|completion') echo 'completion' ;;
@@ -95,7 +96,7 @@ _payrec_child() {
 }
 _payrec_words() {
   case "$1" in
-    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics api doctor completion help' ;;
+    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics close api doctor completion help' ;;
     'fixed-recurring') echo 'short-urls billings cancellations cancellation webhook plans' ;;
     'fixed-recurring short-urls') echo 'list get delete create update' ;;
     'fixed-recurring short-urls list') echo '' ;;
@@ -172,10 +173,11 @@ _payrec_words() {
     'rates check') echo '' ;;
     'subscriptions') echo '' ;;
     'metrics') echo '' ;;
+    'close') echo '' ;;
     'api') echo '' ;;
     'doctor') echo '' ;;
     'completion') echo 'bash zsh fish' ;;
-    'help') echo 'reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics api doctor completion' ;;
+    'help') echo 'reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics close api doctor completion' ;;
   esac
 }
 _payrec_flags() {
@@ -257,6 +259,7 @@ _payrec_flags() {
     'rates check') echo '--count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'subscriptions') echo '--plan-id --at --grace --db --sync --short-url-plans --state --past-due-for --period --from --to --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'metrics') echo '--plan-id --at --grace --db --sync --short-url-plans --period --from --to --interval --by --chart --movements --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'close') echo '--plan-id --at --grace --db --sync --short-url-plans --fail-if-any --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'api') echo '--method -X --query --body --all --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'doctor') echo '--profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'completion') echo '--profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
@@ -265,8 +268,8 @@ _payrec_flags() {
 }
 _payrec_values() {
   case "$1" in
-    --format) echo 'table json jsonl csv xlsx' ;;
-    -f) echo 'table json jsonl csv xlsx' ;;
+    --format) echo 'table json jsonl csv xlsx html' ;;
+    -f) echo 'table json jsonl csv xlsx html' ;;
     --sort) echo 'asc desc' ;;
     --chain) echo 'bsc ethereum polygon sandbox' ;;
     --flatten) echo 'receivers swaps' ;;

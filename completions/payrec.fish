@@ -56,6 +56,8 @@ function __payrec_child
             echo 'subscriptions'
         case '|metrics'
             echo 'metrics'
+        case '|close'
+            echo 'close'
         case '|api'
             echo 'api'
         case '|doctor'
@@ -185,7 +187,7 @@ end
 function __payrec_words
     switch "$argv[1]"
         case ''
-            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics api doctor completion help
+            printf '%s\n' fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics close api doctor completion help
         case 'fixed-recurring'
             printf '%s\n' short-urls billings cancellations cancellation webhook plans
         case 'fixed-recurring short-urls'
@@ -338,6 +340,8 @@ function __payrec_words
             printf '%s\n' 
         case 'metrics'
             printf '%s\n' 
+        case 'close'
+            printf '%s\n' 
         case 'api'
             printf '%s\n' 
         case 'doctor'
@@ -345,7 +349,7 @@ function __payrec_words
         case 'completion'
             printf '%s\n' bash zsh fish
         case 'help'
-            printf '%s\n' reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics api doctor completion
+            printf '%s\n' reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics close api doctor completion
         case '*'
             return 1
     end
@@ -506,6 +510,8 @@ function __payrec_flags
             printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --state --past-due-for --period --from --to --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'metrics'
             printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --period --from --to --interval --by --chart --movements --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'close'
+            printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --fail-if-any --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'api'
             printf '%s\n' --method -X --query --body --all --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'doctor'
@@ -521,9 +527,9 @@ end
 function __payrec_values
     switch "$argv[1]"
         case '--format'
-            printf '%s\n' table json jsonl csv xlsx
+            printf '%s\n' table json jsonl csv xlsx html
         case '-f'
-            printf '%s\n' table json jsonl csv xlsx
+            printf '%s\n' table json jsonl csv xlsx html
         case '--sort'
             printf '%s\n' asc desc
         case '--chain'

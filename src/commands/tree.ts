@@ -27,6 +27,7 @@ export const TOP_LEVEL: readonly TopLevelEntry[] = [
   { name: 'rates', description: 'The rates --currency values with: Chainlink\'s feeds per token, the auditor\'s re-check of a rates file' },
   { name: 'subscriptions', description: 'Who is active, past due, lapsed or cancelled: one row per subscription, from the mirror' },
   { name: 'metrics', description: 'MRR, churn and failed billings per month (or day, week, quarter, year) and token, from the mirror' },
+  { name: 'close', description: 'The month-end close in one file: cover, metrics, movements, ledger, billings, transfers and dunning of a period (-o FILE.xlsx, or FILE.html: a page with MRR waterfalls)' },
   { name: 'api', description: 'Send an authenticated request to any API path below /v1/<chain>/ and print the JSON' },
   { name: 'doctor', description: 'Check the config, key, service, clock, folders, mirror and completion; exit with the code of the first problem' },
   { name: 'completion', description: 'Print the shell completion script for bash, zsh or fish' },

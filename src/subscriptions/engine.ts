@@ -708,3 +708,42 @@ function rowOf(from: number, to: number, token: string, planId: string | undefin
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/** One dunning case (a subscription's cycle with a failed attempt), as metrics counts it. */
+export interface DunningCaseRow {
+  subscriptionId: string;
+  planId: string;
+  token: string;
+  amount: string;
+  cycleStart: number;
+  /** Its first failed attempt: the instant that dates the case. */
+  firstFailure: number;
+  /** Failed attempts at this cycle before `at`. */
+  failedAttempts: number;
+  /** recovered (a paid billing of the cycle before `at`), lost (not, and cancelled or lapsed at `at`), or open. */
+  outcome: 'recovered' | 'lost' | 'open';
+}
+
+/**
+ * The dunning cases dated in [from, to) one by one, by the rules metrics counts them
+ * with (its dunning_cases, recovered, lost and open are these rows counted), in the
+ * order of their first failure, then subscription.
+ */
+export function dunningCaseRows(input: EngineInput | SubscriptionRecords, o: LedgerOptions & { from: number; to: number }): DunningCaseRow[] {
+  const records = recordsOf(input);
+  const rows: DunningCaseRow[] = [];
+  for (const s of records.subscriptions()) {
+    for (const k of dunningCases(s)) {
+      const t = s.failedTimes[k];
+      if (t < o.from || t >= o.to) continue;
+      const { token, planId, amount } = records.label(s.failedLabels[k]);
+      const cycle = s.failedCycles[k];
+      let failedAttempts = 0;
+      for (let i = 0; i < s.failed && s.failedTimes[i] < o.at; i++) if (s.failedCycles[i] === cycle) failedAttempts++;
+      const state = seenAt(s, o.at, o.graceSeconds)?.state;
+      const outcome = paidBefore(s, cycle, o.at) !== -1 ? 'recovered' : state === 'cancelled' || state === 'lapsed' ? 'lost' : 'open';
+      rows.push({ subscriptionId: s.id, planId, token, amount, cycleStart: cycle, firstFailure: t, failedAttempts, outcome });
+    }
+  }
+  return rows.sort((a, b) => a.firstFailure - b.firstFailure || compare(a.subscriptionId, b.subscriptionId));
+}

@@ -84,9 +84,9 @@ const cases: Case[] = [
   ['chart by year', ['ot', 'transfers', '--chart', 'year'], /invalid --chart "year": expected day, week or month/],
 
   // formats, columns, flatten, output
-  ['upper-case format', ['ot', 'transfers', '-f', 'XML'], /invalid --format "XML": expected table, json, jsonl, csv or xlsx/],
-  ['empty format', ['ot', 'transfers', '-f', ''], /invalid --format "": expected table, json, jsonl, csv or xlsx/],
-  ['format from the environment', ['ot', 'transfers'], /invalid PAYREC_FORMAT "yaml": expected table, json, jsonl, csv or xlsx/, { PAYREC_FORMAT: 'yaml' }],
+  ['upper-case format', ['ot', 'transfers', '-f', 'XML'], /invalid --format "XML": expected table, json, jsonl, csv, xlsx or html/],
+  ['empty format', ['ot', 'transfers', '-f', ''], /invalid --format "": expected table, json, jsonl, csv, xlsx or html/],
+  ['format from the environment', ['ot', 'transfers'], /invalid PAYREC_FORMAT "yaml": expected table, json, jsonl, csv, xlsx or html/, { PAYREC_FORMAT: 'yaml' }],
   ['empty columns', ['ot', 'transfers', '--columns', ''], /invalid --columns "": expected field names separated by commas/],
   ['empty column name', ['ot', 'transfers', '--columns', 'amount,,fee'], /invalid --columns "amount,,fee": expected field names/],
   ['columns with a newline', ['ot', 'transfers', '--columns', 'amount\nfee'], /invalid --columns "amount\\nfee": expected field names/],

@@ -117,6 +117,8 @@ const INVOCATIONS: Record<string, Invocation> = {
   // No node is set: it says so without the key; a rates file that is not there is exit 2.
   'rates feeds': { args: () => [] },
   'rates check': { args: () => ['rates.csv'] },
+  // The close reads the mirror (none here: exit 2 naming it) and writes nothing but its file.
+  close: { args: () => ['2025-12', '-o', 'close.xlsx', '--db', 'mirror.duckdb'] },
   subscriptions: { args: (f) => ['--sync', '--plan-id', plan(f), '--db', 'mirror.duckdb'], sends: true },
   metrics: { args: (f) => ['--sync', '--plan-id', plan(f), '--db', 'mirror.duckdb', '--period', '2025'], sends: true },
   'fixed-recurring plans': { args: () => ['--db', 'mirror.duckdb'] },

@@ -60,7 +60,7 @@ async function render(records: Record<string, unknown>[], opts: Partial<OutputOp
 const lines = (text: string, eol = '\n') => text.split(eol).slice(0, -1);
 
 describe('FORMATS', () => {
-  it('lists every --format value', () => expect([...FORMATS]).toEqual(['table', 'json', 'jsonl', 'csv', 'xlsx']));
+  it('lists every --format value', () => expect([...FORMATS]).toEqual(['table', 'json', 'jsonl', 'csv', 'xlsx', 'html']));
 });
 
 describe('json', () => {

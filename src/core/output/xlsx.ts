@@ -114,6 +114,8 @@ export function amountNumber(text: string): { value: number; exact: boolean } {
 
 const HEADER = { font: { bold: true } };
 const ROUNDED_FORMAT = '"≈ "General';
+/** A ratio (a fraction of 8 places) as a percentage with every digit it has: 0.66666667 shows 66.666667%. */
+const PERCENT_FORMAT = '0.00####%';
 
 function offsetText(seconds: number): string {
   const sign = seconds < 0 ? '-' : '+';
@@ -124,7 +126,7 @@ function offsetText(seconds: number): string {
 }
 
 /** The kinds written as a number with their exact text beside it. */
-const EXACT_BESIDE = new Set<CellKind>(['amount', 'value', 'rate']);
+const EXACT_BESIDE = new Set<CellKind>(['amount', 'value', 'rate', 'ratio']);
 /** A rate that is a quotient with no finite decimal: `numerator/denominator`. */
 const FRACTION = /^(\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)$/;
 
@@ -338,7 +340,7 @@ export function openSheets(out: NodeJS.WritableStream, options: DocumentOptions 
           // Beyond a double's range ("1" and 400 zeros) there is no nearest number: text, as below.
           if (n && Number.isFinite(n.value)) {
             amounts++;
-            if (n.exact) return `${open}"><v>${n.value}</v></c>`;
+            if (n.exact) return kind === 'ratio' ? `${open}" s="${styleOf(PERCENT_FORMAT)}"><v>${n.value}</v></c>` : `${open}"><v>${n.value}</v></c>`;
             rounded++;
             roundedColumns.add(slot.header);
             return `${open}" s="${styleOf(ROUNDED_FORMAT)}"><v>${n.value}</v></c>`;
