@@ -26,8 +26,10 @@ _payrec_child() {
     '|sql') echo 'sql' ;;
     '|db') echo 'db' ;;
     '|verify') echo 'verify' ;;
+    '|rates') echo 'rates' ;;
     '|subscriptions') echo 'subscriptions' ;;
     '|metrics') echo 'metrics' ;;
+    '|close') echo 'close' ;;
     '|api') echo 'api' ;;
     '|doctor') echo 'doctor' ;;
     '|completion') echo 'completion' ;;
@@ -87,12 +89,14 @@ _payrec_child() {
     'db|grant-reader') echo 'db grant-reader' ;;
     'verify|ack') echo 'verify ack' ;;
     'verify|acks') echo 'verify acks' ;;
+    'rates|feeds') echo 'rates feeds' ;;
+    'rates|check') echo 'rates check' ;;
     *) return 1 ;;
   esac
 }
 _payrec_words() {
   case "$1" in
-    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify subscriptions metrics api doctor completion help' ;;
+    '') echo 'fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics close api doctor completion help' ;;
     'fixed-recurring') echo 'short-urls billings cancellations cancellation webhook plans' ;;
     'fixed-recurring short-urls') echo 'list get delete create update' ;;
     'fixed-recurring short-urls list') echo '' ;;
@@ -164,12 +168,16 @@ _payrec_words() {
     'verify') echo 'ack acks' ;;
     'verify ack') echo '' ;;
     'verify acks') echo '' ;;
+    'rates') echo 'feeds check' ;;
+    'rates feeds') echo '' ;;
+    'rates check') echo '' ;;
     'subscriptions') echo '' ;;
     'metrics') echo '' ;;
+    'close') echo '' ;;
     'api') echo '' ;;
     'doctor') echo '' ;;
     'completion') echo 'bash zsh fish' ;;
-    'help') echo 'reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify subscriptions metrics api doctor completion' ;;
+    'help') echo 'reference fixed-recurring variable-recurring on-demand one-time wallet-to-wallet scheduled-payments dollar-cost-average webhook-notifications transfers emulator auth config sync sql db verify rates subscriptions metrics close api doctor completion' ;;
   esac
 }
 _payrec_flags() {
@@ -226,7 +234,7 @@ _payrec_flags() {
     'webhook-notifications listen') echo '--port --host --forward-to --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'transfers') echo '--product --plan-id --sender --receiver --token --tag --email --schedule-id --triggered-by --db --from --to --period --sort --limit --all --page-size --offset --concurrency --summary --chart --follow --interval --lookback --verify --verdict --confirmations --currency --rates --rate-max-age --rates-missing --status --failed --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'emulator') echo '--profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
-    'emulator start') echo '--port --host --allow-remote --records --seed --now --fault-rate --fault-kinds --fault-seed --live --late-fraction --late-max --pending-fraction --remove-fraction --move-fraction --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'emulator start') echo '--port --host --allow-remote --webhook-hosts --records --seed --now --fault-rate --fault-kinds --fault-seed --latency --rate-limit --live --late-fraction --late-max --pending-fraction --remove-fraction --move-fraction --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'emulator trigger') echo '--plan-id --type --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'auth') echo '--profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'auth login') echo '--profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
@@ -246,8 +254,12 @@ _payrec_flags() {
     'verify') echo '--db --fail-if-any --new --recheck --from --to --period --confirmations --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'verify ack') echo '--reason --by --db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'verify acks') echo '--db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'rates') echo '--profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'rates feeds') echo '--count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'rates check') echo '--count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'subscriptions') echo '--plan-id --at --grace --db --sync --short-url-plans --state --past-due-for --period --from --to --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'metrics') echo '--plan-id --at --grace --db --sync --short-url-plans --period --from --to --interval --by --chart --movements --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'close') echo '--plan-id --at --grace --db --sync --short-url-plans --fail-if-any --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'api') echo '--method -X --query --body --all --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'doctor') echo '--profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'completion') echo '--profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
@@ -256,8 +268,8 @@ _payrec_flags() {
 }
 _payrec_values() {
   case "$1" in
-    --format) echo 'table json jsonl csv xlsx' ;;
-    -f) echo 'table json jsonl csv xlsx' ;;
+    --format) echo 'table json jsonl csv xlsx html' ;;
+    -f) echo 'table json jsonl csv xlsx html' ;;
     --sort) echo 'asc desc' ;;
     --chain) echo 'bsc ethereum polygon sandbox' ;;
     --flatten) echo 'receivers swaps' ;;
@@ -300,6 +312,8 @@ _payrec_columns() {
     'verify') echo 'collection checked newlyReorged new acked pending missing reorged unconfirmed reverted spoofed mismatch verified note' ;;
     'verify ack') echo 'transactionHash verdict collection reason ackedBy ackedAt' ;;
     'verify acks') echo 'transactionHash verdict collection reason ackedBy ackedAt' ;;
+    'rates feeds') echo 'token pair feed status description decimals phase round rate updatedAt problem' ;;
+    'rates check') echo 'line token currency time rate feed round until verdict problem' ;;
     'subscriptions') echo 'subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced endsAt daysPastDue state' ;;
     'metrics') echo 'from to token subscriptions_start subscriptions_end new reactivated churned mrr_start mrr_end mrr_new mrr_reactivated mrr_churned mrr_net logo_churn revenue_churn attempts failed failure_rate dunning_cases recovered recovered_amount lost open collected failed_amount planId interval' ;;
     'doctor') echo 'check status detail' ;;
@@ -308,7 +322,7 @@ _payrec_columns() {
 }
 _payrec_takes_value() {
   case "$1" in
-    --at|--base-url|--body|--by|--chain|--chart|--columns|--concurrency|--confirmations|--currency|--db|--email|--error-url|--extra|--fail-if-any|--fault-kinds|--fault-rate|--fault-seed|--file|--flatten|--format|--forward-to|--from|--grace|--host|--interval|--jq|--late-fraction|--late-max|--limit|--live|--lookback|--method|--move-fraction|--name|--now|--offset|--output|--page-size|--parquet|--past-due-for|--pending-fraction|--period|--plan-id|--port|--product|--profile|--query|--rate-max-age|--rates|--rates-missing|--reason|--receiver|--recheck|--records|--remove-fraction|--retries|--rpc|--schedule-id|--seed|--sender|--sort|--state|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|--verdict|--wait|--writer|-X|-f|-o) return 0 ;;
+    --at|--base-url|--body|--by|--chain|--chart|--columns|--concurrency|--confirmations|--currency|--db|--email|--error-url|--extra|--fail-if-any|--fault-kinds|--fault-rate|--fault-seed|--file|--flatten|--format|--forward-to|--from|--grace|--host|--interval|--jq|--late-fraction|--late-max|--latency|--limit|--live|--lookback|--method|--move-fraction|--name|--now|--offset|--output|--page-size|--parquet|--past-due-for|--pending-fraction|--period|--plan-id|--port|--product|--profile|--query|--rate-limit|--rate-max-age|--rates|--rates-missing|--reason|--receiver|--recheck|--records|--remove-fraction|--retries|--rpc|--schedule-id|--seed|--sender|--sort|--state|--status|--strategy-id|--subscription-id|--success-url|--tag|--time-format|--timeout|--to|--token|--transaction-hash|--triggered-by|--type|--tz|--verdict|--wait|--webhook-hosts|--writer|-X|-f|-o) return 0 ;;
   esac
   return 1
 }

@@ -33,7 +33,7 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
     .option('-f, --format <format>', `${namesOr(FORMATS)} (${FORMAT_TABLE.filter((f) => f.needsFile).map((f) => f.name).join(', ')} only with -o; env PAYREC_FORMAT; default: from -o's extension, else table)`)
     .option('--columns <list>', 'fields to show, in order, comma-separated (dotted paths for nested fields)')
     .option('--flatten <field>', 'one row per element of an array field (receivers, swaps)')
-    .option('-o, --output <file>', 'write records or results to FILE atomically instead of stdout (a pipe or device is written into); its extension picks the format without -f (.xlsx, .csv, .tsv, .json, .jsonl/.ndjson); lists, get, sql, sync, subscriptions, metrics, fr plans, api, short-urls create/update')
+    .option('-o, --output <file>', 'write records or results to FILE atomically instead of stdout (a pipe or device is written into); its extension picks the format without -f (.xlsx, .csv, .tsv, .json, .jsonl/.ndjson); lists, get, sql, sync, subscriptions, metrics, close, fr plans, api, short-urls create/update')
     .option('--tz <zone>', 'IANA time zone of calendar days (--period, date-only --from/--to, --chart) and of times shown (env PAYREC_TZ; default UTC)')
     .option('--time-format <form>', 'unix or iso for times in every format (default: unix in json, jsonl and piped tables; a date-time in --tz in csv and terminal tables)')
     .option('--wide', 'terminal tables show every value whole (ids, JSON), however wide; by default whole when they fit')

@@ -40,10 +40,12 @@ export interface OpenFeed {
   phases: Phase[];
 }
 
-/** Why a feed is not used. */
+/** Why a feed is not used, with what it answered of itself. */
 export interface RefusedFeed {
   address: Address;
   refused: string;
+  description?: string;
+  decimals?: number;
 }
 
 /** Seconds between rounds a search starts from: a feed's heartbeat. */
@@ -58,7 +60,7 @@ export class FeedReader {
     readonly client: ChainClient,
     readonly chain: string,
     /** `payrec config set feed TOKEN ADDRESS`: the profile's feeds, over ONCHAIN §10's. */
-    private readonly configured: Readonly<Record<string, string>> = {},
+    readonly configured: Readonly<Record<string, string>> = {},
   ) {}
 
   /** The feed of a token (or of a currency's /USD rate) on this chain, and the pair it must describe. */
@@ -69,10 +71,11 @@ export class FeedReader {
     return listed && { address: listed.address.toLowerCase() as Address, pair: listed.pair };
   }
 
-  /** The feed checked and laid out once per run. */
+  /** The feed checked (as the feed of `pair`) and laid out once per run. */
   open(address: Address, pair: string): Promise<OpenFeed | RefusedFeed> {
-    let p = this.opened.get(address);
-    if (!p) this.opened.set(address, (p = this.layOut(address, pair)));
+    const key = `${address} ${pair}`;
+    let p = this.opened.get(key);
+    if (!p) this.opened.set(key, (p = this.layOut(address, pair)));
     return p;
   }
 
@@ -83,7 +86,12 @@ export class FeedReader {
       this.view(address, 'phaseId'),
       this.view(address, 'latestRoundData'),
     ]);
-    const refused = (why: string): RefusedFeed => ({ address, refused: `the feed at ${address} ${why}` });
+    const refused = (why: string): RefusedFeed => ({
+      address,
+      refused: `the feed at ${address} ${why}`,
+      ...(typeof description === 'string' ? { description } : {}),
+      ...(decimals !== undefined ? { decimals: Number(decimals) } : {}),
+    });
     if (description === undefined || decimals === undefined || phaseId === undefined) return refused('does not answer as a Chainlink feed (description, decimals, phaseId)');
     if (description !== pair) return refused(`describes itself as "${String(description)}", not "${pair}"`);
     if (Number(decimals) !== USD_FEED_DECIMALS) return refused(`has ${decimals} decimals, not ${USD_FEED_DECIMALS} as every /USD feed`);

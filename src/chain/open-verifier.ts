@@ -6,6 +6,7 @@ import type { Session } from '../core/runtime/session.js';
 import { CHAIN_IDS, DEFAULT_CONFIRMATIONS, type ChainSlug } from './model.js';
 import { ChainClient } from './rpc-client.js';
 import { Verifier } from './verifier.js';
+import { FeedReader } from './feeds.js';
 
 // A run's verifier: the chain's node from the settings (--rpc, PAYREC_RPC_URL, the
 // profile's rpc for this chain, or --emulator's own chain), with this run's --timeout,
@@ -41,4 +42,14 @@ export function chainClient(session: Session, url: string): ChainClient {
     signal: session.ctx.signal,
     debug: session.flags.debug ? (line) => session.ctx.stderr.write(`debug: ${neutraliseTerminal(maskSecrets(line))}\n`) : undefined,
   });
+}
+
+/**
+ * Chainlink's feeds through the chain's node at `url` (its chain id checked first: another
+ * chain's node is exit 2, as for --verify), with the profile's own feeds (config set feed).
+ */
+export async function openFeedReader(session: Session, url: string): Promise<FeedReader> {
+  const s = await session.settings();
+  const feeds = (await session.store.profile(s.profile))?.feeds?.[s.chain] ?? {};
+  return new FeedReader((await Verifier.open(chainClient(session, url), s.chain, 1)).client, s.chain, feeds);
 }

@@ -29,7 +29,7 @@ const MAX_STEPS = 200;
 export async function roundsInForce(times: readonly number[], start: PhaseStart, probe: Probe, known: Map<number, number | null> = new Map()): Promise<Map<number, number>> {
   known.set(1, start.first);
   if (start.last) known.set(start.last.id, start.last.updatedAt);
-  const pending = [...new Set(times)].sort((a, b) => a - b);
+  const pending = [...new Set(times)];
   const found = new Map<number, number>();
   const tries = new Map<number, number>();
   for (let step = 0; pending.length > 0; step++) {
@@ -38,7 +38,8 @@ export async function roundsInForce(times: readonly number[], start: PhaseStart,
     const wanted = new Set<number>();
     for (let i = pending.length - 1; i >= 0; i--) {
       const t = pending[i];
-      const { lo, hi } = view.bracket(t);
+      const around = view.bracket(t);
+      const { lo, hi } = around;
       if (hi === lo.id + 1 || (start.last && lo.id === start.last.id)) {
         found.set(t, lo.id);
         pending.splice(i, 1);
@@ -46,9 +47,9 @@ export async function roundsInForce(times: readonly number[], start: PhaseStart,
       }
       const n = (tries.get(t) ?? 0) + 1;
       tries.set(t, n);
-      const g = guess(t, lo, hi, view, n, start.spacing);
-      wanted.add(g);
-      if (hi === undefined || g + 1 < hi) wanted.add(g + 1);
+      const g = guess(t, around, view.rounds, n, start.spacing);
+      // And the round after it (already known when it is hi).
+      wanted.add(g).add(g + 1);
     }
     const ids = [...wanted].filter((id) => !known.has(id));
     if (ids.length === 0) continue;
@@ -63,21 +64,26 @@ interface Known {
   updatedAt: number;
 }
 
-/** The known rounds in order, and the first id known to be absent. */
+/** The rounds known around t: the last at or before it, and the first id after it (a round, or the first absent id). */
+interface Bracket {
+  lo: Known;
+  /** The first known round after t, when one is known. */
+  next?: Known;
+  /** next's id, else the first id known to be absent; undefined when neither is known. */
+  hi?: number;
+}
+
+/** The known rounds in order, up to the first id known to be absent (no round after it is believed). */
 function knownView(known: ReadonlyMap<number, number | null>) {
   let absentFrom = Infinity;
-  const present: Known[] = [];
-  for (const [id, u] of known) {
-    if (u === null) absentFrom = Math.min(absentFrom, id);
-    else present.push({ id, updatedAt: u });
-  }
-  present.sort((a, b) => a.id - b.id);
-  const rounds = present.filter((r) => r.id < absentFrom);
+  for (const [id, u] of known) if (u === null && id < absentFrom) absentFrom = id;
+  const rounds: Known[] = [];
+  for (const [id, u] of known) if (id < absentFrom) rounds.push({ id, updatedAt: u! });
+  rounds.sort((a, b) => a.id - b.id);
   return {
     rounds,
-    absentFrom,
-    /** The last known round at or before t (round 1 is), and the first id known to be after t (or absent). */
-    bracket(t: number): { lo: Known; hi?: number; hiAt?: number } {
+    /** Round 1 is at or before every time searched. */
+    bracket(t: number): Bracket {
       let a = 0;
       let b = rounds.length;
       while (a < b) {
@@ -87,21 +93,19 @@ function knownView(known: ReadonlyMap<number, number | null>) {
       }
       const lo = rounds[a - 1];
       const next = rounds[a];
-      if (next) return { lo, hi: next.id, hiAt: next.updatedAt };
+      if (next) return { lo, next, hi: next.id };
       return { lo, hi: absentFrom === Infinity ? undefined : absentFrom };
     },
   };
 }
 
 /** The id to read next for t, strictly between lo and hi. */
-function guess(t: number, lo: Known, hi: number | undefined, view: ReturnType<typeof knownView>, tries: number, spacing: number): number {
-  const { hiAt } = view.bracket(t);
+function guess(t: number, { lo, next, hi }: Bracket, rounds: readonly Known[], tries: number, spacing: number): number {
   const inside = (g: number) => Math.min(Math.max(g, lo.id + 1), hi === undefined ? Infinity : hi - 1);
-  // Every other step after the first two: halfway (or, unbounded, twice as far each time).
-  if (tries > 2 && tries % 2 === 1) return inside(hi === undefined ? lo.id + 2 ** tries : Math.floor((lo.id + hi) / 2));
-  if (hi !== undefined && hiAt !== undefined) return inside(lo.id + Math.floor(((t - lo.updatedAt) * (hi - lo.id)) / (hiAt - lo.updatedAt)));
+  // Every other step after the first two (the 3rd, 5th…): halfway (or, unbounded, twice as far each time).
+  if (tries % 2 === 1 && tries > 1) return inside(hi === undefined ? lo.id + 2 ** tries : Math.floor((lo.id + hi) / 2));
+  if (next) return inside(lo.id + Math.floor(((t - lo.updatedAt) * (next.id - lo.id)) / (next.updatedAt - lo.updatedAt)));
   // Nothing known after t (or only an absent round): the spacing of the rounds known, else the phase's guess.
-  const r = view.rounds;
-  const seen = r.length > 1 ? (r[r.length - 1].updatedAt - r[0].updatedAt) / (r[r.length - 1].id - r[0].id) : spacing;
+  const seen = rounds.length > 1 ? (rounds[rounds.length - 1].updatedAt - rounds[0].updatedAt) / (rounds[rounds.length - 1].id - rounds[0].id) : spacing;
   return inside(lo.id + Math.max(1, Math.floor((t - lo.updatedAt) / Math.max(1, seen))));
 }

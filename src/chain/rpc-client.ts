@@ -83,7 +83,10 @@ export class ChainClient {
   /** Counts each call; a Retry-After beyond MAX_RETRY_AFTER_S is shortened, so a node cannot park payrec for hours. */
   private async fetch(input: string | URL | globalThis.Request, init?: RequestInit): Promise<Response> {
     if (typeof init?.body === 'string') this.calls += init.body.startsWith('[') ? (JSON.parse(init.body) as unknown[]).length : 1;
-    const res = await fetch(input, init);
+    // A redirect is not followed (the calls, and what the node answers, could go to any host): it is the node's
+    // error, with its status, which viem does not retry (failure() names it).
+    const res = await fetch(input, { ...init, redirect: 'manual' });
+    if (res.status >= 300 && res.status < 400) throw new HttpRequestError({ url: this.shownUrl, status: res.status });
     const wait = Number(res.headers.get('retry-after'));
     if (!(wait > MAX_RETRY_AFTER_S)) return res;
     const headers = new Headers(res.headers);
@@ -213,6 +216,7 @@ export class ChainClient {
       return new NetworkError(`${at} keeps failing ${method}: JSON-RPC error ${e.code}${text ? ` (${text})` : ''} ${tries}`, hint);
     }
     const http = err instanceof BaseError ? (err.walk((x) => x instanceof HttpRequestError) as HttpRequestError | null) : null;
+    if (http?.status && http.status >= 300 && http.status < 400) return new NodeAnswerError(`a redirect (HTTP ${http.status}) for ${method}, not followed: payrec sends a node's calls only to the URL given`);
     if (http?.status) return new NetworkError(`${at} keeps failing ${method}: HTTP ${http.status} ${tries}`, hint);
     if (http) {
       const cause = http.cause instanceof Error ? http.cause : undefined;

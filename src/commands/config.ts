@@ -18,7 +18,7 @@ import { parseCurrency } from '../values/currency.js';
 // `payrec config …`: the stored profiles. Keys are set only by `auth login`, so they
 // never pass through argv.
 
-const KEYS = { chain: 'chain', 'base-url': 'baseUrl', rpc: 'rpc', tz: 'tz', format: 'format', db: 'db', timeout: 'timeout', retries: 'retries', currency: 'currency', feed: 'feeds' } as const;
+const KEYS = { chain: 'chain', 'base-url': 'baseUrl', rpc: 'rpc', tz: 'tz', format: 'format', db: 'db', timeout: 'timeout', retries: 'retries', currency: 'currency', concurrency: 'concurrency', feed: 'feeds' } as const;
 type Key = keyof typeof KEYS;
 const KEY_NAMES = Object.keys(KEYS).join(', ');
 
@@ -29,7 +29,7 @@ function keyName(raw: string): Key {
 }
 
 /** Checks a run default as its flag would be checked; returns the value to store. */
-function checkRunDefault(key: 'tz' | 'format' | 'db' | 'timeout' | 'retries' | 'currency', value: string): string {
+function checkRunDefault(key: 'tz' | 'format' | 'db' | 'timeout' | 'retries' | 'currency' | 'concurrency', value: string): string {
   const named = `config set ${key}`;
   if (key === 'currency') return parseCurrency(value, named);
   if (key === 'tz') {
@@ -45,6 +45,7 @@ function checkRunDefault(key: 'tz' | 'format' | 'db' | 'timeout' | 'retries' | '
   }
   if (key === 'timeout') return String(parseOption(optionSchemas.timeout, value, named));
   if (key === 'retries') return String(parseOption(optionSchemas.retries, value, named));
+  if (key === 'concurrency') return String(parseOption(optionSchemas.concurrency, value, named));
   if (value === '' || hasControlCharacters(value)) throw new UsageError(`invalid ${named} "${printable(value)}": expected a file path without control characters`);
   if (isDbUrl(value)) return parseServerUrl(value, named) && value;
   return resolve(value);
@@ -75,7 +76,7 @@ export function addConfigCommands(program: Command, action: CommandAction): void
 
   config
     .command('get')
-    .description('Print one setting in effect: chain, base-url, rpc (masked), tz, format, db, timeout, retries, currency or feed (per chain)')
+    .description('Print one setting in effect: chain, base-url, rpc (masked), tz, format, db, timeout, retries, currency, concurrency or feed (per chain)')
     .argument('<key>', KEY_NAMES)
     .addHelpText('after', '\nExamples:\n  $ payrec config get chain\n')
     .action(
@@ -93,7 +94,7 @@ export function addConfigCommands(program: Command, action: CommandAction): void
 
   config
     .command('set')
-    .description('Store a setting in the current (or --profile) profile: chain, base-url, rpc (per chain), tz, format, db, timeout, retries, currency, or feed TOKEN ADDRESS (per chain)')
+    .description('Store a setting in the current (or --profile) profile: chain, base-url, rpc (per chain), tz, format, db, timeout, retries, currency, concurrency, or feed TOKEN ADDRESS (per chain)')
     .argument('<key>', KEY_NAMES)
     .argument('<value>', 'the value (for feed: the token)')
     .argument('[address]', 'for feed: the Chainlink proxy that prices the token on the chain (--chain or the profile\'s)')

@@ -12,7 +12,6 @@ import type { RateRow } from '../values/rates-file.js';
 import type { AgeLimits } from '../values/resolve.js';
 import type { LegSource } from '../values/selection.js';
 import type { RateSource } from '../values/rate.js';
-import type { FeedReader } from '../chain/feeds.js';
 
 // --currency, --rates, --rate-max-age and --rates-missing on every list of amounts and on
 // `payrec transfers` (DESIGN.md "Values in one currency"). Each is checked, and the rates
@@ -114,11 +113,7 @@ export async function openRateSource(session: Session, file: LegSource | undefin
   const [{ ChainlinkLegs }, { Rates }] = await Promise.all([import('../chain/feed-legs.js'), import('../values/resolve.js')]);
   const feeds = (await session.store.profile(s.profile))?.feeds?.[s.chain] ?? {};
   // The node's chain id is checked now, before the API is asked for anything (the chain's client loaded only when a node is set).
-  let reader: FeedReader | undefined;
-  if (url) {
-    const [{ FeedReader }, { chainClient }, { Verifier }] = await Promise.all([import('../chain/feeds.js'), import('../chain/open-verifier.js'), import('../chain/verifier.js')]);
-    reader = new FeedReader((await Verifier.open(chainClient(session, url), s.chain, 1)).client, s.chain, feeds);
-  }
+  const reader = url ? await (await import('../chain/open-verifier.js')).openFeedReader(session, url) : undefined;
   const none = `no JSON-RPC node of ${s.chain} is set to read Chainlink's feeds (--rpc, PAYREC_RPC_URL or payrec config set rpc)`;
   const chainlink = new ChainlinkLegs(s.chain, async () => reader ?? none, feeds);
   return new Rates(file ? [file, chainlink] : [chainlink], limits);

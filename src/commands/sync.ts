@@ -3,7 +3,7 @@ import { offerColumns } from '../command-reference/declared-columns.js';
 import { dirname } from 'node:path';
 import type { CommandAction } from '../core/runtime/action.js';
 import { UsageError } from '../core/runtime/errors.js';
-import { optionSchemas, parseOption } from '../core/runtime/options.js';
+import { CONCURRENCY_HELP, optionSchemas, parseOption } from '../core/runtime/options.js';
 import { parseDuration, parseTime } from '../core/runtime/time.js';
 import type { Session } from '../core/runtime/session.js';
 import { createWriter, validateColumns } from '../core/output/writer.js';
@@ -50,7 +50,7 @@ export function addSyncCommand(program: Command, action: CommandAction): void {
     .option('--lookback <duration>', 're-read this far before each cursor, for late records and changed statuses (default 1h)')
     .option('--from <time>', "where a collection's first sync starts: Unix seconds, ISO 8601 date (midnight in --tz) or date-time, or an age (default: its first record)")
     .option('--full', 're-read every record, not only what is new since the last sync')
-    .option('--concurrency <n>', 'pages fetched at once (default 4)')
+    .option('--concurrency <n>', CONCURRENCY_HELP)
     .option('--parquet <dir>', 'also write the mirror as Hive-partitioned Parquet into DIR, rewriting only partitions that changed')
     .option('--wait [duration]', 'when another sync is writing the mirror, wait for it (at most DURATION, such as 10m; no limit without one) instead of exit 10')
     .addHelpText(
@@ -103,7 +103,7 @@ async function runSync(session: Session, cmd: Command): Promise<void> {
   const lookback = parseDuration(flags.lookback ?? '1h', '--lookback');
   if (lookback > MAX_LOOKBACK) throw new UsageError(`invalid --lookback "${printable(flags.lookback!)}": expected at most 366d (to re-read everything, use --full)`);
   const from = flags.from !== undefined ? parseTime(flags.from, session.ctx.now(), '--from', session.zone) : undefined;
-  const concurrency = parseOption(optionSchemas.concurrency, flags.concurrency ?? '4', '--concurrency');
+  const concurrency = flags.concurrency === undefined ? undefined : parseOption(optionSchemas.concurrency, flags.concurrency, '--concurrency');
   const output = session.output('list', REPORT_COLUMNS);
   if (output.columns) validateColumns(output.columns, ['collection', ...REPORT_COLUMNS]);
   const location = await mirrorLocation(session, flags.db);

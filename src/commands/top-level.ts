@@ -53,8 +53,10 @@ const LOADERS: Record<string, Loader> = {
   sql: { load: async () => (await import('./sql.js')).addSqlCommand },
   db: { load: async () => (await import('./db.js')).addDbCommands },
   verify: { load: async () => (await import('./verify.js')).addVerifyCommand },
+  rates: { load: async () => (await import('./rates.js')).addRatesCommands },
   subscriptions: { load: loadSubscriptions },
   metrics: { load: loadSubscriptions },
+  close: { load: async () => (await import('./close.js')).addCloseCommand },
   api: { load: async () => (await import('./api.js')).addApiCommand },
   // It compares an installed completion script with the current one: the whole tree.
   doctor: { load: async () => (await import('./doctor.js')).addDoctorCommand, wholeTree: true },

@@ -83,7 +83,8 @@ async function runTransfers(session: Session, cmd: Command): Promise<void> {
   await prepareEnrichers(opts, list, session, ENRICHERS);
   const plans = selected.some(perPlan) ? await billedPlans(session, opts.db as string | undefined, filters.planId) : undefined;
   // One connection per page in flight: the products share --concurrency, at least one page each.
-  await session.client(Math.max(list.window.concurrency, selected.length));
+  const fixed = list.window.concurrency;
+  await session.client(fixed === undefined ? undefined : Math.max(fixed, selected.length));
   await runEndpoint(session, mergedTransfers(selected, filters, plans), {}, {}, list);
 }
 

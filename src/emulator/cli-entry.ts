@@ -8,7 +8,7 @@ import { CHAIN_IDS } from '../chain/model.js';
 
 // What `payrec emulator start|trigger` run: the command layer parses flags, these do the work.
 
-export type EmulatorStartOptions = Pick<EmulatorOptions, 'port' | 'host' | 'records' | 'seed' | 'now' | 'faults' | 'live'>;
+export type EmulatorStartOptions = Pick<EmulatorOptions, 'port' | 'host' | 'records' | 'seed' | 'now' | 'faults' | 'live' | 'latencyMs' | 'rateLimit' | 'delivery'>;
 
 /** Starts the emulator, prints how to use it, and serves until `signal` aborts. */
 export async function runEmulatorStart(opts: EmulatorStartOptions, out: NodeJS.WritableStream, signal: AbortSignal): Promise<void> {
@@ -33,6 +33,7 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, out: NodeJS.W
         '',
         `Fixtures (ids present in the data): ${emulator.url}${CONTROL_PREFIX}/fixtures?chain=bsc`,
         ...liveLines(emulator),
+        ...paceLines(opts),
         'Press Ctrl-C to stop.',
         '',
       ].join('\n'),
@@ -41,6 +42,12 @@ export async function runEmulatorStart(opts: EmulatorStartOptions, out: NodeJS.W
   } finally {
     await emulator.close();
   }
+}
+
+/** How far and how strict the API seems, when --latency or --rate-limit says. */
+function paceLines(opts: EmulatorStartOptions): string[] {
+  const parts = [opts.latencyMs ? `${opts.latencyMs} ms away` : '', opts.rateLimit ? `at most ${opts.rateLimit} requests/s (429 with Retry-After beyond)` : ''].filter(Boolean);
+  return parts.length ? ['', `The API answers ${parts.join(', ')}.`] : [];
 }
 
 /** What the live traffic does and where to watch or change it; nothing when it is off. */

@@ -4,6 +4,7 @@ import { nowSeconds } from './api-route.js';
 import type { Datasets } from './datasets.js';
 import type { Deliverer } from './delivery.js';
 import { FaultInjector, parseFaultOptions } from './faults.js';
+import type { RateLimit } from './rate-limit.js';
 import { fixturesOf } from './fixtures.js';
 import { groundTruthJson, subscriptionTruth, unknownTarget } from './ground-truth.js';
 import type { LiveTraffic } from './live.js';
@@ -20,7 +21,8 @@ import type { RpcServer } from './chain/rpc.js';
 
 // Control routes under /_emulator/: not part of the API, never logged or faulted; no
 // key needed, except to fire an event (POST /trigger takes the chain's demo key: a page
-// in the user's browser must not make the emulator post to the user's webhooks). They let tests and users look inside (fixtures, request log, deliveries) and
+// in the user's browser must not make the emulator post to the user's webhooks) and to
+// add records (POST /records, the same). They let tests and users look inside (fixtures, request log, deliveries) and
 // act on the emulator (fire events, inject faults, add records, run live traffic).
 
 export const CONTROL_PREFIX = '/_emulator';
@@ -39,12 +41,23 @@ export interface RequestLogEntry {
   seq: number;
   /** When it was answered (Date.now(), ms). */
   at: number;
+  /**
+   * When it arrived and when its answer was sent, in ms on the emulator's own monotonic
+   * clock (only differences and order mean anything): the requests in flight at a moment
+   * are those received before it and answered after it.
+   */
+  received: number;
+  answered: number;
 }
 
 export interface ControlState {
   datasets: Datasets;
   deliverer: Deliverer;
   faults: FaultInjector;
+  /** How far away the API seems: every API request waits this long before it is handled. */
+  latencyMs: number;
+  /** Requests a second beyond which the API answers 429 (none: no limit). */
+  rateLimit?: RateLimit;
   live: LiveTraffic;
   requests: RequestLogEntry[];
   /** Drives notification content, so a run of triggers is reproducible. */
@@ -103,9 +116,11 @@ export function controlRouter(state: ControlState): Router<ControlHandler> {
     return json(200, trigger(state, body));
   });
 
-  route('POST', '/records', ({ body }) => {
+  route('POST', '/records', ({ body, authorization }) => {
     const { chain, collection, count = 1, timestamp = nowSeconds() } = body;
     if (!isKnownChain(chain)) throw new HttpError(400, `Invalid chain: expected one of ${KNOWN_CHAINS.join(', ')}`);
+    // The chain's demo key, as /trigger: a page in a browser (or another user's script) cannot add records unasked.
+    authenticate(authorization, chain);
     if (typeof collection !== 'string' || !state.datasets.canAppend(collection)) {
       const names = [...new Set(endpoints.map((e) => e.collection))].filter((c) => state.datasets.canAppend(c));
       throw new HttpError(400, `Invalid collection: expected one of ${names.join(', ')}`);

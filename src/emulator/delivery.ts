@@ -11,6 +11,12 @@ export interface DeliveryOptions {
   baseDelayMs?: number;
   /** Time allowed to one attempt (default 5000 ms). */
   timeoutMs?: number;
+  /**
+   * The only hosts webhooks are delivered to (`emulator start --webhook-hosts`); any
+   * when absent. An emulator others can reach must not post to the services of the
+   * machine it runs on (a webhook set to http://127.0.0.1:6379/) for whoever asks.
+   */
+  hosts?: readonly string[];
 }
 
 export interface DeliveryAttempt {
@@ -44,11 +50,13 @@ export class Deliverer {
   /** Pending back-off waits, resolved early on close so no delivery promise hangs. */
   private readonly waits = new Map<NodeJS.Timeout, () => void>();
   private readonly aborter = new AbortController();
+  private readonly hosts?: Set<string>;
 
   constructor(options: DeliveryOptions = {}) {
     this.maxAttempts = options.maxAttempts ?? 5;
     this.baseDelayMs = options.baseDelayMs ?? 200;
     this.timeoutMs = options.timeoutMs ?? 5000;
+    if (options.hosts) this.hosts = new Set(options.hosts.map(hostOf));
   }
 
   /** Starts delivery in the background; resolves true once delivered, false when given up. */
@@ -78,6 +86,12 @@ export class Deliverer {
       ok: false,
       at: new Date().toISOString(),
     };
+    if (this.hosts && !this.hosts.has(hostOf(url))) {
+      // Not retried: another attempt would meet the same rule.
+      record.error = `not delivered: ${hostOf(url) || 'this URL'} is not one of the hosts this emulator delivers to (--webhook-hosts)`;
+      this.attempts.push(record);
+      return false;
+    }
     try {
       const response = await fetch(url, {
         method: 'POST',
@@ -114,4 +128,13 @@ function describe(err: unknown): string {
     return cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
   }
   return String(err);
+}
+
+/** A host as the URL parser writes it (lower case, IPv4 in dotted form, IPv6 in brackets), from a URL or a bare host. */
+function hostOf(urlOrHost: string): string {
+  try {
+    return new URL(urlOrHost.includes('://') ? urlOrHost : `http://${urlOrHost}`).hostname;
+  } catch {
+    return '';
+  }
 }

@@ -45,6 +45,9 @@ export function parseFaultOptions(body: Record<string, unknown>): FaultOptions {
   };
 }
 
+/** The longest latency of every answer (`emulator start --latency`, EmulatorOptions.latencyMs): a minute, more than any API is far. */
+export const MAX_LATENCY_MS = 60_000;
+
 const HUGE_BYTES = 50 * 1024 * 1024;
 
 /**

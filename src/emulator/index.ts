@@ -2,7 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { type RequestLogEntry } from './control.js';
 import { Datasets } from './datasets.js';
 import { Deliverer, type DeliveryOptions } from './delivery.js';
-import { FaultInjector, type FaultOptions } from './faults.js';
+import { FaultInjector, MAX_LATENCY_MS, type FaultOptions } from './faults.js';
+import { RateLimit } from './rate-limit.js';
 import { demoKey, fixturesOf, type Fixtures } from './fixtures.js';
 import { groundTruth, subscriptionTruth, type GroundTruth, type SubscriptionFilter, type SubscriptionTruth } from './ground-truth.js';
 import { LiveTraffic } from './live.js';
@@ -52,6 +53,10 @@ export interface EmulatorOptions {
   now?: number;
   /** Faults active from the start (see POST /_emulator/faults). */
   faults?: FaultOptions;
+  /** Milliseconds every API request waits before it is handled, as if the API were far away (default 0). */
+  latencyMs?: number;
+  /** Requests a second the API answers (a token bucket holding as many); beyond, 429 with Retry-After (default: no limit). */
+  rateLimit?: number;
   /** Webhook delivery retries (default 5 attempts, 200 ms doubling). */
   delivery?: DeliveryOptions;
   /** Live traffic from the start (see POST /_emulator/live). */
@@ -109,6 +114,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const faults = new FaultInjector();
   faults.configure(opts.faults);
   const requests: RequestLogEntry[] = [];
+  const latencyMs = opts.latencyMs ?? 0;
+  if (!(Number.isFinite(latencyMs) && latencyMs >= 0 && latencyMs <= MAX_LATENCY_MS)) throw new RangeError(`latencyMs must be from 0 to ${MAX_LATENCY_MS}, got ${latencyMs}`);
+  const rateLimit = opts.rateLimit === undefined ? undefined : new RateLimit(opts.rateLimit);
   const live = new LiveTraffic(datasets, seed);
   // Before listening: bad live options throw with nothing left running.
   if (opts.live) live.start(opts.live);
@@ -118,7 +126,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const chains = new EmulatorChains(datasets, seed, opts.now ?? Math.floor(Date.now() / 1000));
   const rpc = new RpcServer(chains);
   const host = opts.host ?? '127.0.0.1';
-  const server = createEmulatorServer({ datasets, deliverer, faults, live, requests, random: new Random(mixSeed(seed, 0x7219)), chains, rpc }, host);
+  const server = createEmulatorServer({ datasets, deliverer, faults, latencyMs, rateLimit, live, requests, random: new Random(mixSeed(seed, 0x7219)), chains, rpc }, host);
 
   await new Promise<void>((resolve, reject) => {
     const fail = (err: Error) => {

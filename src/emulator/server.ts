@@ -46,6 +46,7 @@ export function createEmulatorServer(state: ControlState, host: string): Server 
   return server;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const received = performance.now();
     const url = new URL(req.url ?? '/', 'http://emulator');
     const method = req.method ?? 'GET';
     const body = await readBody(req);
@@ -61,7 +62,10 @@ export function createEmulatorServer(state: ControlState, host: string): Server 
       return;
     }
 
-    const fault = state.faults.next();
+    // A far API: the request travels, then is handled (the answer's way back is part of the wait).
+    if (state.latencyMs > 0) await sleep(state.latencyMs);
+    const retryAfter = state.rateLimit?.take();
+    const fault = retryAfter === undefined ? state.faults.next() : undefined;
     const log = (status: number) =>
       state.requests.push({
         method,
@@ -71,6 +75,8 @@ export function createEmulatorServer(state: ControlState, host: string): Server 
         connection: req.socket.remotePort ?? 0,
         seq: state.datasets.seq,
         at: Date.now(),
+        received,
+        answered: performance.now(),
       });
     if (fault === 'reset') {
       log(0);
@@ -78,7 +84,9 @@ export function createEmulatorServer(state: ControlState, host: string): Server 
       return;
     }
     const reply =
-      fault === '500' || fault === '502' || fault === '503'
+      retryAfter !== undefined
+        ? { ...errorReply(429, 'Too many requests: rate limit exceeded'), headers: { 'retry-after': String(retryAfter) } }
+        : fault === '500' || fault === '502' || fault === '503'
         ? errorReply(Number(fault), 'Injected fault')
         : fault === '429'
           ? { ...errorReply(429, 'Too many requests'), headers: { 'retry-after': String(state.faults.current?.retryAfter ?? 1) } }

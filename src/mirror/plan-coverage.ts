@@ -106,16 +106,24 @@ export function sourceCounts(plans: readonly string[], known: ReadonlyMap<string
 
 const plansWord = (n: number) => `${n.toLocaleString('en-US')} fixed-recurring ${n === 1 ? 'plan' : 'plans'}`;
 
+/** A figure's plan coverage: whether no plan is stated (only short urls name them), how many known plans are left out unsynced, and where each known plan was found (nothing when --plan-id named them). */
+export interface PlanCoverage {
+  onlyShortUrls: boolean;
+  leftOut: number;
+  known: ReadonlyMap<string, readonly PlanSource[]>;
+}
+
 /**
  * Says on stderr which plans a figure over subscriptions covers (`covered`: the plans
  * whose billings and cancellations the mirror holds and the command reads), from which
  * sources, which known plans it leaves out for want of a sync, and how to add an unseen
  * one. `given`: the command named its plans (--plan-id), and covers only those.
+ * Returns what a gate must know of that coverage, and where each known plan was found.
  */
-export async function notePlanCoverage(session: Session, db: MirrorStore, chain: string, covered: readonly string[], given: readonly string[]): Promise<{ onlyShortUrls: boolean; leftOut: number }> {
+export async function notePlanCoverage(session: Session, db: MirrorStore, chain: string, covered: readonly string[], given: readonly string[]): Promise<PlanCoverage> {
   if (given.length > 0) {
     session.note(`covering ${plansWord(covered.length)}: those given with --plan-id`);
-    return { onlyShortUrls: false, leftOut: 0 };
+    return { onlyShortUrls: false, leftOut: 0, known: new Map() };
   }
   const known = await knownPlans(db, chain, await addedPlans(session), statedPlans(session));
   const unsynced = [...known.keys()].filter((plan) => !covered.includes(plan));
@@ -127,7 +135,7 @@ export async function notePlanCoverage(session: Session, db: MirrorStore, chain:
   // Whether no plan is stated by the job (PAYREC_PLANS, fr plans add, or a sync --plan-id: a synced plan no short url names):
   // a plan no short url names would be unseen, and a gate blind to it.
   const stated = (sources: readonly PlanSource[]) => sources.includes('stated') || sources.includes('added') || (sources.includes('synced') && !sources.includes('short url'));
-  return { onlyShortUrls: ![...known.values()].some(stated), leftOut: unsynced.length };
+  return { onlyShortUrls: ![...known.values()].some(stated), leftOut: unsynced.length, known };
 }
 
 /**

@@ -9,7 +9,7 @@ import { hexId } from '../registry/validators.js';
 import type { SubscriptionRecords } from '../subscriptions/engine.js';
 import { mirrorExists, mirrorLocation } from './location.js';
 import { openMirror } from './open.js';
-import { notePlanCoverage, syncPlans } from './plan-coverage.js';
+import { notePlanCoverage, syncPlans, type PlanCoverage } from './plan-coverage.js';
 
 // The subscriptions of the mirror as `payrec subscriptions` and `payrec metrics` read
 // them (and the close report will): the flags that say which and as of when (--plan-id,
@@ -68,8 +68,16 @@ export function noteAt(session: Session, flags: MirrorFlags, at: number): void {
   else session.note(`as of ${when}${DATE_ONLY.test(flags.at) ? ` (the end of ${flags.at})` : ''}: records stamped before it (--at)`);
 }
 
+/** What loadRecords read: the records, the plans they cover, what a gate must know of that coverage (where each plan was found too), and the instant the mirror is synced up to. */
+export interface LoadedRecords {
+  records: SubscriptionRecords;
+  plans: string[];
+  planCoverage: PlanCoverage;
+  syncedUpTo: number;
+}
+
 /** The subscription records of the mirror (synced first with --sync), and what the reader must know about their reach. */
-export async function loadRecords(session: Session, flags: MirrorFlags, plans: string[], at: number, windowStart?: number): Promise<{ records: SubscriptionRecords; plans: string[]; planCoverage: { onlyShortUrls: boolean; leftOut: number } }> {
+export async function loadRecords(session: Session, flags: MirrorFlags, plans: string[], at: number, windowStart?: number): Promise<LoadedRecords> {
   const location = await mirrorLocation(session, flags.db);
   const sync = `payrec ${session.flags.emulator ? '--emulator ' : ''}sync`;
   if (flags.sync) {
@@ -112,7 +120,7 @@ export async function loadRecords(session: Session, flags: MirrorFlags, plans: s
       `from the mirror: ${coverage.plans.length} ${plural}, billings and cancellations synced up to ${formatLocal(upTo, session.zone)} ${session.zone}` +
         (Math.min(at, newest) > upTo + 1 ? `; as of ${formatLocal(at, session.zone)}, so records since then are not counted (${sync}, or --sync)` : ''),
     );
-    return { records: await db.subscriptionRecords(chain, coverage.plans), plans: coverage.plans, planCoverage };
+    return { records: await db.subscriptionRecords(chain, coverage.plans), plans: coverage.plans, planCoverage, syncedUpTo: upTo };
     // Stryker disable next-line BlockStatement: equivalent; a read closes nothing the process's end does not (its spill folder is removed at exit)
   } finally {
     db.close();

@@ -38,7 +38,8 @@ export interface SyncRequest {
   from?: number;
   /** Re-read everything from `from`, whatever the cursors say. */
   full: boolean;
-  concurrency: number;
+  /** Pages at once (--concurrency); undefined: as many as the client's window lets go while it finds the pace. */
+  concurrency?: number;
 }
 
 export interface CollectionReport {
@@ -283,7 +284,7 @@ async function walkWindow(run: Run, target: Target, upserter: CollectionWriter, 
   const name = target.collection.name;
   const cursor = req.full ? undefined : await db.readCursor(chain, name, scope);
   const from = Math.min(run.to, cursor !== undefined ? Math.max(0, cursor - req.lookback) : (req.from ?? 0));
-  const pages = paginate(pageFetcher(run, target, report, { from, to: run.to }), { limit: Infinity, pageSize: PAGE_SIZE, offset: 0, concurrency: req.concurrency }, {
+  const pages = paginate(pageFetcher(run, target, report, { from, to: run.to }), { limit: Infinity, pageSize: PAGE_SIZE, offset: 0, concurrency: req.concurrency ?? run.client.window }, {
     sort: 'asc',
     from,
     to: run.to,
@@ -383,7 +384,7 @@ class Committer {
 async function walkWhole(run: Run, target: Target, upserter: CollectionWriter, report: CollectionReport): Promise<void> {
   const totals = new Set<number>();
   let read = 0;
-  const walk = paginate(pageFetcher(run, target, report), { limit: Infinity, pageSize: WHOLE_LIST_PAGE_SIZE, offset: 0, concurrency: run.req.concurrency }, { identity: identityOf(target.endpoint) });
+  const walk = paginate(pageFetcher(run, target, report), { limit: Infinity, pageSize: WHOLE_LIST_PAGE_SIZE, offset: 0, concurrency: run.req.concurrency ?? run.client.window }, { identity: identityOf(target.endpoint) });
   const pages = observed(walk, (page) => {
     totals.add(page.total);
     read += page.records.length;

@@ -5,3 +5,6 @@
 export const CHAIN_NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
 export const CHAIN_NAME_EXPECTED = 'expected a lower-case chain name such as bsc, ethereum, polygon or sandbox';
+
+/** The chains payrec knows 8pay's contracts on (others are accepted as names). */
+export const KNOWN_CHAINS = ['bsc', 'ethereum', 'polygon', 'sandbox'] as const;

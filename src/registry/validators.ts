@@ -53,7 +53,7 @@ export const notificationId = z
 /** Chains are an open list: any lower-case slug (chain-name.ts: the settings check it without zod). */
 export const chain = z.string().regex(CHAIN_NAME, CHAIN_NAME_EXPECTED);
 
-export const KNOWN_CHAINS = ['bsc', 'ethereum', 'polygon', 'sandbox'] as const;
+export { KNOWN_CHAINS } from './chain-name.js';
 
 export const httpUrl = typedText
   .max(2048, 'expected at most 2048 characters')

@@ -404,6 +404,9 @@ function amountAt(records: SubscriptionRecords, label: number, t: number, rates:
 
 const ATTO = 10n ** 18n;
 
+/** A missing rate, as Valuer's cache holds it. */
+const NO_RATE: ExactRate = { num: 0n, den: 1n };
+
 /**
  * One subscription's MRR in the currency (ChartMogul's rule, DESIGN.md): its token MRR ×
  * the rate at the cycleStart of the cycle in force, the latest cycle paid and seen. Each
@@ -414,7 +417,8 @@ class Valuer {
   private mrr = 0n;
   private token = '';
   private readonly values = new Map<number, bigint>();
-  private readonly rates = new Map<number, ExactRate | undefined>();
+  /** Each cycle's rate, asked once (NO_RATE: asked, and missing). */
+  private readonly rates = new Map<number, ExactRate>();
 
   constructor(private readonly rateOf: RateOf) {}
 
@@ -432,8 +436,9 @@ class Valuer {
   }
 
   rate(cycle: number): ExactRate | undefined {
-    if (!this.rates.has(cycle)) this.rates.set(cycle, this.rateOf(this.token, cycle));
-    return this.rates.get(cycle);
+    let rate = this.rates.get(cycle);
+    if (rate === undefined) this.rates.set(cycle, (rate = this.rateOf(this.token, cycle) ?? NO_RATE));
+    return rate === NO_RATE ? undefined : rate;
   }
 
   /** The MRR's value at the rate of this cycle's start, rounded once; 0 when that rate is missing (left out). */
@@ -702,4 +707,43 @@ function rowOf(from: number, to: number, token: string, planId: string | undefin
 /** Code-unit order: the same on every machine and locale. */
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** One dunning case (a subscription's cycle with a failed attempt), as metrics counts it. */
+export interface DunningCaseRow {
+  subscriptionId: string;
+  planId: string;
+  token: string;
+  amount: string;
+  cycleStart: number;
+  /** Its first failed attempt: the instant that dates the case. */
+  firstFailure: number;
+  /** Failed attempts at this cycle before `at`. */
+  failedAttempts: number;
+  /** recovered (a paid billing of the cycle before `at`), lost (not, and cancelled or lapsed at `at`), or open. */
+  outcome: 'recovered' | 'lost' | 'open';
+}
+
+/**
+ * The dunning cases dated in [from, to) one by one, by the rules metrics counts them
+ * with (its dunning_cases, recovered, lost and open are these rows counted), in the
+ * order of their first failure, then subscription.
+ */
+export function dunningCaseRows(input: EngineInput | SubscriptionRecords, o: LedgerOptions & { from: number; to: number }): DunningCaseRow[] {
+  const records = recordsOf(input);
+  const rows: DunningCaseRow[] = [];
+  for (const s of records.subscriptions()) {
+    for (const k of dunningCases(s)) {
+      const t = s.failedTimes[k];
+      if (t < o.from || t >= o.to) continue;
+      const { token, planId, amount } = records.label(s.failedLabels[k]);
+      const cycle = s.failedCycles[k];
+      let failedAttempts = 0;
+      for (let i = 0; i < s.failed && s.failedTimes[i] < o.at; i++) if (s.failedCycles[i] === cycle) failedAttempts++;
+      const state = seenAt(s, o.at, o.graceSeconds)?.state;
+      const outcome = paidBefore(s, cycle, o.at) !== -1 ? 'recovered' : state === 'cancelled' || state === 'lapsed' ? 'lost' : 'open';
+      rows.push({ subscriptionId: s.id, planId, token, amount, cycleStart: cycle, firstFailure: t, failedAttempts, outcome });
+    }
+  }
+  return rows.sort((a, b) => a.firstFailure - b.firstFailure || compare(a.subscriptionId, b.subscriptionId));
 }

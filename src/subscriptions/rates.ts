@@ -37,19 +37,27 @@ const UNIT: ExactRate = { num: 1n, den: 1n };
  * prepared in vain, none forgotten).
  */
 export function rateNeeds(compute: (rates: RateOf) => unknown): Map<string, number[]> {
-  const asked = new Map<string, Set<number>>();
+  // Every question is written down (a repeat of the one before skipped), then sorted and made distinct once:
+  // a Set of a million instants was slower than the computation it records.
+  const asked = new Map<string, number[]>();
   let lastToken: string | undefined;
-  let lastSet: Set<number> | undefined;
+  let list: number[] = [];
   compute((token, t) => {
     if (token !== lastToken) {
       lastToken = token;
-      lastSet = asked.get(token);
-      if (!lastSet) asked.set(token, (lastSet = new Set()));
+      let l = asked.get(token);
+      if (!l) asked.set(token, (l = []));
+      list = l;
     }
-    lastSet!.add(t);
+    if (list[list.length - 1] !== t) list.push(t);
     return UNIT;
   });
   const out = new Map<string, number[]>();
-  for (const token of [...asked.keys()].sort()) out.set(token, Array.from(Float64Array.from(asked.get(token)!).sort()));
+  for (const token of [...asked.keys()].sort()) {
+    const sorted = Float64Array.from(asked.get(token)!).sort();
+    const distinct: number[] = [];
+    for (const t of sorted) if (distinct.length === 0 || distinct[distinct.length - 1] !== t) distinct.push(t);
+    out.set(token, distinct);
+  }
   return out;
 }

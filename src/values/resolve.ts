@@ -30,10 +30,11 @@ interface Asked {
   answer?: LegAnswer;
 }
 
-const Exact = Big();
-Exact.NE = -1e6;
-Exact.PE = 1e6;
-const product = (a: string, b: string) => (a === '1' ? b : b === '1' ? a : new Exact(a).times(b).toFixed());
+/** Exact products of plain decimals (big.js's toFixed(): every digit, no exponent, no padding zeros). */
+const product = (a: string, b: string) => new Big(a).times(b).toFixed();
+
+/** How the queries of one (chain, token, currency) are answered, whatever their instant: found once per batch. */
+type Route = { direct: LegSource } | { first: LegSource; second: LegSource; inverted: boolean } | NoRate;
 
 export class Rates implements RateSource {
   constructor(
@@ -42,7 +43,14 @@ export class Rates implements RateSource {
   ) {}
 
   async rates(queries: readonly RateQuery[]): Promise<RateAnswer[]> {
-    const plans = queries.map((q) => this.plan(q));
+    // Which source decides a leg depends on the pair, never on the instant: a route per pair.
+    const routes = new Map<string, Route>();
+    const plans = queries.map((q) => {
+      const key = `${q.chain}\u0000${q.token}\u0000${q.currency}`;
+      let route = routes.get(key);
+      if (!route) routes.set(key, (route = this.route(q)));
+      return this.plan(q, route);
+    });
     // Each source asked once, with every leg it decides.
     const bySource = new Map<LegSource, Asked[]>();
     for (const p of plans) {
@@ -61,24 +69,32 @@ export class Rates implements RateSource {
     return plans.map((p) => answerOf(p));
   }
 
-  private plan(q: RateQuery): Plan {
-    const leg = (token: string, currency: string, fiat: boolean): LegQuery => ({ chain: q.chain, token, currency, at: q.at, fiat, maxAge: fiat ? this.limits.fiat : this.limits.token });
-    const first = (query: LegQuery): Asked | undefined => {
-      const source = this.sources.find((s) => s.has(query));
-      return source && { source, query };
-    };
+  private leg(q: Pick<RateQuery, 'chain' | 'at'>, token: string, currency: string, fiat: boolean): LegQuery {
+    return { chain: q.chain, token, currency, at: q.at, fiat, maxAge: fiat ? this.limits.fiat : this.limits.token };
+  }
+
+  private plan(q: RateQuery, route: Route): Plan {
+    if ('missing' in route) return route;
+    if ('direct' in route) return { direct: { source: route.direct, query: this.leg(q, q.token, q.currency, false) } };
+    const second = route.inverted ? this.leg(q, q.currency, USD, true) : this.leg(q, USD, q.currency, true);
+    return { first: { source: route.first, query: this.leg(q, q.token, USD, false) }, second: { source: route.second, query: second }, inverted: route.inverted };
+  }
+
+  private route(q: RateQuery): Route {
+    const leg = (token: string, currency: string, fiat: boolean) => this.leg(q, token, currency, fiat);
+    const first = (query: LegQuery) => this.sources.find((s) => s.has(query));
     const direct = first(leg(q.token, q.currency, false));
     if (direct) return { direct };
+    // Through USD (for USD itself this finds nothing the direct leg did not).
     const toUsd = leg(q.token, USD, false);
-    if (q.currency === USD) return { missing: this.lacking(toUsd) };
     const viaUsd = first(toUsd);
     if (!viaUsd) return { missing: this.lacking(toUsd) };
     // USD → currency written so, or currency → USD inverted: in each source's turn.
     const forward = leg(USD, q.currency, true);
     const backward = leg(q.currency, USD, true);
     for (const source of this.sources) {
-      if (source.has(forward)) return { first: viaUsd, second: { source, query: forward }, inverted: false };
-      if (source.has(backward)) return { first: viaUsd, second: { source, query: backward }, inverted: true };
+      if (source.has(forward)) return { first: viaUsd, second: source, inverted: false };
+      if (source.has(backward)) return { first: viaUsd, second: source, inverted: true };
     }
     return { missing: `${q.token} has a rate in USD, but there is no rate between USD and ${q.currency}: ${this.lacking(backward)}` };
   }

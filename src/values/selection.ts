@@ -54,23 +54,22 @@ export const isoTime = (t: number) => new Date(t * 1000).toISOString().replace('
 /** The rows of a rates file, asked by leg. `name` is how rateSource names the file (`file:rates.csv:12`). */
 export class RowBook implements LegSource {
   private readonly series = new Map<string, Series>();
+  /** Each row's rate, made once: a report asks a daily row for every record of its day. */
+  private readonly made = new Map<RateRow, Rate>();
 
   constructor(
     rows: readonly RateRow[],
     private readonly name: string,
   ) {
+    const grouped = new Map<string, { rows: RateRow[]; constant?: RateRow }>();
     for (const row of rows) {
       const key = keyOf(row.chain, row.token, row.currency);
-      let s = this.series.get(key);
-      if (!s) this.series.set(key, (s = { times: [], rows: [] }));
-      if (row.time === null) s.constant = row;
-      else s.rows.push(row);
+      const g = grouped.get(key) ?? { rows: [] };
+      grouped.set(key, g);
+      if (row.time === null) g.constant = row;
+      else g.rows.push(row);
     }
-    for (const s of this.series.values()) {
-      // By time, a `*` row before a chain's own of the same time: the search below takes the last.
-      s.rows.sort((a, b) => a.time! - b.time! || Number(b.chain === ANY_CHAIN) - Number(a.chain === ANY_CHAIN));
-      s.times = s.rows.map((r) => r.time!);
-    }
+    for (const [key, g] of grouped) this.series.set(key, seriesOf(g.rows, g.constant));
   }
 
   /** Whether the book holds rates of this leg (then it decides it, in force or not). */
@@ -81,7 +80,10 @@ export class RowBook implements LegSource {
   /** The rate in force for `q`, or why none; undefined when the book has no rates of the leg. */
   leg(q: LegQuery): LegAnswer | undefined {
     const s = this.seriesOf(q);
-    if (!s) return undefined;
+    return s && this.inForce(s, q);
+  }
+
+  private inForce(s: Series, q: LegQuery): LegAnswer {
     // The last row at or before q.at (times sorted; equal times keep the chain's own last).
     let lo = 0;
     let hi = s.times.length;
@@ -90,7 +92,7 @@ export class RowBook implements LegSource {
       if (s.times[mid] <= q.at) lo = mid + 1;
       else hi = mid;
     }
-    const row = lo > 0 ? s.rows[lo - 1] : undefined;
+    const row: RateRow | undefined = s.rows[lo - 1];
     if (row && q.at - row.time! <= q.maxAge) return this.rateOf(row, false);
     if (s.constant) return this.rateOf(s.constant, true);
     if (row) return { missing: `the latest row (${this.name}:${row.line}, ${isoTime(row.time!)}) is ${age(q.at - row.time!)} old, more than ${age(q.maxAge)}` };
@@ -98,7 +100,13 @@ export class RowBook implements LegSource {
   }
 
   legs(queries: readonly LegQuery[]): LegAnswer[] {
-    return queries.map((q) => this.leg(q) ?? { missing: `${this.name} has no rate of ${q.token} → ${q.currency}` });
+    // Queries come grouped by pair: the series is looked up again only when the pair changes.
+    let last: LegQuery | undefined;
+    let s: Series | undefined;
+    return queries.map((q) => {
+      if (!last || q.token !== last.token || q.currency !== last.currency || q.chain !== last.chain || q.fiat !== last.fiat) s = this.seriesOf((last = q));
+      return s ? this.inForce(s, q) : { missing: `${this.name} has no rate of ${q.token} → ${q.currency}` };
+    });
   }
 
   private seriesOf(q: Pick<LegQuery, 'chain' | 'token' | 'currency' | 'fiat'>): Series | undefined {
@@ -106,18 +114,22 @@ export class RowBook implements LegSource {
     const own = this.series.get(keyOf(q.chain, q.token, q.currency));
     const any = this.series.get(keyOf(ANY_CHAIN, q.token, q.currency));
     if (!own || !any) return own ?? any;
-    // Both: one series of the two, made once.
+    // Both: one series of the two, made once: the `*` rows first, so that at a tie the chain's own is last (the search takes the last).
     const key = keyOf(`${q.chain}+*`, q.token, q.currency);
     let both = this.series.get(key);
-    if (!both) {
-      const rows = [...own.rows, ...any.rows].sort((a, b) => a.time! - b.time! || Number(b.chain === ANY_CHAIN) - Number(a.chain === ANY_CHAIN));
-      both = { rows, times: rows.map((r) => r.time!), constant: own.constant ?? any.constant };
-      this.series.set(key, both);
-    }
+    // Stryker disable next-line ConditionalExpression: making it again gives the same series
+    if (!both) this.series.set(key, (both = seriesOf([...any.rows, ...own.rows], own.constant ?? any.constant)));
     return both;
   }
 
   private rateOf(row: RateRow, constant: boolean): Rate {
+    let rate = this.made.get(row);
+    // Stryker disable next-line ConditionalExpression: making it again gives the same rate
+    if (!rate) this.made.set(row, (rate = this.make(row, constant)));
+    return rate;
+  }
+
+  private make(row: RateRow, constant: boolean): Rate {
     return {
       rate: rateText(row.rate, '1'),
       numerator: row.rate,
@@ -127,6 +139,12 @@ export class RowBook implements LegSource {
       zero: !/[1-9]/.test(row.rate),
     };
   }
+}
+
+/** Rows by time; rows of the same time keep their order (a stable sort). */
+function seriesOf(rows: RateRow[], constant: RateRow | undefined): Series {
+  rows.sort((a, b) => a.time! - b.time!);
+  return { rows, times: rows.map((r) => r.time!), constant };
 }
 
 function keyOf(chain: string, token: string, currency: string): string {

@@ -8,15 +8,13 @@ import type { Rate } from './rate.js';
 /** Places every value keeps (the mirror's DECIMAL(38,18)). */
 export const VALUE_PLACES = 18;
 
-/** big.js with its own settings: 18 places, half to even (RM 2), never exponents in text. */
+/** big.js for sums and a table's rounding (its own constructor: no other module's settings reach it); text is always toFixed()'s, never an exponent. */
 const Exact = Big();
-Exact.DP = VALUE_PLACES;
-Exact.RM = 2;
-Exact.NE = -1e6;
-Exact.PE = 1e6;
 
-/** A plain decimal: what amounts and rates are written as (no exponent, no sign but a leading minus). */
+/** A plain decimal: what amounts are written as (no exponent, no sign but a leading minus). */
 const PLAIN = /^-?\d+(\.\d+)?$/;
+/** A rate's text: plain decimal, never negative (a feed's answer ≤ 0 is never a rate). */
+const PLAIN_RATE = /^\d+(\.\d+)?$/;
 
 /**
  * The value of `amount` at `rate`: amount × numerator ÷ denominator, rounded half to even
@@ -31,8 +29,9 @@ export function valueOf(amount: string, rate: Pick<Rate, 'numerator' | 'denomina
   const [d, dp] = parsedRate(rate.denominator);
   // a/10^ap × n/10^np ÷ (d/10^dp), in units of 10^-18.
   const shift = VALUE_PLACES + dp - ap - np;
-  const top = a * n * (shift > 0 ? TEN ** BigInt(shift) : 1n) * (d < 0n ? -1n : 1n);
-  const bottom = (d < 0n ? -d : d) * (shift < 0 ? TEN ** BigInt(-shift) : 1n);
+  const top = a * n * TEN ** BigInt(Math.max(shift, 0));
+  const bottom = d * TEN ** BigInt(Math.max(-shift, 0));
+  // Stryker disable next-line ConditionalExpression: halfEven(top, 1n) is top; this only skips a division
   return attoText(bottom === 1n ? top : halfEven(top, bottom));
 }
 
@@ -44,12 +43,14 @@ function scaled(text: string): [bigint, number] {
   return point === -1 ? [BigInt(text), 0] : [BigInt(text.slice(0, point) + text.slice(point + 1)), text.length - point - 1];
 }
 
-/** Rates repeat across a list's records: each text is read once. */
+/** Rates repeat across a list's records: each text is read once (a cache: it changes no answer). */
 const rates = new Map<string, [bigint, number]>();
 function parsedRate(text: string): [bigint, number] {
   let r = rates.get(text);
+  // Stryker disable next-line ConditionalExpression: reading the text again gives the same pair
   if (!r) {
-    if (!PLAIN.test(text)) throw new RangeError(`"${text}" is not a plain decimal rate`);
+    if (!PLAIN_RATE.test(text)) throw new RangeError(`"${text}" is not a plain decimal rate`);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: when the cache is emptied changes no answer
     if (rates.size > 100_000) rates.clear();
     rates.set(text, (r = scaled(text)));
   }
@@ -58,6 +59,7 @@ function parsedRate(text: string): [bigint, number] {
 
 /** n ÷ d (d > 0) rounded half to even. */
 function halfEven(n: bigint, d: bigint): bigint {
+  // Stryker disable next-line EqualityOperator: 0n and -0n are one BigInt
   const negative = n < 0n;
   const m = negative ? -n : n;
   let q = m / d;
@@ -66,21 +68,25 @@ function halfEven(n: bigint, d: bigint): bigint {
   return negative ? -q : q;
 }
 
-/** Units of 10^-18 as decimal text: every digit, no padding zeros. */
-function attoText(v: bigint): string {
-  if (v === 0n) return '0';
+/** Units of 10^-places as decimal text: every digit, no padding zeros. */
+function decimalText(v: bigint, places: number): string {
   const negative = v < 0n;
-  const digits = (negative ? -v : v).toString().padStart(VALUE_PLACES + 1, '0');
-  const whole = digits.slice(0, digits.length - VALUE_PLACES);
-  const fraction = digits.slice(digits.length - VALUE_PLACES).replace(/0+$/, '');
+  const digits = (negative ? -v : v).toString().padStart(places + 1, '0');
+  const whole = digits.slice(0, digits.length - places);
+  const fraction = digits.slice(digits.length - places).replace(/0+$/, '');
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
 }
+
+const attoText = (v: bigint) => decimalText(v, VALUE_PLACES);
+
+/** A plain decimal without padding zeros: "0612.340" → "612.34", so 1.0830 and 1.083 compare equal. */
+export const plainDecimal = (text: string) => decimalText(...scaled(text));
 
 /** The exact sum of values (decimal texts). */
 export function sumOf(values: Iterable<string>): string {
   let sum = new Exact(0);
   for (const v of values) sum = sum.plus(v);
-  return text(sum);
+  return sum.toFixed();
 }
 
 /** An exact running total of values. */
@@ -92,7 +98,7 @@ export class Total {
     this.count++;
   }
   text(): string {
-    return text(this.sum);
+    return this.sum.toFixed();
   }
 }
 
@@ -107,18 +113,21 @@ export function shownValue(value: string, minorDigits: number): string {
 }
 
 /**
- * The exact text of numerator ÷ denominator: a plain decimal when the quotient has one
- * (at most 18 places beyond the legs' own), else `numerator/denominator`.
+ * The exact text of numerator ÷ denominator (plain decimals, the denominator > 0): a plain
+ * decimal when the quotient has a finite one, else `numerator/denominator`.
  */
 export function rateText(numerator: string, denominator: string): string {
-  if (denominator === '1') return text(new Exact(numerator));
-  const q = new Exact(numerator).div(denominator);
-  return q.times(denominator).eq(numerator) ? text(q) : `${text(new Exact(numerator))}/${text(new Exact(denominator))}`;
-}
-
-/** Every digit, no padding zeros, no exponent ("-0" is "0"). */
-function text(b: Big): string {
-  const s = b.toFixed();
-  const trimmed = s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s;
-  return trimmed === '-0' ? '0' : trimmed;
+  // Stryker disable next-line ConditionalExpression,StringLiteral: the search below finds the same text; this skips it for every direct rate
+  if (denominator === '1') return plainDecimal(numerator);
+  const [n, np] = scaled(numerator);
+  const [d, dp] = scaled(denominator);
+  // numerator ÷ denominator = n·10^dp ÷ (d·10^np). It has a finite decimal when the part of
+  // the divisor prime to 10 divides, and then at most as many places as the divisor has bits.
+  const bottom = d * TEN ** BigInt(np);
+  let top = n * TEN ** BigInt(dp);
+  // Stryker disable next-line EqualityOperator: a finite quotient needs fewer places than the divisor has bits, so one more try finds nothing
+  for (let places = 0, most = bottom.toString(2).length; places < most; places++, top *= TEN) {
+    if (top % bottom === 0n) return decimalText(top / bottom, places);
+  }
+  return `${plainDecimal(numerator)}/${plainDecimal(denominator)}`;
 }

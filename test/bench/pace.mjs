@@ -10,9 +10,15 @@
 //            them alone (stages.mjs parse), against the least any exporter does
 //            (stages.mjs rows: parsed and written as naive CSV), and against the build of
 //            BENCH_BASELINE_REF (default main), whose file must be byte-identical;
-//   memory:  peak RSS of that export at 1,000,000 records.
-// BENCH_ONLY=startup,export,memory picks sections; BENCH_RUNS the runs of each (default 5,
-// 21 for start-up). The baseline build is made from `git archive` of the ref into a
+//   memory:  peak RSS of that export at 1,000,000 records;
+//   latency: the same export with the emulator 0, 20 and 150 ms away (its --latency):
+//            payrec finding the pace (no --concurrency) against --concurrency 4, 8 and
+//            16 and the fetch floor over 16 connections, interleaved, with the peak RSS
+//            of each export; every file byte-identical.
+// BENCH_ONLY=startup,export,memory,latency picks sections; BENCH_RUNS the runs of each
+// (default 5, 21 for start-up, 3 for latency: BENCH_LATENCY_RUNS), BENCH_LATENCIES the
+// latencies (default 0,20,150), BENCH_LATENCY_RECORDS the records of each latency's export
+// (default 300,000; fewer for a quick run: `BENCH_ONLY=latency` takes a few minutes). The baseline build is made from `git archive` of the ref into a
 // temporary folder, with this clone's node_modules. Not part of `npm test`.
 
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -169,9 +175,9 @@ async function benchModules(baseline) {
   }
 }
 
-/** The fetch floor: Node's fetch of every page over 8 kept-alive connections, bodies read and dropped. */
+/** The fetch floor: Node's fetch of every page over N (default 8) kept-alive connections, bodies read and dropped. */
 const FLOOR = `
-const [url, to, total, key] = process.argv.slice(1);
+const [url, to, total, key, connections = '8'] = process.argv.slice(1);
 let next = 0;
 async function worker() {
   while (next < Number(total)) {
@@ -182,7 +188,7 @@ async function worker() {
     for await (const chunk of res.body) void chunk;
   }
 }
-await Promise.all(Array.from({ length: 8 }, worker));
+await Promise.all(Array.from({ length: Number(connections) }, worker));
 `;
 
 async function benchExport(baseline) {
@@ -245,6 +251,73 @@ async function benchMemory() {
   }
 }
 
+/** Wall time (ms) and peak RSS (MB, GNU time) of one run of node with `args`; throws when it fails. */
+function timedWithRss(args) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', NODE, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`node ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return { ms, mb: Number(r.stderr.trim().split('\n').at(-1)) / 1024 };
+}
+
+const LATENCIES = (process.env.BENCH_LATENCIES ?? '0,20,150').split(',').map(Number);
+const LATENCY_RUNS = Number(process.env.BENCH_LATENCY_RUNS ?? 3);
+const LATENCY_RECORDS = Number(process.env.BENCH_LATENCY_RECORDS ?? 300_000);
+
+/**
+ * The export of 300,000 (BENCH_LATENCY_RECORDS) at each latency: payrec finding the pace
+ * against fixed windows and the fetch floor over 16 connections, interleaved. Goals
+ * (issue 49): the adaptive export within 1.1x the best fixed window of the same run at
+ * every latency, within 1.15x the floor at 150 ms, and under 150 MB of peak RSS (each
+ * export's is printed).
+ */
+async function benchLatency() {
+  const records = LATENCY_RECORDS;
+  const windows = { adaptive: [], 'fixed 4': ['--concurrency', '4'], 'fixed 8': ['--concurrency', '8'], 'fixed 16': ['--concurrency', '16'] };
+  const rows = [];
+  for (const latency of LATENCIES) {
+    const emu = await startProcess(env, records, ['--latency', String(latency)]);
+    try {
+      const url = `${emu.url}${LIST}`;
+      const to = String(Math.floor(Date.now() / 1000));
+      const first = await (await fetch(`${url}?limit=1&to=${to}`, { headers: { authorization: `Bearer ${KEY}` } })).json();
+      const files = {};
+      const commands = { floor: () => timedWithRss(['--input-type=module', '-e', FLOOR, url, to, String(first.total), KEY, '16']) };
+      for (const [name, flags] of Object.entries(windows)) {
+        files[name] = join(work, `latency-${latency}-${name.replace(' ', '')}.csv`);
+        commands[name] = () => timedWithRss([BIN, '--base-url', emu.url, '-q', 'od', 'transfers', '--all', '--to', to, '-f', 'csv', '-o', files[name], ...flags]);
+      }
+      const runs = interleaved(commands, LATENCY_RUNS);
+      const m = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, median(v.map((r) => r.ms))]));
+      const rssOf = Object.fromEntries(Object.keys(windows).map((k) => [k, Math.max(...runs[k].map((r) => r.mb))]));
+      const rss = rssOf.adaptive;
+      const same = Object.values(files).every((f) => readFileSync(f).equals(readFileSync(files.adaptive)));
+      const fixed = Object.keys(windows).filter((k) => k !== 'adaptive');
+      const best = fixed.reduce((b, k) => (m[k] < m[b] ? k : b));
+      rows.push({ latency, m, best, rssOf });
+      console.log(
+        `export of ${first.total.toLocaleString('en-US')} at ${latency} ms (medians of ${LATENCY_RUNS}, interleaved; spread): ` +
+          Object.keys(runs).map((k) => `${k} ${fmt(m[k])} (${spread(runs[k].map((r) => r.ms))}; ${(m[k] / m[best]).toFixed(2)}x the best fixed, ${(m[k] / m.floor).toFixed(2)}x the floor)`).join(', ') +
+          `; peak RSS ${Object.keys(windows).map((k) => `${k} ${runs[k].map((r) => r.mb.toFixed(0)).join(', ')} MB`).join('; ')}`,
+      );
+      target(`${latency} ms: finding the pace / the best fixed window (${best})`, `${(m.adaptive / m[best]).toFixed(2)}×`, '≤ 1.1×', m.adaptive <= 1.1 * m[best], `${fmt(m.adaptive)} vs ${fmt(m[best])}`);
+      if (latency >= 150) target(`${latency} ms: finding the pace / the fetch floor at 16 connections`, `${(m.adaptive / m.floor).toFixed(2)}×`, '≤ 1.15×', m.adaptive <= 1.15 * m.floor, `${fmt(m.adaptive)} vs ${fmt(m.floor)}`);
+      target(`${latency} ms: peak RSS of the adaptive export`, `${rss.toFixed(0)} MB`, '< 150 MB', rss < 150, `largest of ${LATENCY_RUNS}; fixed 4, 8, 16: ${fixed.map((k) => rssOf[k].toFixed(0)).join(', ')} MB`);
+      target(`${latency} ms: every export's file`, same ? 'identical' : 'DIFFERENT', 'identical', same, `${readFileSync(files.adaptive).length.toLocaleString('en-US')} bytes`);
+    } finally {
+      await emu.stop();
+    }
+  }
+  // The table of docs/performance.md.
+  // Each export: its median, its ratio to the best fixed window of the same latency, and its peak RSS.
+  const cell = (m, best, rssOf, k) => `${fmt(m[k])} (${(m[k] / m[best]).toFixed(2)}×; ${rssOf[k].toFixed(0)} MB)`;
+  console.log(`\nmedians of ${LATENCY_RUNS}, ${records.toLocaleString('en-US')} records; each export: its time (/ the best fixed window; peak RSS)`);
+  console.log('\n| API latency | finding the pace | fixed 4 | fixed 8 | fixed 16 | fetch floor, 16 connections | pace / best fixed | pace / floor |\n|---|---|---|---|---|---|---|---|');
+  for (const { latency, m, best, rssOf } of rows) {
+    console.log(`| ${latency} ms | ${Object.keys(rssOf).map((k) => cell(m, best, rssOf, k)).join(' | ')} | ${fmt(m.floor)} | ${(m.adaptive / m[best]).toFixed(2)}× | ${(m.adaptive / m.floor).toFixed(2)}× |`);
+  }
+}
+
 let built;
 /** The baseline's build, made once when a section first asks (none with BENCH_BASELINE_REF=''). */
 const baseline = () => (BASELINE_REF === '' ? undefined : (built ??= baselineBuild()));
@@ -257,6 +330,7 @@ try {
   if (wanted('modules')) await benchModules(baseline());
   if (wanted('export')) await benchExport(baseline());
   if (wanted('memory')) await benchMemory();
+  if (wanted('latency')) await benchLatency();
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -170,6 +170,7 @@ describe('config', () => {
       timeout: { value: '30', source: 'default' },
       retries: { value: '3', source: 'default' },
       currency: { value: '(none)', source: 'default' },
+      concurrency: { value: '16', source: 'default' },
       'config-file': { value: configFile(dir) },
     });
     expect(statSync(configFile(dir)).mode & 0o777).toBe(0o600);

@@ -84,9 +84,9 @@ const cases: Case[] = [
   ['chart by year', ['ot', 'transfers', '--chart', 'year'], /invalid --chart "year": expected day, week or month/],
 
   // formats, columns, flatten, output
-  ['upper-case format', ['ot', 'transfers', '-f', 'XML'], /invalid --format "XML": expected table, json, jsonl, csv or xlsx/],
-  ['empty format', ['ot', 'transfers', '-f', ''], /invalid --format "": expected table, json, jsonl, csv or xlsx/],
-  ['format from the environment', ['ot', 'transfers'], /invalid PAYREC_FORMAT "yaml": expected table, json, jsonl, csv or xlsx/, { PAYREC_FORMAT: 'yaml' }],
+  ['upper-case format', ['ot', 'transfers', '-f', 'XML'], /invalid --format "XML": expected table, json, jsonl, csv, xlsx or html/],
+  ['empty format', ['ot', 'transfers', '-f', ''], /invalid --format "": expected table, json, jsonl, csv, xlsx or html/],
+  ['format from the environment', ['ot', 'transfers'], /invalid PAYREC_FORMAT "yaml": expected table, json, jsonl, csv, xlsx or html/, { PAYREC_FORMAT: 'yaml' }],
   ['empty columns', ['ot', 'transfers', '--columns', ''], /invalid --columns "": expected field names separated by commas/],
   ['empty column name', ['ot', 'transfers', '--columns', 'amount,,fee'], /invalid --columns "amount,,fee": expected field names/],
   ['columns with a newline', ['ot', 'transfers', '--columns', 'amount\nfee'], /invalid --columns "amount\\nfee": expected field names/],
@@ -196,13 +196,18 @@ const cases: Case[] = [
   ['late max beyond a year', ['emulator', 'start', '--live', '10', '--late-max', '400d'], /invalid --late-max "400d": expected a duration from 1s to 365d/],
   ['late max in years', ['emulator', 'start', '--live', '10', '--late-max', '1y'], /invalid --late-max "1y": expected a duration such as 90s, 10m, 2h or 7d \(or plain seconds\)/],
   ['late fraction without --live', ['emulator', 'start', '--late-fraction', '0.1'], /--late-fraction goes with --live\nhint: add --live RATE/],
+  ['latency in seconds', ['emulator', 'start', '--latency', '0.5s'], /invalid --latency "0.5s": expected whole milliseconds, such as 150/],
+  ['latency beyond a minute', ['emulator', 'start', '--latency', '60001'], /invalid --latency "60001": expected whole milliseconds from 0 to 60000/],
+  ['rate limit of 0', ['emulator', 'start', '--rate-limit', '0'], /invalid --rate-limit "0": expected requests a second, more than 0 and at most 10000/],
+  ['rate limit in words', ['emulator', 'start', '--rate-limit', 'low'], /invalid --rate-limit "low": expected requests a second, such as 20 or 0.5/],
   ['late max and pending share without --live', ['emulator', 'start', '--late-max', '5m', '--pending-fraction', '0.5'], /--late-max and --pending-fraction go with --live/],
 
   // listener, completion, config
   ['listen port 70000', ['wn', 'listen', '--port', '70000'], /invalid --port "70000": expected a port from 0 to 65535/],
   ['listen host with a space', ['wn', 'listen', '--host', 'a b'], /invalid --host "a b": expected a host name or IP address/],
   ['completion for powershell', ['completion', 'powershell'], /invalid <shell> "powershell": expected bash, zsh or fish/],
-  ['config key', ['config', 'set', 'nope', '1'], /invalid KEY "nope": expected chain, base-url, rpc, tz, format, db, timeout, retries/],
+  ['config key', ['config', 'set', 'nope', '1'], /invalid KEY "nope": expected chain, base-url, rpc, tz, format, db, timeout, retries, currency, concurrency, feed/],
+  ['stored concurrency above 16', ['config', 'set', 'concurrency', '32'], /invalid config set concurrency "32": expected a whole number from 1 to 16/],
   ['config key with an 8-bit CSI', ['config', 'get', 'a\u009b2J'], /invalid KEY "a\\u009b2J": expected chain, base-url, rpc, tz, format, db, timeout, retries/],
   ['base url with an escape sequence', ['ot', 'transfers', '--base-url', 'https://a\u001b[2Jb'], /invalid --base-url "https:\/\/a\\u001b\[2Jb": expected an https:\/\/ URL/],
   ['shell with a bidi override', ['completion', 'ba\u202esh'], /invalid <shell> "ba\\u202esh": expected bash, zsh or fish/],

@@ -119,7 +119,7 @@ describe('bash completes', () => {
   });
 
   test.concurrent('values of --format, --sort and --chain', async () => {
-    expect(await bashComplete('payrec', 'fr', 'billings', '--format', '')).toEqual(['table', 'json', 'jsonl', 'csv', 'xlsx']);
+    expect(await bashComplete('payrec', 'fr', 'billings', '--format', '')).toEqual(['table', 'json', 'jsonl', 'csv', 'xlsx', 'html']);
     expect(await bashComplete('payrec', 'ot', 'transfers', '-f', 'js')).toEqual(['json', 'jsonl']);
     expect(await bashComplete('payrec', 'ot', 'transfers', '--sort', '')).toEqual(['asc', 'desc']);
     expect(await bashComplete('payrec', '--chain', '')).toEqual(['bsc', 'ethereum', 'polygon', 'sandbox']);
@@ -239,7 +239,7 @@ describe.skipIf(fish.skip)(`fish${fish.note}`, () => {
   test.concurrent('it completes an alias path, a flag and flag values', async () => {
     expect(await fishComplete('payrec fr sh')).toEqual(['short-urls']);
     expect(await fishComplete('payrec fr billings --pl')).toEqual(['--plan-id']);
-    expect(await fishComplete('payrec fr billings --format ')).toEqual(['csv', 'json', 'jsonl', 'table', 'xlsx']);
+    expect(await fishComplete('payrec fr billings --format ')).toEqual(['csv', 'html', 'json', 'jsonl', 'table', 'xlsx']);
     expect(await fishComplete('payrec --chain ')).toEqual(['bsc', 'ethereum', 'polygon', 'sandbox']);
   });
 

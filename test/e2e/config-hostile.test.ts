@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { keyCatcher, payrec, suiteEmulators, tempDir } from './helpers.js';
@@ -52,6 +52,32 @@ describe('a config file with any group or other bit is refused (item 7)', () => 
     expect(r.stderr).toMatch(new RegExp(`^error: the config file ${file} (can be read by other users|is open to other users) \\(mode ${mode}\\): payrec does not use the key it holds until only you can read it\\nhint: fix it with: chmod 600 ${file}`));
     expect(r.exitCode).toBe(2);
     expect(s.quiet.requests).toEqual([]);
+  });
+});
+
+describe('the folders above the config are checked as those above --db are (issue 48, item 5)', () => {
+  test('a private config folder under one everyone can write (no sticky bit): exit 2 naming that folder, the key never sent; under a sticky one it is used', async () => {
+    // Mutant killed: the config's folder check without the walk up (the key was used and sent).
+    const open = tempDir(0o777);
+    const dir = join(open, 'payrec');
+    mkdirSync(dir, { mode: 0o700 });
+    const config = { currentProfile: 'default', profiles: { default: { chain: 'bsc', baseUrl: s.quiet.url, apiKey: s.quiet.keyFor('bsc') } } };
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(config), { mode: 0o600 });
+    const r = await payrec(undefined, ['ot', 'transfers', '--limit', '1'], { env: { PAYREC_CONFIG_DIR: dir } });
+    expect(r.stderr).toBe(
+      `error: the config folder (a folder above it) ${open} can be changed by other users: payrec does not use the key it holds (anyone who can change it could send the key elsewhere)\nhint: fix it with: chmod go-w ${open}\n`,
+    );
+    expect(r.exitCode).toBe(2);
+    expect(s.quiet.requests).toEqual([]);
+    // The same rule as --db's, in the same place: exit 2 too.
+    const db = await payrec(s.emu, ['sync', 'ot/transfers', '--db', join(dir, 'm.duckdb')]);
+    expect(db.exitCode).toBe(2);
+    // Under a sticky folder (/tmp), the config is used.
+    const sticky = tempDir(0o1777);
+    mkdirSync(join(sticky, 'payrec'), { mode: 0o700 });
+    writeFileSync(join(sticky, 'payrec', 'config.json'), JSON.stringify({ ...config, profiles: { default: { ...config.profiles.default, baseUrl: s.emu.url, apiKey: s.emu.keyFor('bsc') } } }), { mode: 0o600 });
+    const used = await payrec(undefined, ['ot', 'transfers', '--limit', '1', '-f', 'json'], { env: { PAYREC_CONFIG_DIR: join(sticky, 'payrec') } });
+    expect(used.exitCode, used.stderr).toBe(0);
   });
 });
 

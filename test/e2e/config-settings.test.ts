@@ -69,6 +69,16 @@ describe('config set keeps run defaults per profile', () => {
     }
   });
 
+  it('concurrency (the most pages in flight while payrec finds the pace) is 16 by default, the profile\'s once set, and config list says which', async () => {
+    const env = { PAYREC_CONFIG_DIR: tempDir() };
+    const shown = async () => JSON.parse((await payrec(undefined, ['config', 'list', '-f', 'json'], { env })).stdout).concurrency;
+    expect(await shown()).toEqual({ value: '16', source: 'default' });
+    expect((await payrec(undefined, ['config', 'set', 'concurrency', '5'], { env })).exitCode).toBe(0);
+    expect(await shown()).toEqual({ value: '5', source: 'profile default' });
+    expect((await payrec(undefined, ['config', 'get', 'concurrency'], { env })).stdout).toBe('5\n');
+    // Its effect on the pages in flight: test/e2e/pace.test.ts.
+  });
+
   it('a bad value is refused as its flag would be (exit 2), and xlsx cannot be every run\'s format', async () => {
     const env = { PAYREC_CONFIG_DIR: tempDir() };
     for (const [key, value, message] of [
@@ -76,7 +86,9 @@ describe('config set keeps run defaults per profile', () => {
       ['format', 'yaml', /invalid config set format "yaml"/],
       ['format', 'xlsx', /a workbook needs -o FILE/],
       ['retries', '-1', /invalid config set retries "-1"/],
-      ['colour', 'red', /invalid KEY "colour": expected chain, base-url, rpc, tz, format, db, timeout, retries/],
+      ['concurrency', '17', /invalid config set concurrency "17": expected a whole number from 1 to 16/],
+      ['concurrency', '0', /invalid config set concurrency "0"/],
+      ['colour', 'red', /invalid KEY "colour": expected chain, base-url, rpc, tz, format, db, timeout, retries, currency, concurrency, feed/],
     ] as const) {
       const r = await payrec(s.quiet, ['config', 'set', key, value], { env });
       expect(r.exitCode, `${key} ${value}`).toBe(2);

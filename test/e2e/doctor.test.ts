@@ -51,6 +51,7 @@ describe('all is well', () => {
       'setting timeout',
       'setting retries',
       'setting currency',
+      'setting concurrency',
       'key',
       'service',
       'clock',

@@ -12,7 +12,10 @@ type Rec = Record<string, any>;
 
 /** One raw POST; the body as text is sent as is. */
 async function post(url: string, body: string, method = 'POST'): Promise<{ status: number; json: any }> {
-  const res = await fetch(url, { method, body: method === 'GET' ? undefined : body, headers: { 'content-type': 'application/json' } });
+  // Adding records takes the chain's demo key (POST /_emulator/records).
+  const chain = url.endsWith('/_emulator/records') ? (JSON.parse(body) as { chain?: string }).chain : undefined;
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(chain ? { authorization: `Bearer prk_demo_${chain}` } : {}) };
+  const res = await fetch(url, { method, body: method === 'GET' ? undefined : body, headers });
   const text = await res.text();
   return { status: res.status, json: text === '' ? undefined : JSON.parse(text) };
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { DeliveryAttempt } from '../../src/emulator/delivery.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import { emulator, payrec, watch } from './helpers.js';
+import { emulator, payrec, until, watch } from './helpers.js';
 
 // The emulator stays on this machine (issue 32 item 3): its keys are public, so it
 // listens on loopback only unless --allow-remote says otherwise (with a warning), and its
@@ -22,12 +22,60 @@ describe('emulator start --host', () => {
     await watch(allowed.stdout!).waitFor(/listening on http:\/\/0\.0\.0\.0:\d+/);
     allowed.kill('SIGINT');
     const r = await allowed;
-    expect(r.stderr).toBe('warning: listening on 0.0.0.0: reachable from other machines, with public demo keys\n');
+    expect(r.stderr).toBe(
+      'warning: listening on 0.0.0.0: reachable from other machines, with public demo keys; anyone who reaches it reads its records, its request log and deliveries, ' +
+        'and can inject faults and start live traffic (/_emulator/); its webhooks go only to no host (give --webhook-hosts)\n',
+    );
     // A loopback address other than 127.0.0.1 needs nothing more.
     const loopback = payrec(undefined, ['emulator', 'start', '--host', '127.0.0.2', '--port', '0', '--records', '1']);
     await watch(loopback.stdout!).waitFor(/listening on http:\/\/127\.0\.0\.2:\d+/);
     loopback.kill('SIGINT');
     expect((await loopback).stderr).toBe('');
+  });
+});
+
+describe('emulator start --allow-remote: webhooks go only to the hosts it was told (issue 48, item 6)', () => {
+  let inside: Server;
+  const reached: string[] = [];
+  beforeAll(async () => {
+    // A service of this machine's, on loopback: what a webhook set by anyone who reaches the emulator would hit.
+    inside = createServer((req, res) => {
+      reached.push(`${req.method} ${req.url}`);
+      res.end();
+    });
+    await new Promise<void>((resolve) => inside.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => new Promise((resolve) => inside.close(resolve)));
+
+  /** Starts `payrec emulator start args…`, sets a plan's webhook to the inside service, fires an event, and returns its one delivery attempt. */
+  async function deliveredBy(args: string[]): Promise<DeliveryAttempt> {
+    const run = payrec(undefined, ['emulator', 'start', '--port', '0', '--records', '5', ...args]);
+    try {
+      const [, port] = await watch(run.stdout!).waitFor(/listening on http:\/\/[^:]+:(\d+)/);
+      const url = `http://127.0.0.1:${port}`;
+      const { plans } = (await (await fetch(`${url}/_emulator/fixtures?chain=bsc`)).json()) as { plans: Record<string, string[]> };
+      const plan = plans['fixed-recurring'][0];
+      const env = { PAYREC_BASE_URL: url, PAYREC_API_KEY: 'prk_demo_bsc', PAYREC_CHAIN: 'bsc' };
+      const hook = `http://127.0.0.1:${(inside.address() as AddressInfo).port}/hook`;
+      expect((await payrec(undefined, ['fr', 'webhook', 'set', '--plan-id', plan, hook], { env })).exitCode).toBe(0);
+      expect((await payrec(undefined, ['emulator', 'trigger', 'Billing', '--plan-id', plan], { env })).exitCode).toBe(0);
+      let attempts: DeliveryAttempt[] = [];
+      await until('a delivery attempt', async () => (attempts = (await (await fetch(`${url}/_emulator/deliveries`)).json()) as DeliveryAttempt[]).length > 0);
+      return attempts[0];
+    } finally {
+      run.kill('SIGINT');
+      await run;
+    }
+  }
+
+  test('without --webhook-hosts, a webhook at a loopback service is not posted to (said in its delivery); with the host named, it is', async () => {
+    // Mutant killed: --allow-remote without the delivery hosts (the emulator posted to whatever 127.0.0.1 service a caller named).
+    const refused = await deliveredBy(['--host', '0.0.0.0', '--allow-remote']);
+    expect(refused).toMatchObject({ attempt: 1, ok: false, error: 'not delivered: 127.0.0.1 is not one of the hosts this emulator delivers to (--webhook-hosts)' });
+    expect(reached).toEqual([]);
+    const told = await deliveredBy(['--host', '0.0.0.0', '--allow-remote', '--webhook-hosts', 'hooks.example.com,127.0.0.1']);
+    expect(told).toMatchObject({ attempt: 1, ok: true, status: 200 });
+    expect(reached).toEqual(['POST /hook']);
   });
 });
 

@@ -65,7 +65,7 @@ describe('invalid input exits 2 and sends nothing', () => {
     ['page size 0', ['ot', 'transfers', '--page-size', '0'], /invalid --page-size "0": expected a whole number from 1 to 1000/],
     ['page size 1001', ['ot', 'transfers', '--page-size', '1001'], /invalid --page-size "1001"/],
     ['limit 0', ['ot', 'transfers', '--limit', '0'], /invalid --limit "0"/],
-    ['unknown format', ['ot', 'transfers', '-f', 'xml'], /invalid --format "xml": expected table, json, jsonl, csv or xlsx/],
+    ['unknown format', ['ot', 'transfers', '-f', 'xml'], /invalid --format "xml": expected table, json, jsonl, csv, xlsx or html/],
     ['bad sort', ['ot', 'transfers', '--sort', 'up'], /invalid --sort "up": expected asc or desc/],
     ['from after to', ['ot', 'transfers', '--from', '2026-02-01', '--to', '2026-01-01'], /--from .* is later than --to/],
     ['chain with a slash', ['ot', 'transfers', '--chain', 'bsc/../x'], /invalid --chain "bsc\/..\/x"/],

@@ -14,7 +14,7 @@ const NO_STACK = /\n\s+at /;
 async function append(emu: Emulator, collection: string, count: number): Promise<void> {
   const res = await fetch(`${emu.url}/_emulator/records`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${emu.keyFor('bsc')}` },
     body: JSON.stringify({ chain: 'bsc', collection, count }),
   });
   expect(res.status).toBe(201);
@@ -145,7 +145,7 @@ describe('--follow', () => {
     try {
       emu.live.start({ rate: 50, lateFraction: 0.2, lateMaxSeconds: 60, pendingFraction: 0, chains: ['bsc'], collections: [collection] });
       for (let s = 0; s < 4; s++) {
-        const res = await fetch(`${emu.url}/_emulator/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chain: 'bsc', collection, count: 5, timestamp: now + 1 + s }) });
+        const res = await fetch(`${emu.url}/_emulator/records`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${emu.keyFor('bsc')}` }, body: JSON.stringify({ chain: 'bsc', collection, count: 5, timestamp: now + 1 + s }) });
         expect(res.status).toBe(201);
       }
       const spawned = Math.floor(Date.now() / 1000);

@@ -190,6 +190,19 @@ export async function apiRecords(emu: Emulator, path: string, query: Record<stri
   }
 }
 
+/**
+ * Runs `check` on every item, `limit` at a time: independent payrec runs of one test
+ * (each with its own assertions) overlap, as a file's tests do under test.concurrent,
+ * instead of each waiting for the one before. Fails with the first failure.
+ */
+export async function eachAtOnce<T>(items: readonly T[], limit: number, check: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await check(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
 /** Parses CSV the way a spreadsheet would (RFC 4180), for assertions. */
 export function parseCsv(text: string): string[][] {
   const rows: string[][] = [];

@@ -178,6 +178,24 @@ describe('a named pipe where a file is expected (item 14)', () => {
   });
 });
 
+describe('a named pipe beside the mirror, where DuckDB opens its WAL or payrec its sync lock (issue 48, item 4)', () => {
+  test.concurrent.each(['m.duckdb.wal', '.m.duckdb.sync-lock'])('at %s: sql, sync and verify exit 2 at once, naming it', async (name) => {
+    // Mutant killed: refusePlanted without the regular-file check (DuckDB's open of the
+    // pipe blocked the thread that hears Ctrl-C: sql, sync and verify hung for ever).
+    const db = await synced(tempDir());
+    // In place of the lock the sync made.
+    const fifo = join(db, '..', name);
+    rmSync(fifo, { force: true });
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const env = { PAYREC_RPC_URL: `${emu.url}/rpc/bsc` };
+    for (const args of [['sql', '--db', db, 'SELECT 1'], ['sync', 'ot/transfers', '--db', db], ['verify', '--db', db]]) {
+      const r = await payrec(emu, args, { env });
+      expect(r.stderr, args.join(' ')).toBe(`error: ${fifo} is not a regular file (a pipe, a device or a folder): payrec does not use a mirror's file through it\nhint: remove it (payrec makes its own), or give --db FILE in a folder of yours\n`);
+      expect(r.exitCode).toBe(2);
+    }
+  });
+});
+
 describe('-o never goes through a link another user could have made or replaced, anywhere on its path (item 8)', () => {
   test.skipIf(root.skip).concurrent(`another user's link to a folder in a sticky folder, as a middle component: exit 2, the folder it points to unchanged${root.note}`, async () => {
     root.need();

@@ -83,7 +83,7 @@ test('a later sync rewrites only the partitions that changed', async () => {
 
   // One new transfer in this month, and one short url fewer.
   const now = Math.floor(Date.now() / 1000);
-  await fetch(`${emu.url}/_emulator/records`, { method: 'POST', body: JSON.stringify({ chain: 'bsc', collection: 'one-time/transfers', timestamp: now - 10 }) });
+  await fetch(`${emu.url}/_emulator/records`, { method: 'POST', headers: { authorization: `Bearer ${emu.keyFor('bsc')}` }, body: JSON.stringify({ chain: 'bsc', collection: 'one-time/transfers', timestamp: now - 10 }) });
   const [gone] = await listOf(emu, '/on-demand/short-urls');
   expect((await payrec(emu, ['od', 'short-urls', 'delete', gone.path as string, '--yes'])).exitCode).toBe(0);
   const others = (await listOf(emu, '/on-demand/short-urls')).filter((s) => month(s.createdAt as number) === month(gone.createdAt as number));

@@ -76,7 +76,7 @@ describe.skipIf(pg.skip)(`payrec verify on a team's mirror${pg.note}`, () => {
       expect((await verify(url)).exitCode).toBe(9);
 
       // A new record the chain holds with another amount: news again, on both.
-      expect((await fetch(`${own.url}/_emulator/records`, { method: 'POST', body: JSON.stringify({ chain: 'bsc', collection: 'wallet-to-wallet/transfers', count: 6, timestamp: ANCHOR - 60 }) })).status).toBe(201);
+      expect((await fetch(`${own.url}/_emulator/records`, { method: 'POST', headers: { authorization: `Bearer ${own.keyFor('bsc')}` }, body: JSON.stringify({ chain: 'bsc', collection: 'wallet-to-wallet/transfers', count: 6, timestamp: ANCHOR - 60 }) })).status).toBe(201);
       const added = (await apiRecords(own, '/wallet-to-wallet/transfers')).filter((r) => !expected.has(r.transactionHash.toLowerCase()));
       const wrong = added.find((r) => r.transactionStatus === 'confirmed' && r.token !== 'BNB')!;
       expect(wrong).toBeDefined();

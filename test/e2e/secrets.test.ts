@@ -111,6 +111,14 @@ const INVOCATIONS: Record<string, Invocation> = {
   // Acknowledging writes who acked into the mirror: the key must not be taken for a name.
   'verify ack': { args: () => [`0x${'ab'.repeat(32)}`, '--reason', 'reviewed by hand', '--db', 'mirror.duckdb'] },
   'verify acks': { args: () => ['--db', 'mirror.duckdb'] },
+  // A team's mirror: the DDL is printed with no server; grant-reader meets none (the URL is a secret too).
+  'db init': { args: () => ['--print-sql', '--db', 'postgres://payrec@127.0.0.1:1/team'] },
+  'db grant-reader': { args: () => ['bi', '--db', 'postgres://payrec@127.0.0.1:1/team'] },
+  // No node is set: it says so without the key; a rates file that is not there is exit 2.
+  'rates feeds': { args: () => [] },
+  'rates check': { args: () => ['rates.csv'] },
+  // The close reads the mirror (none here: exit 2 naming it) and writes nothing but its file.
+  close: { args: () => ['2025-12', '-o', 'close.xlsx', '--db', 'mirror.duckdb'] },
   subscriptions: { args: (f) => ['--sync', '--plan-id', plan(f), '--db', 'mirror.duckdb'], sends: true },
   metrics: { args: (f) => ['--sync', '--plan-id', plan(f), '--db', 'mirror.duckdb', '--period', '2025'], sends: true },
   'fixed-recurring plans': { args: () => ['--db', 'mirror.duckdb'] },

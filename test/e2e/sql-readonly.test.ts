@@ -1,10 +1,10 @@
 import { StatementType } from '@duckdb/node-api';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { emulator, payrec, tempDir } from './helpers.js';
+import { eachAtOnce, emulator, payrec, tempDir } from './helpers.js';
 
 // payrec sql only reads (issue 32 item 1): a statement of every type DuckDB has, alone,
 // after EXPLAIN and after EXPLAIN ANALYZE (which runs what it explains), given as the
@@ -96,7 +96,8 @@ describe('payrec sql runs only a query, or EXPLAIN [ANALYZE] of one', () => {
       // Each type from all three sources, each wrap from all three: (type + wrap) picks the source.
       WRAPS.map((wrap, w) => ({ type, query: `${wrap}${statement}`, source: SOURCES[(t + w) % SOURCES.length] })),
     );
-    for (const run of runs) {
+    // Four at a time: each run only reads (read-only opens of one file), and is checked alone.
+    await eachAtOnce(runs, 4, async (run) => {
       const r = await sqlFrom(run.source, run.query);
       const said = `${run.type} as ${JSON.stringify(run.query)} from ${run.source}: ${r.stderr}`;
       expect(r.exitCode, said).toBe(2);
@@ -107,7 +108,7 @@ describe('payrec sql runs only a query, or EXPLAIN [ANALYZE] of one', () => {
       // DuckDB's own error; COPY FROM DATABASE alone is several statements to DuckDB.
       const why = /^error: (payrec sql only reads[ :].*\nhint: the mirror changes only through payrec sync|the query failed: (Failed to extract statements: )?(Parser|Binder) Error: |give exactly one SQL statement)/;
       expect(r.stderr, said).toMatch(why);
-    }
+    });
     expect(folderState()).toEqual(before);
   });
 
@@ -119,13 +120,12 @@ describe('payrec sql runs only a query, or EXPLAIN [ANALYZE] of one', () => {
     );
   });
 
-  test('queries, EXPLAIN and EXPLAIN ANALYZE of a query still run; table functions that would write change nothing', async () => {
+  test('queries, EXPLAIN and EXPLAIN ANALYZE of a query still run, and change nothing', async () => {
     const before = folderState();
     for (const [query, rows] of [
       ['SELECT count(*) AS n FROM one_time_transfers', [{ n: 50 }]],
       ['EXPLAIN SELECT token FROM one_time_transfers WHERE fee > 0', [{ explain_key: 'physical_plan', explain_value: expect.stringContaining('SEQ_SCAN') }]],
       ['explain\nanalyze\n(SELECT 1) UNION (SELECT 2)', [{ explain_key: 'analyzed_plan', explain_value: expect.stringContaining('UNION') }]],
-      ['SELECT * FROM checkpoint()', []],
     ] as const) {
       const r = await payrec(undefined, ['sql', '--db', db, query, '-f', 'json']);
       expect(r.exitCode, `${query}: ${r.stderr}`).toBe(0);
@@ -139,5 +139,76 @@ describe('payrec sql runs only a query, or EXPLAIN [ANALYZE] of one', () => {
     const r = await payrec(undefined, ['sql', '--db', db, "SELECT current_setting('lock_configuration') AS locked, current_setting('enable_external_access') AS external", '-f', 'json']);
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([{ locked: true, external: false }]);
+  });
+});
+
+describe('payrec sql runs only the table functions that read (issue 48, item 1)', () => {
+  // A SELECT can call a table function that writes or changes settings: enable_profiling
+  // saved its profile onto a mirror named *.json (DuckDB lets a read-only open write the
+  // mirror's own path), enable_logging(storage='file') aborted the process (rc 134).
+  // Ground truth: the bytes of the mirror's folder, and the exit code.
+  let json: string;
+  beforeAll(() => {
+    // A mirror named as a profile can be saved: the same file, copied.
+    json = join(dir, 'fin.json');
+    copyFileSync(db, json);
+  });
+
+  test('every table function that changes state is refused, wherever it is called: exit 2, the folder byte for byte as it was', async () => {
+    // The first in each of five places, the others in one each. Mutants killed: the check dropped (enable_profiling replaced fin.json; enable_logging
+    // to a file aborted with 134), only FROM's top level looked at (the LATERAL, CTE,
+    // subquery and argument forms ran), query() allowed (it runs a string of SQL).
+    const before = folderState();
+    const called = (fn: string): string[] => [
+      `SELECT * FROM ${fn}`,
+      `WITH x AS (SELECT * FROM ${fn}) SELECT 1`,
+      `SELECT 1 FROM range(1) r, LATERAL (SELECT * FROM ${fn})`,
+      `SELECT (SELECT count(*) FROM ${fn}) AS n`,
+      `EXPLAIN ANALYZE SELECT * FROM range((SELECT count(*) FROM ${fn}))`,
+    ];
+    const cases: [string, string][] = [
+      ['enable_profiling', `enable_profiling(format='json', save_location='${json}')`],
+      ['enable_logging', `enable_logging(storage='file', storage_path='${join(dir, 'logs')}')`],
+      ['enable_logging', 'enable_logging()'],
+      ['disable_logging', 'disable_logging()'],
+      ['truncate_duckdb_logs', 'truncate_duckdb_logs()'],
+      ['enable_profiling', 'system.main.ENABLE_PROFILING()'],
+      ['disable_profiling', 'disable_profiling()'],
+      ['checkpoint', 'checkpoint()'],
+      ['force_checkpoint', 'force_checkpoint()'],
+      ['enable_peg_parser', 'enable_peg_parser()'],
+      ['query', `query('SELECT * FROM enable_logging()')`],
+      ['json_execute_serialized_sql', `json_execute_serialized_sql(json_serialize_sql('SELECT 1'))`],
+      ['read_blob', `read_blob('${json}')`],
+    ];
+    const runs = cases.flatMap(([name, fn], i) => called(fn).filter((_, form) => i === 0 || form === i % 5).map((query) => ({ name, query })));
+    await eachAtOnce(runs, 4, async ({ name, query }) => {
+      const r = await payrec(undefined, ['sql', '--db', json, query]);
+      const said = `${query}: ${r.stderr}`;
+      expect(r.exitCode, said).toBe(2);
+      expect(r.stdout, said).toBe('');
+      expect(r.stderr, said).toContain(`: the table function ${name}() does more than read`);
+    });
+    expect(folderState()).toEqual(before);
+  });
+
+  test('table functions that only read still run, also DESCRIBE and SUMMARIZE', async () => {
+    const before = folderState();
+    // One query (one process) calling each kind: values, JSON, the catalog, pragma_*, DESCRIBE and SUMMARIZE.
+    const query = [
+      'SELECT (SELECT list(r.range + u.unnest ORDER BY 1) FROM range(2) r, unnest([10, 20]) u) AS made',
+      `(SELECT list(key || '=' || value) FROM json_each('{"a": 1, "b": [2]}')) AS json`,
+      '(SELECT count(*) FROM generate_series(1, 5)) AS series',
+      "(SELECT list(name ORDER BY name) FROM pragma_table_info('payrec_meta')) AS pragma",
+      "(SELECT count(*) FROM duckdb_tables() WHERE table_name = 'payrec_meta') AS catalog",
+      '(SELECT list(column_name ORDER BY column_name) FROM (DESCRIBE payrec_meta)) AS described',
+      '(SELECT list(column_name || count) FROM (SUMMARIZE SELECT 1 AS one)) AS summarized',
+    ].join(', ');
+    const r = await payrec(undefined, ['sql', '--db', json, query, '-f', 'json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([
+      { made: [10, 11, 20, 21], json: ['a=1', 'b=[2]'], series: 5, pragma: ['key', 'value'], catalog: 1, described: ['key', 'value'], summarized: ['one1'] },
+    ]);
+    expect(folderState()).toEqual(before);
   });
 });

@@ -2,12 +2,16 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import Big from 'big.js';
 import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
 import type { BillingInput, MetricsRow, SubscriptionRow } from '../../src/subscriptions/engine.js';
 import { cutAt, failed, naiveLedger, naiveMetrics, paid, recordsOfFacts, type Records } from '../oracle/subscriptions.js';
 import { execa } from 'execa';
 import { BIN, emulator, payrec, payrecEnv, program, tempDir, type RunOptions } from './helpers.js';
+
+// Three tests at a time: enough to overlap the processes of one file, few enough that a
+// loaded machine does not push a test past its timeout.
+vi.setConfig({ maxConcurrency: 3 });
 
 // What each flag of payrec subscriptions and payrec metrics changes in the answer
 // (issue 31, survivors 1–7 and 9): each test runs the built binary on a mirror of the
@@ -17,6 +21,9 @@ import { BIN, emulator, payrec, payrecEnv, program, tempDir, type RunOptions } f
 // Each test also checks that the wrong answer it guards against differs from the right
 // one on these data (a flag ignored, an instant off by one, another window), so that it
 // cannot pass by accident.
+// Every test only reads the mirror synced once below (or a copy of it, or a file of its
+// own), so the tests of each describe run at once (describe.concurrent): the file's
+// payrec processes overlap instead of waiting on one another (issue 48, the suite's time).
 
 const DAY = 86_400;
 const GRACE = 30 * DAY;
@@ -60,7 +67,7 @@ beforeAll(async () => {
   expect(every).toEqual(naiveLedger(all.billings, all.cancellations, NOW, GRACE));
 });
 
-describe('--plan-id: only that plan, its rows and its totals (survivor 1)', () => {
+describe.concurrent('--plan-id: only that plan, its rows and its totals (survivor 1)', () => {
   it('subscriptions --plan-id leaves the other plans out', async () => {
     // Two plans of one token, so that the token's totals below are not the plan's by chance.
     const eight = plans.filter((p) => facts.find((f) => f.planId === p)?.token === '8PAY');
@@ -89,7 +96,7 @@ describe('--plan-id: only that plan, its rows and its totals (survivor 1)', () =
   });
 });
 
-describe('--grace (survivor 2; survivor 7 for one subscription)', () => {
+describe.concurrent('--grace (survivor 2; survivor 7 for one subscription)', () => {
   it('metrics --grace 3: subscriptions lapse 3 days after their paid time, in every column', async () => {
     const intervals = cutAt(months(2026, 1, 12), NOW);
     const expected = naiveMetrics(all, intervals, NOW, 3 * DAY, false);
@@ -115,7 +122,7 @@ const isPaid = (b: Record<string, unknown>) => paid(b as unknown as BillingInput
 /** These keys of a record, in their order. */
 const pick = (record: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.map((k) => [k, record[k]]));
 
-describe('payrec subscriptions ID (survivor 7)', () => {
+describe.concurrent('payrec subscriptions ID (survivor 7)', () => {
   interface Shown {
     story: { timestamp: number; event: string; state?: string; outcome?: string; transactionHash?: string }[];
     attempts: { transactionHash: string }[];
@@ -158,7 +165,7 @@ describe('payrec subscriptions ID (survivor 7)', () => {
   });
 });
 
-describe('the window: its default, a date-only --to, the last interval cut at now (survivors 4, 5, 9)', () => {
+describe.concurrent('the window: its default, a date-only --to, the last interval cut at now (survivors 4, 5, 9)', () => {
   it('without --period or --from: the last 12 months up to now, the last one cut at now', async () => {
     const intervals = cutAt(months(2025, 12, 12), NOW);
     expect(intervals.at(-1)).toEqual({ from: utc(2026, 11), to: NOW });
@@ -232,7 +239,7 @@ describe('the window: its default, a date-only --to, the last interval cut at no
   });
 });
 
-describe('what the mirror holds, said and checked (survivor 6)', () => {
+describe.concurrent('what the mirror holds, said and checked (survivor 6)', () => {
   it('"synced up to" names the oldest cursor of the plans\' lists', async () => {
     // Cursors written into a copy of the mirror: one plan's cancellations synced long before the rest.
     const copy = join(tempDir(), 'stale.duckdb');
@@ -319,7 +326,7 @@ describe('what the mirror holds, said and checked (survivor 6)', () => {
 // Every refusal and note below is what a user reads instead of a figure; each case names
 // the words, so that a check dropped, a bound moved by one or a message garbled fails.
 // The mirror is the full one: where a check were skipped, the command would answer (exit 0).
-describe('refusals and notes in words (issue 31: the mutants of commands/subscriptions.ts)', () => {
+describe.concurrent('refusals and notes in words (issue 31: the mutants of commands/subscriptions.ts)', () => {
   const id = () => facts[0].subscriptionId;
   const refusals: [string, () => string[], string][] = [
     ['a grace over ten years', () => ['subscriptions', '--grace', '3661'], 'invalid --grace "3661": expected a whole number of days from 0 to 3660'],

@@ -4,16 +4,23 @@ import ExcelJS from 'exceljs';
 import { execa } from 'execa';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
 import { cutAt, naiveLedger, naiveMetrics, recordsOfFacts, type Records } from '../oracle/subscriptions.js';
 import { BIN, emulator, payrec, payrecEnv, program, suiteEmulators, tempDir } from './helpers.js';
 import { syncLifecycles } from './lifecycle-mirror.js';
 
+// Three tests at a time: enough to overlap the processes of one file, few enough that a
+// loaded machine does not push a test past its timeout.
+vi.setConfig({ maxConcurrency: 3 });
+
 // payrec subscriptions and payrec metrics, run as a user would against a mirror of the
 // emulator, held against an oracle written here from DESIGN.md's definitions and the
 // emulator's subscription facts (its complete billings and cancellations): the states,
 // MRR and counts are computed below by scanning every record, not by payrec's engine.
+// Every test only reads the mirror synced once below (or a copy, or a file of its own),
+// and sends the quiet emulator bad input alone, so the tests of each describe run at once
+// (describe.concurrent; issue 48, the suite's time).
 
 const s = suiteEmulators();
 const DAY = 86_400;
@@ -71,7 +78,7 @@ function oracle(f: SubscriptionFacts, t: number, grace = GRACE): OracleRow | und
 
 const counted = (r: OracleRow | undefined): r is OracleRow => r !== undefined && (r.state === 'active' || r.state === 'past_due');
 
-describe('payrec subscriptions', () => {
+describe.concurrent('payrec subscriptions', () => {
   it('the ledger at an instant equals the oracle, row for row', async () => {
     const at = s.emu.subscriptions('bsc').now - 40 * DAY;
     const r = await payrec(s.emu, ['subscriptions', '--db', db, '--at', String(at), '-f', 'json']);
@@ -125,7 +132,7 @@ describe('payrec subscriptions', () => {
   });
 });
 
-describe('payrec subscriptions SUBSCRIPTION_ID', () => {
+describe.concurrent('payrec subscriptions SUBSCRIPTION_ID', () => {
   it('shows one subscription whole from the API: every attempt in order with its outcome, the state and the cancellation', async () => {
     const at = s.emu.subscriptions('bsc').now;
     const f = facts.find((x) => x.cancellation !== null && x.cancellation.transactionStatus === 'confirmed' && x.billings.some(failed) && x.billings.some(paid))!;
@@ -151,7 +158,7 @@ describe('payrec subscriptions SUBSCRIPTION_ID', () => {
   });
 });
 
-describe('the mirror\'s subscriptions view', () => {
+describe.concurrent('the mirror\'s subscriptions view', () => {
   it('holds the ledger of payrec subscriptions as of now, row for row, and SUM(mrr) per token is exact', async () => {
     // The view reads the real clock (now()): an emulator whose data end today, so that
     // every day some subscriptions are active and past due.
@@ -185,7 +192,7 @@ const PERIOD_WORDS: Record<number, string> = {
   91: '91 days, 3 months', 182: '182 days, 6 months', 183: '183 days, 6 months', 365: '365 days, 12 months',
 };
 
-describe('payrec fr plans', () => {
+describe.concurrent('payrec fr plans', () => {
   it('lists every plan synced, with the terms of the emulator\'s plans and its subscriptions that ever paid', async () => {
     const truth = s.emu.subscriptions('bsc');
     const r = await payrec(s.emu, ['fr', 'plans', '--db', db, '-f', 'json']);
@@ -215,7 +222,7 @@ describe('payrec fr plans', () => {
   });
 });
 
-describe('payrec metrics', () => {
+describe.concurrent('payrec metrics', () => {
   it('MRR and counts of every month of a year equal the oracle at the months\' ends; the identity holds in every row', async () => {
     const r = await payrec(s.emu, ['metrics', '--db', db, '--period', '2025', '-f', 'json', '--at', String(s.emu.subscriptions('bsc').now)]);
     expect(r.exitCode).toBe(0);
@@ -272,7 +279,7 @@ describe('payrec metrics', () => {
   });
 });
 
-describe('a plan synced with sync --from', () => {
+describe.concurrent('a plan synced with sync --from', () => {
   it('a report that starts before the plan\'s synced start is refused (exit 2, naming the plan); one after it runs', async () => {
     const plan = s.emu.subscriptions('bsc').plans[0].planId;
     const bounded = join(tempDir(), 'bounded.duckdb');
@@ -289,7 +296,7 @@ describe('a plan synced with sync --from', () => {
   });
 });
 
-describe('bad input: exit 2 before anything is read or sent', () => {
+describe.concurrent('bad input: exit 2 before anything is read or sent', () => {
   const cases: [string, string[], RegExp][] = [
     ['an unknown state', ['subscriptions', '--state', 'overdue'], /invalid --state "overdue": expected active, past_due, lapsed, cancelled/],
     ['a negative grace', ['subscriptions', '--grace', '-1'], /invalid --grace "-1"/],
@@ -313,7 +320,7 @@ describe('bad input: exit 2 before anything is read or sent', () => {
   }
 });
 
-describe('a DuckDB file payrec never synced into: exit 2 naming it, never an internal error', () => {
+describe.concurrent('a DuckDB file payrec never synced into: exit 2 naming it, never an internal error', () => {
   it('an empty DuckDB file, and another tool\'s database', async () => {
     const dir = tempDir();
     const empty = join(dir, 'empty.duckdb');
@@ -336,7 +343,7 @@ describe('a DuckDB file payrec never synced into: exit 2 naming it, never an int
   });
 });
 
-describe('the future is refused as the lists refuse it: exit 2 naming now, nothing read', () => {
+describe.concurrent('the future is refused as the lists refuse it: exit 2 naming now, nothing read', () => {
   // The command's clock pinned (with --emulator): the same "now" on any day.
   const env = { PAYREC_EMULATOR_NOW: '2026-11-22T10:00:00Z' };
   const NOW = '2026-11-22 10:00:00 UTC';
@@ -374,7 +381,7 @@ describe('the future is refused as the lists refuse it: exit 2 naming now, nothi
   });
 });
 
-describe('a billing whose amount the mirror could not keep, but sent as a plain decimal', () => {
+describe.concurrent('a billing whose amount the mirror could not keep, but sent as a plain decimal', () => {
   it('is read from the text sent, in full: its subscription\'s MRR is that amount\'s, the ledger equals the oracle', async () => {
     // 19 decimals: more than DECIMAL(38,18) holds, so the mirror keeps NULL and the text.
     const copy = join(tempDir(), 'wide.duckdb');
@@ -406,7 +413,7 @@ describe('a billing whose amount the mirror could not keep, but sent as a plain 
   });
 });
 
-describe('a billing the mirror holds but cannot read as numbers is read whole, by its row', () => {
+describe.concurrent('a billing the mirror holds but cannot read as numbers is read whole, by its row', () => {
   /** A copy of the mirror with `sql` run on it ($1: a paid billing's transactionHash); that billing's subscription. */
   async function doctored(sql: string): Promise<{ copy: string; f: SubscriptionFacts; hash: string }> {
     const copy = join(tempDir(), 'irregular.duckdb');
@@ -444,7 +451,7 @@ describe('a billing the mirror holds but cannot read as numbers is read whole, b
   });
 });
 
-describe('a billing whose amount cannot be read exactly stops the figures (exit 6), never left out', () => {
+describe.concurrent('a billing whose amount cannot be read exactly stops the figures (exit 6), never left out', () => {
   // The mirror keeps such an amount as NULL with its text in inexact_amounts (or NULL
   // alone when the service sent null): written here into a copy of the mirror.
   const cases: [string, string | null][] = [
@@ -506,7 +513,7 @@ function changes(f: SubscriptionFacts): { time: number; kind: 'new' | 'reactivat
   return out;
 }
 
-describe('payrec metrics: movements are events, every interval, --at as what is known', () => {
+describe.concurrent('payrec metrics: movements are events, every interval, --at as what is known', () => {
   it('new, reactivated and churned of every month equal the oracle\'s changes in (from, to]; months add up to their quarter; every month has a row per token', async () => {
     const at = String(s.emu.subscriptions('bsc').now);
     const [months, quarter] = await Promise.all([
@@ -573,7 +580,7 @@ describe('payrec metrics: movements are events, every interval, --at as what is 
   });
 });
 
-describe('the ledger: cancellations at period end, --past-due-for, --state canceled', () => {
+describe.concurrent('the ledger: cancellations at period end, --past-due-for, --state canceled', () => {
   it('a subscription its customer cancelled stays active with cancelledAt and endsAt = paidThrough until its paid period ends', async () => {
     const f = facts.find((x) => {
       const c = x.cancellation;
@@ -634,7 +641,7 @@ describe('the ledger: cancellations at period end, --past-due-for, --state cance
   });
 });
 
-describe('outputs that answer: workbooks a SUM can total, terminals that keep the columns that answer', () => {
+describe.concurrent('outputs that answer: workbooks a SUM can total, terminals that keep the columns that answer', () => {
   it('metrics -o x.xlsx: money and ratio columns are number cells with their exact text beside', async () => {
     const file = join(tempDir(), 'books.xlsx');
     const args = ['metrics', '--db', db, '--period', '2025-Q3', '-q'];
@@ -723,7 +730,7 @@ describe('outputs that answer: workbooks a SUM can total, terminals that keep th
   });
 });
 
-describe('payrec subscriptions ID: the story, by id, transactionHash or prefix (issue 29)', () => {
+describe.concurrent('payrec subscriptions ID: the story, by id, transactionHash or prefix (issue 29)', () => {
   it('a prefix of 10 hex characters or a billing\'s hash finds it in the mirror: planId in the summary, every attempt and every change of state in time order', async () => {
     const at = s.emu.subscriptions('bsc').now;
     const f = facts.find((x) => x.cancellation?.transactionStatus === 'confirmed' && x.billings.some(failed) && x.billings.filter(paid).length > 2)!;
@@ -780,7 +787,7 @@ describe('payrec subscriptions ID: the story, by id, transactionHash or prefix (
   });
 });
 
-describe('docs/subscriptions.md: the figures it shows hold against the emulator\'s facts', () => {
+describe.concurrent('docs/subscriptions.md: the figures it shows hold against the emulator\'s facts', () => {
   /** The output lines the doc shows under a command (up to the next command or the block's end). */
   const shownUnder = (doc: string[], command: string) => {
     const start = doc.findIndex((l) => l.startsWith(`$ ${command}`));

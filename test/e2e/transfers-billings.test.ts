@@ -262,7 +262,7 @@ describe('payrec transfers --follow with billings in the mix', () => {
     };
     try {
       await until('the second poll', () => polls() >= 2);
-      const res = await fetch(`${live.url}/_emulator/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chain: CHAIN, collection: 'fixed-recurring/billings', count: 12 }) });
+      const res = await fetch(`${live.url}/_emulator/records`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${live.keyFor(CHAIN)}` }, body: JSON.stringify({ chain: CHAIN, collection: 'fixed-recurring/billings', count: 12 }) });
       expect(res.status).toBe(201);
       const added = [...(await all())].filter((k) => !before.has(k));
       expect(added.length).toBe(12);

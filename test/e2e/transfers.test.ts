@@ -32,7 +32,7 @@ async function merged(emu: Emulator, products = PRODUCTS): Promise<Rec[]> {
 }
 
 async function append(emu: Emulator, collection: string, count: number, timestamp?: number): Promise<void> {
-  const res = await fetch(`${emu.url}/_emulator/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chain: CHAIN, collection, count, timestamp }) });
+  const res = await fetch(`${emu.url}/_emulator/records`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${emu.keyFor(CHAIN)}` }, body: JSON.stringify({ chain: CHAIN, collection, count, timestamp }) });
   expect(res.status).toBe(201);
 }
 

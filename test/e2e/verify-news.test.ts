@@ -70,7 +70,7 @@ async function news(emu: Emulator): Promise<void> {
     expect((await verify()).exitCode).toBe(9);
 
     // A new record the chain holds with another amount (a mismatch), and others it holds as the API says.
-    expect((await fetch(`${emu.url}/_emulator/records`, { method: 'POST', body: JSON.stringify({ chain: 'bsc', collection: 'wallet-to-wallet/transfers', count: 6, timestamp: ANCHOR - 60 }) })).status).toBe(201);
+    expect((await fetch(`${emu.url}/_emulator/records`, { method: 'POST', headers: { authorization: `Bearer ${emu.keyFor('bsc')}` }, body: JSON.stringify({ chain: 'bsc', collection: 'wallet-to-wallet/transfers', count: 6, timestamp: ANCHOR - 60 }) })).status).toBe(201);
     const added = (await apiRecords(emu, '/wallet-to-wallet/transfers')).filter((r) => !expected.has(r.transactionHash.toLowerCase()));
     expect(added).toHaveLength(6);
     const wrong = added.find((r) => r.transactionStatus === 'confirmed' && r.token !== 'BNB')!;

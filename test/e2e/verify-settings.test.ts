@@ -72,4 +72,59 @@ describe('payrec config set rpc', () => {
     expect(r.stderr).toMatch(/invalid config set rpc "ftp:\/\/example\.com\/\*\*\*\*"/);
     expect(JSON.parse(readFileSync(join(config, 'config.json'), 'utf8')).profiles.default.rpc).toEqual({ bsc: node.url });
   });
+
+  it('a URL that may hold a key over plain http to another host: exit 2, nothing stored or sent; a bare host or a loopback one is taken', async () => {
+    // Mutant killed: checkRpcUrl without the http rule (the key would travel in clear text).
+    const own = tempDir();
+    for (const url of ['http://rpc.example.net/v3/abcdef0123456789', 'http://rpc.example.net/?apikey=abcdef0123456789', 'http://user:abcdef0123456789@rpc.example.net']) {
+      const r = await payrec(emu, ['config', 'set', 'rpc', url], { env: { PAYREC_CONFIG_DIR: own } });
+      expect(r.stderr).toBe(
+        'error: refusing to send config set rpc "http://rpc.example.net/****" over plain http to rpc.example.net: its path, query or user part may hold a provider\'s key\n' +
+          'hint: use https://, or http:// only for a node on this machine (a loopback address) or a URL with nothing after the host\n',
+      );
+      expect(r.exitCode).toBe(2);
+    }
+    emu.clearLog();
+    const flag = await payrec(emu, ['ot', 'transfers', '--verify', '--rpc', 'http://192.0.2.7:8545/v3/abcdef0123456789'], { env: { PAYREC_CONFIG_DIR: own } });
+    expect(flag.exitCode).toBe(2);
+    expect(flag.stderr).toMatch(/^error: refusing to send --rpc "http:\/\/192\.0\.2\.7:8545\/\*\*\*\*" over plain http/);
+    expect(emu.requests).toEqual([]);
+    for (const url of ['http://192.0.2.7:8545', 'http://127.0.0.1:8545/v3/abcdef0123456789', 'https://rpc.example.net/v3/abcdef0123456789']) {
+      expect((await payrec(emu, ['config', 'set', 'rpc', url], { env: { PAYREC_CONFIG_DIR: own } })).exitCode, url).toBe(0);
+    }
+  });
+
+  it('a node that redirects: exit 6 naming the redirect, nothing sent to where it points', async () => {
+    // Mutant killed: the RPC client following redirects (a 307 made payrec POST its calls to the API host and read its answer).
+    const target = await rpcNode({ chainId: 56, head: 100 });
+    const redirecting = await rpcNode({ chainId: 56, head: 100 }, { http: () => ({ status: 307, headers: { location: target.url }, body: '' }) });
+    try {
+      const r = await payrec(emu, ['ot', 'transfers', '--verify', '--rpc', redirecting.url, '--retries', '0'], { env: { PAYREC_CONFIG_DIR: tempDir() } });
+      expect(r.stderr).toBe(
+        "error: the chain's node sent a redirect (HTTP 307) for eth_chainId, not followed: payrec sends a node's calls only to the URL given\n" +
+          'hint: check the node (--rpc, PAYREC_RPC_URL or payrec config set rpc), or try another one\n',
+      );
+      expect(r.exitCode).toBe(6);
+      expect(r.stdout).toBe('');
+      expect(redirecting.requests.length).toBe(1);
+      expect(target.requests).toEqual([]);
+    } finally {
+      await Promise.all([target.close(), redirecting.close()]);
+    }
+  });
+
+  it('another chain\'s node whose URL names that chain: the hint says --chain ethereum, the key beside it masked', async () => {
+    const KEY = '0a1b2c3d4e5f60718293a4b5';
+    const other = await rpcNode({ chainId: 1, head: 100 }, { path: `/ethereum/${KEY}` });
+    try {
+      const r = await payrec(emu, ['ot', 'transfers', '--verify', '--rpc', other.url], { env: { PAYREC_CONFIG_DIR: tempDir() } });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toBe(
+        `error: the chain's node (http://${new URL(other.url).host}/****) serves chain id 1 (ethereum), not bsc (56): nothing was verified\n` +
+          'hint: give the RPC URL of a bsc node (--rpc, PAYREC_RPC_URL or payrec config set rpc), or --chain ethereum\n',
+      );
+    } finally {
+      await other.close();
+    }
+  });
 });

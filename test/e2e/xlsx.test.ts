@@ -173,6 +173,12 @@ describe.skipIf(office.skip)(`-f xlsx read back by LibreOffice${office.note}`, (
     runs.summary = await payrec(s.emu, ['one-time', 'transfers', '--summary', '-f', 'xlsx', '-o', join(dir, 'summary.xlsx')]);
     runs.chart = await payrec(s.emu, ['one-time', 'transfers', '--chart', 'month', '-f', 'xlsx', '-o', join(dir, 'chart.xlsx')]);
 
+    // --currency: values and rates beside their exact text. EUR on ethereum goes through USD (a fraction
+    // of two rounds); 8PAY has no feed, so --rates-missing blank leaves its values empty.
+    const valued = ['--chain', 'ethereum', 'one-time', 'transfers', '--period', '2025-12', '--currency', 'EUR', '--rates-missing', 'blank'];
+    const rpc = { chain: 'ethereum', env: { PAYREC_RPC_URL: s.emu.rpcUrl('ethereum') } };
+    [runs.values, runs.valuesJson] = await Promise.all([payrec(s.emu, [...valued, '-f', 'xlsx', '-o', join(dir, 'values.xlsx')], rpc), payrec(s.emu, [...valued, '-f', 'json'], rpc)]);
+
     // payrec sql: cells typed from the result's DuckDB types.
     const db = join(dir, 'mirror.duckdb');
     const synced = await payrec(s.emu, ['sync', 'ot/transfers', '--db', db, '-q']);
@@ -192,7 +198,7 @@ describe.skipIf(office.skip)(`-f xlsx read back by LibreOffice${office.note}`, (
     await sheet.end();
 
     const profile = `file://${join(dir, 'office-profile')}`;
-    const names = ['ot', 'w2w', 'drift', 'edges', 'sql', 'summary', 'chart', 'berlin'];
+    const names = ['ot', 'w2w', 'drift', 'edges', 'sql', 'summary', 'chart', 'berlin', 'values'];
     const files = names.map((n) => join(dir, `${n}.xlsx`));
     // UTF-8 (76), cells as shown (the last true): what a person sees in each cell.
     for (const to of ['csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,true', 'fods']) {
@@ -364,6 +370,53 @@ describe.skipIf(office.skip)(`-f xlsx read back by LibreOffice${office.note}`, (
     expect(runs.sql.stderr).toContain(`warning: ${rounded} of ${groups.size} amounts have more than the 15 significant digits a spreadsheet number holds`);
     expect(runs.sql.stderr).toContain('the exact digits are in total_exact (SUM in payrec sql totals them exactly)');
     expect(runs.sql.stderr).toContain(`warning: ${groups.size} integers have more than the 15 digits a spreadsheet number holds (big)`);
+  });
+
+  test('--currency: value, feeValue and rate as numbers beside their exact text, a fraction rate as its quotient marked ≈, a missing value empty', () => {
+    expect([runs.values.exitCode, runs.valuesJson.exitCode], runs.values.stderr).toEqual([0, 0]);
+    const records = JSON.parse(runs.valuesJson.stdout) as Rec[];
+    const { csv, tables } = books.values;
+    const header = csv[0];
+    const at = (name: string) => header.indexOf(name);
+    for (const name of ['value', 'feeValue', 'rate']) expect(header[at(name) + 1]).toBe(`${name}_exact`);
+    expect(csv.length - 1).toBe(records.length);
+    const cells = tables.get('records')!;
+    let fractions = 0;
+    let blanks = 0;
+    for (let i = 1; i < csv.length; i++) {
+      const record = records.find((r) => r.transactionHash === csv[i][at('transactionHash')])!;
+      if (record.rateSource === 'missing') {
+        // Nothing to write: empty cells, not a text a SUM would skip.
+        blanks++;
+        for (const name of ['value', 'value_exact', 'feeValue', 'feeValue_exact', 'rate', 'rate_exact']) expect([csv[i][at(name)], cells[i][at(name)]?.type]).toEqual(['', undefined]);
+        continue;
+      }
+      for (const name of ['value', 'feeValue']) {
+        expect(csv[i][at(`${name}_exact`)]).toBe(record[name]);
+        expectAmount(csv[i][at(name)], cells[i][at(name)], record[name] as string);
+      }
+      const rate = record.rate as string;
+      expect(csv[i][at('rate_exact')]).toBe(rate);
+      const [n, d] = rate.split('/');
+      if (d === undefined) expectAmount(csv[i][at('rate')], cells[i][at('rate')], rate);
+      else {
+        // The quotient, worked out with big.js to 30 places: the cell holds it to a spreadsheet's 15 digits.
+        fractions++;
+        const quotient = new Big(n).div(d).toFixed(30);
+        expect(cells[i][at('rate')].type).toBe('float');
+        expect(nearly(cells[i][at('rate')].value!, quotient)).toBe(true);
+        expect(csv[i][at('rate')].startsWith('≈ ')).toBe(true);
+      }
+      expect(cells[i][at('rateTime')]).toEqual({ type: 'date', value: new Date((record.rateTime as number) * 1000).toISOString().slice(0, 19) });
+    }
+    // The data meets what the test is about.
+    expect([fractions > 0, blanks > 0]).toEqual([true, true]);
+    // Number cells: amount and fee of every row, value, feeValue and rate of each valued one; rounded: those past 15 digits, and every fraction.
+    const numbers = records.flatMap((r) => [r.amount, r.fee, ...(r.rateSource === 'missing' ? [] : [r.value, r.feeValue, r.rate])] as string[]);
+    const rounded = numbers.filter((t) => t.includes('/') || !fitsNumber(t)).length;
+    expect(runs.values.stderr).toContain(`warning: ${rounded} of ${numbers.length} amounts have more than the 15 significant digits a spreadsheet number holds`);
+    // An empty value is no amount a SUM would miss: never named as one.
+    expect(runs.values.stderr).not.toContain('not a decimal number');
   });
 
   test('a zone: wall-clock date cells with their offset, across daylight saving and a month change; a full sheet continues in the next', () => {

@@ -142,6 +142,13 @@ describe('RPC URLs are secrets', () => {
     expect(maskRpcUrl(url)).toBe(shown);
   });
 
+  it('a chain\'s name in the path is no key: the hint that names --chain keeps it, the key beside it is masked', () => {
+    // Mutant killed: every path part of 8 characters or more kept as a secret ("ethereum" masked out of "--chain ethereum").
+    keepRpcSecret('https://rpc.ankr.com/ethereum/9f8e7d6c5b4a39281706f5e4d3c2b1a0');
+    keepRpcSecret('https://node.example/ethereum-mainnet/v1');
+    expect(maskSecrets('serves chain id 1 (ethereum), not bsc; or --chain ethereum; key 9f8e7d6c5b4a39281706f5e4d3c2b1a0')).toBe('serves chain id 1 (ethereum), not bsc; or --chain ethereum; key ****b1a0');
+  });
+
   it('the key part of a URL is masked wherever a message holds it', () => {
     keepRpcSecret('https://eth-mainnet.g.alchemy.com/v2/AbCdEfGh12345678?token=QWERTYUIOP99');
     expect(maskSecrets('node said: bad key AbCdEfGh12345678 and QWERTYUIOP99')).not.toMatch(/AbCdEfGh12345678|QWERTYUIOP99/);

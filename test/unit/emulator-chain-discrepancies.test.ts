@@ -200,7 +200,7 @@ describe('every record has its transaction', () => {
       const collections = ['fixed-recurring/billings', 'fixed-recurring/cancellations', 'variable-recurring/cancellations', 'variable-recurring/cancellation-requests', 'variable-recurring/transfers', 'on-demand/transfers', 'one-time/payments', 'one-time/transfers', 'wallet-to-wallet/payments', 'wallet-to-wallet/transfers', 'scheduled-payments/transfers', 'dollar-cost-average/executions'];
       for (const chain of ['bsc', 'ethereum', 'polygon', 'sandbox']) {
         for (const collection of collections) {
-          const added = await fetch(`${e.url}/_emulator/records`, { method: 'POST', body: JSON.stringify({ chain, collection, count: 5, timestamp: NOW - 50 }) });
+          const added = await fetch(`${e.url}/_emulator/records`, { method: 'POST', headers: { authorization: `Bearer ${e.keyFor(chain)}` }, body: JSON.stringify({ chain, collection, count: 5, timestamp: NOW - 50 }) });
           expect(added.status).toBe(201);
         }
         const missing = new Set(e.chain.discrepancies(chain).filter((d) => d.kind === 'missing').map((d) => d.transactionHash));

@@ -229,7 +229,7 @@ describe('lifecycles, all sizes', () => {
       for (let step = 0; step < 60; step++) {
         const timestamp = NOW + step * 6 * HOUR;
         const collection = step % 4 === 3 ? 'fixed-recurring/cancellations' : 'fixed-recurring/billings';
-        const r = await call(emu, '/_emulator/records', { method: 'POST', key: null, body: { chain: 'bsc', collection, count: 5, timestamp } });
+        const r = await call(emu, '/_emulator/records', { method: 'POST', body: { chain: 'bsc', collection, count: 5, timestamp } });
         expect(r.status).toBe(201);
       }
       const data = await load(emu, 0);

@@ -218,7 +218,7 @@ describe('keys, chains and routes', () => {
     const after = Date.now();
     await call(emu, '/_emulator/fixtures?chain=bsc');
     expect(emu.requests).toEqual([
-      { method: 'GET', path: TRANSFERS, query: { limit: '5', token: 'USDT' }, status: 200, connection: expect.any(Number), seq: 0, at: expect.any(Number) },
+      { method: 'GET', path: TRANSFERS, query: { limit: '5', token: 'USDT' }, status: 200, connection: expect.any(Number), seq: 0, at: expect.any(Number), received: expect.any(Number), answered: expect.any(Number) },
     ]);
     expect(emu.requests[0].at).toBeGreaterThanOrEqual(before);
     expect(emu.requests[0].at).toBeLessThanOrEqual(after);

@@ -53,9 +53,11 @@ async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void
 }
 
 async function control(emu: Emulator, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  // Adding records takes the chain's demo key.
+  const chain = method === 'POST' && path === '/records' ? (body as { chain?: string }).chain : undefined;
   const res = await fetch(`${emu.url}/_emulator${path}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(chain ? { authorization: `Bearer ${emu.keyFor(chain)}` } : {}) },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: res.status, body: await res.json() };

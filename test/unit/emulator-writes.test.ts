@@ -262,5 +262,10 @@ describe('control routes', () => {
     const ts = asc.body.data.map((r: { timestamp: number }) => r.timestamp);
     expect(ts).toEqual([...ts].sort((a: number, b: number) => a - b));
     expect((await call(emu, '/_emulator/records', { method: 'POST', body: { chain: 'bsc', collection: 'nope' } })).status).toBe(400);
+    // Adding records takes the chain's demo key, as firing an event does (issue 48, item 6).
+    const total = (await call(emu, path)).body.total;
+    for (const key of [null, emu.keyFor('polygon'), 'prk_demo_bsc_'])
+      expect((await call(emu, '/_emulator/records', { method: 'POST', key, body: { chain: 'bsc', collection: 'scheduled-payments/transfers' } })).status, String(key)).toBe(401);
+    expect((await call(emu, path)).body.total).toBe(total);
   });
 });

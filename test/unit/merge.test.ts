@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { WalkWindow } from '../../src/core/lists/list-query.js';
 import { mergeWalks } from '../../src/core/lists/merge.js';
+import type { Concurrency, PageWindow } from '../../src/core/lists/paginate.js';
 
 // mergeWalks over lists served as the API serves them (sorted by timestamp only, records
 // of one second in the server's own order, paged by offset): whatever the page size,
@@ -67,7 +68,7 @@ describe('mergeWalks, case by case', () => {
 
   /** A served list that counts its walks and logs the window and order each is asked for. */
   function watched(records: R[]) {
-    const calls: { window: { limit: number; pageSize: number; offset: number; concurrency: number }; from?: number; to?: number; sort?: string }[] = [];
+    const calls: { window: PageWindow; from?: number; to?: number; sort?: string }[] = [];
     let closed = 0;
     const walk: WalkWindow = async function* (window, from, to, sort) {
       calls.push({ window, from, to, sort });
@@ -80,7 +81,7 @@ describe('mergeWalks, case by case', () => {
     return { walk, calls, closed: () => closed };
   }
 
-  async function read(walk: WalkWindow, window: { limit?: number; offset?: number; pageSize?: number; concurrency?: number }, sort: 'asc' | 'desc' | undefined) {
+  async function read(walk: WalkWindow, window: { limit?: number; offset?: number; pageSize?: number; concurrency?: Concurrency }, sort: 'asc' | 'desc' | undefined) {
     const pages: Record<string, unknown>[][] = [];
     for await (const page of walk({ limit: Infinity, offset: 0, pageSize: 500, concurrency: 2, ...window }, 0, 100_000, sort)) pages.push(page.records);
     return pages;
@@ -104,6 +105,18 @@ describe('mergeWalks, case by case', () => {
     const one = [watched(list(1, 'a')), watched(list(1, 'b')), watched(list(1, 'c'))];
     await read(mergeWalks(one.map((l, i) => ({ tag: `p${i}`, walk: l.walk, identity })), 'product'), { concurrency: 1 }, 'asc');
     for (const l of one) expect(l.calls[0].window.concurrency).toBe(1);
+  });
+
+  test('a window that moves (the client finding the pace) is shared as it moves', async () => {
+    const lists = [watched(list(3, 'a')), watched(list(3, 'b')), watched(list(3, 'c'))];
+    const pace = { size: 8 };
+    await read(mergeWalks(lists.map((l, i) => ({ tag: `p${i}`, walk: l.walk, identity })), 'product'), { concurrency: pace }, 'asc');
+    const each = lists.map((l) => l.calls[0].window.concurrency as { size: number });
+    expect(each.map((c) => c.size)).toEqual([3, 3, 3]);
+    pace.size = 16;
+    expect(each.map((c) => c.size)).toEqual([6, 6, 6]);
+    pace.size = 1;
+    expect(each.map((c) => c.size)).toEqual([1, 1, 1]);
   });
 
   test('a second that the limit cuts is read whole, so that its first records by identity come first', async () => {

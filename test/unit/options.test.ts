@@ -21,7 +21,7 @@ const oracle = {
   period: z.enum(['day', 'week', 'month'], { error: 'expected day, week or month' }),
   timeFormat: z.enum(['unix', 'iso'], { error: 'expected unix or iso' }),
   sort: z.enum(['asc', 'desc'], { error: 'expected asc or desc' }),
-  format: z.enum(['table', 'json', 'jsonl', 'csv', 'xlsx'], { error: 'expected table, json, jsonl, csv or xlsx' }),
+  format: z.enum(['table', 'json', 'jsonl', 'csv', 'xlsx', 'html'], { error: 'expected table, json, jsonl, csv, xlsx or html' }),
 };
 
 /** What parseOption makes of a value: the value, or the message of its exit 2. */

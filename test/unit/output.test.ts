@@ -60,7 +60,7 @@ async function render(records: Record<string, unknown>[], opts: Partial<OutputOp
 const lines = (text: string, eol = '\n') => text.split(eol).slice(0, -1);
 
 describe('FORMATS', () => {
-  it('lists every --format value', () => expect([...FORMATS]).toEqual(['table', 'json', 'jsonl', 'csv', 'xlsx']));
+  it('lists every --format value', () => expect([...FORMATS]).toEqual(['table', 'json', 'jsonl', 'csv', 'xlsx', 'html']));
 });
 
 describe('json', () => {
@@ -375,6 +375,33 @@ describe('table on a terminal', () => {
   it('counts the rows', async () => {
     expect((await render([payment(0), payment(1)], tty)).count).toBe(2);
   });
+
+  it('keeps the token column whole: look-alike tokens stay told apart on a narrow terminal (issue 48, item 8)', async () => {
+    // Mutant killed: token free text like the others (both printed "USDT\u…" at 80 columns).
+    const columns = ['timestamp', 'amount', 'token', 'transactionStatus', 'description', 'tag'];
+    const records = ['USDT\u202e', 'USDT\u{e0041}', 'USDT'].map((token, i) => payment(i, { token, amount: '12.5', tag: 'a tag that is long long long', description: 'Ebook of the month, with a long name' }));
+    for (const growing of [false, true]) {
+      const { text } = await render(records, { ...tty, columns, width: 80, growing });
+      const tokens = lines(text).map((l) => /USDT\S*/.exec(l)?.[0]).filter(Boolean);
+      expect(tokens, text).toEqual(['USDT\\u202e', 'USDT\\u{e0041}', 'USDT']);
+    }
+  });
+
+  it('cuts free text before an escape, never inside it, at every width (the box, and --follow\'s lines)', async () => {
+    // Mutant killed: the cut left to cli-table3 (or a plain slice), which ends "\u2…" where the escape began.
+    const description = 'Ebook\u202e\x1b[31m of the \u{e0041}month\n and more text after it';
+    const partial = /\\(x[0-9a-f]?|u[0-9a-f]{0,3}|u\{[0-9a-f]*|u\{[0-9a-f]+)…/;
+    let cuts = 0;
+    for (let width = 40; width <= 110; width++) {
+      for (const growing of [false, true]) {
+        const { text } = await render([payment(0, { description, token: 'USDT' })], { ...tty, columns: ['timestamp', 'token', 'description'], width, growing });
+        expect(text, `width ${width}${growing ? ' (follow)' : ''}`).not.toMatch(partial);
+        if (/Ebook\S*…/.test(text)) cuts++;
+      }
+    }
+    // The widths above cut the description at many points, inside each escape among them.
+    expect(cuts).toBeGreaterThanOrEqual(20);
+  });
 });
 
 describe('schemaFields and validateColumns', () => {
@@ -447,6 +474,34 @@ describe('backpressure', () => {
     await writer.end();
     // The ground truth: each row as JSON, one per line, encoded once as a whole.
     expect(Buffer.concat(received).equals(Buffer.from(rows.map((r) => JSON.stringify(r) + '\n').join(''), 'utf8'))).toBe(true);
+  });
+});
+
+describe('a stream that fails (a full disk under -o)', () => {
+  it('a write after the failure rejects with the disk\'s error, never a wait that nothing will end', async () => {
+    // Mutant killed: drained() waiting for 'drain', 'close' or 'error' on a stream that had
+    // emitted its last event: the run ended with the promise unsettled (exit 13, no message).
+    const out = new Writable({
+      highWaterMark: 1,
+      write(_chunk, _encoding, done) {
+        done(Object.assign(new Error('no space left on device, write'), { code: 'ENOSPC' }));
+      },
+    });
+    const failed = new Promise((resolve) => out.once('error', resolve));
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const writer = createWriter(out, { ...base, format: 'csv' });
+    // Larger than a chunk: written at once, which fails the stream.
+    writer.write({ id: 'x'.repeat(2 * 1024 * 1024) })?.catch(() => {});
+    await failed;
+    await turn();
+    // A small row is flushed on the next turn, by nobody awaiting it (as rows of a page are).
+    writer.write({ id: 'small' });
+    await turn();
+    const next = writer.write({ id: 'y'.repeat(2 * 1024 * 1024) });
+    // Settled, either way, before a few turns of the event loop have passed.
+    const turns = new Promise((resolve) => setImmediate(() => setImmediate(() => resolve('unsettled'))));
+    const outcome = await Promise.race([Promise.resolve(next).then(() => 'resolved', (err: NodeJS.ErrnoException) => err.code), turns]);
+    expect(outcome).toBe('ENOSPC');
   });
 });
 

@@ -12,7 +12,7 @@ type Rec = { id: string; timestamp: number };
 const rec = (id: string, timestamp: number): Rec => ({ id, timestamp });
 const ids = (records: Record<string, unknown>[]) => records.map((r) => r.id);
 const byId = { identity: (r: Record<string, unknown>) => String(r.id) };
-const asc: Ordering = { sort: 'asc', from: 0, to: 100, identity: byId.identity };
+const asc: Ordering = { sort: 'asc', from: 0, to: Number.MAX_SAFE_INTEGER, identity: byId.identity };
 const desc: Ordering = { ...asc, sort: 'desc' };
 
 /** A fetcher over `answer`, logging each request and how many were in flight at most. */
@@ -253,6 +253,37 @@ describe('the bytes of a page travel with it when every record of it is yielded'
     const without = quiet(7);
     expect((await walk(without.fetchPage, {}, desc)).map((p) => 'body' in p)).toEqual([false, false]);
     expect((await walk(quiet(7).fetchPage, {})).map((p) => 'body' in p)).toEqual([false, false]);
+  });
+});
+
+describe('the window asked is not trusted (issue 48, item 7)', () => {
+  // The window of October 2026 in Unix seconds, worked out by hand: 2026-10-01T00:00:00Z and 2026-10-31T23:59:59Z.
+  const OCT = { from: 1_790_812_800, to: 1_793_491_199 };
+  const month: Ordering = { ...asc, ...OCT };
+  const NINES = 253_402_214_400; // 9999-12-31T00:00:00Z
+
+  test('records stamped at the window\'s two ends are in it; one a second outside either end is refused (exit 6), in either order', async () => {
+    // Mutants killed: no check (the 9999 record was yielded and counted), < for <= at either end.
+    const ends = [rec('first', OCT.from), rec('last', OCT.to)];
+    expect((await walk(served(() => ({ data: ends, total: 2 })).fetchPage, {}, month)).flatMap((p) => ids(p.records))).toEqual(['first', 'last']);
+    for (const [data, order] of [
+      [[...ends, rec('late', OCT.to + 1)], month],
+      [[rec('early', OCT.from - 1), ...ends], month],
+      [[rec('nines', NINES), ...ends.reverse()], { ...month, sort: 'desc' }],
+    ] as [Rec[], Ordering][]) {
+      const err = await refusal(served(() => ({ data, total: data.length })).fetchPage, {}, order);
+      expect(err.message).toMatch(/^the service sent 1 record stamped outside the window asked \(2026-10-01T00:00:00Z to 2026-10-31T23:59:59Z\), the first at (2026-11-01T00:00:00Z|2026-09-30T23:59:59Z|9999-12-31T00:00:00Z): it does not keep to the window, so no total of it is counted$/);
+    }
+  });
+
+  test('a repair page is held to the window too, and the count names every record of the page outside it', async () => {
+    const s = served((req) => {
+      if (req.from !== undefined) return { data: [rec('x', NINES), rec('y', NINES + 1)], total: 2 };
+      return req.offset === 0 ? { data: [rec('a', OCT.from + 1), rec('b', OCT.from + 2)], total: 4 } : { data: [rec('c', OCT.from + 4), rec('d', OCT.from + 5)], total: 5 };
+    });
+    const err = await refusal(s.fetchPage, { pageSize: 2 }, month);
+    expect(err.message).toBe('the service sent 2 records stamped outside the window asked (2026-10-01T00:00:00Z to 2026-10-31T23:59:59Z), the first at 9999-12-31T00:00:00Z: it does not keep to the window, so no total of it is counted');
+    expect(s.log).toEqual(['0+2', '2+2', `0+2 ${OCT.from + 2}..${OCT.from + 4}`]);
   });
 });
 

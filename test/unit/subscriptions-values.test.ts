@@ -297,6 +297,16 @@ describe('MRR in one currency: worked by hand', () => {
     expect(metrics(r, { ...o, rates: strict })).toEqual(metrics(r, { ...o, rates }));
   });
 
+  it('rateNeeds gives each token\'s instants ascending and distinct, however often and in whatever order they are asked', () => {
+    const needs = rateNeeds((rateOf) => {
+      for (const [token, t] of [['BNB', 30], ['BNB', 10], ['USDT', 5], ['BNB', 30], ['BNB', 30], ['USDT', 5], ['BNB', 10], ['BNB', 20], ['USDT', 1]] as const) rateOf(token, t);
+    });
+    expect([...needs]).toEqual([
+      ['BNB', [10, 20, 30]],
+      ['USDT', [1, 5]],
+    ]);
+  });
+
   it('a missing rate leaves that figure out (empty in the list, 0 in the totals) and the roll-forward still holds', () => {
     // No rate for the JAN31 cycle: its value is unknown while it is in force (JAN31 + 61 to MAR2 + 60).
     const gap = (token: string, t: number) => (t === JAN31 ? undefined : rates(token, t));

@@ -5,69 +5,11 @@ import { RowBook, type LegQuery } from '../../src/values/selection.js';
 import { cross, Rates } from '../../src/values/resolve.js';
 import { isRate, type Rate } from '../../src/values/rate.js';
 import { MissingRates } from '../../src/values/missing.js';
-import { UsageError } from '../../src/core/runtime/errors.js';
 
 const HEADER = 'time,chain,token,currency,rate,source';
 const file = (...lines: string[]) => [HEADER, ...lines].join('\n') + '\n';
 // 2026-10-05T00:00:00Z, worked out: 2026-01-01 is 1767225600; + 277 days (Jan–Sep 273, + 4) × 86400.
 const OCT5 = 1_767_225_600 + 277 * 86_400;
-
-function usage(text: string): string {
-  try {
-    parseRatesFile(text, 'rates.csv');
-  } catch (err) {
-    expect(err).toBeInstanceOf(UsageError);
-    return (err as Error).message;
-  }
-  throw new Error('parsed');
-}
-
-describe('the rates file', () => {
-  it('reads dates, RFC 3339 times with zones, constants, fiat rows and optional columns', () => {
-    const rows = parseRatesFile(
-      [
-        'time,chain,token,currency,rate,source,address,note',
-        '2026-10-05,bsc,BNB,USD,612.34,desk,0xabc,close',
-        '2026-10-05T12:30:00+02:00,*,USDT,USD,0.9990,cmc,,',
-        '*,sandbox,USDT,USD,1,declared peg,,',
-        '2026-10-05,fiat,eur,USD,1.0830,ECB,,',
-        '',
-        '2026-10-06T00:00:00.000Z,bsc,8PAY,EUR,0,written off,,',
-      ].join('\r\n'),
-      'rates.csv',
-    );
-    expect(rows.map((r) => [r.line, r.time, r.chain, r.token, r.currency, r.rate, r.source])).toEqual([
-      [2, OCT5, 'bsc', 'BNB', 'USD', '612.34', 'desk'],
-      [3, OCT5 + 10 * 3600 + 30 * 60, '*', 'USDT', 'USD', '0.9990', 'cmc'],
-      [4, null, 'sandbox', 'USDT', 'USD', '1', 'declared peg'],
-      [5, OCT5, 'fiat', 'EUR', 'USD', '1.0830', 'ECB'],
-      [7, OCT5 + 86_400, 'bsc', '8PAY', 'EUR', '0', 'written off'],
-    ]);
-    expect(rows[0].address).toBe('0xabc');
-    expect(rows[0].note).toBe('close');
-  });
-
-  it('names the file and line of every malformed line', () => {
-    expect(usage(file('2026-10-05,bsc,BNB,USD,612.34,desk', '2026-10-05T10:00:00,bsc,BNB,USD,1,x'))).toMatch(/^rates\.csv:3: time "2026-10-05T10:00:00" has no zone/);
-    expect(usage(file('2026-10-05,bsc,BNB,USD,6.1e2,desk'))).toMatch(/^rates\.csv:2: rate "6.1e2"/);
-    expect(usage(file('2026-10-05,bsc,BNB,USD,-1,desk'))).toMatch(/^rates\.csv:2: rate "-1"/);
-    expect(usage(file('2026-10-05,bsc,BNB,USD,1,'))).toMatch(/^rates\.csv:2: no source/);
-    expect(usage(file('2026-10-05,bsc,BNB,USD,1,a', '2026-10-05,bsc,BNB,USD,2,b'))).toMatch(/^rates\.csv:3: .* is 2 here but 1 on line 2/);
-    expect(usage(file('2026-10-05,bsc,BNB,XYZ,1,a'))).toMatch(/^rates\.csv:2: currency "XYZ"/);
-    expect(usage(file('2026-10-05,tron,BNB,USD,1,a'))).toMatch(/^rates\.csv:2: chain "tron"/);
-    expect(usage(file('2026-02-30,bsc,BNB,USD,1,a'))).toMatch(/^rates\.csv:2: time "2026-02-30" is no such instant/);
-    expect(usage(file('2026-10-05,fiat,BNB,USD,1,a'))).toMatch(/^rates\.csv:2: token \(a currency on a fiat row\) "BNB"/);
-    expect(usage(file('2026-10-05,bsc,BNB,USD,1'))).toMatch(/^rates\.csv:2: not CSV/);
-    expect(usage(`${HEADER},price\n`)).toMatch(/^rates\.csv:1: unknown column "price"/);
-    expect(usage('time,chain,token,currency,rate\n')).toMatch(/^rates\.csv:1: the header lacks source/);
-    expect(usage('')).toMatch(/^rates\.csv:1: empty/);
-    expect(usage(file('2026-10-05,bsc,BNB,USD,1,"a', ''))).toMatch(/^rates\.csv:\d: not CSV/);
-  });
-
-  it('takes the same rate written twice, in any form of the same decimal', () => {
-    expect(parseRatesFile(file('2026-10-05,fiat,EUR,USD,1.0830,a', '2026-10-05,fiat,EUR,USD,1.083,b'), 'r.csv')).toHaveLength(1);
-  });
-});
 
 // A brute-force selector written from DESIGN.md alone: every row of the leg at or before
 // t, the latest, the chain's own at a tie; within the max age, else the constant.
@@ -82,28 +24,29 @@ function bruteForce(rows: readonly RateRow[], q: LegQuery): { line: number; peg:
 }
 
 describe('which row is in force', () => {
-  const rows = parseRatesFile(file('2026-10-05,bsc,BNB,USD,600,a', '2026-10-06,bsc,BNB,USD,610,b', '2026-10-06,*,BNB,USD,999,c', '*,bsc,USDT,USD,1,peg'), 'rates.csv');
-  const book = new RowBook(rows, 'rates.csv');
+  // Made in each test, never when the file is collected: Stryker counts a file that fails
+  // to load as no test failed, so a mutant that breaks it at load time would survive.
+  const book = () => new RowBook(parseRatesFile(file('2026-10-05,bsc,BNB,USD,600,a', '2026-10-06,bsc,BNB,USD,610,b', '2026-10-06,*,BNB,USD,999,c', '*,bsc,USDT,USD,1,peg'), 'rates.csv'), 'rates.csv');
   const q = (at: number, token = 'BNB', maxAge = 25 * 3600): LegQuery => ({ chain: 'bsc', token, currency: 'USD', at, fiat: false, maxAge });
 
   it('takes the row of the second itself, never one from after the record', () => {
-    expect((book.leg(q(OCT5 + 86_400)) as Rate).rateSource).toBe('file:rates.csv:3');
-    expect((book.leg(q(OCT5 + 86_400 - 1)) as Rate).rateSource).toBe('file:rates.csv:2');
-    expect(book.leg(q(OCT5 - 1))).toEqual({ missing: 'the first row (rates.csv:2) is from 2026-10-05T00:00:00Z, after the record' });
+    expect((book().leg(q(OCT5 + 86_400)) as Rate).rateSource).toBe('file:rates.csv:3');
+    expect((book().leg(q(OCT5 + 86_400 - 1)) as Rate).rateSource).toBe('file:rates.csv:2');
+    expect(book().leg(q(OCT5 - 1))).toEqual({ missing: 'the first row (rates.csv:2) is from 2026-10-05T00:00:00Z, after the record' });
   });
 
   it('stops at the max age: 25 hours serve a daily row, not a day more', () => {
-    expect((book.leg(q(OCT5 + 86_400 + 25 * 3600)) as Rate).rate).toBe('610');
-    expect(book.leg(q(OCT5 + 86_400 + 25 * 3600 + 1))).toEqual({ missing: 'the latest row (rates.csv:3, 2026-10-06T00:00:00Z) is 25 h 0 min old, more than 25 h 0 min' });
-    expect((book.leg(q(OCT5 + 3 * 86_400, 'BNB', 3 * 86_400)) as Rate).rate).toBe('610');
+    expect((book().leg(q(OCT5 + 86_400 + 25 * 3600)) as Rate).rate).toBe('610');
+    expect(book().leg(q(OCT5 + 86_400 + 25 * 3600 + 1))).toEqual({ missing: 'the latest row (rates.csv:3, 2026-10-06T00:00:00Z) is 25 h 0 min old, more than 25 h 0 min' });
+    expect((book().leg(q(OCT5 + 3 * 86_400, 'BNB', 3 * 86_400)) as Rate).rate).toBe('610');
   });
 
   it('serves a declared peg at any time, and nothing for a token it does not hold', () => {
-    const peg = book.leg(q(0, 'USDT')) as Rate;
+    const peg = book().leg(q(0, 'USDT')) as Rate;
     expect(peg).toMatchObject({ rate: '1', rateTime: null, rateSource: 'peg:rates.csv:5', zero: false });
-    expect(book.leg(q(OCT5, 'USDC'))).toBeUndefined();
-    expect(book.has({ chain: 'bsc', token: 'USDC', currency: 'USD', fiat: false })).toBe(false);
-    expect(book.has({ chain: 'ethereum', token: 'BNB', currency: 'USD', fiat: false })).toBe(true);
+    expect(book().leg(q(OCT5, 'USDC'))).toBeUndefined();
+    expect(book().has({ chain: 'bsc', token: 'USDC', currency: 'USD', fiat: false })).toBe(false);
+    expect(book().has({ chain: 'ethereum', token: 'BNB', currency: 'USD', fiat: false })).toBe(true);
   });
 
   it('agrees with a brute-force selector on any rows and instants', () => {
@@ -128,25 +71,52 @@ describe('which row is in force', () => {
       { numRuns: 1500 },
     );
   });
+
+  it('answers a batch of legs of mixed pairs as the brute-force selector answers each', () => {
+    // legs() looks a pair's rows up again only when the pair changes, and makes each row's rate once:
+    // a batch interleaving pairs, repeating instants, must still get each query's own row.
+    const rowArb = fc.record({ time: fc.option(fc.integer({ min: 0, max: 40 }), { freq: 6 }), chain: fc.constantFrom('bsc', 'ethereum', '*'), token: fc.constantFrom('BNB', 'ETH'), rate: fc.integer({ min: 0, max: 5 }) });
+    const queryArb = fc.record({ at: fc.integer({ min: 0, max: 45 }), chain: fc.constantFrom('bsc', 'ethereum'), token: fc.constantFrom('BNB', 'ETH', 'BUSD') });
+    fc.assert(
+      fc.property(fc.array(rowArb, { maxLength: 14 }), fc.array(queryArb, { maxLength: 30 }), fc.integer({ min: 0, max: 12 }), (drawn, asked, maxAge) => {
+        const seen = new Set<string>();
+        const lines = drawn.filter((r) => {
+          const k = `${r.time}|${r.chain}|${r.token}`;
+          return !seen.has(k) && seen.add(k);
+        });
+        const parsed = parseRatesFile(file(...lines.map((r) => `${r.time === null ? '*' : new Date(r.time * 1000).toISOString().replace('.000Z', 'Z')},${r.chain},${r.token},USD,${r.rate},s`)), 'f');
+        const legs: LegQuery[] = asked.map((a) => ({ ...a, currency: 'USD', fiat: false, maxAge }));
+        const got = new RowBook(parsed, 'f').legs(legs);
+        legs.forEach((leg, i) => {
+          const want = bruteForce(parsed, leg);
+          if (want === undefined) expect('missing' in got[i]).toBe(true);
+          else expect((got[i] as Rate).rateSource).toBe(`${want.peg ? 'peg' : 'file'}:f:${want.line}`);
+        });
+      }),
+      { numRuns: 800 },
+    );
+  });
 });
 
 describe('precedence and the cross through USD', () => {
-  const policy = new RowBook(parseRatesFile(file('2026-10-05,bsc,BNB,USD,600,policy', '2026-10-05,fiat,EUR,USD,1.083,ECB', '2026-10-05,fiat,USD,GBP,0.75,BoE'), 'rates.csv'), 'rates.csv');
-  // A stand-in for the feeds, written here: BNB and USDT at fixed rounds.
-  const feeds = {
-    asked: [] as LegQuery[],
-    has: (q: Pick<LegQuery, 'chain' | 'token' | 'currency' | 'fiat'>) => !q.fiat && q.currency === 'USD' && ['BNB', 'USDT'].includes(q.token),
-    legs(queries: readonly LegQuery[]) {
-      this.asked.push(...queries);
-      return queries.map((q) => ({ rate: q.token === 'BNB' ? '612.34' : '0.9998', numerator: q.token === 'BNB' ? '612.34' : '0.9998', denominator: '1', rateTime: OCT5, rateSource: `chainlink:${q.token}`, zero: false }));
-    },
-    lacks: (q: LegQuery) => (q.token === '8PAY' ? `no feed for 8PAY on ${q.chain}` : undefined),
-  };
-  const rates = new Rates([policy, feeds]);
+  function setup() {
+    const policy = new RowBook(parseRatesFile(file('2026-10-05,bsc,BNB,USD,600,policy', '2026-10-05,fiat,EUR,USD,1.083,ECB', '2026-10-05,fiat,USD,GBP,0.75,BoE'), 'rates.csv'), 'rates.csv');
+    // A stand-in for the feeds, written here: BNB and USDT at fixed rounds.
+    const feeds = {
+      asked: [] as LegQuery[],
+      has: (q: Pick<LegQuery, 'chain' | 'token' | 'currency' | 'fiat'>) => !q.fiat && q.currency === 'USD' && ['BNB', 'USDT'].includes(q.token),
+      legs(queries: readonly LegQuery[]) {
+        this.asked.push(...queries);
+        return queries.map((q) => ({ rate: q.token === 'BNB' ? '612.34' : '0.9998', numerator: q.token === 'BNB' ? '612.34' : '0.9998', denominator: '1', rateTime: OCT5, rateSource: `chainlink:${q.token}`, zero: false }));
+      },
+      lacks: (q: LegQuery) => (q.token === '8PAY' ? `no feed for 8PAY on ${q.chain}` : undefined),
+    };
+    return { feeds, rates: new Rates([policy, feeds]) };
+  }
   const at = OCT5 + 3600;
 
   it('lets the file win over the feed, and asks the feed only for what the file lacks', async () => {
-    feeds.asked = [];
+    const { feeds, rates } = setup();
     const [bnb, usdt] = await rates.rates([
       { chain: 'bsc', token: 'BNB', currency: 'USD', at },
       { chain: 'bsc', token: 'USDT', currency: 'USD', at },
@@ -157,7 +127,7 @@ describe('precedence and the cross through USD', () => {
   });
 
   it('goes through USD once, inverting EUR → USD exactly, and shows the path', async () => {
-    const [eur, gbp] = await rates.rates([
+    const [eur, gbp] = await setup().rates.rates([
       { chain: 'bsc', token: 'USDT', currency: 'EUR', at },
       { chain: 'bsc', token: 'USDT', currency: 'GBP', at },
     ]);
@@ -168,7 +138,7 @@ describe('precedence and the cross through USD', () => {
   });
 
   it('says why when no source has the pair', async () => {
-    const [pay, jpy] = await rates.rates([
+    const [pay, jpy] = await setup().rates.rates([
       { chain: 'bsc', token: '8PAY', currency: 'USD', at },
       { chain: 'bsc', token: 'USDT', currency: 'JPY', at },
     ]);

@@ -58,9 +58,23 @@ describe('valueOf', () => {
     expect(valueOf('-0.000000000000000001', { numerator: '0.5', denominator: '1' })).toBe('0');
   });
 
-  it('refuses text that is not a plain decimal', () => {
-    expect(() => valueOf('1e3', { numerator: '1', denominator: '1' })).toThrow(RangeError);
-    expect(() => valueOf('', { numerator: '1', denominator: '1' })).toThrow(RangeError);
+  it('refuses text that is not a plain decimal, and a negative rate', () => {
+    const one = { numerator: '1', denominator: '1' };
+    expect(() => valueOf('1e3', one)).toThrow(new RangeError('"1e3" is not a plain decimal amount'));
+    expect(() => valueOf('', one)).toThrow(new RangeError('"" is not a plain decimal amount'));
+    expect(() => valueOf('1', { numerator: '6.1e2', denominator: '1' })).toThrow(new RangeError('"6.1e2" is not a plain decimal rate'));
+    expect(() => valueOf('1', { numerator: '612.34', denominator: '-1.083' })).toThrow(new RangeError('"-1.083" is not a plain decimal rate'));
+    expect(() => valueOf('1', { numerator: '-612.34', denominator: '1' })).toThrow(new RangeError('"-612.34" is not a plain decimal rate'));
+  });
+
+  it('scales up or down by the places of amount, rate and denominator', () => {
+    // 18 places × 8 places: 0.000000000000000001 × 0.00000001 = 1e-26, below half a unit: 0.
+    expect(valueOf('0.000000000000000001', { numerator: '0.00000001', denominator: '1' })).toBe('0');
+    // 0.123456789012345678 × 612.34567891: 123456789012345678 × 61234567891 = 7559823128381344256651425098
+    // (by hand, and by Python's int), ÷ 10^26 = 75.598231283813442566|51425098: past half, up.
+    expect(valueOf('0.123456789012345678', { numerator: '612.34567891', denominator: '1' })).toBe('75.598231283813442567');
+    // A denominator with more places than everything else: 1 ÷ 0.000000000000000000001 = 10^21.
+    expect(valueOf('1', { numerator: '1', denominator: '0.000000000000000000001' })).toBe('1000000000000000000000');
   });
 
   it('equals exact BigInt arithmetic for any amount and rate', () => {
@@ -79,6 +93,9 @@ describe('sums', () => {
   it('adds every digit', () => {
     expect(sumOf(['0.1', '0.2', '0.000000000000000001'])).toBe('0.300000000000000001');
     expect(sumOf([])).toBe('0');
+    expect(sumOf(['-0.5', '0.5'])).toBe('0');
+    expect(sumOf(['1.10', '2.90'])).toBe('4');
+    expect(new Total().text()).toBe('0');
     const t = new Total();
     t.add('918.51');
     t.add('-0.51');
@@ -105,5 +122,17 @@ describe('rateText', () => {
     expect(rateText('612.340', '1')).toBe('612.34');
     expect(rateText('612.34', '1.25')).toBe('489.872');
     expect(rateText('612.34', '1.083')).toBe('612.34/1.083');
+    // More than 18 places, kept whole: never rounded to the 18 places of a value.
+    expect(rateText('0.1234567890123456789', '1')).toBe('0.1234567890123456789');
+    expect(rateText('0.12345678901234567890', '1.0')).toBe('0.1234567890123456789');
+    expect(rateText('1.50', '1.083000')).toBe('1.5/1.083');
+    // 1 ÷ 1.024 = 1 ÷ (2^10 / 10^3) = 0.9765625: a finite decimal found through a divisor with factors 2 only.
+    expect(rateText('1', '1.024')).toBe('0.9765625');
+    // 1 ÷ 2^70 has 70 places: more than 18, still exact (2^70 = 1180591620717411303424; 5^70 by BigInt below).
+    expect(rateText('1', '1180591620717411303424')).toBe(`0.${(5n ** 70n).toString().padStart(70, '0')}`);
+    expect(rateText('0', '1.083')).toBe('0');
+    expect(rateText('2.166', '1.083')).toBe('2');
+    expect(rateText('1', '3')).toBe('1/3');
+    expect(rateText('10', '0.3')).toBe('10/0.3');
   });
 });

@@ -4,7 +4,7 @@ import type { Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../runtime/errors.js';
 import { printable } from '../output/sanitize.js';
-import { othersCanChange, shellWord, unwritable } from '../runtime/trust.js';
+import { changeableAbove, othersCanChange, shellWord, unwritable } from '../runtime/trust.js';
 
 // Stored profiles, in the XDG config directory (or PAYREC_CONFIG_DIR), file mode 0600.
 // The file holds the API key, so it is inspected before anything in it is used: it
@@ -32,6 +32,8 @@ export interface Profile {
   currency?: string;
   /** Chainlink feed proxies per chain and token (payrec config set feed TOKEN ADDRESS), over ONCHAIN §10's. */
   feeds?: Record<string, Record<string, string>>;
+  /** The most pages in flight when payrec finds the pace itself. */
+  concurrency?: string;
   /**
    * Fixed-recurring plan ids added with `payrec fr plans add`, per service: the chain's
    * name (`bsc`) for the profile's own service, `emulator:bsc` for --emulator's demo
@@ -41,7 +43,7 @@ export interface Profile {
 }
 
 /** The settings a profile keeps for every run besides where it sends requests: flag > env > profile > default. */
-export type RunDefaults = Pick<Profile, 'tz' | 'format' | 'db' | 'timeout' | 'retries' | 'currency'>;
+export type RunDefaults = Pick<Profile, 'tz' | 'format' | 'db' | 'timeout' | 'retries' | 'currency' | 'concurrency'>;
 
 export interface StoredConfig {
   currentProfile?: string;
@@ -111,8 +113,8 @@ export class ConfigStore {
   async runDefaults(flagProfile: string | undefined, env: NodeJS.ProcessEnv): Promise<{ profile: string; defaults: RunDefaults }> {
     if (await this.problem()) return { profile: '', defaults: {} };
     const name = flagProfile ?? (env.PAYREC_PROFILE || (await this.currentProfileName()));
-    const { tz, format, db, timeout, retries, currency } = (await this.profile(name)) ?? {};
-    return { profile: name, defaults: { tz, format, db, timeout, retries, currency } };
+    const { tz, format, db, timeout, retries, currency, concurrency } = (await this.profile(name)) ?? {};
+    return { profile: name, defaults: { tz, format, db, timeout, retries, currency, concurrency } };
   }
 
   async saveProfile(name: string, profile: Profile, o: { untrusted?: 'allow' } = {}): Promise<void> {
@@ -246,7 +248,7 @@ async function syntaxErrorAt(text: string): Promise<string> {
 }
 
 const TOP_LEVEL_KEYS = new Set(['currentProfile', 'profiles', '__internal__']);
-const PROFILE_KEYS = new Set(['chain', 'baseUrl', 'apiKey', 'keyBaseUrl', 'tz', 'format', 'db', 'timeout', 'retries', 'currency']);
+const PROFILE_KEYS = new Set(['chain', 'baseUrl', 'apiKey', 'keyBaseUrl', 'tz', 'format', 'db', 'timeout', 'retries', 'currency', 'concurrency']);
 /** A plan id as `fr plans add` stores it (lower case): ids go into request paths. */
 const STORED_PLAN_ID = /^0x[0-9a-f]{64}$/;
 
@@ -269,7 +271,7 @@ function isPlanLists(v: unknown): boolean {
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The trust check (runtime/trust.ts) in the config's words: the key is what is at stake. */
-function untrustedEntry(s: Stats, path: string, what: 'file' | 'folder'): ConfigFileError | undefined {
+function untrustedEntry(s: Stats, path: string, what: 'file' | 'folder', above = ''): ConfigFileError | undefined {
   const kind = othersCanChange(s, what);
   if (!kind && what === 'file' && openToOthers(s)) {
     // As ssh refuses a private key with any group or other bit (a dotfiles checkout leaves 0644, a shared group 0640).
@@ -286,7 +288,7 @@ function untrustedEntry(s: Stats, path: string, what: 'file' | 'folder'): Config
   const why = notOwn ? `belongs to another user (uid ${s.uid})` : 'can be changed by other users';
   return new ConfigFileError(
     'untrusted',
-    `the config ${what} ${printable(path)} ${why}: payrec does not use the key it holds (anyone who can change it could send the key elsewhere)`,
+    `the config ${what}${above} ${printable(path)} ${why}: payrec does not use the key it holds (anyone who can change it could send the key elsewhere)`,
     notOwn ? `make it yours (chown) or set PAYREC_CONFIG_DIR to a folder of yours` : `fix it with: ${fix}`,
   );
 }
@@ -299,11 +301,16 @@ function openToOthers(s: Stats): boolean {
 
 /** One error for a file and a folder that both need fixing: both commands in its hint. */
 function both(file: ConfigFileError | undefined, folder: ConfigFileError | undefined): ConfigFileError | undefined {
-  if (!file || !folder) return file ?? folder;
+  // A folder above is said on its own, once the file is fixed.
+  if (!file || !folder || folder.message.includes('(a folder above it)')) return file ?? folder;
   return new ConfigFileError('untrusted', file.message.replace(/ (can be changed|belongs)/, ' and its folder $1'), `${file.hint}; ${(folder.hint ?? '').replace('fix it with: ', '')}`);
 }
 
+/** The config's folder, and the folders above it (a 0700 folder under a 0777 one can be renamed away and replaced), as the mirror's are checked. */
 async function untrustedFolder(dir: string): Promise<ConfigFileError | undefined> {
   const s = await stat(dir).catch(() => undefined);
-  return s ? untrustedEntry(s, dir, 'folder') : undefined;
+  const own = s ? untrustedEntry(s, dir, 'folder') : undefined;
+  if (own) return own;
+  const above = await changeableAbove(dir);
+  return above ? untrustedEntry(above.stats, above.path, 'folder', ' (a folder above it)') : undefined;
 }

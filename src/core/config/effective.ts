@@ -1,18 +1,19 @@
 import type { Session } from '../runtime/session.js';
 import { maskDbUrl, maskKey, maskRpcUrl } from '../runtime/secrets.js';
 import { rpcInEffect } from './settings.js';
+import { CEILING } from '../http/request-window.js';
 
 // Every setting in effect and where it came from (flag, env VAR, profile NAME,
 // default), as `payrec config list` and `payrec doctor` show them.
 
-type RunDefault = 'tz' | 'format' | 'db' | 'timeout' | 'retries' | 'currency';
+type RunDefault = 'tz' | 'format' | 'db' | 'timeout' | 'retries' | 'currency' | 'concurrency';
 
 /** The run defaults in effect, each as [value, source]. */
 export function runDefaults(session: Session): Record<RunDefault, [string, string]> {
   const { flags, ctx, stored } = session;
-  const from = (flag: string | undefined, variable: string, key: keyof typeof stored.defaults, fallback: string): [string, string] => {
+  const from = (flag: string | undefined, variable: string | undefined, key: keyof typeof stored.defaults, fallback: string): [string, string] => {
     if (flag !== undefined) return [flag, 'flag'];
-    if (ctx.env[variable]) return [ctx.env[variable]!, `env ${variable}`];
+    if (variable !== undefined && ctx.env[variable]) return [ctx.env[variable]!, `env ${variable}`];
     if (stored.defaults[key] !== undefined) return [stored.defaults[key]!, `profile ${stored.profile}`];
     return [fallback, 'default'];
   };
@@ -25,6 +26,8 @@ export function runDefaults(session: Session): Record<RunDefault, [string, strin
     retries: from(flags.retries, 'PAYREC_RETRIES', 'retries', '3'),
     // --currency is a list's flag, not a global one: the profile's, or none.
     currency: stored.defaults.currency !== undefined ? [stored.defaults.currency, `profile ${stored.profile}`] : ['(none)', 'default'],
+    // The most pages at once while payrec finds the pace (a list's --concurrency fixes it for one run).
+    concurrency: from(undefined, undefined, 'concurrency', String(CEILING)),
   };
 }
 

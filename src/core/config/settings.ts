@@ -1,9 +1,9 @@
 import { CHAIN_NAME, CHAIN_NAME_EXPECTED } from '../../registry/chain-name.js';
 import type { ConfigFileError, ConfigStore, Profile } from './config-store.js';
 import { PayrecError, EXIT, UsageError } from '../runtime/errors.js';
-import { checkBaseUrl } from '../http/base-url.js';
+import { checkBaseUrl, isLoopback } from '../http/base-url.js';
 import { hasControlCharacters, printable } from '../output/sanitize.js';
-import { keepRpcSecret, keepSecret, maskRpcUrl } from '../runtime/secrets.js';
+import { keepRpcSecret, keepSecret, maskRpcUrl, mayHoldKey } from '../runtime/secrets.js';
 
 // Where each setting comes from, in order: flag > environment > profile > default.
 
@@ -150,6 +150,14 @@ export function checkRpcUrl(url: string, name: string): void {
     ok = false;
   }
   if (!ok) throw new UsageError(`invalid ${name} "${maskRpcUrl(url)}": expected an http:// or https:// URL of a JSON-RPC node`);
+  // A provider's key in the URL travels as the API key may: over https, or plain http to this machine.
+  const u = new URL(url);
+  if (u.protocol === 'http:' && !isLoopback(u.hostname) && mayHoldKey(u)) {
+    throw new UsageError(
+      `refusing to send ${name} "${maskRpcUrl(url)}" over plain http to ${u.host}: its path, query or user part may hold a provider's key`,
+      'use https://, or http:// only for a node on this machine (a loopback address) or a URL with nothing after the host',
+    );
+  }
 }
 
 export function checkApiKey(key: string, name = 'the API key'): void {

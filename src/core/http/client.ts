@@ -6,6 +6,8 @@ import { backoffDelay, isRetryableStatus, parseRetryAfter, RETRY_BUDGET_MS } fro
 import { neutraliseTerminal, printable } from '../output/sanitize.js';
 import { maskSecrets } from '../runtime/secrets.js';
 import { checkBaseUrl } from './base-url.js';
+import { RequestGate } from './request-gate.js';
+import { FixedWindow, type Answer, type RequestWindow } from './request-window.js';
 
 // The one HTTP client: a keep-alive undici Agent, the Authorization header, timeouts,
 // retries of what is safe to retry, and the mapping of failures to typed errors.
@@ -19,12 +21,12 @@ export interface ClientOptions {
   /** Retries after the first attempt, for idempotent requests. */
   retries: number;
   /**
-   * Most connections kept open to the API (default 16). Set it to the pages fetched
-   * at once: undici opens a new connection for a request sent while the previous
-   * response is still being released, so a higher cap means fresh connections
-   * instead of reused ones.
+   * How many requests go at once, and the Retry-After pauses every request keeps
+   * (default: 16 at once). Its ceiling is the connections kept open to the API: undici
+   * opens a new connection for a request sent while the previous response is still
+   * being released, so a higher cap means fresh connections instead of reused ones.
    */
-  connections?: number;
+  window?: RequestWindow;
   signal: AbortSignal;
   /** --debug: one line per request and response, the key redacted. */
   debug?: (line: string) => void;
@@ -69,11 +71,21 @@ export function buildUrl(baseUrl: string, chain: string, req: ApiRequest): URL {
 
 export class ApiClient {
   private readonly agent: Agent;
+  private readonly gate: RequestGate;
+  /** The retries waiting: Ctrl-C ends them all through one listener (one each would pass Node's 10 with a window of 16). */
+  private readonly waits = new Set<() => void>();
 
   constructor(private readonly opts: ClientOptions) {
     checkBaseUrl(opts.baseUrl);
+    this.gate = new RequestGate(opts.window ?? new FixedWindow(16), opts.signal);
+    opts.signal.addEventListener('abort', () => this.waits.forEach((stop) => stop()), { once: true });
     // One agent for the whole run: connections are kept alive between pages.
-    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: opts.connections ?? 16, maxResponseSize: MAX_BODY_BYTES });
+    this.agent = new Agent({ keepAliveTimeout: 10_000, connections: this.window.ceiling, maxResponseSize: MAX_BODY_BYTES });
+  }
+
+  /** The requests this client lets go at once: the paginator keeps as many pages in flight. */
+  get window(): RequestWindow {
+    return this.gate.window;
   }
 
   async close(): Promise<void> {
@@ -104,9 +116,24 @@ export class ApiClient {
         const retry = this.retryPlan(err, idempotent, attempt, started);
         if (retry === undefined) throw err;
         this.opts.onRetry?.(`retrying ${label} in ${formatDelay(retry.delay)} after ${retry.reason}`);
-        await sleep(retry.delay, this.opts.signal);
+        await this.sleep(retry.delay);
       }
     }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.opts.signal.aborted) return reject(new InterruptedError());
+      const stop = () => {
+        clearTimeout(timer);
+        reject(new InterruptedError());
+      };
+      const timer = setTimeout(() => {
+        this.waits.delete(stop);
+        resolve();
+      }, ms);
+      this.waits.add(stop);
+    });
   }
 
   private retryPlan(err: unknown, idempotent: boolean, attempt: number, started: number) {
@@ -128,7 +155,19 @@ export class ApiClient {
     return { delay, reason };
   }
 
+  /** One attempt, sent when the window lets it go; its answer (or none) is told to the window. */
   private async once(url: URL, req: ApiRequest, label: string): Promise<{ value: unknown; body: Buffer }> {
+    await this.gate.enter();
+    const sentAt = performance.now();
+    let answer: Answer | undefined;
+    try {
+      return await this.exchange(url, req, label, (status, retryAfterMs) => (answer = { sentAt, at: performance.now(), status, retryAfterMs }));
+    } finally {
+      this.gate.leave(answer);
+    }
+  }
+
+  private async exchange(url: URL, req: ApiRequest, label: string, answered: (status: number, retryAfterMs?: number) => void): Promise<{ value: unknown; body: Buffer }> {
     const timeout = AbortSignal.timeout(this.opts.timeoutMs);
     const signal = AbortSignal.any([this.opts.signal, timeout]);
     const headers: Record<string, string> = {
@@ -168,11 +207,14 @@ export class ApiClient {
       bytes = Buffer.from(await res.body.arrayBuffer());
     } catch (err) {
       if (this.opts.signal.aborted) throw new InterruptedError();
+      // No answer (reset, refused, timed out): to the window, as a lost packet is to TCP, a sign of overload.
+      if (!(err instanceof undiciErrors.ResponseExceededMaxSizeError)) answered(0);
       if (timeout.aborted) {
         throw new NetworkError(`${label}: timed out after ${this.opts.timeoutMs / 1000} s`, 'raise --timeout, or check the network');
       }
       throw networkError(err, label, url);
     }
+    answered(status, parseRetryAfter(retryAfter, Date.now()));
     const ms = Math.round(performance.now() - t0);
     this.opts.debug?.(`< ${status} ${label} (${ms} ms, ${bytes.length} bytes)`);
     this.opts.onResponse?.({ status, ms, date, sentAt });
@@ -302,19 +344,4 @@ function describeCode(code: string, url: URL): string {
 /** "2 s", "1.5 s", "250 ms". */
 function formatDelay(ms: number): string {
   return ms >= 1000 ? `${Number((ms / 1000).toFixed(1))} s` : `${Math.round(ms)} ms`;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new InterruptedError());
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new InterruptedError());
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

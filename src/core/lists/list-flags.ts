@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../runtime/errors.js';
-import { optionSchemas, parseOption } from '../runtime/options.js';
+import { CONCURRENCY_HELP, optionSchemas, parseOption } from '../runtime/options.js';
 import type { Session } from '../runtime/session.js';
 import { parseDuration, parseTime } from '../runtime/time.js';
 import { parsePeriod, PERIOD_FORMS } from '../runtime/period.js';
@@ -45,7 +45,7 @@ export function addListOptions(cmd: Command, timeWindow: boolean, hasTokenFilter
     .option('--all', 'every record (pages through the whole list)')
     .option('--page-size <n>', 'records per request, 1–1000 (default: the smaller of --limit and 1000)')
     .option('--offset <n>', 'skip this many records first')
-    .option('--concurrency <n>', 'pages fetched at once with --all (default 4)');
+    .option('--concurrency <n>', CONCURRENCY_HELP);
   // Lists without a time window (short urls) have no status or amount to summarise.
   if (timeWindow) {
     cmd
@@ -107,7 +107,7 @@ export function parseListFlags(flags: ListFlags, nowMs: number, hasTokenFilter: 
   const pageSize =
     flags.pageSize !== undefined ? parseOption(optionSchemas.pageSize, flags.pageSize, '--page-size') : gates.statuses ? 1000 : Math.min(limit, 1000);
   const offset = flags.offset !== undefined ? parseOption(optionSchemas.offset, flags.offset, '--offset') : 0;
-  const concurrency = flags.concurrency !== undefined ? parseOption(optionSchemas.concurrency, flags.concurrency, '--concurrency') : 4;
+  const concurrency = flags.concurrency !== undefined ? parseOption(optionSchemas.concurrency, flags.concurrency, '--concurrency') : undefined;
   const { from, to } = windowOf(flags, nowMs, zone);
   const sort = flags.sort !== undefined ? parseOption(optionSchemas.sort, flags.sort, '--sort') : undefined;
   const query: ListQuery = { window: { limit, pageSize, offset, concurrency }, from, to, sort, ...gates };

@@ -6,9 +6,15 @@ import type { Period } from './chart.js';
 import type { Page, PageWindow } from './paginate.js';
 import type { RecordEnricher } from './enrich.js';
 
+/**
+ * The records a list command asked for; `concurrency`: --concurrency, pages at once, or
+ * undefined: the client's window finds the pace.
+ */
+export type ListWindow = Omit<PageWindow, 'concurrency'> & { concurrency?: number };
+
 /** What a list command asked for: the window of records and what to make of them. */
 export interface ListQuery {
-  window: PageWindow;
+  window: ListWindow;
   from?: number;
   to?: number;
   sort?: 'asc' | 'desc';

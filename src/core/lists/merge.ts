@@ -30,11 +30,14 @@ const BATCH = 1000;
  */
 export function mergeWalks(sources: readonly MergeSource[], field: string): WalkWindow {
   return async function* (window, from, to, sort) {
+    const shared = window.concurrency;
+    const share = (n: number) => Math.max(1, Math.ceil(n / sources.length));
     const each: PageWindow = {
       limit: window.offset + window.limit,
       pageSize: window.pageSize,
       offset: 0,
-      concurrency: Math.max(1, Math.ceil(window.concurrency / sources.length)),
+      // A window that moves (the client's) is shared as it moves.
+      concurrency: typeof shared === 'number' ? share(shared) : { get size() { return share(shared.size); } },
     };
     const cursors = sources.map((s, i) => new Cursor(s, i, each, from, to, sort ?? 'desc'));
     const total = () => cursors.reduce((sum, c) => sum + c.total, 0);

@@ -2,10 +2,13 @@ import type { Endpoint } from '../../registry/types.js';
 import type { Envelope } from '../../registry/schemas.js';
 import { MalformedResponseError } from '../runtime/errors.js';
 import { Fingerprints } from './fingerprints.js';
+import { inTimeRange } from '../runtime/time.js';
 
 // The one paginator. It asks for the first page, learns `total`, then fetches the
 // remaining pages with bounded concurrency and yields them strictly in order, so a
 // consumer can stream them out while at most `concurrency` pages are held in memory.
+// The concurrency may be a window whose size moves while the walk runs (the client's
+// RequestWindow, which finds the pace): it is read before each page is asked for.
 //
 // Exact while records arrive (lists with a time window, given an `Ordering`)
 // --------------------------------------------------------------------------
@@ -72,12 +75,15 @@ export interface PageRequest {
   to?: number;
 }
 
+/** Pages in flight at once: a number, or a window whose size may change while the walk runs. */
+export type Concurrency = number | { readonly size: number };
+
 export interface PageWindow {
   /** Most records wanted; Infinity for --all. */
   limit: number;
   pageSize: number;
   offset: number;
-  concurrency: number;
+  concurrency: Concurrency;
 }
 
 /** How a time-window list is ordered, so the walk can stay exact while records arrive. */
@@ -170,6 +176,8 @@ class Walk {
     const end = Math.min(first.envelope.total, w.offset + w.limit);
     let nextOffset = w.offset + firstSize;
     const inFlight: Promise<Fetched>[] = [];
+    const { concurrency } = w;
+    const room = () => inFlight.length < (typeof concurrency === 'number' ? concurrency : concurrency.size);
     const launch = () => {
       const offset = nextOffset;
       nextOffset += w.pageSize;
@@ -181,10 +189,10 @@ class Walk {
     };
     let last = first;
     try {
-      while (nextOffset < end && inFlight.length < w.concurrency) launch();
+      while (nextOffset < end && room()) launch();
       while (inFlight.length > 0) {
         last = await inFlight.shift()!;
-        if (nextOffset < end) launch();
+        while (nextOffset < end && room()) launch();
         yield* this.accept(last);
         if (last.envelope.data.length < last.asked) return this.checkComplete();
       }
@@ -213,6 +221,7 @@ class Walk {
   /** Yields a page of the main walk, repairing its join with what came before when needed. */
   private async *accept(page: Fetched): AsyncGenerator<Page> {
     const { data, total } = page.envelope;
+    this.checkInWindow(data);
     this.total = total;
     this.announced = Math.min(this.announced, Math.max(0, total - this.w.offset));
     this.checkNotRepeated(page);
@@ -252,6 +261,7 @@ class Walk {
         throw new MalformedResponseError(`the service returned the same records again at offset ${offset} (from ${from} to ${to}): paging does not advance`);
       }
       previous = first === undefined ? undefined : { total: envelope.total, first };
+      this.checkInWindow(data);
       const records = this.pass(data);
       if (records.length > 0) yield whole(records, data, envelope.body, this.total);
       if (data.length < this.w.pageSize || offset + data.length >= envelope.total) return;
@@ -288,6 +298,24 @@ class Walk {
     }
     this.emitted += out.length;
     return out;
+  }
+
+  /**
+   * The server's window is not trusted: a record stamped outside the one asked (a service
+   * that ignores `to` and sends one of 9999-12-31) would be counted in the month. Such a
+   * service's totals, which the walk's exactness rests on, cannot be trusted either: the
+   * list stops (exit 6), naming how many records of the page were outside and the first.
+   */
+  private checkInWindow(data: unknown[]): void {
+    const o = this.ordering;
+    if (!o) return;
+    // A time that is no date at all (8.64e12, year 10000) is the record checks' to name (records.ts).
+    const outside = data.map((r) => timestampOf(asRecord(r))).filter((t) => inTimeRange(t) && (t < o.from || t > o.to));
+    if (outside.length === 0) return;
+    throw new MalformedResponseError(
+      `the service sent ${outside.length.toLocaleString('en-US')} record${outside.length === 1 ? '' : 's'} stamped outside the window asked (${readable(o.from)} to ${readable(o.to)}), the first at ${readable(outside[0])}: it does not keep to the window, so no total of it is counted`,
+      'check --base-url: is it the API? If it is, report the record to 8pay',
+    );
   }
 
   /** A full page whose records are those of the previous page, while the list did not grow: paging does not advance. */
@@ -407,6 +435,12 @@ function checkLength(envelope: Envelope, offset: number, asked: number): void {
 function asRecord(r: unknown): Record<string, unknown> {
   if (r === null || typeof r !== 'object' || Array.isArray(r)) throw new MalformedResponseError('a record is not a JSON object');
   return r as Record<string, unknown>;
+}
+
+/** Unix seconds as an ISO date-time where a date can hold them, else as they are. */
+function readable(t: number): string {
+  const ms = t * 1000;
+  return Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString().replace('.000Z', 'Z') : String(t);
 }
 
 function timestampOf(r: Record<string, unknown>): number {

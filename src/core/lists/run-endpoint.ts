@@ -83,13 +83,14 @@ export async function runEndpoint(
     return;
   }
 
-  // gate, then render.
-  const pages = walk(q.window, q.from, q.to, q.sort);
+  // gate, then render. Pages in flight: --concurrency, or as many as the client's window lets go while it finds the pace.
+  const w = { ...q.window, concurrency: client.window };
+  const pages = walk(w, q.from, q.to, q.sort);
   const render = await ListRender.open(session, endpoint, q, outputOptions, jq, started);
   const checked = recordChecker(endpoint, session);
   const outcome = outcomeAdder(endpoint);
   const check = outcome ? (r: Record<string, unknown>) => outcome(checked(r)) : checked;
-  const taken = await takeRecords(session, pages, q.window, { filtered, read: () => read }, (r) => render.add(check(r)));
+  const taken = await takeRecords(session, pages, w, { filtered, read: () => read }, (r) => render.add(check(r)));
   for (const e of started) e.finish?.();
   await render.end(taken.count);
   afterTheGates(session, taken, { shown: render.shown, filtered, offset: q.window.offset, failIfAny: q.failIfAny });

@@ -3,8 +3,8 @@
 // rows, and the options of the run. Kept apart from writer.ts and formats.ts so that
 // both, and every such module, read it without reading each other.
 
-/** How a column's cells are held: times and dates as date cells, amounts as numbers with their exact text beside. */
-export type CellKind = 'time' | 'date' | 'amount' | 'plain';
+/** How a column's cells are held: times and dates as date cells, amounts, values and rates as numbers with their exact text beside, ratios (fractions) as percent-formatted numbers with theirs. */
+export type CellKind = 'time' | 'date' | 'amount' | 'value' | 'rate' | 'ratio' | 'plain';
 
 export interface SheetColumn {
   name: string;

@@ -32,6 +32,7 @@ export const FORMAT_TABLE = [
   { name: 'jsonl', extensions: ['.jsonl', '.ndjson'], noun: 'JSON lines', needsFile: false, shape: 'document' },
   { name: 'csv', extensions: ['.csv'], noun: 'a CSV file', needsFile: false, shape: 'rows' },
   { name: 'xlsx', extensions: ['.xlsx'], noun: 'a workbook', needsFile: true, shape: 'rows', growsHeap: true, load: async () => (await import('./xlsx.js')).openWorkbook },
+  { name: 'html', extensions: ['.html', '.htm'], noun: 'a page', needsFile: true, shape: 'rows', load: async () => (await import('./html.js')).openPage },
 ] as const satisfies readonly FormatRow[];
 
 export type Format = (typeof FORMAT_TABLE)[number]['name'];

@@ -88,7 +88,7 @@ export const API_TIME_FIELDS: readonly string[] = ['timestamp', 'createdAt', 'up
 export const API_AMOUNT_FIELDS: readonly string[] = ['amount', 'fee', 'serviceFee', 'inputAmount', 'outputAmount'];
 
 // The API's times, and the times payrec derives (subscriptions' ledger, metrics' intervals).
-export const TIMESTAMP_FIELDS = new Set([...API_TIME_FIELDS, 'started', 'paidThrough', 'lastAttempt', 'cancelledAt', 'endsAt', 'from', 'to', 'instant']);
+export const TIMESTAMP_FIELDS = new Set([...API_TIME_FIELDS, 'started', 'paidThrough', 'lastAttempt', 'cancelledAt', 'endsAt', 'from', 'to', 'instant', 'rateTime']);
 
 export const isTimeColumn = (name: string) => TIMESTAMP_FIELDS.has(name.slice(name.lastIndexOf('.') + 1));
 

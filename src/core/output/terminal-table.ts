@@ -79,6 +79,30 @@ function cutDecimals(text: string, places: number): string {
   const m = /^(-?\d+\.)(\d+)$/.exec(text);
   return m && m[2].length > places ? `${m[1]}${m[2].slice(0, places)}…` : text;
 }
+/**
+ * Columns never cut, whatever they hold: a status, and the token, whose escapes tell
+ * look-alikes apart (`USDT\u202e` and `USDT\u{e0041}` both read `USDT\…` cut at 80 columns).
+ */
+const wholeColumn = (name: string) => name.endsWith('transactionStatus') || name === 'token' || name.endsWith('.token');
+
+/** An escape neutraliseTerminal writes (`\x1b`, `\u202e`, `\u{e0041}`, `\n`): cut as one character, never inside. */
+const ESCAPE = /\\(?:x[0-9a-f]{2}|u[0-9a-f]{4}|u\{[0-9a-f]+\}|[nrt])/g;
+
+/**
+ * Free text cut to `room` characters, its last one `…`: never inside an escape (nor a
+ * surrogate pair), which would leave `\u2…` where two values differ only there.
+ */
+function cutText(text: string, room: number): string {
+  if (text.length <= room) return text;
+  let end = Math.max(0, room - 1);
+  for (const m of text.matchAll(ESCAPE)) {
+    if (m.index >= end) break;
+    if (m.index + m[0].length > end) end = m.index;
+  }
+  if (end > 0 && /[\uD800-\uDBFF]/.test(text[end - 1])) end--;
+  return text.slice(0, end) + '…';
+}
+
 /** Cells that are never cut: hashes, addresses, numbers, date-times. */
 const RIGID_CELL = /^(0x[0-9a-fA-F]+|0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}|-?\d+(\.\d+)?|\d{4}-\d{2}-\d{2}[ T][\d:.+Z-]*)$/;
 const DATE_TIME_CELL = /^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([+-]\d{2}(:?\d{2})?|Z)?)?$/;
@@ -105,7 +129,7 @@ function fitColumns(names: string[], rows: string[][], width: number, freeMin: n
   // Time fields by name, and columns of date-times by their values (an SQL result's `month`).
   const time = names.map((n, i) => isTimeColumn(n) || (rows.length > 0 && rows.every((r) => DATE_TIME_CELL.test(r[i]))));
   const rigid = names.map(
-    (n, i) => time[i] || n.endsWith('transactionStatus') || rows.every((r) => r[i].length <= HEX_SHORT || DECIMAL_CELL.test(r[i]) || CUT_DECIMAL_CELL.test(r[i]) || LONG_HEX.test(r[i])),
+    (n, i) => time[i] || wholeColumn(n) || rows.every((r) => r[i].length <= HEX_SHORT || DECIMAL_CELL.test(r[i]) || CUT_DECIMAL_CELL.test(r[i]) || LONG_HEX.test(r[i])),
   );
   const full = names.map((h, i) => Math.max(content[i], h.length + 2));
   // A header is cut only where its column's values are cut too.
@@ -233,12 +257,14 @@ export function boxTable(opts: OutputOptions, out: TextOut): RowEmitter {
         fit.widths,
         paint,
       );
-      for (const r of texts) table.push(fit.shown.map((i) => paintStatus(paint, columns[i].name, r[i])));
+      // Cut here rather than by cli-table3, which would cut inside an escape.
+      const cut = (i: number, k: number, t: string) => (fit.widths && !RIGID_CELL.test(t) && !wholeColumn(columns[i].name) ? cutText(t, fit.widths[k] - 2) : t);
+      for (const r of texts) table.push(fit.shown.map((i, k) => paintStatus(paint, columns[i].name, cut(i, k, r[i]))));
       const hidden = names.filter((_, i) => !fit.shown.includes(i));
-      const cut = cutColumns(fit, texts, cells, short).map((i) => names[i]);
+      const cutNames = cutColumns(fit, texts, cells, short).map((i) => names[i]);
       const note =
         (hidden.length ? `(${hidden.join(', ')} not shown: too wide; pick fields with --columns, or --wide)\n` : '') +
-        (cut.length ? `(${cut.join(', ')} cut to fit ${opts.width} columns, marked …; -f json shows every value whole)\n` : '');
+        (cutNames.length ? `(${cutNames.join(', ')} cut to fit ${opts.width} columns, marked …; -f json shows every value whole)\n` : '');
       return out.push(table.toString() + '\n' + note);
     },
   };
@@ -278,7 +304,7 @@ export function followTable(opts: OutputOptions, out: TextOut): RowEmitter {
         const t = short[i] ? cells[i].short : cells[i].full;
         // Free text longer than its column is cut; ids, amounts and times never are (they push the line).
         const room = widths[k] - 2;
-        return t.length > room && !columns[i].name.endsWith('transactionStatus') && !RIGID_CELL.test(t) ? t.slice(0, Math.max(1, room - 1)) + '…' : t;
+        return !wholeColumn(columns[i].name) && !RIGID_CELL.test(t) ? cutText(t, Math.max(2, room)) : t;
       });
       const stamp = row.timestamp;
       const late = typeof stamp === 'number' && stamp < newest;

@@ -171,6 +171,11 @@ class ChunkedSink {
 }
 
 function drained(out: NodeJS.WritableStream): Promise<void> {
+  // A stream that failed already (a full disk under -o) emits nothing more: its error now,
+  // or the run would end with this promise unsettled (Node's exit 13, no message).
+  const failed = (out as { errored?: Error | null }).errored;
+  if (failed) return Promise.reject(failed);
+  if ((out as { destroyed?: boolean }).destroyed) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const done = (err?: Error) => {
       out.off('drain', done);
@@ -342,7 +347,9 @@ const AMOUNT_FIELDS: ReadonlySet<string> = new Set(API_AMOUNT_FIELDS);
 /** How a column's cells are held in a format of typed cells (see document.ts), by its field's name. */
 function cellKind(name: string): CellKind {
   const field = name.slice(name.lastIndexOf('.') + 1);
-  return TIMESTAMP_FIELDS.has(field) ? 'time' : AMOUNT_FIELDS.has(field) ? 'amount' : 'plain';
+  if (TIMESTAMP_FIELDS.has(field)) return 'time';
+  if (AMOUNT_FIELDS.has(field)) return 'amount';
+  return field === 'value' || field === 'feeValue' ? 'value' : field === 'rate' ? 'rate' : 'plain';
 }
 
 /**

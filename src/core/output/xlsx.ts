@@ -2,7 +2,7 @@ import ExcelJS from 'exceljs';
 import { once } from 'node:events';
 import { offsetAt } from '../runtime/zone.js';
 import { jsonText } from './json-text.js';
-import type { DocumentOptions, SheetColumn, SheetWriter } from './document.js';
+import type { CellKind, DocumentOptions, SheetColumn, SheetWriter } from './document.js';
 
 // -f xlsx: a real workbook, streamed row by row so memory stays flat however many
 // records. Loaded only when -f xlsx is asked for (writer.ts imports this lazily).
@@ -27,6 +27,10 @@ import type { DocumentOptions, SheetColumn, SheetWriter } from './document.js';
 //   An amount that is not a decimal number (a drifting service's "1e5"), or one beyond
 //   any spreadsheet number (1e400), is text in both cells, which a SUM would leave
 //   out: payrec names those rows on stderr.
+// - values in a currency (value, feeValue: --currency) are amounts too, and so is a
+//   rate; an empty value (--rates-missing blank: no usable rate, said on stderr) is an
+//   empty cell, and a rate with no finite decimal (`0.9998/1.083`, a cross through USD)
+//   is the nearest number of its quotient, shown with ≈, its fraction in `rate_exact`.
 // - everything else as in CSV: text as text (never a formula, so no neutralising is
 //   needed), numbers and booleans as such, nested values as JSON text. An integer
 //   beyond a double's exact range (an SQL HUGEINT) is its nearest number, shown with
@@ -110,6 +114,8 @@ export function amountNumber(text: string): { value: number; exact: boolean } {
 
 const HEADER = { font: { bold: true } };
 const ROUNDED_FORMAT = '"≈ "General';
+/** A ratio (a fraction of 8 places) as a percentage with every digit it has: 0.66666667 shows 66.666667%. */
+const PERCENT_FORMAT = '0.00####%';
 
 function offsetText(seconds: number): string {
   const sign = seconds < 0 ? '-' : '+';
@@ -118,6 +124,11 @@ function offsetText(seconds: number): string {
   const mm = String(Math.floor((abs % 3600) / 60)).padStart(2, '0');
   return `${sign}${hh}:${mm}`;
 }
+
+/** The kinds written as a number with their exact text beside it. */
+const EXACT_BESIDE = new Set<CellKind>(['amount', 'value', 'rate', 'ratio']);
+/** A rate that is a quotient with no finite decimal: `numerator/denominator`. */
+const FRACTION = /^(\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)$/;
 
 /** One sheet column as written: a source column, or the exact text beside an amount. */
 interface Slot {
@@ -131,7 +142,7 @@ function slotsOf(columns: SheetColumn[]): Slot[] {
   return columns.flatMap((c): Slot[] => {
     const value: Slot = { header: c.name, source: c, role: 'value' };
     // A --columns list (or an SQL result) may already hold the exact column.
-    if (c.kind !== 'amount' || names.has(`${c.name}_exact`)) return [value];
+    if (!EXACT_BESIDE.has(c.kind) || names.has(`${c.name}_exact`)) return [value];
     return [value, { header: `${c.name}_exact`, source: c, role: 'exact' }];
   });
 }
@@ -307,20 +318,29 @@ export function openSheets(out: NodeJS.WritableStream, options: DocumentOptions 
       /** A cell's XML: `open` is `<c r="B7`, the rest of the cell follows. */
       const cellXml = (slot: Slot, raw: unknown, open: string, r: number): string => {
         const kind = slot.source.kind;
+        // No value (--rates-missing blank): nothing to write in either cell.
+        if (raw === '' && (kind === 'value' || kind === 'rate')) return '';
         if (slot.role === 'exact') return text(slot, raw, open, r);
+        const fraction = kind === 'rate' && typeof raw === 'string' ? FRACTION.exec(raw) : null;
+        if (fraction) {
+          amounts++;
+          rounded++;
+          roundedColumns.add(slot.header);
+          return `${open}" s="${styleOf(ROUNDED_FORMAT)}"><v>${Number(fraction[1]) / Number(fraction[2])}</v></c>`;
+        }
         if (kind === 'time' && typeof raw === 'number') {
           const offset = offsetOf(Math.floor(raw));
           return `${open}" s="${timeStyle(offset)}"><v>${(raw + offset) / 86400 + EXCEL_EPOCH_DAYS}</v></c>`;
         }
         if (kind === 'date' && typeof raw === 'number') return `${open}" s="${styleOf(DATE_FORMAT)}"><v>${raw + EXCEL_EPOCH_DAYS}</v></c>`;
-        if (kind === 'amount') {
+        if (EXACT_BESIDE.has(kind)) {
           // A JSON number (schema drift, warned about already) is the number it is.
           const decimal = (typeof raw === 'string' && DECIMAL.test(raw)) || typeof raw === 'bigint';
           const n = decimal ? amountNumber(String(raw)) : typeof raw === 'number' ? { value: raw, exact: true } : undefined;
           // Beyond a double's range ("1" and 400 zeros) there is no nearest number: text, as below.
           if (n && Number.isFinite(n.value)) {
             amounts++;
-            if (n.exact) return `${open}"><v>${n.value}</v></c>`;
+            if (n.exact) return kind === 'ratio' ? `${open}" s="${styleOf(PERCENT_FORMAT)}"><v>${n.value}</v></c>` : `${open}"><v>${n.value}</v></c>`;
             rounded++;
             roundedColumns.add(slot.header);
             return `${open}" s="${styleOf(ROUNDED_FORMAT)}"><v>${n.value}</v></c>`;

@@ -36,6 +36,12 @@ export function makeAction(ctx: Context, startEmulator: StartEmulator): CommandA
       const session = new Session(runCtx, flags, stored, startEmulator);
       try {
         await work(session, cmd);
+      } catch (err) {
+        // -o FILE on a disk that refuses it (full, over quota, read-only): exit 2 naming its
+        // folder; the temporary file goes with the session.
+        if (flags.output === undefined) throw err;
+        const [{ refusedByDisk }, { printable }, { dirname, resolve }] = await Promise.all([import('./trust.js'), import('../output/sanitize.js'), import('node:path')]);
+        throw refusedByDisk(err, `--output "${printable(flags.output)}"`, dirname(resolve(flags.output)), 'give -o a path on another disk');
       } finally {
         await session.close();
       }

@@ -52,6 +52,10 @@ export const optionSchemas = {
   format: oneOf(FORMATS, `expected ${namesOr(FORMATS)}`),
 };
 
+/** --concurrency's help, of lists and sync alike. */
+export const CONCURRENCY_HELP =
+  'pages fetched at once, 1–16; without it payrec finds the pace: more pages while they come faster, fewer on 429, 503 or rising latency (Retry-After honoured), up to 16 (config set concurrency)';
+
 /** Parses one option value with its schema; the message names the flag and the value. */
 export function parseOption<T>(schema: OptionSchema<T>, value: string, flag: string): T {
   const r = schema.safeParse(value);

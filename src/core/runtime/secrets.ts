@@ -1,3 +1,5 @@
+import { KNOWN_CHAINS } from '../../registry/chain-name.js';
+
 // The API keys of this run. A server may send one back in its text (gateways and debug
 // proxies echo the request's `Authorization: Bearer prk_…` in their error bodies), so
 // every message that reaches the user (errors, warnings, notices, --debug) shows each
@@ -88,11 +90,26 @@ function maskRuns(text: string, key: string): string {
 export function maskRpcUrl(url: string): string {
   try {
     const u = new URL(url);
-    const hidden = u.username !== '' || u.password !== '' || u.pathname.replace(/\/+$/, '') !== '' || u.search !== '' || u.hash !== '';
-    return `${u.protocol}//${u.host}${hidden ? '/****' : ''}`;
+    return `${u.protocol}//${u.host}${mayHoldKey(u) ? '/****' : ''}`;
   } catch {
     return '****';
   }
+}
+
+/** Whether an RPC URL has more than a scheme and a host: what may be a provider's key. */
+export function mayHoldKey(u: URL): boolean {
+  return u.username !== '' || u.password !== '' || u.pathname.replace(/\/+$/, '') !== '' || u.search !== '' || u.hash !== '';
+}
+
+/**
+ * A part of an RPC URL that names a chain, in words (`/ethereum`, `/polygon-mainnet`):
+ * what is left without the chain's name and separators is shorter than a key's run. As a
+ * secret it would be masked out of the messages that name a chain (`--chain ethereum`).
+ */
+function namesChain(part: string): boolean {
+  const lower = part.toLowerCase();
+  if (!KNOWN_CHAINS.some((chain) => lower.includes(chain))) return false;
+  return KNOWN_CHAINS.reduce((text, chain) => text.replaceAll(chain, ''), lower).replace(/[-_.]/g, '').length < RUN;
 }
 
 /** Remembers an RPC URL's parts that may be a provider's key, so maskSecrets masks them wherever they appear. */
@@ -112,7 +129,7 @@ export function keepRpcSecret(url: string): void {
   };
   const parts = [u.username, u.password, ...u.pathname.split('/'), ...u.searchParams.values(), u.hash.slice(1)];
   for (const part of parts) {
-    if (part.length < 8) continue;
+    if (part.length < RUN || namesChain(decoded(part))) continue;
     keepSecret(part);
     keepSecret(decoded(part));
   }

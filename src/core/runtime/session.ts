@@ -80,6 +80,8 @@ export class Session {
   readonly timeoutMs: number;
   /** --retries of failed safe requests. */
   readonly retries: number;
+  /** The most requests at once when payrec finds the pace (the profile's `concurrency`; --concurrency fixes it instead). */
+  readonly concurrencyCeiling?: number;
   private settingsP?: Promise<Settings>;
   private clientP?: Promise<ApiClient>;
   private cleanups: (() => Promise<void>)[] = [];
@@ -106,6 +108,8 @@ export class Session {
     this.timeFormat = flags.timeFormat === undefined ? undefined : parseOption(optionSchemas.timeFormat, flags.timeFormat, '--time-format');
     this.timeoutMs = parseOption(optionSchemas.timeout, ...flagOrEnv(flags.timeout, '--timeout', ctx.env, 'PAYREC_TIMEOUT', '30', inProfile('timeout'))) * 1000;
     this.retries = parseOption(optionSchemas.retries, ...flagOrEnv(flags.retries, '--retries', ctx.env, 'PAYREC_RETRIES', '3', inProfile('retries')));
+    const ceiling = inProfile('concurrency');
+    if (ceiling) this.concurrencyCeiling = parseOption(optionSchemas.concurrency, ceiling.value, ceiling.source);
     if (flags.output !== undefined && (flags.output === '' || hasControlCharacters(flags.output))) {
       throw new UsageError(`invalid --output "${printable(flags.output)}": expected a file path without control characters`);
     }
@@ -150,13 +154,17 @@ export class Session {
   }
 
   /**
-   * The HTTP client of this run; `connections`: pages fetched at once (lists with --all);
-   * `smallHeap`: keep V8's heap small (see tuneMemory), false for a sync and a workbook.
+   * The HTTP client of this run; `concurrency`: --concurrency, requests (pages) at once,
+   * or undefined: the client's window finds the pace, up to `concurrencyCeiling` (16 by
+   * default); `smallHeap`: keep V8's heap small (see tuneMemory), false for a sync and a
+   * workbook.
    */
-  client(connections?: number, smallHeap = !formatRow(this.format).growsHeap): Promise<ApiClient> {
+  client(concurrency?: number, smallHeap = !formatRow(this.format).growsHeap): Promise<ApiClient> {
     this.clientP ??= this.settings().then(async (s) => {
       tuneMemory(smallHeap);
-      const client = await this.newClient(s, this.flags.dryRun ? '' : requireKey(s), connections);
+      const { AdaptiveWindow, FixedWindow } = await import('../http/request-window.js');
+      const window = concurrency === undefined ? new AdaptiveWindow(this.concurrencyCeiling) : new FixedWindow(concurrency);
+      const client = await this.newClient(s, this.flags.dryRun ? '' : requireKey(s), window);
       this.cleanups.push(() => client.close());
       return client;
     });
@@ -164,7 +172,7 @@ export class Session {
   }
 
   /** A client with this run's --timeout, --retries, --debug and --dry-run, for `apiKey` (auth checks a key before it is stored); the caller closes it. */
-  async newClient(s: Pick<Settings, 'baseUrl' | 'chain'>, apiKey: string, connections?: number, onResponse?: ClientOptions['onResponse']): Promise<ApiClient> {
+  async newClient(s: Pick<Settings, 'baseUrl' | 'chain'>, apiKey: string, window?: ClientOptions['window'], onResponse?: ClientOptions['onResponse']): Promise<ApiClient> {
     // Loaded here, not with the session: commands that read only the mirror or files
     // never parse undici (a megabyte of JavaScript, about 40 ms of start-up).
     const { ApiClient } = await import('../http/client.js');
@@ -175,7 +183,7 @@ export class Session {
       apiKey,
       timeoutMs: this.timeoutMs,
       retries: this.retries,
-      connections,
+      window,
       signal: this.ctx.signal,
       debug: this.flags.debug ? (line) => this.ctx.stderr.write(`debug: ${neutraliseTerminal(maskSecrets(line))}\n`) : undefined,
       onRetry: (m) => this.notice(m),

@@ -65,11 +65,21 @@ export async function checkKeptFolder(dir: string, keeper: Keeper): Promise<void
   if (link?.isSymbolicLink()) await refuseForeignLink(dir, link, `${keeper.role} is not kept`, `set ${keeper.moveWith} to a folder of yours`);
   const s = await stat(dir).catch(() => undefined);
   if (s) refuseUntrusted(s, dir, 'folder', keeper);
+  const above = await changeableAbove(dir);
+  if (above) refuseUntrusted(above.stats, above.path, 'folder', { ...keeper, role: `${keeper.role} (a folder above it)` });
+}
+
+/**
+ * The first folder above `dir` (its real path's, up to but not including /) that users
+ * other than its owner can change: the rule for the mirror's folder and the config's.
+ */
+export async function changeableAbove(dir: string): Promise<{ path: string; stats: Stats } | undefined> {
   const real = await realpath(dir).catch(() => undefined);
   for (let above = real && dirname(real); above && dirname(above) !== above; above = dirname(above)) {
-    const parent = await stat(above).catch(() => undefined);
-    if (parent) refuseUntrusted(parent, above, 'folder', { ...keeper, role: `${keeper.role} (a folder above it)` });
+    const stats = await stat(above).catch(() => undefined);
+    if (stats && othersCanChange(stats, 'folder')) return { path: above, stats };
   }
+  return undefined;
 }
 
 function refuseUntrusted(s: Stats, path: string, what: 'file' | 'folder', keeper: Keeper): void {
@@ -128,6 +138,25 @@ const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOENT', 'EE
 export function unwritable(err: NodeJS.ErrnoException, message: string, hint: string): Error {
   if (!err.code || !UNWRITABLE.has(err.code)) return err;
   return new UsageError(`${message}: ${describeCode(err.code)} (${err.code})`, hint);
+}
+
+/** A write the disk refused: full, over quota, or read-only. From Node's code, or DuckDB's message (which has none). */
+export function diskRefusal(err: unknown): 'ENOSPC' | 'EDQUOT' | 'EROFS' | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EROFS') return code;
+  const message = err instanceof Error ? err.message : String(err);
+  return /No space left on device/i.test(message) ? 'ENOSPC' : /Disk quota exceeded/i.test(message) ? 'EDQUOT' : /Read-only file system/i.test(message) ? 'EROFS' : undefined;
+}
+
+/**
+ * A write the disk refused, as exit 2 naming the folder and the setting that moves
+ * what was written there (the caller removes what it had begun); any other error as it is.
+ */
+export function refusedByDisk(err: unknown, what: string, folder: string, moveWith: string): unknown {
+  const code = diskRefusal(err);
+  if (!code) return err;
+  const where = code === 'EROFS' ? `${printable(folder)} is on a read-only file system` : `${code === 'EDQUOT' ? 'the disk quota is used up' : 'no space is left on the disk'} of ${printable(folder)}`;
+  return new UsageError(`cannot write ${what}: ${where} (${code}); nothing half-written was kept`, `${code === 'EROFS' ? '' : 'free some space there, or '}${moveWith}`);
 }
 
 function describeCode(code: string): string {

@@ -6,9 +6,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BusyError, InterruptedError, UsageError } from '../../core/runtime/errors.js';
 import { printable } from '../../core/output/sanitize.js';
 import { formatDuration } from '../../core/runtime/time.js';
-import { shellWord } from '../../core/runtime/trust.js';
+import { diskRefusal, refusedByDisk, shellWord } from '../../core/runtime/trust.js';
+import { MIRROR_KEEPER } from '../location.js';
 import { RELEASE_EVERY, releaseChunks } from './chunks.js';
 import { inTransaction } from '../engine.js';
+import { refusedTableFunction } from './reading-functions.js';
 import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult, type DuckDBValue, type Json } from './node-api.js';
 import type { Access, OpenOptions } from '../engine.js';
 
@@ -209,12 +211,29 @@ export class MirrorDb {
 
   /** Runs statements, discarding any result. */
   async run(sql: string, params?: DuckDBValue[]): Promise<void> {
-    await this.conn.run(sql, params);
+    await this.onDisk(() => this.conn.run(sql, params));
   }
 
   /** Rows as plain objects; integers beyond a double and decimals come as strings, never rounded. */
   async rows(sql: string, params?: DuckDBValue[]): Promise<Record<string, Json>[]> {
-    return (await this.conn.runAndReadAll(sql, params)).getRowObjectsJson();
+    return (await this.onDisk(() => this.conn.runAndReadAll(sql, params))).getRowObjectsJson();
+  }
+
+  /**
+   * DuckDB's work, with a write the disk refused (the mirror, its WAL, a spill: full,
+   * over quota, read-only) said as exit 2 naming the folder and what moves it; DuckDB
+   * rolls the open transaction back, so what earlier batches committed stays.
+   */
+  private async onDisk<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      const message = err instanceof Error ? err.message : '';
+      if (this.spillDir && message.includes(this.spillDir) && dirname(this.spillDir) !== dirname(this.file)) {
+        throw refusedByDisk(err, "DuckDB's spill file", dirname(this.spillDir), 'set TMPDIR to a folder on another disk');
+      }
+      throw refusedByDisk(err, `the mirror ${printable(this.file)}`, dirname(this.file), MOVE_MIRROR);
+    }
   }
 
   /**
@@ -255,7 +274,7 @@ export class MirrorDb {
 
   /** Runs a statement; returns how many rows it inserted, updated or deleted. */
   async changed(sql: string): Promise<number> {
-    return (await this.conn.run(sql)).rowsChanged;
+    return (await this.onDisk(() => this.conn.run(sql))).rowsChanged;
   }
 
   /**
@@ -265,19 +284,22 @@ export class MirrorDb {
    */
   async withFile<T>(content: string | Buffer | Buffer[] | undefined, work: (quotedPath: string | undefined) => Promise<T>): Promise<T> {
     if (content === undefined) return work(undefined);
-    this.stagingDir ??= mkdtempSync(stagingPrefix(this.file));
-    const file = join(this.stagingDir, `batch-${this.staged++}.json`);
-    // Written at once: fs.promises writes in 512 KB pieces, each waiting for a turn of an
-    // event loop busy parsing pages, and DuckDB sat idle ~150 ms a batch; this takes ~5 ms.
-    const fd = openSync(file, PRIVATE_NEW_FILE, 0o600);
+    let file: string | undefined;
     try {
-      // Pieces (a batch's pages) are written as they are: joined, a batch of 30,000
-      // records would be copied once more into a new 15 MB buffer. libuv's write goes on
-      // after a short write and past IOV_MAX pieces, so one call writes them all.
-      if (Array.isArray(content)) writevSync(fd, content);
-      else writeFileSync(fd, content);
-    } finally {
-      closeSync(fd);
+      this.stagingDir ??= mkdtempSync(stagingPrefix(this.file));
+      file = join(this.stagingDir, `batch-${this.staged++}.json`);
+      // Written at once: fs.promises writes in 512 KB pieces, each waiting for a turn of an
+      // event loop busy parsing pages, and DuckDB sat idle ~150 ms a batch; this takes ~5 ms.
+      const fd = openSync(file, PRIVATE_NEW_FILE, 0o600);
+      try {
+        if (Array.isArray(content)) writePieces(fd, content);
+        else writeFileSync(fd, content);
+      } finally {
+        closeSync(fd);
+      }
+    } catch (err) {
+      if (file) rmSync(file, { force: true });
+      throw refusedByDisk(err, `the mirror's staging file in ${printable(dirname(this.file))}`, dirname(this.file), MOVE_MIRROR);
     }
     try {
       return await work(`'${file.replaceAll("'", "''")}'`);
@@ -292,19 +314,35 @@ export class MirrorDb {
    * statement), but not what an EXPLAIN explains, and EXPLAIN ANALYZE runs it (a COPY
    * over the mirror, a SET): the statement after the keywords must be a query itself.
    * Anything else is refused before it runs, also what a read-only file would take
-   * (SET, PRAGMA, CALL, USE, LOAD…).
+   * (SET, PRAGMA, CALL, USE, LOAD…), and a query calling a table function that does
+   * more than read (reading-functions.ts), found before DuckDB binds it.
    */
   async readKind(sql: string): Promise<'query' | 'explain'> {
-    const type = await this.statementType(sql);
-    if (type === StatementType.SELECT) return 'query';
-    if (type !== StatementType.EXPLAIN) throw onlyReads(`DuckDB takes this statement as ${typeName(type)}`);
     const keywords = /^\s*EXPLAIN\s+(?:ANALYZE\s+)?/i.exec(sql);
+    const checked = await this.onlyReadingFunctions(keywords ? sql.slice(keywords[0].length) : sql);
+    const type = await this.statementType(sql);
+    if (type === StatementType.SELECT && checked) return 'query';
+    if (type !== StatementType.EXPLAIN) throw onlyReads(`DuckDB takes this statement as ${typeName(type)}${type === StatementType.SELECT ? ' that payrec cannot look into' : ''}`);
     const explained = keywords ? await this.statementType(sql.slice(keywords[0].length)).catch(() => undefined) : undefined;
-    if (explained !== StatementType.SELECT) {
+    if (explained !== StatementType.SELECT || !checked) {
       const what = explained === undefined ? '' : `; DuckDB takes the statement it explains as ${typeName(explained)}`;
       throw onlyReads(`EXPLAIN runs only as EXPLAIN [ANALYZE] followed by a query${what}`);
     }
     return 'explain';
+  }
+
+  /**
+   * Refuses a query that calls a table function other than those that only read,
+   * anywhere in it; false when DuckDB parses `sql` into something other than queries
+   * (the statement's type then says what it is).
+   */
+  private async onlyReadingFunctions(sql: string): Promise<boolean> {
+    const [{ tree }] = await this.rows('SELECT json_serialize_sql($1::VARCHAR) AS tree', [sql]);
+    const parsed = JSON.parse(String(tree)) as { error?: boolean };
+    if (parsed.error !== false) return false;
+    const refused = refusedTableFunction(parsed);
+    if (refused !== undefined) throw onlyReads(`the table function ${printable(refused)}() does more than read (payrec sql runs those that only read: range, unnest, json_each, duckdb_tables…)`);
+    return true;
   }
 
   /** The type DuckDB gives `sql`, which must be one statement; prepared (bound), never run. */
@@ -355,7 +393,7 @@ export class MirrorDb {
   }
 
   async commit(): Promise<void> {
-    await this.conn.run('COMMIT');
+    await this.onDisk(() => this.conn.run('COMMIT'));
   }
 
   async rollback(): Promise<void> {
@@ -386,6 +424,26 @@ export class MirrorDb {
     this.stagingDir = this.spillDir = undefined;
     this.syncLock?.closeSync();
     this.syncLock = undefined;
+  }
+}
+
+/** The hint of a mirror's disk that refused a write. */
+const MOVE_MIRROR = `move the mirror to another disk: ${MIRROR_KEEPER.moveWith.replace('--db', '--db FILE')}`;
+
+/**
+ * Writes a batch's pieces (its pages) as they are: joined, a batch of 30,000 records
+ * would be copied once more into a new 15 MB buffer. libuv's writev goes on after a
+ * short write and past IOV_MAX pieces, but when the disk refuses part-way it returns
+ * the bytes written, not the error: what is left is written again, which throws the
+ * disk's error (ENOSPC…), so a cut file never reaches DuckDB.
+ */
+function writePieces(fd: number, pieces: Buffer[]): void {
+  let rest = pieces.filter((p) => p.length > 0);
+  while (rest.length > 0) {
+    let written = writevSync(fd, rest);
+    if (written === 0) throw Object.assign(new Error('the disk took none of a write'), { code: 'ENOSPC' });
+    while (rest.length > 0 && written >= rest[0].length) written -= rest.shift()!.length;
+    if (written > 0) rest[0] = rest[0].subarray(written);
   }
 }
 
@@ -440,16 +498,21 @@ function ownFolder(path: string): boolean {
 
 /**
  * Refuses a mirror whose companions (its WAL, the sync lock, a staging folder) someone
- * else planted, or made links: DuckDB and payrec would write through them.
+ * else planted, or made links: DuckDB and payrec would write through them. A named pipe
+ * or a device there (even the user's own) would hold DuckDB's open for ever, past
+ * Ctrl-C (the open blocks the one thread that would hear it): a WAL and a lock are
+ * regular files, a staging folder a folder.
  */
 function refusePlanted(file: string): void {
   const dir = dirname(file);
   const base = `.${basename(file)}.`;
-  const names = namesIn(dir).filter((n) => n === `${basename(file)}.wal` || (n.startsWith(base) && /^(sync-lock(\.wal)?|staging(-.*)?)$/.test(n.slice(base.length))));
+  const wal = /^\.wal(\.recovery|\.checkpoint)?$/;
+  const names = namesIn(dir).filter((n) => (n.startsWith(basename(file)) && wal.test(n.slice(basename(file).length))) || (n.startsWith(base) && /^(sync-lock(\.wal(\.recovery|\.checkpoint)?)?|staging(-.*)?)$/.test(n.slice(base.length))));
   for (const name of names) {
     const s = lstatSync(join(dir, name), { throwIfNoEntry: false });
-    if (!s || (!s.isSymbolicLink() && isOwn(s))) continue;
-    const why = s.isSymbolicLink() ? 'is a link' : `belongs to another user (uid ${s.uid})`;
+    const staging = name.startsWith(`${base}staging`);
+    if (!s || (!s.isSymbolicLink() && isOwn(s) && (staging ? s.isDirectory() : s.isFile()))) continue;
+    const why = s.isSymbolicLink() ? 'is a link' : !isOwn(s) ? `belongs to another user (uid ${s.uid})` : `is not a ${staging ? 'folder' : 'regular file (a pipe, a device or a folder)'}`;
     throw new UsageError(`${printable(join(dir, name))} ${why}: payrec does not use a mirror's file through it`, 'remove it (payrec makes its own), or give --db FILE in a folder of yours');
   }
 }
@@ -575,6 +638,7 @@ function lockError(lockFile: string, file: string, err: unknown): Error {
 function openError(file: string, access: Access, err: unknown): Error {
   const message = err instanceof Error ? err.message : String(err);
   const shown = printable(file);
+  if (diskRefusal(err)) return refusedByDisk(err, `the mirror ${shown}`, dirname(file), MOVE_MIRROR) as Error;
   if (/not a valid DuckDB database file/i.test(message)) {
     return new UsageError(`${shown} is not a payrec mirror (not a DuckDB database file); nothing was changed`, 'give another --db, or move that file away');
   }

@@ -1,0 +1,77 @@
+import { column } from '../core/output/rows.js';
+import { escapeHtml, PAGE_END, pageStart, TABLE_END, tableHead, tableRow } from '../core/output/html.js';
+import type { CloseReport, Waterfall } from './compose.js';
+
+// The close as one self-contained page (core/output/html.ts): the cover, an MRR
+// waterfall per token as inline SVG (start, new, reactivated, churned, end, each bar
+// labelled with its exact figure), then every part's table. Bars are drawn to scale
+// with floating point; every figure written is the engine's exact text.
+
+const WIDTH = 720;
+const HEIGHT = 260;
+const TOP = 30;
+const BOTTOM = 40;
+const LEFT = 20;
+
+/** The steps of a waterfall: a total, or a change that moves the running total up or down. */
+function stepsOf(w: Waterfall): { kind: string; label: string; figure: string; from: number; to: number; total: boolean }[] {
+  const start = Number(w.start);
+  const afterNew = start + Number(w.new);
+  const afterReactivated = afterNew + Number(w.reactivated);
+  const end = Number(w.end);
+  return [
+    { kind: 'start', label: 'start', figure: w.start, from: 0, to: start, total: true },
+    { kind: 'new', label: 'new', figure: w.new, from: start, to: afterNew, total: false },
+    { kind: 'reactivated', label: 'reactivated', figure: w.reactivated, from: afterNew, to: afterReactivated, total: false },
+    { kind: 'churned', label: 'churned', figure: `-${w.churned}`.replace(/^-(0(\.0+)?)$/, '$1'), from: afterReactivated, to: afterReactivated - Number(w.churned), total: false },
+    { kind: 'end', label: 'end', figure: w.end, from: 0, to: end, total: true },
+  ];
+}
+
+const COLOURS: Record<string, string> = { start: '#5470c6', end: '#5470c6', new: '#3ba272', reactivated: '#91cc75', churned: '#ee6666' };
+
+/** One token's waterfall as inline SVG: each bar a <g data-kind> with its figure as text. */
+export function waterfallSvg(w: Waterfall): string {
+  const steps = stepsOf(w);
+  const high = Math.max(1e-30, ...steps.flatMap((s) => [s.from, s.to]));
+  const y = (v: number) => TOP + (HEIGHT - TOP - BOTTOM) * (1 - v / high);
+  const slot = (WIDTH - LEFT * 2) / steps.length;
+  const bars = steps.map((s, i) => {
+    const x = LEFT + i * slot + slot * 0.15;
+    const top = y(Math.max(s.from, s.to));
+    const height = Math.max(1, Math.abs(y(s.from) - y(s.to)));
+    return (
+      `<g class="step" data-kind="${s.kind}"><rect x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${height.toFixed(1)}" fill="${COLOURS[s.kind]}"/>` +
+      `<text class="figure" x="${(x + slot * 0.35).toFixed(1)}" y="${(top - 6).toFixed(1)}" text-anchor="middle" font-size="12">${escapeHtml(s.figure)}</text>` +
+      `<text class="label" x="${(x + slot * 0.35).toFixed(1)}" y="${HEIGHT - BOTTOM + 18}" text-anchor="middle" font-size="12">${s.label}</text></g>`
+    );
+  });
+  const title = `MRR of ${w.token}, ${w.period}`;
+  return (
+    `<svg role="img" aria-label="${escapeHtml(title)}" data-token="${escapeHtml(w.token)}" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">` +
+    `<title>${escapeHtml(title)}</title><line x1="${LEFT}" x2="${WIDTH - LEFT}" y1="${y(0)}" y2="${y(0)}" stroke="#999"/>${bars.join('')}</svg>\n`
+  );
+}
+
+/** Writes the page to `out` (ended when complete). */
+export async function writePage(out: NodeJS.WritableStream, report: CloseReport): Promise<void> {
+  const parts: string[] = [];
+  const title = report.cover.find((l) => l.item === 'period')?.value ?? '';
+  parts.push(pageStart(`Close of ${title}`), `<h1>Close of ${escapeHtml(title)}</h1>\n<section id="cover"><table class="cover"><tbody>\n`);
+  for (const l of report.cover) parts.push(`<tr><th>${escapeHtml(l.item)}</th><td>${escapeHtml(l.value)}</td></tr>\n`);
+  parts.push('</tbody></table></section>\n<section id="waterfalls"><h2>MRR movements</h2>\n');
+  if (report.waterfalls.length === 0) parts.push('<p>No subscription was counted in this period.</p>\n');
+  for (const w of report.waterfalls) parts.push(`<h3>${escapeHtml(w.token)}</h3>\n`, waterfallSvg(w));
+  parts.push('</section>\n');
+  for (const sheet of report.sheets) {
+    const columns = sheet.columns.map((c) => ({ ...column(c.name.split('.')), kind: c.kind }));
+    parts.push(`<section data-sheet="${escapeHtml(sheet.name)}"><h2>${escapeHtml(sheet.title)}</h2><p>${escapeHtml(`${sheet.rows.length} rows: ${sheet.command}`)}</p>\n`, tableHead(columns));
+    for (const row of sheet.rows) parts.push(tableRow(columns, row, report.zone));
+    parts.push(TABLE_END, '</section>\n');
+  }
+  parts.push(PAGE_END);
+  await new Promise<void>((resolve, reject) => {
+    out.once('error', reject);
+    out.end(parts.join(''), () => resolve());
+  });
+}

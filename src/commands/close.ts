@@ -1,0 +1,73 @@
+import type { Command } from 'commander';
+import { extname } from 'node:path';
+import type { CommandAction } from '../core/runtime/action.js';
+import { EXIT, PayrecError, UsageError } from '../core/runtime/errors.js';
+import { parsePeriod, PERIOD_FORMS } from '../core/runtime/period.js';
+import type { Session } from '../core/runtime/session.js';
+import { formatLocal } from '../core/runtime/zone.js';
+import { printable } from '../core/output/sanitize.js';
+import { addMirrorOptions, noteAt, parseMirrorFlags, type MirrorFlags } from '../mirror/subscription-source.js';
+import { composeClose } from '../close/compose.js';
+import { topCommand } from './tree.js';
+
+// `payrec close PERIOD -o FILE.xlsx|FILE.html`: the month-end close in one file
+// (DESIGN.md "The month-end close in one command"). The close room composes it
+// (src/close/); this file checks the flags, and writes the file atomically.
+
+/** What the close writes, by -o's extension. */
+const CLOSE_FILES = ['.xlsx', '.html'];
+
+interface CloseFlags extends MirrorFlags {
+  failIfAny?: boolean;
+}
+
+export function addCloseCommand(program: Command, action: CommandAction): void {
+  addMirrorOptions(topCommand(program, 'close'))
+    .argument('<period>', `the calendar period to close: ${PERIOD_FORMS}`)
+    .option('--fail-if-any', 'exit 9 when the close is incomplete (a period not synced to its end, not over yet, plans known only from short urls); the file is written all the same')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'One file a finance team hands over: a cover (the period and its instants in --tz, as of,',
+        'synced up to, the plans covered and where they were found, payrec version), then the',
+        "period's metrics by token and by plan, who moved (metrics --movements), the ledger at the",
+        "period's end, the billings with their outcome, every transfer, and the dunning cases; each",
+        'part the same rows as the command its sheet names prints. Read from the mirror (sync first,',
+        'or --sync) and, for transfers, from the API. What the close cannot cover is said on the',
+        'cover and on stderr.',
+        '-o FILE.html writes one self-contained, printable page instead: the cover, an MRR waterfall',
+        'per token (start, new, reactivated, churned, end, with exact figures) and the same tables.',
+        '',
+        'Examples:',
+        '  $ payrec --emulator close 2025-12 --sync -o december.xlsx',
+        '  $ payrec close last-month --tz Europe/Berlin -o close.html   # a page with MRR waterfalls',
+        '  $ payrec close 2026-Q3 -o q3.xlsx --fail-if-any     # CI: fail when anything is left out',
+        '',
+      ].join('\n'),
+    )
+    .action(action((session, cmd) => runClose(session, cmd), { output: true }));
+}
+
+async function runClose(session: Session, cmd: Command): Promise<void> {
+  const flags = cmd.opts() as CloseFlags;
+  const periodText = cmd.args[0] as string;
+  const file = session.flags.output;
+  if (file === undefined) throw new UsageError('payrec close writes a file: give -o FILE.xlsx or -o FILE.html', 'such as: payrec close 2026-10 -o close-2026-10.xlsx');
+  const ext = extname(file).toLowerCase();
+  if (!CLOSE_FILES.includes(ext)) throw new UsageError(`payrec close writes ${CLOSE_FILES.join(' or ')} files, not -o "${printable(file)}"`, `give -o a file name that ends in ${CLOSE_FILES.join(' or ')}`);
+  if (session.flags.format !== undefined) throw new UsageError('payrec close takes its format from -o\'s extension: leave out -f');
+  const { plans, at, graceSeconds } = parseMirrorFlags(session, flags);
+  const period = parsePeriod(periodText, Math.floor(session.ctx.now() / 1000), session.zone);
+  if (!period) throw new UsageError(`invalid period "${printable(periodText)}": expected ${PERIOD_FORMS}`);
+  if (period.start >= at) throw new UsageError(`the period ${printable(periodText)} begins after ${flags.at === undefined ? 'now' : '--at'} (${formatLocal(at, session.zone)} ${session.zone}): nothing of it is known`);
+  // Opened first: an unwritable -o fails before anything is read; written under a temporary name, renamed when whole.
+  const target = await session.openOutput();
+  const report = await composeClose(session, { periodText, period, at, graceSeconds, plans, flags });
+  noteAt(session, flags, at);
+  if (ext === '.html') await (await import('../close/page.js')).writePage(target.stream, report);
+  else await (await import('../close/workbook.js')).writeWorkbook(target.stream, report, { warn: (m) => session.warn(m) });
+  await target.commit();
+  for (const line of report.incomplete) session.warn(`incomplete: ${line}`);
+  if (flags.failIfAny && report.incomplete.length > 0) throw new PayrecError(`the close of ${printable(periodText)} is incomplete in ${report.incomplete.length} ${report.incomplete.length === 1 ? 'way' : 'ways'} (--fail-if-any); the file was written`, EXIT.gate);
+}
