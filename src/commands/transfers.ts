@@ -40,7 +40,7 @@ export function addTransfersCommand(program: Command, action: CommandAction): vo
     const only = products.length === TRANSFER_ENDPOINTS.length || filter.name === KEPT_BY_PAYREC ? '' : ` (${products.join(', ')} only: narrow with --product)`;
     cmd.option(`${flagOf(filter.name)} <value>`, filter.help + only);
   }
-  cmd.option('--db <file>', "the mirror whose plans' billings are included too (env PAYREC_DB; default the profile's mirror, when there is one)");
+  cmd.option('--db <file|url>', "the mirror whose plans' billings are included too: a file, or a PostgreSQL server (postgres://USER@HOST/DATABASE?schema=NAME, never a password in it) (env PAYREC_DB; default the profile's mirror, when there is one)");
   addListOptions(cmd, true, HAS_TOKEN_FILTER, ENRICHERS);
   addGateOptions(cmd, TRANSFER_ENDPOINTS.some(hasStatus), TRANSFER_ENDPOINTS.every(hasSuccess) ? 'all' : TRANSFER_ENDPOINTS.some(hasSuccess) ? 'some' : 'none');
   const examples = [

@@ -1,8 +1,9 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { ANCHOR, emulator, payrec, tempDir, type RunOptions } from './helpers.js';
-import { asMirrored, apiFields, decimalSum, keyed, type Row } from './mirror-helpers.js';
+import { asMirrored, apiFields, decimalSum, keyed, listOf, type Row } from './mirror-helpers.js';
 import { postgres } from './pg-helpers.js';
 
 // A team's mirror on PostgreSQL (DESIGN.md "A team's mirror on PostgreSQL", issue 47),
@@ -77,6 +78,77 @@ describe.skipIf(pg.skip)(`a team's mirror on PostgreSQL${pg.note}`, () => {
       expect(JSON.parse(server.stdout).length).toBeGreaterThan(0);
     }
   }, 240_000);
+
+  /**
+   * The fixed-recurring lists synced to a DuckDB file and to PostgreSQL alike: every plan a
+   * short url names, and one plan no short url names given to `sync --plan-id` (only the
+   * mirror remembers it). Made once, for the tests that read them.
+   */
+  let frMirrors: Promise<{ file: string; url: string; seen: string[]; unseen: string }> | undefined;
+  const syncedFr = () =>
+    (frMirrors ??= (async () => {
+      const seen = [...new Set((await listOf(emu, '/fixed-recurring/short-urls')).map((u) => String(u.planId).toLowerCase()))].sort();
+      const unseen = emu.subscriptions('bsc').plans.map((p) => p.planId.toLowerCase()).sort().find((p) => !seen.includes(p));
+      expect(seen.length).toBeGreaterThan(0);
+      expect(unseen).toBeDefined();
+      const [file, url] = [join(tempDir(), 'fr.duckdb'), postgres.freshUrl('fr')];
+      for (const db of [file, url]) {
+        for (const args of [['fr/short-urls', 'fr/billings', 'fr/cancellations'], ['fr/billings', 'fr/cancellations', '--plan-id', unseen!]]) {
+          const r = await payrec(emu, ['sync', ...args, '--db', db, '-q']);
+          expect(r.exitCode, r.stderr).toBe(0);
+        }
+      }
+      return { file, url, seen, unseen: unseen! };
+    })());
+
+  test('payrec transfers --db URL reads which plans\' billings to include from the server, as from a DuckDB file: the same JSON digit for digit, and the emulator\'s billings of those plans', async () => {
+    const { file, url, seen, unseen } = await syncedFr();
+    const [from, to] = [Date.UTC(2025, 0, 1) / 1000, Date.UTC(2026, 0, 1) / 1000];
+    const [duck, server] = await Promise.all([file, url].map((db) => payrec(emu, ['transfers', '--product', 'fr', '--period', '2025', '--db', db, '-f', 'json'])));
+    const said = `including the billings of ${seen.length + 1} fixed-recurring plans (${seen.length} named by short urls, 1 remembered from sync --plan-id); a plan that no short url names is unseen until added: payrec fr plans add PLAN_ID\n`;
+    for (const r of [duck, server]) expect([r.exitCode, r.stderr]).toEqual([0, said]);
+    expect(server.stdout).toBe(duck.stdout);
+    // Against the emulator: the billings of 2025 of every plan a short url names and of the one only the mirror remembers.
+    const want: Row[] = [];
+    for (const planId of [...seen, unseen]) want.push(...(await listOf(emu, `/fixed-recurring/plans/${planId}/billings`)).filter((b) => (b.timestamp as number) >= from && (b.timestamp as number) < to).map((b) => ({ ...b, planId })));
+    const got = JSON.parse(server.stdout) as Row[];
+    const key = (r: Row) => `${r.planId} ${r.transactionHash}`;
+    expect(got.map(key).sort()).toEqual(want.map(key).sort());
+    expect(got.some((r) => r.planId === unseen)).toBe(true);
+    expect(decimalSum(got.map((r) => r.amount as string))).toBe(decimalSum(want.map((r) => r.amount as string)));
+  }, 180_000);
+
+  test('metrics --currency USD --rates FILE: the same figures and movements from PostgreSQL as from DuckDB, digit for digit, valued by the file\'s rows', async () => {
+    const { file, url, seen, unseen } = await syncedFr();
+    const tokens = new Set<string>();
+    for (const planId of [...seen, unseen]) for (const b of await listOf(emu, `/fixed-recurring/plans/${planId}/billings`)) tokens.add(b.token as string);
+    // A row per token every 7h13m through 2024 and 2025 (off the hour, so a billing's time read a little wrong takes another
+    // row), rates of many digits that move with each row (so MRR moves with them: fx).
+    const lines = ['time,chain,token,currency,rate,source'];
+    let k = 0;
+    for (const token of [...tokens].sort()) {
+      for (let t = Date.UTC(2024, 0, 1) / 1000; t <= ANCHOR; t += 7 * 3600 + 13 * 60) {
+        lines.push(`${new Date(t * 1000).toISOString().replace('.000Z', 'Z')},bsc,${token},USD,${(lines.length % 7) + 1}.${String(((k += 7_919) % 99_991) + 10_000).padStart(9, '0')}${token.length},desk`);
+      }
+    }
+    const rates = join(tempDir(), 'rates.csv');
+    writeFileSync(rates, `${lines.join('\n')}\n`);
+    for (const extra of [[], ['--by', 'token'], ['--movements']]) {
+      const args = ['metrics', '--period', '2025', '--currency', 'USD', '--rates', rates, ...extra, '-f', 'json', '-q'];
+      const [duck, server] = await Promise.all([file, url].map((db) => payrec(emu, [...args, '--db', db])));
+      for (const r of [duck, server]) expect([r.exitCode, r.stderr], extra.join(' ')).toEqual([0, '']);
+      expect(server.stdout, extra.join(' ')).toBe(duck.stdout);
+      const rows = JSON.parse(server.stdout) as Row[];
+      expect(rows.length).toBeGreaterThan(0);
+      if (extra[0] === '--movements') {
+        expect(rows.every((m) => /^file:rates\.csv:\d+$/.test(m.rateSource as string))).toBe(true);
+        expect(rows.some((m) => m.kind === 'fx')).toBe(true);
+      } else {
+        expect(rows.every((r) => r.currency === 'USD')).toBe(true);
+        expect(rows.some((r) => r.mrr_end !== '0' && r.mrr_fx !== '0')).toBe(true);
+      }
+    }
+  }, 180_000);
 
   test('a URL with a password is refused (exit 2) before anything is sent, and the URL is never printed: --debug, errors, config list', async () => {
     const before = emu.requests.length;
