@@ -55,5 +55,5 @@ describe('under --emulator', () => {
 
 test('the global -o help names every command that writes to it', async () => {
   const r = await payrec(undefined, ['--help']);
-  expect(r.stdout.replace(/\s+/g, ' ')).toContain('lists, get, sql, sync, subscriptions, metrics, fr plans, api, short-urls create/update');
+  expect(r.stdout.replace(/\s+/g, ' ')).toContain('lists, get, sql, sync, subscriptions, metrics, close, fr plans, api, short-urls create/update');
 });
