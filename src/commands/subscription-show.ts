@@ -14,14 +14,16 @@ import { billingOutcome, history, type BillingInput, type CancellationInput, typ
 // mirror knows; the records come from the mirror when it holds the subscription (with
 // its plan), else from the API (its billings and cancellation). The story is one table in
 // time order: each attempt with its cycle and outcome, its cancellation, and each change
-// of state with its date (started, past due since, lapsed, reactivated, cancelled, ended),
-// then what comes next unless a record arrives (past due on, lapses on, ends on).
+// of state with its date (started, past due since, lapsed, reactivated, renewed late,
+// cancelled, ended), then what comes next unless a record arrives (past due on, lapses
+// on, ends on).
 
 const BILLINGS = endpoints.find((e) => e.path === '/fixed-recurring/subscriptions/:subscriptionId/billings')!;
 const CANCELLATION = endpoints.find((e) => e.path === '/fixed-recurring/subscriptions/:subscriptionId/cancellation')!;
 const SUMMARY_COLUMNS = ['subscriptionId', 'planId', 'state', 'token', 'amount', 'period', 'mrr', 'started', 'paidThrough', 'lastAttempt', 'failedAttempts', 'cancelledAt', 'forced', 'endsAt', 'daysPastDue'];
 const ATTEMPT_COLUMNS = ['timestamp', 'cycleStart', 'cycleEnd', 'outcome', 'success', 'transactionStatus', 'amount', 'token', 'transactionHash'];
 const STORY_COLUMNS = ['timestamp', 'event', 'state', 'outcome', 'cycleStart', 'cycleEnd', 'amount', 'token', 'transactionHash'];
+const DAY = 86_400;
 /** A full id or hash: 0x and 64 hex characters. */
 const FULL = /^0x[0-9a-f]{64}$/;
 /** A prefix the mirror can look up: 8 hex characters or more, 0x optional. */
@@ -53,7 +55,7 @@ export async function showSubscription(session: Session, named: string, at: numb
   const told = history(input, subscriptionId, { at, graceSeconds })!;
   const summary = told.row ? { ...pick(told.row, SUMMARY_COLUMNS), planId } : { subscriptionId, planId, state: 'not started (no paid billing)' };
   const attempts = seen.map((b) => ({ ...pick(b, ATTEMPT_COLUMNS), outcome: billingOutcome(b as unknown as BillingInput) }));
-  const story = storyOf(attempts, cancellation, told.changes, told.next);
+  const story = storyOf(attempts, cancellation, told.changes, told.next, graceSeconds);
   session.note(`subscription ${subscriptionId}: from ${source}`);
 
   const target = await session.openOutput();
@@ -119,20 +121,60 @@ async function fromApi(session: Session, subscriptionId: string, at: number): Pr
 }
 
 /** Attempts, the cancellation and the changes of state, in time order (a record before the change it makes, a second later). */
-function storyOf(attempts: Record<string, unknown>[], cancellation: Record<string, unknown> | undefined, changes: StateChange[], next: StateChange | undefined): Record<string, unknown>[] {
+function storyOf(attempts: Record<string, unknown>[], cancellation: Record<string, unknown> | undefined, changes: StateChange[], next: StateChange | undefined, grace: number): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = attempts.map((a) => ({ timestamp: a.timestamp, event: 'billing', ...pick(a, ['outcome', 'cycleStart', 'cycleEnd', 'amount', 'token', 'transactionHash']) }));
   if (cancellation) {
     const by = cancellation.forced === true ? 'forced by the plan' : 'by the customer';
     rows.push({ timestamp: cancellation.timestamp, event: 'cancellation', outcome: cancellation.transactionStatus === 'confirmed' ? by : `${by}, ${String(cancellation.transactionStatus)}`, transactionHash: cancellation.transactionHash });
   }
+  const late = lateRenewals(attempts, changes, grace);
   let before: SubscriptionState | undefined;
   for (const c of changes) {
-    rows.push({ timestamp: c.time, event: changeName(before, c.state, cancellation), state: c.state });
+    if (late.folded.has(c)) continue;
+    const seconds = late.renewals.get(c);
+    const event = seconds === undefined ? changeName(before, c.state, cancellation) : `renewed late (${inWords(seconds)} after the cycle ended, within the ${grace / DAY}-day grace)`;
+    rows.push({ timestamp: c.time, event, state: c.state });
     before = c.state;
   }
   if (next) rows.push({ timestamp: next.time, event: next.state === 'cancelled' ? 'ends on' : next.state === 'lapsed' ? 'lapses on' : 'past due on', state: next.state });
   // Stable: at one instant, records keep their order and come before the changes.
   return rows.sort((a, b) => (a.timestamp as number) - (b.timestamp as number));
+}
+
+/**
+ * The renewals paid within the grace, each with how late it came (from the first unpaid
+ * second, cycle end + 1, as daysPastDue counts), and the past-due changes they fold: a
+ * renewal paid a few minutes after its cycle ended is not news. A past-due spell begins
+ * the second after the cycle end; its renewal is the first paid billing stamped after
+ * that end whose sight (a second after its stamp) makes the subscription active. One
+ * stamped after cycle end + grace came once it had lapsed: it stays told as such.
+ */
+function lateRenewals(attempts: Record<string, unknown>[], changes: StateChange[], grace: number): { folded: Set<StateChange>; renewals: Map<StateChange, number> } {
+  const folded = new Set<StateChange>();
+  const renewals = new Map<StateChange, number>();
+  for (const c of changes) {
+    if (c.state !== 'past_due') continue;
+    const cycleEnd = c.time - 1;
+    for (const a of attempts) {
+      const stamped = a.timestamp as number;
+      const renewed = a.outcome === 'paid' && stamped > cycleEnd ? changes.find((d) => d.time === stamped + 1 && d.state === 'active') : undefined;
+      if (!renewed) continue;
+      if (stamped <= cycleEnd + grace) {
+        folded.add(c);
+        renewals.set(renewed, stamped - c.time);
+      }
+      break;
+    }
+  }
+  return { folded, renewals };
+}
+
+/** A span in its two largest units, rounded down: 2 hours 55 minutes, 3 days, 40 seconds. */
+function inWords(seconds: number): string {
+  const units = [['day', DAY], ['hour', 3600], ['minute', 60], ['second', 1]] as const;
+  const i = Math.max(0, units.findIndex(([, size]) => seconds >= size));
+  const parts = units.slice(i, i + 2).map(([name, size], k) => [name, k === 0 ? Math.floor(seconds / size) : Math.floor((seconds % units[i][1]) / size)] as const);
+  return parts.filter(([, n], k) => k === 0 || n > 0).map(([name, n]) => `${n} ${name}${n === 1 ? '' : 's'}`).join(' ');
 }
 
 function changeName(before: SubscriptionState | undefined, after: SubscriptionState, cancellation: Record<string, unknown> | undefined): string {

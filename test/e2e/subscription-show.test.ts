@@ -82,7 +82,10 @@ function expectedStory(f: SubscriptionFacts, at: number, grace = GRACE): Row[] {
     const state = stateAt(seen, id, t, grace);
     if (state === undefined || state === before) continue;
     const names: Record<string, string> = { past_due: 'past due since', lapsed: 'lapsed', cancelled: c?.forced ? 'cancelled' : 'ended' };
-    const event = state === 'active' ? (before === undefined ? 'started' : before === 'past_due' ? 'paid again' : 'reactivated') : names[state];
+    let event = state === 'active' ? (before === undefined ? 'started' : 'reactivated') : names[state];
+    // Past due, then active again without lapsing: a renewal paid within the grace, one row
+    // in place of two, with how late it was stamped (t − 1) after the first unpaid second.
+    if (state === 'active' && before === 'past_due') event = renewedLate(t - 1 - rows.pop()!.timestamp, grace);
     rows.push({ timestamp: t, event, state });
     before = state;
   }
@@ -94,6 +97,14 @@ function expectedStory(f: SubscriptionFacts, at: number, grace = GRACE): Row[] {
   }
   const order = (r: Row) => (r.event === 'billing' || r.event === 'cancellation' ? 0 : 1);
   return rows.sort((a, b) => a.timestamp - b.timestamp || order(a) - order(b));
+}
+
+/** The event of a renewal `late` seconds after its cycle ended, within the grace: its two largest units, rounded down. */
+function renewedLate(late: number, grace: number): string {
+  const counts: [string, number][] = [['day', Math.floor(late / DAY)], ['hour', Math.floor(late / 3600) % 24], ['minute', Math.floor(late / 60) % 60], ['second', late % 60]];
+  const first = Math.max(0, counts.findIndex(([, n]) => n > 0));
+  const words = counts.slice(first, first + 2).filter(([, n], k) => k === 0 || n > 0).map(([unit, n]) => `${n} ${unit}${n === 1 ? '' : 's'}`);
+  return `renewed late (${words.join(' ')} after the cycle ended, within the ${grace / DAY}-day grace)`;
 }
 
 /** Its ledger row as of `at` by the oracle, the summary's terms. */
@@ -118,6 +129,12 @@ beforeAll(async () => {
   const f = facts[0];
   for (const [i, id] of ambiguous.entries()) await conn.run(copy, [id, `0x${'e'.repeat(62)}${i.toString(16).padStart(2, '0')}`, 1, f.subscriptionId]);
   await conn.run(copy, [neverPaid, `0x${'d'.repeat(64)}`, 0, f.subscriptionId]);
+  // Two subscriptions of 60-day cycles from T0, renewed the last second within the grace and one second after it.
+  const billing = `INSERT INTO payrec_store.fixed_recurring_billings SELECT * REPLACE ($1 AS subscriptionId, $2 AS transactionHash, 1::DOUBLE AS success, 'confirmed' AS transactionStatus, to_timestamp($3) AS timestamp, to_timestamp($4) AS cycleStart, to_timestamp($4 + ${CYCLE - 1}) AS cycleEnd) FROM payrec_store.fixed_recurring_billings WHERE subscriptionId = $5 ORDER BY timestamp LIMIT 1`;
+  for (const [i, [id, late]] of ([[withinGrace, GRACE - 1], [pastGrace, GRACE]] as const).entries()) {
+    await conn.run(billing, [id, `0x${'f'.repeat(62)}${i}0`, T0, T0, f.subscriptionId]);
+    await conn.run(billing, [id, `0x${'f'.repeat(62)}${i}1`, T0 + CYCLE + late, T0 + CYCLE, f.subscriptionId]);
+  }
   conn.closeSync();
   instance.closeSync();
 });
@@ -125,6 +142,11 @@ beforeAll(async () => {
 /** Eleven ids that begin with PREFIX: ten with PREFIX + '0', one with PREFIX + '1'. */
 const PREFIX = '0x0123456789';
 const ambiguous = [...Array.from({ length: 10 }, (_, i) => `${PREFIX}0${String(i).repeat(53)}`), `${PREFIX}1${'a'.repeat(53)}`];
+/** Subscriptions of 60-day cycles that subscribed at T0 and renewed GRACE − 1 and GRACE seconds after the first unpaid second (T0 + CYCLE). */
+const CYCLE = 60 * DAY;
+const T0 = NOW - 150 * DAY;
+const withinGrace = `0x${'b'.repeat(64)}`;
+const pastGrace = `0x${'b'.repeat(63)}a`;
 /** A subscription whose only billing failed: it never started. */
 const neverPaid = `0x${'c'.repeat(64)}`;
 
@@ -133,7 +155,7 @@ function picks(): { what: string; f: SubscriptionFacts; at: number; grace?: numb
   const story = (f: SubscriptionFacts, at = NOW) => expectedStory(f, at).map((r) => r.event);
   const has = (f: SubscriptionFacts, ...events: string[]) => events.every((e) => story(f).includes(e));
   // Past due now, after paying again, lapsing and coming back: the next change is lapsing.
-  const comeback = facts.find((f) => has(f, 'started', 'paid again', 'past due since', 'lapsed', 'reactivated', 'lapses on'))!;
+  const comeback = facts.find((f) => story(f).some((e) => e.startsWith('renewed late (')) && has(f, 'started', 'past due since', 'lapsed', 'reactivated', 'lapses on'))!;
   // Active now, never cancelled: past due next, or lapsed next with no grace.
   const active = facts.find((f) => f.cancellation === null && ledgerRow(f, NOW)?.state === 'active' && has(f, 'past due on'))!;
   // Cancelled by its customer before its paid period ends: at the second after, it ends next.
@@ -157,8 +179,8 @@ describe('payrec subscriptions ID: the story, every line (issue 31)', () => {
     const cases = picks();
     for (const c of cases) expect(c.f, c.what).toBeDefined();
     // Together they name every event a story can hold.
-    const names = new Set(cases.flatMap((c) => expectedStory(c.f, c.at, c.grace).map((r) => r.event)));
-    expect([...names].sort()).toEqual(['billing', 'cancellation', 'cancelled', 'ended', 'ends on', 'lapsed', 'lapses on', 'paid again', 'past due on', 'past due since', 'reactivated', 'started']);
+    const names = new Set(cases.flatMap((c) => expectedStory(c.f, c.at, c.grace).map((r) => r.event.replace(/^renewed late \(.*/, 'renewed late'))));
+    expect([...names].sort()).toEqual(['billing', 'cancellation', 'cancelled', 'ended', 'ends on', 'lapsed', 'lapses on', 'past due on', 'past due since', 'reactivated', 'renewed late', 'started']);
     await Promise.all(
       cases.flatMap((c) =>
         [db, noMirror()].map(async (where) => {
@@ -225,8 +247,12 @@ describe('payrec subscriptions ID: on a terminal the terms above the story; pipe
     expect(head.cells).toEqual([['field', 'value'], ...Object.entries(summary).map(([k, v]) => [k, cell(k, v)])]);
     expect(t.lines[head.end + 1]).toBe('');
     const story = boxed(t.lines, head.end + 2);
-    expect(story.cells).toEqual([STORY_COLUMNS, ...expectedStory(f, NOW).map((r) => STORY_COLUMNS.map((k) => cell(k, r[k])))]);
-    expect(t.lines.slice(story.end + 1).join('')).toBe('');
+    // A long event (a renewal late within the grace) is cut to the terminal's room, its last character `…`.
+    const cut = (want: string, got: string | undefined) => (got?.endsWith('…') && want.startsWith(got.slice(0, -1)) ? got : want);
+    const want = [STORY_COLUMNS, ...expectedStory(f, NOW).map((r) => STORY_COLUMNS.map((k) => cell(k, r[k])))];
+    expect(story.cells).toEqual(want.map((row, i) => row.map((c, j) => cut(c, story.cells[i]?.[j]))));
+    expect(story.cells.flat().some((c) => c.startsWith('renewed late (') && c.endsWith('…'))).toBe(true);
+    expect(t.lines.slice(story.end + 1).join('')).toBe('(event cut to fit 250 columns, marked …; -f json shows every value whole)');
     expect(t.stderr).toBe(`as of now, ${shown(NOW)} UTC: records stamped before it\nsubscription ${f.subscriptionId}: from the mirror\n`);
   });
 
@@ -239,7 +265,8 @@ describe('payrec subscriptions ID: on a terminal the terms above the story; pipe
     const csv = await onTerminal(['subscriptions', f.subscriptionId, '--db', db, '-f', 'csv']);
     expect(csv.exitCode, csv.stderr).toBe(0);
     // CSV shows instants as dates; every column, though the first row (a billing) has no state.
-    expect(csv.lines.filter((l) => l !== '')).toEqual([STORY_COLUMNS, ...story.map((r) => STORY_COLUMNS.map((k) => cell(k, r[k])))].map((l) => l.join(',')));
+    const quoted = (c: string) => (/[",]/.test(c) ? `"${c.replaceAll('"', '""')}"` : c);
+    expect(csv.lines.filter((l) => l !== '')).toEqual([STORY_COLUMNS, ...story.map((r) => STORY_COLUMNS.map((k) => cell(k, r[k])))].map((l) => l.map(quoted).join(',')));
     expect(csv.stderr).toBe(note);
     const dir = tempDir();
     const file = await onTerminal(['subscriptions', f.subscriptionId, '--db', db, '-f', 'table', '-o', join(dir, 'story.txt')]);
@@ -343,5 +370,48 @@ describe('payrec subscriptions ID from the API: only a 404 means "never cancelle
     expect(r.stdout).toBe('');
     expect(r.stderr).not.toContain('no cancellation');
     expect(requests.some((u) => u.startsWith(`/v1/bsc/fixed-recurring/subscriptions/${id}/cancellation`))).toBe(true);
+  });
+});
+
+describe('payrec subscriptions ID: a renewal paid late within the grace is "renewed late", past it "past due since" (issue 44)', () => {
+  const changes = (story: Row[]) => story.filter((r) => r.event !== 'billing').map((r) => [r.timestamp, r.event, r.state]);
+
+  it('a renewal of the emulator paid minutes after its cycle ended: one row saying how late, no "past due since" at its cycle end', async () => {
+    // The emulator's ground truth: a paid renewal stamped under an hour after its cycle began (anchored: the cycle before ended a second earlier).
+    const renewals = facts.flatMap((f) => {
+      const paidOnes = (f.billings as unknown as BillingInput[]).filter(paid);
+      return paidOnes.filter((b, i) => i > 0 && b.cycleStart === paidOnes[i - 1].cycleEnd + 1).map((b) => ({ f, b }));
+    });
+    const { f, b } = renewals.find(({ b }) => b.timestamp - b.cycleStart >= 60 && b.timestamp - b.cycleStart < 3600)!;
+    const late = b.timestamp - b.cycleStart;
+    const at = b.timestamp + 2;
+    const r = await run(['subscriptions', f.subscriptionId, '--db', db, '--at', String(at), '-f', 'json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const story = (JSON.parse(r.stdout) as { story: Row[] }).story;
+    const plural = (n: number, unit: string) => (n === 0 ? '' : ` ${n} ${unit}${n === 1 ? '' : 's'}`);
+    expect(story.at(-2)).toEqual({ timestamp: b.timestamp + 1, event: `renewed late (${`${plural(Math.floor(late / 60), 'minute')}${plural(late % 60, 'second')}`.trim()} after the cycle ended, within the 30-day grace)`, state: 'active' });
+    expect(story.some((row) => row.event === 'past due since' && row.timestamp === b.cycleStart)).toBe(false);
+  });
+
+  it('paid the last second of the grace: "renewed late"; one second past it: past due, lapsed, reactivated', async () => {
+    const [within, past] = await Promise.all(
+      [withinGrace, pastGrace].map(async (id, i) => {
+        const r = await run(['subscriptions', id, '--db', doctored, '--at', String(T0 + CYCLE + GRACE + i + 2), '-f', 'json']);
+        expect(r.exitCode, r.stderr).toBe(0);
+        return (JSON.parse(r.stdout) as { story: Row[] }).story;
+      }),
+    );
+    expect(changes(within)).toEqual([
+      [T0 + 1, 'started', 'active'],
+      [T0 + CYCLE + GRACE, 'renewed late (29 days 23 hours after the cycle ended, within the 30-day grace)', 'active'],
+      [T0 + 2 * CYCLE, 'past due on', 'past_due'],
+    ]);
+    expect(changes(past)).toEqual([
+      [T0 + 1, 'started', 'active'],
+      [T0 + CYCLE, 'past due since', 'past_due'],
+      [T0 + CYCLE + GRACE, 'lapsed', 'lapsed'],
+      [T0 + CYCLE + GRACE + 1, 'reactivated', 'active'],
+      [T0 + 2 * CYCLE, 'past due on', 'past_due'],
+    ]);
   });
 });
