@@ -18,6 +18,7 @@ import { refuseBlindGate } from '../mirror/plan-coverage.js';
 import { ledger, metrics, movements, SUBSCRIPTION_STATES, type MetricsRow, type MovementRow, type SubscriptionState } from '../subscriptions/engine.js';
 import { renderBars } from '../core/lists/chart.js';
 import { addCurrencyOptions, parseCurrencyFlags, type CurrencyFlags } from './currency-flags.js';
+import { percentText } from '../core/output/percent.js';
 
 // `payrec subscriptions` (the ledger: one row per subscription as of --at) and
 // `payrec metrics` (MRR movements, churn and dunning per calendar interval), both
@@ -175,11 +176,7 @@ function parseStates(text: string | undefined): Set<SubscriptionState> | undefin
 
 /** Ratios as tables show them: percentages, the same digits as the 8-place fraction (0.66666667 → 66.666667%). */
 export function percent(fraction: unknown): unknown {
-  if (typeof fraction !== 'string') return fraction;
-  const negative = fraction.startsWith('-');
-  const [whole, places = ''] = fraction.replace('-', '').split('.');
-  const rest = places.slice(2).replace(/0+$/, '');
-  return `${negative ? '-' : ''}${BigInt(whole + places.slice(0, 2).padEnd(2, '0'))}${rest ? `.${rest}` : ''}%`;
+  return typeof fraction === 'string' ? percentText(fraction) : fraction;
 }
 
 async function runLedger(session: Session, cmd: Command): Promise<void> {

@@ -17,7 +17,8 @@ const LIBRARIES: Record<string, string> = {
   undici: 'node_modules/undici/',
   duckdb: 'node_modules/@duckdb/node-api',
   'the emulator': '"/_emulator"',
-  "the emulator's clock": 'PAYREC_EMULATOR_NOW',
+  // Its read of the variable: a warning's text may name the variable without loading the clock.
+  "the emulator's clock": 'env.PAYREC_EMULATOR_NOW',
   // -o's writer brings crypto, streams and the trust checks; the exit handlers every run installs need none of it.
   "-o's writer": 'cannot replace --output',
 };

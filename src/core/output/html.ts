@@ -1,6 +1,7 @@
 import { formatLocal } from '../runtime/zone.js';
 import { jsonText } from './json-text.js';
 import type { CellKind, DocumentOptions, SheetColumn, SheetWriter } from './document.js';
+import { percentText } from './percent.js';
 
 // -o FILE.html: one self-contained page (formats.ts's html row). It loads nothing (a
 // Content-Security-Policy of `default-src 'none'` says so to the browser, and no
@@ -36,14 +37,6 @@ export function pageStart(title: string): string {
 }
 
 export const PAGE_END = '</body></html>\n';
-
-/** A ratio (a fraction of 8 places) as tables show it: the same digits as a percentage (0.66666667 → 66.666667%). */
-export function percentText(fraction: string): string {
-  const negative = fraction.startsWith('-');
-  const [whole, places = ''] = fraction.replace('-', '').split('.');
-  const rest = places.slice(2).replace(/0+$/, '');
-  return `${negative ? '-' : ''}${BigInt(whole + places.slice(0, 2).padEnd(2, '0'))}${rest ? `.${rest}` : ''}%`;
-}
 
 /** A cell's text: times local in `zone`, ratios as percentages, the rest as the JSON holds it (amounts' exact digits). */
 export function cellText(kind: CellKind, value: unknown, zone: string): string {
