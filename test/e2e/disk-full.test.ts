@@ -80,7 +80,8 @@ describe.skipIf(tmpfs.skip)(`a full disk${tmpfs.note}`, () => {
     expect(r.stderr).toMatch(new RegExp(`^error: cannot write the mirror(?:'s staging file in ${disk}| ${db}): `));
     expect(r.stderr).toContain(NO_SPACE('', MOVE_MIRROR).slice(`error: cannot write : `.length));
     expect(r.exitCode).toBe(2);
-    expect(r.stdout).toBe('');
+    // The account of what was done (issue 44 item 7): the list it stopped in, and why.
+    expect(r.stdout).toMatch(/^table\tfetched\tnew\tupdated\tunchanged\tdeleted\trequests\tseconds\tnote\none_time_transfers\t\d+\t\d+\t0\t0\t0\t\d+\t[\d.]+\tstopped: cannot write the mirror.*(ENOSPC|EDQUOT)/);
     // Nothing of payrec's own beside the mirror: no staging or spill folder.
     expect(readdirSync(disk).filter((n) => /staging|\.tmp-/.test(n))).toEqual([]);
     rmSync(join(disk, 'filler'));
