@@ -17,7 +17,7 @@ import { addMirrorOptions, loadRecords, noteAt, parseMirrorFlags, type MirrorFla
 import { refuseBlindGate } from '../mirror/plan-coverage.js';
 import { ledger, metrics, movements, SUBSCRIPTION_STATES, type MetricsRow, type MovementRow, type SubscriptionState } from '../subscriptions/engine.js';
 import { renderBars } from '../core/lists/chart.js';
-import { addCurrencyOptions, parseCurrencyFlags, type CurrencyFlags } from './currency-flags.js';
+import { addCurrencyOptions, parseCurrencyFlags, type CurrencyFlags } from '../values/currency-flags.js';
 import { percentText } from '../core/output/percent.js';
 
 // `payrec subscriptions` (the ledger: one row per subscription as of --at) and
@@ -155,7 +155,9 @@ export function addSubscriptionCommands(program: Command, action: CommandAction)
 /** --currency (or the profile's) with what values the figures, loaded only then (values bring big.js and the chain's client). */
 async function currencyOf(flags: CurrencyFlags, session: Session) {
   const choice = await parseCurrencyFlags(flags, session);
-  return choice && { choice, ...(await import('./subscription-currency.js')) };
+  if (!choice) return undefined;
+  const [valued, { rateSourceOf }] = await Promise.all([import('../subscriptions/valued-rows.js'), import('../chain/rate-source.js')]);
+  return { choice, ...valued, ratesFor: async (compute: Parameters<typeof valued.ratesFor>[3]) => valued.ratesFor(session, choice, await rateSourceOf(session, choice), compute) };
 }
 type Valuing = NonNullable<Awaited<ReturnType<typeof currencyOf>>>;
 
@@ -212,7 +214,7 @@ async function runLedger(session: Session, cmd: Command): Promise<void> {
   const { records, planCoverage } = await loadRecords(session, flags, plans, at, window?.start);
   refuseBlindGate(session, gates.failIfAny, planCoverage, flags.shortUrlPlans);
   noteAt(session, flags, at);
-  const rates = v && (await v.ratesFor(session, v.choice, (rateOf) => ledger(records, { at, graceSeconds, rates: rateOf })));
+  const rates = v && (await v.ratesFor((rateOf) => ledger(records, { at, graceSeconds, rates: rateOf })));
   const rows = (rates ? ledger(records, { at, graceSeconds, rates }) : ledger(records, { at, graceSeconds })).filter(
     (r) =>
       (states === undefined || states.has(r.state)) &&
@@ -310,7 +312,7 @@ async function runMetrics(session: Session, cmd: Command): Promise<void> {
   const intervals = intervalsOf(kind, window, session.zone).map((s) => ({ from: s.start, to: s.end }));
   // In a currency, rows go across tokens unless --by splits them.
   const o = { intervals, at, graceSeconds, byPlan, acrossTokens: v !== undefined && flags.by === undefined };
-  const rates = v && (await v.ratesFor(session, v.choice, (rateOf) => (flags.movements ? movements : metrics)(records, { ...o, rates: rateOf })));
+  const rates = v && (await v.ratesFor((rateOf) => (flags.movements ? movements : metrics)(records, { ...o, rates: rateOf })));
   if (flags.movements) return printMovements(session, output, kind, movements(records, { ...o, rates }), gates, v);
   const rows = metrics(records, { ...o, rates });
   if (flags.chart) return chartMrr(session, rows, kind, v?.choice.currency);

@@ -1,26 +1,26 @@
 import type { Session } from '../core/runtime/session.js';
 import type { CellKind } from '../core/output/document.js';
-import { rateNeeds, type MovementRow, type RateOf, type ValuedSubscriptionRow } from '../subscriptions/engine.js';
-import { prepareRates, type EvidencedRate } from '../subscriptions/prepared-rates.js';
+import { rateNeeds, type MovementRow, type RateOf, type ValuedSubscriptionRow } from './engine.js';
+import { prepareRates, type EvidencedRate } from './prepared-rates.js';
 import { minorDigits } from '../values/currency.js';
 import { settleMissing, sourceOf } from '../values/list-values.js';
 import { MissingRates } from '../values/missing.js';
-import { MISSING_SOURCE } from '../values/rate.js';
+import { MISSING_SOURCE, type RateSource } from '../values/rate.js';
 import { shownValue } from '../values/valuation.js';
-import { rateSourceOf, type CurrencyChoice } from './currency-flags.js';
+import type { CurrencyChoice } from '../values/currency-flags.js';
 
-// `payrec metrics --currency` and `payrec subscriptions --currency` (DESIGN.md "MRR in one
-// currency"): the rates the engine's figures ask for are prepared in one batch from the
-// rates file and Chainlink (values/), a missing one is exit 11 or, with --rates-missing
-// blank, said; the rows gain the currency, mrr_fx, and for lists each value's evidence
+// `payrec metrics --currency`, `payrec subscriptions --currency` and the close's figures in
+// a currency (DESIGN.md "MRR in one currency"): the rates the engine's figures ask for are
+// prepared in one batch from the rate source handed in (the rates file and Chainlink,
+// chain/rate-source.ts), a missing one is exit 11 or, with --rates-missing blank, said; the rows gain the currency, mrr_fx, and for lists each value's evidence
 // (rate, rateTime, rateSource), as every list's --currency does.
 
-/** The rates `compute` asks for, prepared in one batch: exit 11 when one is missing (unless --rates-missing blank). */
-export async function ratesFor(session: Session, choice: CurrencyChoice, compute: (rates: RateOf) => unknown): Promise<RateOf<EvidencedRate>> {
+/** The rates `compute` asks for, prepared in one batch from `source`: exit 11 when one is missing (unless --rates-missing blank). */
+export async function ratesFor(session: Session, choice: CurrencyChoice, source: RateSource, compute: (rates: RateOf) => unknown): Promise<RateOf<EvidencedRate>> {
   const needs = rateNeeds(compute);
   const { chain } = await session.settings();
   const missing = new MissingRates();
-  const lookup = await prepareRates(needs, await rateSourceOf(session, choice), chain, choice.currency, missing);
+  const lookup = await prepareRates(needs, source, chain, choice.currency, missing);
   settleMissing(session, missing, choice.blank);
   return lookup;
 }
