@@ -176,6 +176,11 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
   if (o.period.end > o.at) incomplete.push(`the period is not over: its figures are as of ${when(o.at)}`);
   // No plan stated (PAYREC_PLANS, fr plans add, --plan-id): one no short url names is left out unseen (the rule gates follow).
   if (loaded.planCoverage.onlyShortUrls) incomplete.push(`the ${loaded.plans.length} plans covered are known from short urls alone: a plan no short url names is left out unseen (state every plan: PAYREC_PLANS, payrec fr plans add ID, or --plan-id)`);
+  // The mirror may hold records stamped at or after --at (synced later): left out, as every figure is as of --at.
+  const later = records.stampedFrom(o.at);
+  if (later.billings + later.cancellations > 0) {
+    incomplete.push(`the mirror holds ${later.billings} billings and ${later.cancellations} cancellations stamped at or after the as-of instant ${when(o.at)}: left out, as every figure is as of then`);
+  }
   if (bad.length > 0) incomplete.push(`${bad.length} ${bad.length === 1 ? 'transfer has a bad verdict' : 'transfers have bad verdicts'} (${verdictCounts(bad)}): listed on the sheet "bad verdicts"`);
   if (loaded.planCoverage.leftOut > 0) incomplete.push(`${loaded.planCoverage.leftOut} known plans are not synced yet, so left out (payrec sync, or --sync)`);
 

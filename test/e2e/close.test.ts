@@ -392,6 +392,29 @@ describe('payrec close: incomplete is said, and nothing is half-written', () => 
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  test('records stamped after the as-of instant: how many, and that they are left out, on the cover and on stderr', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'december.xlsx');
+    // As of December 20th, over a mirror synced to the emulator's now (January 1st).
+    const at = ANCHOR - 12 * 86_400;
+    const sync = await payrec(s.emu, ['sync', '--db', join(dir, 'mirror.duckdb')]);
+    expect(sync.exitCode, sync.stderr).toBe(0);
+    const r = await payrec(s.emu, ['close', PERIOD, '--db', join(dir, 'mirror.duckdb'), '--at', String(at), '-o', file, '--fail-if-any']);
+    // The ground truth: the emulator's records of the plans covered (those its short urls name), counted here.
+    const plans = [...new Set((await apiRecords(s.emu, '/fixed-recurring/short-urls')).map((u) => String(u.planId)))];
+    const ofPlans = async (list: string) => (await Promise.all(plans.map((p) => apiRecords(s.emu, `/fixed-recurring/plans/${p}/${list}`)))).flat() as Row[];
+    const billings = (await ofPlans('billings')).filter((b) => (b.timestamp as number) >= at).length;
+    const firstCancel = new Map<string, number>();
+    for (const c of (await ofPlans('cancellations')).filter((x) => x.transactionStatus === 'confirmed')) {
+      firstCancel.set(String(c.subscriptionId), Math.min(firstCancel.get(String(c.subscriptionId)) ?? Infinity, c.timestamp as number));
+    }
+    const cancellations = [...firstCancel.values()].filter((t) => t >= at).length;
+    expect(billings).toBeGreaterThan(0);
+    const line = `the mirror holds ${billings} billings and ${cancellations} cancellations stamped at or after the as-of instant 2025-12-20 00:00:00 UTC: left out, as every figure is as of then`;
+    expect(r.stderr).toContain(`warning: incomplete: ${line}`);
+    expect(r.exitCode).toBe(9);
+  });
+
   test('a close that fails after -o was opened (no mirror) leaves neither the file nor a temporary one', async () => {
     const dir = tempDir();
     const r = await payrec(s.emu, ['close', '2025-12', '--db', join(dir, 'none.duckdb'), '-o', join(dir, 'close.html')]);
