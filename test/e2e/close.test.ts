@@ -5,7 +5,7 @@ import { inflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
-import { ANCHOR, apiRecords, payrec, program, suiteEmulators, tempDir } from './helpers.js';
+import { ANCHOR, apiRecords, emulator, payrec, program, suiteEmulators, tempDir, until } from './helpers.js';
 
 // payrec close: the month-end close as one workbook, read back by a real spreadsheet
 // engine (LibreOffice headless, to flat ODF: each cell's type, value and text) and held,
@@ -413,6 +413,28 @@ describe('payrec close: incomplete is said, and nothing is half-written', () => 
     const line = `the mirror holds ${billings} billings and ${cancellations} cancellations stamped at or after the as-of instant 2025-12-20 00:00:00 UTC: left out, as every figure is as of then`;
     expect(r.stderr).toContain(`warning: incomplete: ${line}`);
     expect(r.exitCode).toBe(9);
+  });
+
+  test('Ctrl-C while the close reads the transfers: exit 130, and neither the file nor a temporary one is left', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'mirror.duckdb');
+    const sync = await payrec(s.emu, ['sync', '--db', db]);
+    expect(sync.exitCode, sync.stderr).toBe(0);
+    const before = readdirSync(dir).sort();
+    // The same data served slowly: the close is still walking the transfers when the signal comes.
+    const slow = await emulator({ latencyMs: 1500 });
+    try {
+      const child = payrec(slow, ['close', PERIOD, '--db', db, '--at', String(ANCHOR), '-o', join(dir, 'close.xlsx')]);
+      await until('the close asks the API for transfers', () => slow.requests.some((r) => r.path.includes('/transfers') || r.path.includes('/billings')), 60_000);
+      // -o is open by then, under a temporary name beside it: what the signal must not leave behind.
+      expect(readdirSync(dir).filter((f) => !before.includes(f))).toHaveLength(1);
+      child.kill('SIGINT');
+      const r = await child;
+      expect(r.exitCode, r.stderr).toBe(130);
+      expect(readdirSync(dir).sort()).toEqual(before);
+    } finally {
+      await slow.close();
+    }
   });
 
   test('a close that fails after -o was opened (no mirror) leaves neither the file nor a temporary one', async () => {
