@@ -13,6 +13,7 @@ import { loadRecords, type MirrorFlags } from '../mirror/subscription-source.js'
 import { dunningCaseRows, ledger, metrics, movements, type RateOf } from '../subscriptions/engine.js';
 import { startEnrichers, enrichPage, type PageEnricher, type RecordEnricher } from '../core/lists/enrich.js';
 import type { CurrencyChoice } from '../values/currency-flags.js';
+import { MISSING_SOURCE } from '../values/rate.js';
 import type { VerifyQuery } from '../chain/list-verification.js';
 import { BAD_VERDICTS } from '../chain/verdict-names.js';
 import { CHAIN_IDS } from '../chain/model.js';
@@ -181,6 +182,9 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
   if (later.billings + later.cancellations > 0) {
     incomplete.push(`the mirror holds ${later.billings} billings and ${later.cancellations} cancellations stamped at or after the as-of instant ${when(o.at)}: left out, as every figure is as of then`);
   }
+  // --rates-missing blank: what has no value is said here too, not only on stderr (the metrics' totals leave those figures out).
+  const blank = o.currency ? [...moves, ...ledgerRows, ...transfers].filter((r) => r.rateSource === MISSING_SOURCE).length : 0;
+  if (blank > 0) incomplete.push(`${blank} rows of the movements, the ledger and the transfers have no usable rate (--rates-missing blank): their values are blank, and every total in ${currency} leaves their figures out (stderr names the rates missing)`);
   if (bad.length > 0) incomplete.push(`${bad.length} ${bad.length === 1 ? 'transfer has a bad verdict' : 'transfers have bad verdicts'} (${verdictCounts(bad)}): listed on the sheet "bad verdicts"`);
   if (loaded.planCoverage.leftOut > 0) incomplete.push(`${loaded.planCoverage.leftOut} known plans are not synced yet, so left out (payrec sync, or --sync)`);
 

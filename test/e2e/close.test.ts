@@ -572,5 +572,18 @@ describe('payrec close --currency: a missing rate is exit 11, naming it, and not
     expect(metrics.exitCode).toBe(11);
     expect(metrics.stderr).toMatch(/^ {2}bsc 8PAY → USD: /m);
     expect(readdirSync(dir).sort()).toEqual(before);
+
+    // --rates-missing blank: the file is written, and the cover says how many rows have no value, as the commands count them.
+    const blank = ['--currency', 'USD', '--rates-missing', 'blank'];
+    const written = await payrec(s.emu, ['close', PERIOD, '--db', db, '--at', String(ANCHOR), ...blank, '-o', join(dir, 'close.xlsx')], { env });
+    expect(written.exitCode, written.stderr).toBe(0);
+    const rows = async (args: string[]) => {
+      const x = await payrec(s.emu, [...args, '--db', db, ...blank, '-f', 'json'], { env });
+      expect(x.exitCode, x.stderr).toBe(0);
+      return (JSON.parse(x.stdout) as Row[]).filter((row) => row.rateSource === 'missing').length;
+    };
+    const missing = (await rows(['metrics', '--period', PERIOD, '--at', String(ANCHOR), '--movements'])) + (await rows(['subscriptions', '--at', String(END)])) + (await rows(['transfers', '--period', PERIOD]));
+    expect(missing).toBeGreaterThan(0);
+    expect(written.stderr).toContain(`warning: incomplete: ${missing} rows of the movements, the ledger and the transfers have no usable rate (--rates-missing blank)`);
   });
 });
