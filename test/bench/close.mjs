@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, fmt, KEY, median, NODE, startEmulator, Targets } from './common.mjs';
+import { BIN, fmt, KEY, measureRun, median, NODE, startEmulator, Targets } from './common.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
@@ -23,15 +23,7 @@ const env = { ...process.env, PAYREC_CONFIG_DIR: work, PAYREC_API_KEY: KEY, PAYR
 const db = join(work, 'billings.duckdb');
 const targets = new Targets();
 
-/** Wall time (ms) and peak RSS (MB) of one run; throws when the command fails. */
-function measure(args) {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', NODE, BIN, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`payrec ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-  const kb = Number(r.stderr.trim().split('\n').at(-1));
-  return { ms, mb: kb / 1024, stdout: r.stdout };
-}
+const measure = (args) => measureRun(env, args);
 
 // A year of data ending 2024-01-01; the close is of its last month, December 2023.
 const emu = await startEmulator(env, RECORDS, ['--now', '2024-01-01']);
