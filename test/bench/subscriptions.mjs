@@ -8,16 +8,19 @@
 // file of a row per token and day (issue 45): ≤ 3 s, < 400 MB. Not part of `npm test`.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, fmt, KEY, median, NODE, startEmulator, Targets } from './common.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const BILLINGS = Number(process.env.BENCH_BILLINGS ?? 1_000_000);
-const work = mkdtempSync(join(tmpdir(), 'payrec-bench-subs-'));
+// BENCH_SUBS_DIR keeps the mirror in that folder and reuses it on the next run (to measure one change after another).
+const kept = process.env.BENCH_SUBS_DIR;
+const work = kept ?? mkdtempSync(join(tmpdir(), 'payrec-bench-subs-'));
 // The mirror of a million billings is about 100 MB: gone when the bench ends, however it ends.
-process.on('exit', () => rmSync(work, { recursive: true, force: true }));
+if (kept) mkdirSync(kept, { recursive: true });
+else process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 const env = { ...process.env, PAYREC_CONFIG_DIR: work, PAYREC_API_KEY: KEY, PAYREC_CHAIN: 'bsc', NO_COLOR: '1' };
 const db = join(work, 'billings.duckdb');
 const targets = new Targets();
@@ -33,18 +36,21 @@ function measure(args) {
 }
 
 // Data: a year of lifecycles ending 2024-01-01, synced once into the mirror.
-const emu = await startEmulator(env, BILLINGS, ['--now', '2024-01-01']);
-let plans;
-try {
-  const fixtures = await (await fetch(`${emu.url}/_emulator/fixtures?chain=bsc`)).json();
-  plans = fixtures.plans['fixed-recurring'];
-  const t0 = process.hrtime.bigint();
-  const sync = spawnSync(NODE, [BIN, '--base-url', emu.url, '-q', '--timeout', '300', 'sync', 'fr/billings', 'fr/cancellations', ...plans.flatMap((p) => ['--plan-id', p]), '--db', db, '-f', 'json'], { env, encoding: 'utf8' });
-  if (sync.status !== 0) throw new Error(`sync failed: ${sync.stderr}`);
-  const synced = JSON.parse(sync.stdout).reduce((n, r) => n + r.fetched, 0);
-  console.log(`mirror: ${synced.toLocaleString('en-US')} records of ${plans.length} plans synced in ${fmt(Number(process.hrtime.bigint() - t0) / 1e6)}`);
-} finally {
-  await emu.stop();
+if (!(kept && existsSync(db))) await syncMirror();
+async function syncMirror() {
+  const emu = await startEmulator(env, BILLINGS, ['--now', '2024-01-01']);
+  let plans;
+  try {
+    const fixtures = await (await fetch(`${emu.url}/_emulator/fixtures?chain=bsc`)).json();
+    plans = fixtures.plans['fixed-recurring'];
+    const t0 = process.hrtime.bigint();
+    const sync = spawnSync(NODE, [BIN, '--base-url', emu.url, '-q', '--timeout', '300', 'sync', 'fr/billings', 'fr/cancellations', ...plans.flatMap((p) => ['--plan-id', p]), '--db', db, '-f', 'json'], { env, encoding: 'utf8' });
+    if (sync.status !== 0) throw new Error(`sync failed: ${sync.stderr}`);
+    const synced = JSON.parse(sync.stdout).reduce((n, r) => n + r.fetched, 0);
+    console.log(`mirror: ${synced.toLocaleString('en-US')} records of ${plans.length} plans synced in ${fmt(Number(process.hrtime.bigint() - t0) / 1e6)}`);
+  } finally {
+    await emu.stop();
+  }
 }
 
 // A rate per token and day of 2022–2023, as a team's rates file holds them (the lifecycles' cycles start in 2022): 8PAY has
