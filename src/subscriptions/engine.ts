@@ -403,8 +403,6 @@ function amountAt(records: SubscriptionRecords, label: number, t: number, rates:
   return rate ? values!.of(label, amount, rate) : MISSING_VALUE;
 }
 
-
-
 /**
  * Values made once per (figure, rate): a million billings are a few labels' amounts at a
  * few thousand rates (a rates file's days), and each subscription's MRR one of a few
