@@ -145,8 +145,7 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
   const valuing = o.currency && (await import('../subscriptions/valued-rows.js'));
   // Every rate the figures ask for, in one batch: a missing one is exit 11 here, before the API is asked for transfers.
   const source = o.currency && (await (await import('../chain/rate-source.js')).rateSourceOf(session, o.currency));
-  const rates = valuing && source ? await valuing.ratesFor(session, o.currency!, source, (rateOf) => compute(rateOf)) : undefined;
-  const figures = compute(rates as RateOf | undefined);
+  const figures = valuing && source ? await valuing.valued(session, o.currency!, source, records, (rateOf) => compute(rateOf as RateOf)) : compute();
   const currency = o.currency?.currency;
   const keyed = (r: Record<string, unknown>) => (valuing && currency ? valuing.valuedMetricsRow(r, currency) : r) as Row;
   const byToken = figures.byToken.map(({ planId: _planId, ...r }) => keyed(r));

@@ -1,7 +1,7 @@
 import type { Session } from '../core/runtime/session.js';
 import type { CellKind } from '../core/output/document.js';
-import { rateNeeds, type MovementRow, type RateOf, type ValuedSubscriptionRow } from './engine.js';
-import { prepareRates, type EvidencedRate } from './prepared-rates.js';
+import { rateNeeds, type MovementRow, type RateOf, type SubscriptionRecords, type ValuedSubscriptionRow } from './engine.js';
+import { prepareRates, ratesAtHand, type EvidencedRate } from './prepared-rates.js';
 import { minorDigits } from '../values/currency.js';
 import { settleMissing, sourceOf } from '../values/list-values.js';
 import { MissingRates } from '../values/missing.js';
@@ -10,19 +10,32 @@ import { shownValue } from '../values/valuation.js';
 import type { CurrencyChoice } from '../values/currency-flags.js';
 
 // `payrec metrics --currency`, `payrec subscriptions --currency` and the close's figures in
-// a currency (DESIGN.md "MRR in one currency"): the rates the engine's figures ask for are
-// prepared in one batch from the rate source handed in (the rates file and Chainlink,
-// chain/rate-source.ts), a missing one is exit 11 or, with --rates-missing blank, said; the rows gain the currency, mrr_fx, and for lists each value's evidence
+// a currency (DESIGN.md "MRR in one currency"): the rates the engine's figures ask for come
+// from the rate source handed in (the rates file and Chainlink, chain/rate-source.ts), a
+// missing one is exit 11 or, with --rates-missing blank, said; the rows gain the currency, mrr_fx, and for lists each value's evidence
 // (rate, rateTime, rateSource), as every list's --currency does.
 
-/** The rates `compute` asks for, prepared in one batch from `source`: exit 11 when one is missing (unless --rates-missing blank). */
-export async function ratesFor(session: Session, choice: CurrencyChoice, source: RateSource, compute: (rates: RateOf) => unknown): Promise<RateOf<EvidencedRate>> {
-  const needs = rateNeeds(compute);
+/**
+ * `compute` (the ledger, metrics or movements) in the currency, its rates from `source`: exit 11 when a rate it
+ * asks for is missing (unless --rates-missing blank). Rates at hand (a rates file) are
+ * looked up as it asks; else the rates it will ask for are listed first (rateNeeds) and
+ * prepared in one batch (a chain's feeds), and it runs again with them.
+ */
+export async function valued<T>(session: Session, choice: CurrencyChoice, source: RateSource, records: SubscriptionRecords, compute: (rates: RateOf<EvidencedRate>) => T): Promise<T> {
   const { chain } = await session.settings();
   const missing = new MissingRates();
-  const lookup = await prepareRates(needs, source, chain, choice.currency, missing);
+  const atHand = ratesAtHand(source, chain, choice.currency, records.tokens());
+  let result: T;
+  if (atHand) {
+    result = compute(atHand.rates);
+    atHand.countMissing(missing);
+  } else {
+    // The run that lists the instants is handed a rate of 1 with no evidence, and its result is dropped.
+    const needs = rateNeeds(compute as (rates: RateOf) => unknown);
+    result = compute(await prepareRates(needs, source, chain, choice.currency, missing));
+  }
   settleMissing(session, missing, choice.blank);
-  return lookup;
+  return result;
 }
 
 /** Metrics' columns in a currency: the currency after the row's key, mrr_fx after mrr_churned. */
