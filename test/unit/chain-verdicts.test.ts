@@ -634,6 +634,35 @@ describe('one-time payments and transfers', () => {
     expect(verdictOf({ subject: s({ receiver: KEEPER }), receipt: raw(oneTimeLogs(BSC.usdt)) }).verdict).toBe('mismatch');
   });
 
+  describe('the leg moves what the record says: its TransferSuccessful amount (and the token Transfer it pays) is held against the API amount, not only the Receiver event', () => {
+    // CAROL's Receiver says 2.5 USDT, as the API does; her leg (and its token Transfers) moves one wei more,
+    // whose fee floor(amount × 100 / 10000) is still 0.025: only the amount tells them apart.
+    const over = amounts[1] + 1n;
+    const logsPayingCarol = (amount: bigint) => [
+      ...f.leg({ token: BSC.usdt, sender: ALICE, receiver: CAROL, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.oneTime, metadata: `0x${'0'.repeat(64)}` }),
+      f.payment(BSC.oneTime, ALICE, tagHash, BSC.usdt, 'Café ☕ & croissant 🥐', 'Food & Drink'),
+      f.receiverEvent(BSC.oneTime, CAROL, amounts[1]),
+    ];
+    const transfer = { description: 'Café ☕ & croissant 🥐', amount: '2.5', fee: '0.025', token: 'USDT', category: 'Food & Drink', timestamp: TIME, transactionHash: txHash(7), transactionStatus: 'confirmed', sender: ALICE, receiver: CAROL, oneTimeId: id32(31, 'ee') };
+
+    it('a one-time transfer whose leg moves 1 wei more than its amount is a mismatch naming the amount', () => {
+      const s: Subject = { collection: 'one-time/transfers', record: transfer };
+      expect(verdictOf({ subject: s, receipt: raw(logsPayingCarol(amounts[1])) })).toMatchObject({ verdict: 'verified', differences: [] });
+      expect(verdictOf({ subject: s, receipt: raw(logsPayingCarol(over)) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'amount', api: '2.5', chain: '2.500000000000000001' }] });
+    });
+
+    it('a one-receiver payment whose only leg moves 1 wei more than its receiver\'s amount is a mismatch', () => {
+      const s: Subject = { collection: 'one-time/payments', record: payment({ receivers: [{ user: CAROL, amount: '2.5', fee: '0.025' }] }) };
+      expect(verdictOf({ subject: s, receipt: raw(logsPayingCarol(amounts[1])) }).verdict).toBe('verified');
+      expect(verdictOf({ subject: s, receipt: raw(logsPayingCarol(over)) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'receivers[0].amount', api: '2.5', chain: '2.500000000000000001' }] });
+    });
+
+    it('an API amount that differs from both the Receiver and the leg is one difference, said once', () => {
+      const s: Subject = { collection: 'one-time/transfers', record: { ...transfer, amount: '2.4' } };
+      expect(verdictOf({ subject: s, receipt: raw(logsPayingCarol(amounts[1])) }).differences).toEqual([{ field: 'amount', api: '2.4', chain: '2.5' }]);
+    });
+  });
+
   it('one-time transfer: its Payment\'s tag is its payment\'s, by oneTimeId (§7); another payment\'s, or a payment nobody knows, is a tag difference', () => {
     const transfer = { description: 'Café ☕ & croissant 🥐', amount: '2.5', fee: '0.025', token: 'USDT', category: 'Food & Drink', timestamp: TIME, transactionHash: txHash(7), transactionStatus: 'confirmed', sender: ALICE, receiver: CAROL, oneTimeId: id32(31, 'ee') };
     const s = (paymentTag: string | null): Subject => ({ collection: 'one-time/transfers', record: transfer, paymentTag });
@@ -737,6 +766,16 @@ describe('dollar-cost-average executions', () => {
 
   it('verified: StrategyExecuted\'s swaps, the fee on the sum of inputs; 8PAY found as 8PAY v2', () => {
     expect(verdictOf({ subject: { collection: 'dollar-cost-average/executions', record: record() }, receipt: raw() }).verdict).toBe('verified');
+  });
+
+  it('mismatch: a leg that pays other than the sum of the swaps\' inputs (§7: amount = Σ inputAmount)', () => {
+    // 3 + 2 USDT in the swaps; the leg takes one wei more (its fee floor(amount / 100) is still 0.05).
+    const more = [
+      ...f.leg({ token: BSC.usdt, sender: ALICE, receiver: BSC.dollarCostAverage, amount: 5n * E18 + 1n, pct: 100n, paymentType: DCA_TYPE, metadata: STRATEGY }),
+      f.strategyExecuted(BSC.dollarCostAverage, STRATEGY, BSC.usdt, inputs, [BSC.eightPayV2, BSC.busd], outputs),
+    ];
+    const receipt = f.receipt({ hash: txHash(8), block: BLOCK, from: KEEPER, to: BSC.dollarCostAverage, logs: more });
+    expect(verdictOf({ subject: { collection: 'dollar-cost-average/executions', record: record() }, receipt })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'leg amount = Σ swaps\' inputAmount', chain: null }] });
   });
 
   it('mismatch: another strategy\'s execution', () => {
