@@ -20,6 +20,8 @@ import { BIN, fmt, KEY, median, NODE, startEmulator, Targets } from './common.mj
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000);
 // BENCH_VERIFY_PARTS=mirror measures payrec verify on a mirror alone (the list's --verify takes minutes at 100,000).
+/** payrec verify runs on the mirror (at least 2: the second is the figure). */
+const MIRROR_RUNS = Math.max(2, Number(process.env.BENCH_MIRROR_RUNS ?? 3));
 const PARTS = new Set((process.env.BENCH_VERIFY_PARTS ?? 'list,mirror').split(','));
 const work = mkdtempSync(join(tmpdir(), 'payrec-bench-verify-'));
 const env = { ...process.env, PAYREC_CONFIG_DIR: work, PAYREC_API_KEY: KEY, PAYREC_CHAIN: 'bsc', NO_COLOR: '1' };
@@ -70,13 +72,13 @@ try {
       targets.add('records verified per second', Math.round(perSecond).toLocaleString('en-US'), '≥ 2,000', perSecond >= 2000, `${RECORDS.toLocaleString('en-US')} records in ${fmt(verify)}`);
       targets.add('RPC calls per record', perRecord.toFixed(3), '≤ 1.1', perRecord <= 1.1, `${runs.verify[0].calls.toLocaleString('en-US')} calls`);
     }
-    // payrec verify on a mirror of the same records, three runs.
+    // payrec verify on a mirror of the same records, three runs (BENCH_MIRROR_RUNS).
     const db = join(work, 'mirror.duckdb');
     // The payments too: a transfer whose payment the mirror lacks is judged without its tag, a mismatch kept open (never final), so every run re-read them all.
-    const synced = spawnSync(NODE, [BIN, '--base-url', emu.url, 'sync', 'ot/transfers', 'ot/payments', '--db', db], { env, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    const synced = spawnSync(NODE, [BIN, '--base-url', emu.url, 'sync', 'ot/transfers', 'ot/payments', '--db', db, '--timeout', '300'], { env, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
     if (synced.status !== 0) throw new Error(`payrec sync failed (${synced.status}): ${synced.stderr.slice(-2000)}`);
     const mirrorRuns = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < MIRROR_RUNS; i++) {
       await fetch(calls, { method: 'DELETE' });
       const run = measure(['--base-url', emu.url, 'verify', 'ot/transfers', '--db', db, '--rpc', rpc, '--debug', '-o', join(work, `verify-${i}.tsv`)]);
       mirrorRuns.push({ ...run, byMethod: (await (await fetch(calls)).json()).calls.bsc });
