@@ -592,6 +592,11 @@ describe('one-time payments and transfers', () => {
     expect(verdictOf({ subject: subject({ receivers }), receipt: raw(oneTimeLogs(BSC.usdt)) }).differences).toEqual([{ field: 'receivers', api: 3, chain: 2 }]);
   });
 
+  it('mismatch, not spoofed: no Receiver event at all, from anyone', () => {
+    const logs = oneTimeLogs(BSC.usdt).filter((l) => l.topics[0] !== f.TOPIC.receiver);
+    expect(verdictOf({ subject: subject(), receipt: raw(logs) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'Receiver', chain: null }, { field: 'receivers', api: 2, chain: 0 }] });
+  });
+
   it('spoofed: Receiver events from a look-alike OneTime', () => {
     const logs = oneTimeLogs(BSC.usdt).map((l) => (l.topics[0] === f.TOPIC.receiver ? { ...l, address: f.LOOKALIKE } : l));
     expect(verdictOf({ subject: subject(), receipt: raw(logs) }).verdict).toBe('spoofed');
@@ -723,6 +728,8 @@ describe('wallet-to-wallet', () => {
     const r = f.receipt({ hash: txHash(41), block: BLOCK, from: INTERMEDIARY, to: CAROL, logs: [] });
     expect(verdictOf({ subject: s, receipt: r, tx: tx(CAROL, 4n * E18) }).verdict).toBe('verified');
     expect(verdictOf({ subject: s, receipt: r, tx: tx(BOB, 4n * E18) }).differences).toEqual([{ field: 'receivers[1].user', api: CAROL, chain: BOB }]);
+    // The value is the amount paid: one wei less is a difference of the amount (4 BNB less 1e-18, written out).
+    expect(verdictOf({ subject: s, receipt: r, tx: tx(CAROL, 4n * E18 - 1n) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'receivers[1].amount', api: '4', chain: '3.999999999999999999' }] });
   });
 
   it('transfers: receiver, amount and token of one Transfer', () => {
