@@ -328,6 +328,17 @@ describe('fixed-recurring billings: each verdict of §9', () => {
     const other = billingReceipt();
     other.logs[3].transactionHash = txHash(2);
     expect(verdictOf({ subject: billing(), receipt: other }).verdict).toBe('mismatch');
+    // A log stamped with another block than its receipt's (a node mixing two forks) is none of its either.
+    const forked = billingReceipt();
+    forked.logs[3].blockHash = f.blockHash(BLOCK, 'c');
+    expect(verdictOf({ subject: billing(), receipt: forked }).differences).toEqual([{ field: 'event', api: 'Billing', chain: null }]);
+  });
+
+  it('mismatch: the net and fee Transfers come from another address than the leg\'s sender', () => {
+    // The leg says ALICE pays; the token's Transfers move CAROL's money.
+    const logs = billingLeg().map((l) => (l.topics[0] === f.TOPIC.erc20Transfer ? { ...l, topics: [l.topics[0], `0x${f.addr(CAROL)}`, l.topics[2]] } : l));
+    const receipt = billingReceipt({ logs: [...logs, f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END)] });
+    expect(verdictOf({ subject: billing(), receipt })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'Transfer (net, token)', chain: null }, { field: 'event', api: 'Transfer (fee, token)', chain: null }] });
   });
 
   it('verified: the subscribe, billed by FR Subscriptions with its Subscription event', () => {
