@@ -511,7 +511,7 @@ function __payrec_flags
         case 'metrics'
             printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --period --from --to --interval --by --chart --movements --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'close'
-            printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --fail-if-any --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --verify --confirmations --fail-if-any --currency --rates --rate-max-age --rates-missing --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'api'
             printf '%s\n' --method -X --query --body --all --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'doctor'

@@ -10,7 +10,13 @@ import { outcomeAdder } from '../registry/outcome.js';
 import { perPlan, PRODUCT_FIELD, TRANSFER_ENDPOINTS, TRANSFER_FIELDS } from '../registry/transfers.js';
 import { billedPlans, type PlanSource } from '../mirror/plan-coverage.js';
 import { loadRecords, type MirrorFlags } from '../mirror/subscription-source.js';
-import { dunningCaseRows, ledger, metrics, movements } from '../subscriptions/engine.js';
+import { dunningCaseRows, ledger, metrics, movements, type RateOf } from '../subscriptions/engine.js';
+import { startEnrichers, enrichPage, type PageEnricher, type RecordEnricher } from '../core/lists/enrich.js';
+import type { CurrencyChoice } from '../values/currency-flags.js';
+import { MISSING_SOURCE } from '../values/rate.js';
+import type { VerifyQuery } from '../chain/list-verification.js';
+import { BAD_VERDICTS } from '../chain/verdict-names.js';
+import { CHAIN_IDS } from '../chain/model.js';
 import pkg from '../../package.json' with { type: 'json' };
 
 // The month-end close (DESIGN.md "The month-end close in one command"): what the
@@ -18,7 +24,10 @@ import pkg from '../../package.json' with { type: 'json' };
 // workbook or a page lays out (workbook.ts, page.ts). Nothing here computes a figure:
 // metrics, the ledger and the dunning cases are the subscription engine's (as
 // `payrec metrics` and `payrec subscriptions` give them), billings and transfers the
-// merged list of `payrec transfers`.
+// merged list of `payrec transfers`. With a currency, every money figure is the one
+// `metrics --currency`, `subscriptions --currency` and `transfers --currency` print (the
+// engine handed rates, lists valued by their enricher); with --verify, transfers carry
+// the verdicts of `transfers --verify`, and the bad ones are listed on a sheet of their own.
 
 /** A column of a sheet: its name (the field of the JSON the command prints) and how its cells are held. */
 export interface CloseColumn {
@@ -43,14 +52,19 @@ export interface CoverLine {
   value: string;
 }
 
-/** A token's MRR over the whole period: where it started, each movement, where it ended (the engine's exact figures). */
+/** A token's MRR over the whole period (or all tokens' in a currency): where it started, each movement, where it ended (the engine's exact figures). */
 export interface Waterfall {
+  /** The token, or `*` for every token in the currency. */
   token: string;
+  /** The currency of its figures; undefined: the token's own amounts. */
+  currency?: string;
   period: string;
   start: string;
   new: string;
   reactivated: string;
   churned: string;
+  /** In a currency: the change of rates (mrr_fx, signed). */
+  fx?: string;
   end: string;
 }
 
@@ -67,15 +81,18 @@ export interface CloseReport {
 
 /** Ratios: fractions a spreadsheet shows as percentages. */
 const RATIOS = new Set(['logo_churn', 'revenue_churn', 'failure_rate']);
-/** Money of the subscription engine's rows (metrics' mrr_* and the like), beside the API's amount fields. */
-const MONEY = (name: string) => name.startsWith('mrr') || name === 'recovered_amount' || AMOUNT_FIELDS.has(name);
+/** Money of the subscription engine's rows (metrics' mrr_*, collected, failed_amount, recovered_amount), beside the API's amount fields: as metrics' own exports hold them. */
+const MONEY = (name: string) => name.startsWith('mrr') || name.endsWith('_amount') || name === 'collected' || AMOUNT_FIELDS.has(name);
 const TIMES = new Set([...TIMESTAMP_FIELDS, 'firstFailure', 'instant']);
+/** Values in the currency, and their rates, held as the lists' exports hold them (a number beside the exact text, none when missing). */
+const VALUES: Record<string, CellKind> = { value: 'value', feeValue: 'value', rate: 'rate' };
 
 /** How a column's cells are held: by its name, as the commands' exports hold them. */
 export function kindOf(name: string): CellKind {
   const field = name.slice(name.lastIndexOf('.') + 1);
   if (RATIOS.has(field)) return 'ratio';
   if (TIMES.has(field)) return 'time';
+  if (VALUES[field]) return VALUES[field];
   return MONEY(field) ? 'amount' : 'plain';
 }
 
@@ -95,6 +112,10 @@ export interface CloseOptions {
   graceSeconds: number;
   plans: string[];
   flags: MirrorFlags;
+  /** --currency: every figure in it (exit 11 when a rate is missing, unless --rates-missing blank). */
+  currency?: CurrencyChoice;
+  /** --verify: transfers with their verdicts. */
+  verify?: VerifyQuery;
 }
 
 const SOURCE_NAMES: Record<PlanSource, string> = { 'short url': 'short url', stated: 'PAYREC_PLANS', added: 'fr plans add', synced: 'sync --plan-id', earlier: 'synced earlier' };
@@ -102,6 +123,7 @@ const SOURCE_NAMES: Record<PlanSource, string> = { 'short url': 'short url', sta
 /** Gathers every part of the close of `o.period`, as known at `o.at`. */
 export async function composeClose(session: Session, o: CloseOptions): Promise<CloseReport> {
   const { zone } = session;
+  const { chain } = await session.settings();
   const when = (t: number) => `${formatLocal(t, zone)} ${zone}`;
   // A period not over yet ends at what is known (as metrics --period this-month ends now).
   const end = Math.min(o.period.end, o.at);
@@ -109,11 +131,28 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
   const { records } = loaded;
   const intervals = intervalsOf('month', { start: o.period.start, end }, zone).map((s) => ({ from: s.start, to: s.end }));
   const engine = { at: o.at, graceSeconds: o.graceSeconds };
-  const byToken = metrics(records, { ...engine, intervals, byPlan: false }).map(({ planId: _planId, ...r }) => r as Row);
-  const byPlan = metrics(records, { ...engine, intervals, byPlan: true }) as unknown as Row[];
-  // The period as one interval: movements add up (DESIGN.md), so these are the sums of its months.
-  const waterfalls = metrics(records, { ...engine, intervals: [{ from: o.period.start, to: end }], byPlan: false }).map((r) => ({
+  const whole = [{ from: o.period.start, to: end }];
+  // In a currency, metrics go across tokens (token *), as `metrics --currency` prints them.
+  const across = o.currency !== undefined;
+  const compute = (rates?: RateOf) => ({
+    byToken: metrics(records, { ...engine, intervals, byPlan: false, rates, acrossTokens: across }),
+    byPlan: metrics(records, { ...engine, intervals, byPlan: true, rates }),
+    // The period as one interval: movements add up (DESIGN.md), so these are the sums of its months.
+    whole: metrics(records, { ...engine, intervals: whole, byPlan: false, rates, acrossTokens: across }),
+    moves: movements(records, { ...engine, intervals, byPlan: false, rates }),
+    ledger: ledger(records, { at: end, graceSeconds: o.graceSeconds, ...(rates ? { rates } : {}) }),
+  });
+  const valuing = o.currency && (await import('../subscriptions/valued-rows.js'));
+  // Every rate the figures ask for, in one batch: a missing one is exit 11 here, before the API is asked for transfers.
+  const source = o.currency && (await (await import('../chain/rate-source.js')).rateSourceOf(session, o.currency));
+  const figures = valuing && source ? await valuing.valued(session, o.currency!, source, records, (rateOf) => compute(rateOf as RateOf)) : compute();
+  const currency = o.currency?.currency;
+  const keyed = (r: Record<string, unknown>) => (valuing && currency ? valuing.valuedMetricsRow(r, currency) : r) as Row;
+  const byToken = figures.byToken.map(({ planId: _planId, ...r }) => keyed(r));
+  const byPlan = figures.byPlan.map((r) => keyed({ ...r }));
+  const waterfalls: Waterfall[] = figures.whole.map((r) => ({
     token: r.token,
+    ...(currency ? { currency, fx: r.mrr_fx } : {}),
     period: o.periodText,
     start: r.mrr_start,
     new: r.mrr_new,
@@ -121,18 +160,31 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
     churned: r.mrr_churned,
     end: r.mrr_end,
   }));
-  const moves = movements(records, { ...engine, intervals, byPlan: false }) as unknown as Row[];
-  const ledgerRows = ledger(records, { at: end, graceSeconds: o.graceSeconds }) as unknown as Row[];
+  const moves = figures.moves.map((m) => (valuing ? valuing.valuedMovement(m as never) : { ...m })) as Row[];
+  const ledgerRows = figures.ledger.map((r) => (valuing ? valuing.valuedLedgerRow(r as never) : { ...r })) as Row[];
   const cases = dunningCaseRows(records, { ...engine, from: o.period.start, to: end }) as unknown as Row[];
-  const transfers = await periodTransfers(session, o.flags.db, o.period.start, end);
+  const enrichers: RecordEnricher[] = [];
+  if (o.verify) enrichers.push((await import('../chain/list-verification.js')).verifyEnricher(o.verify));
+  if (o.currency && source) enrichers.push((await import('../values/list-values.js')).currencyEnricher({ currency: o.currency.currency, blank: o.currency.blank }, async () => source));
+  const transfers = await periodTransfers(session, o.flags.db, o.period.start, end, enrichers);
   const billed = new Set(TRANSFER_ENDPOINTS.filter(perPlan).map((e) => e.product));
   const billings = transfers.filter((r) => billed.has(r[PRODUCT_FIELD] as never));
 
+  const bad = o.verify ? transfers.filter((t) => (BAD_VERDICTS as readonly unknown[]).includes(t.verdict)) : [];
   const incomplete: string[] = [];
   if (loaded.syncedUpTo + 1 < end) incomplete.push(`the mirror's billings and cancellations are synced up to ${when(loaded.syncedUpTo)}, before the period's end: later records are not counted (payrec sync, or --sync)`);
   if (o.period.end > o.at) incomplete.push(`the period is not over: its figures are as of ${when(o.at)}`);
   // No plan stated (PAYREC_PLANS, fr plans add, --plan-id): one no short url names is left out unseen (the rule gates follow).
   if (loaded.planCoverage.onlyShortUrls) incomplete.push(`the ${loaded.plans.length} plans covered are known from short urls alone: a plan no short url names is left out unseen (state every plan: PAYREC_PLANS, payrec fr plans add ID, or --plan-id)`);
+  // The mirror may hold records stamped at or after --at (synced later): left out, as every figure is as of --at.
+  const later = records.stampedFrom(o.at);
+  if (later.billings + later.cancellations > 0) {
+    incomplete.push(`the mirror holds ${later.billings} billings and ${later.cancellations} cancellations stamped at or after the as-of instant ${when(o.at)}: left out, as every figure is as of then`);
+  }
+  // --rates-missing blank: what has no value is said here too, not only on stderr (the metrics' totals leave those figures out).
+  const blank = o.currency ? [...moves, ...ledgerRows, ...transfers].filter((r) => r.rateSource === MISSING_SOURCE).length : 0;
+  if (blank > 0) incomplete.push(`${blank} rows of the movements, the ledger and the transfers have no usable rate (--rates-missing blank): their values are blank, and every total in ${currency} leaves their figures out (stderr names the rates missing)`);
+  if (bad.length > 0) incomplete.push(`${bad.length} ${bad.length === 1 ? 'transfer has a bad verdict' : 'transfers have bad verdicts'} (${verdictCounts(bad)}): listed on the sheet "bad verdicts"`);
   if (loaded.planCoverage.leftOut > 0) incomplete.push(`${loaded.planCoverage.leftOut} known plans are not synced yet, so left out (payrec sync, or --sync)`);
 
   const plansLine = loaded.plans.map((p) => `${p} (${(loaded.planCoverage.known.get(p) ?? []).map((s) => SOURCE_NAMES[s]).join(', ') || '--plan-id'})`).join('; ');
@@ -145,31 +197,49 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
     { item: 'synced up to', value: when(loaded.syncedUpTo) },
     { item: 'plans covered', value: `${loaded.plans.length}: ${plansLine}` },
     { item: 'grace (days)', value: String(o.graceSeconds / 86_400) },
+    ...(o.currency ? [{ item: 'currency', value: `${o.currency.currency}: rates from ${o.currency.file ? `the rates file ${o.currency.file.name}, then ` : ''}Chainlink's feeds of ${chain} (each value's rate and source beside it)${o.currency.blank ? '; a value with no usable rate is left blank (--rates-missing blank)' : ''}` }] : []),
+    ...(o.verify ? [{ item: 'verified against', value: `the node of ${chain} (chain id ${CHAIN_IDS[chain as keyof typeof CHAIN_IDS] ?? '?'}): ${bad.length === 0 ? 'no bad verdict' : `${bad.length} bad (${verdictCounts(bad)})`}` }] : []),
     { item: 'payrec version', value: pkg.version },
     { item: 'complete', value: incomplete.length === 0 ? 'yes' : `no: ${incomplete.join('; ')}` },
   ];
+  const c = currency ? ` --currency ${currency}` : '';
+  const v = o.verify ? ' --verify' : '';
   const sheets: CloseSheet[] = [
-    { name: 'metrics', title: 'Metrics by token', command: `payrec metrics --period ${o.periodText}`, columns: columnsOf(byToken), rows: byToken },
-    { name: 'metrics by plan', title: 'Metrics by plan', command: `payrec metrics --period ${o.periodText} --by plan`, columns: columnsOf(byPlan), rows: byPlan },
-    { name: 'movements', title: 'Who moved: each new, reactivated and churned subscription', command: `payrec metrics --period ${o.periodText} --movements`, columns: columnsOf(moves), rows: moves },
-    { name: 'ledger', title: "Subscriptions at the period's end", command: `payrec subscriptions --at ${end}`, columns: columnsOf(ledgerRows), rows: ledgerRows },
-    { name: 'billings', title: 'Billings with outcome', command: `payrec transfers --product fr --period ${o.periodText}`, columns: columnsOf(billings, TRANSFER_FIELDS), rows: billings },
-    { name: 'transfers', title: 'Transfers of every product', command: `payrec transfers --period ${o.periodText}`, columns: columnsOf(transfers, TRANSFER_FIELDS), rows: transfers },
+    { name: 'metrics', title: currency ? `Metrics in ${currency}` : 'Metrics by token', command: `payrec metrics --period ${o.periodText}${c}`, columns: columnsOf(byToken), rows: byToken },
+    { name: 'metrics by plan', title: 'Metrics by plan', command: `payrec metrics --period ${o.periodText} --by plan${c}`, columns: columnsOf(byPlan), rows: byPlan },
+    { name: 'movements', title: 'Who moved: each new, reactivated and churned subscription', command: `payrec metrics --period ${o.periodText} --movements${c}`, columns: columnsOf(moves), rows: moves },
+    { name: 'ledger', title: "Subscriptions at the period's end", command: `payrec subscriptions --at ${end}${c}`, columns: columnsOf(ledgerRows), rows: ledgerRows },
+    { name: 'billings', title: 'Billings with outcome', command: `payrec transfers --product fr --period ${o.periodText}${v}${c}`, columns: columnsOf(billings, TRANSFER_FIELDS), rows: billings },
+    { name: 'transfers', title: 'Transfers of every product', command: `payrec transfers --period ${o.periodText}${v}${c}`, columns: columnsOf(transfers, TRANSFER_FIELDS), rows: transfers },
     { name: 'dunning', title: 'Dunning cases', command: 'the cases metrics counts in dunning_cases', columns: columnsOf(cases), rows: cases },
   ];
+  if (o.verify) sheets.push({ name: 'bad verdicts', title: 'Transfers the chain does not confirm', command: `payrec transfers --period ${o.periodText} --verify --verdict bad${c}`, columns: columnsOf(bad, TRANSFER_FIELDS), rows: bad });
   return { cover, incomplete, sheets, waterfalls, zone };
 }
 
-/** Every product's transfers stamped in [from, to), as `payrec transfers --period` lists them (billings of the known plans with their outcome). */
-async function periodTransfers(session: Session, db: string | undefined, from: number, to: number): Promise<Row[]> {
+/** Each bad verdict and how many: `spoofed 1, mismatch 2`. */
+function verdictCounts(rows: readonly Row[]): string {
+  const counts = new Map<string, number>();
+  for (const r of rows) counts.set(String(r.verdict), (counts.get(String(r.verdict)) ?? 0) + 1);
+  return [...counts].map(([verdict, n]) => `${verdict} ${n}`).join(', ');
+}
+
+/**
+ * Every product's transfers stamped in [from, to), as `payrec transfers --period` lists them
+ * (billings of the known plans with their outcome), through `enrichers` (--verify, --currency)
+ * as that command's are: started before the API is asked, and a missing rate fails once the walk ends.
+ */
+async function periodTransfers(session: Session, db: string | undefined, from: number, to: number, enrichers: readonly RecordEnricher[]): Promise<Row[]> {
   const list = mergedTransfers(TRANSFER_ENDPOINTS, {}, await billedPlans(session, db, undefined));
+  const started: PageEnricher[] = await startEnrichers(enrichers, { session, collectionOf: (r) => list.collectionOf(r), pathValues: {}, asJson: false });
   const client = await session.client(TRANSFER_ENDPOINTS.length);
   const check = recordChecker(list, session);
   const outcome = outcomeAdder(list);
   const whole = { limit: Infinity, pageSize: 1000, offset: 0, concurrency: 4 };
   const rows: Row[] = [];
   for await (const page of list.walk(client)(whole, from, to - 1, undefined)) {
-    for (const r of page.records) rows.push(outcome ? outcome(check(r)) : check(r));
+    for (const r of await enrichPage(page.records, started)) rows.push(outcome ? outcome(check(r)) : check(r));
   }
+  for (const e of started) e.finish?.();
   return rows;
 }

@@ -4,7 +4,8 @@ import type { CloseReport, Waterfall } from './compose.js';
 
 // The close as one self-contained page (core/output/html.ts): the cover, an MRR
 // waterfall per token as inline SVG (start, new, reactivated, churned, end, each bar
-// labelled with its exact figure), then every part's table. Bars are drawn to scale
+// labelled with its exact figure; in a currency one across tokens, with fx before end),
+// then every part's table. Bars are drawn to scale
 // with floating point; every figure written is the engine's exact text.
 
 const WIDTH = 720;
@@ -18,17 +19,21 @@ function stepsOf(w: Waterfall): { kind: string; label: string; figure: string; f
   const start = Number(w.start);
   const afterNew = start + Number(w.new);
   const afterReactivated = afterNew + Number(w.reactivated);
+  const afterChurned = afterReactivated - Number(w.churned);
   const end = Number(w.end);
+  // In a currency, the change of rates moves the total too (mrr_fx, signed), between churned and end.
+  const fx = w.fx === undefined ? [] : [{ kind: 'fx', label: 'fx', figure: w.fx, from: afterChurned, to: afterChurned + Number(w.fx), total: false }];
   return [
     { kind: 'start', label: 'start', figure: w.start, from: 0, to: start, total: true },
     { kind: 'new', label: 'new', figure: w.new, from: start, to: afterNew, total: false },
     { kind: 'reactivated', label: 'reactivated', figure: w.reactivated, from: afterNew, to: afterReactivated, total: false },
-    { kind: 'churned', label: 'churned', figure: `-${w.churned}`.replace(/^-(0(\.0+)?)$/, '$1'), from: afterReactivated, to: afterReactivated - Number(w.churned), total: false },
+    { kind: 'churned', label: 'churned', figure: `-${w.churned}`.replace(/^-(0(\.0+)?)$/, '$1'), from: afterReactivated, to: afterChurned, total: false },
+    ...fx,
     { kind: 'end', label: 'end', figure: w.end, from: 0, to: end, total: true },
   ];
 }
 
-const COLOURS: Record<string, string> = { start: '#5470c6', end: '#5470c6', new: '#3ba272', reactivated: '#91cc75', churned: '#ee6666' };
+const COLOURS: Record<string, string> = { start: '#5470c6', end: '#5470c6', new: '#3ba272', reactivated: '#91cc75', churned: '#ee6666', fx: '#fac858' };
 
 /** One token's waterfall as inline SVG: each bar a <g data-kind> with its figure as text. */
 export function waterfallSvg(w: Waterfall): string {
@@ -46,9 +51,9 @@ export function waterfallSvg(w: Waterfall): string {
       `<text class="label" x="${(x + slot * 0.35).toFixed(1)}" y="${HEIGHT - BOTTOM + 18}" text-anchor="middle" font-size="12">${s.label}</text></g>`
     );
   });
-  const title = `MRR of ${w.token}, ${w.period}`;
+  const title = w.currency === undefined ? `MRR of ${w.token}, ${w.period}` : `MRR in ${w.currency}${w.token === '*' ? ' (every token)' : ` of ${w.token}`}, ${w.period}`;
   return (
-    `<svg role="img" aria-label="${escapeHtml(title)}" data-token="${escapeHtml(w.token)}" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">` +
+    `<svg role="img" aria-label="${escapeHtml(title)}" data-token="${escapeHtml(w.token)}"${w.currency === undefined ? '' : ` data-currency="${escapeHtml(w.currency)}"`} width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}">` +
     `<title>${escapeHtml(title)}</title><line x1="${LEFT}" x2="${WIDTH - LEFT}" y1="${y(0)}" y2="${y(0)}" stroke="#999"/>${bars.join('')}</svg>\n`
   );
 }
@@ -61,7 +66,7 @@ export async function writePage(out: NodeJS.WritableStream, report: CloseReport)
   for (const l of report.cover) parts.push(`<tr><th>${escapeHtml(l.item)}</th><td>${escapeHtml(l.value)}</td></tr>\n`);
   parts.push('</tbody></table></section>\n<section id="waterfalls"><h2>MRR movements</h2>\n');
   if (report.waterfalls.length === 0) parts.push('<p>No subscription was counted in this period.</p>\n');
-  for (const w of report.waterfalls) parts.push(`<h3>${escapeHtml(w.token)}</h3>\n`, waterfallSvg(w));
+  for (const w of report.waterfalls) parts.push(`<h3>${escapeHtml(w.currency === undefined ? w.token : w.token === '*' ? `in ${w.currency}, every token` : `${w.token} in ${w.currency}`)}</h3>\n`, waterfallSvg(w));
   parts.push('</section>\n');
   for (const sheet of report.sheets) {
     const columns = sheet.columns.map((c) => ({ ...column(c.name.split('.')), kind: c.kind }));

@@ -7,7 +7,7 @@ import type { Session } from '../core/runtime/session.js';
 import { validateColumns } from '../core/output/writer.js';
 import type { FeedReader } from '../chain/feeds.js';
 import { addRowGateOptions, parseRowGates, printRows, type GateFlags } from '../core/lists/list-gates.js';
-import { readRatesFile } from './currency-flags.js';
+import { readRatesFile } from '../values/currency-flags.js';
 import { topCommand } from './tree.js';
 
 // `payrec rates …` (DESIGN.md "Values in one currency"): the rates --currency reads.

@@ -16,8 +16,9 @@ import type { CellKind } from '../core/output/document.js';
 import { addMirrorOptions, loadRecords, noteAt, parseMirrorFlags, type MirrorFlags } from '../mirror/subscription-source.js';
 import { refuseBlindGate } from '../mirror/plan-coverage.js';
 import { ledger, metrics, movements, SUBSCRIPTION_STATES, type MetricsRow, type MovementRow, type RateOf, type SubscriptionState } from '../subscriptions/engine.js';
+import type { EvidencedRate } from '../subscriptions/prepared-rates.js';
 import { renderBars } from '../core/lists/chart.js';
-import { addCurrencyOptions, parseCurrencyFlags, type CurrencyFlags } from './currency-flags.js';
+import { addCurrencyOptions, parseCurrencyFlags, type CurrencyFlags } from '../values/currency-flags.js';
 import { percentText } from '../core/output/percent.js';
 
 // `payrec subscriptions` (the ledger: one row per subscription as of --at) and
@@ -155,7 +156,12 @@ export function addSubscriptionCommands(program: Command, action: CommandAction)
 /** --currency (or the profile's) with what values the figures, loaded only then (values bring big.js and the chain's client). */
 async function currencyOf(flags: CurrencyFlags, session: Session) {
   const choice = await parseCurrencyFlags(flags, session);
-  return choice && { choice, ...(await import('./subscription-currency.js')) };
+  if (!choice) return undefined;
+  const [rows, { rateSourceOf }] = await Promise.all([import('../subscriptions/valued-rows.js'), import('../chain/rate-source.js')]);
+  // The rate source is the chain's (values/ may not import chain/): opened here, handed to the rows' valuation.
+  const valued = async <T>(s: Session, c: typeof choice, records: Parameters<typeof rows.valued>[3], compute: (rates: RateOf<EvidencedRate>) => T): Promise<T> =>
+    rows.valued(s, c, await rateSourceOf(s, c), records, compute);
+  return { choice, ...rows, valued };
 }
 type Valuing = NonNullable<Awaited<ReturnType<typeof currencyOf>>>;
 

@@ -230,6 +230,15 @@ export class SubscriptionRecords {
     }).call(this);
   }
 
+  /** Billings and (first confirmed) cancellations stamped at or after `at`: what a report as of `at` leaves out. */
+  stampedFrom(at: number): { billings: number; cancellations: number } {
+    let billings = 0;
+    for (let i = 0; i < this.count; i++) if (this.billing[i * FIELDS + TIME] >= at) billings++;
+    let cancellations = 0;
+    for (const c of this.cancellations.values()) if (c.timestamp >= at) cancellations++;
+    return { billings, cancellations };
+  }
+
   /** The token, plan and amount of a label number (Subscription's *Labels). */
   label(n: number): Label {
     return this.labels[n];

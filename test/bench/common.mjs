@@ -76,3 +76,13 @@ export class Targets {
     console.log(['', line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...this.rows.map(line)].join('\n'));
   }
 }
+
+/** Wall time (ms) and peak RSS (MB, by /usr/bin/time) of one payrec process; throws when it fails. */
+export function measureRun(env, args) {
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', NODE, BIN, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
+  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (r.status !== 0) throw new Error(`payrec ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  const kb = Number(r.stderr.trim().split('\n').at(-1));
+  return { ms, mb: kb / 1024, stdout: r.stdout };
+}

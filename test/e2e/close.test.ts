@@ -1,11 +1,11 @@
 import Big from 'big.js';
 import { execa } from 'execa';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
-import { ANCHOR, apiRecords, payrec, program, suiteEmulators, tempDir } from './helpers.js';
+import { ANCHOR, apiRecords, emulator, payrec, program, suiteEmulators, tempDir, until } from './helpers.js';
 
 // payrec close: the month-end close as one workbook, read back by a real spreadsheet
 // engine (LibreOffice headless, to flat ODF: each cell's type, value and text) and held,
@@ -106,13 +106,14 @@ function expectSheet(sheet: Cell[][] | undefined, json: Row[], money: (name: str
         // A boolean cell, which LibreOffice shows as TRUE or FALSE.
         expect(cell(name).text.toLowerCase(), where).toBe(String(v));
       } else {
-        expect(cell(name).text, where).toBe(String(v));
+        // XML 1.0 cannot hold most control characters (a hostile record's ESC): a cell holds the rest.
+        expect(cell(name).text, where).toBe(String(v).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, ''));
       }
     }
   });
 }
 
-const METRICS_MONEY = (n: string) => n.startsWith('mrr_') || n === 'recovered_amount';
+const METRICS_MONEY = (n: string) => n.startsWith('mrr_') || n === 'recovered_amount' || n === 'collected' || n === 'failed_amount';
 const TIME_FIELDS = ['from', 'to', 'started', 'paidThrough', 'lastAttempt', 'cancelledAt', 'endsAt', 'timestamp', 'createdAt', 'updatedAt', 'cycleStart', 'cycleEnd', 'firstFailure'];
 
 describe.skipIf(office.skip)(`payrec close -o FILE.xlsx read back by LibreOffice${office.note}`, () => {
@@ -269,7 +270,7 @@ function expectTable(table: string[][], json: Row[]): void {
       const where = `row ${i + 1} ${name}`;
       if (v === null) expect(shown, where).toBe('');
       else if (RATIOS.includes(name)) expect(shown, where).toBe(`${new Big(v as string).times(100).toFixed()}%`);
-      else if (TIME_FIELDS.includes(name) || name === 'instant') expect(shown, where).toBe(wall(v as number).replace('T', ' '));
+      else if (TIME_FIELDS.includes(name) || name === 'instant' || name === 'rateTime') expect(shown, where).toBe(wall(v as number).replace('T', ' '));
       else expect(shown, where).toBe(typeof v === 'string' ? v : JSON.stringify(v));
     }
   });
@@ -391,11 +392,198 @@ describe('payrec close: incomplete is said, and nothing is half-written', () => 
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
+  test('records stamped after the as-of instant: how many, and that they are left out, on the cover and on stderr', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'december.xlsx');
+    // As of December 20th, over a mirror synced to the emulator's now (January 1st).
+    const at = ANCHOR - 12 * 86_400;
+    const sync = await payrec(s.emu, ['sync', '--db', join(dir, 'mirror.duckdb')]);
+    expect(sync.exitCode, sync.stderr).toBe(0);
+    const r = await payrec(s.emu, ['close', PERIOD, '--db', join(dir, 'mirror.duckdb'), '--at', String(at), '-o', file, '--fail-if-any']);
+    // The ground truth: the emulator's records of the plans covered (those its short urls name), counted here.
+    const plans = [...new Set((await apiRecords(s.emu, '/fixed-recurring/short-urls')).map((u) => String(u.planId)))];
+    const ofPlans = async (list: string) => (await Promise.all(plans.map((p) => apiRecords(s.emu, `/fixed-recurring/plans/${p}/${list}`)))).flat() as Row[];
+    const billings = (await ofPlans('billings')).filter((b) => (b.timestamp as number) >= at).length;
+    const firstCancel = new Map<string, number>();
+    for (const c of (await ofPlans('cancellations')).filter((x) => x.transactionStatus === 'confirmed')) {
+      firstCancel.set(String(c.subscriptionId), Math.min(firstCancel.get(String(c.subscriptionId)) ?? Infinity, c.timestamp as number));
+    }
+    const cancellations = [...firstCancel.values()].filter((t) => t >= at).length;
+    expect(billings).toBeGreaterThan(0);
+    const line = `the mirror holds ${billings} billings and ${cancellations} cancellations stamped at or after the as-of instant 2025-12-20 00:00:00 UTC: left out, as every figure is as of then`;
+    expect(r.stderr).toContain(`warning: incomplete: ${line}`);
+    expect(r.exitCode).toBe(9);
+  });
+
+  test('Ctrl-C while the close reads the transfers: exit 130, and neither the file nor a temporary one is left', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'mirror.duckdb');
+    const sync = await payrec(s.emu, ['sync', '--db', db]);
+    expect(sync.exitCode, sync.stderr).toBe(0);
+    const before = readdirSync(dir).sort();
+    // The same data served slowly: the close is still walking the transfers when the signal comes.
+    const slow = await emulator({ latencyMs: 1500 });
+    try {
+      const child = payrec(slow, ['close', PERIOD, '--db', db, '--at', String(ANCHOR), '-o', join(dir, 'close.xlsx')]);
+      await until('the close asks the API for transfers', () => slow.requests.some((r) => r.path.includes('/transfers') || r.path.includes('/billings')), 60_000);
+      // -o is open by then, under a temporary name beside it: what the signal must not leave behind.
+      expect(readdirSync(dir).filter((f) => !before.includes(f))).toHaveLength(1);
+      child.kill('SIGINT');
+      const r = await child;
+      expect(r.exitCode, r.stderr).toBe(130);
+      expect(readdirSync(dir).sort()).toEqual(before);
+    } finally {
+      await slow.close();
+    }
+  });
+
   test('a close that fails after -o was opened (no mirror) leaves neither the file nor a temporary one', async () => {
     const dir = tempDir();
     const r = await payrec(s.emu, ['close', '2025-12', '--db', join(dir, 'none.duckdb'), '-o', join(dir, 'close.html')]);
     expect(r.stderr).toMatch(/there is no mirror at/);
     expect(r.exitCode).toBe(2);
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+/** Verdicts that are bad (DESIGN.md "On-chain verification"): what the close lists and counts. */
+const BAD = ['mismatch', 'missing', 'reverted', 'spoofed', 'reorged'];
+
+describe('payrec close --currency USD --verify: values beside amounts, verdicts on the transfers, the bad ones listed', () => {
+  let dir: string;
+  let db: string;
+  let rates: string;
+  let env: Record<string, string>;
+  let book: Map<string, Cell[][]>;
+  let dom: string;
+  let runs: Awaited<ReturnType<typeof payrec>>[];
+  // 8PAY has no Chainlink feed and BUSD's is retired (stale): declared pegs in the team's rates file; the other tokens' rates are the emulator chain's feeds.
+  const usd = () => ['--currency', 'USD', '--rates', rates];
+  const json = async (args: string[]): Promise<Row[]> => {
+    const r = await payrec(s.emu, [...args, '--db', db, '-f', 'json'], { env });
+    expect(r.exitCode, r.stderr).toBe(0);
+    return JSON.parse(r.stdout);
+  };
+  // The last quarter before the emulator's now: its chain seeded bad transfers of every kind in it, forged ones (spoofed) too.
+  const QUARTER = '2025-Q4';
+  const at = () => ['--period', QUARTER, '--at', String(ANCHOR)];
+  // The chain's head moves while the tests run: one confirmation, so a verdict is the same in the close and in the separate run.
+  const ONE = ['--confirmations', '1'];
+
+  beforeAll(async () => {
+    dir = tempDir();
+    db = join(dir, 'mirror.duckdb');
+    rates = join(dir, 'rates.csv');
+    env = { PAYREC_RPC_URL: s.emu.rpcUrl('bsc') };
+    writeFileSync(rates, 'time,chain,token,currency,rate,source\n*,bsc,8PAY,USD,0.0512,peg declared by the test\n*,bsc,BUSD,USD,1.0003,peg declared by the test\n');
+    const sync = await payrec(s.emu, ['sync', '--db', db], { env });
+    expect(sync.exitCode, sync.stderr).toBe(0);
+    runs = await Promise.all(['close.xlsx', 'close.html'].map((f) => payrec(s.emu, ['close', QUARTER, '--db', db, '--at', String(ANCHOR), ...usd(), '--verify', ...ONE, '-o', join(dir, f)], { env })));
+    for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
+    if (!office.skip) {
+      const r = await execa('soffice', [`-env:UserInstallation=file://${join(dir, 'office-profile')}`, '--headless', '--convert-to', 'fods', '--outdir', join(dir, 'read'), join(dir, 'close.xlsx')], { reject: false });
+      expect(r.exitCode, r.stderr).toBe(0);
+      book = tablesOf(readFileSync(join(dir, 'read', 'close.fods'), 'utf8'));
+    }
+    if (!browser.skip) {
+      const r = await execa('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${join(dir, 'chromium')}`, '--dump-dom', `file://${join(dir, 'close.html')}`], { reject: false });
+      expect(r.exitCode, r.stderr).toBe(0);
+      dom = r.stdout;
+    }
+  }, 300_000);
+
+  const VALUE_MONEY = (n: string) => METRICS_MONEY(n) || ['value', 'feeValue', 'rate'].includes(n);
+
+  test.skipIf(office.skip)(`the workbook: metrics, by plan, movements and the ledger in USD are those of metrics and subscriptions --currency USD${office.note}`, async () => {
+    const [byToken, byPlan, moves, ledger] = await Promise.all([
+      json(['metrics', ...at(), ...usd()]),
+      json(['metrics', ...at(), ...usd(), '--by', 'plan']),
+      json(['metrics', ...at(), ...usd(), '--movements']),
+      json(['subscriptions', '--at', String(END), ...usd()]),
+    ]);
+    // Across tokens, in the currency: one row a month, token *, with mrr_fx.
+    expect(byToken.map((r) => [r.token, r.currency])).toEqual([['*', 'USD'], ['*', 'USD'], ['*', 'USD']]);
+    expect(byToken[0]).toHaveProperty('mrr_fx');
+    expectSheet(book.get('metrics'), byToken, VALUE_MONEY, TIME_FIELDS);
+    expectSheet(book.get('metrics by plan'), byPlan, VALUE_MONEY, TIME_FIELDS);
+    expectSheet(book.get('movements'), moves, (n) => n === 'mrr_change' || n === 'value' || n === 'rate', [...TIME_FIELDS, 'instant', 'rateTime']);
+    expect(moves.every((m) => m.value !== '' && m.rateSource !== 'missing')).toBe(true);
+    expectSheet(book.get('ledger'), ledger, (n) => ['amount', 'mrr', 'value', 'rate'].includes(n), [...TIME_FIELDS, 'rateTime']);
+  });
+
+  test.skipIf(office.skip)(`the workbook: transfers carry the values of transfers --currency USD and the verdicts of transfers --verify; the bad ones have a sheet${office.note}`, async () => {
+    const transfers = await json(['transfers', '--period', QUARTER, '--verify', ...ONE, ...usd()]);
+    // chainDiff is text in a sheet (as transfers --verify -f xlsx writes it) and the head moves between runs (confirmations): held apart below.
+    const held = transfers.map(({ chainDiff: _d, confirmations: _c, explorer: _e, ...r }) => r);
+    const money = (n: string) => ['amount', 'fee', 'serviceFee', 'inputAmount', 'outputAmount', 'value', 'feeValue', 'rate'].includes(n);
+    expectSheet(book.get('transfers'), held, money, [...TIME_FIELDS, 'rateTime']);
+    expect(transfers.filter((t) => t.value !== '').length).toBeGreaterThan(0);
+    // The bad verdicts: exactly the period's transfers the emulator's chain seeded a bad discrepancy for (its ground truth, read over HTTP).
+    const seeded = ((await (await fetch(`${s.emu.url}/_emulator/chain/discrepancies?chain=bsc`)).json()) as { discrepancies: { transactionHash: string; kind: string }[] }).discrepancies;
+    const kinds = new Map(seeded.map((d) => [d.transactionHash.toLowerCase(), d.kind]));
+    const bad = transfers.filter((t) => BAD.includes(t.verdict as string));
+    expect(bad.map((t) => kinds.get(String(t.transactionHash).toLowerCase()))).toEqual(bad.map((t) => t.verdict));
+    const expectedBad = transfers.filter((t) => BAD.includes(kinds.get(String(t.transactionHash).toLowerCase()) ?? '') && t.transactionStatus !== 'pending');
+    expect(bad.map((t) => t.transactionHash)).toEqual(expectedBad.map((t) => t.transactionHash));
+    // A forged record (a look-alike contract's event) is among them.
+    expect(bad.map((t) => t.verdict)).toContain('spoofed');
+    const [header, ...rows] = book.get('bad verdicts')!;
+    expect(rows.map((r) => [r[header.findIndex((c) => c.text === 'transactionHash')].text, r[header.findIndex((c) => c.text === 'verdict')].text])).toEqual(bad.map((t) => [t.transactionHash, t.verdict]));
+    // Each says why, in the text transfers --verify -f csv writes.
+    expect(rows.every((r) => r[header.findIndex((c) => c.text === 'chainDiff')].text !== '')).toBe(true);
+    // On the cover and on stderr: counted, and the close incomplete (a gate with --fail-if-any).
+    const cover = new Map(book.get('cover')!.slice(1).map((r) => [r[0].text, r[1].text]));
+    const counts = BAD.map((v) => [v, bad.filter((t) => t.verdict === v).length] as const).filter(([, n]) => n > 0);
+    expect(cover.get('verified against')).toBe(`the node of bsc (chain id 56): ${bad.length} bad (${[...new Map(bad.map((t) => [t.verdict, 0]))].map(([v]) => `${v} ${counts.find(([k]) => k === v)![1]}`).join(', ')})`);
+    expect(cover.get('currency')).toBe("USD: rates from the rates file rates.csv, then Chainlink's feeds of bsc (each value's rate and source beside it)");
+    expect(runs[0].stderr).toMatch(new RegExp(`^warning: incomplete: ${bad.length} transfers have bad verdicts`, 'm'));
+  });
+
+  test.skipIf(browser.skip)(`the page: one waterfall in USD (start, new, reactivated, churned, fx, end) labelled with metrics --currency USD's exact figures${browser.note}`, async () => {
+    // The quarter as one interval: its months' movements added up, by metrics itself.
+    const [row] = await json(['metrics', ...at(), '--interval', 'quarter', ...usd()]);
+    const svgs = [...dom.matchAll(/<svg [^>]*data-token="([^"]*)" data-currency="USD"[^>]*>([\s\S]*?)<\/svg>/g)];
+    expect(svgs.map(([, token]) => token)).toEqual(['*']);
+    const figures = Object.fromEntries([...svgs[0][2].matchAll(/<g class="step" data-kind="(\w+)">[\s\S]*?<text class="figure"[^>]*>([^<]*)<\/text>/g)].map(([, kind, figure]) => [kind, figure]));
+    const churned = new Big(row.mrr_churned as string).eq(0) ? row.mrr_churned : `-${row.mrr_churned}`;
+    expect(figures).toEqual({ start: row.mrr_start, new: row.mrr_new, reactivated: row.mrr_reactivated, churned, fx: row.mrr_fx, end: row.mrr_end });
+    expect(new Big(figures.start).plus(figures.new).plus(figures.reactivated).plus(figures.churned).plus(figures.fx).eq(figures.end)).toBe(true);
+    const [metricsRows, moves] = await Promise.all([json(['metrics', ...at(), ...usd()]), json(['metrics', ...at(), ...usd(), '--movements'])]);
+    expectTable(tableIn(dom, 'metrics'), metricsRows);
+    expectTable(tableIn(dom, 'movements'), moves);
+  });
+});
+
+describe('payrec close --currency: a missing rate is exit 11, naming it, and nothing is written', () => {
+  test('8PAY has no feed and no rates-file line: exit 11 naming bsc 8PAY → USD with lines to fill, no file and no temporary one', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'mirror.duckdb');
+    const env = { PAYREC_RPC_URL: s.emu.rpcUrl('bsc') };
+    const sync = await payrec(s.emu, ['sync', '--db', db], { env });
+    expect(sync.exitCode, sync.stderr).toBe(0);
+    const before = readdirSync(dir).sort();
+    const r = await payrec(s.emu, ['close', PERIOD, '--db', db, '--at', String(ANCHOR), '--currency', 'USD', '-o', join(dir, 'close.xlsx')], { env });
+    expect(r.exitCode, r.stderr).toBe(11);
+    expect(r.stderr).toMatch(/^no usable rate for:$/m);
+    expect(r.stderr).toMatch(/^ {2}bsc 8PAY → USD: \d+ records? from /m);
+    expect(r.stderr).toMatch(/^time,chain,token,currency,rate,source$/m);
+    // As metrics --currency says it (the close asks more: the ledger's cycles too): the pair, and the command says nothing was written.
+    const metrics = await payrec(s.emu, ['metrics', '--period', PERIOD, '--at', String(ANCHOR), '--db', db, '--currency', 'USD'], { env });
+    expect(metrics.exitCode).toBe(11);
+    expect(metrics.stderr).toMatch(/^ {2}bsc 8PAY → USD: /m);
+    expect(readdirSync(dir).sort()).toEqual(before);
+
+    // --rates-missing blank: the file is written, and the cover says how many rows have no value, as the commands count them.
+    const blank = ['--currency', 'USD', '--rates-missing', 'blank'];
+    const written = await payrec(s.emu, ['close', PERIOD, '--db', db, '--at', String(ANCHOR), ...blank, '-o', join(dir, 'close.xlsx')], { env });
+    expect(written.exitCode, written.stderr).toBe(0);
+    const rows = async (args: string[]) => {
+      const x = await payrec(s.emu, [...args, '--db', db, ...blank, '-f', 'json'], { env });
+      expect(x.exitCode, x.stderr).toBe(0);
+      return (JSON.parse(x.stdout) as Row[]).filter((row) => row.rateSource === 'missing').length;
+    };
+    const missing = (await rows(['metrics', '--period', PERIOD, '--at', String(ANCHOR), '--movements'])) + (await rows(['subscriptions', '--at', String(END)])) + (await rows(['transfers', '--period', PERIOD]));
+    expect(missing).toBeGreaterThan(0);
+    expect(written.stderr).toContain(`warning: incomplete: ${missing} rows of the movements, the ledger and the transfers have no usable rate (--rates-missing blank)`);
   });
 });

@@ -15,7 +15,7 @@ import type { ListQuery } from './list-query.js';
 // (--from, --to, --period, --sort), paging (--limit, --all, --page-size, --offset,
 // --concurrency), what to make of the records (--summary, --chart, --follow) and the
 // gates, parsed into the list query (list-query.ts) before any request. The flags of a
-// record enricher (--verify, chain/verify-flags.ts; --currency, commands/currency-flags.ts)
+// record enricher (--verify, chain/verify-flags.ts; --currency, commands/currency-flags.ts over values/currency-flags.ts)
 // come in through EnricherFlags: core/lists knows only the hook.
 
 /** The flags of a record enricher a list offers: declared after the list's own, parsed in their turn. */

@@ -1,29 +1,28 @@
 import type { Session } from '../core/runtime/session.js';
 import type { CellKind } from '../core/output/document.js';
-import { rateNeeds, type MovementRow, type RateOf, type SubscriptionRecords, type ValuedSubscriptionRow } from '../subscriptions/engine.js';
-import { prepareRates, ratesAtHand, type EvidencedRate } from '../subscriptions/prepared-rates.js';
+import { rateNeeds, type MovementRow, type RateOf, type SubscriptionRecords, type ValuedSubscriptionRow } from './engine.js';
+import { prepareRates, ratesAtHand, type EvidencedRate } from './prepared-rates.js';
 import { minorDigits } from '../values/currency.js';
 import { settleMissing, sourceOf } from '../values/list-values.js';
 import { MissingRates } from '../values/missing.js';
-import { MISSING_SOURCE } from '../values/rate.js';
+import { MISSING_SOURCE, type RateSource } from '../values/rate.js';
 import { shownValue } from '../values/valuation.js';
-import { rateSourceOf, type CurrencyChoice } from './currency-flags.js';
+import type { CurrencyChoice } from '../values/currency-flags.js';
 
-// `payrec metrics --currency` and `payrec subscriptions --currency` (DESIGN.md "MRR in one
-// currency"): the rates the engine's figures ask for are prepared in one batch from the
-// rates file and Chainlink (values/), a missing one is exit 11 or, with --rates-missing
-// blank, said; the rows gain the currency, mrr_fx, and for lists each value's evidence
+// `payrec metrics --currency`, `payrec subscriptions --currency` and the close's figures in
+// a currency (DESIGN.md "MRR in one currency"): the rates the engine's figures ask for come
+// from the rate source handed in (the rates file and Chainlink, chain/rate-source.ts), a
+// missing one is exit 11 or, with --rates-missing blank, said; the rows gain the currency, mrr_fx, and for lists each value's evidence
 // (rate, rateTime, rateSource), as every list's --currency does.
 
 /**
- * `compute` (the ledger, metrics or movements) in the currency: exit 11 when a rate it
+ * `compute` (the ledger, metrics or movements) in the currency, its rates from `source`: exit 11 when a rate it
  * asks for is missing (unless --rates-missing blank). Rates at hand (a rates file) are
  * looked up as it asks; else the rates it will ask for are listed first (rateNeeds) and
  * prepared in one batch (a chain's feeds), and it runs again with them.
  */
-export async function valued<T>(session: Session, choice: CurrencyChoice, records: SubscriptionRecords, compute: (rates: RateOf<EvidencedRate>) => T): Promise<T> {
+export async function valued<T>(session: Session, choice: CurrencyChoice, source: RateSource, records: SubscriptionRecords, compute: (rates: RateOf<EvidencedRate>) => T): Promise<T> {
   const { chain } = await session.settings();
-  const source = await rateSourceOf(session, choice);
   const missing = new MissingRates();
   const atHand = ratesAtHand(source, chain, choice.currency, records.tokens());
   let result: T;
