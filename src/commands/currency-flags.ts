@@ -23,6 +23,8 @@ export interface CurrencyFlags {
   rates?: string;
   rateMaxAge?: string;
   ratesMissing?: string;
+  /** The mirror whose `rates` table is read (transfers, subscriptions, metrics have --db; other lists use PAYREC_DB or the profile's). */
+  db?: string;
 }
 
 export function addCurrencyOptions(cmd: Command, currency = 'add each record\'s value in this ISO 4217 currency (USD, EUR) at the rate in force at its timestamp: value, feeValue, rate, rateTime, rateSource'): void {
@@ -56,6 +58,8 @@ export interface CurrencyChoice {
   blank: boolean;
   limits: AgeLimits;
   file?: { rows: RateRow[]; name: string };
+  /** --db, for the mirror's rates. */
+  db?: string;
 }
 
 /** Checks --currency (or the profile's currency), --rates, --rate-max-age and --rates-missing (exit 2), and reads the rates file whole. */
@@ -77,13 +81,13 @@ export async function parseCurrencyFlags(flags: CurrencyFlags, session: Session)
     if (limits.token < 1 || limits.token > MAX_AGE_LIMIT) throw new UsageError(`invalid --rate-max-age "${printable(flags.rateMaxAge)}": expected from 1s to 366d`);
   }
   const file = flags.rates !== undefined ? await readRatesFile(flags.rates) : undefined;
-  return { currency, blank: flags.ratesMissing === 'blank', limits, ...(file ? { file } : {}) };
+  return { currency, blank: flags.ratesMissing === 'blank', limits, ...(file ? { file } : {}), ...(flags.db !== undefined ? { db: flags.db } : {}) };
 }
 
-/** The rate source of a choice: its rates file first, then Chainlink. */
+/** The rate source of a choice: its rates file first, then the mirror's rates (when there is a mirror), then Chainlink. */
 export async function rateSourceOf(session: Session, choice: CurrencyChoice): Promise<RateSource> {
   const { RowBook } = await import('../values/selection.js');
-  return openRateSource(session, choice.file && new RowBook(choice.file.rows, choice.file.name), choice.limits);
+  return openRateSource(session, choice.file && new RowBook(choice.file.rows, choice.file.name), choice.limits, { db: choice.db });
 }
 
 /**
@@ -103,11 +107,13 @@ export const CURRENCY_FLAGS: EnricherFlags = {
 };
 
 /**
- * The rates of this run, in order of precedence: the rates file, then Chainlink's feeds
- * through the chain's node (checked to serve --chain first: another chain's node is exit 2,
- * as for --verify). With no node set, every feed's leg is missing and says why.
+ * The rates of this run, in order of precedence: the rates file, then the mirror's rates
+ * table (read whole now, when the mirror at --db, PAYREC_DB or the profile's place exists;
+ * `mirror: false` leaves it out), then Chainlink's feeds through the chain's node (checked
+ * to serve --chain first: another chain's node is exit 2, as for --verify). With no node
+ * set, every feed's leg is missing and says why.
  */
-export async function openRateSource(session: Session, file: LegSource | undefined, limits: AgeLimits): Promise<RateSource> {
+export async function openRateSource(session: Session, file: LegSource | undefined, limits: AgeLimits, o: { db?: string; mirror?: false } = {}): Promise<RateSource> {
   const s = await session.settings();
   const { url } = await rpcInEffect(s, session.store);
   const [{ ChainlinkLegs }, { Rates }] = await Promise.all([import('../chain/feed-legs.js'), import('../values/resolve.js')]);
@@ -116,5 +122,19 @@ export async function openRateSource(session: Session, file: LegSource | undefin
   const reader = url ? await (await import('../chain/open-verifier.js')).openFeedReader(session, url) : undefined;
   const none = `no JSON-RPC node of ${s.chain} is set to read Chainlink's feeds (--rpc, PAYREC_RPC_URL or payrec config set rpc)`;
   const chainlink = new ChainlinkLegs(s.chain, async () => reader ?? none, feeds);
-  return new Rates(file ? [file, chainlink] : [chainlink], limits);
+  const stored = o.mirror === false ? [] : await mirrorRates(session, s.chain, o.db, chainlink);
+  return new Rates([...(file ? [file] : []), ...stored, chainlink], limits);
+}
+
+/** The mirror's rates of `chain` as leg sources (src/mirror/rate-legs.ts), read whole; none when there is no mirror. */
+async function mirrorRates(session: Session, chain: string, db: string | undefined, live: LegSource): Promise<LegSource[]> {
+  const [{ mirrorExists, mirrorLocation }, { openMirror }, { mirrorLegs }] = await Promise.all([import('../mirror/location.js'), import('../mirror/open.js'), import('../mirror/rate-legs.js')]);
+  const location = await mirrorLocation(session, db);
+  if (!mirrorExists(location)) return [];
+  const store = await openMirror(session, location, 'read');
+  try {
+    return await mirrorLegs(store, chain, live);
+  } finally {
+    store.close();
+  }
 }

@@ -51,6 +51,14 @@ export function age(seconds: number): string {
 
 export const isoTime = (t: number) => new Date(t * 1000).toISOString().replace('.000Z', 'Z');
 
+/** How rows are named: in a rateSource (`file:rates.csv:12`, `peg:rates.csv:3` for a constant row) and in messages (`rates.csv:12`). */
+export interface RowNaming {
+  source(row: RateRow, constant: boolean): string;
+  where(row: RateRow): string;
+}
+
+const fileNaming = (name: string): RowNaming => ({ source: (row, constant) => `${constant ? 'peg' : 'file'}:${name}:${row.line}`, where: (row) => `${name}:${row.line}` });
+
 /** The rows of a rates file, asked by leg. `name` is how rateSource names the file (`file:rates.csv:12`). */
 export class RowBook implements LegSource {
   private readonly series = new Map<string, Series>();
@@ -60,6 +68,8 @@ export class RowBook implements LegSource {
   constructor(
     rows: readonly RateRow[],
     private readonly name: string,
+    /** The mirror's imported rows say where they are kept (`mirror:file:rates.csv:12`). */
+    private readonly naming: RowNaming = fileNaming(name),
   ) {
     const grouped = new Map<string, { rows: RateRow[]; constant?: RateRow }>();
     for (const row of rows) {
@@ -95,8 +105,8 @@ export class RowBook implements LegSource {
     const row: RateRow | undefined = s.rows[lo - 1];
     if (row && q.at - row.time! <= q.maxAge) return this.rateOf(row, false);
     if (s.constant) return this.rateOf(s.constant, true);
-    if (row) return { missing: `the latest row (${this.name}:${row.line}, ${isoTime(row.time!)}) is ${age(q.at - row.time!)} old, more than ${age(q.maxAge)}` };
-    return { missing: `the first row (${this.name}:${s.rows[0].line}) is from ${isoTime(s.rows[0].time!)}, after the record` };
+    if (row) return { missing: `the latest row (${this.naming.where(row)}, ${isoTime(row.time!)}) is ${age(q.at - row.time!)} old, more than ${age(q.maxAge)}` };
+    return { missing: `the first row (${this.naming.where(s.rows[0])}) is from ${isoTime(s.rows[0].time!)}, after the record` };
   }
 
   legs(queries: readonly LegQuery[]): LegAnswer[] {
@@ -135,7 +145,7 @@ export class RowBook implements LegSource {
       numerator: row.rate,
       denominator: '1',
       rateTime: row.time,
-      rateSource: `${constant ? 'peg' : 'file'}:${this.name}:${row.line}`,
+      rateSource: this.naming.source(row, constant),
       zero: !/[1-9]/.test(row.rate),
     };
   }
