@@ -80,14 +80,14 @@ export function addRatesCommands(program: Command, action: CommandAction): void 
         '',
       ].join('\n'),
     )
-    .action(action((session, cmd) => syncRatesCommand(session, cmd.opts() as SyncFlags), { output: true }));
+    .action(action((session, cmd) => syncRatesCommand(session, cmd.optsWithGlobals() as SyncFlags), { output: true }));
   rates
     .command('import')
     .description("Store a rates file (CSV: time,chain,token,currency,rate,source) in the mirror's rates table, each row with its file, line and the file's sha256")
     .argument('<file>', 'a rates file; an import of a file of the same name replaces the rows it stored')
     .option(...DB_OPTION)
     .addHelpText('after', ['', 'Examples:', '  $ payrec rates import rates-2025-12.csv', '', 'Every line is checked first: a malformed one is exit 2 naming the file and line, and nothing is stored.', ''].join('\n'))
-    .action(action((session, cmd) => importRates(session, cmd.args[0] as string, cmd.opts() as { db?: string })));
+    .action(action((session, cmd) => importRates(session, cmd.args[0] as string, cmd.optsWithGlobals() as { db?: string })));
   const feeds = offerColumns(rates.command('feeds'), FEED_COLUMNS)
     .description("The Chainlink feed of each token on --chain (ONCHAIN §10, or config set feed), checked and read now: its description, decimals and latest round")
     .addHelpText('after', ['', 'Examples:', '  $ payrec rates feeds', '  $ payrec --chain ethereum rates feeds -f json', '', 'The node comes from --rpc, PAYREC_RPC_URL or payrec config set rpc (--emulator needs none).', ''].join('\n'))
@@ -113,7 +113,7 @@ export function addRatesCommands(program: Command, action: CommandAction): void 
         '',
       ].join('\n'),
     )
-    .action(action((session, cmd) => checkRates(session, cmd.args[0] as string | undefined, cmd.opts() as GateFlags & { db?: string }), { output: true }));
+    .action(action((session, cmd) => checkRates(session, cmd.args[0] as string | undefined, cmd.optsWithGlobals() as GateFlags & { db?: string }), { output: true }));
   addRowGateOptions(check);
 }
 
