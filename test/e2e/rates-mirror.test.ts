@@ -143,6 +143,12 @@ describe('payrec rates sync', () => {
     expect(first.exitCode, first.stderr).toBe(0);
     const tokens = ['BNB', 'BUSD', 'USDC', 'USDT'];
     expect(await counts(mine)).toEqual(Object.fromEntries(tokens.map((t) => [t, inSpan(t, from, t1).length])));
+    // Where the mirror holds the rounds whole it answers; after it, a later round may exist: the feed is read live.
+    const valued = await run(['ot', 'transfers', '--currency', 'USD', '--from', iso(from), '--to', iso(t1 + 20 * DAY), '--token', 'USDT', '--all', '-f', 'json'], { db: mine });
+    expect(valued.exitCode, valued.stderr).toBe(0);
+    const usdt = (JSON.parse(valued.stdout) as Record<string, any>[]).map((x) => [x.timestamp <= t1, x.rateSource]);
+    expect(usdt.some(([inside]) => inside) && usdt.some(([inside]) => !inside)).toBe(true);
+    for (const [inside, source] of usdt) expect(source).toMatch(inside ? /^mirror:chainlink:bsc:/ : /^chainlink:bsc:/);
     const second = await run(['rates', 'sync', '--db', mine, '--from', iso(from), '--to', iso(t2), '-f', 'json']);
     expect(second.exitCode, second.stderr).toBe(0);
     const report = JSON.parse(second.stdout) as Record<string, any>[];
