@@ -1,7 +1,7 @@
 import { judge } from '../chain/feed-legs.js';
 import type { FeedRound } from '../chain/feeds.js';
 import type { RateRow } from '../values/rates-file.js';
-import { isoTime, RowBook, type LegAnswer, type LegQuery, type LegSource } from '../values/selection.js';
+import { isoTime, lastAtOrBefore, RowBook, type LegAnswer, type LegQuery, type LegSource } from '../values/selection.js';
 import type { MirrorStore } from './engine.js';
 import { coverageKey, parseCoverage, type RoundCoverage, type StoredRate } from './rates.js';
 
@@ -102,14 +102,7 @@ class StoredRounds implements LegSource {
 
   /** The stored round with the greatest time ≤ q.at, judged as a round read live is. */
   private inForce(s: Series, q: LegQuery): LegAnswer {
-    let lo = 0;
-    let hi = s.times.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (s.times[mid] <= q.at) lo = mid + 1;
-      else hi = mid;
-    }
-    const row = s.rounds[lo - 1];
+    const row = s.rounds[lastAtOrBefore(s.times, q.at)];
     const round: FeedRound | null = row ? { roundId: BigInt(row.roundId!), phaseId: row.phase!, answer: BigInt(row.answer!), decimals: row.decimals!, startedAt: row.time!, updatedAt: row.time! } : null;
     const answer = judge(this.chain, { address: s.feed as `0x${string}`, pair: s.description }, round, q);
     return 'rateSource' in answer ? { ...answer, rateSource: `mirror:${answer.rateSource}` } : answer;

@@ -49,6 +49,18 @@ export function age(seconds: number): string {
   return seconds >= 2 * 86_400 ? `${Math.floor(seconds / 86_400)} d ${Math.floor((seconds % 86_400) / 3600)} h` : `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
 }
 
+/** The index of the last of `times` (ascending) at or before `t`: of equal times the last; -1 when every one is after t. */
+export function lastAtOrBefore(times: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}
+
 export const isoTime = (t: number) => new Date(t * 1000).toISOString().replace('.000Z', 'Z');
 
 /** How rows are named: in a rateSource (`file:rates.csv:12`, `peg:rates.csv:3` for a constant row) and in messages (`rates.csv:12`). */
@@ -95,14 +107,7 @@ export class RowBook implements LegSource {
 
   private inForce(s: Series, q: LegQuery): LegAnswer {
     // The last row at or before q.at (times sorted; equal times keep the chain's own last).
-    let lo = 0;
-    let hi = s.times.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (s.times[mid] <= q.at) lo = mid + 1;
-      else hi = mid;
-    }
-    const row: RateRow | undefined = s.rows[lo - 1];
+    const row: RateRow | undefined = s.rows[lastAtOrBefore(s.times, q.at)];
     if (row && q.at - row.time! <= q.maxAge) return this.rateOf(row, false);
     if (s.constant) return this.rateOf(s.constant, true);
     if (row) return { missing: `the latest row (${this.naming.where(row)}, ${isoTime(row.time!)}) is ${age(q.at - row.time!)} old, more than ${age(q.maxAge)}` };

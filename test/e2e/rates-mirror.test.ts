@@ -1,10 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANCHOR, emulator, payrec, tempDir } from './helpers.js';
+import { ANCHOR, emulator, inFrontOf, payrec, tempDir } from './helpers.js';
 import type { Emulator } from '../../src/emulator/index.js';
+import { atto, frac } from '../oracle/exact.js';
 
 // The mirror's `rates` table end to end (DESIGN.md "Values in one currency"): payrec
 // rates sync, import, the list, check, sql, and --currency reading the table between
@@ -41,20 +40,6 @@ afterAll(async () => {
   await emu?.close();
 });
 
-/** num/den of a plain decimal. */
-function frac(text: string): [bigint, bigint] {
-  const [w, f = ''] = text.split('.');
-  return [BigInt(w + f), 10n ** BigInt(f.length)];
-}
-/** n/d rounded half to even at 18 places, printed without padding zeros. */
-function atto(n: bigint, d: bigint): string {
-  const t = n * 10n ** 18n;
-  let q = t / d;
-  const r2 = (t % d) * 2n;
-  if (r2 > d || (r2 === d && q % 2n === 1n)) q += 1n;
-  const s = q.toString().padStart(19, '0');
-  return `${s.slice(0, -18)}.${s.slice(-18)}`.replace(/0+$/, '').replace(/\.$/, '');
-}
 /** answer ÷ 10^decimals as plain decimal text. */
 const decimal = (answer: string, decimals: number) => atto(BigInt(answer) * 10n ** 18n, 10n ** BigInt(decimals + 18)).replace(/^$/, '0');
 const iso = (t: number) => new Date(t * 1000).toISOString().replace('.000Z', 'Z');
@@ -166,20 +151,7 @@ describe('payrec rates sync', () => {
     expect(again.stderr).toBe('every feed was up to date: nothing read\n');
   });
 
-  /** A node in front of the emulator's that changes what it answers. */
-  async function lyingNode(change: (call: { method: string; params: any[] }, answer: any) => any): Promise<{ url: string; server: Server }> {
-    const server = createServer(async (req, res) => {
-      let body = '';
-      for await (const chunk of req) body += chunk;
-      const upstream = await fetch(emu.rpcUrl('bsc'), { method: 'POST', body, headers: { 'content-type': 'application/json' } });
-      const answer = await upstream.json();
-      const calls = JSON.parse(body);
-      const changed = Array.isArray(calls) ? (answer as any[]).map((a) => change(calls.find((c: any) => c.id === a.id), a)) : change(calls, answer);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(changed));
-    });
-    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-  }
+  const lyingNode = (change: Parameters<typeof inFrontOf>[1]) => inFrontOf(emu.rpcUrl('bsc'), change);
 
   it('against a lying node writes nothing: zeros for every call are refused (exit 6), another chain id is exit 2', async () => {
     const mine = join(tempDir(), 'mirror.duckdb');
