@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ApiClient } from './core/http/client.js';
+import { AdaptiveWindow } from './core/http/request-window.js';
 import { UsageError } from './core/runtime/errors.js';
 import { identityOf, paginate } from './core/lists/paginate.js';
 import { endpoints, type AnyEndpoint, type EndpointId } from './registry/endpoints.js';
@@ -75,6 +76,8 @@ export function createClient(config: ClientConfig) {
     timeoutMs: config.timeoutMs ?? 30_000,
     retries: config.retries ?? 3,
     signal: config.signal ?? new AbortController().signal,
+    // Pages in flight find the pace, as in the CLI; a list's `concurrency` fixes them.
+    window: new AdaptiveWindow(),
   });
 
   return {
@@ -97,7 +100,7 @@ export function createClient(config: ClientConfig) {
           if (!r.success) throw new MalformedResponseError(`GET ${e.path}: not a list envelope`);
           return r.data;
         },
-        { limit: options.limit ?? Infinity, pageSize: options.pageSize ?? 1000, offset: 0, concurrency: options.concurrency ?? 4 },
+        { limit: options.limit ?? Infinity, pageSize: options.pageSize ?? 1000, offset: 0, concurrency: options.concurrency ?? http.window },
         ordering,
       );
       let n = 0;

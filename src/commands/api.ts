@@ -112,7 +112,8 @@ export function addApiCommand(program: Command, action: CommandAction): void {
             if (!r.success) throw new MalformedResponseError(`GET ${path}: --all needs a list envelope ({data, limit, offset, total})`);
             return r.data;
           },
-          { limit: Infinity, pageSize, offset: start, concurrency: 4 },
+          // As many pages at once as the client's window lets go while it finds the pace.
+          { limit: Infinity, pageSize, offset: start, concurrency: client.window },
         )) {
           total = page.total;
           for (const r of page.records) {

@@ -4,6 +4,7 @@ import type { Session } from '../core/runtime/session.js';
 import { commandAt, topCommand } from './tree.js';
 import { offerColumns } from '../command-reference/declared-columns.js';
 import { addRowGateOptions, type GateFlags } from '../core/lists/list-gates.js';
+import { MIRROR_DB_FLAG, mirrorDbHelp } from '../mirror/location.js';
 
 // `payrec fr plans`: every fixed-recurring plan payrec knows and where it was found, so a
 // --plan-id is found rather than guessed, and `fr plans add|remove` for the plans nothing
@@ -18,7 +19,7 @@ export function addPlansCommand(program: Command, action: CommandAction): void {
   addRowGateOptions(
     plans
       .description('Every fixed-recurring plan payrec knows (from short urls, plans given to sync, plans added), with its terms and subscriptions')
-      .option('--db <file|url>', 'the mirror: a file, or a PostgreSQL server (postgres://USER@HOST/DATABASE?schema=NAME, never a password in it) (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)'),
+      .option(MIRROR_DB_FLAG, mirrorDbHelp()),
   )
     .addHelpText(
       'after',

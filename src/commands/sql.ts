@@ -11,7 +11,7 @@ import { createWriter } from '../core/output/writer.js';
 import { formatRow } from '../core/output/formats.js';
 import { topCommand } from './tree.js';
 import { addRowGateOptions, gatedSink, parseRowGates, type RowGates } from '../core/lists/list-gates.js';
-import { mirrorExists, mirrorLocation } from '../mirror/location.js';
+import { mirrorExists, mirrorLocation, MIRROR_DB_FLAG, mirrorDbHelp } from '../mirror/location.js';
 import type { MirrorStore } from '../mirror/engine.js';
 import { openMirror } from '../mirror/open.js';
 import { chainDiffText } from '../chain/differences-text.js';
@@ -29,7 +29,7 @@ export function addSqlCommand(program: Command, action: CommandAction): void {
   const sql = topCommand(program, 'sql')
     .argument('[query]', 'one SQL query (read-only); - reads it from stdin, as does a pipe, a file or a socket (Node\'s spawn, execa) with no query; without any, the tables, their row counts and columns')
     .option('--file <file>', 'read the query from FILE (- for stdin), as psql -f')
-    .option('--db <file|url>', 'the mirror: a file, or a PostgreSQL server (postgres://USER@HOST/DATABASE?schema=NAME, never a password in it) (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
+    .option(MIRROR_DB_FLAG, mirrorDbHelp())
     .option('--limit <n>', `most rows to print (default: every row, but the first ${TERMINAL_ROWS} in a terminal table)`)
     .option('--all', `every row, also in a terminal table`)
     .addHelpText(

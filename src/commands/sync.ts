@@ -11,7 +11,7 @@ import { hexId } from '../registry/validators.js';
 import { printable } from '../core/output/sanitize.js';
 import { topCommand } from './tree.js';
 import { resolveCollections, SCOPE_PARAMS, type ScopeParam } from '../mirror/catalog.js';
-import { MIRROR_KEEPER, mirrorExists, mirrorLocation, parquetTarget } from '../mirror/location.js';
+import { MIRROR_KEEPER, mirrorExists, mirrorLocation, parquetTarget, MIRROR_DB_FLAG, mirrorDbHelp } from '../mirror/location.js';
 import { makeKeptFolder } from '../core/runtime/trust.js';
 import { openMirror } from '../mirror/open.js';
 import { serviceOf } from '../mirror/service.js';
@@ -46,7 +46,7 @@ export function addSyncCommand(program: Command, action: CommandAction): void {
     .argument('[collection...]', 'product/collection to sync, such as ot/transfers or fr/billings (default: every list that needs no id, plus the lists of plans and strategies given now or before)')
     .option('--plan-id <id>', 'also keep the lists of this plan (billings, cancellations, cancellation requests); repeatable, remembered by the mirror (payrec fr plans add keeps one in the profile instead)', collect)
     .option('--strategy-id <id>', 'with dca/executions: read only the executions of this strategy (repeatable; without it, every execution)', collect)
-    .option('--db <file|url>', 'the mirror: a file, or a PostgreSQL server (postgres://USER@HOST/DATABASE?schema=NAME, never a password in it) (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
+    .option(MIRROR_DB_FLAG, mirrorDbHelp())
     .option('--lookback <duration>', 're-read this far before each cursor, for late records and changed statuses (default 1h)')
     .option('--from <time>', "where a collection's first sync starts: Unix seconds, ISO 8601 date (midnight in --tz) or date-time, or an age (default: its first record)")
     .option('--full', 're-read every record, not only what is new since the last sync')

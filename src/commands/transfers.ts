@@ -16,6 +16,7 @@ import { CURRENCY_FLAGS } from './currency-flags.js';
 import { topCommand } from './tree.js';
 import { addGateOptions } from '../core/lists/list-gates.js';
 import { hasStatus, hasSuccess } from '../registry/outcome.js';
+import { MIRROR_DB_FLAG, mirrorDbHelp } from '../mirror/location.js';
 
 // `payrec transfers`: the transfers of every product (the registry's entries marked
 // `transfers`) in one list, merged by time, through the same list machinery as each
@@ -40,7 +41,7 @@ export function addTransfersCommand(program: Command, action: CommandAction): vo
     const only = products.length === TRANSFER_ENDPOINTS.length || filter.name === KEPT_BY_PAYREC ? '' : ` (${products.join(', ')} only: narrow with --product)`;
     cmd.option(`${flagOf(filter.name)} <value>`, filter.help + only);
   }
-  cmd.option('--db <file|url>', "the mirror whose plans' billings are included too: a file, or a PostgreSQL server (postgres://USER@HOST/DATABASE?schema=NAME, never a password in it) (env PAYREC_DB; default the profile's mirror, when there is one)");
+  cmd.option(MIRROR_DB_FLAG, mirrorDbHelp("the mirror whose plans' billings are included too", "the profile's mirror, when there is one"));
   addListOptions(cmd, true, HAS_TOKEN_FILTER, ENRICHERS);
   addGateOptions(cmd, TRANSFER_ENDPOINTS.some(hasStatus), TRANSFER_ENDPOINTS.every(hasSuccess) ? 'all' : TRANSFER_ENDPOINTS.some(hasSuccess) ? 'some' : 'none');
   const examples = [

@@ -9,7 +9,7 @@ import { printable } from '../core/output/sanitize.js';
 import { BAD_VERDICTS, VERDICTS, type Verdict } from '../chain/verdict-names.js';
 import { verifiable } from '../chain/verifiable.js';
 import { CATALOG, resolveCollections } from '../mirror/catalog.js';
-import { mirrorExists, mirrorLocation, type MirrorLocation } from '../mirror/location.js';
+import { mirrorExists, mirrorLocation, type MirrorLocation, MIRROR_DB_FLAG, MIRROR_DB_HELP_NO_EMULATOR, mirrorDbHelp } from '../mirror/location.js';
 import { openMirror } from '../mirror/open.js';
 import type { VerifyReport } from '../mirror/engine.js';
 import { topCommand } from './tree.js';
@@ -41,7 +41,7 @@ interface VerifyCommandFlags {
 export function addVerifyCommand(program: Command, action: CommandAction): void {
   const verify = offerColumns(topCommand(program, 'verify'), REPORT_COLUMNS)
     .argument('[collection...]', 'product/collection to verify, such as ot/transfers or fr/billings (default: every mirrored collection of transactions)')
-    .option('--db <file|url>', 'the mirror: a file, or a PostgreSQL server (postgres://USER@HOST/DATABASE?schema=NAME, never a password in it) (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
+    .option(MIRROR_DB_FLAG, mirrorDbHelp())
     .option('--fail-if-any <verdicts>', `exit 9 when any record not acknowledged has one of these verdicts (default bad: ${BAD_VERDICTS.join(', ')})`)
     .option('--new', 'with the gate: count only verdicts first seen or changed by this run (a CI gate on news, not on history)')
     .option('--recheck <verdicts>', 'judge records with these verdicts again even when final (such as reorged,mismatch after a node misbehaved)')
@@ -73,11 +73,11 @@ export function addVerifyCommand(program: Command, action: CommandAction): void 
     .argument('<hash...>', 'transaction hashes (0x + 64 hex)')
     .requiredOption('--reason <text>', 'why the discrepancy is accepted (kept with who and when)')
     .option('--by <name>', 'who reviewed it (default: the user running payrec)')
-    .option('--db <file|url>', 'the mirror: a file, or a PostgreSQL server (postgres://USER@HOST/DATABASE?schema=NAME, never a password in it) (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb)')
+    .option(MIRROR_DB_FLAG, MIRROR_DB_HELP_NO_EMULATOR)
     .action(action((session, cmd) => runAck(session, cmd), { output: true }));
   offerColumns(verify.command('acks'), ACK_COLUMNS)
     .description('List the acknowledged discrepancies with their current verdicts')
-    .option('--db <file|url>', 'the mirror: a file, or a PostgreSQL server (postgres://USER@HOST/DATABASE?schema=NAME, never a password in it) (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb)')
+    .option(MIRROR_DB_FLAG, MIRROR_DB_HELP_NO_EMULATOR)
     .action(action((session, cmd) => runAcks(session, cmd), { output: true }));
 }
 

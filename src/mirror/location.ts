@@ -16,6 +16,18 @@ import { isDbUrl, parseServerUrl, type ServerUrl } from './server-url.js';
 /** The mirror in the trust check's messages: what it is, and what moves it. */
 export const MIRROR_KEEPER = { role: 'the mirror', moveWith: '--db (or PAYREC_DB, XDG_DATA_HOME)' };
 
+/** The flag that names a mirror, on every command that reads or writes one. */
+export const MIRROR_DB_FLAG = '--db <file|url>';
+const DEFAULT_FILE = '<XDG data dir>/payrec/<profile>.duckdb';
+
+/** --db's help: `what` the command makes of the mirror, and where it is without --db or PAYREC_DB. */
+export function mirrorDbHelp(what = 'the mirror', fallback = `${DEFAULT_FILE}, emulator.duckdb with --emulator`): string {
+  return `${what}: a file, or a PostgreSQL server (postgres://USER@HOST/DATABASE?schema=NAME, never a password in it) (env PAYREC_DB; default ${fallback})`;
+}
+
+/** --db's help on a command that has no mirror of the built-in emulator's. */
+export const MIRROR_DB_HELP_NO_EMULATOR = mirrorDbHelp('the mirror', DEFAULT_FILE);
+
 export interface MirrorLocation {
   /** The file, or for a server how messages name it (its URL masked). */
   file: string;

@@ -182,7 +182,8 @@ export async function syncPlans(session: Session, location: MirrorLocation, give
   try {
     const collections = resolveCollections(given.length > 0 ? ['fr/billings', 'fr/cancellations'] : ['fr/short-urls', 'fr/billings', 'fr/cancellations']);
     const added = given.length > 0 ? [] : [...(await addedPlans(session)), ...statedPlans(session)];
-    const reports = await syncMirror(session, db, await serviceOf(session), { collections, ids: { planId: [...given], strategyId: [] }, added, lookback: 3600, full: false, concurrency: 4 });
+    // No concurrency: the client's window finds the pace, as `payrec sync` does.
+    const reports = await syncMirror(session, db, await serviceOf(session), { collections, ids: { planId: [...given], strategyId: [] }, added, lookback: 3600, full: false });
     const sum = (k: 'fetched' | 'new' | 'updated') => reports.reduce((n, r) => n + r[k], 0);
     return { fetched: sum('fetched'), new: sum('new'), updated: sum('updated') };
   } finally {

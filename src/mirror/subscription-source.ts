@@ -7,7 +7,7 @@ import { formatLocal } from '../core/runtime/zone.js';
 import { printable } from '../core/output/sanitize.js';
 import { hexId } from '../registry/validators.js';
 import type { SubscriptionRecords } from '../subscriptions/engine.js';
-import { mirrorExists, mirrorLocation } from './location.js';
+import { mirrorExists, mirrorLocation, MIRROR_DB_FLAG, mirrorDbHelp } from './location.js';
 import { openMirror } from './open.js';
 import { notePlanCoverage, syncPlans, type PlanCoverage } from './plan-coverage.js';
 
@@ -38,7 +38,7 @@ export function addMirrorOptions(cmd: Command): Command {
     .option('--plan-id <id>', 'only these plans (repeatable; default: every plan whose billings and cancellations the mirror holds)', collect)
     .option('--at <time>', 'what is known: records stamped before this instant (Unix seconds, ISO 8601 date-time, an age, or a date: the end of that day in --tz; default: now)')
     .option('--grace <days>', 'days a subscription stays past due after its paid time ends, before it lapses (default 30)')
-    .option('--db <file|url>', 'the mirror: a file, or a PostgreSQL server (postgres://USER@HOST/DATABASE?schema=NAME, never a password in it) (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb, emulator.duckdb with --emulator)')
+    .option(MIRROR_DB_FLAG, mirrorDbHelp())
     .option('--sync', 'first bring the fixed-recurring billings and cancellations of the mirror up to date (payrec sync)')
     .option('--short-url-plans', 'in CI (env CI), let --fail-if-any gate over plans that only short urls name (else exit 2: state the plans with PAYREC_PLANS)');
 }

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, RequestLogEntry } from '../../src/emulator/index.js';
 import { emulator, payrec, tempDir, until } from './helpers.js';
@@ -69,6 +71,39 @@ describe('far from the API (the emulator 100 ms away)', () => {
     // From 4, one more for each answer while they come back as fast as the first: twice as many within two round trips.
     expect(mostInFlight(adaptive.requests)).toBeGreaterThanOrEqual(8);
     expect(mostInFlight(adaptive.requests)).toBeLessThanOrEqual(16);
+  });
+
+  test('payrec api --all finds the pace as the lists do, and its document holds every record once', async () => {
+    emu.clearLog();
+    const r = await payrec(emu, ['api', 'one-time/transfers', '--all', '--query', 'limit=100']);
+    expect(r.stderr).toBe('');
+    expect(r.exitCode).toBe(0);
+    const doc = JSON.parse(r.stdout) as { data: { transactionHash: string }[]; total: number };
+    const truth = emu.records('bsc', 'one-time/transfers').records;
+    expect(doc.total).toBe(truth.length);
+    // Every record once (the API's order is its own; the pages' order is the offsets').
+    expect(doc.data.map((x) => x.transactionHash).sort()).toEqual(truth.map((x) => x.transactionHash as string).sort());
+    const requests = emu.requests.filter((q) => q.path === PATH);
+    expect(requests.map((q) => Number(q.query.offset)).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i * 100));
+    // A fixed 4 (what api --all used) never has more in flight.
+    expect(mostInFlight(requests)).toBeGreaterThanOrEqual(8);
+    expect(mostInFlight(requests)).toBeLessThanOrEqual(16);
+  });
+
+  test("the library's list finds the pace too, and yields every record once", async () => {
+    emu.clearLog();
+    const lib = pathToFileURL(resolve(import.meta.dirname, '../../dist/index.js')).href;
+    const script = `import { createClient } from ${JSON.stringify(lib)};
+const c = createClient({ apiKey: process.env.KEY, baseUrl: process.env.URL });
+for await (const r of c.list('one-time.transfers', { pageSize: 100 })) console.log(r.transactionHash);`;
+    const r = await execa('node', ['--input-type=module', '-e', script], { env: { KEY: emu.keyFor('bsc'), URL: emu.url }, reject: false });
+    expect(r.stderr).toBe('');
+    expect(r.exitCode).toBe(0);
+    const hashes = r.stdout.split('\n');
+    expect(hashes.sort()).toEqual(emu.records('bsc', 'one-time/transfers').records.map((x) => x.transactionHash as string).sort());
+    const requests = emu.requests.filter((q) => q.path === PATH);
+    expect(mostInFlight(requests)).toBeGreaterThanOrEqual(8);
+    expect(mostInFlight(requests)).toBeLessThanOrEqual(16);
   });
 
   test('config set concurrency lowers the ceiling; --concurrency still fixes the window', async () => {

@@ -6,7 +6,7 @@ import { formatIso } from '../runtime/zone.js';
 import { createWriter } from '../output/writer.js';
 import type { OutputOptions } from '../output/options.js';
 import type { ListQuery, MergedList, WalkWindow } from './list-query.js';
-import { identityOf } from './paginate.js';
+import { identityOf, type Concurrency } from './paginate.js';
 import { checkRecord } from './records.js';
 import { outcomeAdder } from '../../registry/outcome.js';
 
@@ -27,7 +27,8 @@ import { outcomeAdder } from '../../registry/outcome.js';
 // that second that existed a moment before the start is printed too, never one missed.
 // With --from, the first poll prints the records since then as well.
 
-export async function follow(session: Session, endpoint: Endpoint | MergedList, walk: WalkWindow, q: ListQuery, options: OutputOptions): Promise<void> {
+/** `pace`: the client's window (--concurrency fixed, or finding the pace), as every list's walk. */
+export async function follow(session: Session, endpoint: Endpoint | MergedList, walk: WalkWindow, q: ListQuery, options: OutputOptions, pace: Concurrency): Promise<void> {
   const { ctx } = session;
   const { intervalMs, lookbackSeconds, startedAt } = q.follow!;
   const identity = identityOf(endpoint);
@@ -54,7 +55,7 @@ export async function follow(session: Session, endpoint: Endpoint | MergedList, 
       const from = previousPoll === undefined ? (q.from ?? pollStarted - lookbackSeconds) : Math.max(q.from ?? 0, previousPoll - lookbackSeconds);
       const learnOnly = previousPoll === undefined && q.from === undefined;
       const fresh: Record<string, unknown>[] = [];
-      for await (const page of walk({ limit: Infinity, pageSize: 1000, offset: 0, concurrency: 4 }, from, pollStarted, 'asc')) {
+      for await (const page of walk({ limit: Infinity, pageSize: 1000, offset: 0, concurrency: pace }, from, pollStarted, 'asc')) {
         for (const raw of page.records) {
           const r = checkRecord(endpoint, raw, session);
           const id = identity(r);

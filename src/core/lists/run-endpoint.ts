@@ -79,7 +79,7 @@ export async function runEndpoint(
   const walk = keptWalk(exact, kept, started, filtered, (n) => (read += n));
 
   if (q.follow) {
-    await follow(session, endpoint, walk, q, outputOptions);
+    await follow(session, endpoint, walk, q, outputOptions, client.window);
     return;
   }
 
