@@ -12,7 +12,7 @@ import { readRatesFile } from './currency-flags.js';
 import { printable } from '../core/output/sanitize.js';
 import { createWriter } from '../core/output/writer.js';
 import { parseTime } from '../core/runtime/time.js';
-import { mirrorExists, mirrorLocation, type MirrorLocation } from '../mirror/location.js';
+import { mirrorDbHelp, mirrorExists, mirrorLocation, MIRROR_DB_FLAG, type MirrorLocation } from '../mirror/location.js';
 import { openMirror } from '../mirror/open.js';
 import type { StoredRate } from '../mirror/rates.js';
 import type { RateRow } from '../values/rates-file.js';
@@ -33,7 +33,6 @@ const CHECK_COLUMNS = ['line', 'token', 'currency', 'time', 'rate', 'feed', 'rou
 const FILE_COLUMNS = ['time', 'chain', 'token', 'currency', 'rate', 'source', 'address', 'note'] as const;
 const LIST_COLUMNS = [...FILE_COLUMNS, 'feed', 'description', 'phase', 'roundId', 'answer', 'decimals', 'file', 'line', 'sha256'] as const;
 const SYNC_COLUMNS = ['token', 'feed', 'pair', 'from', 'to', 'read', 'stored', 'status', 'problem'] as const;
-const DB_OPTION = ['--db <file|url>', 'the mirror: a file, or a PostgreSQL server (postgres://USER@HOST/DATABASE?schema=NAME, never a password in it) (env PAYREC_DB; default <XDG data dir>/payrec/<profile>.duckdb)'] as const;
 
 const NODE_HINT = 'give --rpc URL, set PAYREC_RPC_URL, or store it for this profile and chain: payrec config set rpc URL (try it with: payrec --emulator rates feeds)';
 
@@ -42,7 +41,7 @@ export function addRatesCommands(program: Command, action: CommandAction): void 
     .option('--token <symbol>', 'only the rates of this token (BNB, USDT; a currency for fiat rows)')
     .option('--from <time>', 'only rates from this time on (constant rows always)')
     .option('--to <time>', 'only rates up to this time (constant rows always)')
-    .option(...DB_OPTION)
+    .option(MIRROR_DB_FLAG, mirrorDbHelp())
     .addHelpText(
       'after',
       [
@@ -65,7 +64,7 @@ export function addRatesCommands(program: Command, action: CommandAction): void 
     .option('--currency <code>', 'also the feed of this currency against USD (EUR / USD), for values in it')
     .option('--from <time>', 'from this time (default: the first record of each token)')
     .option('--to <time>', 'up to this time (default: the last record of each token)')
-    .option(...DB_OPTION)
+    .option(MIRROR_DB_FLAG, mirrorDbHelp())
     .addHelpText(
       'after',
       [
@@ -85,7 +84,7 @@ export function addRatesCommands(program: Command, action: CommandAction): void 
     .command('import')
     .description("Store a rates file (CSV: time,chain,token,currency,rate,source) in the mirror's rates table, each row with its file, line and the file's sha256")
     .argument('<file>', 'a rates file; an import of a file of the same name replaces the rows it stored')
-    .option(...DB_OPTION)
+    .option(MIRROR_DB_FLAG, mirrorDbHelp())
     .addHelpText('after', ['', 'Examples:', '  $ payrec rates import rates-2025-12.csv', '', 'Every line is checked first: a malformed one is exit 2 naming the file and line, and nothing is stored.', ''].join('\n'))
     .action(action((session, cmd) => importRates(session, cmd.args[0] as string, cmd.optsWithGlobals() as { db?: string })));
   const feeds = offerColumns(rates.command('feeds'), FEED_COLUMNS)
@@ -96,7 +95,7 @@ export function addRatesCommands(program: Command, action: CommandAction): void 
   const check = offerColumns(rates.command('check'), CHECK_COLUMNS)
     .description("Re-read on chain every Chainlink rate of a rates file, or of the mirror's rates table: its round, and the round after it that ends its validity; exit 9 on any difference")
     .argument('[file]', "a rates file (CSV: time,chain,token,currency,rate,source) whose Chainlink rates name their round in source (default: the mirror's rates table)")
-    .option(...DB_OPTION)
+    .option(MIRROR_DB_FLAG, mirrorDbHelp())
     .addHelpText(
       'after',
       [
