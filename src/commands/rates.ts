@@ -245,7 +245,6 @@ async function syncRatesCommand(session: Session, flags: SyncFlags): Promise<voi
   const location = await existingMirror(session, flags.db);
   const target = await session.openOutput();
   const reader = await openReader(session);
-  // Never past the chain's head: a round written later would be missing from what the mirror says it holds whole.
   const head = await reader.client.block('latest');
   const now = head ? Number(head.timestamp) : Math.floor(session.ctx.now() / 1000);
   const store = await openMirror(session, location, 'write');
@@ -259,7 +258,7 @@ async function syncRatesCommand(session: Session, flags: SyncFlags): Promise<voi
       chain: reader.chain,
       currencies,
       ...window,
-      to: Math.min(window.to ?? now, now),
+      head: now,
       signal: session.ctx.signal,
       progress: (done, total) => void progress.update(done, total),
     });

@@ -20,6 +20,8 @@ export interface RatesSyncOptions {
   /** Bounds over the mirror's span (Unix seconds). */
   from?: number;
   to?: number;
+  /** The chain head's time: no span reaches past it (a round written later would be missing from what the mirror says it holds whole). */
+  head: number;
   signal: AbortSignal;
   /** Rounds read of those to read, as the reading goes. */
   progress?: (done: number, total: number) => void;
@@ -51,7 +53,7 @@ interface Task {
 
 export async function syncRates(store: MirrorStore, reader: FeedReader, o: RatesSyncOptions): Promise<FeedSync[]> {
   const spans = await store.tokenSpans(o.chain);
-  const bounded = spans.map((s) => ({ token: s.token, from: o.from ?? s.first, to: o.to ?? s.last })).filter((s) => s.from <= s.to);
+  const bounded = spans.map((s) => ({ token: s.token, from: o.from ?? s.first, to: Math.min(o.to ?? s.last, o.head) })).filter((s) => s.from <= s.to);
   // A currency's feed over the whole span of the records.
   if (bounded.length > 0) {
     const whole = { from: Math.min(...bounded.map((s) => s.from)), to: Math.max(...bounded.map((s) => s.to)) };

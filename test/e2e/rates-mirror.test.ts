@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANCHOR, emulator, inFrontOf, payrec, tempDir } from './helpers.js';
+import { postgres } from './pg-helpers.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { atto, frac } from '../oracle/exact.js';
 
@@ -52,24 +53,29 @@ const december = () => transfers.filter((x) => x.timestamp >= ANCHOR - 31 * DAY 
 const year = () => transfers.filter((x) => x.timestamp >= ANCHOR - 365 * DAY && x.timestamp < ANCHOR);
 const byId = (rows: Record<string, any>[]) => new Map(rows.map((r) => [r.transactionHash, r]));
 
+/** Values a year of transfers from the mirror at `where`: every rate the round in force by ground truth, and no call to the node. */
+async function expectValuedFromTable(where: string): Promise<void> {
+  const before = ethCalls();
+  const r = await run(['ot', 'transfers', '--currency', 'USD', '--period', '2025', '--all', '--rates-missing', 'blank', '-f', 'json'], { db: where });
+  expect(r.exitCode, r.stderr).toBe(0);
+  // Every rate came from the table: the feeds were not read live.
+  expect(ethCalls()).toBe(before);
+  const rows = byId(JSON.parse(r.stdout));
+  const valued = year().filter((x) => x.token === 'BNB' || x.token === 'USDT' || x.token === 'USDC');
+  expect(valued.length).toBeGreaterThan(5);
+  for (const x of valued) {
+    const round = inForce(x.token, x.timestamp);
+    const row = rows.get(x.transactionHash)!;
+    expect(row.rateSource).toBe(`mirror:chainlink:bsc:${feedOf(x.token).address.toLowerCase()}:round=${round.roundId}`);
+    expect(row.rateTime).toBe(round.updatedAt);
+    const [an, ad] = frac(x.amount);
+    expect(row.value).toBe(atto(an * BigInt(round.answer), ad * 10n ** BigInt(round.decimals)));
+  }
+}
+
 describe('--currency reads the mirror\'s rates', () => {
   it('values from the table before the feed: every rate the round in force by ground truth, and no call to the node', async () => {
-    const before = ethCalls();
-    const r = await run(['ot', 'transfers', '--currency', 'USD', '--period', '2025', '--all', '--rates-missing', 'blank', '-f', 'json'], { db });
-    expect(r.exitCode, r.stderr).toBe(0);
-    // Every rate came from the table: the feeds were not read live.
-    expect(ethCalls()).toBe(before);
-    const rows = byId(JSON.parse(r.stdout));
-    const valued = year().filter((x) => x.token === 'BNB' || x.token === 'USDT' || x.token === 'USDC');
-    expect(valued.length).toBeGreaterThan(5);
-    for (const x of valued) {
-      const round = inForce(x.token, x.timestamp);
-      const row = rows.get(x.transactionHash)!;
-      expect(row.rateSource).toBe(`mirror:chainlink:bsc:${feedOf(x.token).address.toLowerCase()}:round=${round.roundId}`);
-      expect(row.rateTime).toBe(round.updatedAt);
-      const [an, ad] = frac(x.amount);
-      expect(row.value).toBe(atto(an * BigInt(round.answer), ad * 10n ** BigInt(round.decimals)));
-    }
+    await expectValuedFromTable(db);
   });
 
   it('the rates file wins over the table', async () => {
@@ -222,5 +228,19 @@ describe('payrec rates: the list, import, check and sql', () => {
       const x = truth.get(row.transactionHash)!;
       expect(row.roundId).toBe(inForce(x.token, x.timestamp).roundId);
     }
+  });
+});
+
+describe.skipIf(postgres.prerequisite.skip)(`on a team's mirror (PostgreSQL)${postgres.prerequisite.note}`, () => {
+  it('syncs the rates into the server\'s mirror, values from them as the ground truth has it, and a second sync reads nothing', async () => {
+    const url = postgres.freshUrl('rates');
+    expect((await run(['sync', '--db', url, '-q'])).exitCode).toBe(0);
+    const synced = await run(['rates', 'sync', '--db', url, '-f', 'json']);
+    expect(synced.exitCode, synced.stderr).toBe(0);
+    await expectValuedFromTable(url);
+    const before = ethCalls();
+    const again = await run(['rates', 'sync', '--db', url, '-f', 'json']);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(ethCalls()).toBe(before);
   });
 });
