@@ -90,7 +90,7 @@ export function addRatesCommands(program: Command, action: CommandAction): void 
   const feeds = offerColumns(rates.command('feeds'), FEED_COLUMNS)
     .description("The Chainlink feed of each token on --chain (ONCHAIN §10, or config set feed), checked and read now: its description, decimals and latest round")
     .addHelpText('after', ['', 'Examples:', '  $ payrec rates feeds', '  $ payrec --chain ethereum rates feeds -f json', '', 'The node comes from --rpc, PAYREC_RPC_URL or payrec config set rpc (--emulator needs none).', ''].join('\n'))
-    .action(action((session, cmd) => listFeeds(session, cmd.opts() as GateFlags), { output: true }));
+    .action(action((session, cmd) => listFeeds(session, cmd.optsWithGlobals() as GateFlags), { output: true }));
   addRowGateOptions(feeds);
   const check = offerColumns(rates.command('check'), CHECK_COLUMNS)
     .description("Re-read on chain every Chainlink rate of a rates file, or of the mirror's rates table: its round, and the round after it that ends its validity; exit 9 on any difference")

@@ -204,6 +204,17 @@ describe('payrec rates: the list, import, check and sql', () => {
     expect(new Set(verdicts.map((v) => v.verdict))).toEqual(new Set(['same']));
   });
 
+  it('the list\'s gates reach the subcommands: rates feeds --count counts the feeds, rates check --fail-if-any gates the checked rows', async () => {
+    const rows = JSON.parse((await run(['rates', 'feeds', '-f', 'json'])).stdout) as unknown[];
+    // Every feed of the emulator's bsc is a row (8PAY, with none, too).
+    expect(rows.length).toBeGreaterThan(feeds.length);
+    const counted = await run(['rates', 'feeds', '--count']);
+    expect(counted.exitCode, counted.stderr).toBe(0);
+    expect(counted.stdout).toBe(`${rows.length}\n`);
+    const gated = await run(['rates', 'check', '--db', db, '--fail-if-any', '-q']);
+    expect(gated.exitCode).toBe(9);
+  });
+
   it('import refuses a malformed file (exit 2 naming file and line) and stores nothing of it', async () => {
     const mine = join(tempDir(), 'mirror.duckdb');
     expect((await run(['sync', '--db', mine, '-q'])).exitCode).toBe(0);
