@@ -401,11 +401,13 @@ const oneTimePayment: Reader = (s, r, e) => {
   receivers.forEach((rec, i) => {
     r.fact({ field: `receivers[${i}].user`, kind: 'address', chain: lower(rec.account)! });
     r.fact({ field: `receivers[${i}].amount`, kind: 'amount', chain: rec.amount as bigint, token: 'token' });
-    // Each receiver's leg pays that account (feePercentage 100, paymentType ONE_TIME, metadata 0).
+    // Each receiver's leg pays that account (feePercentage 100, paymentType ONE_TIME, metadata 0),
+    // and its amount is the money moved: held against the API's too (the only leg is picked by
+    // position, and a Receiver event can say what the leg did not move).
     leg(r, {
       mine: (a) => same(a.receiver, rec.account) && a.amount === rec.amount && lower(a.metadata) === ZERO32,
       paymentType: PAYMENT_TYPES.oneTime,
-      fields: { fee: `receivers[${i}].fee` },
+      fields: { amount: `receivers[${i}].amount`, fee: `receivers[${i}].fee` },
     });
   });
   nativeValue(r, payment, receivers, e);
@@ -420,10 +422,11 @@ const oneTimeTransfer: Reader = (s, r, e) => {
     r.fact({ field: 'receiver', kind: 'address', chain: lower(rec.account)! });
     r.fact({ field: 'amount', kind: 'amount', chain: rec.amount as bigint, token: 'token' });
   }
+  // The leg's amount is the money moved: held against the API's amount as the Receiver's is.
   leg(r, {
     mine: (a) => same(a.receiver, s.record.receiver) && lower(a.metadata) === ZERO32,
     paymentType: PAYMENT_TYPES.oneTime,
-    fields: { fee: 'fee' },
+    fields: { amount: 'amount', fee: 'fee' },
   });
   nativeValue(r, payment, receivers, e);
 };
@@ -488,11 +491,13 @@ const execution: Reader = (s, r) => {
       if (i < tokens.length) r.fact({ field: `swaps[${i}].outputToken`, kind: 'token', chain: lower(tokens[i])! });
     });
   }
-  leg(r, {
+  const paid = leg(r, {
     mine: (x) => same(x.metadata, s.record.strategyId),
     paymentType: r.ctx.paymentTypes.dollarCostAverage,
     fields: { fee: 'fee', decimalsOf: 'inputToken' },
   });
+  // The leg pays the swaps' inputs (§7: amount = Σ inputAmount): no API field holds the sum.
+  if (a && paid) r.out.event('leg amount = Σ swaps\' inputAmount', paid.amount === (a.inputAmounts as readonly bigint[]).reduce((sum, x) => sum + x, 0n) ? 'yes' : 'absent');
 };
 
 const DECODERS: Record<(typeof VERIFIABLE)[number], Reader> = {

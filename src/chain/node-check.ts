@@ -18,7 +18,9 @@ export async function nodeCheck(session: Session): Promise<{ status: 'ok' | 'war
     const head = await verifier.client.block('latest');
     if (!head) return { status: 'warn', detail: `${verifier.client.shownUrl} serves ${verifier.chain} but has no latest block` };
     const age = Math.round(session.ctx.now() / 1000) - Number(head.timestamp);
-    const detail = `${verifier.client.shownUrl} serves ${verifier.chain}; head ${head.number.toLocaleString('en-US')}, ${age} s old`;
+    // A head stamped after this run's clock (one stopped by PAYREC_EMULATOR_NOW while the emulator's chain runs on) is said so, not "-2 s old".
+    const when = age >= 0 ? `${age} s old` : `stamped ${-age} s after this run's clock`;
+    const detail = `${verifier.client.shownUrl} serves ${verifier.chain}; head ${head.number.toLocaleString('en-US')}, ${when}`;
     return { status: age > STALE_HEAD_S ? 'warn' : 'ok', detail: age > STALE_HEAD_S ? `${detail} (stuck or still syncing?)` : detail };
   } catch (err) {
     if (err instanceof PayrecError && err.exitCode !== 130) return err;

@@ -80,17 +80,20 @@ export class ChainClient {
     this.request = transport.request as unknown as Request;
   }
 
-  /** Counts each call; a Retry-After beyond MAX_RETRY_AFTER_S is shortened, so a node cannot park payrec for hours. */
+  /** Counts each call; a Retry-After beyond MAX_RETRY_AFTER_S is shortened, so a node cannot park payrec for hours; a failure's body is text. */
   private async fetch(input: string | URL | globalThis.Request, init?: RequestInit): Promise<Response> {
     if (typeof init?.body === 'string') this.calls += init.body.startsWith('[') ? (JSON.parse(init.body) as unknown[]).length : 1;
     // A redirect is not followed (the calls, and what the node answers, could go to any host): it is the node's
     // error, with its status, which viem does not retry (failure() names it).
     const res = await fetch(input, { ...init, redirect: 'manual' });
     if (res.status >= 300 && res.status < 400) throw new HttpRequestError({ url: this.shownUrl, status: res.status });
-    const wait = Number(res.headers.get('retry-after'));
-    if (!(wait > MAX_RETRY_AFTER_S)) return res;
+    const capped = Number(res.headers.get('retry-after')) > MAX_RETRY_AFTER_S;
+    if (res.ok && !capped) return res;
     const headers = new Headers(res.headers);
-    headers.set('retry-after', String(MAX_RETRY_AFTER_S));
+    if (capped) headers.set('retry-after', String(MAX_RETRY_AFTER_S));
+    // A failure's body is read as text (viem still reads a JSON-RPC error in it): a 503 whose body is not the JSON
+    // its content-type claims is the node failing (exit 7 after the retries, as any 5xx), not an answer payrec cannot use.
+    if (!res.ok) headers.set('content-type', 'text/plain');
     return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
   }
 

@@ -88,7 +88,8 @@ function compare(subject: Subject, view: ChainView, o: Judging): Difference[] {
   const out: Difference[] = view.events.filter((e) => e.found === 'absent').map((e) => ({ field: 'event', api: e.name, chain: null }));
   for (const fact of view.facts) {
     const d = differs(subject, fact, o);
-    if (d) out.push(d);
+    // Two events can say one field (a one-time receiver's amount: its Receiver and its leg): one difference said once.
+    if (d && !out.some((x) => x.field === d.field && x.api === d.api && x.chain === d.chain)) out.push(d);
   }
   return out;
 }

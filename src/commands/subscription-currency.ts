@@ -1,7 +1,7 @@
 import type { Session } from '../core/runtime/session.js';
 import type { CellKind } from '../core/output/document.js';
-import { rateNeeds, type MovementRow, type RateOf, type ValuedSubscriptionRow } from '../subscriptions/engine.js';
-import { prepareRates, type EvidencedRate } from '../subscriptions/prepared-rates.js';
+import { rateNeeds, type MovementRow, type RateOf, type SubscriptionRecords, type ValuedSubscriptionRow } from '../subscriptions/engine.js';
+import { prepareRates, ratesAtHand, type EvidencedRate } from '../subscriptions/prepared-rates.js';
 import { minorDigits } from '../values/currency.js';
 import { settleMissing, sourceOf } from '../values/list-values.js';
 import { MissingRates } from '../values/missing.js';
@@ -15,14 +15,28 @@ import { rateSourceOf, type CurrencyChoice } from './currency-flags.js';
 // blank, said; the rows gain the currency, mrr_fx, and for lists each value's evidence
 // (rate, rateTime, rateSource), as every list's --currency does.
 
-/** The rates `compute` asks for, prepared in one batch: exit 11 when one is missing (unless --rates-missing blank). */
-export async function ratesFor(session: Session, choice: CurrencyChoice, compute: (rates: RateOf) => unknown): Promise<RateOf<EvidencedRate>> {
-  const needs = rateNeeds(compute);
+/**
+ * `compute` (the ledger, metrics or movements) in the currency: exit 11 when a rate it
+ * asks for is missing (unless --rates-missing blank). Rates at hand (a rates file) are
+ * looked up as it asks; else the rates it will ask for are listed first (rateNeeds) and
+ * prepared in one batch (a chain's feeds), and it runs again with them.
+ */
+export async function valued<T>(session: Session, choice: CurrencyChoice, records: SubscriptionRecords, compute: (rates: RateOf<EvidencedRate>) => T): Promise<T> {
   const { chain } = await session.settings();
+  const source = await rateSourceOf(session, choice);
   const missing = new MissingRates();
-  const lookup = await prepareRates(needs, await rateSourceOf(session, choice), chain, choice.currency, missing);
+  const atHand = ratesAtHand(source, chain, choice.currency, records.tokens());
+  let result: T;
+  if (atHand) {
+    result = compute(atHand.rates);
+    atHand.countMissing(missing);
+  } else {
+    // The run that lists the instants is handed a rate of 1 with no evidence, and its result is dropped.
+    const needs = rateNeeds(compute as (rates: RateOf) => unknown);
+    result = compute(await prepareRates(needs, source, chain, choice.currency, missing));
+  }
   settleMissing(session, missing, choice.blank);
-  return lookup;
+  return result;
 }
 
 /** Metrics' columns in a currency: the currency after the row's key, mrr_fx after mrr_churned. */

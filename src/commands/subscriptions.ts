@@ -15,7 +15,7 @@ import { addRowGateOptions, parseRowGates, printRows, type GateFlags, type RowGa
 import type { CellKind } from '../core/output/document.js';
 import { addMirrorOptions, loadRecords, noteAt, parseMirrorFlags, type MirrorFlags } from '../mirror/subscription-source.js';
 import { refuseBlindGate } from '../mirror/plan-coverage.js';
-import { ledger, metrics, movements, SUBSCRIPTION_STATES, type MetricsRow, type MovementRow, type SubscriptionState } from '../subscriptions/engine.js';
+import { ledger, metrics, movements, SUBSCRIPTION_STATES, type MetricsRow, type MovementRow, type RateOf, type SubscriptionState } from '../subscriptions/engine.js';
 import { renderBars } from '../core/lists/chart.js';
 import { addCurrencyOptions, parseCurrencyFlags, type CurrencyFlags } from './currency-flags.js';
 import { percentText } from '../core/output/percent.js';
@@ -212,8 +212,8 @@ async function runLedger(session: Session, cmd: Command): Promise<void> {
   const { records, planCoverage } = await loadRecords(session, flags, plans, at, window?.start);
   refuseBlindGate(session, gates.failIfAny, planCoverage, flags.shortUrlPlans);
   noteAt(session, flags, at);
-  const rates = v && (await v.ratesFor(session, v.choice, (rateOf) => ledger(records, { at, graceSeconds, rates: rateOf })));
-  const rows = (rates ? ledger(records, { at, graceSeconds, rates }) : ledger(records, { at, graceSeconds })).filter(
+  const all = v ? await v.valued(session, v.choice, records, (rates) => ledger(records, { at, graceSeconds, rates })) : ledger(records, { at, graceSeconds });
+  const rows = all.filter(
     (r) =>
       (states === undefined || states.has(r.state)) &&
       (pastDueFor === undefined || (r.state === 'past_due' && r.daysPastDue! >= pastDueFor)) &&
@@ -310,9 +310,9 @@ async function runMetrics(session: Session, cmd: Command): Promise<void> {
   const intervals = intervalsOf(kind, window, session.zone).map((s) => ({ from: s.start, to: s.end }));
   // In a currency, rows go across tokens unless --by splits them.
   const o = { intervals, at, graceSeconds, byPlan, acrossTokens: v !== undefined && flags.by === undefined };
-  const rates = v && (await v.ratesFor(session, v.choice, (rateOf) => (flags.movements ? movements : metrics)(records, { ...o, rates: rateOf })));
-  if (flags.movements) return printMovements(session, output, kind, movements(records, { ...o, rates }), gates, v);
-  const rows = metrics(records, { ...o, rates });
+  const value = <T>(compute: (rates?: RateOf) => T): Promise<T> | T => (v ? v.valued(session, v.choice, records, compute) : compute());
+  if (flags.movements) return printMovements(session, output, kind, await value((rates) => movements(records, { ...o, rates })), gates, v);
+  const rows = await value((rates) => metrics(records, { ...o, rates }));
   if (flags.chart) return chartMrr(session, rows, kind, v?.choice.currency);
   // --columns may name the interval in any format.
   const named = (r: MetricsRow): Record<string, unknown> => {

@@ -264,7 +264,8 @@ function run<R extends ExactRate>(input: EngineInput | SubscriptionRecords, o: M
   const toIndex = intervals.map((i) => boundaries.indexOf(i.to));
   const countedAt = new Uint8Array(boundaries.length);
   const spans = new Spans();
-  const valuer = rates && new Valuer(rates);
+  const values = rates && new Values();
+  const valuer = rates && new Valuer(rates, values!);
 
   for (const s of records.subscriptions()) {
     const terms = s.terms;
@@ -356,7 +357,7 @@ function run<R extends ExactRate>(input: EngineInput | SubscriptionRecords, o: M
       if (!last || last.q !== q || last.label !== label) last = { q, label, cell: cellsOf(label)[q] };
       const c = last.cell;
       c.attempts++;
-      const amount = amountAt(records, label, t, rates);
+      const amount = amountAt(records, label, t, rates, values);
       if (s.attemptFailed[i] === 1) {
         c.failed++;
         c.failedAmount = addDecimal(c.failedAmount, amount);
@@ -372,7 +373,7 @@ function run<R extends ExactRate>(input: EngineInput | SubscriptionRecords, o: M
       if (paid !== -1) {
         c.recovered++;
         // In the currency: the cycle's amount at the rate of the billing that paid it (the cash recovered, as collected counts it).
-        c.recoveredAmount = addDecimal(c.recoveredAmount, amountAt(records, label, s.paidTimes[paid], rates));
+        c.recoveredAmount = addDecimal(c.recoveredAmount, amountAt(records, label, s.paidTimes[paid], rates, values));
       } else {
         const state = seenAt(s, o.at, o.graceSeconds)?.state;
         if (state === 'cancelled' || state === 'lapsed') c.lost++;
@@ -395,14 +396,46 @@ function run<R extends ExactRate>(input: EngineInput | SubscriptionRecords, o: M
 const ACROSS = '*';
 
 /** A billing's amount, or with rates its value at instant t (units of 10^-18; 0 when the rate is missing: left out). */
-function amountAt(records: SubscriptionRecords, label: number, t: number, rates: RateOf | undefined): DecimalSum {
+function amountAt(records: SubscriptionRecords, label: number, t: number, rates: RateOf | undefined, values: Values | undefined): DecimalSum {
   const amount = records.amount(label);
   if (!rates) return amount;
   const rate = rates(records.label(label).token, t);
-  return { num: rate ? valueAtto(amount, rate) : 0n, den: ATTO };
+  return rate ? values!.of(label, amount, rate) : MISSING_VALUE;
+}
+
+/**
+ * Values made once per (figure, rate): a million billings are a few labels' amounts at a
+ * few thousand rates (a rates file's days), and each subscription's MRR one of a few
+ * plans' at the same rates. The caller's lookup hands the same object for the same rate
+ * (a row of a file, a round of a feed), so the rate object is the key; a rate that comes
+ * as a new object each time is only valued again, never wrongly.
+ */
+class Values {
+  private readonly byRate = new Map<ExactRate, { amounts: DecimalSum[]; mrrs: Map<bigint, bigint> }>();
+
+  private cache(rate: ExactRate): { amounts: DecimalSum[]; mrrs: Map<bigint, bigint> } {
+    let values = this.byRate.get(rate);
+    if (!values) this.byRate.set(rate, (values = { amounts: [], mrrs: new Map() }));
+    return values;
+  }
+
+  /** A label's amount × rate, as a sum's term (units of 10^-18). */
+  of(label: number, amount: DecimalSum, rate: ExactRate): DecimalSum {
+    const { amounts } = this.cache(rate);
+    return (amounts[label] ??= { num: valueAtto(amount, rate), den: ATTO });
+  }
+
+  /** An MRR (units of 10^-18) × rate. */
+  scaled(mrr: bigint, rate: ExactRate): bigint {
+    const { mrrs } = this.cache(rate);
+    let v = mrrs.get(mrr);
+    if (v === undefined) mrrs.set(mrr, (v = scaleAtto(mrr, rate)));
+    return v;
+  }
 }
 
 const ATTO = 10n ** 18n;
+const MISSING_VALUE: DecimalSum = { num: 0n, den: ATTO };
 
 /** A missing rate, as Valuer's cache holds it. */
 const NO_RATE: ExactRate = { num: 0n, den: 1n };
@@ -420,7 +453,11 @@ class Valuer {
   /** Each cycle's rate, asked once (NO_RATE: asked, and missing). */
   private readonly rates = new Map<number, ExactRate>();
 
-  constructor(private readonly rateOf: RateOf) {}
+  constructor(
+    private readonly rateOf: RateOf,
+    /** Values shared by every subscription: one plan's MRR at one rate is valued once. */
+    private readonly made: Values,
+  ) {}
 
   of(s: Subscription, terms: Terms): void {
     this.s = s;
@@ -446,7 +483,7 @@ class Valuer {
     let v = this.values.get(cycle);
     if (v === undefined) {
       const rate = this.rate(cycle);
-      this.values.set(cycle, (v = rate ? scaleAtto(this.mrr, rate) : 0n));
+      this.values.set(cycle, (v = rate ? this.made.scaled(this.mrr, rate) : 0n));
     }
     return v;
   }

@@ -1,16 +1,81 @@
-import { isRate, type Rate, type RateQuery, type RateSource } from '../values/rate.js';
+import { isRate, type Rate, type RateAnswer, type RateQuery, type RateSource } from '../values/rate.js';
 import type { MissingRates } from '../values/missing.js';
 import { readDecimal } from './exact.js';
 import type { ExactRate, RateOf } from './rates.js';
 
-// The engine's rates prepared from a rate source of values/ (DESIGN.md "Values in one
-// currency"): the instants a computation asks for (rateNeeds) are asked of the source in
-// one batch, and the engine is handed a lookup of the answers. A question with no usable
-// answer is counted in `missing`, which the caller reports (exit 11, or blank).
+// The engine's rates from a rate source of values/ (DESIGN.md "Values in one currency"),
+// each answer read into an exact fraction with its evidence beside it, and each question
+// with no usable answer counted in `missing`, which the caller reports (exit 11, or
+// blank). Two ways: rates at hand (a rates file) are looked up as the engine asks, with
+// no batch; else the instants a computation asks for (rateNeeds) are asked of the source
+// in one batch (a chain's feeds), and the engine is handed a lookup of the answers.
 
 /** A rate of values/ as the engine takes it: its exact fraction, with the evidence beside it. */
 export interface EvidencedRate extends ExactRate {
   evidence: Rate;
+}
+
+/** A source answers many instants with one rate (a file's row): each is read into a fraction once, and is the same object each time, which the engine's caches key on. */
+class Evidence {
+  private readonly evidenced = new Map<Rate, EvidencedRate>();
+  private readonly fractions = new Map<string, ExactRate>();
+
+  of(answer: Rate): EvidencedRate {
+    let rate = this.evidenced.get(answer);
+    if (!rate) {
+      const key = `${answer.numerator}/${answer.denominator}`;
+      let fraction = this.fractions.get(key);
+      if (!fraction) this.fractions.set(key, (fraction = fractionOf(answer)));
+      this.evidenced.set(answer, (rate = { ...fraction, evidence: answer }));
+    }
+    return rate;
+  }
+}
+
+/**
+ * The lookup of rates at hand: each (token, instant) asked of the source when the engine
+ * asks it. Undefined when the rates of one of `tokens` are not at hand: prepare them in
+ * a batch then (prepareRates).
+ */
+export function ratesAtHand(source: RateSource, chain: string, currency: string, tokens: readonly string[]): RatesAtHand | undefined {
+  const lookups = new Map<string, (at: number) => RateAnswer>();
+  for (const token of tokens) {
+    const lookup = source.atHand?.(chain, token, currency);
+    if (!lookup) return undefined;
+    lookups.set(token, lookup);
+  }
+  return new RatesAtHand(lookups, chain, currency);
+}
+
+export class RatesAtHand {
+  private readonly evidence = new Evidence();
+  /** Per token, each instant asked that had no usable answer, and why. */
+  private readonly lacking = new Map<string, Map<number, string>>();
+
+  constructor(
+    private readonly lookups: ReadonlyMap<string, (at: number) => RateAnswer>,
+    private readonly chain: string,
+    private readonly currency: string,
+  ) {}
+
+  readonly rates: RateOf<EvidencedRate> = (token, t) => {
+    const lookup = this.lookups.get(token);
+    if (!lookup) throw new Error(`ratesAtHand: a rate of ${token} was asked, which no billing is in`);
+    const answer = lookup(t);
+    if (isRate(answer)) return this.evidence.of(answer);
+    let lacking = this.lacking.get(token);
+    if (!lacking) this.lacking.set(token, (lacking = new Map()));
+    if (!lacking.has(t)) lacking.set(t, answer.missing);
+    return undefined;
+  };
+
+  /** The instants asked with no usable answer, once each, by token then time: as prepareRates counts rateNeeds' instants. */
+  countMissing(missing: MissingRates): void {
+    for (const token of [...this.lacking.keys()].sort()) {
+      const lacking = this.lacking.get(token)!;
+      for (const t of [...lacking.keys()].sort((a, b) => a - b)) missing.add({ chain: this.chain, token, currency: this.currency, at: t }, lacking.get(t)!);
+    }
+  }
 }
 
 export async function prepareRates(needs: ReadonlyMap<string, readonly number[]>, source: RateSource, chain: string, currency: string, missing: MissingRates): Promise<RateOf<EvidencedRate>> {
@@ -20,9 +85,7 @@ export async function prepareRates(needs: ReadonlyMap<string, readonly number[]>
   // Per token, its instants (rateNeeds gives them ascending and distinct) and the rate of each, found by binary search:
   // a million billings ask for a few hundred thousand instants, and a Map of them was most of the run.
   const table = new Map<string, { times: readonly number[]; rates: (EvidencedRate | undefined)[] }>();
-  // A source answers many instants with one rate (a file's row): each is read into a fraction once.
-  const evidenced = new Map<Rate, EvidencedRate>();
-  const fractions = new Map<string, ExactRate>();
+  const evidence = new Evidence();
   let i = 0;
   for (const [token, times] of needs) {
     const rates = new Array<EvidencedRate | undefined>(times.length);
@@ -33,14 +96,7 @@ export async function prepareRates(needs: ReadonlyMap<string, readonly number[]>
         missing.add(queries[i], answer.missing);
         continue;
       }
-      let rate = evidenced.get(answer);
-      if (!rate) {
-        const key = `${answer.numerator}/${answer.denominator}`;
-        let fraction = fractions.get(key);
-        if (!fraction) fractions.set(key, (fraction = fractionOf(answer)));
-        evidenced.set(answer, (rate = { ...fraction, evidence: answer }));
-      }
-      rates[k] = rate;
+      rates[k] = evidence.of(answer);
     }
     table.set(token, { times, rates });
   }

@@ -235,6 +235,11 @@ export class SubscriptionRecords {
     return this.labels[n];
   }
 
+  /** Every token a billing is in, once each: the tokens a figure can ask a rate of. */
+  tokens(): string[] {
+    return [...new Set(this.labels.map((l) => l.token))];
+  }
+
   /** How many label numbers there are (each below this). */
   get labelCount(): number {
     return this.labels.length;

@@ -49,6 +49,13 @@ export const isRate = (a: RateAnswer): a is Rate => 'rateSource' in a;
  */
 export interface RateSource {
   rates(queries: readonly RateQuery[]): Promise<RateAnswer[]>;
+  /**
+   * The rates of one (chain, token, currency) as a function of the instant, answered at
+   * once (no request, no batch) when every source that decides them has them at hand (a
+   * rates file); undefined when one must be read (Chainlink): ask `rates` in a batch then.
+   * Each instant gets the answer `rates` would give it.
+   */
+  atHand?(chain: string, token: string, currency: string): ((at: number) => RateAnswer) | undefined;
 }
 
 /** The rateSource written for a record no rate could be given for (`--rates-missing blank`). */

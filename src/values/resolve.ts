@@ -69,6 +69,35 @@ export class Rates implements RateSource {
     return plans.map((p) => answerOf(p));
   }
 
+  /**
+   * The same answers as `rates`, at once, when the sources deciding the pair's legs have
+   * them at hand (a rates file): a report valuing a million records asks a million
+   * instants, and a batch of them (a query, a plan and a leg each) cost more time and
+   * memory than the report. Undefined when a leg must be read (Chainlink).
+   */
+  atHand(chain: string, token: string, currency: string): ((at: number) => RateAnswer) | undefined {
+    const q = { chain, token, currency, at: 0 };
+    const route = this.route(q);
+    if ('missing' in route) return () => route;
+    if ('direct' in route) return route.direct.atHand?.(this.leg(q, token, currency, false));
+    const first = route.first.atHand?.(this.leg(q, token, USD, false));
+    const second = route.second.atHand?.(route.inverted ? this.leg(q, currency, USD, true) : this.leg(q, USD, currency, true));
+    if (!first || !second) return undefined;
+    // A cross is made once per pair of legs' rates (a row of each), as the rows' rates are.
+    const crossed = new Map<Rate, Map<Rate, RateAnswer>>();
+    return (at) => {
+      const a = first(at);
+      if ('missing' in a) return a;
+      const b = second(at);
+      if ('missing' in b) return b;
+      let byB = crossed.get(a);
+      if (!byB) crossed.set(a, (byB = new Map()));
+      let answer = byB.get(b);
+      if (!answer) byB.set(b, (answer = cross(a, b, route.inverted)));
+      return answer;
+    };
+  }
+
   private leg(q: Pick<RateQuery, 'chain' | 'at'>, token: string, currency: string, fiat: boolean): LegQuery {
     return { chain: q.chain, token, currency, at: q.at, fiat, maxAge: fiat ? this.limits.fiat : this.limits.token };
   }

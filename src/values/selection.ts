@@ -34,6 +34,12 @@ export interface LegSource {
   legs(queries: readonly LegQuery[]): Promise<LegAnswer[]> | LegAnswer[];
   /** Said when no source has a leg: what this source would need (`no feed for 8PAY on bsc`). */
   lacks?(q: LegQuery): string | undefined;
+  /**
+   * A source whose rates are at hand (a rates file, read once) answers a leg at any
+   * instant at once, with no request and no batch: the rate in force as `legs` would give
+   * it. Undefined when it holds no rates of the leg, or must read them (Chainlink).
+   */
+  atHand?(q: Omit<LegQuery, 'at'>): ((at: number) => LegAnswer) | undefined;
 }
 
 
@@ -102,15 +108,21 @@ export class RowBook implements LegSource {
   /** The rate in force for `q`, or why none; undefined when the book has no rates of the leg. */
   leg(q: LegQuery): LegAnswer | undefined {
     const s = this.seriesOf(q);
-    return s && this.inForce(s, q);
+    return s && this.inForce(s, q.at, q.maxAge);
   }
 
-  private inForce(s: Series, q: LegQuery): LegAnswer {
-    // The last row at or before q.at (times sorted; equal times keep the chain's own last).
-    const row: RateRow | undefined = s.rows[lastAtOrBefore(s.times, q.at)];
-    if (row && q.at - row.time! <= q.maxAge) return this.rateOf(row, false);
+  /** The book's rows are at hand: the leg's series is found once, then each instant is one binary search. */
+  atHand(q: Omit<LegQuery, 'at'>): ((at: number) => LegAnswer) | undefined {
+    const s = this.seriesOf(q);
+    return s && ((at) => this.inForce(s, at, q.maxAge));
+  }
+
+  private inForce(s: Series, at: number, maxAge: number): LegAnswer {
+    // The last row at or before `at` (times sorted; equal times keep the chain's own last).
+    const row: RateRow | undefined = s.rows[lastAtOrBefore(s.times, at)];
+    if (row && at - row.time! <= maxAge) return this.rateOf(row, false);
     if (s.constant) return this.rateOf(s.constant, true);
-    if (row) return { missing: `the latest row (${this.naming.where(row)}, ${isoTime(row.time!)}) is ${age(q.at - row.time!)} old, more than ${age(q.maxAge)}` };
+    if (row) return { missing: `the latest row (${this.naming.where(row)}, ${isoTime(row.time!)}) is ${age(at - row.time!)} old, more than ${age(maxAge)}` };
     return { missing: `the first row (${this.naming.where(s.rows[0])}) is from ${isoTime(s.rows[0].time!)}, after the record` };
   }
 
@@ -120,7 +132,7 @@ export class RowBook implements LegSource {
     let s: Series | undefined;
     return queries.map((q) => {
       if (!last || q.token !== last.token || q.currency !== last.currency || q.chain !== last.chain || q.fiat !== last.fiat) s = this.seriesOf((last = q));
-      return s ? this.inForce(s, q) : { missing: `${this.name} has no rate of ${q.token} → ${q.currency}` };
+      return s ? this.inForce(s, q.at, q.maxAge) : { missing: `${this.name} has no rate of ${q.token} → ${q.currency}` };
     });
   }
 

@@ -40,8 +40,14 @@ function fresh() {
 /** Wall time of one payrec run in milliseconds, and its stdout. */
 const run = (args) => timedPayrec(env, args);
 
+/** A control request to the emulator; once more when the kept-alive socket it took had just been closed by the emulator (idle while a sync ran). */
 async function control(url, method, path) {
-  return (await fetch(`${url}/_emulator${path}`, { method })).json();
+  try {
+    return await (await fetch(`${url}/_emulator${path}`, { method })).json();
+  } catch (e) {
+    if (e?.cause?.code !== 'UND_ERR_SOCKET') throw e;
+    return (await fetch(`${url}/_emulator${path}`, { method })).json();
+  }
 }
 
 async function benchFirstSync() {

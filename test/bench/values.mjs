@@ -38,7 +38,8 @@ try {
   const hourly = join(work, 'hourly.csv');
   const hours = Array.from({ length: 2 * 365 * 24 }, (_, i) => new Date(Math.floor(now / 3_600_000) * 3_600_000 - i * 3_600_000).toISOString().replace('.000Z', 'Z'));
   writeFileSync(hourly, ['time,chain,token,currency,rate,source', ...['8PAY', 'BUSD', 'BNB', 'USDT', 'USDC'].flatMap((t, k) => hours.map((h, i) => `${h},bsc,${t},USD,${k + 1}.${String((i * 7_919) % 9_973).padStart(4, '0')},bench`))].join('\n') + '\n');
-  const out = (name) => ['-o', join(work, `${name}.csv`)];
+  // Exports go to files of their own (export-hourly.csv: hourly.csv is the rates file the hourly run reads).
+  const out = (name) => ['-o', join(work, `export-${name}.csv`)];
   // The first request generates the records: kept out of the timings.
   timed(env, NODE, [BIN, '--base-url', emu.url, 'ot', 'transfers', '--limit', '1']);
 
@@ -55,7 +56,7 @@ try {
       ),
     ).map(([k, v]) => [k, median(v)]),
   );
-  const lines = readFileSync(join(work, 'file.csv'), 'utf8').split('\n').length - 2;
+  const lines = readFileSync(join(work, 'export-file.csv'), 'utf8').split('\n').length - 2;
   console.log(`export of ${lines.toLocaleString('en-US')} transfers (medians of ${RUNS}): plain ${fmt(t.plain)}, --currency USD from a rates file ${fmt(t.file)}, from an hourly file ${fmt(t.hourly)}, with the feeds read over JSON-RPC ${fmt(t.feeds)}`);
   targets.add('--currency USD, rates at hand (file)', `${(t.file / t.plain).toFixed(2)}×`, '≤ 1.3×', t.file / t.plain <= 1.3, `${fmt(t.file)} vs ${fmt(t.plain)}`);
   targets.add('--currency USD, an hourly file of 87,600 rows', `${(t.hourly / t.plain).toFixed(2)}×`, '≤ 1.3×', t.hourly / t.plain <= 1.3, `${fmt(t.hourly)} vs ${fmt(t.plain)}`);

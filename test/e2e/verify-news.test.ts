@@ -140,12 +140,16 @@ describe('verdicts a lying or lagging node cannot fix for ever', () => {
   it('a record a later sync changed is judged again, though its verdict was final', async () => {
     const { node, db, verify } = await setup();
     await verify();
-    const hash = [...expected].find(([, v]) => v === 'verified')![0];
-    // What a sync that rewrote the record leaves: its last_updated after its verdict's checkedAt.
-    await duck(db, `UPDATE payrec_store.wallet_to_wallet_transfers SET last_updated = now() + INTERVAL 1 MINUTE WHERE lower(transactionHash) = '${hash}'`);
+    // A confirmed record the chain verifies (a failed one is judged by its reverted transaction alone).
+    const hash = records.find((r) => r.transactionStatus === 'confirmed' && expected.get(r.transactionHash.toLowerCase()) === 'verified')!.transactionHash.toLowerCase();
+    expect((await stored(db)).get(hash)).toBe('verified');
+    // What a sync that rewrote the record leaves: another receiver (the service changed it), its last_updated after its verdict's checkedAt.
+    await duck(db, `UPDATE payrec_store.wallet_to_wallet_transfers SET receiver = '${f.CAROL}', last_updated = now() + INTERVAL 1 MINUTE WHERE lower(transactionHash) = '${hash}'`);
     const before = node.calls('eth_getTransactionReceipt').length;
     await verify();
     expect(node.calls('eth_getTransactionReceipt').slice(before).map((c) => String(c.params[0]).toLowerCase())).toContain(hash);
+    // Judged again on the record as it is now, not kept from the old verdict: the chain paid the old receiver.
+    expect((await stored(db)).get(hash)).toBe('mismatch');
   });
 
   it('--recheck re-judges chosen verdicts even when final', async () => {

@@ -58,6 +58,18 @@ describe('the chain client', () => {
     expect(node.requests).toHaveLength(3);
   });
 
+  it.each([
+    ['text/plain', 'Service Unavailable'],
+    [undefined, 'Service Unavailable'],
+    ['application/json', '<html>upstream down</html>'],
+  ])('a 503 (content-type %s) is the node failing whatever its body: retried, then exit 7 naming HTTP 503', async (type, body) => {
+    node = await rpcNode({ chainId: 56, head: 5 }, { http: () => ({ status: 503, headers: type ? { 'content-type': type } : ({} as Record<string, string>), body }) });
+    const err = await failure(client(node.url, 1).blockNumber());
+    expect(err.exitCode).toBe(EXIT.network);
+    expect(err.message).toMatch(/keeps failing eth_blockNumber: HTTP 503 after 1 retry/);
+    expect(node.requests).toHaveLength(2);
+  });
+
   it('honours Retry-After before asking again', async () => {
     const times: number[] = [];
     node = await rpcNode({ chainId: 56, head: 7 }, { http: (_r, i) => (times.push(Date.now()), i === 0 ? { status: 503, headers: { 'retry-after': '1', 'content-type': 'text/plain' }, body: 'Service Unavailable' } : undefined) });

@@ -328,6 +328,17 @@ describe('fixed-recurring billings: each verdict of §9', () => {
     const other = billingReceipt();
     other.logs[3].transactionHash = txHash(2);
     expect(verdictOf({ subject: billing(), receipt: other }).verdict).toBe('mismatch');
+    // A log stamped with another block than its receipt's (a node mixing two forks) is none of its either.
+    const forked = billingReceipt();
+    forked.logs[3].blockHash = f.blockHash(BLOCK, 'c');
+    expect(verdictOf({ subject: billing(), receipt: forked }).differences).toEqual([{ field: 'event', api: 'Billing', chain: null }]);
+  });
+
+  it('mismatch: the net and fee Transfers come from another address than the leg\'s sender', () => {
+    // The leg says ALICE pays; the token's Transfers move CAROL's money.
+    const logs = billingLeg().map((l) => (l.topics[0] === f.TOPIC.erc20Transfer ? { ...l, topics: [l.topics[0], `0x${f.addr(CAROL)}`, l.topics[2]] } : l));
+    const receipt = billingReceipt({ logs: [...logs, f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END)] });
+    expect(verdictOf({ subject: billing(), receipt })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'Transfer (net, token)', chain: null }, { field: 'event', api: 'Transfer (fee, token)', chain: null }] });
   });
 
   it('verified: the subscribe, billed by FR Subscriptions with its Subscription event', () => {
@@ -592,6 +603,11 @@ describe('one-time payments and transfers', () => {
     expect(verdictOf({ subject: subject({ receivers }), receipt: raw(oneTimeLogs(BSC.usdt)) }).differences).toEqual([{ field: 'receivers', api: 3, chain: 2 }]);
   });
 
+  it('mismatch, not spoofed: no Receiver event at all, from anyone', () => {
+    const logs = oneTimeLogs(BSC.usdt).filter((l) => l.topics[0] !== f.TOPIC.receiver);
+    expect(verdictOf({ subject: subject(), receipt: raw(logs) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'Receiver', chain: null }, { field: 'receivers', api: 2, chain: 0 }] });
+  });
+
   it('spoofed: Receiver events from a look-alike OneTime', () => {
     const logs = oneTimeLogs(BSC.usdt).map((l) => (l.topics[0] === f.TOPIC.receiver ? { ...l, address: f.LOOKALIKE } : l));
     expect(verdictOf({ subject: subject(), receipt: raw(logs) }).verdict).toBe('spoofed');
@@ -632,6 +648,35 @@ describe('one-time payments and transfers', () => {
     }
     // A receiver the payment does not pay.
     expect(verdictOf({ subject: s({ receiver: KEEPER }), receipt: raw(oneTimeLogs(BSC.usdt)) }).verdict).toBe('mismatch');
+  });
+
+  describe('the leg moves what the record says: its TransferSuccessful amount (and the token Transfer it pays) is held against the API amount, not only the Receiver event', () => {
+    // CAROL's Receiver says 2.5 USDT, as the API does; her leg (and its token Transfers) moves one wei more,
+    // whose fee floor(amount × 100 / 10000) is still 0.025: only the amount tells them apart.
+    const over = amounts[1] + 1n;
+    const logsPayingCarol = (amount: bigint) => [
+      ...f.leg({ token: BSC.usdt, sender: ALICE, receiver: CAROL, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.oneTime, metadata: `0x${'0'.repeat(64)}` }),
+      f.payment(BSC.oneTime, ALICE, tagHash, BSC.usdt, 'Café ☕ & croissant 🥐', 'Food & Drink'),
+      f.receiverEvent(BSC.oneTime, CAROL, amounts[1]),
+    ];
+    const transfer = { description: 'Café ☕ & croissant 🥐', amount: '2.5', fee: '0.025', token: 'USDT', category: 'Food & Drink', timestamp: TIME, transactionHash: txHash(7), transactionStatus: 'confirmed', sender: ALICE, receiver: CAROL, oneTimeId: id32(31, 'ee') };
+
+    it('a one-time transfer whose leg moves 1 wei more than its amount is a mismatch naming the amount', () => {
+      const s: Subject = { collection: 'one-time/transfers', record: transfer };
+      expect(verdictOf({ subject: s, receipt: raw(logsPayingCarol(amounts[1])) })).toMatchObject({ verdict: 'verified', differences: [] });
+      expect(verdictOf({ subject: s, receipt: raw(logsPayingCarol(over)) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'amount', api: '2.5', chain: '2.500000000000000001' }] });
+    });
+
+    it('a one-receiver payment whose only leg moves 1 wei more than its receiver\'s amount is a mismatch', () => {
+      const s: Subject = { collection: 'one-time/payments', record: payment({ receivers: [{ user: CAROL, amount: '2.5', fee: '0.025' }] }) };
+      expect(verdictOf({ subject: s, receipt: raw(logsPayingCarol(amounts[1])) }).verdict).toBe('verified');
+      expect(verdictOf({ subject: s, receipt: raw(logsPayingCarol(over)) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'receivers[0].amount', api: '2.5', chain: '2.500000000000000001' }] });
+    });
+
+    it('an API amount that differs from both the Receiver and the leg is one difference, said once', () => {
+      const s: Subject = { collection: 'one-time/transfers', record: { ...transfer, amount: '2.4' } };
+      expect(verdictOf({ subject: s, receipt: raw(logsPayingCarol(amounts[1])) }).differences).toEqual([{ field: 'amount', api: '2.4', chain: '2.5' }]);
+    });
   });
 
   it('one-time transfer: its Payment\'s tag is its payment\'s, by oneTimeId (§7); another payment\'s, or a payment nobody knows, is a tag difference', () => {
@@ -694,6 +739,8 @@ describe('wallet-to-wallet', () => {
     const r = f.receipt({ hash: txHash(41), block: BLOCK, from: INTERMEDIARY, to: CAROL, logs: [] });
     expect(verdictOf({ subject: s, receipt: r, tx: tx(CAROL, 4n * E18) }).verdict).toBe('verified');
     expect(verdictOf({ subject: s, receipt: r, tx: tx(BOB, 4n * E18) }).differences).toEqual([{ field: 'receivers[1].user', api: CAROL, chain: BOB }]);
+    // The value is the amount paid: one wei less is a difference of the amount (4 BNB less 1e-18, written out).
+    expect(verdictOf({ subject: s, receipt: r, tx: tx(CAROL, 4n * E18 - 1n) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'receivers[1].amount', api: '4', chain: '3.999999999999999999' }] });
   });
 
   it('transfers: receiver, amount and token of one Transfer', () => {
@@ -737,6 +784,16 @@ describe('dollar-cost-average executions', () => {
 
   it('verified: StrategyExecuted\'s swaps, the fee on the sum of inputs; 8PAY found as 8PAY v2', () => {
     expect(verdictOf({ subject: { collection: 'dollar-cost-average/executions', record: record() }, receipt: raw() }).verdict).toBe('verified');
+  });
+
+  it('mismatch: a leg that pays other than the sum of the swaps\' inputs (§7: amount = Σ inputAmount)', () => {
+    // 3 + 2 USDT in the swaps; the leg takes one wei more (its fee floor(amount / 100) is still 0.05).
+    const more = [
+      ...f.leg({ token: BSC.usdt, sender: ALICE, receiver: BSC.dollarCostAverage, amount: 5n * E18 + 1n, pct: 100n, paymentType: DCA_TYPE, metadata: STRATEGY }),
+      f.strategyExecuted(BSC.dollarCostAverage, STRATEGY, BSC.usdt, inputs, [BSC.eightPayV2, BSC.busd], outputs),
+    ];
+    const receipt = f.receipt({ hash: txHash(8), block: BLOCK, from: KEEPER, to: BSC.dollarCostAverage, logs: more });
+    expect(verdictOf({ subject: { collection: 'dollar-cost-average/executions', record: record() }, receipt })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'leg amount = Σ swaps\' inputAmount', chain: null }] });
   });
 
   it('mismatch: another strategy\'s execution', () => {

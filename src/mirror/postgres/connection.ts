@@ -15,6 +15,9 @@ const AS_TEXT = { getTypeParser: () => (text: string) => text } as unknown as pg
 export type Params = readonly unknown[];
 
 export class PgConnection {
+  /** Set by cancel(): a statement cancelled from here is an interruption, not the server's doing. */
+  cancelled = false;
+
   private constructor(
     private readonly client: pg.Client,
     private readonly config: pg.ClientConfig,
@@ -62,7 +65,7 @@ export class PgConnection {
     try {
       return await this.client.query(sql, params as unknown[]);
     } catch (err) {
-      throw serverError(this.shown, err);
+      throw serverError(this.shown, err, this.cancelled);
     }
   }
 
@@ -89,12 +92,13 @@ export class PgConnection {
         stream.end();
       });
     } catch (err) {
-      throw serverError(this.shown, err);
+      throw serverError(this.shown, err, this.cancelled);
     }
   }
 
   /** Stops the statement running on this connection (Ctrl-C), from a second connection, as psql does. */
   async cancel(): Promise<void> {
+    this.cancelled = true;
     const pid = (this.client as unknown as { processID?: number }).processID;
     if (pid === undefined) return;
     const other = new pg.Client(this.config);
@@ -119,10 +123,11 @@ export const sqlState = (err: unknown): string | undefined => (err as { code?: u
 
 /**
  * A server's error in terms of the mirror: unreachable is exit 7, refused credentials or
- * a missing right exit 3, a database that is not there exit 2; a cancelled statement is
- * an interruption. Other errors keep their message (and SQLSTATE, for the caller).
+ * a missing right exit 3, a database that is not there exit 2; a statement payrec
+ * cancelled (Ctrl-C) is an interruption, one the server timed out or another session
+ * cancelled exit 6. Other errors keep their message (and SQLSTATE, for the caller).
  */
-export function serverError(shown: string, err: unknown): Error {
+export function serverError(shown: string, err: unknown, cancelledHere = false): Error {
   if (err instanceof PayrecError) return err;
   const message = neutraliseTerminal((err instanceof Error ? err.message : String(err)).split('\n')[0]);
   const code = sqlState(err);
@@ -136,6 +141,11 @@ export function serverError(shown: string, err: unknown): Error {
     return Object.assign(new PayrecError(`the mirror's server ${shown} refused: ${message}`, EXIT.auth, 'a DBA grants the rights: payrec db init --print-sql shows them'), { code });
   }
   if (code === '3D000') return new UsageError(`the mirror's server ${shown}: ${message}`, 'check the database of --db (or PAYREC_DB)');
-  if (code === '57014') return new InterruptedError();
+  if (code === '57014') {
+    // Our own Ctrl-C (cancel()) is an interruption; a timeout of the server's or the role's, or another session's pg_cancel_backend, is the server's doing.
+    if (cancelledHere) return new InterruptedError();
+    if (/statement timeout/.test(message)) return new PayrecError(`the mirror's server ${shown} stopped a statement at its statement_timeout: ${message}`, EXIT.server, "raise it for payrec's role (ALTER ROLE … SET statement_timeout), or run payrec again when the server is less busy");
+    return new PayrecError(`the mirror's server ${shown} cancelled a statement: ${message}`, EXIT.server, 'another session stopped it (pg_cancel_backend: a DBA, a pooler or a watchdog); run payrec again, or ask who manages the server');
+  }
   return Object.assign(new Error(message), { code });
 }

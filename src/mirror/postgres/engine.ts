@@ -251,7 +251,7 @@ export class PostgresStore implements MirrorStore {
     const message = neutraliseTerminal((err instanceof Error ? err.message : String(err)).split('\n')[0]);
     if (code === '25006') return new UsageError(`payrec sql only reads: ${message}`, 'the mirror changes only through payrec sync; export results with -o FILE');
     if (code === '57014' && /statement timeout/.test(message)) return new UsageError(`the query ran longer than payrec sql allows (${STATEMENT_TIMEOUT}): ${message}`, 'narrow it (WHERE, LIMIT), or ask the server from psql');
-    if (code === undefined || code.startsWith('08')) return serverError(this.name, err);
+    if (code === undefined || code.startsWith('08') || code === '57014') return serverError(this.name, err, this.db.cancelled);
     if (code === '42501') return serverError(this.name, err);
     return new UsageError(`the query failed: ${message}`, /^42/.test(code) ? 'PostgreSQL keeps the case of quoted names: camelCase columns are written "transactionHash"' : undefined);
   }
