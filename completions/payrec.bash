@@ -89,6 +89,8 @@ _payrec_child() {
     'db|grant-reader') echo 'db grant-reader' ;;
     'verify|ack') echo 'verify ack' ;;
     'verify|acks') echo 'verify acks' ;;
+    'rates|sync') echo 'rates sync' ;;
+    'rates|import') echo 'rates import' ;;
     'rates|feeds') echo 'rates feeds' ;;
     'rates|check') echo 'rates check' ;;
     *) return 1 ;;
@@ -168,7 +170,9 @@ _payrec_words() {
     'verify') echo 'ack acks' ;;
     'verify ack') echo '' ;;
     'verify acks') echo '' ;;
-    'rates') echo 'feeds check' ;;
+    'rates') echo 'sync import feeds check' ;;
+    'rates sync') echo '' ;;
+    'rates import') echo '' ;;
     'rates feeds') echo '' ;;
     'rates check') echo '' ;;
     'subscriptions') echo '' ;;
@@ -254,9 +258,11 @@ _payrec_flags() {
     'verify') echo '--db --fail-if-any --new --recheck --from --to --period --confirmations --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'verify ack') echo '--reason --by --db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'verify acks') echo '--db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
-    'rates') echo '--profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'rates') echo '--token --from --to --db --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'rates sync') echo '--currency --from --to --db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'rates import') echo '--db --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'rates feeds') echo '--count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
-    'rates check') echo '--count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
+    'rates check') echo '--db --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'subscriptions') echo '--plan-id --at --grace --db --sync --short-url-plans --state --past-due-for --period --from --to --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'metrics') echo '--plan-id --at --grace --db --sync --short-url-plans --period --from --to --interval --by --chart --movements --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
     'close') echo '--plan-id --at --grace --db --sync --short-url-plans --verify --confirmations --fail-if-any --currency --rates --rate-max-age --rates-missing --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help' ;;
@@ -312,6 +318,7 @@ _payrec_columns() {
     'verify') echo 'collection checked newlyReorged new acked pending missing reorged unconfirmed reverted spoofed mismatch verified note' ;;
     'verify ack') echo 'transactionHash verdict collection reason ackedBy ackedAt' ;;
     'verify acks') echo 'transactionHash verdict collection reason ackedBy ackedAt' ;;
+    'rates') echo 'time chain token currency rate source address note feed description phase roundId answer decimals file line sha256' ;;
     'rates feeds') echo 'token pair feed status description decimals phase round rate updatedAt problem' ;;
     'rates check') echo 'line token currency time rate feed round until verdict problem' ;;
     'subscriptions') echo 'subscriptionId planId token amount period mrr started paidThrough lastAttempt failedAttempts cancelledAt forced endsAt daysPastDue state' ;;

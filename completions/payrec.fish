@@ -176,6 +176,10 @@ function __payrec_child
             echo 'verify ack'
         case 'verify|acks'
             echo 'verify acks'
+        case 'rates|sync'
+            echo 'rates sync'
+        case 'rates|import'
+            echo 'rates import'
         case 'rates|feeds'
             echo 'rates feeds'
         case 'rates|check'
@@ -331,7 +335,11 @@ function __payrec_words
         case 'verify acks'
             printf '%s\n' 
         case 'rates'
-            printf '%s\n' feeds check
+            printf '%s\n' sync import feeds check
+        case 'rates sync'
+            printf '%s\n' 
+        case 'rates import'
+            printf '%s\n' 
         case 'rates feeds'
             printf '%s\n' 
         case 'rates check'
@@ -501,11 +509,15 @@ function __payrec_flags
         case 'verify acks'
             printf '%s\n' --db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'rates'
-            printf '%s\n' --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --token --from --to --db --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'rates sync'
+            printf '%s\n' --currency --from --to --db --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+        case 'rates import'
+            printf '%s\n' --db --profile --chain --base-url --rpc --emulator --format -f --tz --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'rates feeds'
             printf '%s\n' --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'rates check'
-            printf '%s\n' --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
+            printf '%s\n' --db --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'subscriptions'
             printf '%s\n' --plan-id --at --grace --db --sync --short-url-plans --state --past-due-for --period --from --to --currency --rates --rate-max-age --rates-missing --count --fail-if-any --jq --profile --chain --base-url --rpc --emulator --format -f --columns --flatten --output -o --tz --time-format --wide --csv-raw --bom --strict --quiet -q --debug --no-color --timeout --retries --dry-run --help
         case 'metrics'
@@ -610,6 +622,8 @@ function __payrec_columns
             printf '%s\n' transactionHash verdict collection reason ackedBy ackedAt
         case 'verify acks'
             printf '%s\n' transactionHash verdict collection reason ackedBy ackedAt
+        case 'rates'
+            printf '%s\n' time chain token currency rate source address note feed description phase roundId answer decimals file line sha256
         case 'rates feeds'
             printf '%s\n' token pair feed status description decimals phase round rate updatedAt problem
         case 'rates check'

@@ -64,7 +64,7 @@ export class ChainlinkLegs implements LegSource {
 }
 
 /** A round in force as a leg: a rate, or why not. */
-export function judge(chain: string, feed: OpenFeed | RefusedFeed, round: FeedRound | null, q: LegQuery): LegAnswer {
+export function judge(chain: string, feed: Pick<OpenFeed, 'address' | 'pair'> | RefusedFeed, round: FeedRound | null, q: LegQuery): LegAnswer {
   if ('refused' in feed) return { missing: feed.refused };
   const source = (r: FeedRound) => `chainlink:${chain}:${feed.address}:round=${r.roundId}`;
   if (!round) return { missing: `${feed.pair} (${feed.address}) has no round at or before ${isoTime(q.at)}` };

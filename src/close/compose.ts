@@ -144,7 +144,7 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
   });
   const valuing = o.currency && (await import('../subscriptions/valued-rows.js'));
   // Every rate the figures ask for, in one batch: a missing one is exit 11 here, before the API is asked for transfers.
-  const source = o.currency && (await (await import('../chain/rate-source.js')).rateSourceOf(session, o.currency));
+  const source = o.currency && (await (await import('../mirror/rate-source.js')).rateSourceOf(session, o.currency));
   const figures = valuing && source ? await valuing.valued(session, o.currency!, source, records, (rateOf) => compute(rateOf as RateOf)) : compute();
   const currency = o.currency?.currency;
   const keyed = (r: Record<string, unknown>) => (valuing && currency ? valuing.valuedMetricsRow(r, currency) : r) as Row;

@@ -1,10 +1,10 @@
 import type { EnricherFlags } from '../core/lists/list-flags.js';
 import { minorDigits } from '../values/currency.js';
 import { addCurrencyOptions, parseCurrencyFlags, type CurrencyFlags } from '../values/currency-flags.js';
-import { rateSourceOf } from '../chain/rate-source.js';
+import { rateSourceOf } from '../mirror/rate-source.js';
 
 // --currency and its companions as the enricher flags of every list (the flags are
-// parsed in values/currency-flags.ts, the rates opened by chain/rate-source.ts).
+// parsed in values/currency-flags.ts, the rates opened by mirror/rate-source.ts).
 
 /**
  * --currency, --rates, --rate-max-age and --rates-missing as the enricher flags of a list

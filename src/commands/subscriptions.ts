@@ -157,7 +157,7 @@ export function addSubscriptionCommands(program: Command, action: CommandAction)
 async function currencyOf(flags: CurrencyFlags, session: Session) {
   const choice = await parseCurrencyFlags(flags, session);
   if (!choice) return undefined;
-  const [rows, { rateSourceOf }] = await Promise.all([import('../subscriptions/valued-rows.js'), import('../chain/rate-source.js')]);
+  const [rows, { rateSourceOf }] = await Promise.all([import('../subscriptions/valued-rows.js'), import('../mirror/rate-source.js')]);
   // The rate source is the chain's (values/ may not import chain/): opened here, handed to the rows' valuation.
   const valued = async <T>(s: Session, c: typeof choice, records: Parameters<typeof rows.valued>[3], compute: (rates: RateOf<EvidencedRate>) => T): Promise<T> =>
     rows.valued(s, c, await rateSourceOf(s, c), records, compute);

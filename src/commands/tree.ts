@@ -24,7 +24,7 @@ export const TOP_LEVEL: readonly TopLevelEntry[] = [
   { name: 'sql', description: 'Query the local mirror with SQL (read-only): exact totals, exports, what failed since yesterday' },
   { name: 'db', description: "A team's mirror on PostgreSQL: its DDL for a DBA (db init --print-sql), read access for a BI role (db grant-reader)" },
   { name: 'verify', description: "Check the mirror's records against the chain's own events; verdicts kept in chain_verdicts, exit 9 when any is bad" },
-  { name: 'rates', description: 'The rates --currency values with: Chainlink\'s feeds per token, the auditor\'s re-check of a rates file' },
+  { name: 'rates', description: 'The rates --currency values with: the mirror\'s rates table (sync from Chainlink, import a rates file, list), the feeds per token, the auditor\'s re-check' },
   { name: 'subscriptions', description: 'Who is active, past due, lapsed or cancelled: one row per subscription, from the mirror' },
   { name: 'metrics', description: 'MRR, churn and failed billings per month (or day, week, quarter, year) and token, from the mirror' },
   { name: 'close', description: 'The month-end close in one file: cover, metrics, movements, ledger, billings, transfers and dunning of a period (-o FILE.xlsx, or FILE.html: a page with MRR waterfalls)' },

@@ -4,6 +4,7 @@ import type { Verdict } from '../chain/verdict-names.js';
 import type { Verifier } from '../chain/verifier.js';
 import type { SubscriptionRecords } from '../subscriptions/engine.js';
 import type { MirroredCollection, ScopeParam } from './catalog.js';
+import type { RateFilter, StoredRate, TokenSpan } from './rates.js';
 
 // The mirror store: what sync, sql, verify, subscriptions, metrics, plans and doctor
 // ask of a mirror, whatever database holds it (dlt's destination). openMirror()
@@ -295,6 +296,16 @@ export interface MirrorStore {
   subscriptionsNamed(chain: string, text: string): Promise<string[]>;
   /** One subscription's billings and cancellations, as the API sent them. */
   subscriptionRecordsOf(chain: string, subscriptionId: string): Promise<{ billings: Record<string, unknown>[]; cancellations: Record<string, unknown>[] }>;
+
+  // Rates (rates.ts): payrec rates sync and import write them, --currency and payrec rates read them.
+  /** Stores rates (in the caller's transaction); a Chainlink round already stored (chain, token, feed, roundId) stays as it is. Returns how many were new. */
+  storeRates(rows: readonly StoredRate[]): Promise<number>;
+  /** Removes (in the caller's transaction) the rows an earlier import of a file of this name stored. Returns how many. */
+  dropImport(file: string): Promise<number>;
+  /** The stored rates `filter` asks for, by chain, token, currency and time (constant rows first), a file's rows by line. */
+  rates(filter: RateFilter): Promise<StoredRate[]>;
+  /** Each token the records of `chain` are in (transfers' token, executions' input token), with their first and last timestamps. */
+  tokenSpans(chain: string): Promise<TokenSpan[]>;
 
   // payrec verify and sync --parquet.
   /** Checks the records of `collections` not yet final against the chain, keeps the verdicts (`chain_verdicts`), counts them. */

@@ -11,7 +11,7 @@ import type { CurrencyChoice } from '../values/currency-flags.js';
 
 // `payrec metrics --currency`, `payrec subscriptions --currency` and the close's figures in
 // a currency (DESIGN.md "MRR in one currency"): the rates the engine's figures ask for come
-// from the rate source handed in (the rates file and Chainlink, chain/rate-source.ts), a
+// from the rate source handed in (the rates file, the mirror's rates and Chainlink, mirror/rate-source.ts), a
 // missing one is exit 11 or, with --rates-missing blank, said; the rows gain the currency, mrr_fx, and for lists each value's evidence
 // (rate, rateTime, rateSource), as every list's --currency does.
 

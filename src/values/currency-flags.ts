@@ -14,13 +14,16 @@ import type { AgeLimits } from './resolve.js';
 // file read whole, before any request: a malformed line is exit 2 naming the file and line.
 // What values need (csv-parse, big.js, the chain's client) is loaded only with --currency.
 // Here, below the commands, so that every command and the close (src/close/) read them
-// alike; the rate source they open is the chain's (chain/rate-source.ts).
+// alike; the rate source they open is mirror/rate-source.ts (the
+// rates file, the mirror's rates table, then Chainlink).
 
 export interface CurrencyFlags {
   currency?: string;
   rates?: string;
   rateMaxAge?: string;
   ratesMissing?: string;
+  /** The mirror whose `rates` table is read (transfers, subscriptions, metrics have --db; other lists use PAYREC_DB or the profile's). */
+  db?: string;
 }
 
 export function addCurrencyOptions(cmd: Command, currency = 'add each record\'s value in this ISO 4217 currency (USD, EUR) at the rate in force at its timestamp: value, feeValue, rate, rateTime, rateSource'): void {
@@ -54,6 +57,8 @@ export interface CurrencyChoice {
   blank: boolean;
   limits: AgeLimits;
   file?: { rows: RateRow[]; name: string };
+  /** --db, for the mirror's rates. */
+  db?: string;
 }
 
 /** Checks --currency (or the profile's currency), --rates, --rate-max-age and --rates-missing (exit 2), and reads the rates file whole. */
@@ -75,5 +80,5 @@ export async function parseCurrencyFlags(flags: CurrencyFlags, session: Session)
     if (limits.token < 1 || limits.token > MAX_AGE_LIMIT) throw new UsageError(`invalid --rate-max-age "${printable(flags.rateMaxAge)}": expected from 1s to 366d`);
   }
   const file = flags.rates !== undefined ? await readRatesFile(flags.rates) : undefined;
-  return { currency, blank: flags.ratesMissing === 'blank', limits, ...(file ? { file } : {}) };
+  return { currency, blank: flags.ratesMissing === 'blank', limits, ...(file ? { file } : {}), ...(flags.db !== undefined ? { db: flags.db } : {}) };
 }

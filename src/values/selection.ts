@@ -55,7 +55,27 @@ export function age(seconds: number): string {
   return seconds >= 2 * 86_400 ? `${Math.floor(seconds / 86_400)} d ${Math.floor((seconds % 86_400) / 3600)} h` : `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
 }
 
+/** The index of the last of `times` (ascending) at or before `t`: of equal times the last; -1 when every one is after t. */
+export function lastAtOrBefore(times: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (times[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}
+
 export const isoTime = (t: number) => new Date(t * 1000).toISOString().replace('.000Z', 'Z');
+
+/** How rows are named: in a rateSource (`file:rates.csv:12`, `peg:rates.csv:3` for a constant row) and in messages (`rates.csv:12`). */
+export interface RowNaming {
+  source(row: RateRow, constant: boolean): string;
+  where(row: RateRow): string;
+}
+
+const fileNaming = (name: string): RowNaming => ({ source: (row, constant) => `${constant ? 'peg' : 'file'}:${name}:${row.line}`, where: (row) => `${name}:${row.line}` });
 
 /** The rows of a rates file, asked by leg. `name` is how rateSource names the file (`file:rates.csv:12`). */
 export class RowBook implements LegSource {
@@ -66,6 +86,8 @@ export class RowBook implements LegSource {
   constructor(
     rows: readonly RateRow[],
     private readonly name: string,
+    /** The mirror's imported rows say where they are kept (`mirror:file:rates.csv:12`). */
+    private readonly naming: RowNaming = fileNaming(name),
   ) {
     const grouped = new Map<string, { rows: RateRow[]; constant?: RateRow }>();
     for (const row of rows) {
@@ -97,18 +119,11 @@ export class RowBook implements LegSource {
 
   private inForce(s: Series, at: number, maxAge: number): LegAnswer {
     // The last row at or before `at` (times sorted; equal times keep the chain's own last).
-    let lo = 0;
-    let hi = s.times.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (s.times[mid] <= at) lo = mid + 1;
-      else hi = mid;
-    }
-    const row: RateRow | undefined = s.rows[lo - 1];
+    const row: RateRow | undefined = s.rows[lastAtOrBefore(s.times, at)];
     if (row && at - row.time! <= maxAge) return this.rateOf(row, false);
     if (s.constant) return this.rateOf(s.constant, true);
-    if (row) return { missing: `the latest row (${this.name}:${row.line}, ${isoTime(row.time!)}) is ${age(at - row.time!)} old, more than ${age(maxAge)}` };
-    return { missing: `the first row (${this.name}:${s.rows[0].line}) is from ${isoTime(s.rows[0].time!)}, after the record` };
+    if (row) return { missing: `the latest row (${this.naming.where(row)}, ${isoTime(row.time!)}) is ${age(at - row.time!)} old, more than ${age(maxAge)}` };
+    return { missing: `the first row (${this.naming.where(s.rows[0])}) is from ${isoTime(s.rows[0].time!)}, after the record` };
   }
 
   legs(queries: readonly LegQuery[]): LegAnswer[] {
@@ -147,7 +162,7 @@ export class RowBook implements LegSource {
       numerator: row.rate,
       denominator: '1',
       rateTime: row.time,
-      rateSource: `${constant ? 'peg' : 'file'}:${this.name}:${row.line}`,
+      rateSource: this.naming.source(row, constant),
       zero: !/[1-9]/.test(row.rate),
     };
   }

@@ -1,7 +1,7 @@
 import { execa, type ResultPromise } from 'execa';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -270,4 +270,18 @@ export function watch(stream: Readable) {
       return m!;
     },
   };
+}
+
+/** A JSON-RPC node in front of `upstream` that changes each answer (a node that lies): `change(call, answer)`. */
+export async function inFrontOf(upstream: string, change: (call: { method: string; params: any[] }, answer: any) => any): Promise<{ url: string; server: Server }> {
+  const server = createServer(async (req, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    const answer = await (await fetch(upstream, { method: 'POST', body, headers: { 'content-type': 'application/json' } })).json();
+    const calls = JSON.parse(body);
+    const changed = Array.isArray(calls) ? (answer as any[]).map((a) => change(calls.find((c: any) => c.id === a.id), a)) : change(calls, answer);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(changed));
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }

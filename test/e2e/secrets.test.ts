@@ -117,6 +117,10 @@ const INVOCATIONS: Record<string, Invocation> = {
   // No node is set: it says so without the key; a rates file that is not there is exit 2.
   'rates feeds': { args: () => [] },
   'rates check': { args: () => ['rates.csv'] },
+  // The mirror's rates: no mirror here (exit 2 naming it), a rates file that is not there (exit 2).
+  rates: { args: () => ['--db', 'mirror.duckdb'] },
+  'rates sync': { args: () => ['--db', 'mirror.duckdb'] },
+  'rates import': { args: () => ['rates.csv', '--db', 'mirror.duckdb'] },
   // The close reads the mirror (none here: exit 2 naming it) and writes nothing but its file.
   close: { args: () => ['2025-12', '-o', 'close.xlsx', '--db', 'mirror.duckdb'] },
   subscriptions: { args: (f) => ['--sync', '--plan-id', plan(f), '--db', 'mirror.duckdb'], sends: true },

@@ -1,10 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANCHOR, emulator, payrec, tempDir } from './helpers.js';
+import { ANCHOR, emulator, inFrontOf, payrec, tempDir } from './helpers.js';
 import type { Emulator } from '../../src/emulator/index.js';
+import { atto, frac } from '../oracle/exact.js';
 
 // --currency end to end: the built payrec against the emulator's API and chain. Every
 // expected value is computed here from the emulator's ground truth (its records, and each
@@ -29,20 +28,6 @@ afterAll(async () => {
 
 const run = (args: string[], chain = 'bsc') => payrec(emu, ['--chain', chain, ...args], { chain, env: { ...env, PAYREC_RPC_URL: emu.rpcUrl(chain) } });
 
-/** num/den of a plain decimal. */
-function frac(text: string): [bigint, bigint] {
-  const [w, f = ''] = text.split('.');
-  return [BigInt(w + f), 10n ** BigInt(f.length)];
-}
-/** n/d rounded half to even at 18 places, printed without padding zeros. */
-function atto(n: bigint, d: bigint): string {
-  const t = n * 10n ** 18n;
-  let q = t / d;
-  const r2 = (t % d) * 2n;
-  if (r2 > d || (r2 === d && q % 2n === 1n)) q += 1n;
-  const s = q.toString().padStart(19, '0');
-  return `${s.slice(0, -18)}.${s.slice(-18)}`.replace(/0+$/, '').replace(/\.$/, '');
-}
 /** The round in force at t (greatest updatedAt ≤ t), by a scan, with its phase's decimals. */
 function inForce(chain: string, pair: string, t: number): Round & { decimals: number; feed: string } {
   const f = feeds[chain].find((x) => x.pair === pair)!;
@@ -183,20 +168,7 @@ describe('bad input is exit 2 before any request', () => {
 });
 
 describe('a node that lies is never taken for a rate', () => {
-  /** A node in front of the emulator's that changes what it answers. */
-  async function lyingNode(change: (call: { method: string; params: any[] }, answer: any) => any): Promise<{ url: string; server: Server }> {
-    const server = createServer(async (req, res) => {
-      let body = '';
-      for await (const chunk of req) body += chunk;
-      const upstream = await fetch(emu.rpcUrl('bsc'), { method: 'POST', body, headers: { 'content-type': 'application/json' } });
-      const answer = await upstream.json();
-      const calls = JSON.parse(body);
-      const changed = Array.isArray(calls) ? (answer as any[]).map((a) => change(calls.find((c: any) => c.id === a.id), a)) : change(calls, answer);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(changed));
-    });
-    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-  }
+  const lyingNode = (change: Parameters<typeof inFrontOf>[1]) => inFrontOf(emu.rpcUrl('bsc'), change);
 
   it('another chain id is exit 2 before the API is asked', async () => {
     const node = await lyingNode((c, a) => (c.method === 'eth_chainId' ? { ...a, result: '0x1' } : a));

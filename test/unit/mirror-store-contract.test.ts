@@ -6,6 +6,7 @@ import { startEmulator, type Emulator } from '../../src/emulator/index.js';
 import { resolveCollections, scopeKey } from '../../src/mirror/catalog.js';
 import { DuckDbStore } from '../../src/mirror/duckdb/engine.js';
 import type { Access, MirrorStore, OpenOptions } from '../../src/mirror/engine.js';
+import type { StoredRate } from '../../src/mirror/rates.js';
 import { PostgresStore } from '../../src/mirror/postgres/engine.js';
 import { parseServerUrl } from '../../src/mirror/server-url.js';
 import { ledger } from '../../src/subscriptions/engine.js';
@@ -203,6 +204,41 @@ describe.each(ENGINES)('the mirror store contract: $name', (engine) => {
     const sources = await store.planSources(CHAIN);
     expect(sources.named).toContain(plan);
     expect(sources.synced).toEqual([plan]);
+  });
+
+  it('keeps rates as written: a round stored once however often given, an import replaced by name, read back by chain and time, a failed transaction leaving nothing', async () => {
+    const round = (id: number, time: number, answer: string): StoredRate => ({
+      chain: CHAIN, token: 'BNB', currency: 'USD', time, rate: answer === '-1' ? null : `${answer.slice(0, -8) || '0'}.${answer.slice(-8)}`, source: `chainlink:${CHAIN}:0xfeed:round=${(2n << 64n) + BigInt(id)}`,
+      feed: '0xfeed', description: 'BNB / USD', phase: 2, roundId: ((2n << 64n) + BigInt(id)).toString(), answer, decimals: 8, file: null, line: null, sha256: null, address: null, note: null,
+    });
+    const line = (n: number, time: number | null, chain: string, token: string, rate: string): StoredRate => ({
+      chain, token, currency: 'USD', time, rate, source: 'desk', feed: null, description: null, phase: null, roundId: null, answer: null, decimals: null, file: 'desk.csv', line: n, sha256: 'ab'.repeat(32), address: null, note: n === 2 ? 'a, "quoted" note' : null,
+    });
+    const rounds = [round(7, ANCHOR - 7200, '61234000000'), round(8, ANCHOR - 3600, '-1'), round(9, ANCHOR, '61300000001')];
+    expect(await store.transaction(() => store.storeRates(rounds))).toBe(3);
+    // Again with one more: only the new one.
+    expect(await store.transaction(() => store.storeRates([...rounds, round(10, ANCHOR + 60, '61300000002')]))).toBe(1);
+    const imported = [line(2, ANCHOR - 86_400, CHAIN, '8PAY', '0.0512'), line(3, null, '*', 'USDT', '1'), line(4, ANCHOR, 'fiat', 'EUR', '1.0830')];
+    await store.transaction(async () => {
+      expect(await store.dropImport('desk.csv')).toBe(0);
+      expect(await store.storeRates(imported)).toBe(3);
+    });
+    await expect(store.transaction(async () => {
+      await store.dropImport('desk.csv');
+      await store.storeRates([line(2, ANCHOR, CHAIN, '8PAY', '9')]);
+      throw new Error('the import failed');
+    })).rejects.toThrow('the import failed');
+    const all = await store.rates({ chain: CHAIN });
+    expect(all).toEqual([imported[1], imported[0], ...rounds, round(10, ANCHOR + 60, '61300000002'), imported[2]].sort((a, b) => a.chain.localeCompare(b.chain) || a.token.localeCompare(b.token) || (a.time ?? -1) - (b.time ?? -1)));
+    expect(await store.rates({ chain: 'ethereum', token: 'BNB' })).toEqual([]);
+    expect(await store.rates({ chain: CHAIN, token: 'BNB', from: ANCHOR - 3600, to: ANCHOR })).toEqual([rounds[1], rounds[2]]);
+    // Joinable by SQL, time as a time.
+    expect(await rowsOf(store, `SELECT token, count(*)::INTEGER AS n, min(time) AS first FROM rates WHERE chain = '${CHAIN}' GROUP BY token ORDER BY token`)).toEqual([
+      { token: '8PAY', n: 1, first: ANCHOR - 86_400 },
+      { token: 'BNB', n: 4, first: ANCHOR - 7200 },
+    ]);
+    await store.transaction(async () => expect(await store.dropImport('desk.csv')).toBe(3));
+    expect((await store.rates({})).filter((r) => r.file !== null)).toEqual([]);
   });
 
   it('a query only reads: a write is refused (exit 2) and changes nothing, in a writer as in a reader', async () => {

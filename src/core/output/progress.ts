@@ -17,6 +17,8 @@ export class Progress {
     enabled: boolean,
     /** What is being fetched, shown first (`one_time_transfers: 1,000 of …`). */
     private readonly label?: string,
+    /** What is counted: records, or rounds of a feed. */
+    private readonly unit = 'records',
   ) {
     if (!enabled || session.quiet || !session.ctx.stderrIsTTY || isDumbTerminal(session.ctx.env)) return;
     // A terminal of unknown size (a pty nobody sized, as under `script` in CI) reports
@@ -36,7 +38,7 @@ export class Progress {
     const seconds = (performance.now() - this.started) / 1000;
     const rate = seconds > 0 ? done / seconds : 0;
     const eta = rate > 0 && total > done ? ` · ETA ${Math.ceil((total - done) / rate)} s` : '';
-    this.spinner!.text = `${this.label ? `${this.label}: ` : ''}${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} records · ${Math.round(rate).toLocaleString('en-US')}/s${eta}`;
+    this.spinner!.text = `${this.label ? `${this.label}: ` : ''}${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} ${this.unit} · ${Math.round(rate).toLocaleString('en-US')}/s${eta}`;
   }
 
   stop(): void {

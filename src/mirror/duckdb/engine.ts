@@ -2,6 +2,7 @@ import { InterruptedError, UsageError } from '../../core/runtime/errors.js';
 import { neutraliseTerminal } from '../../core/output/sanitize.js';
 import type { Verifier } from '../../chain/verifier.js';
 import type { MirroredCollection, ScopeParam } from '../catalog.js';
+import type { RateFilter, StoredRate, TokenSpan } from '../rates.js';
 import type { Access, CollectionWriter, CommitPlan, Coverage, CursorState, MirrorStore, OpenOptions, ParquetExport, PlanSources, QueryResult, TableSummary, VerifyReport, VerifyOptions, AckRow } from '../engine.js';
 import { RowGroupCommits } from './commit-plan.js';
 import { MirrorDb, openOptions } from './connection.js';
@@ -188,6 +189,23 @@ export class DuckDbStore implements MirrorStore {
 
   async subscriptionRecordsOf(chain: string, subscriptionId: string) {
     return (await import('./subscription-records.js')).subscriptionRecordsOf(this.db, chain, subscriptionId);
+  }
+
+  async storeRates(rows: readonly StoredRate[]): Promise<number> {
+    return (await import('./rates.js')).storeRates(this.db, rows);
+  }
+
+  async dropImport(file: string): Promise<number> {
+    return (await import('./rates.js')).dropImport(this.db, file);
+  }
+
+  async rates(filter: RateFilter): Promise<StoredRate[]> {
+    return (await import('./rates.js')).readRates(this.db, filter);
+  }
+
+  async tokenSpans(chain: string): Promise<TokenSpan[]> {
+    const [{ tokenSpans }, { LAYOUTS }] = await Promise.all([import('./rates.js'), import('./layout.js')]);
+    return tokenSpans(this.db, LAYOUTS, chain);
   }
 
   async verify(verifier: Verifier, o: VerifyOptions): Promise<VerifyReport[]> {

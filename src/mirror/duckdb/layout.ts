@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { UsageError } from '../../core/runtime/errors.js';
 import { printable } from '../../core/output/sanitize.js';
 import { CATALOG, TRANSFER_COLLECTIONS, type MirroredCollection } from '../catalog.js';
-import { ident, tableColumns } from './schema.js';
+import { ident, sqlType, tableColumns } from './schema.js';
 import { EXTRA_COLUMN, hasKind, IDENTITY_HASH_COLUMN, INEXACT_COLUMN, LAST_UPDATED_COLUMN, recordFields, type Field } from '../fields.js';
 import { clearCursors, EXPORTS_TABLE, META_TABLE, readMeta, SCOPE_TABLE, STATE_DDL, writeMeta } from './state.js';
 import type { MirrorDb } from './connection.js';
 import { subscriptionsView } from './subscriptions-view.js';
+import { RATES_TABLE, RATE_FIELDS } from '../rates.js';
 import { OUTCOME_FIELD, outcomeAdder } from '../../registry/outcome.js';
 
 // Creates a mirror's tables and views, and brings an older mirror up to date.
@@ -49,6 +50,9 @@ const MIGRATIONS: Record<number, (db: MirrorDb) => Promise<string | undefined>> 
   },
 };
 
+/** The rates --currency reads from the mirror (../rates.ts declares the table, rates.ts reads and writes it): in main, beside chain_verdicts. */
+export const RATES_DDL = `CREATE TABLE IF NOT EXISTS ${ident(RATES_TABLE)} (${RATE_FIELDS.map((f) => `${ident(f.name)} ${sqlType(f.type)}`).join(', ')})`;
+
 export interface TableLayout {
   collection: MirroredCollection;
   fields: Field[];
@@ -83,6 +87,8 @@ const rebuildHint = (file: string) =>
 export async function ensureLayout(db: MirrorDb): Promise<string | undefined> {
   await refuseForeign(db);
   for (const ddl of STATE_DDL) await db.run(ddl);
+  // The rates table (rates.ts) is payrec's own, as the state is: every mirror has it, from its next write on.
+  await db.run(RATES_DDL);
   const stored = await readMeta(db, 'format');
   const format = stored === undefined ? MIRROR_FORMAT : Number(stored);
   if (!Number.isInteger(format) || format > MIRROR_FORMAT) {

@@ -6,6 +6,8 @@ import { formatDuration } from '../../core/runtime/time.js';
 import { CATALOG, namingCollections, type MirroredCollection, type ScopeParam } from '../catalog.js';
 import { coverageOf } from '../coverage.js';
 import type { PgVerdicts } from './verdicts.js';
+import type { PgRates } from './rates.js';
+import type { RateFilter, StoredRate, TokenSpan } from '../rates.js';
 import { inTransaction } from '../engine.js';
 import type { Verifier } from '../../chain/verifier.js';
 import type { AckRow, Access, CollectionWriter, CommitPlan, Coverage, CursorState, MirrorStore, OpenOptions, ParquetExport, PlanSources, QueryResult, TableSummary, VerifyOptions, VerifyReport } from '../engine.js';
@@ -309,6 +311,27 @@ export class PostgresStore implements MirrorStore {
 
   async acknowledged(chain: string, hashes?: readonly string[]): Promise<AckRow[]> {
     return (await this.verdicts()).acknowledged(chain, hashes);
+  }
+
+  async storeRates(rows: readonly StoredRate[]): Promise<number> {
+    return (await this.ratesTable()).store(rows);
+  }
+
+  async dropImport(file: string): Promise<number> {
+    return (await this.ratesTable()).dropImport(file);
+  }
+
+  async rates(filter: RateFilter): Promise<StoredRate[]> {
+    return (await this.ratesTable()).read(filter);
+  }
+
+  async tokenSpans(chain: string): Promise<TokenSpan[]> {
+    return (await this.ratesTable()).tokenSpans(chain);
+  }
+
+  private async ratesTable(): Promise<PgRates> {
+    const { PgRates } = await import('./rates.js');
+    return new PgRates(this.db, this.schemas);
   }
 
   private async verdicts(): Promise<PgVerdicts> {

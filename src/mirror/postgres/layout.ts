@@ -4,8 +4,9 @@ import { CATALOG, TRANSFER_COLLECTIONS, type MirroredCollection } from '../catal
 import { hasKind, INEXACT_COLUMN, LAST_UPDATED_COLUMN, recordFields, type Field } from '../fields.js';
 import { OUTCOME_FIELD, outcomeAdder } from '../../registry/outcome.js';
 import type { PgConnection } from './connection.js';
-import { literal, quote, tableColumns } from './types.js';
+import { literal, PG_TYPES, quote, tableColumns } from './types.js';
 import { subscriptionsView } from './subscriptions-view.js';
+import { RATES_TABLE, RATE_FIELDS } from '../rates.js';
 
 // A mirror's schemas on a PostgreSQL server: the records are stored in tables of
 // `NAME_store` (primary keys from the registry's identities), and users (payrec sql, a
@@ -32,6 +33,10 @@ const verdictsDdl = (view: string): string[] => [
   `CREATE TABLE IF NOT EXISTS ${view}.${VERDICTS_TABLE} (chain TEXT NOT NULL, collection TEXT NOT NULL, record TEXT NOT NULL, "transactionHash" TEXT, verdict TEXT NOT NULL, "blockNumber" BIGINT, "blockHash" TEXT, confirmations BIGINT, "chainDiff" JSONB, "checkedAt" TIMESTAMPTZ NOT NULL, final BOOLEAN, "verdictSince" TIMESTAMPTZ, PRIMARY KEY (chain, collection, record))`,
   `CREATE TABLE IF NOT EXISTS ${view}.${ACKS_TABLE} (chain TEXT NOT NULL, "transactionHash" TEXT NOT NULL, reason TEXT NOT NULL, "ackedBy" TEXT NOT NULL, "ackedAt" TIMESTAMPTZ NOT NULL, PRIMARY KEY (chain, "transactionHash"))`,
 ];
+
+/** The rates --currency reads from the mirror (../rates.ts declares the table, rates.ts reads and writes it), in the schema `view` (quoted). */
+const ratesDdl = (view: string): string =>
+  `CREATE TABLE IF NOT EXISTS ${view}.${RATES_TABLE} (${RATE_FIELDS.map((f) => `${quote(f.name)} ${PG_TYPES[f.type.kind]}`).join(', ')})`;
 
 /** Version of the layout payrec decides (bookkeeping, types, state): raise it with a migration. */
 export const PG_FORMAT = 1;
@@ -85,6 +90,8 @@ export function ddl(schema: string): string[] {
     inexactAmountsView(s),
     subscriptionsView(s.view, s.store),
     ...verdictsDdl(s.view),
+    // The rates --currency reads from the mirror (../rates.ts), payrec's own as the verdicts are.
+    ratesDdl(s.view),
   ];
 }
 
