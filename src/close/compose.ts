@@ -232,10 +232,11 @@ function verdictCounts(rows: readonly Row[]): string {
 async function periodTransfers(session: Session, db: string | undefined, from: number, to: number, enrichers: readonly RecordEnricher[]): Promise<Row[]> {
   const list = mergedTransfers(TRANSFER_ENDPOINTS, {}, await billedPlans(session, db, undefined));
   const started: PageEnricher[] = await startEnrichers(enrichers, { session, collectionOf: (r) => list.collectionOf(r), pathValues: {}, asJson: false });
-  const client = await session.client(TRANSFER_ENDPOINTS.length);
+  // The products share the pages in flight, found as `payrec transfers` finds them (issue 49).
+  const client = await session.client();
   const check = recordChecker(list, session);
   const outcome = outcomeAdder(list);
-  const whole = { limit: Infinity, pageSize: 1000, offset: 0, concurrency: 4 };
+  const whole = { limit: Infinity, pageSize: 1000, offset: 0, concurrency: client.window };
   const rows: Row[] = [];
   for await (const page of list.walk(client)(whole, from, to - 1, undefined)) {
     for (const r of await enrichPage(page.records, started)) rows.push(outcome ? outcome(check(r)) : check(r));
