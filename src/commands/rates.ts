@@ -17,7 +17,7 @@ import { openMirror } from '../mirror/open.js';
 import type { StoredRate } from '../mirror/rates.js';
 import type { RateRow } from '../values/rates-file.js';
 import { isoTime } from '../values/selection.js';
-import { topCommand } from './tree.js';
+import { refuseOwnFlagsInSubcommands, topCommand } from './tree.js';
 
 // `payrec rates …` (DESIGN.md "Values in one currency"): the rates --currency reads.
 // Without a subcommand it lists the mirror's `rates` table (`-f csv` is a rates file);
@@ -35,21 +35,6 @@ const LIST_COLUMNS = [...FILE_COLUMNS, 'feed', 'description', 'phase', 'roundId'
 const SYNC_COLUMNS = ['token', 'feed', 'pair', 'from', 'to', 'read', 'stored', 'status', 'problem'] as const;
 
 const NODE_HINT = 'give --rpc URL, set PAYREC_RPC_URL, or store it for this profile and chain: payrec config set rpc URL (try it with: payrec --emulator rates feeds)';
-
-/**
- * The list's flags are parsed by `payrec rates` wherever they stand, so a subcommand gets
- * them only when it has a flag of the same name too (its own --from, --db, gates; read
- * with optsWithGlobals). One it lacks is exit 2, not a filter silently dropped:
- * `rates sync --token BNB` would sync every token.
- */
-function refuseListFlags(list: Command, sub: Command): void {
-  for (const o of list.options) {
-    const key = o.attributeName();
-    if (list.getOptionValueSource(key) === 'cli' && !sub.options.some((x) => x.attributeName() === key)) {
-      throw new UsageError(`${o.long} is a flag of payrec rates (the list), not of payrec rates ${sub.name()}; see payrec rates ${sub.name()} --help`);
-    }
-  }
-}
 
 export function addRatesCommands(program: Command, action: CommandAction): void {
   const rates = offerColumns(topCommand(program, 'rates'), LIST_COLUMNS)
@@ -73,7 +58,7 @@ export function addRatesCommands(program: Command, action: CommandAction): void 
     )
     .action(action((session, cmd) => listRates(session, cmd.opts() as ListFlags), { output: true }));
   addRowGateOptions(rates);
-  rates.hook('preSubcommand', (list, sub) => refuseListFlags(list, sub));
+  refuseOwnFlagsInSubcommands(rates);
   rates
     .command('sync')
     .description("Read the Chainlink rounds of the mirror's tokens over the mirror's time span into its rates table: incremental, one transaction per feed")

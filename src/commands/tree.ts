@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { UsageError } from '../core/runtime/errors.js';
 import { productAliases, productDescriptions } from '../registry/products.js';
 import { PRODUCTS } from '../registry/types.js';
 
@@ -74,4 +75,22 @@ export function describeGroups(program: Command): void {
     }
   };
   for (const top of program.commands) walk(top, top.name());
+}
+
+/**
+ * A command with flags of its own and subcommands (`payrec rates`, `payrec verify`):
+ * commander parses its flags wherever they stand, so a subcommand gets them only when it
+ * has a flag of the same name (read with optsWithGlobals). One it lacks is exit 2, not a
+ * flag silently dropped: `rates sync --token BNB` would sync every token.
+ */
+export function refuseOwnFlagsInSubcommands(parent: Command): void {
+  parent.hook('preSubcommand', (_, sub) => {
+    for (const o of parent.options) {
+      const key = o.attributeName();
+      if (parent.getOptionValueSource(key) === 'cli' && !sub.options.some((x) => x.attributeName() === key)) {
+        const name = `payrec ${parent.name()}`;
+        throw new UsageError(`${o.long} is a flag of ${name} itself, not of ${name} ${sub.name()}; see ${name} ${sub.name()} --help`);
+      }
+    }
+  });
 }

@@ -223,10 +223,11 @@ const cases: Case[] = [
   ['--count with -f xlsx', ['ot', 'transfers', '--count', '-f', 'xlsx', '-o', 'count.xlsx'], /--count prints a number: -f xlsx does not apply/],
   ['--count with -f xlsx in payrec sql', ['sql', 'SELECT 1', '--count', '-f', 'xlsx', '-o', 'count.xlsx'], /--count prints a number: -f xlsx does not apply/],
   ['-f xlsx with payrec api', ['api', 'one-time/transfers', '-f', 'xlsx', '-o', 'transfers.xlsx'], /payrec api prints the API's JSON: -f xlsx does not apply/],
-  // the rates list's own flags after a subcommand that has none of that name: refused, not dropped
-  ['--token with rates sync', ['rates', 'sync', '--token', 'BNB'], /--token is a flag of payrec rates \(the list\), not of payrec rates sync/],
-  ['--from with rates feeds', ['rates', 'feeds', '--from', '2026-01-01'], /--from is a flag of payrec rates \(the list\), not of payrec rates feeds/],
-  ['--count with rates import', ['rates', 'import', 'rates.csv', '--count'], /--count is a flag of payrec rates \(the list\), not of payrec rates import/],
+  ['--period with verify acks', ['verify', 'acks', '--period', '2026-10'], /--period is a flag of payrec verify itself, not of payrec verify acks/],
+  // a command's own flags after a subcommand that has none of that name: refused, not dropped
+  ['--token with rates sync', ['rates', 'sync', '--token', 'BNB'], /--token is a flag of payrec rates itself, not of payrec rates sync/],
+  ['--from with rates feeds', ['rates', 'feeds', '--from', '2026-01-01'], /--from is a flag of payrec rates itself, not of payrec rates feeds/],
+  ['--count with rates import', ['rates', 'import', 'rates.csv', '--count'], /--count is a flag of payrec rates itself, not of payrec rates import/],
 ];
 
 describe('bad input exits 2, names the value and what is expected, and sends nothing', () => {
