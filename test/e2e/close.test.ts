@@ -1,6 +1,6 @@
 import Big from 'big.js';
 import { execa } from 'execa';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -18,6 +18,36 @@ const office = program('soffice', 'libreoffice-calc-nogui');
 const browser = program('chromium', 'chromium');
 const s = suiteEmulators();
 type Row = Record<string, unknown>;
+
+/**
+ * The setups of the describes that make a close and read it back (payrec, LibreOffice,
+ * chromium: most of this file's time) start together once the emulators are up, and each
+ * describe's beforeAll awaits its own: they overlap instead of running one after another
+ * (issue 48, the suite's time). A setup that fails fails its describe's beforeAll as before.
+ */
+const setups: (() => Promise<void>)[] = [];
+function setup(run: () => Promise<void>, skip = false): () => Promise<void> {
+  let started: Promise<void> | undefined;
+  const ready = () => (started ??= run());
+  if (!skip) setups.push(ready);
+  return ready;
+}
+// Started here, awaited (and failed) by each describe's own beforeAll; the catch only keeps an early failure from being unhandled.
+beforeAll(() => setups.forEach((ready) => void ready().catch(() => {})));
+
+/** One full sync of the emulator for the tests that only read a mirror (each close reads a copy of its own). */
+let fullSync: Promise<string> | undefined;
+async function syncedCopy(dir: string): Promise<string> {
+  fullSync ??= (async () => {
+    const db = join(tempDir(), 'mirror.duckdb');
+    const sync = await payrec(s.emu, ['sync', '--db', db]);
+    expect(sync.exitCode, sync.stderr).toBe(0);
+    return db;
+  })();
+  const db = join(dir, 'mirror.duckdb');
+  copyFileSync(await fullSync, db);
+  return db;
+}
 
 /** December 2025, the last month before the emulator's now (ANCHOR, 2026-01-01). */
 const PERIOD = '2025-12';
@@ -128,7 +158,7 @@ describe.skipIf(office.skip)(`payrec close -o FILE.xlsx read back by LibreOffice
     return JSON.parse(r.stdout);
   };
 
-  beforeAll(async () => {
+  const ready = setup(async () => {
     office.need();
     dir = tempDir();
     db = join(dir, 'mirror.duckdb');
@@ -138,7 +168,8 @@ describe.skipIf(office.skip)(`payrec close -o FILE.xlsx read back by LibreOffice
     expect(r.exitCode, r.stderr).toBe(0);
     book = tablesOf(readFileSync(join(dir, 'read', 'close.fods'), 'utf8'));
     named = await apiRecords(s.emu, '/fixed-recurring/short-urls');
-  }, 240_000);
+  }, office.skip);
+  beforeAll(ready, 240_000);
 
   test('the cover first, then one sheet per part, each with its header frozen', async () => {
     expect(close.stdout).toBe('');
@@ -289,7 +320,7 @@ describe.skipIf(browser.skip)(`payrec close -o FILE.html opened in headless chro
     return JSON.parse(r.stdout);
   };
 
-  beforeAll(async () => {
+  const ready = setup(async () => {
     browser.need();
     dir = tempDir();
     page = join(dir, 'close.html');
@@ -299,7 +330,8 @@ describe.skipIf(browser.skip)(`payrec close -o FILE.html opened in headless chro
     const r = await execa('chromium', [...CHROMIUM, `--user-data-dir=${join(dir, 'chromium')}`, '--dump-dom', `file://${page}`], { reject: false });
     expect(r.exitCode, r.stderr).toBe(0);
     dom = r.stdout;
-  }, 240_000);
+  }, browser.skip);
+  beforeAll(ready, 240_000);
 
   test('one file that asks for nothing outside it and runs no script: a CSP of default-src none, no src or href, no <script>', () => {
     expect(run.stdout).toBe('');
@@ -397,9 +429,7 @@ describe('payrec close: incomplete is said, and nothing is half-written', () => 
     const file = join(dir, 'december.xlsx');
     // As of December 20th, over a mirror synced to the emulator's now (January 1st).
     const at = ANCHOR - 12 * 86_400;
-    const sync = await payrec(s.emu, ['sync', '--db', join(dir, 'mirror.duckdb')]);
-    expect(sync.exitCode, sync.stderr).toBe(0);
-    const r = await payrec(s.emu, ['close', PERIOD, '--db', join(dir, 'mirror.duckdb'), '--at', String(at), '-o', file, '--fail-if-any']);
+    const r = await payrec(s.emu, ['close', PERIOD, '--db', await syncedCopy(dir), '--at', String(at), '-o', file, '--fail-if-any']);
     // The ground truth: the emulator's records of the plans covered (those its short urls name), counted here.
     const plans = [...new Set((await apiRecords(s.emu, '/fixed-recurring/short-urls')).map((u) => String(u.planId)))];
     const ofPlans = async (list: string) => (await Promise.all(plans.map((p) => apiRecords(s.emu, `/fixed-recurring/plans/${p}/${list}`)))).flat() as Row[];
@@ -417,9 +447,7 @@ describe('payrec close: incomplete is said, and nothing is half-written', () => 
 
   test('Ctrl-C while the close reads the transfers: exit 130, and neither the file nor a temporary one is left', async () => {
     const dir = tempDir();
-    const db = join(dir, 'mirror.duckdb');
-    const sync = await payrec(s.emu, ['sync', '--db', db]);
-    expect(sync.exitCode, sync.stderr).toBe(0);
+    const db = await syncedCopy(dir);
     const before = readdirSync(dir).sort();
     // The same data served slowly: the close is still walking the transfers when the signal comes.
     const slow = await emulator({ latencyMs: 1500 });
@@ -470,7 +498,7 @@ describe('payrec close --currency USD --verify: values beside amounts, verdicts 
   // The chain's head moves while the tests run: one confirmation, so a verdict is the same in the close and in the separate run.
   const ONE = ['--confirmations', '1'];
 
-  beforeAll(async () => {
+  const ready = setup(async () => {
     dir = tempDir();
     db = join(dir, 'mirror.duckdb');
     rates = join(dir, 'rates.csv');
@@ -490,7 +518,8 @@ describe('payrec close --currency USD --verify: values beside amounts, verdicts 
       expect(r.exitCode, r.stderr).toBe(0);
       dom = r.stdout;
     }
-  }, 300_000);
+  });
+  beforeAll(ready, 300_000);
 
   const VALUE_MONEY = (n: string) => METRICS_MONEY(n) || ['value', 'feeValue', 'rate'].includes(n);
 
