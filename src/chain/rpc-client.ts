@@ -51,6 +51,21 @@ export type LogsAnswer<T = SpanLog> = T[] | 'refused' | 'unsupported';
 const UNSUPPORTED = new Set([-32601, -32004]);
 const RATE_LIMITED = new Set([429, -32007]);
 
+/**
+ * A node's answer as viem is to read it: a Retry-After beyond MAX_RETRY_AFTER_S shortened to
+ * it (viem waits what the header says before asking again), and a failure's body as text.
+ */
+export function asViemReads(res: Response): Response {
+  const capped = Number(res.headers.get('retry-after')) > MAX_RETRY_AFTER_S;
+  if (res.ok && !capped) return res;
+  const headers = new Headers(res.headers);
+  if (capped) headers.set('retry-after', String(MAX_RETRY_AFTER_S));
+  // A failure's body is read as text (viem still reads a JSON-RPC error in it): a 503 whose body is not the JSON
+  // its content-type claims is the node failing (exit 7 after the retries, as any 5xx), not an answer payrec cannot use.
+  if (!res.ok) headers.set('content-type', 'text/plain');
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
 export class ChainClient {
   /** JSON-RPC calls made (retries included): what the bench counts per record. */
   calls = 0;
@@ -87,14 +102,7 @@ export class ChainClient {
     // error, with its status, which viem does not retry (failure() names it).
     const res = await fetch(input, { ...init, redirect: 'manual' });
     if (res.status >= 300 && res.status < 400) throw new HttpRequestError({ url: this.shownUrl, status: res.status });
-    const capped = Number(res.headers.get('retry-after')) > MAX_RETRY_AFTER_S;
-    if (res.ok && !capped) return res;
-    const headers = new Headers(res.headers);
-    if (capped) headers.set('retry-after', String(MAX_RETRY_AFTER_S));
-    // A failure's body is read as text (viem still reads a JSON-RPC error in it): a 503 whose body is not the JSON
-    // its content-type claims is the node failing (exit 7 after the retries, as any 5xx), not an answer payrec cannot use.
-    if (!res.ok) headers.set('content-type', 'text/plain');
-    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+    return asViemReads(res);
   }
 
   /** One call; errors said in payrec's terms (exit 7 for a node that keeps failing, 6 for answers payrec cannot use). */
