@@ -31,7 +31,9 @@ async function faults(target: Emulator, body: unknown): Promise<void> {
   expect(res.ok).toBe(true);
 }
 
-describe('bad input exits 2 before any request, and writes nothing', () => {
+// At once: each test sends bad input to the quiet emulator alone (its log is checked empty once all
+// have ended) and names files of its own (issue 48, the suite's time).
+describe.concurrent('bad input exits 2 before any request, and writes nothing', () => {
   const PLAN = '0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7';
   const cases: [string, string[], RegExp][] = [
     ['unknown collection', ['sync', 'ot/transfer'], /unknown collection "ot\/transfer": expected product\/collection, one of fixed-recurring\/short-urls, .*one-time\/transfers/],
@@ -46,7 +48,7 @@ describe('bad input exits 2 before any request, and writes nothing', () => {
     ['an unknown report column', ['sync', '--columns', 'table,bogus'], /unknown column "bogus" in --columns/],
   ];
   test.each(cases)('%s', async (_, args, message) => {
-    const db = join(dir, 'never.duckdb');
+    const db = join(tempDir(), 'never.duckdb');
     const r = await payrec(quiet, [...args, '--db', db]);
     expect(r.stderr).toMatch(message);
     expect(r.exitCode).toBe(2);
