@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { ANCHOR, eachAtOnce, emulator, payrec } from './helpers.js';
+import { ANCHOR, emulator, payrec } from './helpers.js';
 
 // `--verify` against the emulator's own chain: the emulator is faithful (its fees are
 // what 8pay's contract takes, its amounts fit the token's decimals on each chain) but
@@ -43,30 +43,32 @@ async function rpcBatch(url: string, calls: { method: string; params: unknown[] 
 const headOf = async (url: string) => Number(BigInt((await rpcBatch(url, [{ method: 'eth_blockNumber', params: [] }]))[0].result));
 
 /**
- * The records a --verify run listed, and the chain's head before and after it ran (it
- * moves with the clock while payrec runs). Each run carries its own heads, so runs of one
- * chain can overlap (issue 48, the suite's time) without widening one another's bounds.
+ * The chain's head before and after the --verify runs of each chain not yet held (holds): it
+ * moves with the clock while payrec runs. Keyed by emulator and chain: a test that timed out
+ * goes on running against its own emulator and must not move another test's heads.
  */
-interface Verified {
-  got: Rec[];
-  heads: [before: number, after: number];
-}
+const heads = new Map<string, [number, number]>();
+const headsKey = (chain: string, on: Emulator) => `${on.url} ${chain}`;
 
 /** The records `args` lists with --verify, as JSON: one entry per transaction (a wallet-to-wallet payment's receivers each their own). */
-async function verified(chain: string, args: string[], on = emu): Promise<Verified> {
+async function verified(chain: string, args: string[], on = emu): Promise<Rec[]> {
   const before = await headOf(on.rpcUrl(chain));
   const r = await payrec(on, [...args, '--all', '--verify', '-f', 'json'], { chain, env: { PAYREC_RPC_URL: on.rpcUrl(chain) } });
-  const after = await headOf(on.rpcUrl(chain));
+  // Several runs judged together (a plan at a time): from the first one's start to the last one's end.
+  const key = headsKey(chain, on);
+  heads.set(key, [heads.get(key)?.[0] ?? before, await headOf(on.rpcUrl(chain))]);
   expect(r.stderr).toBe('');
   expect(r.exitCode).toBe(0);
-  return { got: (JSON.parse(r.stdout) as Rec[]).flatMap((x) => (x.transactionHash === undefined ? x.receivers : [x])), heads: [before, after] };
+  return (JSON.parse(r.stdout) as Rec[]).flatMap((x) => (x.transactionHash === undefined ? x.receivers : [x]));
 }
 
 /**
  * Each mined transaction's confirmations as the chain itself says them (its receipt's
  * block against the head before and after payrec ran), never payrec's own count.
  */
-async function confirmationsOf(chain: string, hashes: string[], on: Emulator, [before, after]: [number, number]): Promise<Map<string, [number, number]>> {
+async function confirmationsOf(chain: string, hashes: string[], on: Emulator): Promise<Map<string, [number, number]>> {
+  const [before, after] = heads.get(headsKey(chain, on))!;
+  heads.delete(headsKey(chain, on));
   const out = new Map<string, [number, number]>();
   for (let i = 0; i < hashes.length; i += 500) {
     const answers = await rpcBatch(on.rpcUrl(chain), hashes.slice(i, i + 500).map((h) => ({ method: 'eth_getTransactionReceipt', params: [h] })));
@@ -80,7 +82,7 @@ async function confirmationsOf(chain: string, hashes: string[], on: Emulator, [b
  * against the API's complete records) against the emulator's list: a listed one has its
  * kind's verdict, any other `pending` when the API says so, else `verified`.
  */
-async function holds(chain: string, collection: string, { got, heads }: Verified, o: { on?: Emulator; from?: number; to?: number } = {}): Promise<Set<string>> {
+async function holds(chain: string, collection: string, got: Rec[], o: { on?: Emulator; from?: number; to?: number } = {}): Promise<Set<string>> {
   const on = o.on ?? emu;
   const listed = await discrepancies(chain, collection, on);
   // The emulator's data is faithful: every difference it lists is one it planted.
@@ -94,7 +96,7 @@ async function holds(chain: string, collection: string, { got, heads }: Verified
   // the rest. A transaction of the last blocks before the head is unconfirmed (DESIGN's
   // default confirmations per chain), counted from the chain's own receipts and head; the
   // head moves with the clock, so a count that crossed the line while payrec ran may go either way.
-  const mined = await confirmationsOf(chain, got.filter((x) => x.transactionStatus !== 'pending').map((x) => String(x.transactionHash).toLowerCase()), on, heads);
+  const mined = await confirmationsOf(chain, got.filter((x) => x.transactionStatus !== 'pending').map((x) => String(x.transactionHash).toLowerCase()), on);
   const expected = (x: Rec) => {
     const hash = String(x.transactionHash).toLowerCase();
     const kind = kinds.get(hash);
@@ -115,14 +117,11 @@ async function holds(chain: string, collection: string, { got, heads }: Verified
   return new Set(inGot.map((d) => d.kind));
 }
 
-/**
- * Lists of every plan of `product` (the collections listed per plan: fixed-recurring billings,
- * cancellations), judged together: from the first run's start to the last one's end.
- */
-async function perPlan(chain: string, product: 'fixed-recurring' | 'variable-recurring', args: string[]): Promise<Verified> {
-  const runs: Verified[] = [];
-  await eachAtOnce(emu.fixtures(chain).plans[product], 3, async (plan) => void runs.push(await verified(chain, [...args, '--plan-id', plan])));
-  return { got: runs.flatMap((r) => r.got), heads: [Math.min(...runs.map((r) => r.heads[0])), Math.max(...runs.map((r) => r.heads[1]))] };
+/** Lists of every plan of `product`: the collections listed per plan (fixed-recurring billings, cancellations). */
+async function perPlan(chain: string, product: 'fixed-recurring' | 'variable-recurring', args: string[]): Promise<Rec[]> {
+  const out: Rec[] = [];
+  for (const plan of emu.fixtures(chain).plans[product]) out.push(...(await verified(chain, [...args, '--plan-id', plan])));
+  return out;
 }
 
 const LISTS: [collection: string, args: string[]][] = [
@@ -136,17 +135,12 @@ const LISTS: [collection: string, args: string[]][] = [
   ['dollar-cost-average/executions', ['dca', 'executions']],
 ];
 
-// The tests run at once, and so do the lists of a test (three at a time): each run is judged
-// on its own records and heads; the emulator serves each chain's requests as they come. Only the
-// logs-first test reads its lists one after another: it counts each list's calls to the chain.
-describe.concurrent('--verify against the emulator\'s chain: verified but for the seeded discrepancies', () => {
+describe('--verify against the emulator\'s chain: verified but for the seeded discrepancies', () => {
   // bsc: every token 18 decimals; ethereum: USDT and USDC 6 (ONCHAIN.md §4).
   for (const chain of ['bsc', 'ethereum']) {
     it(`${chain}: every list of transfers, payments and executions`, { timeout: 120_000 }, async () => {
       const kinds = new Set<string>();
-      await eachAtOnce(LISTS, 3, async ([collection, args]) => {
-        for (const k of await holds(chain, collection, await verified(chain, args))) kinds.add(k);
-      });
+      for (const [collection, args] of LISTS) for (const k of await holds(chain, collection, await verified(chain, args))) kinds.add(k);
       // Every kind of discrepancy came up (the data is what the test claims it is).
       expect(kinds).toEqual(new Set(['mismatch', 'missing', 'reverted', 'spoofed', 'reorged']));
     });
@@ -164,8 +158,8 @@ describe.concurrent('--verify against the emulator\'s chain: verified but for th
         const calls = ((await (await fetch(`${dense.url}/_emulator/chain/calls`)).json()) as { calls: { bsc: Record<string, number> } }).calls.bsc;
         for (const k of await holds('bsc', collection, got, { on: dense, from, to })) kinds.add(k);
         // Receipts for a group's edges and the records logs cannot answer (a few percent seeded, the failed ones): far fewer than records.
-        expect(got.got.length, collection).toBeGreaterThan(1000);
-        expect(calls.eth_getTransactionReceipt / got.got.length, collection).toBeLessThan(0.25);
+        expect(got.length, collection).toBeGreaterThan(1000);
+        expect(calls.eth_getTransactionReceipt / got.length, collection).toBeLessThan(0.25);
       }
       // Each kind was judged (by the receipt, as logs cannot answer it).
       expect(kinds).toEqual(new Set(['mismatch', 'missing', 'reverted', 'spoofed', 'reorged']));
@@ -175,12 +169,9 @@ describe.concurrent('--verify against the emulator\'s chain: verified but for th
   });
 
   it('bsc: fixed-recurring billings and cancellations, variable-recurring cancellations and requests, plan by plan', { timeout: 240_000 }, async () => {
-    const lists = [
-      ['fixed-recurring/billings', 'fixed-recurring', ['fr', 'billings']],
-      ['fixed-recurring/cancellations', 'fixed-recurring', ['fr', 'cancellations']],
-      ['variable-recurring/cancellations', 'variable-recurring', ['vr', 'cancellations']],
-      ['variable-recurring/cancellation-requests', 'variable-recurring', ['vr', 'cancellation-requests']],
-    ] as const;
-    for (const [collection, product, args] of lists) await holds('bsc', collection, await perPlan('bsc', product, [...args]));
+    await holds('bsc', 'fixed-recurring/billings', await perPlan('bsc', 'fixed-recurring', ['fr', 'billings']));
+    await holds('bsc', 'fixed-recurring/cancellations', await perPlan('bsc', 'fixed-recurring', ['fr', 'cancellations']));
+    await holds('bsc', 'variable-recurring/cancellations', await perPlan('bsc', 'variable-recurring', ['vr', 'cancellations']));
+    await holds('bsc', 'variable-recurring/cancellation-requests', await perPlan('bsc', 'variable-recurring', ['vr', 'cancellation-requests']));
   });
 });
