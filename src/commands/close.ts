@@ -76,8 +76,12 @@ async function runClose(session: Session, cmd: Command): Promise<void> {
   const target = await session.openOutput();
   const report = await composeClose(session, { periodText, period, at, graceSeconds, plans, flags, currency, verify });
   noteAt(session, flags, at);
-  if (ext === '.html') await (await import('../close/page.js')).writePage(target.stream, report);
-  else await (await import('../close/workbook.js')).writeWorkbook(target.stream, report, { warn: (m) => session.warn(m) });
+  try {
+    if (ext === '.html') await (await import('../close/page.js')).writePage(target.stream, report);
+    else await (await import('../close/workbook.js')).writeWorkbook(target.stream, report, { warn: (m) => session.warn(m) });
+  } finally {
+    report.discard();
+  }
   await target.commit();
   for (const line of report.incomplete) session.warn(`incomplete: ${line}`);
   if (flags.failIfAny && report.incomplete.length > 0) throw new PayrecError(`the close of ${printable(periodText)} is incomplete in ${report.incomplete.length} ${report.incomplete.length === 1 ? 'way' : 'ways'} (--fail-if-any); the file was written`, EXIT.gate);
