@@ -567,10 +567,14 @@ describe('payrec close --currency: a missing rate is exit 11, naming it, and not
     expect(r.stderr).toMatch(/^no usable rate for:$/m);
     expect(r.stderr).toMatch(/^ {2}bsc 8PAY → USD: \d+ records? from /m);
     expect(r.stderr).toMatch(/^time,chain,token,currency,rate,source$/m);
+    // A close prints no value, it writes a file: the error says what did not happen (a list's "no value was printed" would be wrong here).
+    expect(r.stderr).toMatch(/^error: no usable rate for [\d,]+ figures? \(each pair, and rates-file lines to fill, above\): no file was written$/m);
+    expect(r.stderr).not.toContain('no value was printed');
     // As metrics --currency says it (the close asks more: the ledger's cycles too): the pair, and the command says nothing was written.
     const metrics = await payrec(s.emu, ['metrics', '--period', PERIOD, '--at', String(ANCHOR), '--db', db, '--currency', 'USD'], { env });
     expect(metrics.exitCode).toBe(11);
     expect(metrics.stderr).toMatch(/^ {2}bsc 8PAY → USD: /m);
+    expect(metrics.stderr).toMatch(/^error: no usable rate for [\d,]+ figures? \(each pair, and rates-file lines to fill, above\): no value was printed$/m);
     expect(readdirSync(dir).sort()).toEqual(before);
 
     // --rates-missing blank: the file is written, and the cover says how many rows have no value, as the commands count them.
