@@ -123,16 +123,18 @@ const SENT_TO: Record<Exclude<(typeof VERIFIABLE)[number], `wallet-to-wallet/${s
 
 function sentBy(s: Subject, receipt: Receipt, ctx: ChainContext): Fact[] {
   const facts: Fact[] = [];
+  const to = receipt.to ?? '(none)';
   const contracts = Object.fromEntries(Object.entries(CONTRACTS[ctx.chain]).map(([k, a]) => [k, a.toLowerCase()])) as Record<keyof Contracts, Address>;
   let allowed: readonly string[];
   if (s.collection.startsWith('wallet-to-wallet/')) {
     const token = ctx.tokenAddress(s.record.token);
+    // A token the list does not know: the contract the transaction went to is the token (as a mined Transfer's emitter is), a difference.
+    if (token === undefined) facts.push({ field: 'token', kind: 'token', chain: to });
     const user = lower(valueAt(s.record, s.receiver === undefined ? 'receiver' : `receivers[${s.receiver}].user`));
     allowed = token === NATIVE ? (user ? [user] : []) : token ? [token] : [];
   } else {
     allowed = SENT_TO[s.collection as keyof typeof SENT_TO](contracts, ctx.chain);
   }
-  const to = receipt.to ?? '(none)';
   // The first allowed contract names what was expected, unless the transaction went to another allowed one.
   if (allowed.length > 0) facts.push({ field: 'to', kind: 'expected', chain: to, expected: allowed.includes(to) ? to : allowed[0] });
   const by = s.record.triggeredBy !== undefined ? 'triggeredBy' : s.collection.startsWith('one-time/') ? 'sender' : undefined;

@@ -29,10 +29,10 @@ const BOOK = new Map<string, ResolvedToken | null>([
 const SP_TYPE = keccak256(stringToHex('SCHEDULED_PAYMENTS'));
 const DCA_TYPE = keccak256(stringToHex('DOLLAR_COST_AVERAGE'));
 
-const ctx = (book = BOOK): ChainContext => ({
+const ctx = (book = BOOK, paymentTypes: ChainContext['paymentTypes'] = { scheduledPayments: SP_TYPE, dollarCostAverage: DCA_TYPE }): ChainContext => ({
   chain: 'bsc',
   feeCollector: f.FEE_COLLECTOR,
-  paymentTypes: { scheduledPayments: SP_TYPE, dollarCostAverage: DCA_TYPE },
+  paymentTypes,
   tokenAddress: (s) => (typeof s === 'string' ? book.get(s)?.address : undefined) ?? undefined,
 });
 
@@ -43,6 +43,8 @@ interface Case {
   tx?: ReturnType<typeof f.transaction> | null;
   head?: number;
   book?: Map<string, ResolvedToken | null>;
+  /** PAYMENT_TYPE() of ScheduledPayments and DollarCostAverage as the contracts answered (default: both answered). */
+  paymentTypes?: ChainContext['paymentTypes'];
 }
 
 const BLOCK = 1000;
@@ -55,7 +57,7 @@ function verdictOf(c: Case): Judgement {
   const block = c.block === undefined ? f.block(BLOCK, TIME) : c.block;
   const parsedBlock = receipt && block ? parseBlock(block, receipt.blockNumber) : null;
   const tx = c.tx ? parseTransaction(c.tx, hash) : c.tx;
-  const view = decode(c.subject, { receipt, block: parsedBlock, transaction: tx }, ctx(c.book));
+  const view = decode(c.subject, { receipt, block: parsedBlock, transaction: tx }, ctx(c.book, c.paymentTypes));
   return judge(c.subject, view, { chain: 'bsc', head: BigInt(c.head ?? BLOCK + 14), confirmations: 15, tokens: c.book ?? BOOK });
 }
 
@@ -899,5 +901,87 @@ describe('the pieces the rules stand on', () => {
     expect(valueAt(record, 'none.amount')).toBeUndefined();
     expect(valueAt(record, 'token.length')).toBeUndefined();
     expect(valueAt(record, 'receivers.x[0]')).toBeUndefined();
+  });
+});
+
+// ---------------------------------------------------------------------------
+// The rules again, each across every collection it holds for (issue 48: the decoder's
+// mutation survivors that could change a verdict). Receipts by hand as above; the verdict
+// each expects is read off ONCHAIN.md §7 and §9.
+
+describe('§9 rule 5 for every collection: a failed record\'s reverted transaction is its own only when sent to that collection\'s contract by its sender', () => {
+  const FORMER_BILLER = '0xd89817cb4109461a42278e6400be49de7d7716c1';
+  const sub = { subscriptionId: SUB, forced: false };
+  const paid = { sender: ALICE, receiver: BOB, amount: '2.5', fee: '0.025', token: 'USDT', subscriptionId: SUB };
+  // [collection, the record's own fields, who sent it (the field the rule names), §7's "to" (the first named when another is found)]
+  const rows: [string, Record<string, unknown>, 'triggeredBy' | 'sender' | undefined, string[]][] = [
+    ['fixed-recurring/cancellations', { ...sub, triggeredBy: ALICE }, 'triggeredBy', [BSC.frSubscriptions, BSC.frManagement]],
+    ['variable-recurring/cancellations', { ...sub, triggeredBy: ALICE }, 'triggeredBy', [BSC.vrManagement]],
+    ['variable-recurring/cancellation-requests', { subscriptionId: SUB }, undefined, [BSC.vrSubscriptions]],
+    ['variable-recurring/transfers', paid, undefined, [BSC.vrManagement, BSC.biller, FORMER_BILLER]],
+    ['on-demand/transfers', paid, undefined, [BSC.odManagement, BSC.biller, FORMER_BILLER]],
+    ['one-time/payments', { sender: ALICE, token: 'USDT', receivers: [{ user: BOB, amount: '2.5', fee: '0.025' }] }, 'sender', [BSC.oneTime]],
+    ['scheduled-payments/transfers', { ...paid, subscriptionId: undefined, scheduleId: id32(21, 'dd') }, undefined, [BSC.scheduledPayments]],
+    ['dollar-cost-average/executions', { strategyId: id32(51, 'ff'), inputToken: 'USDT', fee: '0.05', swaps: [] }, undefined, [BSC.dollarCostAverage]],
+  ];
+  const failed = (collection: string, own: Record<string, unknown>): Subject => ({ collection, record: { ...own, timestamp: TIME, transactionHash: txHash(1), transactionStatus: 'failed' } });
+  const sent = (from: string, to: string) => f.receipt({ hash: txHash(1), block: BLOCK, from, to, status: '0x0' });
+
+  it.each(rows)('%s', (collection, own, by, contracts) => {
+    const s = failed(collection, own);
+    for (const to of contracts) expect(verdictOf({ subject: s, receipt: sent(ALICE, to) }), to).toMatchObject({ verdict: 'verified', differences: [] });
+    // A look-alike, or 8pay's contract of another collection, is not the record's.
+    for (const to of [f.LOOKALIKE, collection === 'one-time/payments' ? BSC.frManagement : BSC.oneTime]) {
+      expect(verdictOf({ subject: s, receipt: sent(ALICE, to) }), to).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'to', api: contracts[0], chain: to }] });
+    }
+    if (by) expect(verdictOf({ subject: s, receipt: sent(CAROL, contracts[0]) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: by, api: ALICE, chain: CAROL }] });
+  });
+
+  describe('wallet-to-wallet: sent to the token\'s contract, or for the native coin to the user (§7)', () => {
+    const w2wPayment = (token: string): Subject => ({
+      collection: 'wallet-to-wallet/payments',
+      record: { token, receivers: [{ user: BOB, amount: '3', transactionHash: txHash(9), transactionStatus: 'confirmed' }, { user: CAROL, amount: '4', transactionHash: txHash(1), transactionStatus: 'failed' }] },
+      receiver: 1,
+    });
+    const w2wTransfer = (token: string): Subject => failed('wallet-to-wallet/transfers', { receiver: BOB, amount: '5', token });
+
+    it('a payment\'s receiver: its own user, not another receiver\'s', () => {
+      expect(verdictOf({ subject: w2wPayment('BNB'), receipt: sent(ALICE, CAROL) })).toMatchObject({ verdict: 'verified', differences: [] });
+      expect(verdictOf({ subject: w2wPayment('BNB'), receipt: sent(ALICE, BOB) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'to', api: CAROL, chain: BOB }] });
+      expect(verdictOf({ subject: w2wPayment('USDT'), receipt: sent(ALICE, BSC.usdt) })).toMatchObject({ verdict: 'verified', differences: [] });
+      expect(verdictOf({ subject: w2wPayment('USDT'), receipt: sent(ALICE, CAROL) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'to', api: BSC.usdt, chain: CAROL }] });
+    });
+
+    it('a native transfer sent to another than its receiver', () => {
+      expect(verdictOf({ subject: w2wTransfer('BNB'), receipt: sent(ALICE, CAROL) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'to', api: BOB, chain: CAROL }] });
+    });
+
+    it('a token the list does not know: the contract the transaction went to is the token, a difference (never verified on a contract nobody named)', () => {
+      expect(verdictOf({ subject: w2wTransfer('FOO'), receipt: sent(ALICE, f.LOOKALIKE) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'token', api: 'FOO', chain: f.LOOKALIKE, note: "not in 8pay's token list" }] });
+      expect(verdictOf({ subject: w2wTransfer('FOO'), receipt: sent(ALICE, BSC.busd) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'token', api: 'FOO', chain: BSC.busd, note: 'BUSD' }] });
+    });
+  });
+});
+
+describe('a leg\'s fee Transfer (§7: [Transfer to the fee collector if fee > 0])', () => {
+  it('mismatch: a fee owed with no fee Transfer, the net Transfer the only one of the token (never taken for the fee)', () => {
+    const logs = [...billingLeg().filter((l) => l.topics[2] !== `0x${f.addr(f.FEE_COLLECTOR)}`), f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END)];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'Transfer (fee, token)', chain: null }] });
+  });
+
+  it('verified: a fee that floors to 0 (99 wei at 1 %) has no fee Transfer', () => {
+    const logs = [...billingLeg({ amount: 99n }), f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END)];
+    expect(logs.filter((l) => l.topics[0] === f.TOPIC.erc20Transfer)).toHaveLength(1);
+    expect(verdictOf({ subject: billing({ amount: '0.000000000000000099', fee: '0' }), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'verified', differences: [] });
+  });
+});
+
+describe('a billing paid or failed when the transaction holds neither of its own events from 8pay', () => {
+  it('spoofed: a failed billing whose BillingFailed comes only from a look-alike', () => {
+    const logs = [
+      f.transferFailed({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount: 999n * E18 / 100n, paymentType: f.PAYMENT_TYPE.fixedRecurring, metadata: SUB }),
+      f.fixedBillingFailed(f.LOOKALIKE, PLAN, SUB),
+    ];
+    expect(verdictOf({ subject: billing({ success: 0 }), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'BillingFailed emitter', api: BSC.frManagement, chain: f.LOOKALIKE }] });
   });
 });
