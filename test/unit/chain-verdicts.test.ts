@@ -985,3 +985,77 @@ describe('a billing paid or failed when the transaction holds neither of its own
     expect(verdictOf({ subject: billing({ success: 0 }), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'BillingFailed emitter', api: BSC.frManagement, chain: f.LOOKALIKE }] });
   });
 });
+
+describe('the record\'s own event where one transaction holds several (§7: matched by subscriptionId, scheduleId, strategyId or receiver, never by position)', () => {
+  // Two of each in one transaction, the record's the second: [id, sender, amount] differ, so the other's would show.
+  const ids = [id32(61, 'cc'), id32(62, 'cc')];
+  const senders = [ALICE, CAROL];
+  const amounts = [25n * E18 / 10n, 4n * E18];
+  const second = { sender: CAROL, receiver: BOB, amount: '4', fee: '0.04', token: 'USDT', timestamp: TIME, transactionHash: txHash(6), transactionStatus: 'confirmed' };
+  const legOf = (i: number, paymentType: string, receiver = BOB) => f.leg({ token: BSC.usdt, sender: senders[i], receiver, amount: amounts[i], pct: 100n, paymentType, metadata: ids[i] });
+  const raw = (to: string, logs: f.LogSpec[]) => f.receipt({ hash: txHash(6), block: BLOCK, from: KEEPER, to, logs });
+
+  it.each([
+    ['variable-recurring/transfers', f.PAYMENT_TYPE.variableRecurring, (i: number) => f.variableBilling(BSC.vrManagement, PLAN, ids[i], amounts[i], TIME - 86400, TIME - 1)],
+    ['on-demand/transfers', f.PAYMENT_TYPE.onDemand, (i: number) => f.onDemandBilling(BSC.odManagement, PLAN, ids[i], amounts[i])],
+  ])('%s: autobilled, two subscriptions by the Biller', (collection, paymentType, billingOf) => {
+    const receipt = raw(BSC.biller, [...[0, 1].flatMap((i) => [...legOf(i, paymentType), billingOf(i)]), f.billEvent(BSC.biller, KEEPER, PLAN, ids)]);
+    const s = (over: Record<string, unknown> = {}): Subject => ({ collection, record: { ...second, planId: PLAN, subscriptionId: ids[1], ...over } });
+    expect(verdictOf({ subject: s(), receipt })).toMatchObject({ verdict: 'verified', differences: [] });
+    expect(verdictOf({ subject: s({ sender: ALICE, amount: '2.5', fee: '0.025' }), receipt })).toMatchObject({
+      verdict: 'mismatch',
+      differences: [
+        { field: 'amount', api: '2.5', chain: '4' },
+        { field: 'sender', api: ALICE, chain: CAROL },
+        { field: 'fee', api: '0.025', chain: '0.04' },
+      ],
+    });
+  });
+
+  it('scheduled payments: two schedules executed in one transaction', () => {
+    const receipt = raw(BSC.scheduledPayments, [0, 1].flatMap((i) => [...legOf(i, SP_TYPE), f.scheduleExecuted(BSC.scheduledPayments, ids[i])]));
+    const s = (over: Record<string, unknown> = {}): Subject => ({ collection: 'scheduled-payments/transfers', record: { ...second, scheduleId: ids[1], ...over } });
+    expect(verdictOf({ subject: s(), receipt })).toMatchObject({ verdict: 'verified', differences: [] });
+    expect(verdictOf({ subject: s({ sender: ALICE }), receipt }).differences).toEqual([{ field: 'sender', api: ALICE, chain: CAROL }]);
+  });
+
+  it('dollar-cost average: two strategies executed in one transaction', () => {
+    // Strategy i swaps its whole leg (2.5 or 4 USDT) for one BUSD figure.
+    const outputs = [3n * E18, 5n * E18];
+    const receipt = raw(BSC.dollarCostAverage, [0, 1].flatMap((i) => [...legOf(i, DCA_TYPE, BSC.dollarCostAverage), f.strategyExecuted(BSC.dollarCostAverage, ids[i], BSC.usdt, [amounts[i]], [BSC.busd], [outputs[i]])]));
+    const s = (over: Record<string, unknown> = {}): Subject => ({
+      collection: 'dollar-cost-average/executions',
+      record: { strategyId: ids[1], timestamp: TIME, transactionHash: txHash(6), transactionStatus: 'confirmed', inputToken: 'USDT', fee: '0.04', swaps: [{ inputAmount: '4', outputAmount: '5', outputToken: 'BUSD' }], ...over },
+    });
+    expect(verdictOf({ subject: s(), receipt })).toMatchObject({ verdict: 'verified', differences: [] });
+    expect(verdictOf({ subject: s({ fee: '0.025' }), receipt }).differences).toEqual([{ field: 'fee', api: '0.025', chain: '0.04' }]);
+  });
+
+  describe('one-time: each receiver\'s leg pays that account that amount, with metadata 0', () => {
+    const TAG = 'order_1001';
+    const legTo = (user: string, amount: bigint, over: Partial<f.Leg> = {}) => f.leg({ token: BSC.usdt, sender: ALICE, receiver: user, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.oneTime, metadata: `0x${'0'.repeat(64)}`, ...over });
+    const paying = (legs: f.LogSpec[], receivers: [string, bigint][]) =>
+      f.receipt({ hash: txHash(7), block: BLOCK, from: ALICE, to: BSC.oneTime, logs: [...legs, f.payment(BSC.oneTime, ALICE, keccak256(stringToHex(TAG)), BSC.usdt, 'd', 'c'), ...receivers.map(([u, a]) => f.receiverEvent(BSC.oneTime, u, a))] });
+    const common = { description: 'd', category: 'c', sender: ALICE, token: 'USDT', timestamp: TIME, transactionHash: txHash(7), transactionStatus: 'confirmed' };
+    const payment = (receivers: { user: string; amount: string; fee: string }[]): Subject => ({ collection: 'one-time/payments', record: { ...common, tag: TAG, receivers } });
+    const ten = 10n * E18;
+
+    it('one account paid twice: each Receiver by its leg of that amount', () => {
+      const receipt = paying([...legTo(BOB, ten), ...legTo(BOB, amounts[0])], [[BOB, ten], [BOB, amounts[0]]]);
+      expect(verdictOf({ subject: payment([{ user: BOB, amount: '10', fee: '0.1' }, { user: BOB, amount: '2.5', fee: '0.025' }]), receipt })).toMatchObject({ verdict: 'verified', differences: [] });
+    });
+
+    it('mismatch: two Receivers of 10, both legs paying the first account (the second was never paid)', () => {
+      const receipt = paying([...legTo(BOB, ten), ...legTo(BOB, ten)], [[BOB, ten], [CAROL, ten]]);
+      expect(verdictOf({ subject: payment([{ user: BOB, amount: '10', fee: '0.1' }, { user: CAROL, amount: '10', fee: '0.1' }]), receipt })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'TransferSuccessful', chain: null }] });
+    });
+
+    it('a leg to the same account with a subscription\'s metadata beside it is not the payment\'s (payment and transfer)', () => {
+      const other = legTo(BOB, ten, { metadata: SUB, paymentType: f.PAYMENT_TYPE.fixedRecurring });
+      const receipt = paying([...other, ...legTo(BOB, ten)], [[BOB, ten]]);
+      expect(verdictOf({ subject: payment([{ user: BOB, amount: '10', fee: '0.1' }]), receipt })).toMatchObject({ verdict: 'verified', differences: [] });
+      const transfer: Subject = { collection: 'one-time/transfers', record: { ...common, receiver: BOB, amount: '10', fee: '0.1' } };
+      expect(verdictOf({ subject: transfer, receipt })).toMatchObject({ verdict: 'verified', differences: [] });
+    });
+  });
+});
