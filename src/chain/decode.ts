@@ -486,7 +486,8 @@ const execution: Reader = (s, r) => {
     const inputs = a.inputAmounts as readonly bigint[];
     const tokens = a.outputTokens as readonly string[];
     const outputs = a.outputAmounts as readonly bigint[];
-    r.fact({ field: 'swaps', kind: 'count', chain: inputs.length });
+    // A swap is an input, an output token and an output amount: one the event leaves without its output is none (the API's is never verified on it).
+    r.fact({ field: 'swaps', kind: 'count', chain: Math.min(inputs.length, tokens.length, outputs.length) });
     inputs.forEach((input, i) => {
       r.fact({ field: `swaps[${i}].inputAmount`, kind: 'amount', chain: input, token: 'inputToken' });
       if (i < outputs.length) r.fact({ field: `swaps[${i}].outputAmount`, kind: 'amount', chain: outputs[i], token: `swaps[${i}].outputToken` });

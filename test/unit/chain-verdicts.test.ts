@@ -1059,3 +1059,66 @@ describe('the record\'s own event where one transaction holds several (§7: matc
     });
   });
 });
+
+describe('an event the record needs that is not there is a mismatch naming it, never a crash (exit 1)', () => {
+  const ok = { timestamp: TIME, transactionStatus: 'confirmed' };
+  const amount = 25n * E18 / 10n;
+
+  it('one-time payment and transfer with no Payment event', () => {
+    const logs = [...f.leg({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.oneTime, metadata: `0x${'0'.repeat(64)}` }), f.receiverEvent(BSC.oneTime, BOB, amount)];
+    const receipt = f.receipt({ hash: txHash(7), block: BLOCK, from: ALICE, to: BSC.oneTime, logs });
+    const common = { ...ok, sender: ALICE, token: 'USDT', description: 'd', category: 'c', transactionHash: txHash(7) };
+    const payment: Subject = { collection: 'one-time/payments', record: { ...common, tag: 't', receivers: [{ user: BOB, amount: '2.5', fee: '0.025' }] } };
+    const transfer: Subject = { collection: 'one-time/transfers', record: { ...common, receiver: BOB, amount: '2.5', fee: '0.025' } };
+    for (const s of [payment, transfer]) expect(verdictOf({ subject: s, receipt }), s.collection).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'Payment', chain: null }] });
+  });
+
+  it('a native wallet-to-wallet transfer whose transaction the node does not have', () => {
+    const s: Subject = { collection: 'wallet-to-wallet/transfers', record: { ...ok, receiver: BOB, amount: '5', token: 'BNB', transactionHash: txHash(41) } };
+    const receipt = f.receipt({ hash: txHash(41), block: BLOCK, from: CAROL, to: BOB, logs: [] });
+    expect(verdictOf({ subject: s, receipt, tx: null })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'value to the user', chain: null }] });
+  });
+
+  describe('scheduled payments and dollar-cost average', () => {
+    const SCHEDULE = id32(21, 'dd');
+    const STRATEGY = id32(51, 'ff');
+    const scheduled: Subject = { collection: 'scheduled-payments/transfers', record: { ...ok, scheduleId: SCHEDULE, sender: ALICE, receiver: BOB, amount: '2.5', fee: '0.025', token: 'USDT', transactionHash: txHash(6) } };
+    const scheduledLeg = f.leg({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount, pct: 100n, paymentType: SP_TYPE, metadata: SCHEDULE });
+    const scheduledAt = (logs: f.LogSpec[]) => f.receipt({ hash: txHash(6), block: BLOCK, from: KEEPER, to: BSC.scheduledPayments, logs });
+    const execution = (swaps: { inputAmount: string; outputAmount: string; outputToken: string }[]): Subject => ({
+      collection: 'dollar-cost-average/executions',
+      record: { ...ok, strategyId: STRATEGY, inputToken: 'USDT', fee: '0.025', swaps, transactionHash: txHash(8) },
+    });
+    const swaps = [
+      { inputAmount: '1.5', outputAmount: '3', outputToken: 'BUSD' },
+      { inputAmount: '1', outputAmount: '0.5', outputToken: '8PAY' },
+    ];
+    const dcaLeg = f.leg({ token: BSC.usdt, sender: ALICE, receiver: BSC.dollarCostAverage, amount, pct: 100n, paymentType: DCA_TYPE, metadata: STRATEGY });
+    const executed = (outputTokens: string[], outputs: bigint[]) => f.strategyExecuted(BSC.dollarCostAverage, STRATEGY, BSC.usdt, [15n * E18 / 10n, E18], outputTokens, outputs);
+    const dcaAt = (logs: f.LogSpec[]) => f.receipt({ hash: txHash(8), block: BLOCK, from: KEEPER, to: BSC.dollarCostAverage, logs });
+
+    it('no ScheduleExecuted; no StrategyExecuted; no leg of the strategy', () => {
+      expect(verdictOf({ subject: scheduled, receipt: scheduledAt(scheduledLeg) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'ScheduleExecuted', chain: null }] });
+      expect(verdictOf({ subject: execution(swaps), receipt: dcaAt(dcaLeg) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'StrategyExecuted', chain: null }] });
+      const whole = executed([BSC.busd, BSC.eightPayV2], [3n * E18, E18 / 2n]);
+      expect(verdictOf({ subject: execution(swaps), receipt: dcaAt([...dcaLeg, whole]) })).toMatchObject({ verdict: 'verified', differences: [] });
+      expect(verdictOf({ subject: execution(swaps), receipt: dcaAt([whole]) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'TransferSuccessful', chain: null }] });
+    });
+
+    it('a StrategyExecuted with fewer outputs than inputs: the swaps it makes whole are counted, and the API\'s second is not verified', () => {
+      const short = executed([BSC.busd], [3n * E18]);
+      expect(verdictOf({ subject: execution(swaps), receipt: dcaAt([...dcaLeg, short]) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'swaps', api: 2, chain: 1 }] });
+      const oneToken = executed([BSC.busd], [3n * E18, E18 / 2n]);
+      expect(verdictOf({ subject: execution(swaps), receipt: dcaAt([...dcaLeg, oneToken]) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'swaps', api: 2, chain: 1 }] });
+      const noOutputs = executed([BSC.busd, BSC.eightPayV2], []);
+      expect(verdictOf({ subject: execution(swaps), receipt: dcaAt([...dcaLeg, noOutputs]) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'swaps', api: 2, chain: 0 }] });
+    });
+
+    it('a contract whose PAYMENT_TYPE() did not answer: the leg\'s paymentType is not compared', () => {
+      const receipt = scheduledAt([...scheduledLeg, f.scheduleExecuted(BSC.scheduledPayments, SCHEDULE)]);
+      expect(verdictOf({ subject: scheduled, receipt, paymentTypes: {} })).toMatchObject({ verdict: 'verified', differences: [] });
+      const whole = executed([BSC.busd, BSC.eightPayV2], [3n * E18, E18 / 2n]);
+      expect(verdictOf({ subject: execution(swaps), receipt: dcaAt([...dcaLeg, whole]), paymentTypes: {} })).toMatchObject({ verdict: 'verified', differences: [] });
+    });
+  });
+});
