@@ -224,9 +224,9 @@ class Reading {
 
   /**
    * The record's own `event`: the one from 8pay's `emitters` that `mine` picks; failing
-   * that (unless `exact`), the only one they emitted (its fields then tell what differs);
-   * failing that, `spoofed` when another address emitted one that `mine` picks, else
-   * `absent`. Said as an expected event of the record.
+   * that, `spoofed` when another address emitted one that `mine` picks (§9 puts spoofed
+   * before mismatch); failing that (unless `exact`), the only one 8pay's emitted (its
+   * fields then tell what differs), else `absent`. Said as an expected event of the record.
    */
   find(name: string, event: AbiEvent, emitters: readonly Address[], mine: (args: Args) => boolean, exact = false): Found {
     const found = this.peek(event, emitters, mine, exact);
@@ -238,10 +238,11 @@ class Reading {
   peek(event: AbiEvent, emitters: readonly Address[], mine: (args: Args) => boolean, exact = false): Found {
     const all = this.all(event, emitters);
     const own = all.filter((x) => emitters.includes(x.address));
-    const picked = own.find((x) => mine(x.args)) ?? (own.length === 1 && !exact ? own[0] : undefined);
+    const picked = own.find((x) => mine(x.args));
     if (picked) return { found: 'yes', args: picked.args };
     const lookAlike = all.find((x) => mine(x.args));
-    return lookAlike ? { found: 'spoofed', emitter: { expected: emitters[0], chain: lookAlike.address } } : { found: 'absent' };
+    if (lookAlike) return { found: 'spoofed', emitter: { expected: emitters[0], chain: lookAlike.address } };
+    return own.length === 1 && !exact ? { found: 'yes', args: own[0].args } : { found: 'absent' };
   }
 
   fact(f: Fact): void {
@@ -318,9 +319,10 @@ const fixedBilling: Reader = (s, r) => {
   const fields = { amount: 'amount', token: 'token', receiver: 'receiver' };
   triggeredBy(r);
   // An autobilled transaction bills several subscriptions: the record's own event (by
-  // subscriptionId) decides between paid and failed before another's that is the only one of its kind.
-  const own = (x: Found) => x.found === 'yes' && mine(x.args!);
-  const isPaid = own(paid) || (!own(unpaid) && (paid.found === 'yes' || (unpaid.found !== 'yes' && s.record.success !== 0)));
+  // subscriptionId) decides between paid and failed; failing that, its own from a look-alike
+  // (spoofed, §9 rule 6); failing that, another's that is the only one of its kind; failing that, the API.
+  const rank = (x: Found) => (x.found === 'spoofed' ? 2 : x.found === 'absent' ? 0 : mine(x.args!) ? 3 : 1);
+  const isPaid = rank(paid) > rank(unpaid) || (rank(paid) === rank(unpaid) && s.record.success !== 0);
   if (isPaid) {
     r.out.event('Billing', paid.found, paid.emitter);
     if (paid.found !== 'yes') return;

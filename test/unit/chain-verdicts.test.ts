@@ -984,6 +984,52 @@ describe('a billing paid or failed when the transaction holds neither of its own
     ];
     expect(verdictOf({ subject: billing({ success: 0 }), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'BillingFailed emitter', api: BSC.frManagement, chain: f.LOOKALIKE }] });
   });
+
+  // §9 puts spoofed before mismatch: the record's own event from a look-alike says more than another subscription's beside it.
+  const other = id32(3, 'cc');
+  const othersPaid = [...billingLeg({ metadata: other, sender: CAROL }), f.fixedBilling(BSC.frManagement, PLAN, other, TIME, CYCLE_END)];
+  const ownFailed = f.transferFailed({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount: 999n * E18 / 100n, paymentType: f.PAYMENT_TYPE.fixedRecurring, metadata: SUB });
+
+  it('spoofed: a paid billing whose Billing comes from a look-alike, beside another subscription\'s Billing from 8pay', () => {
+    const logs = [...billingLeg(), f.fixedBilling(f.LOOKALIKE, PLAN, SUB, TIME, CYCLE_END), ...othersPaid];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'Billing emitter', api: BSC.frManagement, chain: f.LOOKALIKE }] });
+  });
+
+  it('spoofed: a failed billing whose BillingFailed comes from a look-alike, beside another subscription\'s Billing from 8pay', () => {
+    const logs = [ownFailed, f.fixedBillingFailed(f.LOOKALIKE, PLAN, SUB), ...othersPaid];
+    expect(verdictOf({ subject: billing({ success: 0 }), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'BillingFailed emitter', api: BSC.frManagement, chain: f.LOOKALIKE }] });
+  });
+
+  it('verified: its own Billing from 8pay, whatever a look-alike says it failed', () => {
+    const logs = [...billingLeg(), f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END), f.fixedBillingFailed(f.LOOKALIKE, PLAN, SUB)];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'verified', differences: [] });
+    const failedLogs = [ownFailed, f.fixedBillingFailed(BSC.frManagement, PLAN, SUB), f.fixedBilling(f.LOOKALIKE, PLAN, SUB, TIME, CYCLE_END)];
+    expect(verdictOf({ subject: billing({ success: 0 }), receipt: billingReceipt({ logs: failedLogs }) })).toMatchObject({ verdict: 'verified', differences: [] });
+  });
+
+  it('mismatch: another subscription\'s Billing, the only event there, tells what differs from a record said failed', () => {
+    expect(verdictOf({ subject: billing({ success: 0 }), receipt: billingReceipt({ logs: othersPaid }) }).differences).toEqual([
+      { field: 'success', api: 0, chain: 1 },
+      { field: 'subscriptionId', api: SUB, chain: other },
+    ]);
+  });
+
+  it('mismatch: neither event at all: the one the API names is missing', () => {
+    expect(verdictOf({ subject: billing({ success: 0 }), receipt: billingReceipt({ logs: [] }) }).differences).toEqual([{ field: 'event', api: 'BillingFailed', chain: null }]);
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs: [] }) }).differences).toEqual([{ field: 'event', api: 'Billing', chain: null }]);
+  });
+
+  it('spoofed, in any collection: the record\'s own event from a look-alike beside another record\'s from 8pay (a VR Billing)', () => {
+    const amount = 25n * E18 / 10n;
+    const logs = [
+      ...f.leg({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.variableRecurring, metadata: SUB }),
+      f.variableBilling(f.LOOKALIKE, PLAN, SUB, amount, TIME - 86400, TIME - 1),
+      f.variableBilling(BSC.vrManagement, PLAN, other, amount, TIME - 86400, TIME - 1),
+    ];
+    const record = { sender: ALICE, receiver: BOB, amount: '2.5', fee: '0.025', token: 'USDT', subscriptionId: SUB, planId: PLAN, timestamp: TIME, transactionHash: txHash(6), transactionStatus: 'confirmed' };
+    const receipt = f.receipt({ hash: txHash(6), block: BLOCK, from: KEEPER, to: BSC.vrManagement, logs });
+    expect(verdictOf({ subject: { collection: 'variable-recurring/transfers', record }, receipt })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'Billing emitter', api: BSC.vrManagement, chain: f.LOOKALIKE }] });
+  });
 });
 
 describe('the record\'s own event where one transaction holds several (§7: matched by subscriptionId, scheduleId, strategyId or receiver, never by position)', () => {
