@@ -309,6 +309,16 @@ function keys(r: Reading, args: Args | undefined): void {
 
 const triggeredBy = (r: Reading) => r.fact({ field: 'triggeredBy', kind: 'address', chain: r.receipt.from });
 
+/**
+ * Which of two kinds of event is the record's (paid or failed, terminated or cancelled): its
+ * own from 8pay; failing that, its own from a look-alike (spoofed: §9 puts it before mismatch);
+ * failing that, another record's that is the only one of its kind; failing that, what the API says.
+ */
+function firstIsOwn(mine: (a: Args) => boolean, first: Found, second: Found, apiSaysFirst: boolean): boolean {
+  const rank = (x: Found) => (x.found === 'spoofed' ? 2 : x.found === 'absent' ? 0 : mine(x.args!) ? 3 : 1);
+  return rank(first) > rank(second) || (rank(first) === rank(second) && apiSaysFirst);
+}
+
 const fixedBilling: Reader = (s, r) => {
   const c = r.contracts;
   const mine = subscriptionOf(s);
@@ -318,11 +328,8 @@ const fixedBilling: Reader = (s, r) => {
   const metadata = (a: Args) => same(a.metadata, s.record.subscriptionId);
   const fields = { amount: 'amount', token: 'token', receiver: 'receiver' };
   triggeredBy(r);
-  // An autobilled transaction bills several subscriptions: the record's own event (by
-  // subscriptionId) decides between paid and failed; failing that, its own from a look-alike
-  // (spoofed, §9 rule 6); failing that, another's that is the only one of its kind; failing that, the API.
-  const rank = (x: Found) => (x.found === 'spoofed' ? 2 : x.found === 'absent' ? 0 : mine(x.args!) ? 3 : 1);
-  const isPaid = rank(paid) > rank(unpaid) || (rank(paid) === rank(unpaid) && s.record.success !== 0);
+  // An autobilled transaction bills several subscriptions: paid or failed by the record's own event.
+  const isPaid = firstIsOwn(mine, paid, unpaid, s.record.success !== 0);
   if (isPaid) {
     r.out.event('Billing', paid.found, paid.emitter);
     if (paid.found !== 'yes') return;
@@ -347,7 +354,7 @@ function cancellation(cancelledBy: (c: Record<keyof Contracts, Address>) => Addr
     const cancelled = r.peek(EVENTS.subscriptionCancelled, [cancelledBy(r.contracts)], mine);
     const terminated = r.peek(EVENTS.subscriptionTerminated, [terminatedBy(r.contracts)], mine);
     triggeredBy(r);
-    const forced = cancelled.found === 'yes' ? false : terminated.found === 'yes' ? true : s.record.forced === true;
+    const forced = firstIsOwn(mine, terminated, cancelled, s.record.forced === true);
     const chosen = forced ? terminated : cancelled;
     r.out.event(forced ? 'SubscriptionTerminated' : 'SubscriptionCancelled', chosen.found, chosen.emitter);
     if (chosen.found !== 'yes') return;

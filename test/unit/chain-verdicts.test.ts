@@ -976,7 +976,7 @@ describe('a leg\'s fee Transfer (§7: [Transfer to the fee collector if fee > 0]
   });
 });
 
-describe('a billing paid or failed when the transaction holds neither of its own events from 8pay', () => {
+describe('paid or failed, terminated or cancelled: which event is the record\'s when 8pay emitted none of its own', () => {
   it('spoofed: a failed billing whose BillingFailed comes only from a look-alike', () => {
     const logs = [
       f.transferFailed({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount: 999n * E18 / 100n, paymentType: f.PAYMENT_TYPE.fixedRecurring, metadata: SUB }),
@@ -1017,6 +1017,18 @@ describe('a billing paid or failed when the transaction holds neither of its own
   it('mismatch: neither event at all: the one the API names is missing', () => {
     expect(verdictOf({ subject: billing({ success: 0 }), receipt: billingReceipt({ logs: [] }) }).differences).toEqual([{ field: 'event', api: 'BillingFailed', chain: null }]);
     expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs: [] }) }).differences).toEqual([{ field: 'event', api: 'Billing', chain: null }]);
+  });
+
+  it('a cancellation the same way: its own event from a look-alike is spoofed beside another subscription\'s of the other kind from 8pay', () => {
+    const raw = (logs: f.LogSpec[]) => f.receipt({ hash: txHash(5), block: BLOCK, from: ALICE, to: BSC.frManagement, logs });
+    const cancellation = (forced: boolean): Subject => ({ collection: 'fixed-recurring/cancellations', record: { subscriptionId: SUB, timestamp: TIME, forced, triggeredBy: ALICE, transactionHash: txHash(5), transactionStatus: 'confirmed' } });
+    const cancelledByLookAlike = [f.subscriptionEvent(f.TOPIC.subscriptionCancelled, f.LOOKALIKE, PLAN, SUB), f.subscriptionEvent(f.TOPIC.subscriptionTerminated, BSC.frManagement, PLAN, other)];
+    expect(verdictOf({ subject: cancellation(false), receipt: raw(cancelledByLookAlike) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'SubscriptionCancelled emitter', api: BSC.frSubscriptions, chain: f.LOOKALIKE }] });
+    const terminatedByLookAlike = [f.subscriptionEvent(f.TOPIC.subscriptionTerminated, f.LOOKALIKE, PLAN, SUB), f.subscriptionEvent(f.TOPIC.subscriptionCancelled, BSC.frSubscriptions, PLAN, other)];
+    expect(verdictOf({ subject: cancellation(true), receipt: raw(terminatedByLookAlike) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'SubscriptionTerminated emitter', api: BSC.frManagement, chain: f.LOOKALIKE }] });
+    // Its own from 8pay decides, whatever the API says of forced.
+    const own = [f.subscriptionEvent(f.TOPIC.subscriptionTerminated, BSC.frManagement, PLAN, SUB), f.subscriptionEvent(f.TOPIC.subscriptionCancelled, BSC.frSubscriptions, PLAN, other)];
+    expect(verdictOf({ subject: cancellation(false), receipt: raw(own) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'forced', api: false, chain: true }] });
   });
 
   it('spoofed, in any collection: the record\'s own event from a look-alike beside another record\'s from 8pay (a VR Billing)', () => {
