@@ -929,10 +929,12 @@ describe('§9 rule 5 for every collection: a failed record\'s reverted transacti
 
   it.each(rows)('%s', (collection, own, by, contracts) => {
     const s = failed(collection, own);
-    for (const to of contracts) expect(verdictOf({ subject: s, receipt: sent(ALICE, to) }), to).toMatchObject({ verdict: 'verified', differences: [] });
+    // A keeper sends the transactions of the collections whose rule names no sender (a VR transfer's sender is the subscriber, not who sent it).
+    const from = by ? ALICE : KEEPER;
+    for (const to of contracts) expect(verdictOf({ subject: s, receipt: sent(from, to) }), to).toMatchObject({ verdict: 'verified', differences: [] });
     // A look-alike, or 8pay's contract of another collection, is not the record's.
     for (const to of [f.LOOKALIKE, collection === 'one-time/payments' ? BSC.frManagement : BSC.oneTime]) {
-      expect(verdictOf({ subject: s, receipt: sent(ALICE, to) }), to).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'to', api: contracts[0], chain: to }] });
+      expect(verdictOf({ subject: s, receipt: sent(from, to) }), to).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'to', api: contracts[0], chain: to }] });
     }
     if (by) expect(verdictOf({ subject: s, receipt: sent(CAROL, contracts[0]) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: by, api: ALICE, chain: CAROL }] });
   });
@@ -1177,6 +1179,77 @@ describe('an event the record needs that is not there is a mismatch naming it, n
       expect(verdictOf({ subject: scheduled, receipt, paymentTypes: {} })).toMatchObject({ verdict: 'verified', differences: [] });
       const whole = executed([BSC.busd, BSC.eightPayV2], [3n * E18, E18 / 2n]);
       expect(verdictOf({ subject: execution(swaps), receipt: dcaAt([...dcaLeg, whole]), paymentTypes: {} })).toMatchObject({ verdict: 'verified', differences: [] });
+    });
+  });
+});
+
+describe('what only one event says is held against the API too', () => {
+  const TAG = 'order_1001';
+  const amount = 25n * E18 / 10n;
+  const zero = `0x${'0'.repeat(64)}`;
+  const common = { description: 'd', category: 'c', sender: ALICE, token: 'USDT', timestamp: TIME, transactionHash: txHash(7), transactionStatus: 'confirmed' };
+  const oneTime = (o: { legTo?: string; legAmount?: bigint; receiverOf?: string; receiverAmount?: bigint; paymentBy?: string; extra?: f.LogSpec[] } = {}) =>
+    f.receipt({
+      hash: txHash(7),
+      block: BLOCK,
+      from: ALICE,
+      to: BSC.oneTime,
+      logs: [
+        ...f.leg({ token: BSC.usdt, sender: ALICE, receiver: o.legTo ?? BOB, amount: o.legAmount ?? amount, pct: 100n, paymentType: f.PAYMENT_TYPE.oneTime, metadata: zero }),
+        f.payment(BSC.oneTime, o.paymentBy ?? ALICE, keccak256(stringToHex(TAG)), BSC.usdt, 'd', 'c'),
+        f.receiverEvent(BSC.oneTime, o.receiverOf ?? BOB, o.receiverAmount ?? amount),
+        ...(o.extra ?? []),
+      ],
+    });
+  const payment: Subject = { collection: 'one-time/payments', record: { ...common, tag: TAG, receivers: [{ user: BOB, amount: '2.5', fee: '0.025' }] } };
+  const transfer = (over: Record<string, unknown> = {}): Subject => ({ collection: 'one-time/transfers', record: { ...common, receiver: BOB, amount: '2.5', fee: '0.025', ...over } });
+
+  it('a Receiver that says 1 wei more than its leg moved and the API says: a mismatch of the amount (payment and transfer)', () => {
+    const receipt = oneTime({ receiverAmount: amount + 1n });
+    expect(verdictOf({ subject: payment, receipt })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'receivers[0].amount', api: '2.5', chain: '2.500000000000000001' }] });
+    expect(verdictOf({ subject: transfer(), receipt })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'amount', api: '2.5', chain: '2.500000000000000001' }] });
+  });
+
+  it('a one-time transfer whose only Receiver and leg pay another account than its receiver: a mismatch of the receiver', () => {
+    expect(verdictOf({ subject: transfer(), receipt: oneTime({ legTo: CAROL, receiverOf: CAROL }) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'receiver', api: BOB, chain: CAROL }] });
+  });
+
+  it('spoofed: the record\'s Payment (by its sender) from a look-alike, beside OneTime\'s Payment by another', () => {
+    const lookAlike = f.payment(f.LOOKALIKE, ALICE, keccak256(stringToHex(TAG)), BSC.usdt, 'd', 'c');
+    expect(verdictOf({ subject: transfer(), receipt: oneTime({ paymentBy: CAROL, extra: [lookAlike] }) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'Payment emitter', api: BSC.oneTime, chain: f.LOOKALIKE }] });
+  });
+
+  it('spoofed names the look-alike that emitted the Receivers', () => {
+    const receipt = oneTime({ extra: [] });
+    receipt.logs = receipt.logs.map((l) => (l.topics[0] === f.TOPIC.receiver ? { ...l, address: f.LOOKALIKE } : l));
+    expect(verdictOf({ subject: payment, receipt })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'Receiver emitter', api: BSC.oneTime, chain: f.LOOKALIKE }] });
+  });
+
+  it('a native payment whose transaction the node does not have: its value is unknown, a mismatch', () => {
+    const native = { ...payment, record: { ...payment.record, token: 'BNB' } };
+    const logs = [...f.leg({ token: f.NATIVE, sender: ALICE, receiver: BOB, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.oneTime, metadata: zero }), f.payment(BSC.oneTime, ALICE, keccak256(stringToHex(TAG)), f.NATIVE, 'd', 'c'), f.receiverEvent(BSC.oneTime, BOB, amount)];
+    const receipt = f.receipt({ hash: txHash(7), block: BLOCK, from: ALICE, to: BSC.oneTime, logs });
+    expect(verdictOf({ subject: native, receipt, tx: null })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'value = Σ Receiver amounts', chain: null }] });
+  });
+
+  it('logs a node sends without their transaction or block hash are the receipt\'s own', () => {
+    const receipt = billingReceipt();
+    for (const l of receipt.logs as { transactionHash: string | null; blockHash: string | null }[]) [l.transactionHash, l.blockHash] = [null, null];
+    expect(verdictOf({ subject: billing(), receipt })).toMatchObject({ verdict: 'verified', differences: [] });
+  });
+
+  describe('wallet-to-wallet', () => {
+    const w2w = (token: string): Subject => ({ collection: 'wallet-to-wallet/transfers', record: { receiver: BOB, amount: '5', token, timestamp: TIME, transactionHash: txHash(41), transactionStatus: 'confirmed' } });
+    const raw = (logs: f.LogSpec[]) => f.receipt({ hash: txHash(41), block: BLOCK, from: CAROL, to: BSC.usdt, logs });
+
+    it('spoofed: a look-alike pays the user beside two USDT Transfers to others (neither taken by position); its emitter named', () => {
+      const logs = [f.erc20Transfer(BSC.usdt, CAROL, KEEPER, 5n * E18), f.erc20Transfer(BSC.usdt, CAROL, ALICE, 5n * E18), f.erc20Transfer(f.LOOKALIKE, CAROL, BOB, 5n * E18)];
+      expect(verdictOf({ subject: w2w('USDT'), receipt: raw(logs) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'Transfer (token) emitter', api: BSC.usdt, chain: f.LOOKALIKE }] });
+    });
+
+    it('a native transaction that creates a contract (no `to`) pays no user: a mismatch of the receiver', () => {
+      const tx = { ...f.transaction({ hash: txHash(41), from: CAROL, to: BOB, value: 5n * E18, block: BLOCK }), to: null } as unknown as ReturnType<typeof f.transaction>;
+      expect(verdictOf({ subject: w2w('BNB'), receipt: raw([]), tx })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'receiver', api: BOB, chain: '(none)' }] });
     });
   });
 });
