@@ -52,8 +52,8 @@ export function currencyEnricher(query: CurrencyQuery, open: (session: Session) 
       const chain = (await session.settings()).chain;
       const missing = new MissingRates();
       const shown = (v: string) => (query.minorDigits === undefined || v === '' ? v : shownValue(v, query.minorDigits));
-      // A token whose rates are at hand (a rates file, the mirror's) is valued at once, figure by figure; the others in one batch per page.
-      const hands = new Map<string, ((at: number) => RateAnswer) | undefined>();
+      // Rates at hand (a rates file, the mirror's) are looked up at once, figure by figure; the others are read in one batch per page.
+      const hands = new Map<string, ((at: number) => RateAnswer | undefined) | undefined>();
       const handOf = (token: string) => {
         if (!hands.has(token)) hands.set(token, source.atHand?.(chain, token, query.currency));
         return hands.get(token);
@@ -69,30 +69,43 @@ export function currencyEnricher(query: CurrencyQuery, open: (session: Session) 
       return {
         totals: ['value', 'feeValue'],
         async page(records) {
-          // Every figure of the page; those whose rates must be read, in one batch.
+          // The rate of every figure of the page, in order: at hand, or asked in one batch.
           const figures = records.map((r) => figuresOf(r));
           const tokens = records.map((r) => tokenOf(r));
+          const answers: (RateAnswer | undefined)[] = [];
           const queries: RateQuery[] = [];
+          const asked: number[] = [];
+          const answer = (token: string, x: Figure | undefined) => {
+            if (!x) return;
+            const a = handOf(token)?.(x.at);
+            if (a === undefined) {
+              asked.push(answers.length);
+              queries.push({ chain, token, currency: query.currency, at: x.at });
+            }
+            answers.push(a);
+          };
           for (const [i, f] of figures.entries()) {
             const token = tokens[i];
-            if (token === undefined || handOf(token)) continue;
-            for (const x of [f.own, ...f.receivers]) if (x) queries.push({ chain, token, currency: query.currency, at: x.at });
+            if (token === undefined) continue;
+            answer(token, f.own);
+            for (const x of f.receivers) answer(token, x);
           }
-          const answers = queries.length > 0 ? await source.rates(queries) : [];
+          if (queries.length > 0) {
+            const read = await source.rates(queries);
+            asked.forEach((at, n) => (answers[at] = read[n]));
+          }
           let k = 0;
           return records.map((record, i) => {
             const f = figures[i];
             const token = tokens[i];
-            const hand = token === undefined ? undefined : handOf(token);
             const valued = (x: Figure | undefined): Valued => {
               if (!x || token === undefined) return blankOf(undefined);
-              const asked = hand ? undefined : queries[k];
-              const answer = hand ? hand(x.at) : answers[k++];
-              if (!isRate(answer)) {
-                missing.add(asked ?? { chain, token, currency: query.currency, at: x.at }, answer.missing);
+              const a = answers[k++]!;
+              if (!isRate(a)) {
+                missing.add({ chain, token, currency: query.currency, at: x.at }, a.missing);
                 return blankOf(undefined);
               }
-              return valuedAt(x, answer);
+              return valuedAt(x, a);
             };
             const own = valued(f.own);
             const receivers = f.receivers.map(valued);

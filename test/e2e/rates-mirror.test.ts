@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANCHOR, emulator, inFrontOf, payrec, tempDir } from './helpers.js';
@@ -21,6 +21,8 @@ let emu: Emulator;
 let feeds: Feed[];
 /** A mirror synced from the emulator, its rates synced over the mirror's span. */
 let db: string;
+/** The same mirror before its rates were synced: --currency reads the feeds live. */
+let bare: string;
 let transfers: Record<string, any>[];
 
 const run = (args: string[], o: { db?: string; rpc?: string } = {}) =>
@@ -34,6 +36,8 @@ beforeAll(async () => {
   db = join(tempDir(), 'mirror.duckdb');
   const synced = await run(['sync', '--db', db, '-q']);
   expect(synced.exitCode, synced.stderr).toBe(0);
+  bare = join(tempDir(), 'bare.duckdb');
+  copyFileSync(db, bare);
   const rates = await run(['rates', 'sync', '--db', db, '-f', 'json']);
   expect(rates.exitCode, rates.stderr).toBe(0);
 }, 180_000);
@@ -61,16 +65,24 @@ async function expectValuedFromTable(where: string): Promise<void> {
   // Every rate came from the table: the feeds were not read live.
   expect(ethCalls()).toBe(before);
   const rows = byId(JSON.parse(r.stdout));
-  const valued = year().filter((x) => x.token === 'BNB' || x.token === 'USDT' || x.token === 'USDC');
+  // BUSD's feed is retired: its last round serves 25 hours, then no rate.
+  const valued = year().filter((x) => ['BNB', 'USDT', 'USDC', 'BUSD'].includes(x.token));
   expect(valued.length).toBeGreaterThan(5);
+  let stale = 0;
   for (const x of valued) {
     const round = inForce(x.token, x.timestamp);
     const row = rows.get(x.transactionHash)!;
+    if (x.timestamp - round.updatedAt > 25 * 3600) {
+      expect(row.rateSource).toBe('missing');
+      stale++;
+      continue;
+    }
     expect(row.rateSource).toBe(`mirror:chainlink:bsc:${feedOf(x.token).address.toLowerCase()}:round=${round.roundId}`);
     expect(row.rateTime).toBe(round.updatedAt);
     const [an, ad] = frac(x.amount);
     expect(row.value).toBe(atto(an * BigInt(round.answer), ad * 10n ** BigInt(round.decimals)));
   }
+  expect(stale).toBeGreaterThan(0);
 }
 
 describe('--currency reads the mirror\'s rates', () => {
@@ -113,6 +125,54 @@ describe('--currency reads the mirror\'s rates', () => {
     expect(r.stderr).toContain(`the first row (desk.csv:2 in the mirror) is from ${iso(early.timestamp + 1)}, after the record`);
     const [an, ad] = frac(later.amount);
     expect(rows.get(later.transactionHash)).toMatchObject({ rate: '0.0498', rateTime: later.timestamp, rateSource: 'mirror:file:desk.csv:3', value: atto(an * 498n, ad * 10_000n) });
+  });
+});
+
+describe('metrics and subscriptions --currency read the synced rounds at hand', () => {
+  it('as the feeds read live in one batch, byte for byte, with no call to the node; each MRR valued at the round in force at its cycleStart by ground truth', async () => {
+    const report = async (args: string[], where: string) => {
+      const r = await run([...args, '--currency', 'USD', '--rates-missing', 'blank', '--db', where, '-f', 'csv'], { db: where });
+      expect(r.exitCode, r.stderr).toBe(0);
+      return r;
+    };
+    for (const args of [['metrics', '--interval', 'month', '--by', 'token', '--period', '2025'], ['subscriptions', '--at', String(ANCHOR - DAY)]]) {
+      const before = ethCalls();
+      const atHand = await report(args, db);
+      expect(ethCalls()).toBe(before);
+      const live = await report(args, bare);
+      expect(ethCalls()).toBeGreaterThan(before);
+      // The same figures and notes (but the instant each ran, "as of now"); a rate's source says where it was kept (mirror:).
+      expect(atHand.stdout.replaceAll(',mirror:chainlink:', ',chainlink:')).toBe(live.stdout);
+      const notes = (text: string) => text.split('\n').filter((l) => !l.includes('as of'));
+      expect(notes(atHand.stderr)).toEqual(notes(live.stderr));
+      expect(atHand.stderr).toMatch(/figures had no usable rate/);
+    }
+    // Rounds synced up to mid-year only: what is beyond them is read live in one batch, and the report runs again with them: the same figures.
+    const half = join(tempDir(), 'half.duckdb');
+    copyFileSync(bare, half);
+    expect((await run(['rates', 'sync', '--db', half, '--to', '2025-07-01', '-q'])).exitCode).toBe(0);
+    const monthly = ['metrics', '--interval', 'month', '--period', '2025'];
+    const before = ethCalls();
+    expect((await report(monthly, half)).stdout).toBe((await report(monthly, bare)).stdout);
+    expect(ethCalls()).toBeGreaterThan(before);
+    const r = await run(['subscriptions', '--at', String(ANCHOR - DAY), '--currency', 'USD', '--rates-missing', 'blank', '--db', db, '-f', 'json', '-q'], { db });
+    const billings = ((await (await fetch(`${emu.url}/_emulator/records?chain=bsc&collection=fixed-recurring/billings`)).json()) as { records: Record<string, any>[] }).records;
+    let valued = 0;
+    for (const row of JSON.parse(r.stdout) as Record<string, any>[]) {
+      const paid = billings.filter((b) => b.subscriptionId === row.subscriptionId && b.timestamp < ANCHOR - DAY && b.success === 1 && b.transactionStatus === 'confirmed');
+      if (!['BNB', 'USDT', 'USDC'].includes(row.token) || paid.length === 0) continue;
+      const cycle = Math.max(...paid.map((b) => b.cycleStart));
+      const round = inForce(row.token, cycle);
+      if (cycle - round.updatedAt > 25 * 3600) {
+        expect(row.rateSource).toBe('missing');
+        continue;
+      }
+      expect(row.rateSource).toBe(`mirror:chainlink:bsc:${feedOf(row.token).address.toLowerCase()}:round=${round.roundId}`);
+      const [mn, md] = frac(row.mrr);
+      expect(row.value).toBe(atto(mn * BigInt(round.answer), md * 10n ** BigInt(round.decimals)));
+      valued++;
+    }
+    expect(valued).toBeGreaterThan(2);
   });
 });
 
