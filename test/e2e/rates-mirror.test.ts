@@ -219,6 +219,35 @@ describe('payrec rates sync', () => {
 
   const lyingNode = (change: Parameters<typeof inFrontOf>[1]) => inFrontOf(emu.rpcUrl('bsc'), change);
 
+  it('--currency EUR also syncs the EUR / USD feed over the records\' span: an ETH export in EUR then reads both legs from the table, as the ground truth has them', async () => {
+    const eth = (args: string[], where: string) =>
+      payrec(emu, ['--chain', 'ethereum', ...args], { chain: 'ethereum', env: { ...env, PAYREC_RPC_URL: emu.rpcUrl('ethereum'), PAYREC_DB: where } });
+    const ethFeeds = ((await (await fetch(`${emu.url}/_emulator/chain/feeds?chain=ethereum`)).json()) as { feeds: Feed[] }).feeds;
+    const truth = (pair: string, t: number) => {
+      const f = ethFeeds.find((x) => x.pair === pair)!;
+      return { feed: f.address.toLowerCase(), ...roundsOf(f).filter((r) => r.updatedAt <= t).at(-1)! };
+    };
+    const mine = join(tempDir(), 'ethereum.duckdb');
+    expect((await eth(['sync', '--db', mine, '-q'], mine)).exitCode).toBe(0);
+    const synced = await eth(['rates', 'sync', '--db', mine, '--currency', 'EUR', '-f', 'json'], mine);
+    expect(synced.exitCode, synced.stderr).toBe(0);
+    const eur = (JSON.parse(synced.stdout) as Record<string, any>[]).find((r) => r.token === 'EUR')!;
+    expect([eur.pair, eur.status, eur.stored > 0]).toEqual(['EUR / USD', 'synced', true]);
+    const calls = () => emu.chain.calls().calls.ethereum?.eth_call ?? 0;
+    const before = calls();
+    const r = await eth(['ot', 'transfers', '--currency', 'EUR', '--period', '2025-12', '--token', 'ETH', '--all', '-f', 'json'], mine);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(calls()).toBe(before);
+    const records = JSON.parse(r.stdout) as Record<string, any>[];
+    expect(records.length).toBeGreaterThan(0);
+    for (const x of records) {
+      const [e, u] = [truth('ETH / USD', x.timestamp), truth('EUR / USD', x.timestamp)];
+      expect(x.rateSource).toBe(`mirror:chainlink:ethereum:${e.feed}:round=${e.roundId} × 1/mirror:chainlink:ethereum:${u.feed}:round=${u.roundId}`);
+      const [a, ad] = frac(x.amount);
+      expect(x.value).toBe(atto(a * BigInt(e.answer) * 10n ** BigInt(u.decimals), ad * BigInt(u.answer) * 10n ** BigInt(e.decimals)));
+    }
+  });
+
   it('against a lying node writes nothing: zeros for every call are refused (exit 6), another chain id is exit 2', async () => {
     const mine = join(tempDir(), 'mirror.duckdb');
     expect((await run(['sync', '--db', mine, '-q'])).exitCode).toBe(0);
