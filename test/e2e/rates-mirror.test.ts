@@ -1,7 +1,10 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANCHOR, emulator, inFrontOf, payrec, tempDir } from './helpers.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ANCHOR, emulator, inFrontOf, payrec, tempDir, until } from './helpers.js';
+import { sql } from './mirror-helpers.js';
 import { postgres } from './pg-helpers.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { atto, frac } from '../oracle/exact.js';
@@ -245,6 +248,67 @@ describe('payrec rates sync', () => {
       expect(x.rateSource).toBe(`mirror:chainlink:ethereum:${e.feed}:round=${e.roundId} × 1/mirror:chainlink:ethereum:${u.feed}:round=${u.roundId}`);
       const [a, ad] = frac(x.amount);
       expect(x.value).toBe(atto(a * BigInt(e.answer) * 10n ** BigInt(u.decimals), ad * BigInt(u.answer) * 10n ** BigInt(e.decimals)));
+    }
+  });
+
+  it('stopped by Ctrl-C mid-way: exit 130, each feed whole (its coverage in the meta, every round of it) or untouched, and a re-run ends as one whole sync', async () => {
+    // A node in front of the chain that answers `answering` JSON-RPC calls, then holds every other request: the sync waits there.
+    let answered = 0;
+    let answering = Infinity;
+    const node: Server = createServer(async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      if (answered >= answering) return;
+      const calls = JSON.parse(body);
+      answered += Array.isArray(calls) ? calls.length : 1;
+      const answer = await fetch(emu.rpcUrl('bsc'), { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(await answer.text());
+    });
+    await new Promise<void>((ok) => node.listen(0, '127.0.0.1', ok));
+    const url = `http://127.0.0.1:${(node.address() as AddressInfo).port}`;
+    try {
+      const rounds = (where: string) => sql(where, 'SELECT token, feed, roundId, "time" FROM rates ORDER BY token, "time", roundId');
+      const coverage = async (where: string) => new Map((await sql(where, "SELECT key, value FROM payrec_meta WHERE key LIKE 'rates coverage %'")).map((r) => [r.key, r.value]));
+      const whole = await rounds(db);
+      // The calls of a whole sync, counted (most read rounds, feed after feed); the stopped one is held half-way through them.
+      const counted = join(tempDir(), 'counted.duckdb');
+      copyFileSync(bare, counted);
+      expect((await run(['rates', 'sync', '--db', counted, '-q'], { rpc: url })).exitCode).toBe(0);
+      expect(await rounds(counted)).toEqual(whole);
+      const total = answered;
+      const mine = join(tempDir(), 'stopped.duckdb');
+      copyFileSync(bare, mine);
+      [answered, answering] = [0, Math.floor(total / 2)];
+      const stopping = run(['rates', 'sync', '--db', mine, '-q'], { rpc: url });
+      await until('half the calls answered', () => answered >= answering);
+      stopping.kill('SIGINT');
+      const stopped = await stopping;
+      expect(stopped.exitCode).toBe(130);
+      expect(stopped.stderr).toBe('interrupted\n');
+      // Nothing half-stored: a feed with a coverage has every round of the whole sync's, one without has none.
+      const held = await rounds(mine);
+      const covered = await coverage(mine);
+      const full = await coverage(db);
+      expect(held.length).toBeLessThan(whole.length);
+      // Mid-way: a feed stored whole, another not yet.
+      expect(covered.size).toBeGreaterThan(0);
+      expect(covered.size).toBeLessThan(full.size);
+      for (const [key, span] of full) {
+        const feed = String(key).split(' ').at(-1);
+        const of = (rows: Record<string, unknown>[]) => rows.filter((r) => r.feed === feed);
+        if (covered.has(key)) {
+          expect(covered.get(key)).toBe(span);
+          expect(of(held)).toEqual(of(whole));
+        } else expect(of(held)).toEqual([]);
+      }
+      answering = Infinity;
+      const again = await run(['rates', 'sync', '--db', mine, '-q'], { rpc: url });
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(await rounds(mine)).toEqual(whole);
+      expect(await coverage(mine)).toEqual(full);
+    } finally {
+      node.closeAllConnections();
+      node.close();
     }
   });
 
