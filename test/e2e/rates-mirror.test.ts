@@ -2,6 +2,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
+import pg from 'pg';
 import type { AddressInfo } from 'node:net';
 import { ANCHOR, emulator, inFrontOf, payrec, tempDir, until } from './helpers.js';
 import { sql } from './mirror-helpers.js';
@@ -406,5 +407,38 @@ describe.skipIf(postgres.prerequisite.skip)(`on a team's mirror (PostgreSQL)${po
     const again = await run(['rates', 'sync', '--db', url, '-f', 'json']);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(ethCalls()).toBe(before);
+  });
+
+  it('two rates syncs at once store a round once: one storing a round the other holds uncommitted waits for it, then keeps its row', async () => {
+    const url = postgres.freshUrl('rates_race');
+    const schema = postgres.schemaOf(url);
+    expect((await run(['sync', '--db', url, '-q'])).exitCode).toBe(0);
+    expect((await run(['rates', 'sync', '--db', url, '-q'])).exitCode).toBe(0);
+    // The other sync: BNB's last round, stored again in a transaction left open while
+    // payrec syncs BNB's feed anew (its rows and its coverage taken away first).
+    const [{ n: before }] = await postgres.admin(`SELECT count(*)::INT AS n FROM "${schema}".rates WHERE token = 'BNB'`);
+    const [row] = await postgres.admin(`SELECT to_jsonb(r) AS row FROM "${schema}".rates r WHERE token = 'BNB' AND feed IS NOT NULL ORDER BY time DESC LIMIT 1`);
+    await postgres.admin(`DELETE FROM "${schema}".rates WHERE token = 'BNB'`, `DELETE FROM "${schema}".payrec_meta WHERE key LIKE 'rates coverage bsc BNB %'`);
+    const other = new pg.Client({ connectionString: postgres.url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(`INSERT INTO "${schema}".rates SELECT * FROM jsonb_populate_record(NULL::"${schema}".rates, $1::JSONB)`, [JSON.stringify(row.row)]);
+      const syncing = run(['rates', 'sync', '--db', url, '-q']);
+      let ended = false;
+      void syncing.finally(() => (ended = true));
+      const waiting = async () => (await postgres.admin(`SELECT count(*)::INT AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%${schema}%rates%'`))[0].n === 1;
+      await until('payrec waiting for the other sync, or done', async () => ended || (await waiting()), 60_000);
+      await other.query('COMMIT');
+      const r = await syncing;
+      expect(r.exitCode, r.stderr).toBe(0);
+    } finally {
+      await other.end();
+    }
+    const counts = await postgres.admin(`SELECT "roundId", count(*)::INT AS n FROM "${schema}".rates WHERE token = 'BNB' GROUP BY "roundId" HAVING count(*) > 1`);
+    expect(counts).toEqual([]);
+    const [{ n: after }] = await postgres.admin(`SELECT count(*)::INT AS n FROM "${schema}".rates WHERE token = 'BNB'`);
+    expect(after).toBe(before);
+    expect(before).toBeGreaterThan(1);
   });
 });
