@@ -6,7 +6,7 @@ import { processContext, type Context } from './core/runtime/context.js';
 import { EXIT, EXIT_MEANINGS, InterruptedError } from './core/runtime/errors.js';
 import { addTopLevelCommands } from './commands/top-level.js';
 import { commandNamed, findUnknownCommand, groupOptionHint, unknownCommandError } from './commands/unknown-command.js';
-import { describeGroups } from './commands/tree.js';
+import { describeGroups, refuseOwnFlagsInSubcommands } from './commands/tree.js';
 import { FORMAT_TABLE, FORMATS, namesOr } from './core/output/formats.js';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -57,6 +57,7 @@ export async function buildProgram(ctx: Context, words?: readonly string[]): Pro
   });
   await addTopLevelCommands(program, makeAction(ctx, startEmulator), words);
   describeGroups(program);
+  refuseOwnFlagsInSubcommands(program);
   applyToTree(program, (c) => {
     c.exitOverride();
     c.configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => ctx.stderr.write(s) });

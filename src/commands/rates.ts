@@ -17,7 +17,7 @@ import { openMirror } from '../mirror/open.js';
 import type { StoredRate } from '../mirror/rates.js';
 import type { RateRow } from '../values/rates-file.js';
 import { isoTime } from '../values/selection.js';
-import { refuseOwnFlagsInSubcommands, topCommand } from './tree.js';
+import { topCommand } from './tree.js';
 
 // `payrec rates …` (DESIGN.md "Values in one currency"): the rates --currency reads.
 // Without a subcommand it lists the mirror's `rates` table (`-f csv` is a rates file);
@@ -58,7 +58,6 @@ export function addRatesCommands(program: Command, action: CommandAction): void 
     )
     .action(action((session, cmd) => listRates(session, cmd.opts() as ListFlags), { output: true }));
   addRowGateOptions(rates);
-  refuseOwnFlagsInSubcommands(rates);
   rates
     .command('sync')
     .description("Read the Chainlink rounds of the mirror's tokens over the mirror's time span into its rates table: incremental, one transaction per feed")

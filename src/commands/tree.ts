@@ -78,19 +78,38 @@ export function describeGroups(program: Command): void {
 }
 
 /**
- * A command with flags of its own and subcommands (`payrec rates`, `payrec verify`):
- * commander parses its flags wherever they stand, so a subcommand gets them only when it
- * has a flag of the same name (read with optsWithGlobals). One it lacks is exit 2, not a
- * flag silently dropped: `rates sync --token BNB` would sync every token.
+ * Every command with flags of its own and subcommands (`payrec rates`, `payrec verify`,
+ * `payrec fr plans`): commander parses its flags wherever they stand, so a subcommand
+ * gets them only when it has a flag of the same name (read with optsWithGlobals). One it
+ * lacks is exit 2, not a flag silently dropped: `rates sync --token BNB` would sync every
+ * token, `fr plans add ID --count` would add and print no count. Applied to the whole
+ * tree once it is built, so a new command of that shape cannot miss it.
  */
-export function refuseOwnFlagsInSubcommands(parent: Command): void {
+export function refuseOwnFlagsInSubcommands(program: Command): void {
+  const walk = (cmd: Command) => {
+    for (const c of cmd.commands) {
+      if (c.options.length && c.commands.length) refuseInSubcommands(c);
+      walk(c);
+    }
+  };
+  walk(program);
+}
+
+function refuseInSubcommands(parent: Command): void {
   parent.hook('preSubcommand', (_, sub) => {
     for (const o of parent.options) {
       const key = o.attributeName();
       if (parent.getOptionValueSource(key) === 'cli' && !sub.options.some((x) => x.attributeName() === key)) {
-        const name = `payrec ${parent.name()}`;
+        const name = commandPath(parent);
         throw new UsageError(`${o.long} is a flag of ${name} itself, not of ${name} ${sub.name()}; see ${name} ${sub.name()} --help`);
       }
     }
   });
+}
+
+/** "payrec fixed-recurring plans": the words that reach `cmd`. */
+function commandPath(cmd: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) words.unshift(c.name());
+  return words.join(' ');
 }

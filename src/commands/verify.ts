@@ -12,7 +12,7 @@ import { CATALOG, resolveCollections } from '../mirror/catalog.js';
 import { mirrorExists, mirrorLocation, type MirrorLocation, MIRROR_DB_FLAG, MIRROR_DB_HELP_NO_EMULATOR, mirrorDbHelp } from '../mirror/location.js';
 import { openMirror } from '../mirror/open.js';
 import type { VerifyReport } from '../mirror/engine.js';
-import { refuseOwnFlagsInSubcommands, topCommand } from './tree.js';
+import { topCommand } from './tree.js';
 import { windowOf } from '../core/lists/list-flags.js';
 import { PERIOD_FORMS } from '../core/runtime/period.js';
 import { parseConfirmations, parseVerdicts } from '../chain/verify-flags.js';
@@ -68,7 +68,6 @@ export function addVerifyCommand(program: Command, action: CommandAction): void 
       ].join('\n'),
     )
     .action(action((session, cmd) => runVerify(session, cmd), { output: true }));
-  refuseOwnFlagsInSubcommands(verify);
   offerColumns(verify.command('ack'), ACK_COLUMNS)
     .description('Acknowledge reviewed discrepancies: they stay in every report but fail no gate (table chain_acks)')
     .argument('<hash...>', 'transaction hashes (0x + 64 hex)')

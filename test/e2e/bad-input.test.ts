@@ -228,6 +228,8 @@ const cases: Case[] = [
   ['--token with rates sync', ['rates', 'sync', '--token', 'BNB'], /--token is a flag of payrec rates itself, not of payrec rates sync/],
   ['--from with rates feeds', ['rates', 'feeds', '--from', '2026-01-01'], /--from is a flag of payrec rates itself, not of payrec rates feeds/],
   ['--count with rates import', ['rates', 'import', 'rates.csv', '--count'], /--count is a flag of payrec rates itself, not of payrec rates import/],
+  ['--count with fr plans add', ['fr', 'plans', 'add', `0x${'ab'.repeat(32)}`, '--count'], /--count is a flag of payrec fixed-recurring plans itself, not of payrec fixed-recurring plans add/],
+  ['--jq with fr plans remove', ['fr', 'plans', 'remove', `0x${'ab'.repeat(32)}`, '--jq', '.x'], /--jq is a flag of payrec fixed-recurring plans itself, not of payrec fixed-recurring plans remove/],
 ];
 
 describe('bad input exits 2, names the value and what is expected, and sends nothing', () => {
