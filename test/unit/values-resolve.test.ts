@@ -49,6 +49,12 @@ describe('a rates file as a leg source', () => {
     expect((b.leg(leg(OCT5 + H - 1)) as Rate).rateSource).toBe('file:r.csv:2');
   });
 
+  it('answers a batch whose pairs change from one query to the next: another currency, or a fiat leg after a token\'s of the same names', () => {
+    const b = book('r.csv', '2026-10-05,bsc,BNB,USD,600,a', '2026-10-05,bsc,BNB,EUR,550,b', '2026-10-05,bsc,EUR,USD,2,token EUR', '2026-10-05,fiat,EUR,USD,1.08,ECB');
+    const answers = b.legs([leg(OCT5), leg(OCT5, { currency: 'EUR' }), leg(OCT5, { token: 'EUR' }), leg(OCT5, { token: 'EUR', fiat: true }), leg(OCT5)]);
+    expect(answers.map((a) => (a as Rate).rateSource)).toEqual(['file:r.csv:2', 'file:r.csv:3', 'file:r.csv:4', 'file:r.csv:5', 'file:r.csv:2']);
+  });
+
   it('merges each chain\'s own rows with the * rows apart from another chain\'s', () => {
     const b = book('r.csv', '2026-10-05,bsc,BNB,USD,1,bsc', '2026-10-05,ethereum,BNB,USD,2,eth', '2026-10-05,*,BNB,USD,3,any', '2026-10-06,*,BNB,USD,4,any');
     for (let i = 0; i < 2; i++) {
