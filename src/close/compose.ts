@@ -17,6 +17,8 @@ import { MISSING_SOURCE } from '../values/rate.js';
 import type { VerifyQuery } from '../chain/list-verification.js';
 import { BAD_VERDICTS } from '../chain/verdict-names.js';
 import { CHAIN_IDS } from '../chain/model.js';
+import { RowSpool, spoolFolder } from './spool.js';
+import { join } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
 
 // The month-end close (DESIGN.md "The month-end close in one command"): what the
@@ -43,7 +45,12 @@ export interface CloseSheet {
   /** The command whose -f json gives the same rows. */
   command: string;
   columns: CloseColumn[];
-  rows: Row[];
+  /** How many rows it has. */
+  count: number;
+  /** Its first row, if any (a sheet's columns are as wide as its values). */
+  first: Row | undefined;
+  /** Its rows in order: in memory, or (transfers and billings) read back from their spool once. */
+  rows: Iterable<Row> | AsyncIterable<Row>;
 }
 
 /** One line of the cover: what, and its value as text. */
@@ -77,6 +84,8 @@ export interface CloseReport {
   waterfalls: Waterfall[];
   /** The zone its times are shown in. */
   zone: string;
+  /** Removes the spools of transfers and billings, once the file is written (or not). */
+  discard(): void;
 }
 
 /** Ratios: fractions a spreadsheet shows as percentages. */
@@ -100,8 +109,15 @@ export function kindOf(name: string): CellKind {
 function columnsOf(rows: readonly Row[], first: readonly string[] = []): CloseColumn[] {
   const names = new Set(first);
   for (const r of rows) for (const p of leafPaths(r)) names.add(p.join('.'));
-  return [...names].map((name) => ({ name, kind: kindOf(name) }));
+  return named(names);
 }
+
+const named = (names: Iterable<string>): CloseColumn[] => [...names].map((name) => ({ name, kind: kindOf(name) }));
+
+/** A sheet of rows in memory. */
+const held = (rows: Row[], first?: readonly string[]) => ({ columns: columnsOf(rows, first), count: rows.length, first: rows[0], rows });
+/** A sheet of rows spooled to disk (spool.ts): its columns gathered as they were written. */
+const spooled = (spool: RowSpool) => ({ columns: named(spool.names), count: spool.count, first: spool.first, rows: spool.rows() });
 
 export interface CloseOptions {
   /** The period as typed (2026-10), and its instants. */
@@ -127,8 +143,68 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
   const when = (t: number) => `${formatLocal(t, zone)} ${zone}`;
   // A period not over yet ends at what is known (as metrics --period this-month ends now).
   const end = Math.min(o.period.end, o.at);
+  // The mirror's part first, in a function of its own: its records (a million billings, 250 MB) are let go before the transfers are walked.
+  const { loaded, later, source, byToken, byPlan, waterfalls, moves, ledgerRows, cases } = await mirrorPart(session, o, end);
+  const currency = o.currency?.currency;
+  const enrichers: RecordEnricher[] = [];
+  if (o.verify) enrichers.push((await import('../chain/list-verification.js')).verifyEnricher(o.verify));
+  if (o.currency && source) enrichers.push((await import('../values/list-values.js')).currencyEnricher({ currency: o.currency.currency, blank: o.currency.blank }, async () => source));
+  const folder = spoolFolder();
+  const walked = await periodTransfers(session, o.flags.db, o.period.start, end, enrichers, folder.path).catch((err: unknown) => {
+    folder.remove();
+    throw err;
+  });
+  const { transfers, billings } = walked;
+  const bad = o.verify ? walked.bad : [];
+  const incomplete: string[] = [];
+  if (loaded.syncedUpTo + 1 < end) incomplete.push(`the mirror's billings and cancellations are synced up to ${when(loaded.syncedUpTo)}, before the period's end: later records are not counted (payrec sync, or --sync)`);
+  if (o.period.end > o.at) incomplete.push(`the period is not over: its figures are as of ${when(o.at)}`);
+  // No plan stated (PAYREC_PLANS, fr plans add, --plan-id): one no short url names is left out unseen (the rule gates follow).
+  if (loaded.planCoverage.onlyShortUrls) incomplete.push(`the ${loaded.plans.length} plans covered are known from short urls alone: a plan no short url names is left out unseen (state every plan: PAYREC_PLANS, payrec fr plans add ID, or --plan-id)`);
+  if (later.billings + later.cancellations > 0) {
+    incomplete.push(`the mirror holds ${later.billings} billings and ${later.cancellations} cancellations stamped at or after the as-of instant ${when(o.at)}: left out, as every figure is as of then`);
+  }
+  // --rates-missing blank: what has no value is said here too, not only on stderr (the metrics' totals leave those figures out).
+  const blank = o.currency ? [...moves, ...ledgerRows].filter((r) => r.rateSource === MISSING_SOURCE).length + walked.blank : 0;
+  if (blank > 0) incomplete.push(`${blank} rows of the movements, the ledger and the transfers have no usable rate (--rates-missing blank): their values are blank, and every total in ${currency} leaves their figures out (stderr names the rates missing)`);
+  if (bad.length > 0) incomplete.push(`${bad.length} ${bad.length === 1 ? 'transfer has a bad verdict' : 'transfers have bad verdicts'} (${verdictCounts(bad)}): listed on the sheet "bad verdicts"`);
+  if (loaded.planCoverage.leftOut > 0) incomplete.push(`${loaded.planCoverage.leftOut} known plans are not synced yet, so left out (payrec sync, or --sync)`);
+
+  const plansLine = loaded.plans.map((p) => `${p} (${(loaded.planCoverage.known.get(p) ?? []).map((s) => SOURCE_NAMES[s]).join(', ') || '--plan-id'})`).join('; ');
+  const cover: CoverLine[] = [
+    { item: 'period', value: o.periodText },
+    { item: 'from', value: when(o.period.start) },
+    { item: 'to (excluded)', value: when(o.period.end) },
+    { item: 'time zone', value: zone },
+    { item: 'as of', value: when(o.at) },
+    { item: 'synced up to', value: when(loaded.syncedUpTo) },
+    { item: 'plans covered', value: `${loaded.plans.length}: ${plansLine}` },
+    { item: 'grace (days)', value: String(o.graceSeconds / 86_400) },
+    ...(o.currency ? [{ item: 'currency', value: `${o.currency.currency}: rates from ${o.currency.file ? `the rates file ${o.currency.file.name}, then ` : ''}Chainlink's feeds of ${chain} (each value's rate and source beside it)${o.currency.blank ? '; a value with no usable rate is left blank (--rates-missing blank)' : ''}` }] : []),
+    ...(o.verify ? [{ item: 'verified against', value: `the node of ${chain} (chain id ${CHAIN_IDS[chain as keyof typeof CHAIN_IDS] ?? '?'}): ${bad.length === 0 ? 'no bad verdict' : `${bad.length} bad (${verdictCounts(bad)})`}` }] : []),
+    { item: 'payrec version', value: pkg.version },
+    { item: 'complete', value: incomplete.length === 0 ? 'yes' : `no: ${incomplete.join('; ')}` },
+  ];
+  const c = currency ? ` --currency ${currency}` : '';
+  const v = o.verify ? ' --verify' : '';
+  const sheets: CloseSheet[] = [
+    { name: 'metrics', title: currency ? `Metrics in ${currency}` : 'Metrics by token', command: `payrec metrics --period ${o.periodText}${c}`, ...held(byToken) },
+    { name: 'metrics by plan', title: 'Metrics by plan', command: `payrec metrics --period ${o.periodText} --by plan${c}`, ...held(byPlan) },
+    { name: 'movements', title: 'Who moved: each new, reactivated and churned subscription', command: `payrec metrics --period ${o.periodText} --movements${c}`, ...held(moves) },
+    { name: 'ledger', title: "Subscriptions at the period's end", command: `payrec subscriptions --at ${end}${c}`, ...held(ledgerRows) },
+    { name: 'billings', title: 'Billings with outcome', command: `payrec transfers --product fr --period ${o.periodText}${v}${c}`, ...spooled(billings) },
+    { name: 'transfers', title: 'Transfers of every product', command: `payrec transfers --period ${o.periodText}${v}${c}`, ...spooled(transfers) },
+    { name: 'dunning', title: 'Dunning cases', command: 'the cases metrics counts in dunning_cases', ...held(cases) },
+  ];
+  if (o.verify) sheets.push({ name: 'bad verdicts', title: 'Transfers the chain does not confirm', command: `payrec transfers --period ${o.periodText} --verify --verdict bad${c}`, ...held(bad, TRANSFER_FIELDS) });
+  return { cover, incomplete, sheets, waterfalls, zone, discard: () => folder.remove() };
+}
+
+/** What the mirror's records give: every figure of the subscription engine, valued in the currency when asked, and what the close cannot count. */
+async function mirrorPart(session: Session, o: CloseOptions, end: number) {
+  const { zone } = session;
   const loaded = await loadRecords(session, o.flags, o.plans, o.at, o.period.start);
-  const { records } = loaded;
+  const { records, ...rest } = loaded;
   const intervals = intervalsOf('month', { start: o.period.start, end }, zone).map((s) => ({ from: s.start, to: s.end }));
   const engine = { at: o.at, graceSeconds: o.graceSeconds };
   const whole = [{ from: o.period.start, to: end }];
@@ -163,58 +239,9 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
   const moves = figures.moves.map((m) => (valuing ? valuing.valuedMovement(m as never) : { ...m })) as Row[];
   const ledgerRows = figures.ledger.map((r) => (valuing ? valuing.valuedLedgerRow(r as never) : { ...r })) as Row[];
   const cases = dunningCaseRows(records, { ...engine, from: o.period.start, to: end }) as unknown as Row[];
-  const enrichers: RecordEnricher[] = [];
-  if (o.verify) enrichers.push((await import('../chain/list-verification.js')).verifyEnricher(o.verify));
-  if (o.currency && source) enrichers.push((await import('../values/list-values.js')).currencyEnricher({ currency: o.currency.currency, blank: o.currency.blank }, async () => source));
-  const transfers = await periodTransfers(session, o.flags.db, o.period.start, end, enrichers);
-  const billed = new Set(TRANSFER_ENDPOINTS.filter(perPlan).map((e) => e.product));
-  const billings = transfers.filter((r) => billed.has(r[PRODUCT_FIELD] as never));
-
-  const bad = o.verify ? transfers.filter((t) => (BAD_VERDICTS as readonly unknown[]).includes(t.verdict)) : [];
-  const incomplete: string[] = [];
-  if (loaded.syncedUpTo + 1 < end) incomplete.push(`the mirror's billings and cancellations are synced up to ${when(loaded.syncedUpTo)}, before the period's end: later records are not counted (payrec sync, or --sync)`);
-  if (o.period.end > o.at) incomplete.push(`the period is not over: its figures are as of ${when(o.at)}`);
-  // No plan stated (PAYREC_PLANS, fr plans add, --plan-id): one no short url names is left out unseen (the rule gates follow).
-  if (loaded.planCoverage.onlyShortUrls) incomplete.push(`the ${loaded.plans.length} plans covered are known from short urls alone: a plan no short url names is left out unseen (state every plan: PAYREC_PLANS, payrec fr plans add ID, or --plan-id)`);
   // The mirror may hold records stamped at or after --at (synced later): left out, as every figure is as of --at.
   const later = records.stampedFrom(o.at);
-  if (later.billings + later.cancellations > 0) {
-    incomplete.push(`the mirror holds ${later.billings} billings and ${later.cancellations} cancellations stamped at or after the as-of instant ${when(o.at)}: left out, as every figure is as of then`);
-  }
-  // --rates-missing blank: what has no value is said here too, not only on stderr (the metrics' totals leave those figures out).
-  const blank = o.currency ? [...moves, ...ledgerRows, ...transfers].filter((r) => r.rateSource === MISSING_SOURCE).length : 0;
-  if (blank > 0) incomplete.push(`${blank} rows of the movements, the ledger and the transfers have no usable rate (--rates-missing blank): their values are blank, and every total in ${currency} leaves their figures out (stderr names the rates missing)`);
-  if (bad.length > 0) incomplete.push(`${bad.length} ${bad.length === 1 ? 'transfer has a bad verdict' : 'transfers have bad verdicts'} (${verdictCounts(bad)}): listed on the sheet "bad verdicts"`);
-  if (loaded.planCoverage.leftOut > 0) incomplete.push(`${loaded.planCoverage.leftOut} known plans are not synced yet, so left out (payrec sync, or --sync)`);
-
-  const plansLine = loaded.plans.map((p) => `${p} (${(loaded.planCoverage.known.get(p) ?? []).map((s) => SOURCE_NAMES[s]).join(', ') || '--plan-id'})`).join('; ');
-  const cover: CoverLine[] = [
-    { item: 'period', value: o.periodText },
-    { item: 'from', value: when(o.period.start) },
-    { item: 'to (excluded)', value: when(o.period.end) },
-    { item: 'time zone', value: zone },
-    { item: 'as of', value: when(o.at) },
-    { item: 'synced up to', value: when(loaded.syncedUpTo) },
-    { item: 'plans covered', value: `${loaded.plans.length}: ${plansLine}` },
-    { item: 'grace (days)', value: String(o.graceSeconds / 86_400) },
-    ...(o.currency ? [{ item: 'currency', value: `${o.currency.currency}: rates from ${o.currency.file ? `the rates file ${o.currency.file.name}, then ` : ''}Chainlink's feeds of ${chain} (each value's rate and source beside it)${o.currency.blank ? '; a value with no usable rate is left blank (--rates-missing blank)' : ''}` }] : []),
-    ...(o.verify ? [{ item: 'verified against', value: `the node of ${chain} (chain id ${CHAIN_IDS[chain as keyof typeof CHAIN_IDS] ?? '?'}): ${bad.length === 0 ? 'no bad verdict' : `${bad.length} bad (${verdictCounts(bad)})`}` }] : []),
-    { item: 'payrec version', value: pkg.version },
-    { item: 'complete', value: incomplete.length === 0 ? 'yes' : `no: ${incomplete.join('; ')}` },
-  ];
-  const c = currency ? ` --currency ${currency}` : '';
-  const v = o.verify ? ' --verify' : '';
-  const sheets: CloseSheet[] = [
-    { name: 'metrics', title: currency ? `Metrics in ${currency}` : 'Metrics by token', command: `payrec metrics --period ${o.periodText}${c}`, columns: columnsOf(byToken), rows: byToken },
-    { name: 'metrics by plan', title: 'Metrics by plan', command: `payrec metrics --period ${o.periodText} --by plan${c}`, columns: columnsOf(byPlan), rows: byPlan },
-    { name: 'movements', title: 'Who moved: each new, reactivated and churned subscription', command: `payrec metrics --period ${o.periodText} --movements${c}`, columns: columnsOf(moves), rows: moves },
-    { name: 'ledger', title: "Subscriptions at the period's end", command: `payrec subscriptions --at ${end}${c}`, columns: columnsOf(ledgerRows), rows: ledgerRows },
-    { name: 'billings', title: 'Billings with outcome', command: `payrec transfers --product fr --period ${o.periodText}${v}${c}`, columns: columnsOf(billings, TRANSFER_FIELDS), rows: billings },
-    { name: 'transfers', title: 'Transfers of every product', command: `payrec transfers --period ${o.periodText}${v}${c}`, columns: columnsOf(transfers, TRANSFER_FIELDS), rows: transfers },
-    { name: 'dunning', title: 'Dunning cases', command: 'the cases metrics counts in dunning_cases', columns: columnsOf(cases), rows: cases },
-  ];
-  if (o.verify) sheets.push({ name: 'bad verdicts', title: 'Transfers the chain does not confirm', command: `payrec transfers --period ${o.periodText} --verify --verdict bad${c}`, columns: columnsOf(bad, TRANSFER_FIELDS), rows: bad });
-  return { cover, incomplete, sheets, waterfalls, zone };
+  return { loaded: rest, later, source, valuing, byToken, byPlan, waterfalls, moves, ledgerRows, cases };
 }
 
 /** Each bad verdict and how many: `spoofed 1, mismatch 2`. */
@@ -224,12 +251,21 @@ function verdictCounts(rows: readonly Row[]): string {
   return [...counts].map(([verdict, n]) => `${verdict} ${n}`).join(', ');
 }
 
+/** The period's transfers, and of them the billings, spooled to disk; the bad verdicts, and how many have no usable rate, counted on the way. */
+interface PeriodTransfers {
+  transfers: RowSpool;
+  billings: RowSpool;
+  bad: Row[];
+  blank: number;
+}
+
 /**
  * Every product's transfers stamped in [from, to), as `payrec transfers --period` lists them
  * (billings of the known plans with their outcome), through `enrichers` (--verify, --currency)
  * as that command's are: started before the API is asked, and a missing rate fails once the walk ends.
+ * Written to spools in `folder` as they come, so memory stays flat however many.
  */
-async function periodTransfers(session: Session, db: string | undefined, from: number, to: number, enrichers: readonly RecordEnricher[]): Promise<Row[]> {
+async function periodTransfers(session: Session, db: string | undefined, from: number, to: number, enrichers: readonly RecordEnricher[], folder: string): Promise<PeriodTransfers> {
   const list = mergedTransfers(TRANSFER_ENDPOINTS, {}, await billedPlans(session, db, undefined));
   const started: PageEnricher[] = await startEnrichers(enrichers, { session, collectionOf: (r) => list.collectionOf(r), pathValues: {}, asJson: false });
   // The products share the pages in flight, found as `payrec transfers` finds them (issue 49).
@@ -237,10 +273,26 @@ async function periodTransfers(session: Session, db: string | undefined, from: n
   const check = recordChecker(list, session);
   const outcome = outcomeAdder(list);
   const whole = { limit: Infinity, pageSize: 1000, offset: 0, concurrency: client.window };
-  const rows: Row[] = [];
+  const billed = new Set<unknown>(TRANSFER_ENDPOINTS.filter(perPlan).map((e) => e.product));
+  const bad: Row[] = [];
+  let blank = 0;
+  const transfers = new RowSpool(join(folder, 'transfers.jsonl'), TRANSFER_FIELDS);
+  const billings = new RowSpool(join(folder, 'billings.jsonl'), TRANSFER_FIELDS);
   for await (const page of list.walk(client)(whole, from, to - 1, undefined)) {
-    for (const r of await enrichPage(page.records, started)) rows.push(outcome ? outcome(check(r)) : check(r));
+    for (const r of await enrichPage(page.records, started)) {
+      const row = outcome ? outcome(check(r)) : check(r);
+      if ((BAD_VERDICTS as readonly unknown[]).includes(row.verdict)) bad.push(row);
+      if (row.rateSource === MISSING_SOURCE) blank++;
+      const line = JSON.stringify(row);
+      const wait = transfers.add(row, line);
+      if (wait) await wait;
+      if (billed.has(row[PRODUCT_FIELD])) {
+        const waitToo = billings.add(row, line);
+        if (waitToo) await waitToo;
+      }
+    }
   }
   for (const e of started) e.finish?.();
-  return rows;
+  await Promise.all([transfers.end(), billings.end()]);
+  return { transfers, billings, bad, blank };
 }

@@ -58,25 +58,38 @@ export function waterfallSvg(w: Waterfall): string {
   );
 }
 
-/** Writes the page to `out` (ended when complete). */
+/** The page is written in chunks of about this many characters, waiting for `out` to take each. */
+const CHUNK_CHARS = 1 << 20;
+
+/** Writes the page to `out` (ended when complete), a chunk at a time: its tables can hold every transfer of a month. */
 export async function writePage(out: NodeJS.WritableStream, report: CloseReport): Promise<void> {
-  const parts: string[] = [];
+  let failure: Error | undefined;
+  out.once('error', (err: Error) => (failure ??= err));
+  let chunk = '';
+  const write = async (text: string) => {
+    chunk += text;
+    if (chunk.length < CHUNK_CHARS) return;
+    if (failure) throw failure;
+    const full = chunk;
+    chunk = '';
+    if (!out.write(full)) await new Promise((resolve) => out.once('drain', resolve));
+  };
   const title = report.cover.find((l) => l.item === 'period')?.value ?? '';
-  parts.push(pageStart(`Close of ${title}`), `<h1>Close of ${escapeHtml(title)}</h1>\n<section id="cover"><table class="cover"><tbody>\n`);
-  for (const l of report.cover) parts.push(`<tr><th>${escapeHtml(l.item)}</th><td>${escapeHtml(l.value)}</td></tr>\n`);
-  parts.push('</tbody></table></section>\n<section id="waterfalls"><h2>MRR movements</h2>\n');
-  if (report.waterfalls.length === 0) parts.push('<p>No subscription was counted in this period.</p>\n');
-  for (const w of report.waterfalls) parts.push(`<h3>${escapeHtml(w.currency === undefined ? w.token : w.token === '*' ? `in ${w.currency}, every token` : `${w.token} in ${w.currency}`)}</h3>\n`, waterfallSvg(w));
-  parts.push('</section>\n');
+  await write(pageStart(`Close of ${title}`) + `<h1>Close of ${escapeHtml(title)}</h1>\n<section id="cover"><table class="cover"><tbody>\n`);
+  for (const l of report.cover) await write(`<tr><th>${escapeHtml(l.item)}</th><td>${escapeHtml(l.value)}</td></tr>\n`);
+  await write('</tbody></table></section>\n<section id="waterfalls"><h2>MRR movements</h2>\n');
+  if (report.waterfalls.length === 0) await write('<p>No subscription was counted in this period.</p>\n');
+  for (const w of report.waterfalls) await write(`<h3>${escapeHtml(w.currency === undefined ? w.token : w.token === '*' ? `in ${w.currency}, every token` : `${w.token} in ${w.currency}`)}</h3>\n` + waterfallSvg(w));
+  await write('</section>\n');
   for (const sheet of report.sheets) {
     const columns = sheet.columns.map((c) => ({ ...column(c.name.split('.')), kind: c.kind }));
-    parts.push(`<section data-sheet="${escapeHtml(sheet.name)}"><h2>${escapeHtml(sheet.title)}</h2><p>${escapeHtml(`${sheet.rows.length} rows: ${sheet.command}`)}</p>\n`, tableHead(columns));
-    for (const row of sheet.rows) parts.push(tableRow(columns, row, report.zone));
-    parts.push(TABLE_END, '</section>\n');
+    await write(`<section data-sheet="${escapeHtml(sheet.name)}"><h2>${escapeHtml(sheet.title)}</h2><p>${escapeHtml(`${sheet.count} rows: ${sheet.command}`)}</p>\n` + tableHead(columns));
+    for await (const row of sheet.rows) await write(tableRow(columns, row, report.zone));
+    await write(TABLE_END + '</section>\n');
   }
-  parts.push(PAGE_END);
   await new Promise<void>((resolve, reject) => {
+    if (failure) return reject(failure);
     out.once('error', reject);
-    out.end(parts.join(''), () => resolve());
+    out.end(chunk + PAGE_END, () => resolve());
   });
 }

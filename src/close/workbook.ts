@@ -14,8 +14,8 @@ export async function writeWorkbook(out: NodeJS.WritableStream, report: CloseRep
   for (const line of report.cover) await cover.row(line as never);
   await cover.end();
   for (const part of report.sheets) {
-    const sheet = book.sheet(part.name, part.columns.map((c) => ({ ...column(c.name.split('.')), kind: c.kind })), part.rows[0]);
-    for (const row of part.rows) await sheet.row(row);
+    const sheet = book.sheet(part.name, part.columns.map((c) => ({ ...column(c.name.split('.')), kind: c.kind })), part.first);
+    for await (const row of part.rows) await sheet.row(row);
     await sheet.end();
   }
   await book.end();

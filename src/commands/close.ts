@@ -8,6 +8,7 @@ import { formatLocal } from '../core/runtime/zone.js';
 import { printable } from '../core/output/sanitize.js';
 import { addMirrorOptions, noteAt, parseMirrorFlags, type MirrorFlags } from '../mirror/subscription-source.js';
 import { composeClose } from '../close/compose.js';
+import { NoRateError } from '../values/missing.js';
 import { addCurrencyOptions, parseCurrencyFlags, type CurrencyFlags } from '../values/currency-flags.js';
 import { parseVerifyFlags, type VerifyFlags } from '../chain/verify-flags.js';
 import { topCommand } from './tree.js';
@@ -74,10 +75,17 @@ async function runClose(session: Session, cmd: Command): Promise<void> {
   if (period.start >= at) throw new UsageError(`the period ${printable(periodText)} begins after ${flags.at === undefined ? 'now' : '--at'} (${formatLocal(at, session.zone)} ${session.zone}): nothing of it is known`);
   // Opened first: an unwritable -o fails before anything is read; written under a temporary name, renamed when whole.
   const target = await session.openOutput();
-  const report = await composeClose(session, { periodText, period, at, graceSeconds, plans, flags, currency, verify });
+  const report = await composeClose(session, { periodText, period, at, graceSeconds, plans, flags, currency, verify }).catch((err: unknown) => {
+    // A missing rate stops the close before its file is written (the temporary one goes with it).
+    throw err instanceof NoRateError ? err.instead('no file was written') : err;
+  });
   noteAt(session, flags, at);
-  if (ext === '.html') await (await import('../close/page.js')).writePage(target.stream, report);
-  else await (await import('../close/workbook.js')).writeWorkbook(target.stream, report, { warn: (m) => session.warn(m) });
+  try {
+    if (ext === '.html') await (await import('../close/page.js')).writePage(target.stream, report);
+    else await (await import('../close/workbook.js')).writeWorkbook(target.stream, report, { warn: (m) => session.warn(m) });
+  } finally {
+    report.discard();
+  }
   await target.commit();
   for (const line of report.incomplete) session.warn(`incomplete: ${line}`);
   if (flags.failIfAny && report.incomplete.length > 0) throw new PayrecError(`the close of ${printable(periodText)} is incomplete in ${report.incomplete.length} ${report.incomplete.length === 1 ? 'way' : 'ways'} (--fail-if-any); the file was written`, EXIT.gate);

@@ -8,8 +8,18 @@ import { isoTime } from './selection.js';
 // day, since a day's row serves that whole day.
 
 export class NoRateError extends PayrecError {
-  constructor(message: string, hint: string) {
-    super(message, EXIT.noRate, hint);
+  /** `what` is what had no rate; `outcome` what the command did not do for it (a list's: no value was printed). */
+  constructor(
+    private readonly what: string,
+    hint: string,
+    outcome = 'no value was printed',
+  ) {
+    super(`${what}: ${outcome}`, EXIT.noRate, hint);
+  }
+
+  /** The same error, saying what the command left undone instead (a close: no file was written). */
+  instead(outcome: string): NoRateError {
+    return new NoRateError(this.what, this.hint ?? '', outcome);
   }
 }
 
@@ -67,7 +77,7 @@ export class MissingRates {
   error(): NoRateError {
     const n = this.count.toLocaleString('en-US');
     return new NoRateError(
-      `no usable rate for ${n} figure${this.count === 1 ? '' : 's'} (each pair, and rates-file lines to fill, above): no value was printed`,
+      `no usable rate for ${n} figure${this.count === 1 ? '' : 's'} (each pair, and rates-file lines to fill, above)`,
       'fill the lines above and give --rates FILE, or --rates-missing blank for a partial report that says what it leaves out',
     );
   }

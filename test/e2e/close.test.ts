@@ -554,6 +554,99 @@ describe('payrec close --currency USD --verify: values beside amounts, verdicts 
   });
 });
 
+describe('payrec close --currency: the fx bar, when a rate changes between two cycles of a subscription', () => {
+  // The team's rates file, written here: every fixed-recurring token at a constant rate, but
+  // BNB at 600 USD until day D and 650 from then, D the day one of its subscriptions renews in
+  // the quarter. Only that renewal moves a value without a new, reactivated or churned
+  // subscription: mrr_fx is its MRR × 50, and 0 everywhere else.
+  const QUARTER = '2025-Q4';
+  const MONTHS = [Date.UTC(2025, 9, 1) / 1000, Date.UTC(2025, 10, 1) / 1000, Date.UTC(2025, 11, 1) / 1000, ANCHOR];
+  const [BEFORE, AFTER] = [600n, 650n];
+
+  /** Exact decimal text as units of 10^-18 (an amount of at most 18 places, as the API sends). */
+  const atto = (d: string): bigint => {
+    const [whole, part = ''] = d.split('.');
+    expect(part.length, d).toBeLessThanOrEqual(18);
+    return BigInt(whole + part.padEnd(18, '0'));
+  };
+  /** n ÷ d rounded half-even, as the engine rounds an MRR once (DESIGN.md). */
+  const halfEven = (n: bigint, d: bigint): bigint => {
+    const q = n / d;
+    const r = (n % d) * 2n;
+    return r > d || (r === d && q % 2n === 1n) ? q + 1n : q;
+  };
+  /** MRR of `amount` every `seconds`, in 10^-18: ÷ months when the period is a calendar month band, else × the mean month ÷ the period (DESIGN.md). */
+  const mrr = (amount: string, seconds: number): bigint => {
+    const days = Math.floor((seconds + 43_200) / 86_400);
+    const band = [[28, 31, 1n], [56, 62, 2n], [84, 92, 3n], [168, 184, 6n], [360, 366, 12n]].find(([min, max]) => days >= (min as number) && days <= (max as number));
+    return band ? halfEven(atto(amount), band[2] as bigint) : halfEven(atto(amount) * 2_629_746n, BigInt(seconds));
+  };
+
+  test('the page labels the fx bar, and the workbook holds each month’s mrr_fx, with the figure worked out here from the emulator’s billings and the rates', async () => {
+    // The emulator's records: every BNB billing of every plan, by subscription, in time order.
+    const plans = s.fx.plans['fixed-recurring'];
+    const bnb: Row[] = [];
+    for (const plan of plans) {
+      const billings = (await apiRecords(s.emu, `/fixed-recurring/plans/${plan}/billings`)).filter((b) => b.token === 'BNB');
+      if (billings.length === 0) continue;
+      bnb.push(...billings);
+      // What keeps the rule simple: no failed billing and no cancellation, so each billing renews the cycle before it.
+      expect(billings.every((b) => b.success === 1), `plan ${plan}: BNB billings that failed`).toBe(true);
+      const ids = new Set(billings.map((b) => b.subscriptionId));
+      expect((await apiRecords(s.emu, `/fixed-recurring/plans/${plan}/cancellations`)).filter((c) => ids.has(c.subscriptionId))).toEqual([]);
+    }
+    const bySubscription = new Map<string, Row[]>();
+    for (const b of bnb.sort((x, y) => (x.timestamp as number) - (y.timestamp as number))) bySubscription.set(b.subscriptionId as string, [...(bySubscription.get(b.subscriptionId as string) ?? []), b]);
+    const renewals = [...bySubscription.values()].flatMap((list) => list.slice(1).map((next, i) => ({ prev: list[i], next })));
+    const inQuarter = renewals.filter(({ next }) => (next.timestamp as number) >= MONTHS[0] && (next.timestamp as number) < ANCHOR);
+    expect(inQuarter.length, 'a BNB renewal in the quarter').toBeGreaterThan(0);
+    // D: the UTC day of the first renewal in the quarter (its cycle begins that day, the cycle before it a period earlier).
+    const day = Math.floor((inQuarter[0].next.cycleStart as number) / 86_400) * 86_400;
+    const rate = (t: number) => (t >= day ? AFTER : BEFORE);
+    const dir = tempDir();
+    const db = join(dir, 'mirror.duckdb');
+    const rates = join(dir, 'rates.csv');
+    writeFileSync(rates, ['time,chain,token,currency,rate,source', '*,bsc,8PAY,USD,0.0512,peg', '*,bsc,BUSD,USD,1,peg', '*,bsc,USDT,USD,1,peg', '*,bsc,USDC,USD,1,peg', `*,bsc,BNB,USD,${BEFORE},test`, `${new Date(day * 1000).toISOString().slice(0, 10)},bsc,BNB,USD,${AFTER},test`, ''].join('\n'));
+    // Each renewal whose cycle has another rate than the one it renews moves the subscription's value by its MRR × the difference.
+    const fxOf = (from: number, to: number) =>
+      inQuarter
+        .filter(({ next }) => (next.timestamp as number) >= from && (next.timestamp as number) < to)
+        .reduce((sum, { prev, next }) => sum + mrr(next.amount as string, (next.cycleEnd as number) - (next.cycleStart as number) + 1) * (rate(next.cycleStart as number) - rate(prev.cycleStart as number)), 0n);
+    const text = (a: bigint) => new Big(a.toString()).div(new Big(10).pow(18));
+    const whole = text(fxOf(MONTHS[0], ANCHOR));
+    expect(whole.eq(0), 'the fx the test expects is not 0').toBe(false);
+
+    // The node gives the other products' tokens their rates (the fixed-recurring ones are all in the file).
+    const env = { PAYREC_RPC_URL: s.emu.rpcUrl('bsc') };
+    // Every plan stated: the BNB plan is named by no short url.
+    const every = plans.flatMap((p) => ['--plan-id', p]);
+    expect((await payrec(s.emu, ['sync', '--db', db, ...every], { env })).exitCode).toBe(0);
+    const runs = await Promise.all(['close.xlsx', 'close.html'].map((f) => payrec(s.emu, ['close', QUARTER, '--db', db, ...every, '--at', String(ANCHOR), '--currency', 'USD', '--rates', rates, '-o', join(dir, f)], { env })));
+    for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
+
+    // The page's waterfall, as written in the file: the fx bar's label, and the bars add up to the end.
+    const page = readFileSync(join(dir, 'close.html'), 'utf8');
+    const svg = /<svg [^>]*data-token="\*" data-currency="USD"[^>]*>([\s\S]*?)<\/svg>/.exec(page);
+    expect(svg, 'the waterfall in USD').not.toBeNull();
+    const figures = Object.fromEntries([...svg![1].matchAll(/<g class="step" data-kind="(\w+)">[\s\S]*?<text class="figure"[^>]*>([^<]*)<\/text>/g)].map(([, kind, figure]) => [kind, figure]));
+    expect(new Big(figures.fx).eq(whole), `fx bar ${figures.fx}, expected ${whole}`).toBe(true);
+    expect(new Big(figures.start).plus(figures.new).plus(figures.reactivated).plus(figures.churned).plus(figures.fx).eq(figures.end)).toBe(true);
+
+    // The workbook: each month's mrr_fx (its exact text beside the number), as worked out here for that month.
+    if (office.skip) return;
+    const r = await execa('soffice', [`-env:UserInstallation=file://${join(dir, 'office-profile')}`, '--headless', '--convert-to', 'fods', '--outdir', join(dir, 'read'), join(dir, 'close.xlsx')], { reject: false });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const [header, ...rows] = tablesOf(readFileSync(join(dir, 'read', 'close.fods'), 'utf8')).get('metrics')!;
+    const col = (name: string) => header.findIndex((c) => c.text === name);
+    expect(rows.map((row) => new Big(row[col('mrr_fx_exact')].text).toString())).toEqual([0, 1, 2].map((m) => text(fxOf(MONTHS[m], MONTHS[m + 1])).toString()));
+    // The number beside it: the 15 significant digits a spreadsheet number holds.
+    rows.forEach((row, m) => {
+      const exact = text(fxOf(MONTHS[m], MONTHS[m + 1]));
+      expect(new Big(row[col('mrr_fx')].value!).minus(exact).abs().lte(exact.abs().times('1e-14')), `month ${m + 1}: ${row[col('mrr_fx')].value}`).toBe(true);
+    });
+  }, 300_000);
+});
+
 describe('payrec close --currency: a missing rate is exit 11, naming it, and nothing is written', () => {
   test('8PAY has no feed and no rates-file line: exit 11 naming bsc 8PAY → USD with lines to fill, no file and no temporary one', async () => {
     const dir = tempDir();
@@ -567,10 +660,14 @@ describe('payrec close --currency: a missing rate is exit 11, naming it, and not
     expect(r.stderr).toMatch(/^no usable rate for:$/m);
     expect(r.stderr).toMatch(/^ {2}bsc 8PAY → USD: \d+ records? from /m);
     expect(r.stderr).toMatch(/^time,chain,token,currency,rate,source$/m);
+    // A close prints no value, it writes a file: the error says what did not happen (a list's "no value was printed" would be wrong here).
+    expect(r.stderr).toMatch(/^error: no usable rate for [\d,]+ figures? \(each pair, and rates-file lines to fill, above\): no file was written$/m);
+    expect(r.stderr).not.toContain('no value was printed');
     // As metrics --currency says it (the close asks more: the ledger's cycles too): the pair, and the command says nothing was written.
     const metrics = await payrec(s.emu, ['metrics', '--period', PERIOD, '--at', String(ANCHOR), '--db', db, '--currency', 'USD'], { env });
     expect(metrics.exitCode).toBe(11);
     expect(metrics.stderr).toMatch(/^ {2}bsc 8PAY → USD: /m);
+    expect(metrics.stderr).toMatch(/^error: no usable rate for [\d,]+ figures? \(each pair, and rates-file lines to fill, above\): no value was printed$/m);
     expect(readdirSync(dir).sort()).toEqual(before);
 
     // --rates-missing blank: the file is written, and the cover says how many rows have no value, as the commands count them.

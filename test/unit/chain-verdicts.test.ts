@@ -29,10 +29,10 @@ const BOOK = new Map<string, ResolvedToken | null>([
 const SP_TYPE = keccak256(stringToHex('SCHEDULED_PAYMENTS'));
 const DCA_TYPE = keccak256(stringToHex('DOLLAR_COST_AVERAGE'));
 
-const ctx = (book = BOOK): ChainContext => ({
+const ctx = (book = BOOK, paymentTypes: ChainContext['paymentTypes'] = { scheduledPayments: SP_TYPE, dollarCostAverage: DCA_TYPE }): ChainContext => ({
   chain: 'bsc',
   feeCollector: f.FEE_COLLECTOR,
-  paymentTypes: { scheduledPayments: SP_TYPE, dollarCostAverage: DCA_TYPE },
+  paymentTypes,
   tokenAddress: (s) => (typeof s === 'string' ? book.get(s)?.address : undefined) ?? undefined,
 });
 
@@ -43,6 +43,8 @@ interface Case {
   tx?: ReturnType<typeof f.transaction> | null;
   head?: number;
   book?: Map<string, ResolvedToken | null>;
+  /** PAYMENT_TYPE() of ScheduledPayments and DollarCostAverage as the contracts answered (default: both answered). */
+  paymentTypes?: ChainContext['paymentTypes'];
 }
 
 const BLOCK = 1000;
@@ -55,7 +57,7 @@ function verdictOf(c: Case): Judgement {
   const block = c.block === undefined ? f.block(BLOCK, TIME) : c.block;
   const parsedBlock = receipt && block ? parseBlock(block, receipt.blockNumber) : null;
   const tx = c.tx ? parseTransaction(c.tx, hash) : c.tx;
-  const view = decode(c.subject, { receipt, block: parsedBlock, transaction: tx }, ctx(c.book));
+  const view = decode(c.subject, { receipt, block: parsedBlock, transaction: tx }, ctx(c.book, c.paymentTypes));
   return judge(c.subject, view, { chain: 'bsc', head: BigInt(c.head ?? BLOCK + 14), confirmations: 15, tokens: c.book ?? BOOK });
 }
 
@@ -899,5 +901,355 @@ describe('the pieces the rules stand on', () => {
     expect(valueAt(record, 'none.amount')).toBeUndefined();
     expect(valueAt(record, 'token.length')).toBeUndefined();
     expect(valueAt(record, 'receivers.x[0]')).toBeUndefined();
+  });
+});
+
+// ---------------------------------------------------------------------------
+// The rules again, each across every collection it holds for (issue 48: the decoder's
+// mutation survivors that could change a verdict). Receipts by hand as above; the verdict
+// each expects is read off ONCHAIN.md §7 and §9.
+
+describe('§9 rule 5 for every collection: a failed record\'s reverted transaction is its own only when sent to that collection\'s contract by its sender', () => {
+  const FORMER_BILLER = '0xd89817cb4109461a42278e6400be49de7d7716c1';
+  const sub = { subscriptionId: SUB, forced: false };
+  const paid = { sender: ALICE, receiver: BOB, amount: '2.5', fee: '0.025', token: 'USDT', subscriptionId: SUB };
+  // [collection, the record's own fields, who sent it (the field the rule names), §7's "to" (the first named when another is found)]
+  const rows: [string, Record<string, unknown>, 'triggeredBy' | 'sender' | undefined, string[]][] = [
+    ['fixed-recurring/cancellations', { ...sub, triggeredBy: ALICE }, 'triggeredBy', [BSC.frSubscriptions, BSC.frManagement]],
+    ['variable-recurring/cancellations', { ...sub, triggeredBy: ALICE }, 'triggeredBy', [BSC.vrManagement]],
+    ['variable-recurring/cancellation-requests', { subscriptionId: SUB }, undefined, [BSC.vrSubscriptions]],
+    ['variable-recurring/transfers', paid, undefined, [BSC.vrManagement, BSC.biller, FORMER_BILLER]],
+    ['on-demand/transfers', paid, undefined, [BSC.odManagement, BSC.biller, FORMER_BILLER]],
+    ['one-time/payments', { sender: ALICE, token: 'USDT', receivers: [{ user: BOB, amount: '2.5', fee: '0.025' }] }, 'sender', [BSC.oneTime]],
+    ['scheduled-payments/transfers', { ...paid, subscriptionId: undefined, scheduleId: id32(21, 'dd') }, undefined, [BSC.scheduledPayments]],
+    ['dollar-cost-average/executions', { strategyId: id32(51, 'ff'), inputToken: 'USDT', fee: '0.05', swaps: [] }, undefined, [BSC.dollarCostAverage]],
+  ];
+  const failed = (collection: string, own: Record<string, unknown>): Subject => ({ collection, record: { ...own, timestamp: TIME, transactionHash: txHash(1), transactionStatus: 'failed' } });
+  const sent = (from: string, to: string) => f.receipt({ hash: txHash(1), block: BLOCK, from, to, status: '0x0' });
+
+  it.each(rows)('%s', (collection, own, by, contracts) => {
+    const s = failed(collection, own);
+    // A keeper sends the transactions of the collections whose rule names no sender (a VR transfer's sender is the subscriber, not who sent it).
+    const from = by ? ALICE : KEEPER;
+    for (const to of contracts) expect(verdictOf({ subject: s, receipt: sent(from, to) }), to).toMatchObject({ verdict: 'verified', differences: [] });
+    // A look-alike, or 8pay's contract of another collection, is not the record's.
+    for (const to of [f.LOOKALIKE, collection === 'one-time/payments' ? BSC.frManagement : BSC.oneTime]) {
+      expect(verdictOf({ subject: s, receipt: sent(from, to) }), to).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'to', api: contracts[0], chain: to }] });
+    }
+    if (by) expect(verdictOf({ subject: s, receipt: sent(CAROL, contracts[0]) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: by, api: ALICE, chain: CAROL }] });
+  });
+
+  describe('wallet-to-wallet: sent to the token\'s contract, or for the native coin to the user (§7)', () => {
+    const w2wPayment = (token: string): Subject => ({
+      collection: 'wallet-to-wallet/payments',
+      record: { token, receivers: [{ user: BOB, amount: '3', transactionHash: txHash(9), transactionStatus: 'confirmed' }, { user: CAROL, amount: '4', transactionHash: txHash(1), transactionStatus: 'failed' }] },
+      receiver: 1,
+    });
+    const w2wTransfer = (token: string): Subject => failed('wallet-to-wallet/transfers', { receiver: BOB, amount: '5', token });
+
+    it('a payment\'s receiver: its own user, not another receiver\'s', () => {
+      expect(verdictOf({ subject: w2wPayment('BNB'), receipt: sent(ALICE, CAROL) })).toMatchObject({ verdict: 'verified', differences: [] });
+      expect(verdictOf({ subject: w2wPayment('BNB'), receipt: sent(ALICE, BOB) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'to', api: CAROL, chain: BOB }] });
+      expect(verdictOf({ subject: w2wPayment('USDT'), receipt: sent(ALICE, BSC.usdt) })).toMatchObject({ verdict: 'verified', differences: [] });
+      expect(verdictOf({ subject: w2wPayment('USDT'), receipt: sent(ALICE, CAROL) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'to', api: BSC.usdt, chain: CAROL }] });
+    });
+
+    it('a native transfer sent to another than its receiver', () => {
+      expect(verdictOf({ subject: w2wTransfer('BNB'), receipt: sent(ALICE, CAROL) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'to', api: BOB, chain: CAROL }] });
+    });
+
+    it('a token the list does not know: the contract the transaction went to is the token, a difference (never verified on a contract nobody named)', () => {
+      expect(verdictOf({ subject: w2wTransfer('FOO'), receipt: sent(ALICE, f.LOOKALIKE) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'token', api: 'FOO', chain: f.LOOKALIKE, note: "not in 8pay's token list" }] });
+      expect(verdictOf({ subject: w2wTransfer('FOO'), receipt: sent(ALICE, BSC.busd) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'token', api: 'FOO', chain: BSC.busd, note: 'BUSD' }] });
+    });
+  });
+});
+
+describe('a leg\'s fee Transfer (§7: [Transfer to the fee collector if fee > 0])', () => {
+  it('mismatch: a fee owed with no fee Transfer, the net Transfer the only one of the token (never taken for the fee)', () => {
+    const logs = [...billingLeg().filter((l) => l.topics[2] !== `0x${f.addr(f.FEE_COLLECTOR)}`), f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END)];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'Transfer (fee, token)', chain: null }] });
+  });
+
+  it('verified: a fee that floors to 0 (99 wei at 1 %) has no fee Transfer', () => {
+    const logs = [...billingLeg({ amount: 99n }), f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END)];
+    expect(logs.filter((l) => l.topics[0] === f.TOPIC.erc20Transfer)).toHaveLength(1);
+    expect(verdictOf({ subject: billing({ amount: '0.000000000000000099', fee: '0' }), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'verified', differences: [] });
+  });
+});
+
+describe('paid or failed, terminated or cancelled: which event is the record\'s when 8pay emitted none of its own', () => {
+  it('spoofed: a failed billing whose BillingFailed comes only from a look-alike', () => {
+    const logs = [
+      f.transferFailed({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount: 999n * E18 / 100n, paymentType: f.PAYMENT_TYPE.fixedRecurring, metadata: SUB }),
+      f.fixedBillingFailed(f.LOOKALIKE, PLAN, SUB),
+    ];
+    expect(verdictOf({ subject: billing({ success: 0 }), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'BillingFailed emitter', api: BSC.frManagement, chain: f.LOOKALIKE }] });
+  });
+
+  // §9 puts spoofed before mismatch: the record's own event from a look-alike says more than another subscription's beside it.
+  const other = id32(3, 'cc');
+  const othersPaid = [...billingLeg({ metadata: other, sender: CAROL }), f.fixedBilling(BSC.frManagement, PLAN, other, TIME, CYCLE_END)];
+  const ownFailed = f.transferFailed({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount: 999n * E18 / 100n, paymentType: f.PAYMENT_TYPE.fixedRecurring, metadata: SUB });
+
+  it('spoofed: a paid billing whose Billing comes from a look-alike, beside another subscription\'s Billing from 8pay', () => {
+    const logs = [...billingLeg(), f.fixedBilling(f.LOOKALIKE, PLAN, SUB, TIME, CYCLE_END), ...othersPaid];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'Billing emitter', api: BSC.frManagement, chain: f.LOOKALIKE }] });
+  });
+
+  it('spoofed: a failed billing whose BillingFailed comes from a look-alike, beside another subscription\'s Billing from 8pay', () => {
+    const logs = [ownFailed, f.fixedBillingFailed(f.LOOKALIKE, PLAN, SUB), ...othersPaid];
+    expect(verdictOf({ subject: billing({ success: 0 }), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'BillingFailed emitter', api: BSC.frManagement, chain: f.LOOKALIKE }] });
+  });
+
+  it('verified: its own Billing from 8pay, whatever a look-alike says it failed', () => {
+    const logs = [...billingLeg(), f.fixedBilling(BSC.frManagement, PLAN, SUB, TIME, CYCLE_END), f.fixedBillingFailed(f.LOOKALIKE, PLAN, SUB)];
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs }) })).toMatchObject({ verdict: 'verified', differences: [] });
+    const failedLogs = [ownFailed, f.fixedBillingFailed(BSC.frManagement, PLAN, SUB), f.fixedBilling(f.LOOKALIKE, PLAN, SUB, TIME, CYCLE_END)];
+    expect(verdictOf({ subject: billing({ success: 0 }), receipt: billingReceipt({ logs: failedLogs }) })).toMatchObject({ verdict: 'verified', differences: [] });
+  });
+
+  it('mismatch: another subscription\'s Billing, the only event there, tells what differs from a record said failed', () => {
+    expect(verdictOf({ subject: billing({ success: 0 }), receipt: billingReceipt({ logs: othersPaid }) }).differences).toEqual([
+      { field: 'success', api: 0, chain: 1 },
+      { field: 'subscriptionId', api: SUB, chain: other },
+    ]);
+  });
+
+  it('mismatch: neither event at all: the one the API names is missing', () => {
+    expect(verdictOf({ subject: billing({ success: 0 }), receipt: billingReceipt({ logs: [] }) }).differences).toEqual([{ field: 'event', api: 'BillingFailed', chain: null }]);
+    expect(verdictOf({ subject: billing(), receipt: billingReceipt({ logs: [] }) }).differences).toEqual([{ field: 'event', api: 'Billing', chain: null }]);
+  });
+
+  it('a cancellation the same way: its own event from a look-alike is spoofed beside another subscription\'s of the other kind from 8pay', () => {
+    const raw = (logs: f.LogSpec[]) => f.receipt({ hash: txHash(5), block: BLOCK, from: ALICE, to: BSC.frManagement, logs });
+    const cancellation = (forced: boolean): Subject => ({ collection: 'fixed-recurring/cancellations', record: { subscriptionId: SUB, timestamp: TIME, forced, triggeredBy: ALICE, transactionHash: txHash(5), transactionStatus: 'confirmed' } });
+    const cancelledByLookAlike = [f.subscriptionEvent(f.TOPIC.subscriptionCancelled, f.LOOKALIKE, PLAN, SUB), f.subscriptionEvent(f.TOPIC.subscriptionTerminated, BSC.frManagement, PLAN, other)];
+    expect(verdictOf({ subject: cancellation(false), receipt: raw(cancelledByLookAlike) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'SubscriptionCancelled emitter', api: BSC.frSubscriptions, chain: f.LOOKALIKE }] });
+    const terminatedByLookAlike = [f.subscriptionEvent(f.TOPIC.subscriptionTerminated, f.LOOKALIKE, PLAN, SUB), f.subscriptionEvent(f.TOPIC.subscriptionCancelled, BSC.frSubscriptions, PLAN, other)];
+    expect(verdictOf({ subject: cancellation(true), receipt: raw(terminatedByLookAlike) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'SubscriptionTerminated emitter', api: BSC.frManagement, chain: f.LOOKALIKE }] });
+    // Its own from 8pay decides, whatever the API says of forced.
+    const own = [f.subscriptionEvent(f.TOPIC.subscriptionTerminated, BSC.frManagement, PLAN, SUB), f.subscriptionEvent(f.TOPIC.subscriptionCancelled, BSC.frSubscriptions, PLAN, other)];
+    expect(verdictOf({ subject: cancellation(false), receipt: raw(own) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'forced', api: false, chain: true }] });
+  });
+
+  it('spoofed, in any collection: the record\'s own event from a look-alike beside another record\'s from 8pay (a VR Billing)', () => {
+    const amount = 25n * E18 / 10n;
+    const logs = [
+      ...f.leg({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.variableRecurring, metadata: SUB }),
+      f.variableBilling(f.LOOKALIKE, PLAN, SUB, amount, TIME - 86400, TIME - 1),
+      f.variableBilling(BSC.vrManagement, PLAN, other, amount, TIME - 86400, TIME - 1),
+    ];
+    const record = { sender: ALICE, receiver: BOB, amount: '2.5', fee: '0.025', token: 'USDT', subscriptionId: SUB, planId: PLAN, timestamp: TIME, transactionHash: txHash(6), transactionStatus: 'confirmed' };
+    const receipt = f.receipt({ hash: txHash(6), block: BLOCK, from: KEEPER, to: BSC.vrManagement, logs });
+    expect(verdictOf({ subject: { collection: 'variable-recurring/transfers', record }, receipt })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'Billing emitter', api: BSC.vrManagement, chain: f.LOOKALIKE }] });
+  });
+});
+
+describe('the record\'s own event where one transaction holds several (§7: matched by subscriptionId, scheduleId, strategyId or receiver, never by position)', () => {
+  // Two of each in one transaction, the record's the second: [id, sender, amount] differ, so the other's would show.
+  const ids = [id32(61, 'cc'), id32(62, 'cc')];
+  const senders = [ALICE, CAROL];
+  const amounts = [25n * E18 / 10n, 4n * E18];
+  const second = { sender: CAROL, receiver: BOB, amount: '4', fee: '0.04', token: 'USDT', timestamp: TIME, transactionHash: txHash(6), transactionStatus: 'confirmed' };
+  const legOf = (i: number, paymentType: string, receiver = BOB) => f.leg({ token: BSC.usdt, sender: senders[i], receiver, amount: amounts[i], pct: 100n, paymentType, metadata: ids[i] });
+  const raw = (to: string, logs: f.LogSpec[]) => f.receipt({ hash: txHash(6), block: BLOCK, from: KEEPER, to, logs });
+
+  it.each([
+    ['variable-recurring/transfers', f.PAYMENT_TYPE.variableRecurring, (i: number) => f.variableBilling(BSC.vrManagement, PLAN, ids[i], amounts[i], TIME - 86400, TIME - 1)],
+    ['on-demand/transfers', f.PAYMENT_TYPE.onDemand, (i: number) => f.onDemandBilling(BSC.odManagement, PLAN, ids[i], amounts[i])],
+  ])('%s: autobilled, two subscriptions by the Biller', (collection, paymentType, billingOf) => {
+    const receipt = raw(BSC.biller, [...[0, 1].flatMap((i) => [...legOf(i, paymentType), billingOf(i)]), f.billEvent(BSC.biller, KEEPER, PLAN, ids)]);
+    const s = (over: Record<string, unknown> = {}): Subject => ({ collection, record: { ...second, planId: PLAN, subscriptionId: ids[1], ...over } });
+    expect(verdictOf({ subject: s(), receipt })).toMatchObject({ verdict: 'verified', differences: [] });
+    expect(verdictOf({ subject: s({ sender: ALICE, amount: '2.5', fee: '0.025' }), receipt })).toMatchObject({
+      verdict: 'mismatch',
+      differences: [
+        { field: 'amount', api: '2.5', chain: '4' },
+        { field: 'sender', api: ALICE, chain: CAROL },
+        { field: 'fee', api: '0.025', chain: '0.04' },
+      ],
+    });
+  });
+
+  it('scheduled payments: two schedules executed in one transaction', () => {
+    const receipt = raw(BSC.scheduledPayments, [0, 1].flatMap((i) => [...legOf(i, SP_TYPE), f.scheduleExecuted(BSC.scheduledPayments, ids[i])]));
+    const s = (over: Record<string, unknown> = {}): Subject => ({ collection: 'scheduled-payments/transfers', record: { ...second, scheduleId: ids[1], ...over } });
+    expect(verdictOf({ subject: s(), receipt })).toMatchObject({ verdict: 'verified', differences: [] });
+    expect(verdictOf({ subject: s({ sender: ALICE }), receipt }).differences).toEqual([{ field: 'sender', api: ALICE, chain: CAROL }]);
+  });
+
+  it('dollar-cost average: two strategies executed in one transaction', () => {
+    // Strategy i swaps its whole leg (2.5 or 4 USDT) for one BUSD figure.
+    const outputs = [3n * E18, 5n * E18];
+    const receipt = raw(BSC.dollarCostAverage, [0, 1].flatMap((i) => [...legOf(i, DCA_TYPE, BSC.dollarCostAverage), f.strategyExecuted(BSC.dollarCostAverage, ids[i], BSC.usdt, [amounts[i]], [BSC.busd], [outputs[i]])]));
+    const s = (over: Record<string, unknown> = {}): Subject => ({
+      collection: 'dollar-cost-average/executions',
+      record: { strategyId: ids[1], timestamp: TIME, transactionHash: txHash(6), transactionStatus: 'confirmed', inputToken: 'USDT', fee: '0.04', swaps: [{ inputAmount: '4', outputAmount: '5', outputToken: 'BUSD' }], ...over },
+    });
+    expect(verdictOf({ subject: s(), receipt })).toMatchObject({ verdict: 'verified', differences: [] });
+    expect(verdictOf({ subject: s({ fee: '0.025' }), receipt }).differences).toEqual([{ field: 'fee', api: '0.025', chain: '0.04' }]);
+  });
+
+  describe('one-time: each receiver\'s leg pays that account that amount, with metadata 0', () => {
+    const TAG = 'order_1001';
+    const legTo = (user: string, amount: bigint, over: Partial<f.Leg> = {}) => f.leg({ token: BSC.usdt, sender: ALICE, receiver: user, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.oneTime, metadata: `0x${'0'.repeat(64)}`, ...over });
+    const paying = (legs: f.LogSpec[], receivers: [string, bigint][]) =>
+      f.receipt({ hash: txHash(7), block: BLOCK, from: ALICE, to: BSC.oneTime, logs: [...legs, f.payment(BSC.oneTime, ALICE, keccak256(stringToHex(TAG)), BSC.usdt, 'd', 'c'), ...receivers.map(([u, a]) => f.receiverEvent(BSC.oneTime, u, a))] });
+    const common = { description: 'd', category: 'c', sender: ALICE, token: 'USDT', timestamp: TIME, transactionHash: txHash(7), transactionStatus: 'confirmed' };
+    const payment = (receivers: { user: string; amount: string; fee: string }[]): Subject => ({ collection: 'one-time/payments', record: { ...common, tag: TAG, receivers } });
+    const ten = 10n * E18;
+
+    it('one account paid twice: each Receiver by its leg of that amount', () => {
+      const receipt = paying([...legTo(BOB, ten), ...legTo(BOB, amounts[0])], [[BOB, ten], [BOB, amounts[0]]]);
+      expect(verdictOf({ subject: payment([{ user: BOB, amount: '10', fee: '0.1' }, { user: BOB, amount: '2.5', fee: '0.025' }]), receipt })).toMatchObject({ verdict: 'verified', differences: [] });
+    });
+
+    it('mismatch: two Receivers of 10, both legs paying the first account (the second was never paid)', () => {
+      const receipt = paying([...legTo(BOB, ten), ...legTo(BOB, ten)], [[BOB, ten], [CAROL, ten]]);
+      expect(verdictOf({ subject: payment([{ user: BOB, amount: '10', fee: '0.1' }, { user: CAROL, amount: '10', fee: '0.1' }]), receipt })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'TransferSuccessful', chain: null }] });
+    });
+
+    it('a leg to the same account with a subscription\'s metadata beside it is not the payment\'s (payment and transfer)', () => {
+      const other = legTo(BOB, ten, { metadata: SUB, paymentType: f.PAYMENT_TYPE.fixedRecurring });
+      const receipt = paying([...other, ...legTo(BOB, ten)], [[BOB, ten]]);
+      expect(verdictOf({ subject: payment([{ user: BOB, amount: '10', fee: '0.1' }]), receipt })).toMatchObject({ verdict: 'verified', differences: [] });
+      const transfer: Subject = { collection: 'one-time/transfers', record: { ...common, receiver: BOB, amount: '10', fee: '0.1' } };
+      expect(verdictOf({ subject: transfer, receipt })).toMatchObject({ verdict: 'verified', differences: [] });
+    });
+  });
+});
+
+describe('an event the record needs that is not there is a mismatch naming it, never a crash (exit 1)', () => {
+  const ok = { timestamp: TIME, transactionStatus: 'confirmed' };
+  const amount = 25n * E18 / 10n;
+
+  it('one-time payment and transfer with no Payment event', () => {
+    const logs = [...f.leg({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.oneTime, metadata: `0x${'0'.repeat(64)}` }), f.receiverEvent(BSC.oneTime, BOB, amount)];
+    const receipt = f.receipt({ hash: txHash(7), block: BLOCK, from: ALICE, to: BSC.oneTime, logs });
+    const common = { ...ok, sender: ALICE, token: 'USDT', description: 'd', category: 'c', transactionHash: txHash(7) };
+    const payment: Subject = { collection: 'one-time/payments', record: { ...common, tag: 't', receivers: [{ user: BOB, amount: '2.5', fee: '0.025' }] } };
+    const transfer: Subject = { collection: 'one-time/transfers', record: { ...common, receiver: BOB, amount: '2.5', fee: '0.025' } };
+    for (const s of [payment, transfer]) expect(verdictOf({ subject: s, receipt }), s.collection).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'Payment', chain: null }] });
+  });
+
+  it('a native wallet-to-wallet transfer whose transaction the node does not have', () => {
+    const s: Subject = { collection: 'wallet-to-wallet/transfers', record: { ...ok, receiver: BOB, amount: '5', token: 'BNB', transactionHash: txHash(41) } };
+    const receipt = f.receipt({ hash: txHash(41), block: BLOCK, from: CAROL, to: BOB, logs: [] });
+    expect(verdictOf({ subject: s, receipt, tx: null })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'value to the user', chain: null }] });
+  });
+
+  describe('scheduled payments and dollar-cost average', () => {
+    const SCHEDULE = id32(21, 'dd');
+    const STRATEGY = id32(51, 'ff');
+    const scheduled: Subject = { collection: 'scheduled-payments/transfers', record: { ...ok, scheduleId: SCHEDULE, sender: ALICE, receiver: BOB, amount: '2.5', fee: '0.025', token: 'USDT', transactionHash: txHash(6) } };
+    const scheduledLeg = f.leg({ token: BSC.usdt, sender: ALICE, receiver: BOB, amount, pct: 100n, paymentType: SP_TYPE, metadata: SCHEDULE });
+    const scheduledAt = (logs: f.LogSpec[]) => f.receipt({ hash: txHash(6), block: BLOCK, from: KEEPER, to: BSC.scheduledPayments, logs });
+    const execution = (swaps: { inputAmount: string; outputAmount: string; outputToken: string }[]): Subject => ({
+      collection: 'dollar-cost-average/executions',
+      record: { ...ok, strategyId: STRATEGY, inputToken: 'USDT', fee: '0.025', swaps, transactionHash: txHash(8) },
+    });
+    const swaps = [
+      { inputAmount: '1.5', outputAmount: '3', outputToken: 'BUSD' },
+      { inputAmount: '1', outputAmount: '0.5', outputToken: '8PAY' },
+    ];
+    const dcaLeg = f.leg({ token: BSC.usdt, sender: ALICE, receiver: BSC.dollarCostAverage, amount, pct: 100n, paymentType: DCA_TYPE, metadata: STRATEGY });
+    const executed = (outputTokens: string[], outputs: bigint[]) => f.strategyExecuted(BSC.dollarCostAverage, STRATEGY, BSC.usdt, [15n * E18 / 10n, E18], outputTokens, outputs);
+    const dcaAt = (logs: f.LogSpec[]) => f.receipt({ hash: txHash(8), block: BLOCK, from: KEEPER, to: BSC.dollarCostAverage, logs });
+
+    it('no ScheduleExecuted; no StrategyExecuted; no leg of the strategy', () => {
+      expect(verdictOf({ subject: scheduled, receipt: scheduledAt(scheduledLeg) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'ScheduleExecuted', chain: null }] });
+      expect(verdictOf({ subject: execution(swaps), receipt: dcaAt(dcaLeg) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'StrategyExecuted', chain: null }] });
+      const whole = executed([BSC.busd, BSC.eightPayV2], [3n * E18, E18 / 2n]);
+      expect(verdictOf({ subject: execution(swaps), receipt: dcaAt([...dcaLeg, whole]) })).toMatchObject({ verdict: 'verified', differences: [] });
+      expect(verdictOf({ subject: execution(swaps), receipt: dcaAt([whole]) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'TransferSuccessful', chain: null }] });
+    });
+
+    it('a StrategyExecuted with fewer outputs than inputs: the swaps it makes whole are counted, and the API\'s second is not verified', () => {
+      const short = executed([BSC.busd], [3n * E18]);
+      expect(verdictOf({ subject: execution(swaps), receipt: dcaAt([...dcaLeg, short]) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'swaps', api: 2, chain: 1 }] });
+      const oneToken = executed([BSC.busd], [3n * E18, E18 / 2n]);
+      expect(verdictOf({ subject: execution(swaps), receipt: dcaAt([...dcaLeg, oneToken]) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'swaps', api: 2, chain: 1 }] });
+      const noOutputs = executed([BSC.busd, BSC.eightPayV2], []);
+      expect(verdictOf({ subject: execution(swaps), receipt: dcaAt([...dcaLeg, noOutputs]) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'swaps', api: 2, chain: 0 }] });
+    });
+
+    it('a contract whose PAYMENT_TYPE() did not answer: the leg\'s paymentType is not compared', () => {
+      const receipt = scheduledAt([...scheduledLeg, f.scheduleExecuted(BSC.scheduledPayments, SCHEDULE)]);
+      expect(verdictOf({ subject: scheduled, receipt, paymentTypes: {} })).toMatchObject({ verdict: 'verified', differences: [] });
+      const whole = executed([BSC.busd, BSC.eightPayV2], [3n * E18, E18 / 2n]);
+      expect(verdictOf({ subject: execution(swaps), receipt: dcaAt([...dcaLeg, whole]), paymentTypes: {} })).toMatchObject({ verdict: 'verified', differences: [] });
+    });
+  });
+});
+
+describe('what only one event says is held against the API too', () => {
+  const TAG = 'order_1001';
+  const amount = 25n * E18 / 10n;
+  const zero = `0x${'0'.repeat(64)}`;
+  const common = { description: 'd', category: 'c', sender: ALICE, token: 'USDT', timestamp: TIME, transactionHash: txHash(7), transactionStatus: 'confirmed' };
+  const oneTime = (o: { legTo?: string; legAmount?: bigint; receiverOf?: string; receiverAmount?: bigint; paymentBy?: string; extra?: f.LogSpec[] } = {}) =>
+    f.receipt({
+      hash: txHash(7),
+      block: BLOCK,
+      from: ALICE,
+      to: BSC.oneTime,
+      logs: [
+        ...f.leg({ token: BSC.usdt, sender: ALICE, receiver: o.legTo ?? BOB, amount: o.legAmount ?? amount, pct: 100n, paymentType: f.PAYMENT_TYPE.oneTime, metadata: zero }),
+        f.payment(BSC.oneTime, o.paymentBy ?? ALICE, keccak256(stringToHex(TAG)), BSC.usdt, 'd', 'c'),
+        f.receiverEvent(BSC.oneTime, o.receiverOf ?? BOB, o.receiverAmount ?? amount),
+        ...(o.extra ?? []),
+      ],
+    });
+  const payment: Subject = { collection: 'one-time/payments', record: { ...common, tag: TAG, receivers: [{ user: BOB, amount: '2.5', fee: '0.025' }] } };
+  const transfer = (over: Record<string, unknown> = {}): Subject => ({ collection: 'one-time/transfers', record: { ...common, receiver: BOB, amount: '2.5', fee: '0.025', ...over } });
+
+  it('a Receiver that says 1 wei more than its leg moved and the API says: a mismatch of the amount (payment and transfer)', () => {
+    const receipt = oneTime({ receiverAmount: amount + 1n });
+    expect(verdictOf({ subject: payment, receipt })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'receivers[0].amount', api: '2.5', chain: '2.500000000000000001' }] });
+    expect(verdictOf({ subject: transfer(), receipt })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'amount', api: '2.5', chain: '2.500000000000000001' }] });
+  });
+
+  it('a one-time transfer whose only Receiver and leg pay another account than its receiver: a mismatch of the receiver', () => {
+    expect(verdictOf({ subject: transfer(), receipt: oneTime({ legTo: CAROL, receiverOf: CAROL }) })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'receiver', api: BOB, chain: CAROL }] });
+  });
+
+  it('spoofed: the record\'s Payment (by its sender) from a look-alike, beside OneTime\'s Payment by another', () => {
+    const lookAlike = f.payment(f.LOOKALIKE, ALICE, keccak256(stringToHex(TAG)), BSC.usdt, 'd', 'c');
+    expect(verdictOf({ subject: transfer(), receipt: oneTime({ paymentBy: CAROL, extra: [lookAlike] }) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'Payment emitter', api: BSC.oneTime, chain: f.LOOKALIKE }] });
+  });
+
+  it('spoofed names the look-alike that emitted the Receivers', () => {
+    const receipt = oneTime({ extra: [] });
+    receipt.logs = receipt.logs.map((l) => (l.topics[0] === f.TOPIC.receiver ? { ...l, address: f.LOOKALIKE } : l));
+    expect(verdictOf({ subject: payment, receipt })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'Receiver emitter', api: BSC.oneTime, chain: f.LOOKALIKE }] });
+  });
+
+  it('a native payment whose transaction the node does not have: its value is unknown, a mismatch', () => {
+    const native = { ...payment, record: { ...payment.record, token: 'BNB' } };
+    const logs = [...f.leg({ token: f.NATIVE, sender: ALICE, receiver: BOB, amount, pct: 100n, paymentType: f.PAYMENT_TYPE.oneTime, metadata: zero }), f.payment(BSC.oneTime, ALICE, keccak256(stringToHex(TAG)), f.NATIVE, 'd', 'c'), f.receiverEvent(BSC.oneTime, BOB, amount)];
+    const receipt = f.receipt({ hash: txHash(7), block: BLOCK, from: ALICE, to: BSC.oneTime, logs });
+    expect(verdictOf({ subject: native, receipt, tx: null })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'event', api: 'value = Σ Receiver amounts', chain: null }] });
+  });
+
+  it('logs a node sends without their transaction or block hash are the receipt\'s own', () => {
+    const receipt = billingReceipt();
+    for (const l of receipt.logs as { transactionHash: string | null; blockHash: string | null }[]) [l.transactionHash, l.blockHash] = [null, null];
+    expect(verdictOf({ subject: billing(), receipt })).toMatchObject({ verdict: 'verified', differences: [] });
+  });
+
+  describe('wallet-to-wallet', () => {
+    const w2w = (token: string): Subject => ({ collection: 'wallet-to-wallet/transfers', record: { receiver: BOB, amount: '5', token, timestamp: TIME, transactionHash: txHash(41), transactionStatus: 'confirmed' } });
+    const raw = (logs: f.LogSpec[]) => f.receipt({ hash: txHash(41), block: BLOCK, from: CAROL, to: BSC.usdt, logs });
+
+    it('spoofed: a look-alike pays the user beside two USDT Transfers to others (neither taken by position); its emitter named', () => {
+      const logs = [f.erc20Transfer(BSC.usdt, CAROL, KEEPER, 5n * E18), f.erc20Transfer(BSC.usdt, CAROL, ALICE, 5n * E18), f.erc20Transfer(f.LOOKALIKE, CAROL, BOB, 5n * E18)];
+      expect(verdictOf({ subject: w2w('USDT'), receipt: raw(logs) })).toMatchObject({ verdict: 'spoofed', differences: [{ field: 'Transfer (token) emitter', api: BSC.usdt, chain: f.LOOKALIKE }] });
+    });
+
+    it('a native transaction that creates a contract (no `to`) pays no user: a mismatch of the receiver', () => {
+      const tx = { ...f.transaction({ hash: txHash(41), from: CAROL, to: BOB, value: 5n * E18, block: BLOCK }), to: null } as unknown as ReturnType<typeof f.transaction>;
+      expect(verdictOf({ subject: w2w('BNB'), receipt: raw([]), tx })).toMatchObject({ verdict: 'mismatch', differences: [{ field: 'receiver', api: BOB, chain: '(none)' }] });
+    });
   });
 });
