@@ -98,8 +98,8 @@ interface Round {
 
 /**
  * Additive increase, multiplicative decrease, in rounds of a round trip. At the start
- * each clean answer adds one (the window doubles each round trip, as TCP's slow start)
- * until latency rises; beyond twice the start, only an answer that did not wait in a queue. Then, while the latency shows no queue,
+ * each clean answer that did not wait in a queue adds one (the window doubles each round
+ * trip, as TCP's slow start) until latency rises. Then, while the latency shows no queue,
  * an increase by one is tried: kept when throughput rose with it (judged a round later,
  * when the answers are those of the larger window), undone otherwise and tried again
  * REST_ROUNDS later. Near the API the answers wait for payrec itself, so the window stays
@@ -158,9 +158,8 @@ export class AdaptiveWindow implements RequestWindow {
     if (a.status >= 300 || a.at < this.notBefore) return;
     const latency = a.at - a.sentAt;
     this.least = Math.min(this.least, latency);
-    // The first round trip doubles the window whatever the latency (a busy server's or machine's answers wait too); beyond it, an
-    // answer that waited (at the server, or for payrec to read it) asks for no more pages: near the API they would only wait too, holding memory.
-    if (this.starting && (this.w < 2 * START_SIZE || !this.queued(latency, QUEUE_FACTOR))) this.w = Math.min(this.limit, this.w + 1);
+    // An answer that waited (at the server, or for payrec to read it) asks for no more pages: near the API they would only wait too, holding memory.
+    if (this.starting && !this.queued(latency, QUEUE_FACTOR)) this.w = Math.min(this.limit, this.w + 1);
     const r = this.round;
     if (r === undefined) {
       this.round = { start: a.at, size: this.size, answers: 0, latencies: [] };
