@@ -219,18 +219,6 @@ describe('AdaptiveWindow', () => {
     expect(run.ms).toBeLessThanOrEqual(1.1 * best(net, 300));
   });
 
-  test('near the API, where the client is the slower, it holds no more pages than pay (their records are memory): at most 5 at once, as fast as the best fixed window', () => {
-    // payrec's own work on a page (parse, write) is the pace: a page beyond the next one only waits to be read. Quiet, and with stalls (GC, other processes) and jitter.
-    for (const net of [
-      { latency: 0.5, serve: 3, work: 8 },
-      { latency: 0.5, serve: 4, work: 8, stall: 6, jitter: 4 },
-    ]) {
-      const run = simulate(adaptive(), net, 300);
-      expect(run.mostInFlight).toBeLessThanOrEqual(START_SIZE + 1);
-      expect(run.ms).toBeLessThanOrEqual(1.1 * best(net, 300));
-    }
-  });
-
   test('near a busy server it does not pile requests up: the window shrinks back from the queue', () => {
     // The server takes 10 ms a page and the client 1 ms: beyond one or two pages in flight, every page waits in the server's queue.
     const run = simulate(adaptive(), { latency: 0.5, serve: 10, work: 1 }, 300);

@@ -80,12 +80,10 @@ const REST_ROUNDS = 4;
 const LIMIT_ROUNDS = 16;
 /**
  * After a queue, the window keeps this many times what the throughput needs at the least
- * latency, and three pages at least: one on its way, one the server makes, while payrec
- * works on the third (near the API under a load of 18–20, `--concurrency 2` took 27–35 s
- * where 4 took 23–24 s: with two, every pause of the emulator stalled the export).
+ * latency, and two pages at least: one on its way while payrec works on the other.
  */
 const HEADROOM = 2;
-const QUEUE_FLOOR = 3;
+const QUEUE_FLOOR = 2;
 
 /** A round: a round trip (until the answer to a request sent after it began), and a window's worth of answers at least. */
 interface Round {
@@ -98,12 +96,10 @@ interface Round {
 
 /**
  * Additive increase, multiplicative decrease, in rounds of a round trip. At the start
- * each clean answer that did not wait in a queue adds one (the window doubles each round
- * trip, as TCP's slow start) until latency rises. Then, while the latency shows no queue,
- * an increase by one is tried: kept when throughput rose with it (judged a round later,
- * when the answers are those of the larger window), undone otherwise and tried again
- * REST_ROUNDS later. Near the API the answers wait for payrec itself, so the window stays
- * small there: each page held is a page of parsed records in memory. The window halves at once on a 429, a
+ * each clean answer adds one (the window doubles each round trip, as TCP's slow start)
+ * until latency rises. Then an increase by one is tried: kept when throughput rose with
+ * it (judged a round later, when the answers are those of the larger window), undone
+ * otherwise and tried again REST_ROUNDS later. The window halves at once on a 429, a
  * 503 or an answer that never came (once for the requests already in flight), and when
  * a round's latency has risen to a queue with no more throughput: then to no less than
  * HEADROOM times what the throughput needs at the least latency seen (the
@@ -158,8 +154,7 @@ export class AdaptiveWindow implements RequestWindow {
     if (a.status >= 300 || a.at < this.notBefore) return;
     const latency = a.at - a.sentAt;
     this.least = Math.min(this.least, latency);
-    // An answer that waited (at the server, or for payrec to read it) asks for no more pages: near the API they would only wait too, holding memory.
-    if (this.starting && !this.queued(latency, QUEUE_FACTOR)) this.w = Math.min(this.limit, this.w + 1);
+    if (this.starting) this.w = Math.min(this.limit, this.w + 1);
     const r = this.round;
     if (r === undefined) {
       this.round = { start: a.at, size: this.size, answers: 0, latencies: [] };
@@ -184,34 +179,27 @@ export class AdaptiveWindow implements RequestWindow {
       this.limit++;
       this.calm = 0;
     }
-    const queued = (factor: number) => this.queued(latency, factor);
+    const queued = (factor: number) => latency > factor * this.least && latency - this.least > QUEUE_MS;
     if (this.starting) {
       if (queued(START_QUEUE_FACTOR)) this.starting = false;
       return;
     }
-    const queue = queued(QUEUE_FACTOR);
     const tried = this.trying;
     if (tried) {
       // The round after an increase still answers requests sent before it: the next one shows it.
       if (!tried.shown) return void (tried.shown = true);
       this.trying = undefined;
       const could = this.size / tried.from - 1;
-      if (throughput >= tried.before * (1 + GAIN_SHARE * could)) return queue ? undefined : this.grow(throughput);
+      if (throughput >= tried.before * (1 + GAIN_SHARE * could)) return this.grow(throughput);
       this.w = tried.from;
       this.rest = REST_ROUNDS;
       return;
     }
-    if (queue && last !== undefined && throughput < last * (1 + NOISE)) return this.halve(Math.max(this.size / 2, HEADROOM * throughput * this.least, QUEUE_FLOOR), end);
+    if (queued(QUEUE_FACTOR) && last !== undefined && throughput < last * (1 + NOISE)) return this.halve(Math.max(this.size / 2, HEADROOM * throughput * this.least, QUEUE_FLOOR), end);
     // The first round after a halving only measures.
     if (last === undefined) return;
     if (this.rest > 0) this.rest--;
-    // Pages that wait in a queue do not travel: another one would only wait too (near the API, where a round's throughput is mostly noise, a lucky round would otherwise ratchet the window up to the ceiling).
-    else if (!queue) this.grow(throughput);
-  }
-
-  /** A latency of `factor` times the least seen and QUEUE_MS more: the request waited in a queue. */
-  private queued(latency: number, factor: number): boolean {
-    return latency > factor * this.least && latency - this.least > QUEUE_MS;
+    else this.grow(throughput);
   }
 
   private grow(throughput: number): void {
