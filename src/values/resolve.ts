@@ -48,6 +48,7 @@ export class Rates implements RateSource {
     const plans = queries.map((q) => {
       const key = `${q.chain}\u0000${q.token}\u0000${q.currency}`;
       let route = routes.get(key);
+      // Stryker disable next-line ConditionalExpression: a cache; a pair's route found again is the same route
       if (!route) routes.set(key, (route = this.route(q)));
       return this.plan(q, route);
     });
@@ -92,8 +93,10 @@ export class Rates implements RateSource {
       const b = second(at);
       if (b === undefined || 'missing' in b) return b;
       let byB = crossed.get(a);
+      // Stryker disable next-line ConditionalExpression: a cache of crosses; a new map only crosses again
       if (!byB) crossed.set(a, (byB = new Map()));
       let answer = byB.get(b);
+      // Stryker disable next-line ConditionalExpression: a cache; crossing the same two rates again gives an equal rate
       if (!answer) byB.set(b, (answer = cross(a, b, route.inverted)));
       return answer;
     };
