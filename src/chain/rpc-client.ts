@@ -100,7 +100,9 @@ export class ChainClient {
     if (typeof init?.body === 'string') this.calls += init.body.startsWith('[') ? (JSON.parse(init.body) as unknown[]).length : 1;
     // A redirect is not followed (the calls, and what the node answers, could go to any host): it is the node's
     // error, with its status, which viem does not retry (failure() names it).
-    const res = await fetch(input, { ...init, redirect: 'manual' });
+    // Ctrl-C ends a request a node holds (rates sync waiting on a batch), rather than the 5 s after which the process stops unheard.
+    const signal = this.o.signal && init?.signal ? AbortSignal.any([init.signal, this.o.signal]) : (this.o.signal ?? init?.signal);
+    const res = await fetch(input, { ...init, ...(signal ? { signal } : {}), redirect: 'manual' });
     if (res.status >= 300 && res.status < 400) throw new HttpRequestError({ url: this.shownUrl, status: res.status });
     return asViemReads(res);
   }

@@ -1,5 +1,6 @@
 import { judge } from '../chain/feed-legs.js';
 import type { FeedRound } from '../chain/feeds.js';
+import type { Rate } from '../values/rate.js';
 import type { RateRow } from '../values/rates-file.js';
 import { isoTime, lastAtOrBefore, RowBook, type LegAnswer, type LegQuery, type LegSource } from '../values/selection.js';
 import type { MirrorStore } from './engine.js';
@@ -9,7 +10,8 @@ import { coverageKey, parseCoverage, type RoundCoverage, type StoredRate } from 
 // FILE and before Chainlink read live: the rates files `payrec rates import` stored (a
 // team's policy: first), then the Chainlink rounds `payrec rates sync` stored. A round
 // serves only where the mirror holds the feed's rounds whole (its coverage): outside it a
-// later round may exist that the mirror never read, so the feed is read live there. Every
+// later round may exist that the mirror never read, so the feed is read live there. Within
+// it the rounds are at hand: a report looks each instant up at once, with no batch. Every
 // rate says where it was kept: `mirror:chainlink:bsc:0x…:round=…`, `mirror:file:rates.csv:12`.
 
 /** The mirror's rates of `chain`: its imported rows, then its synced rounds (`live` answers where they do not reach). */
@@ -48,6 +50,8 @@ interface Series {
   coverage?: RoundCoverage;
   times: number[];
   rounds: StoredRate[];
+  /** Each round's rate once judged one (the same object for every instant it serves): a report asks a round for every record of its hours. */
+  rates: (Rate | undefined)[];
 }
 
 /** The synced rounds of a chain's feeds, by (token, currency). */
@@ -64,7 +68,7 @@ class StoredRounds implements LegSource {
     for (const r of rows) {
       const key = `${r.token}\u0000${r.currency}\u0000${r.feed}`;
       let s = byFeed.get(key);
-      if (!s) byFeed.set(key, (s = { feed: r.feed!, description: r.description ?? '', coverage: coverage.get(coverageKey(chain, r.token, r.feed!)), times: [], rounds: [] }));
+      if (!s) byFeed.set(key, (s = { feed: r.feed!, description: r.description ?? '', coverage: coverage.get(coverageKey(chain, r.token, r.feed!)), times: [], rounds: [], rates: [] }));
       s.rounds.push(r);
     }
     // Rows come by time; a token whose feed changed (config set feed) keeps the feed synced last.
@@ -84,14 +88,9 @@ class StoredRounds implements LegSource {
     const answers: LegAnswer[] = new Array(queries.length);
     const beyond: number[] = [];
     queries.forEach((q, i) => {
-      const s = this.series.get(`${q.token}\u0000${q.currency}`)!;
-      const c = s.coverage;
-      if (!c || q.at < c.from || q.at > c.to) {
-        if (this.live?.has(q)) beyond.push(i);
-        else answers[i] = { missing: `the mirror's rounds of ${s.description} (${s.feed}) cover ${c ? `${isoTime(c.from)} to ${isoTime(c.to)}` : 'nothing whole'}, not ${isoTime(q.at)}, and no node is there to read it: payrec rates sync --to …, or --rpc` };
-        return;
-      }
-      answers[i] = this.inForce(s, q);
+      const answer = this.stored(this.series.get(`${q.token}\u0000${q.currency}`)!, q);
+      if (answer) answers[i] = answer;
+      else beyond.push(i);
     });
     if (beyond.length > 0) {
       const read = await this.live!.legs(beyond.map((i) => queries[i]));
@@ -100,11 +99,30 @@ class StoredRounds implements LegSource {
     return answers;
   }
 
+  /** The stored rounds are at hand: each instant within their coverage answered at once, one beyond it left to be read live (undefined). */
+  atHand(q: Omit<LegQuery, 'at'>): ((at: number) => LegAnswer | undefined) | undefined {
+    const s = this.has(q) ? this.series.get(`${q.token}\u0000${q.currency}`)! : undefined;
+    return s && ((at) => this.stored(s, { ...q, at }));
+  }
+
+  /** The answer of the rounds stored, or undefined where the coverage ends and the feed is read live. */
+  private stored(s: Series, q: LegQuery): LegAnswer | undefined {
+    const c = s.coverage;
+    if (c && q.at >= c.from && q.at <= c.to) return this.inForce(s, q);
+    if (this.live?.has(q)) return undefined;
+    return { missing: `the mirror's rounds of ${s.description} (${s.feed}) cover ${c ? `${isoTime(c.from)} to ${isoTime(c.to)}` : 'nothing whole'}, not ${isoTime(q.at)}, and no node is there to read it: payrec rates sync --to …, or --rpc` };
+  }
+
   /** The stored round with the greatest time ≤ q.at, judged as a round read live is. */
   private inForce(s: Series, q: LegQuery): LegAnswer {
-    const row = s.rounds[lastAtOrBefore(s.times, q.at)];
+    const i = lastAtOrBefore(s.times, q.at);
+    const made = s.rates[i];
+    // A round judged a rate is one at every instant it is fresh for (judge asks nothing else of the instant).
+    if (made && q.at - made.rateTime! <= q.maxAge) return made;
+    const row = s.rounds[i];
     const round: FeedRound | null = row ? { roundId: BigInt(row.roundId!), phaseId: row.phase!, answer: BigInt(row.answer!), decimals: row.decimals!, startedAt: row.time!, updatedAt: row.time! } : null;
     const answer = judge(this.chain, { address: s.feed as `0x${string}`, pair: s.description }, round, q);
-    return 'rateSource' in answer ? { ...answer, rateSource: `mirror:${answer.rateSource}` } : answer;
+    if (!('rateSource' in answer)) return answer;
+    return (s.rates[i] = { ...answer, rateSource: `mirror:${answer.rateSource}` });
   }
 }

@@ -35,10 +35,11 @@ class Evidence {
 /**
  * The lookup of rates at hand: each (token, instant) asked of the source when the engine
  * asks it. Undefined when the rates of one of `tokens` are not at hand: prepare them in
- * a batch then (prepareRates).
+ * a batch then (prepareRates). An instant whose rate must be read (beyond the rounds the
+ * mirror holds) is noted: `readUnread` reads those in one batch, and the engine runs again.
  */
 export function ratesAtHand(source: RateSource, chain: string, currency: string, tokens: readonly string[]): RatesAtHand | undefined {
-  const lookups = new Map<string, (at: number) => RateAnswer>();
+  const lookups = new Map<string, (at: number) => RateAnswer | undefined>();
   for (const token of tokens) {
     const lookup = source.atHand?.(chain, token, currency);
     if (!lookup) return undefined;
@@ -51,9 +52,12 @@ export class RatesAtHand {
   private readonly evidence = new Evidence();
   /** Per token, each instant asked that had no usable answer, and why. */
   private readonly lacking = new Map<string, Map<number, string>>();
+  /** Per token, the instants whose rates had to be read (not at hand), and once read, their answers. */
+  private readonly read = new Map<string, Map<number, RateAnswer | undefined>>();
+  private unread = 0;
 
   constructor(
-    private readonly lookups: ReadonlyMap<string, (at: number) => RateAnswer>,
+    private readonly lookups: ReadonlyMap<string, (at: number) => RateAnswer | undefined>,
     private readonly chain: string,
     private readonly currency: string,
   ) {}
@@ -61,13 +65,36 @@ export class RatesAtHand {
   readonly rates: RateOf<EvidencedRate> = (token, t) => {
     const lookup = this.lookups.get(token);
     if (!lookup) throw new Error(`ratesAtHand: a rate of ${token} was asked, which no billing is in`);
-    const answer = lookup(t);
+    const answer = lookup(t) ?? this.readAnswer(token, t);
+    if (answer === undefined) return undefined;
     if (isRate(answer)) return this.evidence.of(answer);
     let lacking = this.lacking.get(token);
     if (!lacking) this.lacking.set(token, (lacking = new Map()));
     if (!lacking.has(t)) lacking.set(t, answer.missing);
     return undefined;
   };
+
+  /** An instant not at hand: its answer once read, else noted to be read (undefined meanwhile). */
+  private readAnswer(token: string, t: number): RateAnswer | undefined {
+    let read = this.read.get(token);
+    if (!read) this.read.set(token, (read = new Map()));
+    if (!read.has(t)) {
+      read.set(t, undefined);
+      this.unread++;
+    }
+    return read.get(t);
+  }
+
+  /** Reads the rates noted as not at hand, in one batch; false when there were none (the engine's figures are final). */
+  async readUnread(source: RateSource): Promise<boolean> {
+    if (this.unread === 0) return false;
+    const queries: RateQuery[] = [];
+    for (const [token, read] of this.read) for (const [at, answer] of read) if (answer === undefined) queries.push({ chain: this.chain, token, currency: this.currency, at });
+    const answers = await source.rates(queries);
+    queries.forEach((q, i) => this.read.get(q.token)!.set(q.at, answers[i]));
+    this.unread = 0;
+    return true;
+  }
 
   /** The instants asked with no usable answer, once each, by token then time: as prepareRates counts rateNeeds' instants. */
   countMissing(missing: MissingRates): void {

@@ -28,6 +28,8 @@ export async function valued<T>(session: Session, choice: CurrencyChoice, source
   let result: T;
   if (atHand) {
     result = compute(atHand.rates);
+    // Rates beyond those at hand (past the rounds the mirror holds) are read in one batch, then it runs again with them.
+    if (await atHand.readUnread(source)) result = compute(atHand.rates);
     atHand.countMissing(missing);
   } else {
     // The run that lists the instants is handed a rate of 1 with no evidence, and its result is dropped.

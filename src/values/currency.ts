@@ -21,7 +21,7 @@ export function parseCurrency(value: string, flag = '--currency'): string {
 /** What is wrong with `value` as an ISO 4217 code, or undefined when it is one. */
 export function currencyProblem(value: string): string | undefined {
   const code = value.trim().toUpperCase();
-  if (/^[A-Z]{3}$/.test(code) && known().has(code)) return undefined;
+  if (known().has(code)) return undefined;
   return /^[A-Z]{3,5}$/.test(code) ? `${code} is not an ISO 4217 currency (a token's value is asked in a currency: USD, EUR, GBP…)` : 'expected an ISO 4217 code such as USD or EUR';
 }
 

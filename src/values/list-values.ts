@@ -3,12 +3,12 @@ import type { RecordEnricher } from '../core/lists/enrich.js';
 import type { Session } from '../core/runtime/session.js';
 import { neutraliseTerminal } from '../core/output/sanitize.js';
 import { MissingRates } from './missing.js';
-import { isRate, MISSING_SOURCE, type Rate, type RateQuery, type RateSource } from './rate.js';
-import { shownValue, valueOf } from './valuation.js';
+import { isRate, MISSING_SOURCE, type Rate, type RateAnswer, type RateQuery, type RateSource } from './rate.js';
+import { shownValue, valuer, type Valuer } from './valuation.js';
 
 // --currency on a list, the second record enricher (core/lists/enrich.ts): each page's
 // records are valued at the rate in force at their timestamps, asked of the rate source
-// in one batch per page. A record gains `value`, `feeValue`, `rate`, `rateTime` and
+// in one batch per page (or at once, figure by figure, where its rates are at hand). A record gains `value`, `feeValue`, `rate`, `rateTime` and
 // `rateSource`; a record with receivers values each receiver (at its own timestamp when
 // it has one) and its value is the sum of theirs; an execution's value is that of its
 // swaps' inputs. A record without a usable rate fails the list when the walk ends (exit
@@ -52,30 +52,60 @@ export function currencyEnricher(query: CurrencyQuery, open: (session: Session) 
       const chain = (await session.settings()).chain;
       const missing = new MissingRates();
       const shown = (v: string) => (query.minorDigits === undefined || v === '' ? v : shownValue(v, query.minorDigits));
+      // Rates at hand (a rates file, the mirror's) are looked up at once, figure by figure; the others are read in one batch per page.
+      const hands = new Map<string, ((at: number) => RateAnswer | undefined) | undefined>();
+      const handOf = (token: string) => {
+        if (!hands.has(token)) hands.set(token, source.atHand?.(chain, token, query.currency));
+        return hands.get(token);
+      };
+      // Consecutive figures mostly share a rate: its valuer is kept.
+      let lastRate: Rate | undefined;
+      let lastValuer: Valuer | undefined;
+      const valuedAt = (x: Figure, rate: Rate): Valued => {
+        if (rate !== lastRate) [lastRate, lastValuer] = [rate, valuer(rate)];
+        const of = (a: string | undefined) => (a === undefined ? '' : lastValuer!(a));
+        return { value: of(x.amount), feeValue: of(x.fee), rate: rate.rate, rateTime: rate.rateTime, rateSource: sourceOf(rate) };
+      };
       return {
         totals: ['value', 'feeValue'],
         async page(records) {
-          // Every figure of the page, then one batch of queries.
+          // The rate of every figure of the page, in order: at hand, or asked in one batch.
           const figures = records.map((r) => figuresOf(r));
+          const tokens = records.map((r) => tokenOf(r));
+          const answers: (RateAnswer | undefined)[] = [];
           const queries: RateQuery[] = [];
+          const asked: number[] = [];
+          const answer = (token: string, x: Figure | undefined) => {
+            if (!x) return;
+            const a = handOf(token)?.(x.at);
+            if (a === undefined) {
+              asked.push(answers.length);
+              queries.push({ chain, token, currency: query.currency, at: x.at });
+            }
+            answers.push(a);
+          };
           for (const [i, f] of figures.entries()) {
-            const token = tokenOf(records[i]);
-            for (const x of [f.own, ...f.receivers]) if (x && token !== undefined) queries.push({ chain, token, currency: query.currency, at: x.at });
+            const token = tokens[i];
+            if (token === undefined) continue;
+            answer(token, f.own);
+            for (const x of f.receivers) answer(token, x);
           }
-          const answers = await source.rates(queries);
+          if (queries.length > 0) {
+            const read = await source.rates(queries);
+            asked.forEach((at, n) => (answers[at] = read[n]));
+          }
           let k = 0;
           return records.map((record, i) => {
             const f = figures[i];
-            const token = tokenOf(record);
-            const next = (x: Figure | undefined) => (x && token !== undefined ? { q: queries[k], a: answers[k++] } : undefined);
-            const valued = (x: Figure | undefined) => {
-              const asked = next(x);
-              if (!x || !asked) return blankOf(undefined);
-              if (!isRate(asked.a)) {
-                missing.add(asked.q, asked.a.missing);
+            const token = tokens[i];
+            const valued = (x: Figure | undefined): Valued => {
+              if (!x || token === undefined) return blankOf(undefined);
+              const a = answers[k++]!;
+              if (!isRate(a)) {
+                missing.add({ chain, token, currency: query.currency, at: x.at }, a.missing);
                 return blankOf(undefined);
               }
-              return valuedAt(x, asked.a);
+              return valuedAt(x, a);
             };
             const own = valued(f.own);
             const receivers = f.receivers.map(valued);
@@ -129,11 +159,6 @@ interface Valued {
 
 function blankOf(rate: Rate | undefined): Valued {
   return { value: '', feeValue: '', rate: rate?.rate ?? '', rateTime: rate?.rateTime ?? null, rateSource: rate ? rate.rateSource : MISSING_SOURCE };
-}
-
-function valuedAt(x: Figure, rate: Rate): Valued {
-  const of = (a: string | undefined) => (a === undefined ? '' : valueOf(a, rate));
-  return { value: of(x.amount), feeValue: of(x.fee), rate: rate.rate, rateTime: rate.rateTime, rateSource: sourceOf(rate) };
 }
 
 function cells(v: Valued, shown: (v: string) => string): Record<string, unknown> {

@@ -51,11 +51,13 @@ export interface RateSource {
   rates(queries: readonly RateQuery[]): Promise<RateAnswer[]>;
   /**
    * The rates of one (chain, token, currency) as a function of the instant, answered at
-   * once (no request, no batch) when every source that decides them has them at hand (a
-   * rates file); undefined when one must be read (Chainlink): ask `rates` in a batch then.
-   * Each instant gets the answer `rates` would give it.
+   * once (no request, no batch) where every source that decides them has them at hand (a
+   * rates file, the mirror's rates); undefined for an instant whose rate must be read (a
+   * feed read live beyond the rounds the mirror holds): ask `rates` for it in a batch.
+   * Undefined when one must always be read (Chainlink). Each instant answered gets the
+   * answer `rates` would give it.
    */
-  atHand?(chain: string, token: string, currency: string): ((at: number) => RateAnswer) | undefined;
+  atHand?(chain: string, token: string, currency: string): ((at: number) => RateAnswer | undefined) | undefined;
 }
 
 /** The rateSource written for a record no rate could be given for (`--rates-missing blank`). */

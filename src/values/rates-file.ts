@@ -51,6 +51,7 @@ export function parseRatesFile(text: string, name: string): RateRow[] {
   try {
     records = csvRecords(text);
   } catch (err) {
+    // Stryker disable next-line ConditionalExpression: csvRecords throws nothing but CsvSyntaxError for any text; another error would be payrec's own bug
     if (!(err instanceof CsvSyntaxError)) throw err;
     throw at(err.line, `not CSV: ${printable(err.message.replace(/ (on|at) line \d+/, ''))}`);
   }
@@ -74,6 +75,7 @@ export function parseRatesFile(text: string, name: string): RateRow[] {
   const currencies = new Map<string, string>();
   const currencyOf = (value: string, what: string, line: number) => {
     let code = currencies.get(value);
+    // Stryker disable next-line ConditionalExpression: a cache; checking a currency again gives the same code
     if (code === undefined) currencies.set(value, (code = currencyAt(value, what, line, at)));
     return code;
   };
@@ -98,6 +100,7 @@ export function parseRatesFile(text: string, name: string): RateRow[] {
     if (source === '') throw at(line, 'no source: every rate says where it came from');
     const timeText = cell('time');
     let time = times.get(timeText);
+    // Stryker disable next-line ConditionalExpression: a cache; reading a time again gives the same instant (an invalid one fails the first time)
     if (time === undefined) times.set(timeText, (time = timeAt(timeText, line, at)));
     const row: RateRow = { line, time, chain, token: chain === FIAT ? token.toUpperCase() : token, currency, rate, source };
     if (cell('address')) row.address = cell('address');

@@ -48,6 +48,7 @@ export class Rates implements RateSource {
     const plans = queries.map((q) => {
       const key = `${q.chain}\u0000${q.token}\u0000${q.currency}`;
       let route = routes.get(key);
+      // Stryker disable next-line ConditionalExpression: a cache; a pair's route found again is the same route
       if (!route) routes.set(key, (route = this.route(q)));
       return this.plan(q, route);
     });
@@ -73,9 +74,10 @@ export class Rates implements RateSource {
    * The same answers as `rates`, at once, when the sources deciding the pair's legs have
    * them at hand (a rates file): a report valuing a million records asks a million
    * instants, and a batch of them (a query, a plan and a leg each) cost more time and
-   * memory than the report. Undefined when a leg must be read (Chainlink).
+   * memory than the report. Undefined when a leg must always be read (Chainlink); the
+   * function answers undefined at an instant where one must be read there.
    */
-  atHand(chain: string, token: string, currency: string): ((at: number) => RateAnswer) | undefined {
+  atHand(chain: string, token: string, currency: string): ((at: number) => RateAnswer | undefined) | undefined {
     const q = { chain, token, currency, at: 0 };
     const route = this.route(q);
     if ('missing' in route) return () => route;
@@ -87,12 +89,14 @@ export class Rates implements RateSource {
     const crossed = new Map<Rate, Map<Rate, RateAnswer>>();
     return (at) => {
       const a = first(at);
-      if ('missing' in a) return a;
+      if (a === undefined || 'missing' in a) return a;
       const b = second(at);
-      if ('missing' in b) return b;
+      if (b === undefined || 'missing' in b) return b;
       let byB = crossed.get(a);
+      // Stryker disable next-line ConditionalExpression: a cache of crosses; a new map only crosses again
       if (!byB) crossed.set(a, (byB = new Map()));
       let answer = byB.get(b);
+      // Stryker disable next-line ConditionalExpression: a cache; crossing the same two rates again gives an equal rate
       if (!answer) byB.set(b, (answer = cross(a, b, route.inverted)));
       return answer;
     };

@@ -35,11 +35,12 @@ export interface LegSource {
   /** Said when no source has a leg: what this source would need (`no feed for 8PAY on bsc`). */
   lacks?(q: LegQuery): string | undefined;
   /**
-   * A source whose rates are at hand (a rates file, read once) answers a leg at any
-   * instant at once, with no request and no batch: the rate in force as `legs` would give
-   * it. Undefined when it holds no rates of the leg, or must read them (Chainlink).
+   * A source whose rates are at hand (a rates file read once, the mirror's rows) answers a
+   * leg at an instant at once, with no request and no batch: the rate in force as `legs`
+   * would give it, or undefined where it must be read (ask `legs` then). Undefined when it
+   * holds no rates of the leg, or must always read them (Chainlink).
    */
-  atHand?(q: Omit<LegQuery, 'at'>): ((at: number) => LegAnswer) | undefined;
+  atHand?(q: Omit<LegQuery, 'at'>): ((at: number) => LegAnswer | undefined) | undefined;
 }
 
 

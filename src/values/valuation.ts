@@ -23,38 +23,61 @@ const PLAIN_RATE = /^\d+(\.\d+)?$/;
  * list values every record twice: this is its hot path).
  */
 export function valueOf(amount: string, rate: Pick<Rate, 'numerator' | 'denominator'>): string {
-  if (!PLAIN.test(amount)) throw new RangeError(`"${amount}" is not a plain decimal amount`);
-  const [a, ap] = scaled(amount);
-  const [n, np] = parsedRate(rate.numerator);
-  const [d, dp] = parsedRate(rate.denominator);
-  // a/10^ap × n/10^np ÷ (d/10^dp), in units of 10^-18.
-  const shift = VALUE_PLACES + dp - ap - np;
-  const top = a * n * TEN ** BigInt(Math.max(shift, 0));
-  const bottom = d * TEN ** BigInt(Math.max(-shift, 0));
-  // Stryker disable next-line ConditionalExpression: halfEven(top, 1n) is top; this only skips a division
-  return attoText(bottom === 1n ? top : halfEven(top, bottom));
+  return valuer(rate)(amount);
 }
 
-const TEN = 10n;
+/** A rate made ready to value figures: `valueOf(amount, rate)` as a function of the amount. */
+export type Valuer = (amount: string) => string;
+
+/**
+ * valueOf at one rate, made once per rate (its texts read once, the powers of ten once per
+ * count of an amount's places): each figure is then one parse, one product and one
+ * rounding division.
+ */
+export function valuer(rate: Pick<Rate, 'numerator' | 'denominator'>): Valuer {
+  let byNumerator = valuers.get(rate.numerator);
+  if (!byNumerator) {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: when the cache is emptied changes no answer
+    if (valuers.size > 100_000) valuers.clear();
+    valuers.set(rate.numerator, (byNumerator = new Map()));
+  }
+  let v = byNumerator.get(rate.denominator);
+  if (!v) byNumerator.set(rate.denominator, (v = made(rate.numerator, rate.denominator)));
+  return v;
+}
+
+/** Valuers by numerator and denominator text: rates repeat across a list's records (a cache: it changes no answer). */
+const valuers = new Map<string, Map<string, Valuer>>();
+
+function made(numerator: string, denominator: string): Valuer {
+  if (!PLAIN_RATE.test(numerator)) throw new RangeError(`"${numerator}" is not a plain decimal rate`);
+  if (!PLAIN_RATE.test(denominator)) throw new RangeError(`"${denominator}" is not a plain decimal rate`);
+  const [n, np] = scaled(numerator);
+  const [d, dp] = scaled(denominator);
+  // Per count of the amount's places ap: a/10^ap × n/10^np ÷ (d/10^dp) in units of 10^-18 is a × times ÷ over.
+  const factors: [times: bigint, over: bigint][] = [];
+  const factorsOf = (ap: number) => {
+    const shift = VALUE_PLACES + dp - ap - np;
+    return (factors[ap] = [n * pow10(Math.max(shift, 0)), d * pow10(Math.max(-shift, 0))]);
+  };
+  return (amount) => {
+    if (!PLAIN.test(amount)) throw new RangeError(`"${amount}" is not a plain decimal amount`);
+    const [a, ap] = scaled(amount);
+    const [times, over] = factors[ap] ?? factorsOf(ap);
+    const top = a * times;
+    // Stryker disable next-line ConditionalExpression: halfEven(top, 1n) is top; this only skips a division
+    return attoText(over === 1n ? top : halfEven(top, over));
+  };
+}
+
+/** 10^k as a BigInt, each made once. */
+const powers: bigint[] = [];
+const pow10 = (k: number): bigint => powers[k] ?? (powers[k] = 10n ** BigInt(k));
 
 /** A plain decimal as digits and places: "612.34" → [61234n, 2]. */
 function scaled(text: string): [bigint, number] {
   const point = text.indexOf('.');
   return point === -1 ? [BigInt(text), 0] : [BigInt(text.slice(0, point) + text.slice(point + 1)), text.length - point - 1];
-}
-
-/** Rates repeat across a list's records: each text is read once (a cache: it changes no answer). */
-const rates = new Map<string, [bigint, number]>();
-function parsedRate(text: string): [bigint, number] {
-  let r = rates.get(text);
-  // Stryker disable next-line ConditionalExpression: reading the text again gives the same pair
-  if (!r) {
-    if (!PLAIN_RATE.test(text)) throw new RangeError(`"${text}" is not a plain decimal rate`);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: when the cache is emptied changes no answer
-    if (rates.size > 100_000) rates.clear();
-    rates.set(text, (r = scaled(text)));
-  }
-  return r;
 }
 
 /** n ÷ d (d > 0) rounded half to even. */
@@ -63,7 +86,7 @@ function halfEven(n: bigint, d: bigint): bigint {
   const negative = n < 0n;
   const m = negative ? -n : n;
   let q = m / d;
-  const twice = (m % d) * 2n;
+  const twice = (m - q * d) * 2n;
   if (twice > d || (twice === d && (q & 1n) === 1n)) q += 1n;
   return negative ? -q : q;
 }
@@ -71,10 +94,14 @@ function halfEven(n: bigint, d: bigint): bigint {
 /** Units of 10^-places as decimal text: every digit, no padding zeros. */
 function decimalText(v: bigint, places: number): string {
   const negative = v < 0n;
-  const digits = (negative ? -v : v).toString().padStart(places + 1, '0');
-  const whole = digits.slice(0, digits.length - places);
-  const fraction = digits.slice(digits.length - places).replace(/0+$/, '');
-  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
+  let digits = (negative ? -v : v).toString();
+  if (digits.length <= places) digits = digits.padStart(places + 1, '0');
+  const point = digits.length - places;
+  // The fraction without its padding zeros (a loop: a regular expression per figure cost more).
+  let end = digits.length;
+  while (end > point && digits.charCodeAt(end - 1) === 48) end--;
+  const text = end === point ? digits.slice(0, point) : `${digits.slice(0, point)}.${digits.slice(point, end)}`;
+  return negative ? `-${text}` : text;
 }
 
 const attoText = (v: bigint) => decimalText(v, VALUE_PLACES);
@@ -123,10 +150,10 @@ export function rateText(numerator: string, denominator: string): string {
   const [d, dp] = scaled(denominator);
   // numerator ÷ denominator = n·10^dp ÷ (d·10^np). It has a finite decimal when the part of
   // the divisor prime to 10 divides, and then at most as many places as the divisor has bits.
-  const bottom = d * TEN ** BigInt(np);
-  let top = n * TEN ** BigInt(dp);
+  const bottom = d * pow10(np);
+  let top = n * pow10(dp);
   // Stryker disable next-line EqualityOperator: a finite quotient needs fewer places than the divisor has bits, so one more try finds nothing
-  for (let places = 0, most = bottom.toString(2).length; places < most; places++, top *= TEN) {
+  for (let places = 0, most = bottom.toString(2).length; places < most; places++, top *= 10n) {
     if (top % bottom === 0n) return decimalText(top / bottom, places);
   }
   return `${plainDecimal(numerator)}/${plainDecimal(denominator)}`;

@@ -112,6 +112,26 @@ describe.skipIf(pg.skip)(`payrec verify on a team's mirror${pg.note}`, () => {
     }
   }, 240_000);
 
+  test('a record a later sync changed is judged again, though its verdict was final (the checkedAt condition, as in DuckDB)', async () => {
+    const { node, dbs, verify, expected } = await setup(emu);
+    const url = dbs[1];
+    expect((await verify(url)).exitCode).toBe(9);
+    // A confirmed record the chain verifies (a failed one is judged by its reverted transaction alone).
+    const records = await apiRecords(emu, '/wallet-to-wallet/transfers');
+    const hash = records.find((r) => r.transactionStatus === 'confirmed' && expected.get(r.transactionHash.toLowerCase()) === 'verified')!.transactionHash.toLowerCase();
+    expect((await stored(url)).get(hash)).toBe('verified');
+    // What a sync that rewrote the record leaves: another receiver (the service changed it), its last_updated after its verdict's checkedAt.
+    const changed = await postgres.admin(
+      `UPDATE "${postgres.schemaOf(url)}_store".wallet_to_wallet_transfers SET receiver = '${f.CAROL}', last_updated = now() + INTERVAL '1 minute' WHERE lower("transactionHash") = '${hash}' RETURNING 1 AS one`,
+    );
+    expect(changed).toHaveLength(1);
+    const before = node.calls('eth_getTransactionReceipt').length;
+    expect((await verify(url)).exitCode).toBe(9);
+    expect(node.calls('eth_getTransactionReceipt').slice(before).map((c) => String(c.params[0]).toLowerCase())).toContain(hash);
+    // Judged again on the record as it is now, not kept from the old verdict: the chain paid the old receiver.
+    expect((await stored(url)).get(hash)).toBe('mismatch');
+  }, 180_000);
+
   test('one lying eth_getBlockByNumber answer marks final records reorged; the next run, against an honest node, clears them as in DuckDB', async () => {
     let lying = false;
     const { node, dbs, verify, expected } = await setup(emu, (c) => {

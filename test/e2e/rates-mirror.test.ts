@@ -1,7 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ANCHOR, emulator, inFrontOf, payrec, tempDir } from './helpers.js';
+import { createServer, type Server } from 'node:http';
+import pg from 'pg';
+import type { AddressInfo } from 'node:net';
+import { ANCHOR, emulator, inFrontOf, payrec, tempDir, until } from './helpers.js';
+import { sql } from './mirror-helpers.js';
 import { postgres } from './pg-helpers.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { atto, frac } from '../oracle/exact.js';
@@ -21,6 +25,8 @@ let emu: Emulator;
 let feeds: Feed[];
 /** A mirror synced from the emulator, its rates synced over the mirror's span. */
 let db: string;
+/** The same mirror before its rates were synced: --currency reads the feeds live. */
+let bare: string;
 let transfers: Record<string, any>[];
 
 const run = (args: string[], o: { db?: string; rpc?: string } = {}) =>
@@ -34,6 +40,8 @@ beforeAll(async () => {
   db = join(tempDir(), 'mirror.duckdb');
   const synced = await run(['sync', '--db', db, '-q']);
   expect(synced.exitCode, synced.stderr).toBe(0);
+  bare = join(tempDir(), 'bare.duckdb');
+  copyFileSync(db, bare);
   const rates = await run(['rates', 'sync', '--db', db, '-f', 'json']);
   expect(rates.exitCode, rates.stderr).toBe(0);
 }, 180_000);
@@ -61,16 +69,24 @@ async function expectValuedFromTable(where: string): Promise<void> {
   // Every rate came from the table: the feeds were not read live.
   expect(ethCalls()).toBe(before);
   const rows = byId(JSON.parse(r.stdout));
-  const valued = year().filter((x) => x.token === 'BNB' || x.token === 'USDT' || x.token === 'USDC');
+  // BUSD's feed is retired: its last round serves 25 hours, then no rate.
+  const valued = year().filter((x) => ['BNB', 'USDT', 'USDC', 'BUSD'].includes(x.token));
   expect(valued.length).toBeGreaterThan(5);
+  let stale = 0;
   for (const x of valued) {
     const round = inForce(x.token, x.timestamp);
     const row = rows.get(x.transactionHash)!;
+    if (x.timestamp - round.updatedAt > 25 * 3600) {
+      expect(row.rateSource).toBe('missing');
+      stale++;
+      continue;
+    }
     expect(row.rateSource).toBe(`mirror:chainlink:bsc:${feedOf(x.token).address.toLowerCase()}:round=${round.roundId}`);
     expect(row.rateTime).toBe(round.updatedAt);
     const [an, ad] = frac(x.amount);
     expect(row.value).toBe(atto(an * BigInt(round.answer), ad * 10n ** BigInt(round.decimals)));
   }
+  expect(stale).toBeGreaterThan(0);
 }
 
 describe('--currency reads the mirror\'s rates', () => {
@@ -116,6 +132,54 @@ describe('--currency reads the mirror\'s rates', () => {
   });
 });
 
+describe('metrics and subscriptions --currency read the synced rounds at hand', () => {
+  it('as the feeds read live in one batch, byte for byte, with no call to the node; each MRR valued at the round in force at its cycleStart by ground truth', async () => {
+    const report = async (args: string[], where: string) => {
+      const r = await run([...args, '--currency', 'USD', '--rates-missing', 'blank', '--db', where, '-f', 'csv'], { db: where });
+      expect(r.exitCode, r.stderr).toBe(0);
+      return r;
+    };
+    for (const args of [['metrics', '--interval', 'month', '--by', 'token', '--period', '2025'], ['subscriptions', '--at', String(ANCHOR - DAY)]]) {
+      const before = ethCalls();
+      const atHand = await report(args, db);
+      expect(ethCalls()).toBe(before);
+      const live = await report(args, bare);
+      expect(ethCalls()).toBeGreaterThan(before);
+      // The same figures and notes (but the instant each ran, "as of now"); a rate's source says where it was kept (mirror:).
+      expect(atHand.stdout.replaceAll(',mirror:chainlink:', ',chainlink:')).toBe(live.stdout);
+      const notes = (text: string) => text.split('\n').filter((l) => !l.includes('as of'));
+      expect(notes(atHand.stderr)).toEqual(notes(live.stderr));
+      expect(atHand.stderr).toMatch(/figures had no usable rate/);
+    }
+    // Rounds synced up to mid-year only: what is beyond them is read live in one batch, and the report runs again with them: the same figures.
+    const half = join(tempDir(), 'half.duckdb');
+    copyFileSync(bare, half);
+    expect((await run(['rates', 'sync', '--db', half, '--to', '2025-07-01', '-q'])).exitCode).toBe(0);
+    const monthly = ['metrics', '--interval', 'month', '--period', '2025'];
+    const before = ethCalls();
+    expect((await report(monthly, half)).stdout).toBe((await report(monthly, bare)).stdout);
+    expect(ethCalls()).toBeGreaterThan(before);
+    const r = await run(['subscriptions', '--at', String(ANCHOR - DAY), '--currency', 'USD', '--rates-missing', 'blank', '--db', db, '-f', 'json', '-q'], { db });
+    const billings = ((await (await fetch(`${emu.url}/_emulator/records?chain=bsc&collection=fixed-recurring/billings`)).json()) as { records: Record<string, any>[] }).records;
+    let valued = 0;
+    for (const row of JSON.parse(r.stdout) as Record<string, any>[]) {
+      const paid = billings.filter((b) => b.subscriptionId === row.subscriptionId && b.timestamp < ANCHOR - DAY && b.success === 1 && b.transactionStatus === 'confirmed');
+      if (!['BNB', 'USDT', 'USDC'].includes(row.token) || paid.length === 0) continue;
+      const cycle = Math.max(...paid.map((b) => b.cycleStart));
+      const round = inForce(row.token, cycle);
+      if (cycle - round.updatedAt > 25 * 3600) {
+        expect(row.rateSource).toBe('missing');
+        continue;
+      }
+      expect(row.rateSource).toBe(`mirror:chainlink:bsc:${feedOf(row.token).address.toLowerCase()}:round=${round.roundId}`);
+      const [mn, md] = frac(row.mrr);
+      expect(row.value).toBe(atto(mn * BigInt(round.answer), md * 10n ** BigInt(round.decimals)));
+      valued++;
+    }
+    expect(valued).toBeGreaterThan(2);
+  });
+});
+
 describe('payrec rates sync', () => {
   /** Rounds of a feed in force at some instant of [from, to]: from the one in force at from to the one in force at to. */
   const inSpan = (token: string, from: number, to: number) => roundsOf(feedOf(token)).filter((r) => r.updatedAt <= to && r.updatedAt >= inForce(token, from).updatedAt);
@@ -158,6 +222,96 @@ describe('payrec rates sync', () => {
   });
 
   const lyingNode = (change: Parameters<typeof inFrontOf>[1]) => inFrontOf(emu.rpcUrl('bsc'), change);
+
+  it('--currency EUR also syncs the EUR / USD feed over the records\' span: an ETH export in EUR then reads both legs from the table, as the ground truth has them', async () => {
+    const eth = (args: string[], where: string) =>
+      payrec(emu, ['--chain', 'ethereum', ...args], { chain: 'ethereum', env: { ...env, PAYREC_RPC_URL: emu.rpcUrl('ethereum'), PAYREC_DB: where } });
+    const ethFeeds = ((await (await fetch(`${emu.url}/_emulator/chain/feeds?chain=ethereum`)).json()) as { feeds: Feed[] }).feeds;
+    const truth = (pair: string, t: number) => {
+      const f = ethFeeds.find((x) => x.pair === pair)!;
+      return { feed: f.address.toLowerCase(), ...roundsOf(f).filter((r) => r.updatedAt <= t).at(-1)! };
+    };
+    const mine = join(tempDir(), 'ethereum.duckdb');
+    expect((await eth(['sync', '--db', mine, '-q'], mine)).exitCode).toBe(0);
+    const synced = await eth(['rates', 'sync', '--db', mine, '--currency', 'EUR', '-f', 'json'], mine);
+    expect(synced.exitCode, synced.stderr).toBe(0);
+    const eur = (JSON.parse(synced.stdout) as Record<string, any>[]).find((r) => r.token === 'EUR')!;
+    expect([eur.pair, eur.status, eur.stored > 0]).toEqual(['EUR / USD', 'synced', true]);
+    const calls = () => emu.chain.calls().calls.ethereum?.eth_call ?? 0;
+    const before = calls();
+    const r = await eth(['ot', 'transfers', '--currency', 'EUR', '--period', '2025-12', '--token', 'ETH', '--all', '-f', 'json'], mine);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(calls()).toBe(before);
+    const records = JSON.parse(r.stdout) as Record<string, any>[];
+    expect(records.length).toBeGreaterThan(0);
+    for (const x of records) {
+      const [e, u] = [truth('ETH / USD', x.timestamp), truth('EUR / USD', x.timestamp)];
+      expect(x.rateSource).toBe(`mirror:chainlink:ethereum:${e.feed}:round=${e.roundId} × 1/mirror:chainlink:ethereum:${u.feed}:round=${u.roundId}`);
+      const [a, ad] = frac(x.amount);
+      expect(x.value).toBe(atto(a * BigInt(e.answer) * 10n ** BigInt(u.decimals), ad * BigInt(u.answer) * 10n ** BigInt(e.decimals)));
+    }
+  });
+
+  it('stopped by Ctrl-C mid-way: exit 130, each feed whole (its coverage in the meta, every round of it) or untouched, and a re-run ends as one whole sync', async () => {
+    // A node in front of the chain that answers `answering` JSON-RPC calls, then holds every other request: the sync waits there.
+    let answered = 0;
+    let answering = Infinity;
+    const node: Server = createServer(async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      if (answered >= answering) return;
+      const calls = JSON.parse(body);
+      answered += Array.isArray(calls) ? calls.length : 1;
+      const answer = await fetch(emu.rpcUrl('bsc'), { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(await answer.text());
+    });
+    await new Promise<void>((ok) => node.listen(0, '127.0.0.1', ok));
+    const url = `http://127.0.0.1:${(node.address() as AddressInfo).port}`;
+    try {
+      const rounds = (where: string) => sql(where, 'SELECT token, feed, roundId, "time" FROM rates ORDER BY token, "time", roundId');
+      const coverage = async (where: string) => new Map((await sql(where, "SELECT key, value FROM payrec_meta WHERE key LIKE 'rates coverage %'")).map((r) => [r.key, r.value]));
+      const whole = await rounds(db);
+      // The calls of a whole sync, counted (most read rounds, feed after feed); the stopped one is held half-way through them.
+      const counted = join(tempDir(), 'counted.duckdb');
+      copyFileSync(bare, counted);
+      expect((await run(['rates', 'sync', '--db', counted, '-q'], { rpc: url })).exitCode).toBe(0);
+      expect(await rounds(counted)).toEqual(whole);
+      const total = answered;
+      const mine = join(tempDir(), 'stopped.duckdb');
+      copyFileSync(bare, mine);
+      [answered, answering] = [0, Math.floor(total / 2)];
+      const stopping = run(['rates', 'sync', '--db', mine, '-q'], { rpc: url });
+      await until('half the calls answered', () => answered >= answering);
+      stopping.kill('SIGINT');
+      const stopped = await stopping;
+      expect(stopped.exitCode).toBe(130);
+      expect(stopped.stderr).toBe('interrupted\n');
+      // Nothing half-stored: a feed with a coverage has every round of the whole sync's, one without has none.
+      const held = await rounds(mine);
+      const covered = await coverage(mine);
+      const full = await coverage(db);
+      expect(held.length).toBeLessThan(whole.length);
+      // Mid-way: a feed stored whole, another not yet.
+      expect(covered.size).toBeGreaterThan(0);
+      expect(covered.size).toBeLessThan(full.size);
+      for (const [key, span] of full) {
+        const feed = String(key).split(' ').at(-1);
+        const of = (rows: Record<string, unknown>[]) => rows.filter((r) => r.feed === feed);
+        if (covered.has(key)) {
+          expect(covered.get(key)).toBe(span);
+          expect(of(held)).toEqual(of(whole));
+        } else expect(of(held)).toEqual([]);
+      }
+      answering = Infinity;
+      const again = await run(['rates', 'sync', '--db', mine, '-q'], { rpc: url });
+      expect(again.exitCode, again.stderr).toBe(0);
+      expect(await rounds(mine)).toEqual(whole);
+      expect(await coverage(mine)).toEqual(full);
+    } finally {
+      node.closeAllConnections();
+      node.close();
+    }
+  });
 
   it('against a lying node writes nothing: zeros for every call are refused (exit 6), another chain id is exit 2', async () => {
     const mine = join(tempDir(), 'mirror.duckdb');
@@ -253,5 +407,38 @@ describe.skipIf(postgres.prerequisite.skip)(`on a team's mirror (PostgreSQL)${po
     const again = await run(['rates', 'sync', '--db', url, '-f', 'json']);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(ethCalls()).toBe(before);
+  });
+
+  it('two rates syncs at once store a round once: one storing a round the other holds uncommitted waits for it, then keeps its row', async () => {
+    const url = postgres.freshUrl('rates_race');
+    const schema = postgres.schemaOf(url);
+    expect((await run(['sync', '--db', url, '-q'])).exitCode).toBe(0);
+    expect((await run(['rates', 'sync', '--db', url, '-q'])).exitCode).toBe(0);
+    // The other sync: BNB's last round, stored again in a transaction left open while
+    // payrec syncs BNB's feed anew (its rows and its coverage taken away first).
+    const [{ n: before }] = await postgres.admin(`SELECT count(*)::INT AS n FROM "${schema}".rates WHERE token = 'BNB'`);
+    const [row] = await postgres.admin(`SELECT to_jsonb(r) AS row FROM "${schema}".rates r WHERE token = 'BNB' AND feed IS NOT NULL ORDER BY time DESC LIMIT 1`);
+    await postgres.admin(`DELETE FROM "${schema}".rates WHERE token = 'BNB'`, `DELETE FROM "${schema}".payrec_meta WHERE key LIKE 'rates coverage bsc BNB %'`);
+    const other = new pg.Client({ connectionString: postgres.url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(`INSERT INTO "${schema}".rates SELECT * FROM jsonb_populate_record(NULL::"${schema}".rates, $1::JSONB)`, [JSON.stringify(row.row)]);
+      const syncing = run(['rates', 'sync', '--db', url, '-q']);
+      let ended = false;
+      void syncing.finally(() => (ended = true));
+      const waiting = async () => (await postgres.admin(`SELECT count(*)::INT AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%${schema}%rates%'`))[0].n === 1;
+      await until('payrec waiting for the other sync, or done', async () => ended || (await waiting()), 60_000);
+      await other.query('COMMIT');
+      const r = await syncing;
+      expect(r.exitCode, r.stderr).toBe(0);
+    } finally {
+      await other.end();
+    }
+    const counts = await postgres.admin(`SELECT "roundId", count(*)::INT AS n FROM "${schema}".rates WHERE token = 'BNB' GROUP BY "roundId" HAVING count(*) > 1`);
+    expect(counts).toEqual([]);
+    const [{ n: after }] = await postgres.admin(`SELECT count(*)::INT AS n FROM "${schema}".rates WHERE token = 'BNB'`);
+    expect(after).toBe(before);
+    expect(before).toBeGreaterThan(1);
   });
 });

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANCHOR, emulator, inFrontOf, payrec, tempDir } from './helpers.js';
@@ -43,6 +43,13 @@ describe('--currency on a list', () => {
     expect(missing.stdout).toBe('');
     expect(missing.stderr).toMatch(/bsc 8PAY → USD: \d+ records? from 2025-12-\d\dT.*no Chainlink feed of 8PAY on bsc/);
     expect(missing.stderr).toMatch(/bsc BUSD → USD: .*a stale or retired feed/);
+    // To a file (written as it goes, renamed into place at the end): the file the user had stays as it was, no temporary is left.
+    const out = join(dir, 'december.csv');
+    writeFileSync(out, 'before\n');
+    const toFile = await run(['ot', 'transfers', '--currency', 'USD', '--period', '2025-12', '-o', out]);
+    expect(toFile.exitCode).toBe(11);
+    expect(readFileSync(out, 'utf8')).toBe('before\n');
+    expect(readdirSync(dir)).toEqual(['december.csv']);
     const toFill = missing.stderr.split('\n').filter((l) => /^2025-12-\d\d,bsc,(8PAY|BUSD),USD,,$/.test(l));
     expect(toFill.length).toBeGreaterThan(1);
     // Filled as a finance team would, and a BNB row for every day: the team's BNB rate, not the feed's.

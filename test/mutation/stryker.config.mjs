@@ -25,6 +25,8 @@ export default {
     'src/values/selection.ts',
     'src/values/resolve.ts',
     'src/values/valuation.ts',
+    'src/values/currency.ts',
+    'src/values/rate.ts',
     'src/mirror/server-url.ts',
     'src/mirror/postgres/types.ts',
     'src/mirror/postgres/results.ts',

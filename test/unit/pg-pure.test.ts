@@ -108,6 +108,9 @@ describe('types and COPY', () => {
     expect(copyText('a\\b\tc\nd\re')).toBe('a\\\\b\\tc\\nd\\re');
     expect(copyText('\\N')).toBe('\\\\N');
     expect(copyText('x\\\\')).toBe('x\\\\\\\\');
+    // Text of special characters alone is escaped too (a test of "has a character that is not special" would pass it as it is).
+    expect(copyText('\n')).toBe('\\n');
+    expect(copyText('\t\\')).toBe('\\t\\\\');
     expect(COPY_NULL).toBe('\\N');
   });
 
@@ -142,7 +145,7 @@ describe('results read back', () => {
     expect(instantOf('0001-01-01 00:00:00+00')).toEqual({ seconds: -62_135_596_800, micros: 0 });
     // 98 years of 365 days and 24 leap days, then January and February of 99: 35,853 days after 0001-01-01.
     expect(instantOf('0099-03-01 00:00:00+00')!.seconds).toBe(-62_135_596_800 + 35_853 * 86_400);
-    for (const text of ['infinity', '-infinity', '0044-03-15 00:00:00+00 BC', '2026-01-01', '2026-01-01 00:00:00']) expect(instantOf(text)).toBeUndefined();
+    for (const text of ['infinity', '-infinity', '0044-03-15 00:00:00+00 BC', '2026-01-01', '2026-01-01 00:00:00', 'about 2026-01-01 00:00:00+00']) expect(instantOf(text)).toBeUndefined();
   });
 
   test('values by type: whole numbers exact (BigInt beyond a double), decimals without padding, JSON, booleans, times in the zone or as seconds', () => {
@@ -174,6 +177,9 @@ describe('results read back', () => {
     expect(valueOf(OID.date, '1969-12-31', 'UTC', true)).toBe(-1);
     expect(valueOf(OID.date, '2026-01-02', 'UTC', false)).toBe('2026-01-02');
     expect(valueOf(OID.date, 'infinity', 'UTC', true)).toBe('infinity');
+    // A date before Christ is no date cell: its text, not the AD date of the same digits.
+    expect(valueOf(OID.date, '0044-03-15 BC', 'UTC', true)).toBe('0044-03-15 BC');
+    expect(valueOf(OID.date, 'about 2026-01-02', 'UTC', true)).toBe('about 2026-01-02');
     expect(valueOf(OID.timestamp, '2026-01-01 00:00:00', 'UTC', true)).toBe('2026-01-01 00:00:00');
   });
 

@@ -326,6 +326,9 @@ describe('MRR in one currency: worked by hand', () => {
       ['fx', '7000', R700],
     ]);
     expect(ledger(r, { at: MAR2, graceSeconds: GRACE, rates: gap })[0]).toMatchObject({ value: null, rate: null });
+    // No rate for the first cycle: the subscription's new movement has no value (empty, not 0), and no rate.
+    const late = (token: string, t: number) => (t < FEB1 ? undefined : rates(token, t));
+    expect(movements(r, { ...o, rates: late })[0]).toMatchObject({ kind: 'new', value: null, rate: null });
   });
 
   it('rows across tokens need rates', () => {

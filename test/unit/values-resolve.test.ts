@@ -49,6 +49,12 @@ describe('a rates file as a leg source', () => {
     expect((b.leg(leg(OCT5 + H - 1)) as Rate).rateSource).toBe('file:r.csv:2');
   });
 
+  it('answers a batch whose pairs change from one query to the next: another currency, or a fiat leg after a token\'s of the same names', () => {
+    const b = book('r.csv', '2026-10-05,bsc,BNB,USD,600,a', '2026-10-05,bsc,BNB,EUR,550,b', '2026-10-05,bsc,EUR,USD,2,token EUR', '2026-10-05,fiat,EUR,USD,1.08,ECB');
+    const answers = b.legs([leg(OCT5), leg(OCT5, { currency: 'EUR' }), leg(OCT5, { token: 'EUR' }), leg(OCT5, { token: 'EUR', fiat: true }), leg(OCT5)]);
+    expect(answers.map((a) => (a as Rate).rateSource)).toEqual(['file:r.csv:2', 'file:r.csv:3', 'file:r.csv:4', 'file:r.csv:5', 'file:r.csv:2']);
+  });
+
   it('merges each chain\'s own rows with the * rows apart from another chain\'s', () => {
     const b = book('r.csv', '2026-10-05,bsc,BNB,USD,1,bsc', '2026-10-05,ethereum,BNB,USD,2,eth', '2026-10-05,*,BNB,USD,3,any', '2026-10-06,*,BNB,USD,4,any');
     for (let i = 0; i < 2; i++) {
@@ -167,6 +173,40 @@ describe('precedence per leg', () => {
     const s = source('s', { 'BNB→USD': 'BNB too old', 'USDT→USD': rate('0.9998'), 'fiat:EUR→USD': 'EUR too old', 'fiat:GBP→USD': rate('1.25') });
     const answers = await new Rates([s]).rates([q('BNB', 'GBP'), q('USDT', 'EUR'), q('BNB', 'EUR')]);
     expect(answers).toEqual([{ missing: 'BNB too old' }, { missing: 'EUR too old' }, { missing: 'BNB too old' }]);
+  });
+});
+
+describe('rates at hand (a rates file, looked up as the engine asks)', () => {
+  const file = () => book('r.csv', '2026-10-04,bsc,BNB,USD,590,z', '2026-10-05,bsc,BNB,USD,600,a', '2026-10-05,fiat,USD,GBP,0.75,BoE', '2026-10-05,fiat,EUR,USD,1.25,ECB');
+  const asked = (rates: Rates, token: string, currency: string, at: number) => rates.rates([{ chain: 'bsc', token, currency, at }]).then((a) => a[0]);
+
+  it('a cross through USD, as written or inverted, is the one rates() gives; a leg missing at an instant is passed on, the first\'s before the second\'s', async () => {
+    const rates = new Rates([file()]);
+    const gbp = rates.atHand('bsc', 'BNB', 'GBP')!;
+    const eur = rates.atHand('bsc', 'BNB', 'EUR')!;
+    // 600 × 0.75 = 450 and 600 ÷ 1.25 = 480, by hand; USD → GBP is a fiat row, not a token's.
+    expect(gbp(OCT5 + H)).toMatchObject({ rate: '450', rateSource: 'file:r.csv:3 × file:r.csv:4' });
+    expect(eur(OCT5 + H)).toMatchObject({ rate: '480', rateSource: 'file:r.csv:3 × 1/file:r.csv:5' });
+    // The day before: BNB's row of the 4th is in force, no currency row yet (the second leg missing); before the 4th, BNB's (the first).
+    for (const at of [OCT5 + H, OCT5 - 1, OCT5 - 2 * 86_400]) {
+      expect(gbp(at)).toEqual(await asked(rates, 'BNB', 'GBP', at));
+      expect(eur(at)).toEqual(await asked(rates, 'BNB', 'EUR', at));
+    }
+    expect(gbp(OCT5 - 1)).toEqual({ missing: 'the first row (r.csv:4) is from 2026-10-05T00:00:00Z, after the record' });
+    expect(gbp(OCT5 - 2 * 86_400)).toEqual({ missing: 'the first row (r.csv:2) is from 2026-10-04T00:00:00Z, after the record' });
+    // The same cross object for the same pair of rows.
+    expect(gbp(OCT5 + H)).toBe(gbp(OCT5 + 2 * H));
+  });
+
+  it('a pair no source holds is missing at every instant; a leg whose source must be read (Chainlink) is not at hand', async () => {
+    const rates = new Rates([file()]);
+    const none = rates.atHand('bsc', 'CAKE', 'GBP')!;
+    expect(none(OCT5)).toEqual(await asked(rates, 'CAKE', 'GBP', OCT5));
+    expect(none(OCT5)).toEqual({ missing: expect.stringContaining('CAKE') });
+    const feeds = source('feed', { 'fiat:USD→JPY': rate('150') });
+    expect(new Rates([file(), feeds]).atHand('bsc', 'BNB', 'JPY')).toBeUndefined();
+    expect(new Rates([feeds, file()]).atHand('bsc', 'BNB', 'JPY')).toBeUndefined();
+    expect(new Rates([source('feed', { 'BNB→USD': rate('612.34') }), file()]).atHand('bsc', 'BNB', 'GBP')).toBeUndefined();
   });
 });
 

@@ -21,7 +21,11 @@ export class ListRender {
   private readonly writer?: RecordWriter;
   /** --jq reads the document -f json would print, then prints jq's answer in its place. */
   private readonly json?: TextSink;
-  /** An enricher's source that fails half-way leaves nothing half printed: enriched output is held until the walk ends. */
+  /**
+   * An enricher's source that fails half-way leaves nothing half printed: enriched output
+   * is held until the walk ends, unless it goes to a file renamed into place at the end
+   * (-o FILE), which a failed run never shows (300,000 valued rows held cost 200 MB).
+   */
   private readonly held?: TextSink;
   private readonly out: NodeJS.WritableStream;
 
@@ -37,7 +41,7 @@ export class ListRender {
     this.summary = q.summary ? new Summariser(endpoint, enrichers.flatMap((e) => e.totals ?? [])) : undefined;
     this.chart = q.chart ? new ChartBuilder(q.chart.period, q.chart.token, q.chart.zone, amountFields(endpoint.record)) : undefined;
     this.json = jq ? new TextSink() : undefined;
-    this.held = enrichers.length > 0 && !this.json ? new TextSink() : undefined;
+    this.held = enrichers.length > 0 && !this.json && !target.atomic ? new TextSink() : undefined;
     this.out = this.json ?? this.held ?? target.stream;
     this.writer = this.summary || this.chart || q.count ? undefined : createWriter(this.out, jq ? { ...options, format: 'json', tty: false } : options);
   }

@@ -41,6 +41,8 @@ function removePendingFiles(): void {
 
 export interface AtomicFile {
   stream: WriteStream;
+  /** Renamed into place at commit (false: a pipe or a device, written into as it goes). */
+  atomic: boolean;
   commit(): Promise<void>;
   abort(): Promise<void>;
 }
@@ -75,6 +77,7 @@ async function openInPlace(target: string): Promise<AtomicFile> {
   const stream = handle.createWriteStream() as unknown as WriteStream;
   return {
     stream,
+    atomic: false,
     async commit() {
       stream.end();
       await finished(stream);
@@ -100,6 +103,7 @@ export async function openAtomic(target: string, existing?: Stats): Promise<Atom
   const stream = handle.createWriteStream() as unknown as WriteStream;
   return {
     stream,
+    atomic: true,
     async commit() {
       stream.end();
       await finished(stream);

@@ -316,6 +316,10 @@ function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
   const time = timeText(timeStyleOf(opts, 'local'), opts.zone);
   let columns = opts.columns ? exportColumns(opts, undefined) : undefined;
   let timeColumns: boolean[] = [];
+  // Each time column's last time and its field: consecutive rows often share one (a rate's rateTime), made once.
+  const lastTime: number[] = [];
+  const lastField: string[] = [];
+  const timeField = (i: number, t: number) => (lastTime[i] === t ? lastField[i] : ((lastTime[i] = t), (lastField[i] = csvField(time!(t)))));
   // Derived column names are the server's keys, so they are neutralised like cells.
   const header = (cols: Column[]) => (opts.bom ? BOM : '') + cols.map((c) => csvField(cellText(c.name))).join(',') + CSV_EOL;
   return {
@@ -331,7 +335,7 @@ function csv(opts: OutputOptions, sink: ChunkedSink): RowEmitter {
       for (let i = 0; i < cols.length; i++) {
         if (i > 0) line += ',';
         const value = cols[i].get(row);
-        line += csvField(timeColumns[i] && typeof value === 'number' ? time!(value) : cellText(value));
+        line += timeColumns[i] && typeof value === 'number' ? timeField(i, value) : csvField(cellText(value));
       }
       return sink.push(text + line + CSV_EOL);
     },

@@ -61,6 +61,8 @@ export type StartEmulator = (options: { port: 0; now?: number }) => Promise<InPr
 
 export interface OutputTarget {
   stream: NodeJS.WritableStream;
+  /** Nothing reaches the user before commit (a temporary file renamed over -o's): a run that fails leaves nothing half-written. */
+  atomic: boolean;
   commit(): Promise<void>;
   abort(): Promise<void>;
 }
@@ -216,7 +218,7 @@ export class Session {
   async openOutput(): Promise<OutputTarget> {
     const file = this.flags.output;
     if (!file) {
-      return { stream: this.ctx.stdout, commit: async () => {}, abort: async () => {} };
+      return { stream: this.ctx.stdout, atomic: false, commit: async () => {}, abort: async () => {} };
     }
     try {
       const target = await openOutputFile(file);

@@ -35,8 +35,17 @@ const verdictsDdl = (view: string): string[] => [
 ];
 
 /** The rates --currency reads from the mirror (../rates.ts declares the table, rates.ts reads and writes it), in the schema `view` (quoted). */
-const ratesDdl = (view: string): string =>
-  `CREATE TABLE IF NOT EXISTS ${view}.${RATES_TABLE} (${RATE_FIELDS.map((f) => `${quote(f.name)} ${PG_TYPES[f.type.kind]}`).join(', ')})`;
+/** What names a Chainlink round in `rates` (imported rows have no feed, and no key). */
+export const ROUND_KEY = 'chain, token, feed, "roundId"';
+
+const ratesDdl = (view: string): string[] => [
+  `CREATE TABLE IF NOT EXISTS ${view}.${RATES_TABLE} (${RATE_FIELDS.map((f) => `${quote(f.name)} ${PG_TYPES[f.type.kind]}`).join(', ')})`,
+  // A Chainlink round is stored once, whoever stores it: two `rates sync` at once on a
+  // team's server would both find it absent (neither sees the other's uncommitted rows)
+  // and both insert it; with the key, the second waits for the first and keeps its row.
+  `CREATE UNIQUE INDEX IF NOT EXISTS ${RATES_TABLE}_round ON ${view}.${RATES_TABLE} (${ROUND_KEY}) WHERE feed IS NOT NULL`,
+];
+
 
 /** Version of the layout payrec decides (bookkeeping, types, state): raise it with a migration. */
 export const PG_FORMAT = 1;
@@ -91,7 +100,7 @@ export function ddl(schema: string): string[] {
     subscriptionsView(s.view, s.store),
     ...verdictsDdl(s.view),
     // The rates --currency reads from the mirror (../rates.ts), payrec's own as the verdicts are.
-    ratesDdl(s.view),
+    ...ratesDdl(s.view),
   ];
 }
 

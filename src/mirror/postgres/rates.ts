@@ -1,6 +1,6 @@
 import { RATES_TABLE, tokenColumnOf, WRITTEN_RATE_FIELDS, type RateFilter, type StoredRate, type TokenSpan } from '../rates.js';
 import type { PgConnection } from './connection.js';
-import { storedTable, TABLES, type Schemas } from './layout.js';
+import { ROUND_KEY, storedTable, TABLES, type Schemas } from './layout.js';
 import { quote } from './types.js';
 
 // The `rates` table on PostgreSQL (../rates.ts declares it): in the schema of the views,
@@ -28,7 +28,7 @@ export class PgRates {
     return this.db.run(
       `INSERT INTO ${this.table} (${names}, "storedAt")
        SELECT ${values}, now() FROM jsonb_to_recordset($1::JSONB) AS v(${shapes})
-       WHERE v.feed IS NULL OR NOT EXISTS (SELECT 1 FROM ${this.table} AS r WHERE r.chain = v.chain AND r.token = v.token AND r.feed = v.feed AND r."roundId" = v."roundId")`,
+       ON CONFLICT (${ROUND_KEY}) WHERE feed IS NOT NULL DO NOTHING`,
       [JSON.stringify(rows)],
     );
   }
