@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions, type Fixtures } from '../../src/emulator/index.js';
 
@@ -173,6 +173,55 @@ export function payrec(emu: Emulator | undefined, args: string[], o: RunOptions 
       ...o.env,
     },
   }) as ResultPromise<{ reject: false }>;
+}
+
+/** What an in-process run printed and returned, as execa's result names them. */
+export interface InProcessResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `payrec args…` inside this test process (src/program.ts's `run`, as the binary's
+ * runProcess does), with the environment `payrec()` gives a process: for answers where no
+ * process boundary is under test (a refusal's words and exit code, rows read from a
+ * mirror), which then cost no node start-up and no bundle load (issue 48, the suite's
+ * time). What only a process shows (signals, stdin, a terminal, files left behind, the
+ * built bundle) stays with `payrec()`. stdin is empty and not piped, stdout and stderr
+ * are not terminals.
+ */
+export async function payrecInProcess(emu: Emulator | undefined, args: string[], o: Omit<RunOptions, 'input' | 'cwd'> = {}): Promise<InProcessResult> {
+  const { run } = await import('../../src/program.js');
+  const chain = o.chain ?? 'bsc';
+  const out = { stdout: '', stderr: '' };
+  const sink = (name: keyof typeof out) =>
+    new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        out[name] += String(chunk);
+        done();
+      },
+    });
+  const env = {
+    ...payrecEnv(),
+    ...(emu ? { PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor(chain), PAYREC_CHAIN: chain } : {}),
+    ...o.env,
+  };
+  const exitCode = await run(args, {
+    stdin: Readable.from([]),
+    stdout: sink('stdout'),
+    stderr: sink('stderr'),
+    stdinIsTTY: false,
+    stdinIsPiped: false,
+    stdinIsSocket: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    columns: 80,
+    env: Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)),
+    now: () => Date.now(),
+    signal: new AbortController().signal,
+  });
+  return { exitCode, ...out };
 }
 
 /**

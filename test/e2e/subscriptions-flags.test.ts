@@ -7,15 +7,15 @@ import type { SubscriptionFacts } from '../../src/emulator/index.js';
 import type { BillingInput, MetricsRow, SubscriptionRow } from '../../src/subscriptions/engine.js';
 import { cutAt, failed, naiveLedger, naiveMetrics, paid, recordsOfFacts, type Records } from '../oracle/subscriptions.js';
 import { execa } from 'execa';
-import { BIN, emulator, payrec, payrecEnv, program, tempDir, type RunOptions } from './helpers.js';
+import { BIN, emulator, payrec, payrecEnv, payrecInProcess, program, tempDir, type RunOptions } from './helpers.js';
 
 // Three tests at a time: enough to overlap the processes of one file, few enough that a
 // loaded machine does not push a test past its timeout.
 vi.setConfig({ maxConcurrency: 3 });
 
 // What each flag of payrec subscriptions and payrec metrics changes in the answer
-// (issue 31, survivors 1–7 and 9): each test runs the built binary on a mirror of the
-// built-in emulator, with the command's clock pinned (PAYREC_EMULATOR_NOW), and holds
+// (issue 31, survivors 1–7 and 9): each test runs payrec on a mirror of the built-in
+// emulator, with the command's clock pinned (PAYREC_EMULATOR_NOW), and holds
 // the rows to the brute-force oracle (test/oracle/subscriptions.ts, none of the engine's
 // code) over the emulator's complete records, with windows and instants written here.
 // Each test also checks that the wrong answer it guards against differs from the right
@@ -24,6 +24,11 @@ vi.setConfig({ maxConcurrency: 3 });
 // Every test only reads the mirror synced once below (or a copy of it, or a file of its
 // own), so the tests of each describe run at once (describe.concurrent): the file's
 // payrec processes overlap instead of waiting on one another (issue 48, the suite's time).
+// Answers read from the mirror and refusals in words run payrec inside this process
+// (`here`, payrecInProcess): no process boundary is under test there, and a process costs
+// 0.4 s (a refusal) to 0.9 s (a mirror read) of CPU. What only a process shows stays one
+// (`run`): the syncs, the binary's whole ledger in beforeAll, exit 4, -o's file, a reader
+// beside another program, a terminal, no mirror made.
 
 const DAY = 86_400;
 const GRACE = 30 * DAY;
@@ -42,8 +47,10 @@ let plans: string[];
 /** The records of these plans only. */
 const only = (ids: string[]): Records => ({ billings: all.billings.filter((b) => ids.includes(b.planId)), cancellations: all.cancellations.filter((c) => ids.includes(c.planId)) });
 const run = (args: string[], o: RunOptions = pinned) => payrec(undefined, ['--emulator', ...args], o);
+/** The same run inside this process: for the answers below, where no process boundary is under test. */
+const here = (args: string[], o: RunOptions = pinned) => payrecInProcess(undefined, ['--emulator', ...args], o);
 async function json<T>(args: string[]): Promise<T> {
-  const r = await run([...args, '--db', db, '-f', 'json']);
+  const r = await here([...args, '--db', db, '-f', 'json']);
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as T;
 }
@@ -62,9 +69,11 @@ beforeAll(async () => {
   const r = await run(['sync', 'fr/billings', 'fr/cancellations', ...plans.flatMap((p) => ['--plan-id', p]), '--db', db, '-q']);
   expect(r.stderr).toBe('');
   expect(r.exitCode).toBe(0);
-  // The mirror holds what the oracle reads: the same data.
-  const every = await ledgerAt([]);
-  expect(every).toEqual(naiveLedger(all.billings, all.cancellations, NOW, GRACE));
+  // The mirror holds what the oracle reads: the same data, as the built binary reads it
+  // (the tests below read it in this process).
+  const every = await run(['subscriptions', '--db', db, '-f', 'json']);
+  expect(every.exitCode, every.stderr).toBe(0);
+  expect(JSON.parse(every.stdout)).toEqual(naiveLedger(all.billings, all.cancellations, NOW, GRACE));
 });
 
 describe.concurrent('--plan-id: only that plan, its rows and its totals (survivor 1)', () => {
@@ -223,7 +232,7 @@ describe.concurrent('the window: its default, a date-only --to, the last interva
     const rows = naiveMetrics(all, cutAt(months(2026, 1, 12), NOW), NOW, GRACE, false).filter((r) => r.token === 'USDC');
     // Its MRRs are short (4.125, 8.25, 12.5): the bars are labelled with the exact figures.
     expect(rows.some((r) => r.mrr_start !== r.mrr_end)).toBe(true);
-    const r = await run(['metrics', '--period', '2026', '--chart', '--db', db]);
+    const r = await here(['metrics', '--period', '2026', '--chart', '--db', db]);
     expect(r.exitCode, r.stderr).toBe(0);
     const chart = r.stdout.split('\n');
     const start = chart.indexOf('USDC MRR at the end of each month (UTC)');
@@ -253,7 +262,7 @@ describe.concurrent('what the mirror holds, said and checked (survivor 6)', () =
     conn.closeSync();
     instance.closeSync();
     for (const command of ['subscriptions', 'metrics']) {
-      const r = await run([command, '--db', copy, '--count']);
+      const r = await here([command, '--db', copy, '--count']);
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.stderr).toContain(`billings and cancellations synced up to 2026-11-20 01:00:00 UTC; as of 2026-11-22 10:00:00, so records since then are not counted`);
     }
@@ -270,10 +279,10 @@ describe.concurrent('what the mirror holds, said and checked (survivor 6)', () =
     conn.closeSync();
     instance.closeSync();
     const synced = `billings and cancellations synced up to 2026-11-20 01:00:00 UTC`;
-    const whole = await run(['subscriptions', '--db', copy, '--count', '--at', String(upTo + 1)]);
+    const whole = await here(['subscriptions', '--db', copy, '--count', '--at', String(upTo + 1)]);
     expect(whole.exitCode, whole.stderr).toBe(0);
     expect(whole.stderr).toContain(`${synced}\n`);
-    const past = await run(['subscriptions', '--db', copy, '--count', '--at', String(upTo + 2)]);
+    const past = await here(['subscriptions', '--db', copy, '--count', '--at', String(upTo + 2)]);
     expect(past.stderr).toContain(`${synced}; as of 2026-11-20 01:00:02, so records since then are not counted`);
   });
 
@@ -287,7 +296,7 @@ describe.concurrent('what the mirror holds, said and checked (survivor 6)', () =
         const r = await run(['sync', list, '--plan-id', plan, '--from', from, '--db', file, '-q']);
         expect(r.exitCode, r.stderr).toBe(0);
       }
-      const april = await run(['metrics', '--period', '2026-04', '--db', file]);
+      const april = await here(['metrics', '--period', '2026-04', '--db', file]);
       expect(april.exitCode).toBe(2);
       expect(april.stderr).toContain(
         `the mirror holds plan ${plan} only from 2026-05-01 00:00:00 UTC (sync --from), after the report's start 2026-04-01 00:00:00: its figures would leave records out\n` +
@@ -295,7 +304,7 @@ describe.concurrent('what the mirror holds, said and checked (survivor 6)', () =
       );
       expect(april.stdout).toBe('');
       // A report that starts at the synced start or later is whole: no refusal, and no warning either.
-      const may = await run(['metrics', '--period', '2026-05', '--db', file, '-f', 'json']);
+      const may = await here(['metrics', '--period', '2026-05', '--db', file, '-f', 'json']);
       expect(may.exitCode, may.stderr).toBe(0);
       expect(may.stderr).not.toContain('warning');
     });
@@ -313,7 +322,7 @@ describe.concurrent('what the mirror holds, said and checked (survivor 6)', () =
     ];
     for (const [flags, message] of cases) {
       for (const command of [['subscriptions'], ['metrics', '--period', '2026-05']]) {
-        const r = await run([...command, ...flags, '--db', file]);
+        const r = await here([...command, ...flags, '--db', file]);
         expect(r.exitCode, r.stderr).toBe(2);
         expect(r.stdout).toBe('');
         expect(r.stderr).toContain(`error: ${message}`);
@@ -369,7 +378,8 @@ describe.concurrent('refusals and notes in words (issue 31: the mutants of comma
   ];
   for (const [what, args, message] of refusals) {
     it(`${what}: exit 2, in words`, async () => {
-      const r = await run([...args(), '--db', db]);
+      // jq-web's module does not load inside vitest: a run that loads it is a process.
+      const r = await (args().includes('--jq') ? run : here)([...args(), '--db', db]);
       expect(r.stderr).toContain(`error: ${message}`);
       expect(r.exitCode).toBe(2);
       expect(r.stdout).toBe('');
@@ -394,11 +404,11 @@ describe.concurrent('refusals and notes in words (issue 31: the mutants of comma
     const ledger = naiveLedger(all.billings, all.cancellations, NOW, 3660 * DAY);
     expect(await ledgerAt(['--grace', '3660'])).toEqual(ledger);
     // No subscription is 3,660 days past due: none listed, and said so.
-    const none = await run(['subscriptions', '--past-due-for', '3660', '--db', db, '-f', 'json']);
+    const none = await here(['subscriptions', '--past-due-for', '3660', '--db', db, '-f', 'json']);
     expect(none.exitCode, none.stderr).toBe(0);
     expect(JSON.parse(none.stdout)).toEqual([]);
     expect(none.stderr).toContain('no subscriptions match');
-    const count = await run(['subscriptions', '--past-due-for', '3660', '--count', '--db', db]);
+    const count = await here(['subscriptions', '--past-due-for', '3660', '--count', '--db', db]);
     expect(count.stdout).toBe('0\n');
     expect(count.stderr).not.toContain('no subscriptions match');
     const second = await metricsOf(['--from', '2026-10-31T23:59:59Z', '--to', '2026-10-31']);
@@ -416,18 +426,18 @@ describe.concurrent('refusals and notes in words (issue 31: the mutants of comma
   });
 
   it('the instant the figures are as of is said: now, a date-time, or the end of a date', async () => {
-    const said = async (args: string[]) => (await run(['subscriptions', '--count', ...args, '--db', db])).stderr;
+    const said = async (args: string[]) => (await here(['subscriptions', '--count', ...args, '--db', db])).stderr;
     expect(await said([])).toContain('as of now, 2026-11-22 10:00:00 UTC: records stamped before it\n');
     expect(await said(['--at', '2026-10-31T12:00:00Z'])).toContain('as of 2026-10-31 12:00:00 UTC: records stamped before it (--at)\n');
     expect(await said(['--at', '2026-10-31'])).toContain('as of 2026-11-01 00:00:00 UTC (the end of 2026-10-31): records stamped before it (--at)\n');
     // --at now itself is known: accepted, as now is.
-    const atNow = await run(['subscriptions', '--count', '--at', String(NOW), '--db', db]);
+    const atNow = await here(['subscriptions', '--count', '--at', String(NOW), '--db', db]);
     expect(atNow.exitCode, atNow.stderr).toBe(0);
     expect(atNow.stderr).toContain('as of 2026-11-22 10:00:00 UTC: records stamped before it (--at)\n');
   });
 
   it('a plan id given twice, in either case, is one plan', async () => {
-    const r = await run(['subscriptions', '--count', '--plan-id', plans[0], '--plan-id', '0x' + plans[0].slice(2).toUpperCase(), '--db', db]);
+    const r = await here(['subscriptions', '--count', '--plan-id', plans[0], '--plan-id', '0x' + plans[0].slice(2).toUpperCase(), '--db', db]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain('from the mirror: 1 plan, billings and cancellations synced up to');
     expect(Number(r.stdout)).toBe(naiveLedger(only([plans[0]]).billings, only([plans[0]]).cancellations, NOW, GRACE).length);
@@ -462,10 +472,10 @@ describe.concurrent('refusals and notes in words (issue 31: the mutants of comma
 
   it('a mirror synced whole is read without a warning', async () => {
     // Rows listed: nothing else said ("no subscriptions match" is for an empty list).
-    const listed = await run(['subscriptions', '-f', 'json', '--db', db]);
+    const listed = await here(['subscriptions', '-f', 'json', '--db', db]);
     expect(JSON.parse(listed.stdout)).toHaveLength(naiveLedger(all.billings, all.cancellations, NOW, GRACE).length);
     expect(listed.stderr.split('\n').filter(Boolean)).toHaveLength(3);
-    const r = await run(['subscriptions', '--count', '--db', db]);
+    const r = await here(['subscriptions', '--count', '--db', db]);
     expect(r.stderr).toBe(listed.stderr);
     expect(r.stderr).not.toContain('warning');
     expect(r.stderr.split('\n').filter(Boolean)).toEqual([
@@ -517,36 +527,36 @@ describe.concurrent('refusals and notes in words (issue 31: the mutants of comma
   });
 
   it('a window with nothing in it: no rows, said; --chart says there is nothing to chart', async () => {
-    const r = await run(['metrics', '--period', '2020', '--db', db, '-f', 'json']);
+    const r = await here(['metrics', '--period', '2020', '--db', db, '-f', 'json']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([]);
     expect(r.stderr).toContain('no subscription was counted, billed or in dunning in this window');
-    const chart = await run(['metrics', '--period', '2020', '--chart', '--db', db]);
+    const chart = await here(['metrics', '--period', '2020', '--chart', '--db', db]);
     expect(chart.stdout).toBe('no subscriptions to chart\n');
     expect(chart.exitCode).toBe(0);
   });
 
   it('"nothing was counted" is said of an empty window only, and not under --count, whose 0 says it', async () => {
-    const full = await run(['metrics', '--period', '2026', '--db', db, '-f', 'json']);
+    const full = await here(['metrics', '--period', '2026', '--db', db, '-f', 'json']);
     expect(full.exitCode, full.stderr).toBe(0);
     expect((JSON.parse(full.stdout) as unknown[]).length).toBeGreaterThan(0);
     expect(full.stderr).not.toContain('no subscription was counted');
-    const none = await run(['metrics', '--period', '2020', '--count', '--db', db]);
+    const none = await here(['metrics', '--period', '2020', '--count', '--db', db]);
     expect(none.stdout).toBe('0\n');
     expect(none.stderr).not.toContain('no subscription was counted');
     expect(none.exitCode).toBe(0);
   });
 
   it('an unknown --interval is refused with every interval named', async () => {
-    const r = await run(['metrics', '--interval', 'fortnight', '--db', join(tempDir(), 'none.duckdb')]);
+    const r = await here(['metrics', '--interval', 'fortnight', '--db', join(tempDir(), 'none.duckdb')]);
     expect(r.stderr).toBe('error: invalid --interval "fortnight": expected day, week, month, quarter, year\n');
     expect(r.exitCode).toBe(2);
   });
 
   it('ratios on a table are percentages with the fraction\'s digits', async () => {
     const args = ['metrics', '--period', '2026', '--db', db];
-    const rows = JSON.parse((await run([...args, '-f', 'json'])).stdout) as Record<string, string | null>[];
-    const [head, ...lines] = (await run([...args, '-f', 'table', '-q'])).stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+    const rows = JSON.parse((await here([...args, '-f', 'json'])).stdout) as Record<string, string | null>[];
+    const [head, ...lines] = (await here([...args, '-f', 'table', '-q'])).stdout.trimEnd().split('\n').map((l) => l.split('\t'));
     expect(lines).toHaveLength(rows.length);
     let shown = 0;
     for (const [i, row] of rows.entries()) {
@@ -561,7 +571,7 @@ describe.concurrent('refusals and notes in words (issue 31: the mutants of comma
   });
 
   it('the window is said: the default twelve up to now or --at, a period cut at now', async () => {
-    const said = async (args: string[]) => (await run(['metrics', '--count', ...args, '--db', db])).stderr;
+    const said = async (args: string[]) => (await here(['metrics', '--count', ...args, '--db', db])).stderr;
     expect(await said([])).toContain('the last 12 months up to now: from 2025-12-01 00:00:00 UTC (--period, or --from and --to, for another window)\n');
     expect(await said(['--at', '2026-06-17', '--interval', 'quarter'])).toContain('the last 12 quarters up to --at: from 2023-07-01 00:00:00 UTC');
     expect(await said(['--period', '2026-11'])).toContain('the last interval ends now (2026-11-22 10:00:00 UTC), not at its calendar end\n');
@@ -593,34 +603,34 @@ describe.concurrent('refusals and notes in words (issue 31: the mutants of comma
   });
 
   it('--by plan puts planId after the token, in files and in tables', async () => {
-    const csv = await run(['metrics', '--period', '2026-Q3', '--by', 'plan', '-f', 'csv', '-q', '--db', db]);
+    const csv = await here(['metrics', '--period', '2026-Q3', '--by', 'plan', '-f', 'csv', '-q', '--db', db]);
     expect(csv.stdout.split(/\r?\n/)[0].split(',')).toEqual([
       'from', 'to', 'token', 'planId', 'subscriptions_start', 'subscriptions_end', 'new', 'reactivated', 'churned', 'mrr_start', 'mrr_end', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'mrr_net',
       'logo_churn', 'revenue_churn', 'attempts', 'failed', 'failure_rate', 'dunning_cases', 'recovered', 'recovered_amount', 'lost', 'open', 'collected', 'failed_amount',
     ]);
-    const table = await run(['metrics', '--period', '2026-Q3', '--by', 'plan', '-f', 'table', '-q', '--db', db]);
+    const table = await here(['metrics', '--period', '2026-Q3', '--by', 'plan', '-f', 'table', '-q', '--db', db]);
     // A table leads with the columns that answer, then every other column once.
     const rest = ['from', 'to', 'subscriptions_start', 'subscriptions_end', 'reactivated', 'mrr_start', 'mrr_new', 'mrr_reactivated', 'mrr_churned', 'revenue_churn', 'attempts', 'failed', 'failure_rate', 'dunning_cases', 'recovered', 'recovered_amount', 'lost', 'open', 'collected', 'failed_amount'];
     expect(table.stdout.slice(0, table.stdout.indexOf('\n')).split('\t')).toEqual(['interval', 'token', 'planId', 'mrr_end', 'mrr_net', 'new', 'churned', 'logo_churn', ...rest]);
-    const byToken = await run(['metrics', '--period', '2026-Q3', '-f', 'table', '-q', '--db', db]);
+    const byToken = await here(['metrics', '--period', '2026-Q3', '-f', 'table', '-q', '--db', db]);
     expect(byToken.stdout.slice(0, byToken.stdout.indexOf('\n')).split('\t')).toEqual(['interval', 'token', 'mrr_end', 'mrr_net', 'new', 'churned', 'logo_churn', ...rest]);
     // --columns may name planId with --by plan, and only then.
-    const picked = await run(['metrics', '--period', '2026-Q3', '--by', 'plan', '--columns', 'planId,mrr_end', '-f', 'csv', '-q', '--db', db]);
+    const picked = await here(['metrics', '--period', '2026-Q3', '--by', 'plan', '--columns', 'planId,mrr_end', '-f', 'csv', '-q', '--db', db]);
     expect(picked.exitCode, picked.stderr).toBe(0);
     expect(picked.stdout.split(/\r?\n/)[0]).toBe('planId,mrr_end');
-    const unplanned = await run(['metrics', '--period', '2026-Q3', '--columns', 'planId,mrr_end', '-f', 'csv', '-q', '--db', db]);
+    const unplanned = await here(['metrics', '--period', '2026-Q3', '--columns', 'planId,mrr_end', '-f', 'csv', '-q', '--db', db]);
     expect(unplanned.stderr).toContain('error: unknown column "planId" in --columns');
     expect(unplanned.exitCode).toBe(2);
   });
 
   it('--columns naming no column of the ledger: exit 2 before the mirror is read', async () => {
-    const r = await run(['subscriptions', '--columns', 'subscriptionId,mrr_end', '--db', join(tempDir(), 'none.duckdb')]);
+    const r = await here(['subscriptions', '--columns', 'subscriptionId,mrr_end', '--db', join(tempDir(), 'none.duckdb')]);
     expect(r.stderr).toContain('error: unknown column "mrr_end" in --columns');
     expect(r.exitCode).toBe(2);
   });
 
   it('a mirror with no plan of the chain asked: exit 2, with the way to sync one', async () => {
-    const r = await run(['--chain', 'eth', 'subscriptions', '--db', db]);
+    const r = await here(['--chain', 'eth', 'subscriptions', '--db', db]);
     expect(r.stderr).toContain('error: the mirror holds no fixed-recurring plan of chain eth\nhint: payrec --emulator sync --plan-id ID (or add --sync)');
     expect(r.exitCode).toBe(2);
   });
@@ -629,11 +639,11 @@ describe.concurrent('refusals and notes in words (issue 31: the mutants of comma
     const file = join(tempDir(), 'from.duckdb');
     const sync = await run(['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plans[0], '--from', '2026-05-01', '--db', file, '-q']);
     expect(sync.exitCode, sync.stderr).toBe(0);
-    const one = await run(['subscriptions', '--count', '--db', file]);
+    const one = await here(['subscriptions', '--count', '--db', file]);
     expect(one.stderr).toContain(`warning: a plan was synced with sync --from (${plans[0]} from 2026-05-01 00:00:00): subscriptions that began earlier show only what followed`);
     const more = await run(['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plans[1], '--from', '2026-06-01', '--db', file, '-q']);
     expect(more.exitCode, more.stderr).toBe(0);
-    const two = await run(['subscriptions', '--count', '--db', file]);
+    const two = await here(['subscriptions', '--count', '--db', file]);
     expect(two.stderr).toMatch(/warning: 2 plans were synced with sync --from \((0x[0-9a-f]{64}) from 2026-0[56]-01 00:00:00, (0x[0-9a-f]{64}) from 2026-0[56]-01 00:00:00\)/);
     for (const [plan, month] of [[plans[0], '05'], [plans[1], '06']]) expect(two.stderr).toContain(`${plan} from 2026-${month}-01 00:00:00`);
   });
