@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
 import { cutAt, naiveLedger, naiveMetrics, recordsOfFacts, type Records } from '../oracle/subscriptions.js';
-import { BIN, emulator, payrec, payrecEnv, program, suiteEmulators, tempDir } from './helpers.js';
+import { BIN, emulator, payrec, payrecEnv, payrecInProcess as here, program, suiteEmulators, tempDir } from './helpers.js';
 import { syncLifecycles } from './lifecycle-mirror.js';
 
 // Three tests at a time: enough to overlap the processes of one file, few enough that a
@@ -21,7 +21,12 @@ vi.setConfig({ maxConcurrency: 3 });
 // MRR and counts are computed below by scanning every record, not by payrec's engine.
 // Every test only reads the mirror synced once below (or a copy, or a file of its own),
 // and sends the quiet emulator bad input alone, so the tests of each describe run at once
-// (describe.concurrent; issue 48, the suite's time).
+// (describe.concurrent; issue 48, the suite's time). Answers read from the mirror and
+// refusals run payrec inside this process (`here`, payrecInProcess): no process boundary
+// is under test there, and a process costs 0.4 to 0.9 s of CPU. Processes (`payrec`)
+// stay for what only they show, and for one of each kind of answer: the syncs, the whole
+// ledger, reads of the API, exit 4, 6 and 9, files (-o), --jq (jq-web loads in a process
+// only), a terminal.
 
 const s = suiteEmulators();
 const DAY = 86_400;
@@ -109,7 +114,7 @@ describe.concurrent('payrec subscriptions', () => {
     expect(f).toBeDefined();
     const end = Math.max(...f.billings.filter(paid).map((b) => b.cycleEnd as number));
     const stateAt = async (t: number, grace = '30') => {
-      const r = await payrec(s.emu, ['subscriptions', '--db', db, '--at', String(t), '--grace', grace, '--plan-id', f.planId, '-f', 'json']);
+      const r = await here(s.emu, ['subscriptions', '--db', db, '--at', String(t), '--grace', grace, '--plan-id', f.planId, '-f', 'json']);
       expect(r.exitCode).toBe(0);
       return (JSON.parse(r.stdout) as OracleRow[]).find((x) => x.subscriptionId === f.subscriptionId)?.state;
     };
@@ -124,7 +129,7 @@ describe.concurrent('payrec subscriptions', () => {
     const at = s.emu.subscriptions('bsc').now - 40 * DAY;
     const pastDue = facts.filter((f) => oracle(f, at)?.state === 'past_due').length;
     expect(pastDue).toBeGreaterThan(0);
-    const count = await payrec(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--state', 'past_due', '--count', '-q']);
+    const count = await here(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--state', 'past_due', '--count', '-q']);
     expect(count.stdout).toBe(`${pastDue}\n`);
     const gate = await payrec(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--state', 'past_due', '--fail-if-any', '-f', 'jsonl', '-q']);
     expect(gate.exitCode).toBe(9);
@@ -173,9 +178,9 @@ describe.concurrent('the mirror\'s subscriptions view', () => {
     }
     const columns = 'subscriptionId, planId, token, amount, period, mrr, epoch(started)::BIGINT AS started, epoch(paidThrough)::BIGINT AS paidThrough, epoch(lastAttempt)::BIGINT AS lastAttempt, failedAttempts, epoch(cancelledAt)::BIGINT AS cancelledAt, forced, epoch(endsAt)::BIGINT AS endsAt, daysPastDue, state';
     const [view, sums, cli] = await Promise.all([
-      payrec(s.emu, ['sql', '--db', db, '-f', 'json', `SELECT ${columns} FROM subscriptions ORDER BY subscriptionId`]),
-      payrec(s.emu, ['sql', '--db', db, '-f', 'json', `SELECT token, SUM(mrr) AS mrr FROM subscriptions WHERE state IN ('active', 'past_due') GROUP BY token ORDER BY token`]),
-      payrec(s.emu, ['subscriptions', '--db', db, '-f', 'json', '-q']),
+      here(s.emu, ['sql', '--db', db, '-f', 'json', `SELECT ${columns} FROM subscriptions ORDER BY subscriptionId`]),
+      here(s.emu, ['sql', '--db', db, '-f', 'json', `SELECT token, SUM(mrr) AS mrr FROM subscriptions WHERE state IN ('active', 'past_due') GROUP BY token ORDER BY token`]),
+      here(s.emu, ['subscriptions', '--db', db, '-f', 'json', '-q']),
     ]);
     expect(view.exitCode).toBe(0);
     const norm = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v]));
@@ -196,7 +201,7 @@ const PERIOD_WORDS: Record<number, string> = {
 describe.concurrent('payrec fr plans', () => {
   it('lists every plan synced, with the terms of the emulator\'s plans and its subscriptions that ever paid', async () => {
     const truth = s.emu.subscriptions('bsc');
-    const r = await payrec(s.emu, ['fr', 'plans', '--db', db, '-f', 'json']);
+    const r = await here(s.emu, ['fr', 'plans', '--db', db, '-f', 'json']);
     expect(r.exitCode).toBe(0);
     const rows = JSON.parse(r.stdout) as { planId: string; token: string | null; amount: string | null; period: number | null; periodInWords: string | null; subscriptions: number; seenIn: string }[];
     expect(rows.map((x) => x.planId)).toEqual(truth.plans.map((p) => p.planId).sort());
@@ -216,7 +221,7 @@ describe.concurrent('payrec fr plans', () => {
     const now = s.emu.subscriptions('bsc').now;
     const sync = await payrec(s.emu, ['sync', 'one-time/payments', '--from', String(now - 86_400), '--db', file, '-q']);
     expect(sync.exitCode, sync.stderr).toBe(0);
-    const r = await payrec(s.emu, ['fr', 'plans', '--db', file, '-f', 'json']);
+    const r = await here(s.emu, ['fr', 'plans', '--db', file, '-f', 'json']);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([]);
     expect(r.stderr).toContain('0 fixed-recurring plans known on chain bsc');
@@ -225,7 +230,7 @@ describe.concurrent('payrec fr plans', () => {
 
 describe.concurrent('payrec metrics', () => {
   it('MRR and counts of every month of a year equal the oracle at the months\' ends; the identity holds in every row', async () => {
-    const r = await payrec(s.emu, ['metrics', '--db', db, '--period', '2025', '-f', 'json', '--at', String(s.emu.subscriptions('bsc').now)]);
+    const r = await here(s.emu, ['metrics', '--db', db, '--period', '2025', '-f', 'json', '--at', String(s.emu.subscriptions('bsc').now)]);
     expect(r.exitCode).toBe(0);
     const rows = JSON.parse(r.stdout) as Record<string, string & number>[];
     expect(rows.length).toBeGreaterThan(12);
@@ -256,7 +261,7 @@ describe.concurrent('payrec metrics', () => {
   });
 
   it('weeks of a Berlin October with its 25-hour Sunday begin at Berlin midnights on Mondays', async () => {
-    const r = await payrec(s.emu, ['metrics', '--db', db, '--period', '2025-10', '--interval', 'week', '--tz', 'Europe/Berlin', '-f', 'json', '--columns', 'from,to']);
+    const r = await here(s.emu, ['metrics', '--db', db, '--period', '2025-10', '--interval', 'week', '--tz', 'Europe/Berlin', '-f', 'json', '--columns', 'from,to']);
     expect(r.exitCode).toBe(0);
     const bounds = [...new Set((JSON.parse(r.stdout) as { from: number; to: number }[]).flatMap((x) => [x.from, x.to]))].sort((a, b) => a - b);
     // 1 October 00:00 CEST (UTC+2), Mondays 6, 13, 20 October (CEST), 27 October (CET,
@@ -268,7 +273,7 @@ describe.concurrent('payrec metrics', () => {
 
   it('--by plan rows add up to the token rows', async () => {
     const args = ['metrics', '--db', db, '--period', '2025-Q3', '-f', 'json'];
-    const [byToken, byPlan] = await Promise.all([payrec(s.emu, args), payrec(s.emu, [...args, '--by', 'plan'])]);
+    const [byToken, byPlan] = await Promise.all([here(s.emu, args), here(s.emu, [...args, '--by', 'plan'])]);
     const tokens = JSON.parse(byToken.stdout) as Record<string, string & number>[];
     const plans = JSON.parse(byPlan.stdout) as Record<string, string & number>[];
     expect(plans.every((p) => typeof p.planId === 'string')).toBe(true);
@@ -286,13 +291,13 @@ describe.concurrent('a plan synced with sync --from', () => {
     const bounded = join(tempDir(), 'bounded.duckdb');
     const sync = await payrec(s.emu, ['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plan, '--from', '2025-06-01', '--db', bounded, '-q']);
     expect(sync.exitCode).toBe(0);
-    const before = await payrec(s.emu, ['metrics', '--db', bounded, '--period', '2025']);
+    const before = await here(s.emu, ['metrics', '--db', bounded, '--period', '2025']);
     expect(before.exitCode).toBe(2);
     expect(before.stdout).toBe('');
     expect(before.stderr).toContain(`the mirror holds plan ${plan} only from 2025-06-01 00:00:00 UTC`);
     // One second later than the bound is not enough for the month of May, exactly the bound is.
-    expect((await payrec(s.emu, ['metrics', '--db', bounded, '--from', '2025-05-31T23:59:59Z', '--to', '2025-07-31'])).exitCode).toBe(2);
-    const after = await payrec(s.emu, ['metrics', '--db', bounded, '--period', '2025-06', '-f', 'json']);
+    expect((await here(s.emu, ['metrics', '--db', bounded, '--from', '2025-05-31T23:59:59Z', '--to', '2025-07-31'])).exitCode).toBe(2);
+    const after = await here(s.emu, ['metrics', '--db', bounded, '--period', '2025-06', '-f', 'json']);
     expect(after.exitCode).toBe(0);
   });
 });
@@ -312,7 +317,7 @@ describe.concurrent('bad input: exit 2 before anything is read or sent', () => {
   ];
   for (const [what, args, message] of cases) {
     it(what, async () => {
-      const r = await payrec(s.quiet, args);
+      const r = await here(s.quiet, args);
       expect(r.exitCode).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(message);
@@ -334,7 +339,7 @@ describe.concurrent('a DuckDB file payrec never synced into: exit 2 naming it, n
     instance.closeSync();
     for (const file of [empty, foreign]) {
       for (const command of ['subscriptions', 'metrics']) {
-        const r = await payrec(s.quiet, [command, '--db', file]);
+        const r = await here(s.quiet, [command, '--db', file]);
         expect(r.stderr, `${command} ${file}`).toContain(`error: ${file} is not a payrec mirror: it holds none of payrec's tables`);
         expect(r.stderr).not.toContain('internal error');
         expect(r.exitCode).toBe(2);
@@ -357,7 +362,7 @@ describe.concurrent('the future is refused as the lists refuse it: exit 2 naming
   ];
   for (const [what, args, message] of cases) {
     it(what, async () => {
-      const r = await payrec(undefined, ['--emulator', ...args, '--db', join(tempDir(), 'none.duckdb')], { env });
+      const r = await here(undefined, ['--emulator', ...args, '--db', join(tempDir(), 'none.duckdb')], { env });
       expect(r.stderr).toContain(`error: ${message}`);
       expect(r.exitCode).toBe(2);
       expect(r.stdout).toBe('');
@@ -396,7 +401,7 @@ describe.concurrent('a billing whose amount the mirror could not keep, but sent 
     await conn.run(`UPDATE payrec_store.fixed_recurring_billings SET amount = NULL, inexact_amounts = $1::JSON WHERE transactionHash = $2`, [JSON.stringify({ amount: wide }), subscribe.transactionHash as string]);
     conn.closeSync();
     instance.closeSync();
-    const r = await payrec(s.emu, ['subscriptions', '--db', copy, '--at', String(at), '-f', 'json']);
+    const r = await here(s.emu, ['subscriptions', '--db', copy, '--at', String(at), '-f', 'json']);
     expect(r.exitCode, r.stderr).toBe(0);
     const rows = JSON.parse(r.stdout) as (OracleRow & { amount: string })[];
     const period = (subscribe.cycleEnd as number) - (subscribe.cycleStart as number) + 1;
@@ -406,7 +411,7 @@ describe.concurrent('a billing whose amount the mirror could not keep, but sent 
     expect(rows.map(pick).sort(byId)).toEqual(expected.sort(byId));
     expect(rows.find((x) => x.subscriptionId === f.subscriptionId)!.amount).toBe(wide);
     // The one-subscription view reads the same billing from the mirror: its attempt shows the text sent.
-    const one = await payrec(s.emu, ['subscriptions', f.subscriptionId, '--db', copy, '--at', String(at), '-f', 'json']);
+    const one = await here(s.emu, ['subscriptions', f.subscriptionId, '--db', copy, '--at', String(at), '-f', 'json']);
     expect(one.exitCode, one.stderr).toBe(0);
     const attempts = (JSON.parse(one.stdout) as { attempts: { transactionHash: string; amount: string }[] }).attempts;
     expect(attempts.find((a) => a.transactionHash === subscribe.transactionHash)!.amount).toBe(wide);
@@ -472,7 +477,7 @@ describe.concurrent('a billing whose amount cannot be read exactly stops the fig
       conn.closeSync();
       instance.closeSync();
       for (const args of [['metrics', '--period', '2025'], ['subscriptions']]) {
-        const r = await payrec(s.emu, [...args, '--db', copy, '--at', String(s.emu.subscriptions('bsc').now), '-f', 'csv']);
+        const r = await here(s.emu, [...args, '--db', copy, '--at', String(s.emu.subscriptions('bsc').now), '-f', 'csv']);
         expect(r.exitCode, `${args[0]}: ${r.stderr}`).toBe(6);
         expect(r.stdout).toBe('');
         expect(r.stderr).toContain(victim);
@@ -527,8 +532,8 @@ describe.concurrent('payrec metrics: movements are events, every interval, --at 
   it('new, reactivated and churned of every month equal the oracle\'s changes in (from, to]; months add up to their quarter; every month has a row per token', async () => {
     const at = String(s.emu.subscriptions('bsc').now);
     const [months, quarter] = await Promise.all([
-      payrec(s.emu, ['metrics', '--db', db, '--period', '2025-Q3', '--at', at, '-f', 'json', '-q']),
-      payrec(s.emu, ['metrics', '--db', db, '--period', '2025-Q3', '--interval', 'quarter', '--at', at, '-f', 'json', '-q']),
+      here(s.emu, ['metrics', '--db', db, '--period', '2025-Q3', '--at', at, '-f', 'json', '-q']),
+      here(s.emu, ['metrics', '--db', db, '--period', '2025-Q3', '--interval', 'quarter', '--at', at, '-f', 'json', '-q']),
     ]);
     expect(months.exitCode, months.stderr).toBe(0);
     const rows = JSON.parse(months.stdout) as Record<string, string & number>[];
@@ -554,9 +559,9 @@ describe.concurrent('payrec metrics: movements are events, every interval, --at 
   it('--at with a date alone is the end of that day: the same ledger as at the next midnight, said on stderr; metrics\' default window is the 12 months up to it, the last ending there', async () => {
     const midnight = String(Date.UTC(2025, 10, 1) / 1000);
     const [day, instant, report] = await Promise.all([
-      payrec(s.emu, ['subscriptions', '--db', db, '--at', '2025-10-31', '-f', 'json']),
-      payrec(s.emu, ['subscriptions', '--db', db, '--at', midnight, '-f', 'json', '-q']),
-      payrec(s.emu, ['metrics', '--db', db, '--at', '2025-10-31', '-f', 'json']),
+      here(s.emu, ['subscriptions', '--db', db, '--at', '2025-10-31', '-f', 'json']),
+      here(s.emu, ['subscriptions', '--db', db, '--at', midnight, '-f', 'json', '-q']),
+      here(s.emu, ['metrics', '--db', db, '--at', '2025-10-31', '-f', 'json']),
     ]);
     expect(day.exitCode, day.stderr).toBe(0);
     expect(day.stdout).toBe(instant.stdout);
@@ -572,7 +577,7 @@ describe.concurrent('payrec metrics: movements are events, every interval, --at 
   });
 
   it('a window is cut at --at (its last interval ends there) and one that begins after --at is exit 2', async () => {
-    const cut = await payrec(s.emu, ['metrics', '--db', db, '--period', '2025-10', '--at', '2025-10-15T12:00:00Z', '-f', 'json']);
+    const cut = await here(s.emu, ['metrics', '--db', db, '--period', '2025-10', '--at', '2025-10-15T12:00:00Z', '-f', 'json']);
     expect(cut.exitCode, cut.stderr).toBe(0);
     expect(cut.stderr).toContain('the last interval ends at --at (2025-10-15 12:00:00 UTC), not at its calendar end');
     const at = Date.UTC(2025, 9, 15, 12) / 1000;
@@ -583,7 +588,7 @@ describe.concurrent('payrec metrics: movements are events, every interval, --at 
       expect(row.subscriptions_end).toBe(end.length);
       expect(row.mrr_end).toBe(end.reduce((sum, x) => sum.plus(x.mrr), new Big(0)).toFixed());
     }
-    const after = await payrec(s.emu, ['metrics', '--db', db, '--period', '2025-11', '--at', '2025-10-31']);
+    const after = await here(s.emu, ['metrics', '--db', db, '--period', '2025-11', '--at', '2025-10-31']);
     expect(after.exitCode).toBe(2);
     expect(after.stdout).toBe('');
     expect(after.stderr).toContain('--period "2025-11" begins after --at (2025-11-01 00:00:00 UTC)');
@@ -601,7 +606,7 @@ describe.concurrent('the ledger: cancellations at period end, --past-due-for, --
     const c = f.cancellation!.timestamp as number;
     const end = Math.max(...f.billings.filter((b) => paid(b) && (b.timestamp as number) <= c).map((b) => b.cycleEnd as number));
     const rowAt = async (t: number) => {
-      const r = await payrec(s.emu, ['subscriptions', '--db', db, '--at', String(t), '--plan-id', f.planId, '-f', 'json', '-q']);
+      const r = await here(s.emu, ['subscriptions', '--db', db, '--at', String(t), '--plan-id', f.planId, '-f', 'json', '-q']);
       return (JSON.parse(r.stdout) as Record<string, unknown>[]).find((x) => x.subscriptionId === f.subscriptionId);
     };
     expect(await rowAt(c + 1)).toMatchObject({ state: 'active', cancelledAt: c, forced: false, endsAt: end, daysPastDue: null });
@@ -614,14 +619,14 @@ describe.concurrent('the ledger: cancellations at period end, --past-due-for, --
     const pastDue = facts.map((f) => oracle(f, at)).filter((x) => x?.state === 'past_due') as OracleRow[];
     const days = (x: OracleRow) => Math.floor((at - x.paidThrough - 1) / DAY);
     const n = days(pastDue[0]);
-    const r = await payrec(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--past-due-for', String(n), '-f', 'json', '-q']);
+    const r = await here(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--past-due-for', String(n), '-f', 'json', '-q']);
     expect(r.exitCode, r.stderr).toBe(0);
     const rows = JSON.parse(r.stdout) as { subscriptionId: string; daysPastDue: number }[];
     expect(rows.map((x) => x.subscriptionId).sort()).toEqual(pastDue.filter((x) => days(x) >= n).map((x) => x.subscriptionId).sort());
     for (const row of rows) expect(row.daysPastDue).toBe(days(pastDue.find((x) => x.subscriptionId === row.subscriptionId)!));
     const [canceled, cancelled, jq] = await Promise.all([
-      payrec(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--state', 'canceled', '--count', '-q']),
-      payrec(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--state', 'cancelled', '-f', 'json', '-q']),
+      here(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--state', 'canceled', '--count', '-q']),
+      here(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--state', 'cancelled', '-f', 'json', '-q']),
       payrec(s.emu, ['subscriptions', '--db', db, '--at', String(at), '--jq', '[.[] | select(.state == "cancelled") | .subscriptionId] | sort | .[]', '-q']),
     ]);
     const ids = facts.map((f) => oracle(f, at)).filter((x) => x?.state === 'cancelled').map((x) => x!.subscriptionId).sort();
@@ -635,8 +640,8 @@ describe.concurrent('the ledger: cancellations at period end, --past-due-for, --
   it('metrics --count, --fail-if-any and --jq answer on the rows -f json prints; a bad --jq is exit 2 before the mirror is read', async () => {
     const args = ['metrics', '--db', db, '--period', '2025-Q3', '-q'];
     const [json, count, gate, jq, bad] = await Promise.all([
-      payrec(s.emu, [...args, '-f', 'json']),
-      payrec(s.emu, [...args, '--count']),
+      here(s.emu, [...args, '-f', 'json']),
+      here(s.emu, [...args, '--count']),
       payrec(s.emu, [...args, '--fail-if-any', '-f', 'csv']),
       payrec(s.emu, [...args, '--jq', '.[0].mrr_end']),
       payrec(s.quiet, ['metrics', '--db', '/nonexistent-folder/none.duckdb', '--jq', '.[']),
@@ -655,7 +660,7 @@ describe.concurrent('outputs that answer: workbooks a SUM can total, terminals t
   it('metrics -o x.xlsx: money and ratio columns are number cells with their exact text beside', async () => {
     const file = join(tempDir(), 'books.xlsx');
     const args = ['metrics', '--db', db, '--period', '2025-Q3', '-q'];
-    const [book, json] = await Promise.all([payrec(s.emu, [...args, '-o', file]), payrec(s.emu, [...args, '-f', 'json'])]);
+    const [book, json] = await Promise.all([payrec(s.emu, [...args, '-o', file]), here(s.emu, [...args, '-f', 'json'])]);
     expect(book.exitCode, book.stderr).toBe(0);
     const rows = JSON.parse(json.stdout) as Record<string, string | number | null>[];
     const workbook = new ExcelJS.Workbook();
@@ -691,7 +696,7 @@ describe.concurrent('outputs that answer: workbooks a SUM can total, terminals t
   });
 
   it('a piped table puts the columns that answer first, then every other column of the ledger', async () => {
-    const r = await payrec(s.emu, ['subscriptions', '--db', db, '-q', '-f', 'table']);
+    const r = await here(s.emu, ['subscriptions', '--db', db, '-q', '-f', 'table']);
     expect(r.exitCode, r.stderr).toBe(0);
     const [header, first] = r.stdout.split('\n').map((l) => l.split('\t'));
     expect(header).toEqual(['subscriptionId', 'token', 'mrr', 'state', 'paidThrough', 'planId', 'amount', 'period', 'started', 'lastAttempt', 'failedAttempts', 'cancelledAt', 'forced', 'endsAt', 'daysPastDue']);
@@ -721,7 +726,7 @@ describe.concurrent('outputs that answer: workbooks a SUM can total, terminals t
     expect(headerOf(ledger)).toEqual(answers);
     expect(headerOf(await onTerminal(['subscriptions', '--db', db, '-q'], 90)).slice(0, 5)).toEqual(answers);
     // Each cut MRR is the exact one's first digits: the exact value is one -f json away.
-    const exact = new Map((JSON.parse((await payrec(s.emu, ['subscriptions', '--db', db, '-q', '-f', 'json'])).stdout) as { subscriptionId: string; mrr: string }[]).map((r) => [`${r.subscriptionId.slice(0, 6)}…${r.subscriptionId.slice(-4)}`, r.mrr]));
+    const exact = new Map((JSON.parse((await here(s.emu, ['subscriptions', '--db', db, '-q', '-f', 'json'])).stdout) as { subscriptionId: string; mrr: string }[]).map((r) => [`${r.subscriptionId.slice(0, 6)}…${r.subscriptionId.slice(-4)}`, r.mrr]));
     const cut = ledger.filter((l) => /^│ 0x/.test(l)).map((l) => l.split('│').map((c) => c.trim())).filter((c) => c[3].endsWith('…'));
     expect(cut.length).toBeGreaterThan(0);
     for (const c of cut) expect(exact.get(c[1])!.startsWith(c[3].slice(0, -1))).toBe(true);
@@ -731,7 +736,7 @@ describe.concurrent('outputs that answer: workbooks a SUM can total, terminals t
     expect(headerOf(await onTerminal(['metrics', '--db', db, '--period', '2025-Q3', '-q']))).toEqual(metricsAnswers);
     const report = await onTerminal(['metrics', '--db', db, '--period', '2025-Q3', '-q'], 110);
     expect(headerOf(report).slice(0, 7)).toEqual(metricsAnswers);
-    const json = JSON.parse((await payrec(s.emu, ['metrics', '--db', db, '--period', '2025-Q3', '-q', '-f', 'json'])).stdout) as { token: string; logo_churn: string | null }[];
+    const json = JSON.parse((await here(s.emu, ['metrics', '--db', db, '--period', '2025-Q3', '-q', '-f', 'json'])).stdout) as { token: string; logo_churn: string | null }[];
     const first = report.filter((l) => l.startsWith('│ 2025-07'))[0].split('│').map((c) => c.trim());
     // 0.25000000 → 25%: the same digits, moved two places.
     const expected = json[0].logo_churn === null ? '' : `${new Big(json[0].logo_churn).times(100).toFixed()}%`;
@@ -747,8 +752,8 @@ describe.concurrent('payrec subscriptions ID: the story, by id, transactionHash 
     expect(f).toBeDefined();
     const hash = f.billings[1].transactionHash as string;
     const [byPrefix, byHash] = await Promise.all([
-      payrec(s.emu, ['subscriptions', f.subscriptionId.slice(0, 12), '--db', db, '--at', String(at), '-f', 'json']),
-      payrec(s.emu, ['subscriptions', hash, '--db', db, '--at', String(at), '-f', 'json', '-q']),
+      here(s.emu, ['subscriptions', f.subscriptionId.slice(0, 12), '--db', db, '--at', String(at), '-f', 'json']),
+      here(s.emu, ['subscriptions', hash, '--db', db, '--at', String(at), '-f', 'json', '-q']),
     ]);
     expect(byPrefix.exitCode, byPrefix.stderr).toBe(0);
     expect(byPrefix.stderr).toContain(`subscription ${f.subscriptionId}: from the mirror`);
@@ -768,7 +773,7 @@ describe.concurrent('payrec subscriptions ID: the story, by id, transactionHash 
   it('piped, one table: a header and one line per event; an ambiguous prefix is exit 2 naming the candidates; an unknown prefix exit 4', async () => {
     const at = String(s.emu.subscriptions('bsc').now);
     const f = facts.find((x) => x.billings.some(paid))!;
-    const piped = await payrec(s.emu, ['subscriptions', f.subscriptionId, '--db', db, '--at', at, '-q']);
+    const piped = await here(s.emu, ['subscriptions', f.subscriptionId, '--db', db, '--at', at, '-q']);
     expect(piped.exitCode).toBe(0);
     const lines = piped.stdout.split('\n').slice(0, -1).map((l) => l.split('\t'));
     expect(lines[0]).toEqual(['timestamp', 'event', 'state', 'outcome', 'cycleStart', 'cycleEnd', 'amount', 'token', 'transactionHash']);
@@ -782,10 +787,10 @@ describe.concurrent('payrec subscriptions ID: the story, by id, transactionHash 
     await conn.run(`INSERT INTO payrec_store.fixed_recurring_billings SELECT * REPLACE ($1 AS subscriptionId, '0x' || repeat('e', 64) AS transactionHash) FROM payrec_store.fixed_recurring_billings WHERE subscriptionId = $2 LIMIT 1`, [other, f.subscriptionId]);
     conn.closeSync();
     instance.closeSync();
-    const ambiguous = await payrec(s.emu, ['subscriptions', f.subscriptionId.slice(0, 14), '--db', twin]);
+    const ambiguous = await here(s.emu, ['subscriptions', f.subscriptionId.slice(0, 14), '--db', twin]);
     expect(ambiguous.exitCode).toBe(2);
     expect(ambiguous.stderr).toContain(`${f.subscriptionId.slice(0, 14)} begins the ids of 2 subscriptions in the mirror: ${[f.subscriptionId, other].sort().join(', ')}`);
-    expect((await payrec(s.emu, ['subscriptions', f.subscriptionId.slice(0, 15), '--db', twin, '-q'])).exitCode).toBe(0);
+    expect((await here(s.emu, ['subscriptions', f.subscriptionId.slice(0, 15), '--db', twin, '-q'])).exitCode).toBe(0);
     const [unknown, bad] = await Promise.all([
       payrec(s.emu, ['subscriptions', 'fedcba9876543210', '--db', db]),
       payrec(s.quiet, ['subscriptions', '0x1234', '--db', db]),
