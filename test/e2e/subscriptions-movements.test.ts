@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
 import { naiveLedger, naiveMovements, type Records } from '../oracle/subscriptions.js';
-import { parseCsv, payrec, suiteEmulators, tempDir } from './helpers.js';
+import { parseCsv, payrec, payrecInProcess as here, suiteEmulators, tempDir } from './helpers.js';
 import { syncLifecycles } from './lifecycle-mirror.js';
 
 // `payrec metrics --movements`, the cash columns (collected, failed_amount) and
@@ -14,6 +14,9 @@ import { syncLifecycles } from './lifecycle-mirror.js';
 // oracle (test/oracle/subscriptions.ts, DESIGN's definitions scanned second by second),
 // the cash from exact BigInt sums of the emulator's own billings and from `payrec
 // transfers --product fr --summary`, a command that never touches the engine.
+// Answers read from the mirror and refusals run payrec inside this process (`here`,
+// payrecInProcess; issue 48, the suite's time); the syncs, exit 9, --jq, -o and the
+// API's summary run the built binary.
 
 const s = suiteEmulators();
 const DAY = 86_400;
@@ -33,7 +36,7 @@ type Row = Record<string, string & number>;
 describe('payrec metrics --movements', () => {
   it('a year of lifecycles: the list is the oracle\'s, and its sums equal the metrics rows of the same window to the last digit', async () => {
     const args = ['metrics', '--db', db, '--period', '2025', '--at', String(now), '-f', 'json', '-q'];
-    const [listed, totals] = await Promise.all([payrec(s.emu, [...args, '--movements']), payrec(s.emu, args)]);
+    const [listed, totals] = await Promise.all([here(s.emu, [...args, '--movements']), here(s.emu, args)]);
     expect(listed.exitCode, listed.stderr).toBe(0);
     const list = JSON.parse(listed.stdout) as Row[];
     const rows = JSON.parse(totals.stdout) as Row[];
@@ -53,7 +56,7 @@ describe('payrec metrics --movements', () => {
     expect(new Set(list.map((m) => m.kind))).toEqual(new Set(['new', 'reactivated', 'churned']));
     expect(list.length).toBeGreaterThan(20);
     // The same events by quarter: only their intervals differ.
-    const quarters = await payrec(s.emu, [...args, '--movements', '--interval', 'quarter']);
+    const quarters = await here(s.emu, [...args, '--movements', '--interval', 'quarter']);
     const byQuarter = JSON.parse(quarters.stdout) as Row[];
     expect(byQuarter.map(({ from: _f, to: _t, ...m }) => m)).toEqual(list.map(({ from: _f, to: _t, ...m }) => m));
     expect(byQuarter.every((m) => m.from < m.instant && m.instant <= m.to && (m.to - m.from) / DAY >= 90)).toBe(true);
@@ -63,11 +66,11 @@ describe('payrec metrics --movements', () => {
     const args = ['metrics', '--db', db, '--period', '2025-Q3', '--movements', '-q'];
     const file = join(tempDir(), 'moves.xlsx');
     const [json, count, gate, jq, csv, book] = await Promise.all([
-      payrec(s.emu, [...args, '-f', 'json']),
-      payrec(s.emu, [...args, '--count']),
+      here(s.emu, [...args, '-f', 'json']),
+      here(s.emu, [...args, '--count']),
       payrec(s.emu, [...args, '--fail-if-any', '-f', 'jsonl']),
       payrec(s.emu, [...args, '--jq', '.[] | select(.kind == "churned") | .subscriptionId']),
-      payrec(s.emu, [...args, '-f', 'csv', '--columns', 'interval,instant,kind,mrr_change']),
+      here(s.emu, [...args, '-f', 'csv', '--columns', 'interval,instant,kind,mrr_change']),
       payrec(s.emu, [...args, '-o', file]),
     ]);
     const list = JSON.parse(json.stdout) as Row[];
@@ -96,7 +99,7 @@ describe('payrec metrics --movements', () => {
   });
 
   it('a window with nothing moving is an empty list, said on stderr; --movements with --chart or --by, or an unknown column, is exit 2 before the mirror is read', async () => {
-    const quiet = await payrec(s.emu, ['metrics', '--db', db, '--from', '2020-01-01', '--to', '2020-01-31', '--movements', '-f', 'json']);
+    const quiet = await here(s.emu, ['metrics', '--db', db, '--from', '2020-01-01', '--to', '2020-01-31', '--movements', '-f', 'json']);
     // The mirror's plans were synced whole: a window before every record is answered, empty.
     expect(quiet.exitCode, quiet.stderr).toBe(0);
     expect(JSON.parse(quiet.stdout)).toEqual([]);
@@ -107,7 +110,7 @@ describe('payrec metrics --movements', () => {
       [['--by', 'plan'], 'leave out --by'],
       [['--columns', 'instant,mrr_end'], 'mrr_end'],
     ] as const) {
-      const r = await payrec(s.quiet, ['metrics', '--db', none, '--period', '2025-Q3', '--movements', ...extra]);
+      const r = await here(s.quiet, ['metrics', '--db', none, '--period', '2025-Q3', '--movements', ...extra]);
       expect(r.exitCode, extra.join(' ')).toBe(2);
       expect(r.stderr).toContain(message);
     }
@@ -120,8 +123,8 @@ describe('cash beside MRR: collected and failed_amount', () => {
     const env = { PAYREC_DB: db };
     const period = '2025-Q3';
     const [metricsRun, quarterRun] = await Promise.all([
-      payrec(s.emu, ['metrics', '--db', db, '--period', period, '-f', 'json', '-q']),
-      payrec(s.emu, ['metrics', '--db', db, '--period', period, '--interval', 'quarter', '-f', 'json', '-q']),
+      here(s.emu, ['metrics', '--db', db, '--period', period, '-f', 'json', '-q']),
+      here(s.emu, ['metrics', '--db', db, '--period', period, '--interval', 'quarter', '-f', 'json', '-q']),
     ]);
     const rows = JSON.parse(metricsRun.stdout) as Row[];
     const [quarter] = [JSON.parse(quarterRun.stdout) as Row[]];
@@ -167,7 +170,7 @@ describe('payrec subscriptions --state cancelled with a window', () => {
     const ended = (from: number, to: number) => ledger.filter((r) => r.state === 'cancelled' && r.endsAt! >= from && r.endsAt! < to).map((r) => r.subscriptionId).sort();
     const quarters = [1, 2, 3, 4].map((q) => ({ name: `2025-Q${q}`, from: Date.UTC(2025, 3 * (q - 1), 1) / 1000, to: Date.UTC(2025, 3 * q, 1) / 1000 }));
     const [year, ...runs] = await Promise.all([
-      payrec(s.emu, ['subscriptions', '--db', db, '--state', 'canceled', '--from', '2025-01-01', '--to', '2025-12-31', '--count', '-q']),
+      here(s.emu, ['subscriptions', '--db', db, '--state', 'canceled', '--from', '2025-01-01', '--to', '2025-12-31', '--count', '-q']),
       ...quarters.map((q) => payrec(s.emu, ['subscriptions', '--db', db, '--state', 'cancelled', '--period', q.name, '--jq', '.[].subscriptionId', '-q'])),
     ]);
     let total = 0;
@@ -189,7 +192,7 @@ describe('payrec subscriptions --state cancelled with a window', () => {
       ['subscriptions', '--state', 'cancelled,lapsed', '--from', '2025-10-01'],
       ['subscriptions', '0x1234567890', '--period', '2025-10'],
     ]) {
-      const r = await payrec(s.quiet, [...args, '--db', none]);
+      const r = await here(s.quiet, [...args, '--db', none]);
       expect(r.exitCode, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(/--state cancelled alone|--period/);
     }
