@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
 import { changeInstants, naiveLedger, naiveMetrics, naiveMovements, naiveMrr, naiveValue, type NaiveRate, type Records } from '../oracle/subscriptions.js';
-import { payrec, suiteEmulators, tempDir } from './helpers.js';
+import { payrec, payrecInProcess as here, suiteEmulators, tempDir } from './helpers.js';
 import { syncLifecycles } from './lifecycle-mirror.js';
 
 // MRR in one currency (DESIGN.md "Values in one currency", ChartMogul's rule), run as a
@@ -15,6 +15,9 @@ import { syncLifecycles } from './lifecycle-mirror.js';
 // must move when, and only when, a later cycle's billing counts. Expected figures come
 // from the brute-force oracle (test/oracle/subscriptions.ts), valuing each MRR in big.js
 // at the row this test knows to be in force, never from payrec.
+// Months against quarters, the movement list and the refusals run payrec inside this
+// process (`here`, payrecInProcess; issue 48, the suite's time); the rows across and by
+// token, exit 11 and the ledger run the built binary.
 
 const s = suiteEmulators();
 const DAY = 86_400;
@@ -91,7 +94,7 @@ describe('payrec metrics --currency USD', () => {
 
   it('months sum to their quarter in the currency, to the last digit', async () => {
     const args = ['metrics', '--db', db, '--period', '2025', '--at', String(now), '--currency', 'USD', '--rates', file, '-f', 'json', '-q'];
-    const [months, quarters] = await Promise.all([payrec(s.emu, args), payrec(s.emu, [...args, '--interval', 'quarter'])]);
+    const [months, quarters] = await Promise.all([here(s.emu, args), here(s.emu, [...args, '--interval', 'quarter'])]);
     const m = JSON.parse(months.stdout) as Row[];
     for (const q of JSON.parse(quarters.stdout) as Row[]) {
       const parts = m.filter((x) => x.from >= q.from && x.to <= q.to);
@@ -105,7 +108,7 @@ describe('payrec metrics --currency USD', () => {
 
   it('--movements: each event valued as the oracle values it, with the file\'s line as its source; the values sum to the rows', async () => {
     const args = ['metrics', '--db', db, '--period', '2025', '--at', String(now), '--currency', 'USD', '--rates', file, '-f', 'json', '-q'];
-    const [listed, totals] = await Promise.all([payrec(s.emu, [...args, '--movements']), payrec(s.emu, args)]);
+    const [listed, totals] = await Promise.all([here(s.emu, [...args, '--movements']), here(s.emu, args)]);
     expect(listed.exitCode, listed.stderr).toBe(0);
     const list = JSON.parse(listed.stdout) as Row[];
     const expected = naiveMovements(records, YEAR, now, GRACE, changeInstants(records, GRACE), { rates: rateAt, across: true });
@@ -150,7 +153,7 @@ describe('payrec metrics --currency USD', () => {
     ] as const) {
       for (const command of ['metrics', 'subscriptions']) {
         if (command === 'subscriptions' && (extra as readonly string[]).includes('--by')) continue;
-        const r = await payrec(s.quiet, [command, '--db', none, ...extra]);
+        const r = await here(s.quiet, [command, '--db', none, ...extra]);
         expect(r.exitCode, `${command} ${extra.join(' ')}`).toBe(2);
         expect(r.stderr).toContain(message);
       }
