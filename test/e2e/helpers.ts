@@ -157,7 +157,7 @@ export function payrecEnv(): Record<string, string | undefined> {
 /** Runs `payrec args…` against `emu` with its demo key, never throwing on exit codes. */
 export function payrec(emu: Emulator | undefined, args: string[], o: RunOptions = {}): ResultPromise<{ reject: false }> {
   const chain = o.chain ?? 'bsc';
-  return execa(process.env.S48_LOG ? '/usr/bin/time' : 'node', process.env.S48_LOG ? ['-a', '-o', process.env.S48_LOG, '-f', '%U %S %x %C', 'node', BIN, ...args] : [BIN, ...args], {
+  return execa('node', [BIN, ...args], {
     reject: false,
     // Keep stdout byte for byte, as a file would get it.
     stripFinalNewline: false,
