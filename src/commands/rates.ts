@@ -18,6 +18,7 @@ import type { StoredRate } from '../mirror/rates.js';
 import type { RateRow } from '../values/rates-file.js';
 import { isoTime } from '../values/selection.js';
 import { topCommand } from './tree.js';
+import { grouped } from '../core/output/grouped.js';
 
 // `payrec rates …` (DESIGN.md "Values in one currency"): the rates --currency reads.
 // Without a subcommand it lists the mirror's `rates` table (`-f csv` is a rates file);
@@ -148,14 +149,14 @@ async function checkRates(session: Session, path: string | undefined, flags: Gat
   const rows = audit.rates.map((r) => ({ line: r.line, token: r.token, currency: r.currency, time: r.time, rate: r.rate, feed: r.feed, round: r.round, until: r.until ?? null, verdict: r.verdict, problem: r.problem }));
   await printRows(session, output, gates, rows, 'rate');
   const unchecked = audit.rates.filter((r) => r.verdict === 'not checked');
-  if (audit.others > 0) session.note(`${audit.others.toLocaleString('en-US')} row${audit.others === 1 ? ' is' : 's are'} not a Chainlink rate (a team's rate, a peg): nothing on chain to check`);
-  if (unchecked.length > 0) session.note(`${unchecked.length.toLocaleString('en-US')} Chainlink rate${unchecked.length === 1 ? ' is' : 's are'} of another chain's feeds, not checked: ${[...new Set(unchecked.map((r) => r.problem))].join('; ')}`);
+  if (audit.others > 0) session.note(`${grouped(audit.others)} row${audit.others === 1 ? ' is' : 's are'} not a Chainlink rate (a team's rate, a peg): nothing on chain to check`);
+  if (unchecked.length > 0) session.note(`${grouped(unchecked.length)} Chainlink rate${unchecked.length === 1 ? ' is' : 's are'} of another chain's feeds, not checked: ${[...new Set(unchecked.map((r) => r.problem))].join('; ')}`);
   const differing = audit.rates.filter((r) => r.verdict === 'differs');
   if (differing.length > 0) {
     const [first] = differing;
     const more = differing.length - 1;
     throw new PayrecError(
-      `${differing.length.toLocaleString('en-US')} rate${differing.length === 1 ? ' differs' : 's differ'} from the chain: ${file.name}:${first.line}: ${first.problem}${more > 0 ? `; and ${differing.slice(1, 11).map((r) => `${file.name}:${r.line}`).join(', ')}${more > 10 ? ` and ${more - 10} more` : ''}` : ''}`,
+      `${grouped(differing.length)} rate${differing.length === 1 ? ' differs' : 's differ'} from the chain: ${file.name}:${first.line}: ${first.problem}${more > 0 ? `; and ${differing.slice(1, 11).map((r) => `${file.name}:${r.line}`).join(', ')}${more > 10 ? ` and ${more - 10} more` : ''}` : ''}`,
       EXIT.gate,
       'the problem column says what differs on each line',
     );
@@ -217,7 +218,7 @@ async function listRates(session: Session, flags: ListFlags): Promise<void> {
   // A round whose answer is ≤ 0 has no rate: a rates file cannot hold it (its rate would be missing, never zero).
   const unrated = rows.filter((r) => r.rate === null);
   if (csv && unrated.length > 0) {
-    session.note(`${unrated.length.toLocaleString('en-US')} round${unrated.length === 1 ? '' : 's'} answering ≤ 0 (never a rate) left out of the rates file: ${unrated.slice(0, 3).map((r) => r.source).join(', ')}${unrated.length > 3 ? ', …' : ''}`);
+    session.note(`${grouped(unrated.length)} round${unrated.length === 1 ? '' : 's'} answering ≤ 0 (never a rate) left out of the rates file: ${unrated.slice(0, 3).map((r) => r.source).join(', ')}${unrated.length > 3 ? ', …' : ''}`);
   }
   await printRows(session, output, gates, (csv ? rows.filter((r) => r.rate !== null) : rows).map((r) => listed(r, csv)), 'rate');
 }
@@ -272,7 +273,7 @@ async function syncRatesCommand(session: Session, flags: SyncFlags): Promise<voi
   await target.commit();
   const stored = report.reduce((n, r) => n + r.stored, 0);
   const synced = report.filter((r) => r.status === 'synced').length;
-  session.note(synced === 0 ? 'every feed was up to date: nothing read' : `stored ${stored.toLocaleString('en-US')} new round${stored === 1 ? '' : 's'} of ${synced} feed${synced === 1 ? '' : 's'}`);
+  session.note(synced === 0 ? 'every feed was up to date: nothing read' : `stored ${grouped(stored)} new round${stored === 1 ? '' : 's'} of ${synced} feed${synced === 1 ? '' : 's'}`);
   const refused = report.filter((r) => r.status === 'refused');
   if (refused.length > 0) {
     throw new PayrecError(`${refused.length} feed${refused.length === 1 ? ' was' : 's were'} refused, nothing of ${refused.length === 1 ? 'it' : 'them'} stored: ${refused.map((r) => `${r.token}: ${r.problem}`).join('; ')}`, EXIT.server, 'check the node (--rpc) and the feed (payrec rates feeds)');
@@ -315,5 +316,5 @@ async function importRates(session: Session, path: string, flags: { db?: string 
   } finally {
     store.close();
   }
-  session.note(`imported ${rows.length.toLocaleString('en-US')} rate${rows.length === 1 ? '' : 's'} of ${file.name} (sha256 ${sha256})${replaced > 0 ? `, in place of the ${replaced.toLocaleString('en-US')} an earlier import of ${file.name} stored` : ''}`);
+  session.note(`imported ${grouped(rows.length)} rate${rows.length === 1 ? '' : 's'} of ${file.name} (sha256 ${sha256})${replaced > 0 ? `, in place of the ${grouped(replaced)} an earlier import of ${file.name} stored` : ''}`);
 }

@@ -15,6 +15,7 @@ import { mirrorExists, mirrorLocation, MIRROR_DB_FLAG, mirrorDbHelp } from '../m
 import type { MirrorStore } from '../mirror/engine.js';
 import { openMirror } from '../mirror/open.js';
 import { chainDiffText } from '../chain/differences-text.js';
+import { grouped } from '../core/output/grouped.js';
 
 // `payrec sql [QUERY]`: one read-only query over the mirror, printed through the usual
 // output module (table, tab-separated when piped, json, jsonl, csv; -o atomically).
@@ -191,9 +192,9 @@ async function runQuery(
     if (rows === 0 && !o.gates.jq) session.noteEmpty('no rows');
     // Never silently partial: what was left out is said on stderr, with the ways to get it.
     if (shown < rows) {
-      const more = (rows - shown).toLocaleString('en-US');
+      const more = grouped(rows - shown);
       const ways = o.limit === undefined ? '--all, --limit N, or -f csv for every row' : '--all for every row';
-      session.note(`showing ${shown.toLocaleString('en-US')} of ${rows.toLocaleString('en-US')} rows (${more} more); ${ways}`);
+      session.note(`showing ${grouped(shown)} of ${grouped(rows)} rows (${more} more); ${ways}`);
     }
     return rows;
   } finally {

@@ -16,6 +16,7 @@ import { topCommand } from './tree.js';
 import { windowOf } from '../core/lists/list-flags.js';
 import { PERIOD_FORMS } from '../core/runtime/period.js';
 import { parseConfirmations, parseVerdicts } from '../chain/verify-flags.js';
+import { grouped } from '../core/output/grouped.js';
 
 // `payrec verify [COLLECTION…]`: the mirror's records checked against the chain, their
 // verdicts kept in the mirror's `chain_verdicts` (joinable in payrec sql), counted per
@@ -115,7 +116,7 @@ async function runVerify(session: Session, cmd: Command): Promise<void> {
       collections,
       scope: { recheck, ...window },
       signal: session.ctx.signal,
-      progress: (n) => session.notice(`verified ${n.toLocaleString('en-US')} records…`),
+      progress: (n) => session.notice(`verified ${grouped(n)} records…`),
       reports,
     });
   } catch (err) {
@@ -137,14 +138,14 @@ async function runVerify(session: Session, cmd: Command): Promise<void> {
   const acked = flags.new ? total('ackedNews') : total('acked');
   const verdicts = [...failOn].join(', ');
   if (failing > 0) {
-    const what = `${failing.toLocaleString('en-US')} record${failing === 1 ? '' : 's'} ${failing === 1 ? 'is' : 'are'} ${flags.new ? 'newly ' : ''}${verdicts} (--fail-if-any${flags.new ? ' --new' : ''})`;
+    const what = `${grouped(failing)} record${failing === 1 ? '' : 's'} ${failing === 1 ? 'is' : 'are'} ${flags.new ? 'newly ' : ''}${verdicts} (--fail-if-any${flags.new ? ' --new' : ''})`;
     throw new PayrecError(
-      `${what}${acked > 0 ? `; ${acked.toLocaleString('en-US')} acknowledged, not counted` : ''}`,
+      `${what}${acked > 0 ? `; ${grouped(acked)} acknowledged, not counted` : ''}`,
       EXIT.gate,
       `list them: payrec sql "SELECT * FROM chain_verdicts WHERE verdict IN (${[...failOn].map((v) => `'${v}'`).join(', ')})"; accept a reviewed one: payrec verify ack HASH --reason TEXT`,
     );
   }
-  if (acked > 0) session.note(`${acked.toLocaleString('en-US')} acknowledged record${acked === 1 ? '' : 's'} ${acked === 1 ? 'is' : 'are'} ${verdicts}: not counted (payrec verify acks lists them)`);
+  if (acked > 0) session.note(`${grouped(acked)} acknowledged record${acked === 1 ? '' : 's'} ${acked === 1 ? 'is' : 'are'} ${verdicts}: not counted (payrec verify acks lists them)`);
 }
 
 interface AckFlags {

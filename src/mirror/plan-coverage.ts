@@ -14,6 +14,7 @@ import type { MirrorStore } from './engine.js';
 import { openMirror } from './open.js';
 import { serviceOf } from './service.js';
 import { syncMirror } from './sync.js';
+import { grouped } from '../core/output/grouped.js';
 
 // Which fixed-recurring plans payrec knows, and from where (DESIGN.md "Subscriptions and
 // revenue metrics": plan coverage is never silent). The API lists no plans: a plan is
@@ -104,7 +105,7 @@ export function sourceCounts(plans: readonly string[], known: ReadonlyMap<string
   return (Object.keys(SOURCE_WORDS) as PlanSource[]).filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${SOURCE_WORDS[s]}`).join(', ');
 }
 
-const plansWord = (n: number) => `${n.toLocaleString('en-US')} fixed-recurring ${n === 1 ? 'plan' : 'plans'}`;
+const plansWord = (n: number) => `${grouped(n)} fixed-recurring ${n === 1 ? 'plan' : 'plans'}`;
 
 /** A figure's plan coverage: whether no plan is stated (only short urls name them), how many known plans are left out unsynced, and where each known plan was found (nothing when --plan-id named them). */
 export interface PlanCoverage {

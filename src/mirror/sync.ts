@@ -11,6 +11,7 @@ import type { Endpoint } from '../registry/types.js';
 import { CATALOG, namesScopes, scopeKey, type MirroredCollection, type ScopeParam } from './catalog.js';
 import { checkService, stampService, type Service } from './service.js';
 import type { CollectionWriter, CommitPlan, MirrorStore, UpsertCounts, WriteBatch } from './engine.js';
+import { grouped } from '../core/output/grouped.js';
 
 // The sync engine: one loop over the registry's collections, whatever engine stores
 // them (it talks to the MirrorStore interface, engine.ts). A list with a time window
@@ -486,18 +487,18 @@ function add(report: CollectionReport, counts: UpsertCounts): void {
 /** Warnings about what this run stored: fields beyond the schema, amounts kept only as text. */
 function warnAbout(run: Run, collection: MirroredCollection, upserter: CollectionWriter): void {
   if (upserter.drift.size > 0) {
-    const paths = firstOf([...upserter.drift].map(([path, n]) => `${path} (${n.toLocaleString('en-US')})`));
+    const paths = firstOf([...upserter.drift].map(([path, n]) => `${path} (${grouped(n)})`));
     run.session.warn(`${collection.table}: fields the documented schema does not have, or values of another type: ${paths}; kept in extra_fields`);
   }
   if (upserter.repaired.length > 0) {
     run.session.warn(
-      `${collection.table}: ${upserter.repaired.length.toLocaleString('en-US')} record(s) held text that is not valid Unicode (a lone UTF-16 surrogate), stored with U+FFFD in its place: ${firstOf(upserter.repaired)}`,
+      `${collection.table}: ${grouped(upserter.repaired.length)} record(s) held text that is not valid Unicode (a lone UTF-16 surrogate), stored with U+FFFD in its place: ${firstOf(upserter.repaired)}`,
     );
   }
   const n = upserter.inexact;
   if (n > 0) {
     run.session.warn(
-      `${collection.table}: ${n.toLocaleString('en-US')} amounts DECIMAL(38,18) cannot hold exactly (not a decimal string, or none at all, or more than 20 integer or 18 fraction digits): ` +
+      `${collection.table}: ${grouped(n)} amounts DECIMAL(38,18) cannot hold exactly (not a decimal string, or none at all, or more than 20 integer or 18 fraction digits): ` +
         'their text is kept, and a total, sort or comparison over them fails rather than leave them out; list them with: payrec sql "SELECT * FROM inexact_amounts"',
     );
   }

@@ -1,4 +1,5 @@
 import { toAtto } from './exact.js';
+import { grouped } from '../core/output/grouped.js';
 
 // Monthly recurring revenue of one subscription (DESIGN.md "Subscriptions and revenue
 // metrics"): a period of whole months by the calendar counts as that many months, any
@@ -38,7 +39,7 @@ export function bandMonths(periodSeconds: number): bigint | undefined {
  * hours, else seconds, never rounded.
  */
 export function periodInWords(periodSeconds: number): string {
-  const unit = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+  const unit = (n: number, word: string) => `${grouped(n)} ${word}${n === 1 ? '' : 's'}`;
   const length =
     periodSeconds % DAY === 0 ? unit(periodSeconds / DAY, 'day') : periodSeconds % 3600 === 0 ? unit(periodSeconds / 3600, 'hour') : unit(periodSeconds, 'second');
   const months = periodSeconds % DAY === 0 ? bandMonths(periodSeconds) : undefined;

@@ -2,6 +2,7 @@ import { MalformedResponseError } from '../core/runtime/errors.js';
 import { failedBilling, paidBilling } from '../registry/outcome.js';
 import { DECIMAL, readDecimal, type DecimalSum } from './exact.js';
 import { mrrAtto } from './mrr.js';
+import { grouped } from '../core/output/grouped.js';
 
 // What the engine keeps of each record, compactly: a billing is its subscription and
 // four numbers side by side (time, cycle start and end, and its outcome with its token,
@@ -393,9 +394,9 @@ export class SubscriptionRecords {
   private check(): void {
     const n = this.unreadableCount;
     if (n === 0) return;
-    const more = n > this.unreadable.length ? `, and ${(n - this.unreadable.length).toLocaleString('en-US')} more` : '';
+    const more = n > this.unreadable.length ? `, and ${grouped(n - this.unreadable.length)} more` : '';
     throw new MalformedResponseError(
-      `cannot compute subscriptions exactly: ${n.toLocaleString('en-US')} record${n === 1 ? '' : 's'} carry an amount or time that is not exact: ${this.unreadable.join('; ')}${more}`,
+      `cannot compute subscriptions exactly: ${grouped(n)} record${n === 1 ? '' : 's'} carry an amount or time that is not exact: ${this.unreadable.join('; ')}${more}`,
       'the service sent amounts or times payrec cannot read exactly (a number or an exponent instead of a decimal string, a time that is not whole seconds); no figure was printed',
     );
   }

@@ -5,6 +5,7 @@ import { neutraliseTerminal } from '../core/output/sanitize.js';
 import { MissingRates } from './missing.js';
 import { isRate, MISSING_SOURCE, type Rate, type RateAnswer, type RateQuery, type RateSource } from './rate.js';
 import { shownValue, valuer, type Valuer } from './valuation.js';
+import { grouped } from '../core/output/grouped.js';
 
 // --currency on a list, the second record enricher (core/lists/enrich.ts): each page's
 // records are valued at the rate in force at their timestamps, asked of the rate source
@@ -142,7 +143,7 @@ export function settleMissing(session: Session, missing: MissingRates, blank: bo
     for (const line of missing.report()) session.ctx.stderr.write(`${neutraliseTerminal(line)}\n`);
     throw missing.error();
   }
-  session.note(`${missing.count.toLocaleString('en-US')} figure${missing.count === 1 ? '' : 's'} had no usable rate: printed with an empty value and rateSource missing, and left out of every total:`);
+  session.note(`${grouped(missing.count)} figure${missing.count === 1 ? '' : 's'} had no usable rate: printed with an empty value and rateSource missing, and left out of every total:`);
   for (const line of missing.lines()) session.note(`  ${line}`);
 }
 

@@ -1,6 +1,7 @@
 import { EXIT, PayrecError } from '../core/runtime/errors.js';
 import type { RateQuery } from './rate.js';
 import { isoTime } from './selection.js';
+import { grouped } from '../core/output/grouped.js';
 
 // Missing is never zero (DESIGN.md): a record with no usable rate stops the report with
 // exit 11, naming each (chain, token, currency) with the first and last time needed and a
@@ -56,7 +57,7 @@ export class MissingRates {
   /** Each pair on a line: what is missing, when, how many, and why. */
   lines(): string[] {
     return [...this.gaps.values()].map(
-      (g) => `${g.chain} ${g.token} → ${g.currency}: ${g.count.toLocaleString('en-US')} record${g.count === 1 ? '' : 's'} from ${isoTime(g.first)} to ${isoTime(g.last)} (${g.why})`,
+      (g) => `${g.chain} ${g.token} → ${g.currency}: ${grouped(g.count)} record${g.count === 1 ? '' : 's'} from ${isoTime(g.first)} to ${isoTime(g.last)} (${g.why})`,
     );
   }
 
@@ -75,7 +76,7 @@ export class MissingRates {
   }
 
   error(): NoRateError {
-    const n = this.count.toLocaleString('en-US');
+    const n = grouped(this.count);
     return new NoRateError(
       `no usable rate for ${n} figure${this.count === 1 ? '' : 's'} (each pair, and rates-file lines to fill, above)`,
       'fill the lines above and give --rates FILE, or --rates-missing blank for a partial report that says what it leaves out',

@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../runtime/errors.js';
 import { printable } from '../output/sanitize.js';
 import { changeableAbove, othersCanChange, shellWord, unwritable } from '../runtime/trust.js';
+import { grouped } from '../output/grouped.js';
 
 // Stored profiles, in the XDG config directory (or PAYREC_CONFIG_DIR), file mode 0600.
 // The file holds the API key, so it is inspected before anything in it is used: it
@@ -212,7 +213,7 @@ async function inspectConfig(path: string): Promise<Inspection> {
   }
   // A link to a device or a pipe would never end; a folder is not a file.
   if (!file.isFile()) return unreadable('is not a regular file');
-  if (file.size > MAX_CONFIG_BYTES) return unreadable(`is ${file.size.toLocaleString('en-US')} bytes, too large to be a payrec config`);
+  if (file.size > MAX_CONFIG_BYTES) return unreadable(`is ${grouped(file.size)} bytes, too large to be a payrec config`);
 
   const fileProblem = untrustedEntry(file, path, 'file');
   const untrusted = both(fileProblem, target === undefined ? folderProblem : await untrustedFolder(dirname(await realpath(path))));

@@ -3,6 +3,7 @@ import { amountsOf, describeAmount } from './summary.js';
 import { MalformedResponseError } from '../runtime/errors.js';
 import { printable } from '../output/sanitize.js';
 import { offsetAt } from '../runtime/zone.js';
+import { grouped } from '../output/grouped.js';
 
 // --chart day|week|month: a bar chart of records (or of one token's amount) per
 // period, in --tz (UTC by default), readable in 80 columns. Bars use block characters on a terminal
@@ -105,7 +106,7 @@ export class ChartBuilder {
     const bars = periodsBetween(keys[0], keys.at(-1)!, this.period);
     if (bars > MAX_BARS) {
       throw new MalformedResponseError(
-        `cannot chart by ${this.period}: the records run from ${keys[0]} to ${keys.at(-1)}, ${bars.toLocaleString('en-US')} bars (at most ${MAX_BARS.toLocaleString('en-US')})`,
+        `cannot chart by ${this.period}: the records run from ${keys[0]} to ${keys.at(-1)}, ${grouped(bars)} bars (at most ${grouped(MAX_BARS)})`,
         'chart by month, or narrow the window (--from, --to, --period)',
       );
     }

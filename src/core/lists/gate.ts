@@ -2,6 +2,7 @@ import { GateMatched, InterruptedError } from '../runtime/errors.js';
 import type { Session } from '../runtime/session.js';
 import { Progress } from '../output/progress.js';
 import type { PageWindow, Page } from './paginate.js';
+import { grouped } from '../output/grouped.js';
 
 // The third step of a list (walk → enrich → gate → render): --limit counts the records
 // kept and cuts the walk; the run then says when fewer records were shown than the
@@ -69,12 +70,12 @@ export async function takeRecords(
  */
 export function afterTheGates(session: Session, taken: Taken, o: { shown: 'showing' | 'summarised' | 'charted' | 'counted'; filtered: boolean; offset: number; failIfAny?: boolean }): void {
   const verb = o.shown === 'counted' ? 'showing' : o.shown;
-  const n = taken.count.toLocaleString('en-US');
+  const n = grouped(taken.count);
   const available = Math.max(0, taken.total - o.offset);
   if (o.filtered) {
     if (taken.cut) session.note(`${verb} the first ${n} matching records; more may match: --all for every record`);
   } else if (taken.cut && taken.count < available) {
-    session.note(`${verb} ${n} of ${available.toLocaleString('en-US')}; --all for every record`);
+    session.note(`${verb} ${n} of ${grouped(available)}; --all for every record`);
   }
   if (o.shown === 'showing' && taken.count === 0) session.noteEmpty('no records match');
   if (o.failIfAny && taken.count > 0) throw new GateMatched(taken.count, 'record');

@@ -3,6 +3,7 @@ import type { Envelope } from '../../registry/schemas.js';
 import { MalformedResponseError } from '../runtime/errors.js';
 import { Fingerprints } from './fingerprints.js';
 import { inTimeRange } from '../runtime/time.js';
+import { grouped } from '../output/grouped.js';
 
 // The one paginator. It asks for the first page, learns `total`, then fetches the
 // remaining pages with bounded concurrency and yields them strictly in order, so a
@@ -313,7 +314,7 @@ class Walk {
     const outside = data.map((r) => timestampOf(asRecord(r))).filter((t) => inTimeRange(t) && (t < o.from || t > o.to));
     if (outside.length === 0) return;
     throw new MalformedResponseError(
-      `the service sent ${outside.length.toLocaleString('en-US')} record${outside.length === 1 ? '' : 's'} stamped outside the window asked (${readable(o.from)} to ${readable(o.to)}), the first at ${readable(outside[0])}: it does not keep to the window, so no total of it is counted`,
+      `the service sent ${grouped(outside.length)} record${outside.length === 1 ? '' : 's'} stamped outside the window asked (${readable(o.from)} to ${readable(o.to)}), the first at ${readable(outside[0])}: it does not keep to the window, so no total of it is counted`,
       'check --base-url: is it the API? If it is, report the record to 8pay',
     );
   }
@@ -325,7 +326,7 @@ class Walk {
     if (!p || !p.full || data.length !== page.asked || data.length === 0 || p.total !== total) return;
     const sign = (r: unknown) => (this.ordering ? this.ordering.identity(asRecord(r)) : JSON.stringify(r));
     if (sign(data[0]) === sign(p.first) && sign(data[data.length - 1]) === sign(p.last)) {
-      throw new MalformedResponseError(`the service returned the same records again at offset ${page.offset}: paging does not advance (it announced ${total.toLocaleString('en-US')} records)`);
+      throw new MalformedResponseError(`the service returned the same records again at offset ${page.offset}: paging does not advance (it announced ${grouped(total)} records)`);
     }
   }
 
@@ -334,7 +335,7 @@ class Walk {
     const expected = Math.min(this.announced, this.w.limit);
     if (this.emitted + (this.seen?.moved ?? 0) < expected) {
       throw new MalformedResponseError(
-        `the service announced ${expected.toLocaleString('en-US')} records but sent only ${this.emitted.toLocaleString('en-US')}: the list is incomplete`,
+        `the service announced ${grouped(expected)} records but sent only ${grouped(this.emitted)}: the list is incomplete`,
         'try again later; if it persists, the service is not paging correctly',
       );
     }
@@ -417,7 +418,7 @@ class Overlaps {
 function checkGrowth(firstTotal: number, total: number): void {
   if (total <= MAX_GROWTH * Math.max(firstTotal, 1)) return;
   throw new MalformedResponseError(
-    `the list kept growing while it was read: the service announced ${firstTotal.toLocaleString('en-US')} records, then ${total.toLocaleString('en-US')} (more than ${MAX_GROWTH} times as many); stopped rather than read forever`,
+    `the list kept growing while it was read: the service announced ${grouped(firstTotal)} records, then ${grouped(total)} (more than ${MAX_GROWTH} times as many); stopped rather than read forever`,
     'pin the window with --to, or try again later',
   );
 }
@@ -428,7 +429,7 @@ function whole(records: Record<string, unknown>[], data: unknown[], body: Buffer
 
 function checkLength(envelope: Envelope, offset: number, asked: number): void {
   if (envelope.data.length > asked) {
-    throw new MalformedResponseError(`the service sent ${envelope.data.length.toLocaleString('en-US')} records for a page of ${asked.toLocaleString('en-US')} at offset ${offset}`);
+    throw new MalformedResponseError(`the service sent ${grouped(envelope.data.length)} records for a page of ${grouped(asked)} at offset ${offset}`);
   }
 }
 

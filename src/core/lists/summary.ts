@@ -6,6 +6,7 @@ import { MalformedResponseError } from '../runtime/errors.js';
 import { identityOf } from './paginate.js';
 import { hasSuccess } from '../../registry/outcome.js';
 import { statusReader } from './status.js';
+import { grouped } from '../output/grouped.js';
 
 // --summary: what a finance user asks of a list first. Totals are per token AND status
 // (DESIGN.md "Insight and scripting flags"): a settled total never includes pending or
@@ -108,9 +109,9 @@ export class Summariser {
   /** The summary; throws (exit 6) when an amount could not be counted exactly. */
   result(): Summary {
     if (this.inexactCount > 0) {
-      const more = this.inexactCount > this.inexact.length ? `, and ${(this.inexactCount - this.inexact.length).toLocaleString('en-US')} more` : '';
+      const more = this.inexactCount > this.inexact.length ? `, and ${grouped(this.inexactCount - this.inexact.length)} more` : '';
       throw new MalformedResponseError(
-        `cannot total exactly: ${this.inexactCount.toLocaleString('en-US')} record${this.inexactCount === 1 ? '' : 's'} carry an amount that is not a decimal string: ${this.inexact.join('; ')}${more}`,
+        `cannot total exactly: ${grouped(this.inexactCount)} record${this.inexactCount === 1 ? '' : 's'} carry an amount that is not a decimal string: ${this.inexact.join('; ')}${more}`,
         'the service sent amounts payrec cannot add up exactly (a number, an exponent, null or nothing instead of a decimal string); no total was printed',
       );
     }

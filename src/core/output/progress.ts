@@ -1,4 +1,5 @@
 import { isDumbTerminal, type Session } from '../runtime/session.js';
+import { grouped } from './grouped.js';
 
 // One progress line on stderr for long exports: records fetched of total, rate, ETA.
 // Only for a person at a terminal, never with --quiet; ora is loaded only then.
@@ -38,7 +39,7 @@ export class Progress {
     const seconds = (performance.now() - this.started) / 1000;
     const rate = seconds > 0 ? done / seconds : 0;
     const eta = rate > 0 && total > done ? ` · ETA ${Math.ceil((total - done) / rate)} s` : '';
-    this.spinner!.text = `${this.label ? `${this.label}: ` : ''}${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} ${this.unit} · ${Math.round(rate).toLocaleString('en-US')}/s${eta}`;
+    this.spinner!.text = `${this.label ? `${this.label}: ` : ''}${grouped(done)} of ${grouped(total)} ${this.unit} · ${grouped(Math.round(rate))}/s${eta}`;
   }
 
   stop(): void {

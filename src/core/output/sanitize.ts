@@ -1,4 +1,5 @@
 import { UNSAFE_CHARACTERS } from '../../registry/unsafe-text.js';
+import { grouped } from './grouped.js';
 
 export { hasControlCharacters } from '../../registry/unsafe-text.js';
 
@@ -109,5 +110,5 @@ const LISTED_ITEMS = 10;
  */
 export function firstOf(items: readonly string[], max = LISTED_ITEMS): string {
   if (items.length <= max) return items.join(', ');
-  return `${items.slice(0, max).join(', ')}, … and ${(items.length - max).toLocaleString('en-US')} more`;
+  return `${items.slice(0, max).join(', ')}, … and ${grouped(items.length - max)} more`;
 }

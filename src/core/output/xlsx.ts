@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { offsetAt } from '../runtime/zone.js';
 import { jsonText } from './json-text.js';
 import type { CellKind, DocumentOptions, SheetColumn, SheetWriter } from './document.js';
+import { grouped } from './grouped.js';
 
 // -f xlsx: a real workbook, streamed row by row so memory stays flat however many
 // records. Loaded only when -f xlsx is asked for (writer.ts imports this lazily).
@@ -382,30 +383,30 @@ export function openSheets(out: NodeJS.WritableStream, options: DocumentOptions 
         if (rounded > 0) {
           const exact = [...roundedColumns].map((c) => `${c}_exact`).join(', ');
           warn(
-            `${rounded.toLocaleString('en-US')} of ${amounts.toLocaleString('en-US')} amounts have more than the ${NUMBER_DIGITS} significant digits a spreadsheet number holds: ` +
+            `${grouped(rounded)} of ${grouped(amounts)} amounts have more than the ${NUMBER_DIGITS} significant digits a spreadsheet number holds: ` +
               `their cells show ≈ and the nearest number (a SUM counts them, close but not exact); the exact digits are in ${exact}${options.exactTotals ? ` (${options.exactTotals})` : ''}`,
           );
         }
         if (roundedIntegers > 0) {
           warn(
-            `${roundedIntegers.toLocaleString('en-US')} ${roundedIntegers === 1 ? 'integer has' : 'integers have'} more than the ${NUMBER_DIGITS} digits a spreadsheet number holds (${[...roundedIntegerColumns].join(', ')}): ` +
+            `${grouped(roundedIntegers)} ${roundedIntegers === 1 ? 'integer has' : 'integers have'} more than the ${NUMBER_DIGITS} digits a spreadsheet number holds (${[...roundedIntegerColumns].join(', ')}): ` +
               `${roundedIntegers === 1 ? 'its cell shows' : 'their cells show'} ≈ and the nearest number; -f csv and -f json keep every digit`,
           );
         }
         if (textAmountCount > 0) {
           const more = textAmountCount > textAmounts.length ? ` and ${textAmountCount - textAmounts.length} more` : '';
           warn(
-            `${textAmountCount.toLocaleString('en-US')} ${textAmountCount === 1 ? 'amount is' : 'amounts are'} not a decimal number a spreadsheet can hold and ${textAmountCount === 1 ? 'is a text cell' : 'are text cells'}, which a spreadsheet SUM leaves out: ${textAmounts.join(', ')}${more}`,
+            `${grouped(textAmountCount)} ${textAmountCount === 1 ? 'amount is' : 'amounts are'} not a decimal number a spreadsheet can hold and ${textAmountCount === 1 ? 'is a text cell' : 'are text cells'}, which a spreadsheet SUM leaves out: ${textAmounts.join(', ')}${more}`,
           );
         }
         if (cut > 0) {
           const more = cut > cutCells.length ? ` and ${cut - cutCells.length} more` : '';
           warn(
-            `${cut.toLocaleString('en-US')} ${cut === 1 ? 'text is' : 'texts are'} longer than the ${CELL_CHARS.toLocaleString('en-US')} characters a spreadsheet cell holds and ${cut === 1 ? 'was' : 'were'} cut, ending in …: ${cutCells.join(', ')}${more}; -f csv and -f json keep them whole`,
+            `${grouped(cut)} ${cut === 1 ? 'text is' : 'texts are'} longer than the ${grouped(CELL_CHARS)} characters a spreadsheet cell holds and ${cut === 1 ? 'was' : 'were'} cut, ending in …: ${cutCells.join(', ')}${more}; -f csv and -f json keep them whole`,
           );
         }
         if (sheets > 1) {
-          warn(`${rows.toLocaleString('en-US')} rows are in ${sheets} sheets ("${name}" to "${name} ${sheets}"): a sheet holds at most ${rowsPerSheet.toLocaleString('en-US')} rows below its header`);
+          warn(`${grouped(rows)} rows are in ${sheets} sheets ("${name}" to "${name} ${sheets}"): a sheet holds at most ${grouped(rowsPerSheet)} rows below its header`);
         }
       });
 

@@ -1,3 +1,4 @@
+import { grouped } from '../output/grouped.js';
 // Typed errors. Commands throw these; report-error.ts is the one place that turns
 // them into a message on stderr and an exit code (DESIGN.md "Exit codes").
 
@@ -98,7 +99,7 @@ export class BusyError extends PayrecError {
 /** --fail-if-any: the command did its work, and what it was asked to watch for is there. */
 export class GateMatched extends PayrecError {
   constructor(matched: number, what: string) {
-    super(`${matched.toLocaleString('en-US')} ${what}${matched === 1 ? '' : 's'} matched (--fail-if-any)`, EXIT.gate);
+    super(`${grouped(matched)} ${what}${matched === 1 ? '' : 's'} matched (--fail-if-any)`, EXIT.gate);
   }
 }
 
