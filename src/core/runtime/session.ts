@@ -347,12 +347,15 @@ const YOUNG_GENERATION_CAP = 16 * 1024 * 1024;
 /**
  * V8 doubles the young generation (from 2 MB) each time as much as it holds has
  * survived collections since it last grew, so an export's pages in flight take it
- * to 32 MB within its first dozen collections. Its size is fixed when the process
+ * to 32 MB within its first dozen collections. Its largest size is set when the process
  * starts (`--max-semi-space-size` has no effect later), but how much it grows by is
  * read each time it grows: once it has reached 16 MB, a growth factor of 1 keeps it
- * there. Peak RSS of the 300,000-record CSV export: 120–123 MB against 141–146 MB,
- * the same CPU time; at 8 MB the CPU time rose by a third (more records promoted).
- * Measured with test/bench/pace.mjs (latency), issue 49.
+ * there. Peak RSS of the 300,000-record CSV export: 115–124 MB against 137–144 MB,
+ * 128–133 MB against 152–155 MB at --concurrency 16; the same CPU time without
+ * --concurrency, about 15 % more at --concurrency 4 (more collections). At 8 MB the
+ * CPU time rose by a third (more records promoted). The callback comes a turn of the
+ * event loop after the collection, long before the young generation could grow again
+ * (as much again must first survive collections). docs/performance.md, issue 49.
  */
 function capYoungGeneration(): void {
   const observer = new PerformanceObserver(() => {
