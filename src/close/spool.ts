@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, lstatSync, mkdtempSync, readdirSync, rmSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,9 +76,19 @@ export class RowSpool {
   }
 }
 
-/** A folder of a new name only this user can enter (mkdtemp: 0700, never a link) for a close's spools; `remove` (or the process's exit) removes it. */
+/** A close's spool folder: `payrec-close-PID-XXXXXX` in the system's temporary folder, PID the process that made it. */
+const PREFIX = 'payrec-close-';
+const OWN = new RegExp(`^${PREFIX}(\\d+)-[A-Za-z0-9]{6}$`);
+
+/**
+ * A folder of a new name only this user can enter (mkdtemp: 0700, never a link) for a
+ * close's spools; `remove` (or the process's exit) removes it. A close killed outright
+ * (SIGKILL, a power cut) cannot remove its own: each close first sweeps those of this
+ * user whose process is gone (sweepStale).
+ */
 export function spoolFolder(): { path: string; remove(): void } {
-  const path = mkdtempSync(join(tmpdir(), 'payrec-close-'));
+  sweepStale();
+  const path = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
   const remove = () => rmSync(path, { recursive: true, force: true });
   process.once('exit', remove);
   return {
@@ -88,4 +98,41 @@ export function spoolFolder(): { path: string; remove(): void } {
       remove();
     },
   };
+}
+
+/**
+ * Removes the spool folders a close left when it was killed: named as spoolFolder names
+ * them, a folder (not a link) this user owns, of a process that no longer runs. A folder
+ * of a running process (another close, or a process that took a dead close's number) is
+ * left alone, and so is anything it cannot read: the sweep never fails a close.
+ */
+export function sweepStale(dir = tmpdir()): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const uid = process.getuid?.();
+  for (const name of names) {
+    const pid = OWN.exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid || running(Number(pid))) continue;
+    const path = join(dir, name);
+    try {
+      const st = lstatSync(path);
+      if (st.isDirectory() && (uid === undefined || st.uid === uid)) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Gone meanwhile, or not ours to read: left as it is.
+    }
+  }
+}
+
+/** Whether a process of this number runs (EPERM: it does, another user's). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
