@@ -1,6 +1,6 @@
 import Big from 'big.js';
 import { execa } from 'execa';
-import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -460,6 +460,29 @@ describe('payrec close: incomplete is said, and nothing is half-written', () => 
       const r = await child;
       expect(r.exitCode, r.stderr).toBe(130);
       expect(readdirSync(dir).sort()).toEqual(before);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  test('a close killed outright (SIGKILL) leaves its spool folder, which it cannot remove; the next close removes it', async () => {
+    const dir = tempDir();
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
+    const db = await syncedCopy(dir);
+    // The transfers walked from the API, served slowly: the close is still reading them when it is killed.
+    await duck(db, "DELETE FROM payrec_cursors WHERE collection NOT LIKE 'fixed-recurring/%'");
+    const spools = () => readdirSync(tmp).filter((f) => f.startsWith('payrec-close-'));
+    const slow = await emulator({ latencyMs: 1500 });
+    try {
+      const child = payrec(slow, ['close', PERIOD, '--db', db, '--at', String(ANCHOR), '-o', join(dir, 'killed.xlsx')], { env: { TMPDIR: tmp } });
+      await until('the close asks the API for transfers', () => slow.requests.some((r) => r.path.includes('/transfers') || r.path.includes('/billings')), 60_000);
+      child.kill('SIGKILL');
+      await child;
+      expect(spools()).toHaveLength(1);
+      const r = await payrec(s.emu, ['close', PERIOD, '--db', db, '--at', String(ANCHOR), '-o', join(dir, 'next.xlsx')], { env: { TMPDIR: tmp } });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(spools()).toEqual([]);
     } finally {
       await slow.close();
     }
