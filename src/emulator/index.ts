@@ -61,6 +61,8 @@ export interface EmulatorOptions {
   delivery?: DeliveryOptions;
   /** Live traffic from the start (see POST /_emulator/live). */
   live?: LiveOptions;
+  /** Every feed writes a round each hour (a busy feed: a sync reads it in many batches); default: at its deviation or heartbeat. */
+  hourlyFeeds?: boolean;
 }
 
 /** Live traffic (DESIGN.md "Live traffic"); the same as GET|POST|DELETE /_emulator/live. */
@@ -109,7 +111,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const seed = opts.seed ?? 1;
   const records = opts.records ?? 250;
   if (!Number.isInteger(records) || records < 0) throw new RangeError(`records must be an integer >= 0, got ${records}`);
-  const datasets = new Datasets({ seed, records, now: opts.now ?? todayUtcMidnight() });
+  const datasets = new Datasets({ seed, records, now: opts.now ?? todayUtcMidnight(), ...(opts.hourlyFeeds ? { hourlyFeeds: true } : {}) });
   const deliverer = new Deliverer(opts.delivery);
   const faults = new FaultInjector();
   faults.configure(opts.faults);

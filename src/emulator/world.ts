@@ -58,6 +58,8 @@ export interface WorldOptions {
   records: number;
   /** Unix seconds: generated timestamps lie in the 365 days before it. */
   now: number;
+  /** The chain's feeds write a round each hour (EmulatorOptions.hourlyFeeds). */
+  hourlyFeeds?: boolean;
 }
 
 export class World {

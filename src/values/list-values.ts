@@ -59,18 +59,48 @@ export function currencyEnricher(query: CurrencyQuery, open: (session: Session) 
         if (!hands.has(token)) hands.set(token, source.atHand?.(chain, token, query.currency));
         return hands.get(token);
       };
-      // Consecutive figures mostly share a rate: its valuer is kept.
-      let lastRate: Rate | undefined;
-      let lastValuer: Valuer | undefined;
+      // Each rate's valuer, by the rate object (sources hand out one object per rate): records
+      // of several tokens alternate, so the last rate alone was rarely the next one's.
+      const valuers = new WeakMap<Rate, Valuer>();
+      const valuerOf = (rate: Rate): Valuer => {
+        let v = valuers.get(rate);
+        if (!v) valuers.set(rate, (v = valuer(rate)));
+        return v;
+      };
       const valuedAt = (x: Figure, rate: Rate): Valued => {
-        if (rate !== lastRate) [lastRate, lastValuer] = [rate, valuer(rate)];
-        const of = (a: string | undefined) => (a === undefined ? '' : lastValuer!(a));
-        return { value: of(x.amount), feeValue: of(x.fee), rate: rate.rate, rateTime: rate.rateTime, rateSource: sourceOf(rate) };
+        const v = valuerOf(rate);
+        return { value: x.amount === undefined ? '' : v(x.amount), feeValue: x.fee === undefined ? '' : v(x.fee), rate: rate.rate, rateTime: rate.rateTime, rateSource: sourceOf(rate) };
+      };
+      /**
+       * A record of one figure (no receivers, no swaps) whose rate is at hand, valued now
+       * with nothing made but its cells: the common case of a large export, where a figure
+       * object, an answer and a Valued per record cost more than the valuing (GC). False
+       * when the record takes the page's general path (receivers, swaps, a rate to read, no
+       * usable rate: what is missing is counted there, in the records' order).
+       */
+      const valuedAtHand = (r: Record<string, unknown>): boolean => {
+        if (Array.isArray(r.receivers) || Array.isArray(r.swaps)) return false;
+        const token = tokenOf(r);
+        const at = time(r.timestamp);
+        if (token === undefined || at === undefined) return false;
+        const a = handOf(token)?.(at);
+        if (a === undefined || !isRate(a)) return false;
+        const v = valuerOf(a);
+        const [amount, fee] = [text(r.amount), text(r.fee)];
+        r.value = shown(amount === undefined ? '' : v(amount));
+        r.feeValue = shown(fee === undefined ? '' : v(fee));
+        r.rate = a.rate;
+        r.rateTime = a.rateTime ?? undefined;
+        r.rateSource = sourceOf(a);
+        return true;
       };
       return {
         totals: ['value', 'feeValue'],
-        async page(records) {
-          // The rate of every figure of the page, in order: at hand, or asked in one batch.
+        async page(all) {
+          // The page's records are the walk's own: values are added in place, in one order (one shape for every record).
+          const records = all.filter((r) => !valuedAtHand(r));
+          if (records.length === 0) return all;
+          // The rate of every other figure, in order: at hand, or asked in one batch.
           const figures = records.map((r) => figuresOf(r));
           const tokens = records.map((r) => tokenOf(r));
           const answers: (RateAnswer | undefined)[] = [];
@@ -96,7 +126,7 @@ export function currencyEnricher(query: CurrencyQuery, open: (session: Session) 
             asked.forEach((at, n) => (answers[at] = read[n]));
           }
           let k = 0;
-          return records.map((record, i) => {
+          records.forEach((record, i) => {
             const f = figures[i];
             const token = tokens[i];
             const valued = (x: Figure | undefined): Valued => {
@@ -110,19 +140,18 @@ export function currencyEnricher(query: CurrencyQuery, open: (session: Session) 
             };
             const own = valued(f.own);
             const receivers = f.receivers.map(valued);
-            // The page's records are the walk's own: values are added in place, in one order (one shape for every record).
             const out = record;
             if (f.receivers.length > 0) {
               out.receivers = (record.receivers as Record<string, unknown>[]).map((r, n) => ({ ...r, ...cells(receivers[n], shown) }));
               // The record's value: the sum of its receivers' (each rounded once), when all have one; its rate theirs when they share one.
-              const all = receivers.every((v) => v.rateSource !== MISSING_SOURCE);
+              const every = receivers.every((v) => v.rateSource !== MISSING_SOURCE);
               const sum = (key: 'value' | 'feeValue') => receivers.reduce((s, v) => s.plus(v[key] || 0), new Exact(0)).toFixed();
               const one = receivers.every((v) => v.rateSource === receivers[0].rateSource) ? receivers[0] : undefined;
-              const rateOf = one ?? { rate: '', rateTime: null, rateSource: all ? 'per receiver' : MISSING_SOURCE };
-              setCells(out, { ...rateOf, value: all ? sum('value') : '', feeValue: all ? sum('feeValue') : '' }, shown);
+              const rateOf = one ?? { rate: '', rateTime: null, rateSource: every ? 'per receiver' : MISSING_SOURCE };
+              setCells(out, { ...rateOf, value: every ? sum('value') : '', feeValue: every ? sum('feeValue') : '' }, shown);
             } else setCells(out, own, shown);
-            return out;
           });
+          return all;
         },
         finish() {
           settleMissing(session, missing, query.blank);

@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { BIN, program, tempDir } from './helpers.js';
+import { BIN, program, screen, tempDir } from './helpers.js';
 
 // The README and the guides in docs/ never go stale:
 // - every relative link points at a file that exists, and every #anchor at a heading in it;
@@ -132,33 +132,6 @@ function binFolder(): string {
   writeFileSync(join(dir, 'bin', 'payrec'), `#!/bin/sh\nexec node ${JSON.stringify(BIN)} "$@"\n`);
   chmodSync(join(dir, 'bin', 'payrec'), 0o755);
   return join(dir, 'bin');
-}
-
-/**
- * The lines a person sees once the command ended: a carriage return or "cursor to column 1"
- * goes back to the line's start, "erase to end of line" erases (a spinner drawn, then
- * cleared, leaves nothing), and other control sequences (cursor shown or hidden) show nothing.
- */
-function screen(output: string): string[] {
-  const lines: string[] = [''];
-  let column = 0;
-  const put = (text: string) => {
-    const line = lines[lines.length - 1];
-    lines[lines.length - 1] = line.slice(0, column).padEnd(column) + text + line.slice(column + text.length);
-    column += text.length;
-  };
-  for (const m of output.matchAll(/\x1b\[([?\d;]*)([A-Za-z])|\r|\n|[^\x1b\r\n]+/g)) {
-    const token = m[0];
-    if (token === '\n') {
-      lines.push('');
-      column = 0;
-    } else if (token === '\r' || (m[2] === 'G' && (m[1] === '' || m[1] === '1'))) column = 0;
-    else if (m[2] === 'K') lines[lines.length - 1] = lines[lines.length - 1].slice(0, column);
-    else if (m[2] === undefined) put(token);
-  }
-  const shown = lines.map((l) => l.trimEnd());
-  while (shown.length > 0 && shown[shown.length - 1] === '') shown.pop();
-  return shown;
 }
 
 /** The numbers an output shows, in order: what a rewrite must not change silently. */

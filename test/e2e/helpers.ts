@@ -335,3 +335,30 @@ export async function inFrontOf(upstream: string, change: (call: { method: strin
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
+
+/**
+ * The lines a person sees once the command ended: a carriage return or "cursor to column 1"
+ * goes back to the line's start, "erase to end of line" erases (a spinner drawn, then
+ * cleared, leaves nothing), and other control sequences (cursor shown or hidden) show nothing.
+ */
+export function screen(output: string): string[] {
+  const lines: string[] = [''];
+  let column = 0;
+  const put = (text: string) => {
+    const line = lines[lines.length - 1];
+    lines[lines.length - 1] = line.slice(0, column).padEnd(column) + text + line.slice(column + text.length);
+    column += text.length;
+  };
+  for (const m of output.matchAll(/\x1b\[([?\d;]*)([A-Za-z])|\r|\n|[^\x1b\r\n]+/g)) {
+    const token = m[0];
+    if (token === '\n') {
+      lines.push('');
+      column = 0;
+    } else if (token === '\r' || (m[2] === 'G' && (m[1] === '' || m[1] === '1'))) column = 0;
+    else if (m[2] === 'K') lines[lines.length - 1] = lines[lines.length - 1].slice(0, column);
+    else if (m[2] === undefined) put(token);
+  }
+  const shown = lines.map((l) => l.trimEnd());
+  while (shown.length > 0 && shown[shown.length - 1] === '') shown.pop();
+  return shown;
+}

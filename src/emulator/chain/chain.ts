@@ -95,7 +95,7 @@ export class EmulatorChain {
     this.base = mixSeed(seed, hashString(chain), hashString('chain'));
     this.blocks = new Blocks(this.chainId, seed, chain, datasets.options.now);
     this.feeCollector = getAddress(`0x${keccak256(stringToHex(`payrec emulator fee collector ${chain}`)).slice(26)}`);
-    this.feeds = new EmulatorFeeds(chain, seed, datasets.options.now);
+    this.feeds = new EmulatorFeeds(chain, seed, datasets.options.now, datasets.options.hourlyFeeds === true);
     this.locator = new Locator(datasets, chain);
     this.seconds = new TransactionSeconds(datasets, chain);
   }

@@ -104,8 +104,10 @@ export class EmulatorFeed {
     seed: number,
     anchor: number,
     until: number,
+    /** A round each hour, whatever the price did (EmulatorOptions.hourlyFeeds). */
+    hourly = false,
   ) {
-    const b = behaviourOf(chain, spec);
+    const b = { ...behaviourOf(chain, spec), ...(hourly ? { deviation: 0 } : {}) };
     this.description = b.description ?? spec.pair;
     const r = new Random(mixSeed(seed, hashString(chain), hashString(spec.pair), hashString('feed')));
     const start = anchor - BEFORE;
@@ -224,6 +226,7 @@ export class EmulatorFeeds {
     private readonly chain: ChainSlug,
     private readonly seed: number,
     private readonly anchor: number,
+    private readonly hourly = false,
   ) {}
 
   /** Every feed of the chain, with rounds made at least to `now`. */
@@ -233,7 +236,7 @@ export class EmulatorFeeds {
       const specs = this.chain === 'sandbox' ? SANDBOX_FEEDS : FEEDS;
       this.feeds = specs.flatMap((spec) => {
         const address = spec.addresses[this.chain];
-        return address ? [new EmulatorFeed(this.chain, spec, getAddress(address), this.seed, this.anchor, this.until)] : [];
+        return address ? [new EmulatorFeed(this.chain, spec, getAddress(address), this.seed, this.anchor, this.until, this.hourly)] : [];
       });
     }
     return this.feeds;
