@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isPlainObject, leafPaths, type Row } from '../core/output/rows.js';
+import { processAlive } from '../core/runtime/process-alive.js';
 
 // The close's transfers go to a file while the API is walked, then come back from it
 // row by row as their sheet (or the page's table) is written: its cover counts them
@@ -116,7 +117,7 @@ export function sweepStale(dir = tmpdir()): void {
   const uid = process.getuid?.();
   for (const name of names) {
     const pid = OWN.exec(name)?.[1];
-    if (pid === undefined || Number(pid) === process.pid || running(Number(pid))) continue;
+    if (pid === undefined || Number(pid) === process.pid || processAlive(Number(pid))) continue;
     const path = join(dir, name);
     try {
       const st = lstatSync(path);
@@ -127,12 +128,3 @@ export function sweepStale(dir = tmpdir()): void {
   }
 }
 
-/** Whether a process of this number runs (EPERM: it does, another user's). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions, type Fixtures } from '../../src/emulator/index.js';
+import { processAlive } from '../../src/core/runtime/process-alive.js';
 
 // End-to-end helpers: the built binary, run as a user would, against a real emulator
 // on an ephemeral loopback port.
@@ -91,7 +92,7 @@ const TEST_ROOT = join(tmpdir(), 'payrec-tests');
 mkdirSync(TEST_ROOT, { recursive: true });
 for (const name of readdirSync(TEST_ROOT)) {
   const pid = Number(name.split('-')[0]);
-  if (Number.isInteger(pid) && !running(pid)) {
+  if (Number.isInteger(pid) && !processAlive(pid)) {
     try {
       rmSync(join(TEST_ROOT, name), { recursive: true, force: true });
     } catch {
@@ -102,15 +103,6 @@ for (const name of readdirSync(TEST_ROOT)) {
 const OWN = mkdtempSync(join(TEST_ROOT, `${process.pid}-`));
 // Traversable, as the system's temporary folder is: tests run payrec as another user in folders of their own below it.
 chmodSync(OWN, 0o755);
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** A folder of the test's own: 0700 as mkdtemp makes it, or `mode`. */
 export function tempDir(mode?: number): string {

@@ -13,6 +13,7 @@ import { inTransaction } from '../engine.js';
 import { refusedTableFunction } from './reading-functions.js';
 import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult, type DuckDBValue, type Json } from './node-api.js';
 import type { Access, OpenOptions } from '../engine.js';
+import { processAlive } from '../../core/runtime/process-alive.js';
 
 // The one door to the DuckDB file. @duckdb/node-api is a native addon of several
 // megabytes: only openMirror (../open.ts) loads this folder, lazily, when a command opens a mirror.
@@ -198,7 +199,7 @@ export class MirrorDb {
       return false;
     }
     return names.some((name) => {
-      if (alive(Number(name))) return true;
+      if (processAlive(Number(name))) return true;
       rmSync(join(this.readersDir, name), { force: true });
       return false;
     });
@@ -550,7 +551,7 @@ function removeStaleSpills(file: string): void {
   for (const name of namesIn(dirname(file))) {
     if (!name.startsWith(prefix)) continue;
     const path = join(dirname(file), name);
-    if (!alive(Number(name.slice(prefix.length).split('-')[0])) && ownFolder(path)) rmSync(path, { recursive: true, force: true });
+    if (!processAlive(Number(name.slice(prefix.length).split('-')[0])) && ownFolder(path)) rmSync(path, { recursive: true, force: true });
   }
 }
 
@@ -567,16 +568,6 @@ function heldBy(err: unknown): string | undefined {
   const message = err instanceof Error ? err.message : String(err);
   const lock = /Conflicting lock is held in .*\(PID (\d+)\)/.exec(message);
   return lock ? lock[1] : /Conflicting lock/.test(message) ? 'unknown' : undefined;
-}
-
-function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
