@@ -180,9 +180,9 @@ export interface InProcessResult {
  * process boundary is under test (a refusal's words and exit code, rows read from a
  * mirror), which then cost no node start-up and no bundle load (issue 48, the suite's
  * time). What only a process shows (signals, stdin, a terminal, files left behind, the
- * built bundle) stays with `payrec()`, and so do syncs and reads of the API: the HTTP
- * client tunes V8's flags for its process (session.ts tuneMemory), which would be this
- * worker's. stdin is empty and not piped, stdout and stderr are not terminals.
+ * built bundle, the HTTP client's work in its own process) stays with `payrec()`. V8's
+ * flags stay the worker's: only payrec's own process tunes them (context.ts tuneHeap).
+ * stdin is empty and not piped, stdout and stderr are not terminals.
  */
 export async function payrecInProcess(emu: Emulator | undefined, args: string[], o: Omit<RunOptions, 'input' | 'cwd'> = {}): Promise<InProcessResult> {
   const { run } = await import('../../src/program.js');
