@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions, type Fixtures } from '../../src/emulator/index.js';
 import { processAlive } from '../../src/core/runtime/process-alive.js';
 
@@ -281,6 +281,18 @@ export async function until(what: string, ok: () => boolean | Promise<boolean>, 
   for (const end = Date.now() + ms; !(await ok()); await new Promise((r) => setTimeout(r, 20))) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
   }
+}
+
+/**
+ * Ctrl-C (SIGINT) to a running payrec once `ready` holds, and how it must end: exit 130
+ * with "interrupted" alone on stderr (nothing else said, no stack).
+ */
+export async function interruptWhen(run: ResultPromise, what: string, ready: () => boolean | Promise<boolean>): Promise<void> {
+  await until(what, ready);
+  run.kill('SIGINT');
+  const stopped = await run;
+  expect(stopped.exitCode).toBe(130);
+  expect(stopped.stderr).toBe('interrupted\n');
 }
 
 /**

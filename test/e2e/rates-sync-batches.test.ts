@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { BIN, emulator, payrec, program, screen, tempDir, until } from './helpers.js';
+import { BIN, emulator, interruptWhen, payrec, program, screen, tempDir } from './helpers.js';
 import { sql } from './mirror-helpers.js';
 
 // `payrec rates sync` over feeds that write a round each hour (the emulator's hourlyFeeds):
@@ -108,12 +108,7 @@ describe('rates sync of feeds read in several batches', () => {
       // Held after more than one batch of it, before its last.
       node.answering = reading[Math.floor(read / 2)];
       expect(Math.floor(read / 2)).toBeGreaterThan(BATCH);
-      const stopping = run(['rates', 'sync', ...SPAN, '-q'], mine, node.url);
-      await until('half the feed read', () => node.log.length >= node.answering);
-      stopping.kill('SIGINT');
-      const stopped = await stopping;
-      expect(stopped.exitCode).toBe(130);
-      expect(stopped.stderr).toBe('interrupted\n');
+      await interruptWhen(run(['rates', 'sync', ...SPAN, '-q'], mine, node.url), 'half the feed read', () => node.log.length >= node.answering);
       const held = await rounds(mine);
       const covered = await coverage(mine);
       const of = (rows: Record<string, unknown>[], feed: string) => rows.filter((r) => String(r.feed).toLowerCase() === feed);
