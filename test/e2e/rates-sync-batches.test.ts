@@ -9,13 +9,14 @@ import { BIN, emulator, interruptWhen, payrec, program, screen, tempDir } from '
 import { sql } from './mirror-helpers.js';
 
 // `payrec rates sync` over feeds that write a round each hour (the emulator's hourlyFeeds):
-// two months of them is ~1,460 rounds a feed, read 500 a batch, so each feed takes several
-// batches. What a person sees at a terminal (the bar moving batch after batch, then gone),
+// 43 days of them is 1,032 rounds a feed, read 500 a batch, so each feed takes three
+// batches (the fewest days that do: a Ctrl-C half-way through a feed's rounds falls after
+// its first batch). What a person sees at a terminal (the bar moving batch after batch, then gone),
 // and a Ctrl-C between two batches of one feed (that feed untouched, none half-stored).
 
 const env = { PAYREC_EMULATOR_NOW: '2026-01-01T00:00:00Z' };
-/** Two months: every feed but BUSD (retired in October) has a round each hour of them. */
-const SPAN = ['--from', '2025-10-01', '--to', '2025-12-01'];
+/** 43 days: every feed but BUSD (retired on October 3rd: two days of rounds) has a round each hour of them. */
+const SPAN = ['--from', '2025-10-01', '--to', '2025-11-13'];
 /** Round ids a sync reads per batch (src/mirror/rates-sync.ts). */
 const BATCH = 500;
 /** getRoundData(uint80): the selector of a round read. */
