@@ -49,8 +49,8 @@ export interface CloseSheet {
   count: number;
   /** Its first row, if any (a sheet's columns are as wide as its values). */
   first: Row | undefined;
-  /** Its rows in order: in memory, or (transfers and billings) read back from their spool once. */
-  rows: Iterable<Row> | AsyncIterable<Row>;
+  /** Its rows in order, in batches: in memory (one batch), or (transfers and billings) read back from their spool once. */
+  rows: Iterable<readonly Row[]> | AsyncIterable<readonly Row[]>;
 }
 
 /** One line of the cover: what, and its value as text. */
@@ -115,9 +115,9 @@ function columnsOf(rows: readonly Row[], first: readonly string[] = []): CloseCo
 const named = (names: Iterable<string>): CloseColumn[] => [...names].map((name) => ({ name, kind: kindOf(name) }));
 
 /** A sheet of rows in memory. */
-const held = (rows: Row[], first?: readonly string[]) => ({ columns: columnsOf(rows, first), count: rows.length, first: rows[0], rows });
+const held = (rows: Row[], first?: readonly string[]) => ({ columns: columnsOf(rows, first), count: rows.length, first: rows[0], rows: [rows] });
 /** A sheet of rows spooled to disk (spool.ts): its columns gathered as they were written. */
-const spooled = (spool: RowSpool) => ({ columns: named(spool.names), count: spool.count, first: spool.first, rows: spool.rows() });
+const spooled = (spool: RowSpool) => ({ columns: named(spool.names), count: spool.count, first: spool.first, rows: spool.batches() });
 
 export interface CloseOptions {
   /** The period as typed (2026-10), and its instants. */

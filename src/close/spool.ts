@@ -65,14 +65,22 @@ export class RowSpool {
     if (this.failure) throw this.failure;
   }
 
-  /** The rows in the order they were added, parsed one at a time. */
-  async *rows(): AsyncGenerator<Row> {
+  /**
+   * The rows in the order they were added, a chunk of the file at a time: its whole lines
+   * parsed as one JSON array (JSON text never holds a raw line break, so each becomes a
+   * comma), far cheaper than a parse, a string and an await a row.
+   */
+  async *batches(): AsyncGenerator<Row[]> {
     let rest = '';
     for await (const chunk of createReadStream(this.file, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
       const text = rest + (chunk as string);
-      let start = 0;
-      for (let end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start)) yield JSON.parse(text.slice(start, end)) as Row;
-      rest = text.slice(start);
+      const end = text.lastIndexOf('\n');
+      if (end < 0) {
+        rest = text;
+        continue;
+      }
+      rest = text.slice(end + 1);
+      yield JSON.parse(`[${text.slice(0, end).replaceAll('\n', ',')}]`) as Row[];
     }
   }
 }

@@ -15,7 +15,13 @@ export async function writeWorkbook(out: NodeJS.WritableStream, report: CloseRep
   await cover.end();
   for (const part of report.sheets) {
     const sheet = book.sheet(part.name, part.columns.map((c) => ({ ...column(c.name.split('.')), kind: c.kind })), part.first);
-    for await (const row of part.rows) await sheet.row(row);
+    for await (const batch of part.rows) {
+      for (const row of batch) {
+        // A sheet's row waits only now and then (its pace): no turn of the event loop a row.
+        const wait = sheet.row(row);
+        if (wait) await wait;
+      }
+    }
     await sheet.end();
   }
   await book.end();

@@ -282,7 +282,15 @@ export function openSheets(out: NodeJS.WritableStream, options: DocumentOptions 
       let sheet: StreamedSheet;
       let sheetRows = 0;
       let rows = 0;
+      /** Rows' XML not yet handed to the sheet's stream: written CHECK_EVERY rows at a time (each write costs exceljs a buffer and a trip down the zip's pipes). */
+      let pending = '';
+      const flush = () => {
+        if (pending === '') return;
+        sheet.stream.write(pending);
+        pending = '';
+      };
       const startSheet = () => {
+        flush();
         if (sheets > 0) sheet.commit();
         sheets++;
         sheet = <StreamedSheet>workbook.addWorksheet(sheets === 1 ? name : `${name} ${sheets}`, { views: [{ state: 'frozen', ySplit: 1 }] });
@@ -413,12 +421,16 @@ export function openSheets(out: NodeJS.WritableStream, options: DocumentOptions 
       return {
         row(record) {
           if (sheetRows === rowsPerSheet) startSheet();
-          sheet.stream.write(rowXml(record, sheetRows + 2));
+          pending += rowXml(record, sheetRows + 2);
           sheetRows++;
           rows++;
-          if (rows % CHECK_EVERY === 0) return pace();
+          if (rows % CHECK_EVERY === 0) {
+            flush();
+            return pace();
+          }
         },
         async end() {
+          flush();
           sheet.commit();
         },
       };
