@@ -6,20 +6,39 @@ import { isPlainObject, leafPaths, type Row } from '../core/output/rows.js';
 import { processAlive } from '../core/runtime/process-alive.js';
 
 // The close's transfers go to a file while the API is walked, then come back from it
-// row by row as their sheet (or the page's table) is written: its cover counts them
-// and their columns are every row's, both known only once the walk has ended, and a
-// month can hold hundreds of thousands of transfers, which held in memory took 600 MB
-// at 300,000 (issue 46's goal: < 500 MB). One JSON line per row: transfers are the
-// API's JSON with the enrichers' strings, numbers and arrays, which JSON gives back as
-// they were (a key whose value is undefined comes back absent, a cell as empty).
+// as their sheet (or the page's table) is written: its cover counts them and their
+// columns are every row's, both known only once the walk has ended, and a month can
+// hold hundreds of thousands of transfers, which held in memory took 600 MB at 300,000
+// (issue 46's goal: < 500 MB). A row is one line of text, in the spool's format: for the
+// page, a JSON line (transfers are the API's JSON with the enrichers' strings, numbers
+// and arrays, which JSON gives back as they were: a key whose value is undefined comes
+// back absent, a cell as empty); for the workbook, the row's XML in its sheet
+// (close/workbook.ts), rendered while the walk waits for the API, and copied into the
+// workbook as it is (parsing 300,000 rows back and rendering them then took a third of
+// the close).
 
 /** Rows are written in chunks of about this many characters (one write a row would be a syscall a row). */
 const CHUNK_CHARS = 1 << 20;
+
+/** How a spool holds its rows: a line of text each. */
+export interface SpoolFormat {
+  /** A row's text; `names`: the columns known so far, this row's included (as RowSpool.names). */
+  line(row: Row, names: ReadonlySet<string>): string;
+  /** Rows in a part of the file (a sheet's rows: each part is read back on its own; default: one part). */
+  partRows?: number;
+}
+
+/** A JSON line a row: what the page reads back (batches). */
+export const JSON_LINES: SpoolFormat = { line: (row) => JSON.stringify(row) + '\n' };
 
 export class RowSpool {
   private readonly out: WriteStream;
   private chunk = '';
   private failure: Error | undefined;
+  /** Bytes flushed to the file. */
+  private bytes = 0;
+  /** Where each part of the file begins (bytes). */
+  private readonly marks = [0];
   /** Rows written. */
   count = 0;
   /** The first row, as it was (a sheet's columns are as wide as its values). */
@@ -30,6 +49,7 @@ export class RowSpool {
   constructor(
     private readonly file: string,
     first: readonly string[] = [],
+    readonly format: SpoolFormat = JSON_LINES,
   ) {
     this.names = new Set(first);
     this.out = createWriteStream(file);
@@ -37,8 +57,11 @@ export class RowSpool {
   }
 
   /** Adds a row; the promise, when there is one, waits for the disk to catch up. */
-  add(row: Row, line = JSON.stringify(row)): Promise<void> | void {
+  add(row: Row): Promise<void> | void {
     if (this.failure) throw this.failure;
+    // A new part begins with the text of its first row (see part).
+    const newPart = this.count > 0 && this.count % (this.format.partRows ?? Infinity) === 0;
+    if (newPart) this.marks.push(this.bytes + Buffer.byteLength(this.chunk));
     this.count++;
     this.first ??= row;
     // leafPaths of every key, but only a nested object's key costs more than a set's look-up.
@@ -47,14 +70,15 @@ export class RowSpool {
       if (isPlainObject(value) && Object.keys(value).length > 0) for (const p of leafPaths(value, [key])) this.names.add(p.join('.'));
       else this.names.add(key);
     }
-    this.chunk += line + '\n';
+    this.chunk += this.format.line(row, this.names);
     if (this.chunk.length >= CHUNK_CHARS) return this.flush();
   }
 
   private flush(): Promise<void> | void {
-    const text = this.chunk;
+    const bytes = Buffer.from(this.chunk);
     this.chunk = '';
-    if (!this.out.write(text)) return once(this.out, 'drain').then(() => undefined);
+    this.bytes += bytes.length;
+    if (!this.out.write(bytes)) return once(this.out, 'drain').then(() => undefined);
   }
 
   /** Completes the file: its rows can be read from then on. */
@@ -65,8 +89,19 @@ export class RowSpool {
     if (this.failure) throw this.failure;
   }
 
+  /** How many parts the file has (one at least). */
+  get parts(): number {
+    return this.marks.length;
+  }
+
+  /** The bytes of part `part`, in chunks: the text of its rows as their format made it. */
+  part(part: number): AsyncIterable<Buffer> {
+    const end = this.marks[part + 1];
+    return createReadStream(this.file, { start: this.marks[part], ...(end === undefined ? {} : { end: end - 1 }), highWaterMark: 1 << 20 });
+  }
+
   /**
-   * The rows in the order they were added, a chunk of the file at a time: its whole lines
+   * The rows of a spool of JSON lines in the order they were added, a chunk of the file at a time: its whole lines
    * parsed as one JSON array (JSON text never holds a raw line break, so each becomes a
    * comma), far cheaper than a parse, a string and an await a row.
    */

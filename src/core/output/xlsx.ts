@@ -224,6 +224,35 @@ export class StyleIds {
     }
     return id;
   }
+
+  /**
+   * Ids go by first use, sheet after sheet; rows rendered ahead of their workbook take
+   * theirs as they come, several sheets' rows mixed. This puts the ids after the first
+   * `kept` (those of the sheets before them) in the order `uses` says (each sheet's ids
+   * in the order of their first use, sheet after sheet), and gives each id that moves
+   * its new one; undefined when none moves.
+   */
+  inOrderOfUse(kept: number, uses: readonly (readonly number[])[]): Map<number, number> | undefined {
+    const order = new Set<number>();
+    for (let i = 0; i < kept; i++) order.add(FIRST_STYLE + i);
+    for (const ids of uses) for (const id of ids) order.add(id);
+    for (let i = 0; i < this.formats.length; i++) order.add(FIRST_STYLE + i);
+    const ids = [...order];
+    if (ids.every((id, i) => id === FIRST_STYLE + i)) return undefined;
+    const formats = ids.map((id) => this.formats[id - FIRST_STYLE]);
+    this.formats.splice(0, this.formats.length, ...formats);
+    this.ids.clear();
+    formats.forEach((numFmt, i) => this.ids.set(numFmt, FIRST_STYLE + i));
+    return new Map(ids.map((id, i) => [id, FIRST_STYLE + i]));
+  }
+}
+
+/** A cell's style id in a row's XML (text holds no `<`: xmlText escapes it). */
+const CELL_STYLE = /(<c r="[A-Z]+\d+" s=")(\d+)"/g;
+
+/** Rows' XML (whole rows, as SheetRows renders them) with each style id changed as `moved` says. */
+export function restyled(xml: string, moved: ReadonlyMap<number, number>): string {
+  return xml.replace(CELL_STYLE, (_, open: string, id: string) => `${open}${moved.get(Number(id)) ?? id}"`);
 }
 
 /** What rows are rendered with: the zone of their times, the style ids, and how many rows a sheet holds. */
@@ -263,12 +292,15 @@ export class SheetRows {
   private readonly offsetOf: (seconds: number) => number;
   /** Time formats, by UTC offset: times show theirs, so each offset the zone has (one or two) is a format. */
   private readonly timeStyles = new Map<number, number>();
+  /** The style ids its cells use, in the order of their first use. */
+  readonly styleOrder: number[] = [];
+  private readonly styleIds = new Map<string, number>();
 
   /** `named`: its cells are named with their sheet's name (a workbook of several sheets). */
   constructor(
     readonly name: string,
     columns: SheetColumn[],
-    private readonly context: RowsContext,
+    readonly context: RowsContext,
     private readonly named: boolean,
   ) {
     this.offsetOf = (seconds) => offsetAt(seconds, context.zone);
@@ -282,6 +314,11 @@ export class SheetRows {
       this.refs.push(`<c r="${columnName(this.slots.length)}`);
       this.slots.push(slot);
     }
+  }
+
+  /** How many columns it has (those its slots come from). */
+  get columns(): number {
+    return this.names.size;
   }
 
   /** The name of the sheet that holds its part `part` (0: the first). */
@@ -322,7 +359,12 @@ export class SheetRows {
   }
 
   private style(numFmt: string): number {
-    return this.context.styles.id(numFmt);
+    let id = this.styleIds.get(numFmt);
+    if (id === undefined) {
+      this.styleIds.set(numFmt, (id = this.context.styles.id(numFmt)));
+      this.styleOrder.push(id);
+    }
+    return id;
   }
 
   private timeStyle(offset: number): number {
