@@ -37,7 +37,7 @@ export class RowSpool {
   private failure: Error | undefined;
   /** Bytes flushed to the file. */
   private bytes = 0;
-  /** Where each part of the file begins (bytes). */
+  /** Where each part of the file begins (bytes): a part holds format.partRows rows. */
   private readonly marks = [0];
   /** Rows written. */
   count = 0;
@@ -89,11 +89,6 @@ export class RowSpool {
     if (this.failure) throw this.failure;
   }
 
-  /** How many parts the file has (one at least). */
-  get parts(): number {
-    return this.marks.length;
-  }
-
   /** The bytes of part `part`, in chunks: the text of its rows as their format made it. */
   part(part: number): AsyncIterable<Buffer> {
     const end = this.marks[part + 1];
@@ -101,9 +96,9 @@ export class RowSpool {
   }
 
   /**
-   * The rows of a spool of JSON lines in the order they were added, a chunk of the file at a time: its whole lines
-   * parsed as one JSON array (JSON text never holds a raw line break, so each becomes a
-   * comma), far cheaper than a parse, a string and an await a row.
+   * The rows of a spool of JSON lines, in the order they were added, a chunk of the file
+   * at a time: its whole lines parsed as one JSON array (JSON text never holds a raw line
+   * break, so each becomes a comma), cheaper than a parse, a string and an await a row.
    */
   async *batches(): AsyncGenerator<Row[]> {
     let rest = '';
