@@ -17,8 +17,8 @@ import { processAlive } from '../core/runtime/process-alive.js';
 // workbook as it is (parsing 300,000 rows back and rendering them then took a third of
 // the close).
 
-/** Rows are written in chunks of about this many characters (one write a row would be a syscall a row). */
-const CHUNK_CHARS = 1 << 20;
+/** Rows are written in chunks of about this many bytes (one write a row would be a syscall a row). */
+const CHUNK_BYTES = 1 << 20;
 
 /** How a spool holds its rows: a line of text each. */
 export interface SpoolFormat {
@@ -33,7 +33,9 @@ export const JSON_LINES: SpoolFormat = { line: (row) => JSON.stringify(row) + '\
 
 export class RowSpool {
   private readonly out: WriteStream;
-  private chunk = '';
+  /** Rows' text not written yet, encoded as it comes (no string of a whole chunk to build, then encode). */
+  private chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  private used = 0;
   private failure: Error | undefined;
   /** Bytes flushed to the file. */
   private bytes = 0;
@@ -61,7 +63,7 @@ export class RowSpool {
     if (this.failure) throw this.failure;
     // A new part begins with the text of its first row (see part).
     const newPart = this.count > 0 && this.count % (this.format.partRows ?? Infinity) === 0;
-    if (newPart) this.marks.push(this.bytes + Buffer.byteLength(this.chunk));
+    if (newPart) this.marks.push(this.bytes + this.used);
     this.count++;
     this.first ??= row;
     // leafPaths of every key, but only a nested object's key costs more than a set's look-up.
@@ -70,13 +72,20 @@ export class RowSpool {
       if (isPlainObject(value) && Object.keys(value).length > 0) for (const p of leafPaths(value, [key])) this.names.add(p.join('.'));
       else this.names.add(key);
     }
-    this.chunk += this.format.line(row, this.names);
-    if (this.chunk.length >= CHUNK_CHARS) return this.flush();
+    const line = this.format.line(row, this.names);
+    // A UTF-16 unit is at most 3 bytes of UTF-8: a line that may not fit goes after what is there.
+    let wait: Promise<void> | void = undefined;
+    if (this.used + line.length * 3 > this.chunk.length) wait = this.flush(line.length * 3);
+    this.used += this.chunk.write(line, this.used);
+    return wait;
   }
 
-  private flush(): Promise<void> | void {
-    const bytes = Buffer.from(this.chunk);
-    this.chunk = '';
+  /** Writes what the chunk holds, and starts one of `room` bytes at least. */
+  private flush(room = 0): Promise<void> | void {
+    const bytes = this.chunk.subarray(0, this.used);
+    this.chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, room));
+    this.used = 0;
+    if (bytes.length === 0) return;
     this.bytes += bytes.length;
     if (!this.out.write(bytes)) return once(this.out, 'drain').then(() => undefined);
   }
