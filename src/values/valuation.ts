@@ -30,43 +30,26 @@ export function valueOf(amount: string, rate: Pick<Rate, 'numerator' | 'denomina
 export type Valuer = (amount: string) => string;
 
 /**
- * valueOf at one rate, made once per rate (its texts read once, the powers of ten once per
- * count of an amount's places): each figure is then one parse, one product and one
- * rounding division.
+ * valueOf at one rate, made once per rate (its texts read once): each figure is then one
+ * parse, one product and, past 18 places, one rounding division. Cheap to make: an
+ * hourly rates file hands a list tens of thousands of rates, each valuing a few figures.
  */
 export function valuer(rate: Pick<Rate, 'numerator' | 'denominator'>): Valuer {
-  let byNumerator = valuers.get(rate.numerator);
-  if (!byNumerator) {
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: when the cache is emptied changes no answer
-    if (valuers.size > 100_000) valuers.clear();
-    valuers.set(rate.numerator, (byNumerator = new Map()));
-  }
-  let v = byNumerator.get(rate.denominator);
-  if (!v) byNumerator.set(rate.denominator, (v = made(rate.numerator, rate.denominator)));
-  return v;
-}
-
-/** Valuers by numerator and denominator text: rates repeat across a list's records (a cache: it changes no answer). */
-const valuers = new Map<string, Map<string, Valuer>>();
-
-function made(numerator: string, denominator: string): Valuer {
+  const { numerator, denominator } = rate;
   if (!PLAIN_RATE.test(numerator)) throw new RangeError(`"${numerator}" is not a plain decimal rate`);
   if (!PLAIN_RATE.test(denominator)) throw new RangeError(`"${denominator}" is not a plain decimal rate`);
   const [n, np] = scaled(numerator);
   const [d, dp] = scaled(denominator);
-  // Per count of the amount's places ap: a/10^ap × n/10^np ÷ (d/10^dp) in units of 10^-18 is a × times ÷ over.
-  const factors: [times: bigint, over: bigint][] = [];
-  const factorsOf = (ap: number) => {
-    const shift = VALUE_PLACES + dp - ap - np;
-    return (factors[ap] = [n * pow10(Math.max(shift, 0)), d * pow10(Math.max(-shift, 0))]);
-  };
+  const direct = d === 1n && dp === 0;
   return (amount) => {
     if (!PLAIN.test(amount)) throw new RangeError(`"${amount}" is not a plain decimal amount`);
     const [a, ap] = scaled(amount);
-    const [times, over] = factors[ap] ?? factorsOf(ap);
-    const top = a * times;
-    // Stryker disable next-line ConditionalExpression: halfEven(top, 1n) is top; this only skips a division
-    return attoText(over === 1n ? top : halfEven(top, over));
+    const top = a * n;
+    // a/10^ap × n/10^np ÷ (d/10^dp) in units of 10^-18 is top × 10^shift ÷ d.
+    const shift = VALUE_PLACES + dp - ap - np;
+    // A direct rate's product of at most 18 places is the value exactly: its digits at its own places (the padding zeros are never printed).
+    if (direct && shift >= 0) return decimalText(top, VALUE_PLACES - shift);
+    return attoText(shift >= 0 ? halfEven(top * pow10(shift), d) : halfEven(top, d * pow10(-shift)));
   };
 }
 
