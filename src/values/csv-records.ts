@@ -46,10 +46,11 @@ function split(lines: string[]): CsvRecord[] {
   const out: CsvRecord[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
-    // Only spaces: an empty line (trimmed), skipped.
-    if (line.trim() === '') continue;
+    // Only spaces: an empty line (trimmed), skipped. A line without a space (most) has no cell to trim.
+    const spaced = line.includes(' ');
+    if (spaced ? line.trim() === '' : line === '') continue;
     const record = line.split(',');
-    for (let c = 0; c < record.length; c++) record[c] = record[c].trim();
+    if (spaced) for (let c = 0; c < record.length; c++) record[c] = record[c].trim();
     out.push({ record, line: i + 1 });
   }
   return out;
