@@ -89,8 +89,11 @@ function decimalText(v: bigint, places: number): string {
 
 const attoText = (v: bigint) => decimalText(v, VALUE_PLACES);
 
+/** A plain decimal already without padding zeros (what files and feeds mostly write). */
+const UNPADDED = /^(0|[1-9]\d*)(\.\d*[1-9])?$/;
+
 /** A plain decimal without padding zeros: "0612.340" → "612.34", so 1.0830 and 1.083 compare equal. */
-export const plainDecimal = (text: string) => decimalText(...scaled(text));
+export const plainDecimal = (text: string) => (UNPADDED.test(text) ? text : decimalText(...scaled(text)));
 
 /** The exact sum of values (decimal texts). */
 export function sumOf(values: Iterable<string>): string {
