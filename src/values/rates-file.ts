@@ -47,7 +47,7 @@ const RATE = /^\d+(\.\d+)?$/;
 /** The rows of a rates file; a malformed line is a UsageError naming `name` and the line. */
 export function parseRatesFile(text: string, name: string): RateRow[] {
   const at = (line: number, why: string) => new UsageError(`${name}:${line}: ${why}`, 'a rates file is CSV with the header time,chain,token,currency,rate,source (docs/values.md "The rates file")');
-  let records: CsvRecord[];
+  let records: IterableIterator<CsvRecord>;
   try {
     records = csvRecords(text);
   } catch (err) {
@@ -55,17 +55,19 @@ export function parseRatesFile(text: string, name: string): RateRow[] {
     if (!(err instanceof CsvSyntaxError)) throw err;
     throw at(err.line, `not CSV: ${printable(err.message.replace(/ (on|at) line \d+/, ''))}`);
   }
-  if (records.length === 0) throw at(1, 'empty: expected the header time,chain,token,currency,rate,source');
-  const header = records[0].record.map((c) => c.toLowerCase());
+  const first = records.next();
+  if (first.done) throw at(1, 'empty: expected the header time,chain,token,currency,rate,source');
+  const head = first.value;
+  const header = head.record.map((c) => c.toLowerCase());
   const known = new Set<string>([...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS]);
   const index = new Map<Column, number>();
   header.forEach((c, i) => {
-    if (!known.has(c)) throw at(records[0].line, `unknown column "${printable(c)}": expected ${[...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS].join(', ')}`);
-    if (index.has(c as Column)) throw at(records[0].line, `the column ${c} is named twice`);
+    if (!known.has(c)) throw at(head.line, `unknown column "${printable(c)}": expected ${[...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS].join(', ')}`);
+    if (index.has(c as Column)) throw at(head.line, `the column ${c} is named twice`);
     index.set(c as Column, i);
   });
   const lacking = REQUIRED_COLUMNS.filter((c) => !index.has(c));
-  if (lacking.length) throw at(records[0].line, `the header lacks ${lacking.join(', ')}`);
+  if (lacking.length) throw at(head.line, `the header lacks ${lacking.join(', ')}`);
 
   const rows: RateRow[] = [];
   /**
@@ -81,7 +83,10 @@ export function parseRatesFile(text: string, name: string): RateRow[] {
   // A file repeats its currencies: each text is checked once. Times are read again unless
   // the line before had the same (a daily file's rows of one day): a map of every time
   // text cost an hourly file more than reading each (its lookups hash a new text a row).
-  let lastTime: { text: string; time: number | null } | undefined;
+  let lastTimeText: string | undefined;
+  let lastTime: number | null = null;
+  // The strings a row keeps are the last row's where equal: an hourly file's rows then keep one string each, their rate.
+  let lastSource = '';
   const currencies = new Map<string, string>();
   const currencyOf = (value: string, what: string, line: number) => {
     let code = currencies.get(value);
@@ -91,8 +96,7 @@ export function parseRatesFile(text: string, name: string): RateRow[] {
   };
   // Each column's place in a record (the required ones are there), -1 for an optional one the header lacks.
   const place = { time: index.get('time')!, chain: index.get('chain')!, token: index.get('token')!, currency: index.get('currency')!, rate: index.get('rate')!, source: index.get('source')!, address: index.get('address') ?? -1, note: index.get('note') ?? -1 };
-  for (let r = 1; r < records.length; r++) {
-    const { record, line } = records[r];
+  for (const { record, line } of records) {
     if (record.length !== header.length) throw at(line, `${record.length} cell${record.length === 1 ? '' : 's'}, but the header has ${header.length}`);
     const chain = record[place.chain];
     if (chain !== ANY_CHAIN && chain !== FIAT && !(KNOWN_CHAINS as readonly string[]).includes(chain)) {
@@ -111,21 +115,27 @@ export function parseRatesFile(text: string, name: string): RateRow[] {
     if (source === '') throw at(line, 'no source: every rate says where it came from');
     const timeText = record[place.time];
     // Stryker disable next-line ConditionalExpression: a cache; reading a time again gives the same instant (an invalid one fails the first time)
-    if (lastTime?.text !== timeText) lastTime = { text: timeText, time: timeAt(timeText, line, at) };
-    const time = lastTime.time;
-    const row: RateRow = { line, time, chain, token: chain === FIAT ? token.toUpperCase() : token, currency, rate, source };
-    if (place.address !== -1 && record[place.address]) row.address = record[place.address];
-    if (place.note !== -1 && record[place.note]) row.note = record[place.note];
-    if (!lastPair || lastPair.chain !== chain || lastPair.token !== row.token || lastPair.currency !== currency) {
+    if (lastTimeText !== timeText) {
+      lastTime = timeAt(timeText, line, at);
+      lastTimeText = timeText;
+    }
+    const time = lastTime;
+    const key = chain === FIAT ? token.toUpperCase() : token;
+    if (!lastPair || lastPair.chain !== chain || lastPair.token !== key || lastPair.currency !== currency) {
       // Unambiguous: only the token is free text, and the currency after it is three letters.
-      const pair = `${chain}\u0000${row.token}\u0000${currency}`;
+      const pair = `${chain}\u0000${key}\u0000${currency}`;
       let kept = pairs.get(pair);
       if (!kept) pairs.set(pair, (kept = new PairRows()));
-      lastPair = { chain, token: row.token, currency, rows: kept };
+      lastPair = { chain, token: key, currency, rows: kept };
     }
     const earlier = lastPair.rows.earlier(time);
-    if (earlier && plainDecimal(earlier.rate) !== plainDecimal(rate)) throw at(line, `${row.token} → ${currency} on ${chain} at ${timeText} is ${rate} here but ${earlier.rate} on line ${earlier.line}`);
+    if (earlier && plainDecimal(earlier.rate) !== plainDecimal(rate)) throw at(line, `${key} → ${currency} on ${chain} at ${timeText} is ${rate} here but ${earlier.rate} on line ${earlier.line}`);
     if (earlier) continue;
+    // Stryker disable next-line ConditionalExpression: the same text either way
+    if (source !== lastSource) lastSource = source;
+    const row: RateRow = { line, time, chain: lastPair.chain, token: lastPair.token, currency, rate, source: lastSource };
+    if (place.address !== -1 && record[place.address]) row.address = record[place.address];
+    if (place.note !== -1 && record[place.note]) row.note = record[place.note];
     lastPair.rows.add(row);
     rows.push(row);
   }
