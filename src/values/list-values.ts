@@ -60,10 +60,8 @@ export function currencyEnricher(query: CurrencyQuery, open: (session: Session) 
         return hands.get(token);
       };
       // Each rate's valuer, by the rate object (sources hand out one object per rate): records
-      // of several tokens alternate, so the last rate alone was rarely the next one's. A Map,
-      // not a WeakMap: the rates live as long as the run, and tens of thousands of a WeakMap's
-      // entries (an hourly file) slow every collection of garbage.
-      const valuers = new Map<Rate, Valuer>();
+      // of several tokens alternate, so the last rate alone was rarely the next one's.
+      const valuers = new WeakMap<Rate, Valuer>();
       const valuerOf = (rate: Rate): Valuer => {
         let v = valuers.get(rate);
         if (!v) valuers.set(rate, (v = valuer(rate)));

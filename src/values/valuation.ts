@@ -30,17 +30,43 @@ export function valueOf(amount: string, rate: Pick<Rate, 'numerator' | 'denomina
 export type Valuer = (amount: string) => string;
 
 /**
- * valueOf at one rate, made once per rate (its texts read once): each figure is then one
- * parse, one product and, past 18 places, one rounding division. Cheap to make: an
+ * valueOf at one rate, made once per rate text (its texts read once): each figure is then
+ * one parse, one product and, past 18 places, one rounding division. Cheap to make: an
  * hourly rates file hands a list tens of thousands of rates, each valuing a few figures.
  */
 export function valuer(rate: Pick<Rate, 'numerator' | 'denominator'>): Valuer {
   const { numerator, denominator } = rate;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: when the cache is emptied changes no answer
+  if (direct.size + crossed.size > 100_000) {
+    direct.clear();
+    crossed.clear();
+  }
+  if (denominator === '1') {
+    let v = direct.get(numerator);
+    if (!v) direct.set(numerator, (v = made(numerator, denominator)));
+    return v;
+  }
+  let byNumerator = crossed.get(numerator);
+  if (!byNumerator) crossed.set(numerator, (byNumerator = new Map()));
+  let v = byNumerator.get(denominator);
+  if (!v) byNumerator.set(denominator, (v = made(numerator, denominator)));
+  return v;
+}
+
+/**
+ * Valuers by rate text (a cache: it changes no answer): a source may hand out a new rate
+ * object for the same rate (a feed's round, judged for each record asking it). Direct
+ * rates (denominator 1, most) by their numerator alone.
+ */
+const direct = new Map<string, Valuer>();
+const crossed = new Map<string, Map<string, Valuer>>();
+
+function made(numerator: string, denominator: string): Valuer {
   if (!PLAIN_RATE.test(numerator)) throw new RangeError(`"${numerator}" is not a plain decimal rate`);
   if (!PLAIN_RATE.test(denominator)) throw new RangeError(`"${denominator}" is not a plain decimal rate`);
   const [n, np] = scaled(numerator);
   const [d, dp] = scaled(denominator);
-  const direct = d === 1n && dp === 0;
+  const isDirect = d === 1n && dp === 0;
   return (amount) => {
     if (!PLAIN.test(amount)) throw new RangeError(`"${amount}" is not a plain decimal amount`);
     // Digits and places read apart: a pair made per figure was a fifth of what valuing allocates.
@@ -51,7 +77,7 @@ export function valuer(rate: Pick<Rate, 'numerator' | 'denominator'>): Valuer {
     // a/10^ap × n/10^np ÷ (d/10^dp) in units of 10^-18 is top × 10^shift ÷ d.
     const shift = VALUE_PLACES + dp - ap - np;
     // A direct rate's product of at most 18 places is the value exactly: its digits at its own places (the padding zeros are never printed).
-    if (direct && shift >= 0) return decimalText(top, VALUE_PLACES - shift);
+    if (isDirect && shift >= 0) return decimalText(top, VALUE_PLACES - shift);
     return attoText(shift >= 0 ? halfEven(top * pow10(shift), d) : halfEven(top, d * pow10(-shift)));
   };
 }
