@@ -154,6 +154,7 @@ class PairRows {
   /** The row kept of this time, if any. */
   earlier(time: number | null): RateRow | undefined {
     if (this.byTime) return this.byTime.get(time);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: the map answers the same, only later
     if (time !== null && (time < this.first || time > this.last)) return undefined;
     this.byTime = new Map(this.rows.map((row) => [row.time, row]));
     return this.byTime.get(time);
@@ -204,7 +205,9 @@ function timeAt(value: string, line: number, at: (line: number, why: string) => 
  * says why). The same instant as timeAt's for each text it reads.
  */
 function utcSeconds(v: string): number | undefined {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: a text declined here is read by timeAt, to the same instant
   const dated = v.length === 10 || (v.length === 20 && v.charCodeAt(10) === 84 && v.charCodeAt(13) === 58 && v.charCodeAt(16) === 58 && v.charCodeAt(19) === 90);
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: a text declined here is read by timeAt, to the same instant
   if (!dated || v.charCodeAt(4) !== 45 || v.charCodeAt(7) !== 45) return undefined;
   const year = digitsAt(v, 0, 4);
   const month = digitsAt(v, 5, 2);

@@ -41,6 +41,7 @@ export function valuer(rate: Pick<Rate, 'numerator' | 'denominator'>): Valuer {
     direct.clear();
     crossed.clear();
   }
+  // Stryker disable next-line ConditionalExpression: both caches make the same valuer
   if (denominator === '1') {
     let v = direct.get(numerator);
     if (!v) direct.set(numerator, (v = made(numerator, denominator)));
@@ -77,7 +78,9 @@ function made(numerator: string, denominator: string): Valuer {
     // a/10^ap × n/10^np ÷ (d/10^dp) in units of 10^-18 is top × 10^shift ÷ d.
     const shift = VALUE_PLACES + dp - ap - np;
     // A direct rate's product of at most 18 places is the value exactly: its digits at its own places (the padding zeros are never printed).
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: the general path below prints the same digits (a product by 10^shift, a division by 1)
     if (isDirect && shift >= 0) return decimalText(top, VALUE_PLACES - shift);
+    // Stryker disable next-line EqualityOperator: at shift 0 both are top ÷ d
     return attoText(shift >= 0 ? halfEven(top * pow10(shift), d) : halfEven(top, d * pow10(-shift)));
   };
 }
