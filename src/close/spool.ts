@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isPlainObject, leafPaths, type Row } from '../core/output/rows.js';
 import { processAlive } from '../core/runtime/process-alive.js';
+import { removedAtExit } from '../core/runtime/exit-cleanup.js';
 
 // The close's transfers go to a file while the API is walked, then come back from it
 // as their sheet (or the page's table) is written: its cover counts them and their
@@ -137,15 +138,7 @@ const OWN = new RegExp(`^${PREFIX}(\\d+)-[A-Za-z0-9]{6}$`);
 export function spoolFolder(): { path: string; remove(): void } {
   sweepStale();
   const path = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
-  const remove = () => rmSync(path, { recursive: true, force: true });
-  process.once('exit', remove);
-  return {
-    path,
-    remove() {
-      process.removeListener('exit', remove);
-      remove();
-    },
-  };
+  return { path, remove: removedAtExit(path) };
 }
 
 /**

@@ -1,12 +1,14 @@
 import { execa, type ResultPromise } from 'execa';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Readable, Writable } from 'node:stream';
-import { afterAll, beforeAll } from 'vitest';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions, type Fixtures } from '../../src/emulator/index.js';
 import { processAlive } from '../../src/core/runtime/process-alive.js';
 
@@ -180,9 +182,9 @@ export interface InProcessResult {
  * process boundary is under test (a refusal's words and exit code, rows read from a
  * mirror), which then cost no node start-up and no bundle load (issue 48, the suite's
  * time). What only a process shows (signals, stdin, a terminal, files left behind, the
- * built bundle) stays with `payrec()`, and so do syncs and reads of the API: the HTTP
- * client tunes V8's flags for its process (session.ts tuneMemory), which would be this
- * worker's. stdin is empty and not piped, stdout and stderr are not terminals.
+ * built bundle, the HTTP client's work in its own process) stays with `payrec()`. V8's
+ * flags stay the worker's: only payrec's own process tunes them (context.ts tuneHeap).
+ * stdin is empty and not piped, stdout and stderr are not terminals.
  */
 export async function payrecInProcess(emu: Emulator | undefined, args: string[], o: Omit<RunOptions, 'input' | 'cwd'> = {}): Promise<InProcessResult> {
   const { run } = await import('../../src/program.js');
@@ -200,6 +202,11 @@ export async function payrecInProcess(emu: Emulator | undefined, args: string[],
     ...(emu ? { PAYREC_BASE_URL: emu.url, PAYREC_API_KEY: emu.keyFor(chain), PAYREC_CHAIN: chain } : {}),
     ...o.env,
   };
+  // A mirror opened in the run makes its process's files private (umask 077, src/core/runtime/umask.ts):
+  // the worker's umask is given back once no run is left, as the files of later tests expect it.
+  if (inProcessRuns++ === 0) workerUmask = process.umask();
+  const mirror = mirrorOf(args, env);
+  if (mirror) mirrorsOpened.add(mirror);
   const exitCode = await run(args, {
     stdin: Readable.from([]),
     stdout: sink('stdout'),
@@ -213,8 +220,59 @@ export async function payrecInProcess(emu: Emulator | undefined, args: string[],
     env: Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)),
     now: () => Date.now(),
     signal: new AbortController().signal,
+  }).finally(() => {
+    if (--inProcessRuns === 0) process.umask(workerUmask);
   });
+  if (inProcessRuns === 0) await letMirrorsGo();
   return { exitCode, ...out };
+}
+
+let inProcessRuns = 0;
+let workerUmask = 0o022;
+
+/** The mirror file a run names (--db, or PAYREC_DB), absolute. */
+function mirrorOf(args: string[], env: Record<string, string | undefined>): string | undefined {
+  const at = args.indexOf('--db');
+  const file = at >= 0 ? args[at + 1] : env.PAYREC_DB;
+  return file === undefined ? undefined : resolve(file);
+}
+
+/** The mirror files of the in-process runs since the last letMirrorsGo. */
+const mirrorsOpened = new Set<string>();
+
+/**
+ * DuckDB lets go of a mirror's file (and its lock, which a payrec process started next
+ * waits on) only once V8 has collected the query results that hold it, long after the
+ * run closed it: payrec's own process exits, this worker goes on. When the last run at
+ * once ends and a file the runs named is still open (/proc/self/fd), a full collection
+ * runs, whose finalizers close it.
+ */
+async function letMirrorsGo(): Promise<void> {
+  const files = [...mirrorsOpened];
+  mirrorsOpened.clear();
+  if (!files.some(holdsFile)) return;
+  collectGarbage();
+  await new Promise((done) => setImmediate(done));
+}
+
+function holdsFile(file: string): boolean {
+  return readdirSync('/proc/self/fd').some((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(file);
+    } catch {
+      return false;
+    }
+  });
+}
+
+let collect: (() => void) | undefined;
+/** V8's full collection, exposed for this worker on first use (as src/mirror/duckdb/chunks.ts does for payrec's minor one). */
+function collectGarbage(): void {
+  if (!collect) {
+    setFlagsFromString('--expose-gc');
+    collect = runInNewContext('gc') as () => void;
+  }
+  collect();
 }
 
 /**
@@ -281,6 +339,18 @@ export async function until(what: string, ok: () => boolean | Promise<boolean>, 
   for (const end = Date.now() + ms; !(await ok()); await new Promise((r) => setTimeout(r, 20))) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
   }
+}
+
+/**
+ * Ctrl-C (SIGINT) to a running payrec once `ready` holds, and how it must end: exit 130
+ * with "interrupted" alone on stderr (nothing else said, no stack).
+ */
+export async function interruptWhen(run: ResultPromise, what: string, ready: () => boolean | Promise<boolean>): Promise<void> {
+  await until(what, ready);
+  run.kill('SIGINT');
+  const stopped = await run;
+  expect(stopped.exitCode).toBe(130);
+  expect(stopped.stderr).toBe('interrupted\n');
 }
 
 /**

@@ -6,12 +6,15 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { BIN, emulator, EVENT_WAIT_MS, payrec, program, tempDir } from './helpers.js';
+import { BIN, emulator, EVENT_WAIT_MS, payrec, payrecInProcess, program, tempDir } from './helpers.js';
 
 // What a server, a file on disk, another local process or a careless keystroke can
 // send never ends as exit 1, never prints the key, never hangs (issue 18, items 2-5).
 // A hostile server of this file's own answers per scenario: its base URL's first path
 // segment names what it sends (`http://127.0.0.1:P/deep-array` → /deep-array/v1/bsc/…).
+// What the server sends reaches payrec's process (its HTTP client, the built bundle); a
+// config file's refusals, the environment's, and help run inside this worker
+// (payrecInProcess: the same words and exit codes, no process boundary under test, issue 48).
 
 /** The key of these tests: none of its characters' runs may appear in any output. */
 const SECRET = 'Zq8XwT3vK9mN2pL7rB4y';
@@ -145,7 +148,7 @@ describe('local state', () => {
 
   test.concurrent('a config that is not JSON: exit 2 naming the file, line and column, never its content', async () => {
     const dir = configHolding(broken);
-    const r = await payrec(undefined, ['ot', 'transfers'], { env: { PAYREC_CONFIG_DIR: dir } });
+    const r = await payrecInProcess(undefined, ['ot', 'transfers'], { env: { PAYREC_CONFIG_DIR: dir } });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`error: the config file ${join(dir, 'config.json')} is not valid JSON (line 1, column 75: invalid symbol)`);
     expect(r.stderr).toContain('hint: fix it, or remove it with: payrec auth logout (then payrec auth login)');
@@ -155,7 +158,7 @@ describe('local state', () => {
 
   test.concurrent('line and column count lines of a file written by hand', async () => {
     const dir = configHolding(`{\n  "profiles": {\n    "default": {\n      "apiKey": ${KEY}\n    }\n  }\n}\n`);
-    const r = await payrec(undefined, ['ot', 'transfers'], { env: { PAYREC_CONFIG_DIR: dir } });
+    const r = await payrecInProcess(undefined, ['ot', 'transfers'], { env: { PAYREC_CONFIG_DIR: dir } });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('is not valid JSON (line 4, column 17');
     expect(showsKey(r.stderr)).toBe(false);
@@ -165,10 +168,10 @@ describe('local state', () => {
     const dir = configHolding(broken);
     const env = { PAYREC_CONFIG_DIR: dir };
     const [list, profiles, emulated, set] = await Promise.all([
-      payrec(undefined, ['config', 'list'], { env }),
-      payrec(undefined, ['config', 'profiles'], { env }),
+      payrecInProcess(undefined, ['config', 'list'], { env }),
+      payrecInProcess(undefined, ['config', 'profiles'], { env }),
       payrec(undefined, ['--emulator', 'ot', 'transfers', '--limit', '2', '-f', 'jsonl'], { env }),
-      payrec(undefined, ['config', 'set', 'chain', 'polygon'], { env }),
+      payrecInProcess(undefined, ['config', 'set', 'chain', 'polygon'], { env }),
     ]);
     for (const r of [list, profiles, emulated]) {
       expect(r.exitCode).toBe(0);
@@ -179,7 +182,7 @@ describe('local state', () => {
     expect(set.exitCode).toBe(2);
     expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(broken);
 
-    const logout = await payrec(undefined, ['auth', 'logout'], { env });
+    const logout = await payrecInProcess(undefined, ['auth', 'logout'], { env });
     expect(logout.exitCode).toBe(0);
     expect(logout.stderr).toMatch(/^Logged out: the config file .* is not valid JSON .*, so it was removed, with every profile it held/);
     expect(existsSync(join(dir, 'config.json'))).toBe(false);
@@ -191,12 +194,12 @@ describe('local state', () => {
     const other = join(tempDir(), 'passwd');
     writeFileSync(other, `root:x:0:0:root:/root:/bin/bash ${KEY}\n`);
     symlinkSync(other, join(dir, 'config.json'));
-    const r = await payrec(undefined, ['ot', 'transfers'], { env: { PAYREC_CONFIG_DIR: dir } });
+    const r = await payrecInProcess(undefined, ['ot', 'transfers'], { env: { PAYREC_CONFIG_DIR: dir } });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`the config file ${join(dir, 'config.json')} (a link to ${other}) is not valid JSON (line 1, column 1`);
     expect(r.stderr).not.toContain('root:x');
     expect(showsKey(r.stderr)).toBe(false);
-    const logout = await payrec(undefined, ['auth', 'logout'], { env: { PAYREC_CONFIG_DIR: dir } });
+    const logout = await payrecInProcess(undefined, ['auth', 'logout'], { env: { PAYREC_CONFIG_DIR: dir } });
     expect(logout.exitCode).toBe(0);
     expect(existsSync(join(dir, 'config.json'))).toBe(false);
     expect(readFileSync(other, 'utf8')).toContain('root:x');
@@ -207,14 +210,14 @@ describe('local state', () => {
     const pkg = join(tempDir(), 'package.json');
     writeFileSync(pkg, JSON.stringify({ name: 'app', token: KEY }));
     symlinkSync(pkg, join(dir, 'config.json'));
-    const r = await payrec(undefined, ['ot', 'transfers'], { env: { PAYREC_CONFIG_DIR: dir } });
+    const r = await payrecInProcess(undefined, ['ot', 'transfers'], { env: { PAYREC_CONFIG_DIR: dir } });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('is not a payrec config');
     expect(showsKey(r.stderr)).toBe(false);
 
     const devDir = tempDir();
     symlinkSync('/dev/zero', join(devDir, 'config.json'));
-    const z = await payrec(undefined, ['ot', 'transfers'], { env: { PAYREC_CONFIG_DIR: devDir } });
+    const z = await payrecInProcess(undefined, ['ot', 'transfers'], { env: { PAYREC_CONFIG_DIR: devDir } });
     expect(z.exitCode).toBe(2);
     expect(z.stderr).toContain('(a link to /dev/zero) is not a regular file');
   });
@@ -226,7 +229,7 @@ describe('local state', () => {
     writeFileSync(file, JSON.stringify({ profiles: { default: { chain: 'bsc', baseUrl: quiet.url, apiKey: KEY } } }));
     chmodSync(file, 0o666);
     quiet.clearLog();
-    const r = await payrec(undefined, ['ot', 'transfers'], { env: { PAYREC_CONFIG_DIR: dir } });
+    const r = await payrecInProcess(undefined, ['ot', 'transfers'], { env: { PAYREC_CONFIG_DIR: dir } });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`error: the config file ${file} and its folder can be changed by other users: payrec does not use the key it holds`);
     expect(r.stderr).toContain(`hint: fix it with: chmod 600 ${file}; chmod go-w ${dir}`);
@@ -234,18 +237,18 @@ describe('local state', () => {
     expect(quiet.requests).toHaveLength(0);
 
     chmodSync(file, 0o600);
-    const folderOnly = await payrec(undefined, ['auth', 'status'], { env: { PAYREC_CONFIG_DIR: dir } });
+    const folderOnly = await payrecInProcess(undefined, ['auth', 'status'], { env: { PAYREC_CONFIG_DIR: dir } });
     expect(folderOnly.exitCode).toBe(2);
     expect(folderOnly.stderr).toContain(`hint: fix it with: chmod go-w ${dir}`);
     expect(quiet.requests).toHaveLength(0);
 
-    const logout = await payrec(undefined, ['auth', 'logout'], { env: { PAYREC_CONFIG_DIR: dir } });
+    const logout = await payrecInProcess(undefined, ['auth', 'logout'], { env: { PAYREC_CONFIG_DIR: dir } });
     expect(logout.exitCode).toBe(0);
     expect(readFileSync(file, 'utf8')).not.toContain(SECRET);
     expect(logout.stderr).toContain(`chmod go-w ${dir}`);
 
     chmodSync(dir, 0o700);
-    const fixed = await payrec(undefined, ['config', 'list'], { env: { PAYREC_CONFIG_DIR: dir } });
+    const fixed = await payrecInProcess(undefined, ['config', 'list'], { env: { PAYREC_CONFIG_DIR: dir } });
     expect(fixed.exitCode).toBe(0);
     expect(fixed.stderr).toBe('');
   });
@@ -255,7 +258,7 @@ describe('local state', () => {
     const real = join(tempDir(), 'payrec.json');
     writeFileSync(real, JSON.stringify({ profiles: { default: { chain: 'bsc' } } }), { mode: 0o600 });
     symlinkSync(real, join(dir, 'config.json'));
-    const r = await payrec(undefined, ['config', 'set', 'chain', 'polygon'], { env: { PAYREC_CONFIG_DIR: dir } });
+    const r = await payrecInProcess(undefined, ['config', 'set', 'chain', 'polygon'], { env: { PAYREC_CONFIG_DIR: dir } });
     expect(r.exitCode).toBe(0);
     expect(lstatSync(join(dir, 'config.json')).isSymbolicLink()).toBe(true);
     expect(JSON.parse(readFileSync(real, 'utf8')).profiles.default.chain).toBe('polygon');
@@ -511,10 +514,10 @@ describe('conventions', () => {
 
   test.concurrent('environment variables are named in their errors', async () => {
     const runs = await Promise.all([
-      payrec(quiet, ['ot', 'transfers'], { env: { PAYREC_FORMAT: 'yaml' } }),
-      payrec(quiet, ['ot', 'transfers'], { env: { PAYREC_CHAIN: 'BSC' } }),
-      payrec(quiet, ['ot', 'transfers'], { env: { PAYREC_BASE_URL: 'ftp://x' } }),
-      payrec(quiet, ['ot', 'transfers'], { env: { PAYREC_PROFILE: 'a b' } }),
+      payrecInProcess(quiet, ['ot', 'transfers'], { env: { PAYREC_FORMAT: 'yaml' } }),
+      payrecInProcess(quiet, ['ot', 'transfers'], { env: { PAYREC_CHAIN: 'BSC' } }),
+      payrecInProcess(quiet, ['ot', 'transfers'], { env: { PAYREC_BASE_URL: 'ftp://x' } }),
+      payrecInProcess(quiet, ['ot', 'transfers'], { env: { PAYREC_PROFILE: 'a b' } }),
     ]);
     expect(runs.map((r) => r.exitCode)).toEqual([2, 2, 2, 2]);
     expect(runs[0].stderr).toContain('invalid PAYREC_FORMAT "yaml"');
@@ -540,7 +543,7 @@ describe('conventions', () => {
   });
 
   test.concurrent('a group without its subcommand prints its help on stderr and exits 2', async () => {
-    const [root, ot, help] = await Promise.all([payrec(undefined, []), payrec(undefined, ['ot']), payrec(undefined, ['help'])]);
+    const [root, ot, help] = await Promise.all([payrecInProcess(undefined, []), payrecInProcess(undefined, ['ot']), payrecInProcess(undefined, ['help'])]);
     expect([root.exitCode, ot.exitCode]).toEqual([2, 2]);
     expect([root.stdout, ot.stdout]).toEqual(['', '']);
     expect(root.stderr).toContain('Usage: payrec [options] [command]');
@@ -550,7 +553,7 @@ describe('conventions', () => {
   });
 
   test.concurrent('groups have real descriptions, derived from their subcommands', async () => {
-    const runs = await Promise.all([['ot'], ['w2w'], ['fr'], ['od'], ['fr', 'short-urls']].map((g) => payrec(undefined, [...g, '--help'])));
+    const runs = await Promise.all([['ot'], ['w2w'], ['fr'], ['od'], ['fr', 'short-urls']].map((g) => payrecInProcess(undefined, [...g, '--help'])));
     const [ot, , fr] = runs.map((r) => r.stdout.replace(/\s+/g, ' '));
     expect(runs.map((r) => r.stdout).join('\n')).not.toMatch(/\b[\w-]+ commands\b/);
     expect(ot).toContain('payments One-time payments: list, get');
@@ -559,7 +562,7 @@ describe('conventions', () => {
   });
 
   test.concurrent('an option given to a group hints at its list subcommand', async () => {
-    const r = await payrec(quiet, ['ot', 'payments', '--limit', '1']);
+    const r = await payrecInProcess(quiet, ['ot', 'payments', '--limit', '1']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("error: unknown option '--limit'");
     expect(r.stderr).toContain('hint: payrec one-time payments takes a subcommand; did you mean payrec one-time payments list?');
@@ -567,9 +570,9 @@ describe('conventions', () => {
 
   test.concurrent('payrec help A B is payrec A B --help', async () => {
     const [viaHelp, viaFlag, typo] = await Promise.all([
-      payrec(undefined, ['help', 'fr', 'billings']),
-      payrec(undefined, ['fr', 'billings', '--help']),
-      payrec(undefined, ['help', 'fr', 'bilings']),
+      payrecInProcess(undefined, ['help', 'fr', 'billings']),
+      payrecInProcess(undefined, ['fr', 'billings', '--help']),
+      payrecInProcess(undefined, ['help', 'fr', 'bilings']),
     ]);
     expect(viaHelp.exitCode).toBe(0);
     expect(viaHelp.stdout).toBe(viaFlag.stdout);

@@ -1,7 +1,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { expect } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { payrec, type RunOptions } from './helpers.js';
+import { payrecInProcess, type RunOptions } from './helpers.js';
 
 // What the mirror tests compare: a table of the mirror, read through `payrec sql`,
 // against the emulator's own records, read over HTTP page by page, and totals against
@@ -33,9 +33,13 @@ export async function listOf(emu: Emulator, path: string, chain = 'bsc'): Promis
   }
 }
 
-/** Runs a query with `payrec sql -f json` and returns the rows. */
-export async function sql(db: string, query: string, o: RunOptions = {}): Promise<Row[]> {
-  const r = await payrec(undefined, ['sql', '--db', db, '-f', 'json', query], o);
+/**
+ * Runs a query with `payrec sql -f json` and returns the rows: inside this worker
+ * (payrecInProcess), as a reader of the mirror with no process boundary under test; a
+ * sync's process that holds the file makes it wait as it would a reader's process.
+ */
+export async function sql(db: string, query: string, o: Omit<RunOptions, 'input' | 'cwd'> = {}): Promise<Row[]> {
+  const r = await payrecInProcess(undefined, ['sql', '--db', db, '-f', 'json', query], o);
   expect(r.stderr).toBe('');
   expect(r.exitCode).toBe(0);
   return JSON.parse(r.stdout) as Row[];

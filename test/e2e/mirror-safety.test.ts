@@ -3,13 +3,14 @@ import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { emulator, payrec, tempDir } from './helpers.js';
+import { emulator, payrec, payrecInProcess, tempDir } from './helpers.js';
 import { decimalSum, duck, expectMirrorsList, fetchAgain, listOf, sql, type Row } from './mirror-helpers.js';
 
 // What can go wrong around a mirror: bad input (exit 2, nothing sent, nothing written),
 // another service's mirror, a second sync at the same time, a sync stopped half-way
 // (Ctrl-C or kill -9: the mirror stays consistent and the next sync goes on), and
-// mirrors made by another version of payrec.
+// mirrors made by another version of payrec. Refusals run inside this worker
+// (payrecInProcess, issue 48); the syncs that make, share and stop mirrors are processes.
 
 let emu: Emulator;
 /** Receives only bad input: its request log must stay empty. */
@@ -49,14 +50,14 @@ describe.concurrent('bad input exits 2 before any request, and writes nothing', 
   ];
   test.each(cases)('%s', async (_, args, message) => {
     const db = join(tempDir(), 'never.duckdb');
-    const r = await payrec(quiet, [...args, '--db', db]);
+    const r = await payrecInProcess(quiet, [...args, '--db', db]);
     expect(r.stderr).toMatch(message);
     expect(r.exitCode).toBe(2);
     expect(existsSync(db)).toBe(false);
   });
 
   test('a --db in a directory that does not exist', async () => {
-    const r = await payrec(quiet, ['sync', '--db', join(dir, 'missing', 'm.duckdb')]);
+    const r = await payrecInProcess(quiet, ['sync', '--db', join(dir, 'missing', 'm.duckdb')]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/error: cannot open the mirror .*missing\/m\.duckdb: its directory does not exist\nhint: check --db \(or PAYREC_DB, XDG_DATA_HOME\)/);
   });
@@ -64,19 +65,19 @@ describe.concurrent('bad input exits 2 before any request, and writes nothing', 
   test('a --db that is not a DuckDB file is left as it was', async () => {
     const file = join(dir, 'notes.txt');
     writeFileSync(file, 'my notes, not a database\n');
-    const r = await payrec(quiet, ['sync', '--db', file]);
+    const r = await payrecInProcess(quiet, ['sync', '--db', file]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/notes\.txt is not a payrec mirror \(not a DuckDB database file\); nothing was changed/);
     expect(readFileSync(file, 'utf8')).toBe('my notes, not a database\n');
     expect(existsSync(`${file}.wal`)).toBe(false);
-    const q = await payrec(undefined, ['sql', '--db', file, 'SELECT 1']);
+    const q = await payrecInProcess(undefined, ['sql', '--db', file, 'SELECT 1']);
     expect(q.exitCode).toBe(2);
   });
 
   test('a DuckDB file that is someone else\'s database is left alone', async () => {
     const file = join(dir, 'theirs.duckdb');
     await duck(file, 'CREATE TABLE invoices (id INTEGER)', 'INSERT INTO invoices VALUES (7)');
-    const r = await payrec(quiet, ['sync', '--db', file]);
+    const r = await payrecInProcess(quiet, ['sync', '--db', file]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/theirs\.duckdb is a DuckDB database but not a payrec mirror; nothing was changed/);
     expect(await sql(file, 'SELECT table_name FROM duckdb_tables() WHERE NOT temporary')).toEqual([{ table_name: 'invoices' }]);
@@ -85,13 +86,13 @@ describe.concurrent('bad input exits 2 before any request, and writes nothing', 
   test('--parquet that is a file, not a directory', async () => {
     const file = join(dir, 'plain-file');
     writeFileSync(file, '');
-    const r = await payrec(quiet, ['sync', '--db', join(dir, 'p.duckdb'), '--parquet', file]);
+    const r = await payrecInProcess(quiet, ['sync', '--db', join(dir, 'p.duckdb'), '--parquet', file]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/cannot write --parquet ".*plain-file": EEXIST/);
   });
 
   test('payrec sql on a mirror that does not exist', async () => {
-    const r = await payrec(undefined, ['sql', '--db', join(dir, 'nothing.duckdb'), 'SELECT 1']);
+    const r = await payrecInProcess(undefined, ['sql', '--db', join(dir, 'nothing.duckdb'), 'SELECT 1']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/there is no mirror at .*nothing\.duckdb\nhint: create it with: payrec sync/);
     const d = await payrec(undefined, ['--emulator', 'sql'], { env: { XDG_DATA_HOME: tempDir() } });
@@ -105,7 +106,7 @@ describe('one mirror, one service', () => {
     const db = join(dir, 'one-service.duckdb');
     expect((await payrec(emu, ['sync', 'ot/transfers', '--db', db, '-q'])).exitCode).toBe(0);
     const before = await sql(db, 'SELECT count(*) AS n, max(last_updated)::VARCHAR AS at FROM one_time_transfers');
-    const r = await payrec(quiet, ['sync', 'ot/transfers', '--db', db]);
+    const r = await payrecInProcess(quiet, ['sync', 'ot/transfers', '--db', db]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`holds records of ${emu.url}, not of ${quiet.url}: a mirror never mixes services; nothing was changed`);
     expect(r.stderr).toMatch(/hint: give another --db for this service/);
@@ -198,7 +199,7 @@ describe('concurrent and interrupted syncs', () => {
       ['soon', 'invalid --wait "soon": expected a duration such as 90s, 10m, 2h or 7d (or plain seconds)'],
       ['ot/nothing', 'unknown collection "ot/nothing"'],
     ]) {
-      const r = await payrec(big, ['sync', '--db', join(dir, 'bad-wait.duckdb'), '--wait', value]);
+      const r = await payrecInProcess(big, ['sync', '--db', join(dir, 'bad-wait.duckdb'), '--wait', value]);
       expect(r.exitCode).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr).toContain(`error: ${message}`);
@@ -354,7 +355,7 @@ describe('mirrors of other payrec versions', () => {
     const db = join(dir, 'retyped.duckdb');
     expect((await payrec(emu, ['sync', 'sp/transfers', '--db', db, '-q'])).exitCode).toBe(0);
     await duck(db, "UPDATE payrec_meta SET value = 'an older layout' WHERE key = 'layout'", 'DROP VIEW scheduled_payments_transfers', 'ALTER TABLE payrec_store.scheduled_payments_transfers ALTER COLUMN "timestamp" TYPE VARCHAR');
-    const r = await payrec(emu, ['sync', 'sp/transfers', '--db', db]);
+    const r = await payrecInProcess(emu, ['sync', 'sp/transfers', '--db', db]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/keeps scheduled_payments_transfers\.timestamp as VARCHAR, and this payrec as TIMESTAMP WITH TIME ZONE: it cannot convert it in place; nothing was changed\nhint: rebuild it: payrec sync --full --db NEW_FILE/);
   });
@@ -363,7 +364,7 @@ describe('mirrors of other payrec versions', () => {
     const db = join(dir, 'newer.duckdb');
     expect((await payrec(emu, ['sync', 'sp/transfers', '--db', db, '-q'])).exitCode).toBe(0);
     await duck(db, "UPDATE payrec_meta SET value = '99' WHERE key = 'format'");
-    const r = await payrec(emu, ['sync', 'sp/transfers', '--db', db]);
+    const r = await payrecInProcess(emu, ['sync', 'sp/transfers', '--db', db]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/was made by a newer payrec \(mirror format 99; this payrec knows up to 3\); nothing was changed\nhint: upgrade payrec, or give another --db/);
     expect(await sql(db, "SELECT value FROM payrec_meta WHERE key = 'format'")).toEqual([{ value: '99' }]);

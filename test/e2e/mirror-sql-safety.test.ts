@@ -5,12 +5,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { cpuSeconds, emulator, payrec, tempDir, until } from './helpers.js';
+import { cpuSeconds, emulator, payrec, payrecInProcess, tempDir, until } from './helpers.js';
 import { fetchAgain, listOf, sql, type Row } from './mirror-helpers.js';
 
 // A result is whole or not at all, payrec sql only reads, Ctrl-C stops a query and
 // keeps a sync's pages, a sync and readers share a mirror, a typo leaves no stamp,
-// and the mirror's files are private.
+// and the mirror's files are private. Refusals and answers read from the mirror run
+// inside this worker (payrecInProcess, issue 48); -o, Ctrl-C and readers beside a sync
+// are processes.
 
 let emu: Emulator;
 let dir: string;
@@ -58,7 +60,7 @@ describe('payrec sql: whole or not at all, reads only', () => {
     ['a table function that changes settings', 'SELECT * FROM one_time_transfers, truncate_duckdb_logs()'],
   ])('%s is refused before it runs, and the mirror file is unchanged', async (_, query) => {
     const before = hash(db);
-    const r = await payrec(undefined, ['sql', '--db', db, query]);
+    const r = await payrecInProcess(undefined, ['sql', '--db', db, query]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/^error: payrec sql only reads \(SELECT, WITH, FROM, DESCRIBE, EXPLAIN…\): (DuckDB takes this statement as [A-Z ]+|the table function truncate_duckdb_logs\(\) does more than read \(.*\)), so it is refused\nhint: the mirror changes only through payrec sync/);
     expect(hash(db)).toBe(before);
@@ -73,7 +75,7 @@ describe('payrec sql: whole or not at all, reads only', () => {
 
   test('each column has one JSON type in every row: integers of every width are numbers with every digit', async () => {
     const query = 'SELECT (i::UBIGINT * 4611686018427387904::UBIGINT) AS b, i::INTEGER AS n, i::HUGEINT * 100000000000000000000::HUGEINT AS h, 0.5::DECIMAL(3,1) * i AS d FROM range(3) t(i) ORDER BY i';
-    const r = await payrec(undefined, ['sql', '--db', db, query, '-f', 'jsonl']);
+    const r = await payrecInProcess(undefined, ['sql', '--db', db, query, '-f', 'jsonl']);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe(
       [
@@ -86,13 +88,13 @@ describe('payrec sql: whole or not at all, reads only', () => {
     );
     // Each line is JSON (a parser that keeps big integers exactly reads the digits; JavaScript's rounds them).
     for (const line of r.stdout.trim().split('\n')) expect(typeof (JSON.parse(line) as Row).b).toBe('number');
-    const csv = await payrec(undefined, ['sql', '--db', db, query, '-f', 'csv']);
+    const csv = await payrecInProcess(undefined, ['sql', '--db', db, query, '-f', 'csv']);
     expect(csv.stdout.split('\r\n')[3]).toBe('9223372036854775808,2,200000000000000000000,1');
   });
 
   test('an empty result still names its columns: a CSV header, an empty JSON list', async () => {
     const query = 'SELECT token, SUM(amount) AS total, count(*) AS "count(*)" FROM one_time_transfers WHERE 1 = 0 GROUP BY token';
-    const [csv, json] = await Promise.all(['csv', 'json'].map((f) => payrec(undefined, ['sql', '--db', db, query, '-f', f])));
+    const [csv, json] = await Promise.all(['csv', 'json'].map((f) => payrecInProcess(undefined, ['sql', '--db', db, query, '-f', f])));
     expect([csv.exitCode, json.exitCode]).toEqual([0, 0]);
     expect(csv.stdout).toBe('token,total,count(*)\r\n');
     expect(JSON.parse(json.stdout)).toEqual([]);
@@ -101,7 +103,7 @@ describe('payrec sql: whole or not at all, reads only', () => {
   test('integers beyond a double inside lists and structs keep every digit in every format', async () => {
     const query = "SELECT [12345678901234567890::HUGEINT, 1] AS l, {'u': 18446744073709551615::UBIGINT} AS s";
     const out = async (format: string) => {
-      const r = await payrec(undefined, ['sql', '--db', db, query, '-f', format], { env: { COLUMNS: '200' } });
+      const r = await payrecInProcess(undefined, ['sql', '--db', db, query, '-f', format], { env: { COLUMNS: '200' } });
       expect(r.exitCode, r.stderr).toBe(0);
       return r.stdout;
     };
@@ -128,7 +130,7 @@ describe('payrec sql: whole or not at all, reads only', () => {
     const r = await payrec(undefined, ['sql', '--db', db, "SELECT current_setting('memory_limit') AS m"], { env: { PAYREC_MIRROR_MEMORY: '300MB' } });
     expect(r.stdout).toMatch(/^m\n28\d\.\d MiB\n$/);
     expect((await sql(db, "SELECT current_setting('memory_limit') AS m"))[0].m).toBe('122.0 MiB');
-    const bad = await payrec(undefined, ['sql', '--db', db, 'SELECT 1'], { env: { PAYREC_MIRROR_MEMORY: 'lots' } });
+    const bad = await payrecInProcess(undefined, ['sql', '--db', db, 'SELECT 1'], { env: { PAYREC_MIRROR_MEMORY: 'lots' } });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toBe('error: invalid PAYREC_MIRROR_MEMORY "lots": expected a size such as 256MB or 1GB\n');
   });

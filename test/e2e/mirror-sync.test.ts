@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { Emulator, Fixtures } from '../../src/emulator/index.js';
-import { ANCHOR, eachAtOnce, emulator, payrec, tempDir } from './helpers.js';
+import { ANCHOR, eachAtOnce, emulator, payrec, payrecInProcess, tempDir } from './helpers.js';
 import { decimalSum, expectMirrorsList, listOf, requestsTo, sql, type Row } from './mirror-helpers.js';
 
 // Three tests at a time: enough to overlap the processes of one file, few enough that a
@@ -12,6 +12,9 @@ vi.setConfig({ maxConcurrency: 3 });
 // `payrec sync` through the binary against the emulator: the mirror holds exactly the
 // service's records, totals equal --summary and BigInt sums, later syncs fetch only
 // what is new, plan scopes are remembered, and the report says what happened.
+// The first sync, one later sync, --emulator's and PAYREC_DB's, and -o's export are
+// processes of the built binary; the other syncs and reads run inside this worker
+// (payrecInProcess: no process boundary under test in them, issue 48).
 // The tests that only read the first sync's mirror run at once (describe.concurrent);
 // later syncs, which add records to the emulator and change that mirror, and the tests
 // that each sync every plan (long under load), run one after another (issue 48).
@@ -83,7 +86,7 @@ describe.concurrent('a first sync', () => {
         return { token, total: decimalSum(of.map((t) => t.amount as string)), fees: decimalSum(of.map((t) => t.fee as string)) };
       }),
     );
-    const summary = JSON.parse((await payrec(emu, ['ot', 'transfers', '--all', '--summary', '-f', 'json', '--to', '99999999999'])).stdout);
+    const summary = JSON.parse((await payrecInProcess(emu, ['ot', 'transfers', '--all', '--summary', '-f', 'json', '--to', '99999999999'])).stdout);
     // --summary totals per token and status: the same digits as SQL grouped the same way.
     const byStatus = await sql(db, 'SELECT token, transactionStatus AS status, SUM(amount) AS amount FROM one_time_transfers GROUP BY ALL ORDER BY ALL');
     const rows = (summary.totals as { token: string; status: string; amount: string }[]).map(({ token, status, amount }) => ({ token, status, amount }));
@@ -151,16 +154,16 @@ describe('later syncs', () => {
   });
 
   test('--full reads everything again and finds nothing changed', async () => {
-    const r = await payrec(emu, ['sync', 'ot/transfers', '--full', '--db', db, '-f', 'json']);
+    const r = await payrecInProcess(emu, ['sync', 'ot/transfers', '--full', '--db', db, '-f', 'json']);
     const total = (await listOf(emu, '/one-time/transfers')).length;
     expect(JSON.parse(r.stdout)).toEqual([expect.objectContaining({ table: 'one_time_transfers', fetched: total, new: 0, updated: 0, unchanged: total })]);
   });
 
   test('a short url deleted on the service is removed from the mirror', async () => {
     const [mine] = await listOf(emu, '/on-demand/short-urls');
-    const del = await payrec(emu, ['od', 'short-urls', 'delete', mine.path as string, '--yes']);
+    const del = await payrecInProcess(emu, ['od', 'short-urls', 'delete', mine.path as string, '--yes']);
     expect(del.exitCode).toBe(0);
-    const r = await payrec(emu, ['sync', 'od/short-urls', '--db', db, '-f', 'json']);
+    const r = await payrecInProcess(emu, ['sync', 'od/short-urls', '--db', db, '-f', 'json']);
     expect(JSON.parse(r.stdout)).toEqual([expect.objectContaining({ table: 'on_demand_short_urls', deleted: 1 })]);
     await expectMirrorsList(db, 'on_demand_short_urls', ['path'], await listOf(emu, '/on-demand/short-urls'));
   });
@@ -202,14 +205,14 @@ describe('plan and strategy scopes', () => {
   test('a named list kept per plan needs a plan the mirror knows; one given is remembered, and plans found later join it', async () => {
     const folder = tempDir();
     const d = join(folder, 'plans.duckdb');
-    const missing = await payrec(emu, ['sync', 'fr/billings', '--db', d]);
+    const missing = await payrecInProcess(emu, ['sync', 'fr/billings', '--db', d]);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/fixed-recurring\/billings is kept per plan or strategy, and the mirror knows none: give --plan-id/);
     // Bad input creates nothing: no mirror file, no sync lock beside it.
     expect(readdirSync(folder)).toEqual([]);
 
     const plan = fx.plans['fixed-recurring'][0];
-    const r = await payrec(emu, ['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plan, '--db', d, '-f', 'json']);
+    const r = await payrecInProcess(emu, ['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plan, '--db', d, '-f', 'json']);
     expect(r.exitCode).toBe(0);
     const billings = await listOf(emu, `/fixed-recurring/plans/${plan}/billings`);
     expect(billings.length).toBeGreaterThan(0);
@@ -218,7 +221,7 @@ describe('plan and strategy scopes', () => {
     expect(await sql(d, "SELECT scope FROM payrec_cursors WHERE collection = 'fixed-recurring/billings'")).toEqual([{ scope: `planId=${plan}` }]);
 
     // A plain sync keeps the plan given before, and adds those the short urls name.
-    const again = await payrec(emu, ['sync', '--db', d, '-f', 'json']);
+    const again = await payrecInProcess(emu, ['sync', '--db', d, '-f', 'json']);
     expect(again.exitCode).toBe(0);
     const named = new Set((await listOf(emu, '/fixed-recurring/short-urls')).map((u) => (u.planId as string).toLowerCase()));
     const scopes = (await sql(d, "SELECT scope FROM payrec_cursors WHERE collection = 'fixed-recurring/billings' ORDER BY scope")).map((x) => x.scope);
@@ -229,7 +232,7 @@ describe('plan and strategy scopes', () => {
     const empty = await emulator({ records: 0 });
     try {
       const d = join(tempDir(), 'noplans.duckdb');
-      const r = await payrec(empty, ['sync', '--db', d, '-f', 'json']);
+      const r = await payrecInProcess(empty, ['sync', '--db', d, '-f', 'json']);
       expect(r.exitCode).toBe(0);
       const report = JSON.parse(r.stdout) as Row[];
       for (const table of ['variable_recurring_cancellations', 'variable_recurring_cancellation_requests']) {
@@ -244,7 +247,7 @@ describe('plan and strategy scopes', () => {
   test('a collection that has a list of every record, named with a scope id, reads only that scope', async () => {
     const strategy = fx.strategies[0];
     const d = join(tempDir(), 'strategy.duckdb');
-    const r = await payrec(emu, ['sync', 'dca/executions', '--strategy-id', strategy, '--db', d, '-f', 'json']);
+    const r = await payrecInProcess(emu, ['sync', 'dca/executions', '--strategy-id', strategy, '--db', d, '-f', 'json']);
     expect(r.exitCode).toBe(0);
     const mine = await listOf(emu, `/dollar-cost-average/strategies/${strategy}/executions`);
     expect(mine.length).toBeGreaterThan(0);
@@ -257,7 +260,7 @@ describe('--from', () => {
   test('bounds a first sync', async () => {
     const d = join(tempDir(), 'from.duckdb');
     const from = ANCHOR - 30 * 86400;
-    const r = await payrec(emu, ['sync', 'sp/transfers', '--from', String(from), '--db', d, '-q']);
+    const r = await payrecInProcess(emu, ['sync', 'sp/transfers', '--from', String(from), '--db', d, '-q']);
     expect(r.exitCode).toBe(0);
     await expectMirrorsList(d, 'scheduled_payments_transfers', ['transactionHash'], (await listOf(emu, '/scheduled-payments/transfers')).filter((t) => (t.timestamp as number) >= from));
   });
@@ -266,7 +269,7 @@ describe('--from', () => {
 describe('chains', () => {
   test('two chains of one service share a mirror, each row with its chain', async () => {
     const d = join(tempDir(), 'chains.duckdb');
-    for (const chain of ['bsc', 'ethereum']) expect((await payrec(emu, ['sync', 'ot/transfers', '--db', d, '-q'], { chain })).exitCode).toBe(0);
+    for (const chain of ['bsc', 'ethereum']) expect((await payrecInProcess(emu, ['sync', 'ot/transfers', '--db', d, '-q'], { chain })).exitCode).toBe(0);
     for (const chain of ['bsc', 'ethereum']) {
       await expectMirrorsList(d, 'one_time_transfers', ['transactionHash'], await listOf(emu, '/one-time/transfers', chain), chain);
     }
@@ -308,7 +311,7 @@ describe('where the mirror lives', () => {
 
 describe.concurrent('payrec sql', () => {
   test('lists tables with row counts when no query is given', async () => {
-    const r = await payrec(undefined, ['sql', '--db', db, '-f', 'json']);
+    const r = await payrecInProcess(undefined, ['sql', '--db', db, '-f', 'json']);
     const tables = JSON.parse(r.stdout) as Row[];
     const transfers = tables.find((t) => t.table === 'one_time_transfers')!;
     expect(transfers).toMatchObject({ kind: 'view', rows: (await listOf(emu, '/one-time/transfers')).length });
@@ -331,7 +334,7 @@ describe.concurrent('payrec sql', () => {
   test('writing is refused, and so is more than one statement, with nothing changed', async () => {
     const before = await sql(db, 'SELECT count(*) AS n FROM one_time_transfers');
     for (const query of ['DELETE FROM one_time_transfers', "UPDATE one_time_transfers SET token = 'X'", 'DROP TABLE one_time_transfers', 'SELECT 1; SELECT 2', "COPY one_time_transfers TO '/tmp/x.csv'"]) {
-      const r = await payrec(undefined, ['sql', '--db', db, query]);
+      const r = await payrecInProcess(undefined, ['sql', '--db', db, query]);
       expect(r.exitCode, query).toBe(2);
       expect(r.stderr).toMatch(/^error: (payrec sql only reads|give exactly one SQL statement)/);
     }
@@ -339,7 +342,7 @@ describe.concurrent('payrec sql', () => {
   });
 
   test('the retired exact_sum points to SUM', async () => {
-    const r = await payrec(undefined, ['sql', '--db', db, 'SELECT exact_sum(amount_exact) FROM one_time_transfers']);
+    const r = await payrecInProcess(undefined, ['sql', '--db', db, 'SELECT exact_sum(amount_exact) FROM one_time_transfers']);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/hint: amounts are DECIMAL\(38,18\): total them with SUM\(amount\)/);
   });

@@ -2,25 +2,19 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { ANCHOR, emulator, payrec, tempDir, type RunOptions } from './helpers.js';
-import { asMirrored, apiFields, decimalSum, keyed, listOf, type Row } from './mirror-helpers.js';
+import { ANCHOR, emulator, payrec, payrecInProcess, tempDir } from './helpers.js';
+import { asMirrored, apiFields, decimalSum, keyed, listOf, sql, type Row } from './mirror-helpers.js';
 import { postgres } from './pg-helpers.js';
 
 // A team's mirror on PostgreSQL (DESIGN.md "A team's mirror on PostgreSQL", issue 47),
 // against the real server .ci/run starts (PAYREC_TEST_PG): the same emulator data synced
 // to a DuckDB file and to PostgreSQL give the same answers, both held against the
 // emulator's own records (BigInt sums written here); roles; the URL as a secret.
+// The first syncs, the refused ones and the URL's secrecy are payrec's processes; reads
+// of either mirror and later syncs run inside this worker (payrecInProcess, issue 48).
 
 const pg = postgres.prerequisite;
 const BOOKKEEPING = ['chain', 'extra_fields', 'inexact_amounts', 'first_seen', 'last_updated'];
-
-/** `payrec sql -f json` rows, or the failed run. */
-async function sql(db: string, query: string, o: RunOptions = {}): Promise<Row[]> {
-  const r = await payrec(undefined, ['sql', '--db', db, '-f', 'json', query], o);
-  expect(r.stderr).toBe('');
-  expect(r.exitCode).toBe(0);
-  return JSON.parse(r.stdout) as Row[];
-}
 
 describe.skipIf(pg.skip)(`a team's mirror on PostgreSQL${pg.note}`, () => {
   let emu: Emulator;
@@ -71,7 +65,7 @@ describe.skipIf(pg.skip)(`a team's mirror on PostgreSQL${pg.note}`, () => {
     }
     // The engine's figures read from either mirror, at a pinned instant.
     for (const args of [['subscriptions', '--at', '2025-12-01'], ['metrics', '--period', '2025'], ['metrics', '--period', '2025', '--movements'], ['fr', 'plans']]) {
-      const [duck, server] = await Promise.all([file, url].map((db) => payrec(emu, [...args, '--db', db, '-f', 'json'])));
+      const [duck, server] = await Promise.all([file, url].map((db) => payrecInProcess(emu, [...args, '--db', db, '-f', 'json'])));
       expect(duck.exitCode, duck.stderr).toBe(0);
       expect(server.exitCode, server.stderr).toBe(0);
       expect(JSON.parse(server.stdout)).toEqual(JSON.parse(duck.stdout));
@@ -94,7 +88,7 @@ describe.skipIf(pg.skip)(`a team's mirror on PostgreSQL${pg.note}`, () => {
       const [file, url] = [join(tempDir(), 'fr.duckdb'), postgres.freshUrl('fr')];
       for (const db of [file, url]) {
         for (const args of [['fr/short-urls', 'fr/billings', 'fr/cancellations'], ['fr/billings', 'fr/cancellations', '--plan-id', unseen!]]) {
-          const r = await payrec(emu, ['sync', ...args, '--db', db, '-q']);
+          const r = await payrecInProcess(emu, ['sync', ...args, '--db', db, '-q']);
           expect(r.exitCode, r.stderr).toBe(0);
         }
       }
@@ -104,7 +98,7 @@ describe.skipIf(pg.skip)(`a team's mirror on PostgreSQL${pg.note}`, () => {
   test('payrec transfers --db URL reads which plans\' billings to include from the server, as from a DuckDB file: the same JSON digit for digit, and the emulator\'s billings of those plans', async () => {
     const { file, url, seen, unseen } = await syncedFr();
     const [from, to] = [Date.UTC(2025, 0, 1) / 1000, Date.UTC(2026, 0, 1) / 1000];
-    const [duck, server] = await Promise.all([file, url].map((db) => payrec(emu, ['transfers', '--product', 'fr', '--period', '2025', '--db', db, '-f', 'json'])));
+    const [duck, server] = await Promise.all([file, url].map((db) => payrecInProcess(emu, ['transfers', '--product', 'fr', '--period', '2025', '--db', db, '-f', 'json'])));
     const said = `including the billings of ${seen.length + 1} fixed-recurring plans (${seen.length} named by short urls, 1 remembered from sync --plan-id); a plan that no short url names is unseen until added: payrec fr plans add PLAN_ID\n`;
     for (const r of [duck, server]) expect([r.exitCode, r.stderr]).toEqual([0, said]);
     expect(server.stdout).toBe(duck.stdout);
@@ -135,7 +129,7 @@ describe.skipIf(pg.skip)(`a team's mirror on PostgreSQL${pg.note}`, () => {
     writeFileSync(rates, `${lines.join('\n')}\n`);
     for (const extra of [[], ['--by', 'token'], ['--movements']]) {
       const args = ['metrics', '--period', '2025', '--currency', 'USD', '--rates', rates, ...extra, '-f', 'json', '-q'];
-      const [duck, server] = await Promise.all([file, url].map((db) => payrec(emu, [...args, '--db', db])));
+      const [duck, server] = await Promise.all([file, url].map((db) => payrecInProcess(emu, [...args, '--db', db])));
       for (const r of [duck, server]) expect([r.exitCode, r.stderr], extra.join(' ')).toEqual([0, '']);
       expect(server.stdout, extra.join(' ')).toBe(duck.stdout);
       const rows = JSON.parse(server.stdout) as Row[];
@@ -211,7 +205,7 @@ describe.skipIf(pg.skip)(`a team's mirror on PostgreSQL${pg.note}`, () => {
     const early = await payrec(emu, ['sync', 'ot/transfers', '--db', as(writer)]);
     expect(early.exitCode).toBe(3);
     expect(early.stderr).toMatch(/permission denied/);
-    const ddl = await payrec(undefined, ['db', 'init', '--print-sql', '--writer', writer, '--db', dba]);
+    const ddl = await payrecInProcess(undefined, ['db', 'init', '--print-sql', '--writer', writer, '--db', dba]);
     expect(ddl.exitCode, ddl.stderr).toBe(0);
     expect(ddl.stdout).toContain(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     await postgres.admin(ddl.stdout);
@@ -224,7 +218,7 @@ describe.skipIf(pg.skip)(`a team's mirror on PostgreSQL${pg.note}`, () => {
       one_time_payments: emu.records('bsc', 'one-time/payments').records.length,
     });
 
-    const grant = await payrec(undefined, ['db', 'grant-reader', reader, '--db', dba]);
+    const grant = await payrecInProcess(undefined, ['db', 'grant-reader', reader, '--db', dba]);
     expect(grant.exitCode, grant.stderr).toBe(0);
     const n = emu.records('bsc', 'one-time/transfers').records.length;
     expect(await sql(as(reader), 'SELECT count(*) AS n FROM one_time_transfers')).toEqual([{ n }]);
@@ -236,12 +230,12 @@ describe.skipIf(pg.skip)(`a team's mirror on PostgreSQL${pg.note}`, () => {
     await expect(postgres.admin(`SET ROLE ${reader}`, `SELECT count(*) FROM "${schema}_store".one_time_transfers`)).rejects.toThrow(/permission denied/);
     expect(await sql(as(reader), 'SELECT count(*) AS n FROM one_time_transfers')).toEqual([{ n }]);
     // payrec sql refuses a write before the server sees it, and the server's read-only transaction refuses what slips through.
-    const del = await payrec(undefined, ['sql', '--db', dba, 'DELETE FROM one_time_transfers']);
+    const del = await payrecInProcess(undefined, ['sql', '--db', dba, 'DELETE FROM one_time_transfers']);
     expect(del.exitCode).toBe(2);
-    const cte = await payrec(undefined, ['sql', '--db', dba, 'WITH gone AS (DELETE FROM payrec_cursors RETURNING 1) SELECT count(*) FROM gone']);
+    const cte = await payrecInProcess(undefined, ['sql', '--db', dba, 'WITH gone AS (DELETE FROM payrec_cursors RETURNING 1) SELECT count(*) FROM gone']);
     expect(cte.exitCode).toBe(2);
     expect(cte.stderr).toMatch(/read-only/);
-    const two = await payrec(undefined, ['sql', '--db', dba, 'SELECT 1; DELETE FROM payrec_cursors']);
+    const two = await payrecInProcess(undefined, ['sql', '--db', dba, 'SELECT 1; DELETE FROM payrec_cursors']);
     expect(two.exitCode).toBe(2);
     expect((await postgres.admin(`SELECT count(*)::INT AS n FROM "${schema}".payrec_cursors`))[0].n).toBeGreaterThan(0);
     // Each query runs in a read-only transaction with payrec's statement timeout, whatever the role's or server's defaults.

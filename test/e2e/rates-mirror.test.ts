@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import pg from 'pg';
 import type { AddressInfo } from 'node:net';
-import { ANCHOR, emulator, inFrontOf, payrec, tempDir, until } from './helpers.js';
+import { ANCHOR, emulator, inFrontOf, interruptWhen, payrec, payrecInProcess, tempDir, until } from './helpers.js';
 import { sql } from './mirror-helpers.js';
 import { postgres } from './pg-helpers.js';
 import type { Emulator } from '../../src/emulator/index.js';
@@ -29,8 +29,10 @@ let db: string;
 let bare: string;
 let transfers: Record<string, any>[];
 
-const run = (args: string[], o: { db?: string; rpc?: string } = {}) =>
-  payrec(emu, ['--chain', 'bsc', ...args], { chain: 'bsc', env: { ...env, PAYREC_RPC_URL: o.rpc ?? emu.rpcUrl('bsc'), ...(o.db ? { PAYREC_DB: o.db } : {}) } });
+const options = (o: { db?: string; rpc?: string }) => ({ chain: 'bsc', env: { ...env, PAYREC_RPC_URL: o.rpc ?? emu.rpcUrl('bsc'), ...(o.db ? { PAYREC_DB: o.db } : {}) } });
+const run = (args: string[], o: { db?: string; rpc?: string } = {}) => payrec(emu, ['--chain', 'bsc', ...args], options(o));
+/** The same inside this worker (payrecInProcess, issue 48): answers valued or read from a mirror, no process boundary under test. */
+const read = (args: string[], o: { db?: string; rpc?: string } = {}) => payrecInProcess(emu, ['--chain', 'bsc', ...args], options(o));
 const ethCalls = () => emu.chain.calls().calls.bsc?.eth_call ?? 0;
 
 beforeAll(async () => {
@@ -64,7 +66,7 @@ const byId = (rows: Record<string, any>[]) => new Map(rows.map((r) => [r.transac
 /** Values a year of transfers from the mirror at `where`: every rate the round in force by ground truth, and no call to the node. */
 async function expectValuedFromTable(where: string): Promise<void> {
   const before = ethCalls();
-  const r = await run(['ot', 'transfers', '--currency', 'USD', '--period', '2025', '--all', '--rates-missing', 'blank', '-f', 'json'], { db: where });
+  const r = await read(['ot', 'transfers', '--currency', 'USD', '--period', '2025', '--all', '--rates-missing', 'blank', '-f', 'json'], { db: where });
   expect(r.exitCode, r.stderr).toBe(0);
   // Every rate came from the table: the feeds were not read live.
   expect(ethCalls()).toBe(before);
@@ -98,7 +100,7 @@ describe('--currency reads the mirror\'s rates', () => {
     const file = join(tempDir(), 'policy.csv');
     const days = Array.from({ length: 365 }, (_, d) => `${new Date((ANCHOR - 365 * DAY + d * DAY) * 1000).toISOString().slice(0, 10)},bsc,BNB,USD,600.5,policy`);
     writeFileSync(file, ['time,chain,token,currency,rate,source', ...days].join('\n') + '\n');
-    const r = await run(['ot', 'transfers', '--currency', 'USD', '--period', '2025', '--all', '--rates', file, '--rates-missing', 'blank', '-f', 'json'], { db });
+    const r = await read(['ot', 'transfers', '--currency', 'USD', '--period', '2025', '--all', '--rates', file, '--rates-missing', 'blank', '-f', 'json'], { db });
     expect(r.exitCode, r.stderr).toBe(0);
     const rows = byId(JSON.parse(r.stdout));
     const bnb = year().filter((x) => x.token === 'BNB');
@@ -122,7 +124,7 @@ describe('--currency reads the mirror\'s rates', () => {
     writeFileSync(file, ['time,chain,token,currency,rate,source', `${iso(early.timestamp + 1)},bsc,8PAY,USD,0.0512,OTC desk`, `${iso(later.timestamp)},bsc,8PAY,USD,0.0498,OTC desk`].join('\n') + '\n');
     const imported = await run(['rates', 'import', file, '--db', mine]);
     expect(imported.exitCode, imported.stderr).toBe(0);
-    const r = await run(['ot', 'transfers', '--currency', 'USD', '--period', '2025-12', '--all', '--token', '8PAY', '--rates-missing', 'blank', '-f', 'json'], { db: mine });
+    const r = await read(['ot', 'transfers', '--currency', 'USD', '--period', '2025-12', '--all', '--token', '8PAY', '--rates-missing', 'blank', '-f', 'json'], { db: mine });
     expect(r.exitCode, r.stderr).toBe(0);
     const rows = byId(JSON.parse(r.stdout));
     expect(rows.get(early.transactionHash)).toMatchObject({ value: '', rateSource: 'missing' });
@@ -135,7 +137,7 @@ describe('--currency reads the mirror\'s rates', () => {
 describe('metrics and subscriptions --currency read the synced rounds at hand', () => {
   it('as the feeds read live in one batch, byte for byte, with no call to the node; each MRR valued at the round in force at its cycleStart by ground truth', async () => {
     const report = async (args: string[], where: string) => {
-      const r = await run([...args, '--currency', 'USD', '--rates-missing', 'blank', '--db', where, '-f', 'csv'], { db: where });
+      const r = await read([...args, '--currency', 'USD', '--rates-missing', 'blank', '--db', where, '-f', 'csv'], { db: where });
       expect(r.exitCode, r.stderr).toBe(0);
       return r;
     };
@@ -159,7 +161,7 @@ describe('metrics and subscriptions --currency read the synced rounds at hand', 
     const before = ethCalls();
     expect((await report(monthly, half)).stdout).toBe((await report(monthly, bare)).stdout);
     expect(ethCalls()).toBeGreaterThan(before);
-    const r = await run(['subscriptions', '--at', String(ANCHOR - DAY), '--currency', 'USD', '--rates-missing', 'blank', '--db', db, '-f', 'json', '-q'], { db });
+    const r = await read(['subscriptions', '--at', String(ANCHOR - DAY), '--currency', 'USD', '--rates-missing', 'blank', '--db', db, '-f', 'json', '-q'], { db });
     const billings = ((await (await fetch(`${emu.url}/_emulator/records?chain=bsc&collection=fixed-recurring/billings`)).json()) as { records: Record<string, any>[] }).records;
     let valued = 0;
     for (const row of JSON.parse(r.stdout) as Record<string, any>[]) {
@@ -184,7 +186,7 @@ describe('payrec rates sync', () => {
   /** Rounds of a feed in force at some instant of [from, to]: from the one in force at from to the one in force at to. */
   const inSpan = (token: string, from: number, to: number) => roundsOf(feedOf(token)).filter((r) => r.updatedAt <= to && r.updatedAt >= inForce(token, from).updatedAt);
   const counts = async (mine: string) => {
-    const r = await run(['sql', '--db', mine, '-f', 'json', "SELECT token, count(*)::INTEGER AS n FROM rates GROUP BY token ORDER BY token"]);
+    const r = await read(['sql', '--db', mine, '-f', 'json', "SELECT token, count(*)::INTEGER AS n FROM rates GROUP BY token ORDER BY token"]);
     expect(r.exitCode, r.stderr).toBe(0);
     return Object.fromEntries((JSON.parse(r.stdout) as { token: string; n: number }[]).map((x) => [x.token, x.n]));
   };
@@ -199,7 +201,7 @@ describe('payrec rates sync', () => {
     const tokens = ['BNB', 'BUSD', 'USDC', 'USDT'];
     expect(await counts(mine)).toEqual(Object.fromEntries(tokens.map((t) => [t, inSpan(t, from, t1).length])));
     // Where the mirror holds the rounds whole it answers; after it, a later round may exist: the feed is read live.
-    const valued = await run(['ot', 'transfers', '--currency', 'USD', '--from', iso(from), '--to', iso(t1 + 20 * DAY), '--token', 'USDT', '--all', '-f', 'json'], { db: mine });
+    const valued = await read(['ot', 'transfers', '--currency', 'USD', '--from', iso(from), '--to', iso(t1 + 20 * DAY), '--token', 'USDT', '--all', '-f', 'json'], { db: mine });
     expect(valued.exitCode, valued.stderr).toBe(0);
     const usdt = (JSON.parse(valued.stdout) as Record<string, any>[]).map((x) => [x.timestamp <= t1, x.rateSource]);
     expect(usdt.some(([inside]) => inside) && usdt.some(([inside]) => !inside)).toBe(true);
@@ -280,12 +282,7 @@ describe('payrec rates sync', () => {
       const mine = join(tempDir(), 'stopped.duckdb');
       copyFileSync(bare, mine);
       [answered, answering] = [0, Math.floor(total / 2)];
-      const stopping = run(['rates', 'sync', '--db', mine, '-q'], { rpc: url });
-      await until('half the calls answered', () => answered >= answering);
-      stopping.kill('SIGINT');
-      const stopped = await stopping;
-      expect(stopped.exitCode).toBe(130);
-      expect(stopped.stderr).toBe('interrupted\n');
+      await interruptWhen(run(['rates', 'sync', '--db', mine, '-q'], { rpc: url }), 'half the calls answered', () => answered >= answering);
       // Nothing half-stored: a feed with a coverage has every round of the whole sync's, one without has none.
       const held = await rounds(mine);
       const covered = await coverage(mine);
@@ -343,15 +340,15 @@ describe('payrec rates: the list, import, check and sql', () => {
     const usdt = feedOf('USDT');
     const r100 = roundsOf(usdt).find((r) => r.updatedAt > ANCHOR - 60 * DAY)!;
     expect(lines).toContain(`${iso(r100.updatedAt)},bsc,USDT,USD,${decimal(r100.answer, r100.decimals)},chainlink:bsc:${usdt.address.toLowerCase()}:round=${r100.roundId},,`);
-    const fromTable = await run(['ot', 'transfers', '--currency', 'USD', '--period', '2025', '--all', '--rates-missing', 'blank', '-f', 'json'], { db });
+    const fromTable = await read(['ot', 'transfers', '--currency', 'USD', '--period', '2025', '--all', '--rates-missing', 'blank', '-f', 'json'], { db });
     // No mirror this time: the file alone.
-    const fromFile = await run(['ot', 'transfers', '--currency', 'USD', '--period', '2025', '--all', '--rates', out, '--rates-missing', 'blank', '-f', 'json']);
+    const fromFile = await read(['ot', 'transfers', '--currency', 'USD', '--period', '2025', '--all', '--rates', out, '--rates-missing', 'blank', '-f', 'json']);
     expect(fromFile.exitCode, fromFile.stderr).toBe(0);
     const a = JSON.parse(fromTable.stdout) as Record<string, any>[];
     const b = JSON.parse(fromFile.stdout) as Record<string, any>[];
     expect(b.map((x) => [x.transactionHash, x.value, x.rate, x.rateTime])).toEqual(a.map((x) => [x.transactionHash, x.value, x.rate, x.rateTime]));
     for (const [i, x] of b.entries()) if (x.rateSource !== 'missing') expect(`mirror:${lines[Number(x.rateSource.split(':').at(-1)) - 1].split(',')[5]}`).toBe(a[i].rateSource);
-    const checked = await run(['rates', 'check', '--db', db, '-f', 'json']);
+    const checked = await read(['rates', 'check', '--db', db, '-f', 'json']);
     expect(checked.exitCode, checked.stderr).toBe(0);
     const verdicts = JSON.parse(checked.stdout) as Record<string, any>[];
     expect(verdicts.length).toBe(lines.length - 1);
@@ -359,10 +356,10 @@ describe('payrec rates: the list, import, check and sql', () => {
   });
 
   it('the list\'s gates reach the subcommands: rates feeds --count counts the feeds, rates check --fail-if-any gates the checked rows', async () => {
-    const rows = JSON.parse((await run(['rates', 'feeds', '-f', 'json'])).stdout) as unknown[];
+    const rows = JSON.parse((await read(['rates', 'feeds', '-f', 'json'])).stdout) as unknown[];
     // Every feed of the emulator's bsc is a row (8PAY, with none, too).
     expect(rows.length).toBeGreaterThan(feeds.length);
-    const counted = await run(['rates', 'feeds', '--count']);
+    const counted = await read(['rates', 'feeds', '--count']);
     expect(counted.exitCode, counted.stderr).toBe(0);
     expect(counted.stdout).toBe(`${rows.length}\n`);
     const gated = await run(['rates', 'check', '--db', db, '--fail-if-any', '-q']);
@@ -377,13 +374,13 @@ describe('payrec rates: the list, import, check and sql', () => {
     const r = await run(['rates', 'import', file, '--db', mine]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/^error: team\.csv:3: rate "0\.05x": expected plain decimal text/);
-    const listed = await run(['rates', '--db', mine, '-f', 'json']);
+    const listed = await read(['rates', '--db', mine, '-f', 'json']);
     expect(JSON.parse(listed.stdout)).toEqual([]);
   });
 
   it('payrec sql joins rates: each transfer with the round in force (ASOF JOIN), as the ground truth has it', async () => {
     const sql = "SELECT t.\"transactionHash\", r.\"roundId\" FROM one_time_transfers t ASOF JOIN rates r ON r.chain = t.chain AND r.token = t.token AND r.currency = 'USD' AND t.timestamp >= r.time WHERE t.token IN ('BNB', 'USDT') ORDER BY t.\"transactionHash\"";
-    const r = await run(['sql', '--db', db, '-f', 'json', sql]);
+    const r = await read(['sql', '--db', db, '-f', 'json', sql]);
     expect(r.exitCode, r.stderr).toBe(0);
     const rows = JSON.parse(r.stdout) as { transactionHash: string; roundId: string }[];
     const mine = transfers.filter((x) => x.token === 'BNB' || x.token === 'USDT');

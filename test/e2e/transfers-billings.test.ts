@@ -2,7 +2,7 @@ import ExcelJS from 'exceljs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, SubscriptionTruth } from '../../src/emulator/index.js';
-import { emulator, parseCsv, payrec, tempDir, type RunOptions } from './helpers.js';
+import { emulator, parseCsv, payrec, payrecInProcess, tempDir, type RunOptions } from './helpers.js';
 import { decimalSum, listOf, sql, type Row } from './mirror-helpers.js';
 
 // `payrec transfers` includes the fixed-recurring billings of the known plans: the
@@ -52,10 +52,12 @@ function merged(of: readonly string[], products = PRODUCTS): Rec[] {
 }
 
 /** A user's home: a config folder, and a mirror path (absent until a sync fills it). */
-function home(): { run: (args: string[], o?: RunOptions) => ReturnType<typeof payrec>; db: string } {
+function home(): { run: (args: string[], o?: RunOptions) => ReturnType<typeof payrec>; read: (args: string[], o?: RunOptions) => ReturnType<typeof payrecInProcess>; db: string } {
   const config = tempDir();
   const db = join(tempDir(), 'mirror.duckdb');
-  return { db, run: (args, o = {}) => payrec(emu, args, { ...o, env: { PAYREC_CONFIG_DIR: config, PAYREC_DB: db, ...o.env } }) };
+  const options = (o: RunOptions) => ({ ...o, env: { PAYREC_CONFIG_DIR: config, PAYREC_DB: db, ...o.env } });
+  // read: the same run inside this worker (payrecInProcess, issue 48), for answers with no process boundary under test.
+  return { db, run: (args, o = {}) => payrec(emu, args, options(o)), read: (args, o = {}) => payrecInProcess(emu, args, options(o)) };
 }
 
 const jsonl = (stdout: string) => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Rec);
@@ -102,60 +104,60 @@ describe('payrec transfers with the billings of the known plans', () => {
     const want = merged(seen).filter((r) => r.token === token);
     expect(want.some((r) => r.product === FR) && want.some((r) => r.product !== FR)).toBe(true);
     expect(seen.some((p) => billings.get(p)!.some((b) => b.token !== token))).toBe(true);
-    const { run } = home();
-    const all = await run(['transfers', '--token', token, '--all', '-f', 'jsonl', '--sort', 'asc', '-q']);
+    const { read } = home();
+    const all = await read(['transfers', '--token', token, '--all', '-f', 'jsonl', '--sort', 'asc', '-q']);
     expect(all.exitCode, all.stderr).toBe(0);
     expect(jsonl(all.stdout).map(key)).toEqual(want.map(key));
     // --limit counts the records kept, not the billings walked: the newest 30 of that token.
-    const newest = await run(['transfers', '--token', token, '--limit', '30', '-f', 'jsonl', '-q']);
+    const newest = await read(['transfers', '--token', token, '--limit', '30', '-f', 'jsonl', '-q']);
     expect(newest.exitCode, newest.stderr).toBe(0);
     expect(jsonl(newest.stdout).map(key)).toEqual(want.reverse().slice(0, 30).map(key));
   });
 
   test('the default (desc) --limit is the newest of the same merged list; -q says nothing', async () => {
-    const { run } = home();
-    const r = await run(['transfers', '--limit', '50', '-f', 'jsonl', '-q']);
+    const { read } = home();
+    const r = await read(['transfers', '--limit', '50', '-f', 'jsonl', '-q']);
     expect([r.exitCode, r.stderr]).toEqual([0, '']);
     expect(jsonl(r.stdout).map(key)).toEqual(merged(seen).reverse().slice(0, 50).map(key));
   });
 
   test('a plan added with fr plans add is included; so is one the mirror remembers from sync --plan-id', async () => {
-    const { run, db } = home();
-    expect((await run(['fr', 'plans', 'add', unseen[0]])).exitCode).toBe(0);
-    const added = await run(['transfers', '--product', 'fr', '--all', '-f', 'jsonl', '--sort', 'asc']);
+    const { read, db } = home();
+    expect((await read(['fr', 'plans', 'add', unseen[0]])).exitCode).toBe(0);
+    const added = await read(['transfers', '--product', 'fr', '--all', '-f', 'jsonl', '--sort', 'asc']);
     expect(added.exitCode).toBe(0);
     expect(added.stderr).toBe(`including the billings of 6 fixed-recurring plans (5 named by short urls, 1 added with fr plans add); ${HINT}\n`);
     expect(jsonl(added.stdout).map(key)).toEqual(merged([...seen, unseen[0]], [FR]).map(key));
 
     // A sync given another unseen plan: the mirror remembers it.
-    expect((await run(['sync', 'fr/billings', '--plan-id', unseen[1], '-q'])).exitCode).toBe(0);
-    const remembered = await run(['transfers', '--product', 'fr', '--all', '-f', 'jsonl', '--sort', 'asc']);
+    expect((await read(['sync', 'fr/billings', '--plan-id', unseen[1], '-q'])).exitCode).toBe(0);
+    const remembered = await read(['transfers', '--product', 'fr', '--all', '-f', 'jsonl', '--sort', 'asc']);
     expect(remembered.exitCode).toBe(0);
     expect(remembered.stderr).toBe(`including the billings of 7 fixed-recurring plans (5 named by short urls, 1 added with fr plans add, 1 remembered from sync --plan-id); ${HINT}\n`);
     expect(jsonl(remembered.stdout).map(key)).toEqual(merged([...seen, unseen[0], unseen[1]], [FR]).map(key));
 
     // --db names the mirror; without it (and with no PAYREC_DB) the profile's mirror is absent: only the added plan.
-    const other = await run(['transfers', '--product', 'fr', '--count', '--all', '--db', db]);
+    const other = await read(['transfers', '--product', 'fr', '--count', '--all', '--db', db]);
     expect(other.stdout).toBe(`${merged([...seen, unseen[0], unseen[1]], [FR]).length}\n`);
-    const none = await run(['transfers', '--product', 'fr', '--count', '--all'], { env: { PAYREC_DB: join(tempDir(), 'absent.duckdb') } });
+    const none = await read(['transfers', '--product', 'fr', '--count', '--all'], { env: { PAYREC_DB: join(tempDir(), 'absent.duckdb') } });
     expect(none.stdout).toBe(`${merged([...seen, unseen[0]], [FR]).length}\n`);
   });
 
   test('--product fr alone, and --plan-id: one plan (also an unseen one), with the other products that take --plan-id', async () => {
-    const { run } = home();
-    const fr = await run(['transfers', '--product', 'fixed-recurring', '--all', '-f', 'jsonl']);
+    const { read } = home();
+    const fr = await read(['transfers', '--product', 'fixed-recurring', '--all', '-f', 'jsonl']);
     expect(fr.exitCode).toBe(0);
     expect(jsonl(fr.stdout).map(key)).toEqual(merged(seen, [FR]).reverse().map(key));
 
     const plan = unseen[2];
-    const one = await run(['transfers', '--product', 'fr', '--plan-id', plan, '--all', '-f', 'jsonl', '--sort', 'asc']);
+    const one = await read(['transfers', '--product', 'fr', '--plan-id', plan, '--all', '-f', 'jsonl', '--sort', 'asc']);
     expect(one.exitCode).toBe(0);
     expect(one.stderr).toBe('including the billings of 1 fixed-recurring plan: the one given with --plan-id\n');
     expect(jsonl(one.stdout).map(key)).toEqual(merged([plan], [FR]).map(key));
 
     // vr and od take --plan-id as a filter: the plan's transfers there, its billings here.
     const vrPlan = others.find((t) => t.product === 'variable-recurring')!.planId!;
-    const mixed = await run(['transfers', '--product', 'vr,od,fr', '--plan-id', vrPlan, '--all', '-f', 'jsonl', '--sort', 'asc']);
+    const mixed = await read(['transfers', '--product', 'vr,od,fr', '--plan-id', vrPlan, '--all', '-f', 'jsonl', '--sort', 'asc']);
     expect(mixed.exitCode).toBe(0);
     const want = merged([], ['variable-recurring', 'on-demand']).filter((t) => t.planId === vrPlan);
     expect(want.length).toBeGreaterThan(0);
@@ -163,8 +165,8 @@ describe('payrec transfers with the billings of the known plans', () => {
   });
 
   test('--summary: a failed billing is not revenue; totals per token and status equal BigInt sums; --failed --count and --fail-if-any', async () => {
-    const { run } = home();
-    const r = await run(['transfers', '--all', '--summary', '-f', 'json', '-q']);
+    const { run, read } = home();
+    const r = await read(['transfers', '--all', '--summary', '-f', 'json', '-q']);
     expect(r.exitCode).toBe(0);
     const s = JSON.parse(r.stdout) as { count: number; totals: { token: string; status: string; count: number; amount: string; fee: string }[] };
     const all = merged(seen);
@@ -191,8 +193,8 @@ describe('payrec transfers with the billings of the known plans', () => {
   });
 
   test('-f csv carries outcome for billings (paid, failed, pending by the one meaning), planId, and the other products\' rows empty there; --jq sees the same', async () => {
-    const { run } = home();
-    const r = await run(['transfers', '--all', '-f', 'csv', '--sort', 'asc', '-q']);
+    const { run, read } = home();
+    const r = await read(['transfers', '--all', '-f', 'csv', '--sort', 'asc', '-q']);
     expect(r.exitCode).toBe(0);
     const [header, ...rows] = parseCsv(r.stdout);
     expect(header.at(-1)).toBe('outcome');
@@ -236,9 +238,9 @@ describe('payrec transfers with the billings of the known plans', () => {
     [['--product', 'fr', '--plan-id', '0x12'], /invalid --plan-id "0x12"/],
     [['--db', '/nonexistent/payrec/mirror.duckdb'], /there is no mirror at \/nonexistent\/payrec\/mirror.duckdb/],
   ])('bad input %j exits 2 and sends nothing', async (args, message) => {
-    const { run } = home();
+    const { read } = home();
     emu.clearLog();
-    const r = await run(['transfers', ...args]);
+    const r = await read(['transfers', ...args]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(emu.requests).toEqual([]);
@@ -285,7 +287,7 @@ describe('payrec transfers --follow with billings in the mix', () => {
 
 describe("the mirror's transfers view holds the billings too, in the same shape", () => {
   test('per product, the counts of its tables; per token and status, the sums payrec transfers --summary gives, digit for digit', async () => {
-    const { run, db } = home();
+    const { run, read, db } = home();
     expect((await run(['sync', '-q'])).exitCode).toBe(0);
     const counts = await sql(db, 'SELECT product, count(*) AS n FROM transfers GROUP BY 1 ORDER BY 1');
     const tables = await sql(
@@ -303,7 +305,7 @@ describe("the mirror's transfers view holds the billings too, in the same shape"
       db,
       "SELECT token, CASE WHEN outcome = 'failed' THEN 'failed' ELSE transactionStatus END AS status, count(*) AS count, SUM(amount)::VARCHAR AS amount, SUM(fee)::VARCHAR AS fee FROM transfers GROUP BY ALL ORDER BY ALL",
     );
-    const summary = await run(['transfers', '--all', '--summary', '-f', 'json', '-q', '--db', db]);
+    const summary = await read(['transfers', '--all', '--summary', '-f', 'json', '-q', '--db', db]);
     expect(summary.exitCode).toBe(0);
     const totals = (JSON.parse(summary.stdout) as { totals: Row[] }).totals;
     const text = (r: Row) => ({ ...r, amount: decimalSum([r.amount as string]), fee: decimalSum([r.fee as string]) });
@@ -312,7 +314,7 @@ describe("the mirror's transfers view holds the billings too, in the same shape"
     expect(sums.some((r) => r.status === 'failed' && r.count as number > 0)).toBe(true);
     // And the outcome column the view gives each billing is the export's.
     const outcomes = await sql(db, "SELECT transactionHash, outcome FROM transfers WHERE product = 'fixed-recurring' ORDER BY 1");
-    const exported = jsonl((await run(['transfers', '--product', 'fr', '--all', '-f', 'jsonl', '-q', '--db', db])).stdout);
+    const exported = jsonl((await read(['transfers', '--product', 'fr', '--all', '-f', 'jsonl', '-q', '--db', db])).stdout);
     expect(outcomes).toEqual(exported.map((t) => ({ transactionHash: t.transactionHash, outcome: t.outcome })).sort((a, b) => (a.transactionHash < b.transactionHash ? -1 : 1)));
   });
 });

@@ -245,4 +245,19 @@ describe('staging', () => {
     expect(written).toBe(text);
     expect(rows).toEqual([{ n: 3000, total: (2999 * 3000) / 2 }]);
   });
+
+  // A worker that runs payrec in-process opens and closes many mirrors: each open's spill
+  // folder is removed at exit by a listener that close() must take back, or they gather
+  // (Node's MaxListenersExceededWarning at eleven, and folders of closed mirrors held).
+  it('takes back the exit listener of its spill folder at close, however many mirrors a process opens', async () => {
+    const file = join(tempDir(), 'reopened.duckdb');
+    const before = process.listenerCount('exit');
+    for (let i = 0; i < 12; i++) {
+      const mirror = await MirrorDb.open(file, i % 2 ? 'read' : 'write');
+      expect(process.listenerCount('exit')).toBe(before + 1);
+      mirror.close();
+    }
+    expect(process.listenerCount('exit')).toBe(before);
+    expect(readdirSync(dirname(file)).filter((n) => n.includes('.tmp-'))).toEqual([]);
+  });
 });

@@ -20,7 +20,7 @@ export interface FormatRow {
    * (csv, xlsx: a summary's totals).
    */
   readonly shape: 'view' | 'document' | 'rows';
-  /** Its module makes garbage for every cell: V8's heap is left to grow as it likes (session.ts tuneMemory). */
+  /** Its module makes garbage for every cell: V8's heap is left to grow as it likes (heap.ts tuneHeap). */
   readonly growsHeap?: boolean;
   /** Loads the module that writes it, when the first row comes (writer.ts writes the others itself). Its rows are typed cells. */
   readonly load?: () => Promise<OpenDocument>;

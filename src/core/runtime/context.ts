@@ -1,4 +1,5 @@
 import { fstatSync } from 'node:fs';
+import { tuneHeap } from './heap.js';
 
 // Everything a command touches of the outside world, injected (like gh's Factory) so
 // that commands never reach for process.* and one run can be redirected as a whole.
@@ -29,6 +30,11 @@ export interface Context {
   now: () => number;
   /** Aborted on SIGINT/SIGTERM: long operations stop, clean up and exit 130. */
   signal: AbortSignal;
+  /**
+   * Tunes V8's heap for the command (heap.ts): a process's own setting, so only payrec's
+   * own process has it; a run inside another program (a test's worker) leaves it out.
+   */
+  tuneHeap?: (smallHeap: boolean) => void;
 }
 
 function isPipeOrFile(fd: number): boolean {
@@ -70,5 +76,6 @@ export function processContext(signal: AbortSignal): Context {
     env: process.env,
     now: () => Date.now(),
     signal,
+    tuneHeap,
   };
 }

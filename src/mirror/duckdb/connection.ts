@@ -14,6 +14,7 @@ import { refusedTableFunction } from './reading-functions.js';
 import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult, type DuckDBValue, type Json } from './node-api.js';
 import type { Access, OpenOptions } from '../engine.js';
 import { processAlive } from '../../core/runtime/process-alive.js';
+import { removedAtExit } from '../../core/runtime/exit-cleanup.js';
 
 // The one door to the DuckDB file. @duckdb/node-api is a native addon of several
 // megabytes: only openMirror (../open.ts) loads this folder, lazily, when a command opens a mirror.
@@ -90,7 +91,7 @@ export class MirrorDb {
   /** Where readers waiting for the file leave a note named by their process id. */
   private readonly readersDir: string;
   /** DuckDB's temp_directory (see makeSpillFolder). */
-  private spillDir?: string;
+  private spill?: { path: string; remove(): void };
   private staged = 0;
   private instance?: DuckDBInstance;
   private connection?: DuckDBConnection;
@@ -116,7 +117,7 @@ export class MirrorDb {
       if (access === 'write') db.syncLock = await takeSyncLock(file, o);
     }
     try {
-      db.spillDir = makeSpillFolder(file);
+      db.spill = makeSpillFolder(file);
       await db.connect();
     } catch (err) {
       db.close();
@@ -133,7 +134,7 @@ export class MirrorDb {
    */
   private async connect(patient = false): Promise<void> {
     // DuckDB sets them in this order, and takes no temp_directory once external access is off.
-    const options = { temp_directory: this.spillDir ?? '', ...(this.access === 'read' ? READ_OPTIONS : WRITE_OPTIONS), memory_limit: this.o.memoryLimit };
+    const options = { temp_directory: this.spill?.path ?? '', ...(this.access === 'read' ? READ_OPTIONS : WRITE_OPTIONS), memory_limit: this.o.memoryLimit };
     const note = this.access === 'read' && this.file !== ':memory:' ? join(this.readersDir, String(process.pid)) : undefined;
     const started = Date.now();
     let said = false;
@@ -230,8 +231,8 @@ export class MirrorDb {
       return await work();
     } catch (err) {
       const message = err instanceof Error ? err.message : '';
-      if (this.spillDir && message.includes(this.spillDir) && dirname(this.spillDir) !== dirname(this.file)) {
-        throw refusedByDisk(err, "DuckDB's spill file", dirname(this.spillDir), 'set TMPDIR to a folder on another disk');
+      if (this.spill && message.includes(this.spill.path) && dirname(this.spill.path) !== dirname(this.file)) {
+        throw refusedByDisk(err, "DuckDB's spill file", dirname(this.spill.path), 'set TMPDIR to a folder on another disk');
       }
       throw refusedByDisk(err, `the mirror ${printable(this.file)}`, dirname(this.file), MOVE_MIRROR);
     }
@@ -421,8 +422,9 @@ export class MirrorDb {
 
   close(): void {
     this.closeFile();
-    for (const dir of [this.stagingDir, this.spillDir]) if (dir) rmSync(dir, { recursive: true, force: true });
-    this.stagingDir = this.spillDir = undefined;
+    if (this.stagingDir) rmSync(this.stagingDir, { recursive: true, force: true });
+    this.spill?.remove();
+    this.stagingDir = this.spill = undefined;
     this.syncLock?.closeSync();
     this.syncLock = undefined;
   }
@@ -527,7 +529,7 @@ function refusePlanted(file: string): void {
  * the next open); in the system's temporary folder where the mirror's cannot be
  * written, and for a dry run's database in memory.
  */
-function makeSpillFolder(file: string): string {
+function makeSpillFolder(file: string): { path: string; remove(): void } {
   let dir: string | undefined;
   if (file !== ':memory:') {
     removeStaleSpills(file);
@@ -538,9 +540,7 @@ function makeSpillFolder(file: string): string {
     }
   }
   dir ??= mkdtempSync(join(tmpdir(), 'payrec-spill-'));
-  const made = dir;
-  process.once('exit', () => rmSync(made, { recursive: true, force: true }));
-  return made;
+  return { path: dir, remove: removedAtExit(dir) };
 }
 
 const spillPrefix = (file: string) => join(dirname(file), `.${basename(file)}.tmp-`);
