@@ -17,7 +17,7 @@ import { MISSING_SOURCE } from '../values/rate.js';
 import type { VerifyQuery } from '../chain/list-verification.js';
 import { BAD_VERDICTS } from '../chain/verdict-names.js';
 import { CHAIN_IDS } from '../chain/model.js';
-import { RowSpool, spoolFolder } from './spool.js';
+import { JSON_LINES, RowSpool, spoolFolder, type SpoolFormat } from './spool.js';
 import { join } from 'node:path';
 import pkg from '../../package.json' with { type: 'json' };
 
@@ -49,8 +49,10 @@ export interface CloseSheet {
   count: number;
   /** Its first row, if any (a sheet's columns are as wide as its values). */
   first: Row | undefined;
-  /** Its rows in order: in memory, or (transfers and billings) read back from their spool once. */
-  rows: Iterable<Row> | AsyncIterable<Row>;
+  /** Its rows in order, in batches: in memory (one batch), or (transfers and billings, spooled as JSON lines) read back from their spool once. */
+  rows: Iterable<readonly Row[]> | AsyncIterable<readonly Row[]>;
+  /** Transfers and billings: their spool (whose format may hold them as their sheet's XML already). */
+  spool?: RowSpool;
 }
 
 /** One line of the cover: what, and its value as text. */
@@ -115,9 +117,9 @@ function columnsOf(rows: readonly Row[], first: readonly string[] = []): CloseCo
 const named = (names: Iterable<string>): CloseColumn[] => [...names].map((name) => ({ name, kind: kindOf(name) }));
 
 /** A sheet of rows in memory. */
-const held = (rows: Row[], first?: readonly string[]) => ({ columns: columnsOf(rows, first), count: rows.length, first: rows[0], rows });
+const held = (rows: Row[], first?: readonly string[]) => ({ columns: columnsOf(rows, first), count: rows.length, first: rows[0], rows: [rows] });
 /** A sheet of rows spooled to disk (spool.ts): its columns gathered as they were written. */
-const spooled = (spool: RowSpool) => ({ columns: named(spool.names), count: spool.count, first: spool.first, rows: spool.rows() });
+const spooled = (spool: RowSpool) => ({ columns: named(spool.names), count: spool.count, first: spool.first, rows: spool.batches(), spool });
 
 export interface CloseOptions {
   /** The period as typed (2026-10), and its instants. */
@@ -132,6 +134,8 @@ export interface CloseOptions {
   currency?: CurrencyChoice;
   /** --verify: transfers with their verdicts. */
   verify?: VerifyQuery;
+  /** How transfers and billings are spooled, given the sheets before them (the workbook's: as their sheet's XML); JSON lines when not given. */
+  spoolAs?: (before: readonly CloseSheet[]) => (sheet: string) => SpoolFormat;
 }
 
 const SOURCE_NAMES: Record<PlanSource, string> = { 'short url': 'short url', stated: 'PAYREC_PLANS', added: 'fr plans add', synced: 'sync --plan-id', earlier: 'synced earlier' };
@@ -149,8 +153,18 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
   const enrichers: RecordEnricher[] = [];
   if (o.verify) enrichers.push((await import('../chain/list-verification.js')).verifyEnricher(o.verify));
   if (o.currency && source) enrichers.push((await import('../values/list-values.js')).currencyEnricher({ currency: o.currency.currency, blank: o.currency.blank }, async () => source));
+  const c = currency ? ` --currency ${currency}` : '';
+  const v = o.verify ? ' --verify' : '';
+  // The sheets before the transfers, known before they are walked.
+  const before: CloseSheet[] = [
+    { name: 'metrics', title: currency ? `Metrics in ${currency}` : 'Metrics by token', command: `payrec metrics --period ${o.periodText}${c}`, ...held(byToken) },
+    { name: 'metrics by plan', title: 'Metrics by plan', command: `payrec metrics --period ${o.periodText} --by plan${c}`, ...held(byPlan) },
+    { name: 'movements', title: 'Who moved: each new, reactivated and churned subscription', command: `payrec metrics --period ${o.periodText} --movements${c}`, ...held(moves) },
+    { name: 'ledger', title: "Subscriptions at the period's end", command: `payrec subscriptions --at ${end}${c}`, ...held(ledgerRows) },
+  ];
+  const formatOf = o.spoolAs?.(before) ?? (() => JSON_LINES);
   const folder = spoolFolder();
-  const walked = await periodTransfers(session, o.flags.db, o.period.start, end, enrichers, folder.path).catch((err: unknown) => {
+  const walked = await periodTransfers(session, o.flags.db, o.period.start, end, enrichers, folder.path, formatOf).catch((err: unknown) => {
     folder.remove();
     throw err;
   });
@@ -185,13 +199,8 @@ export async function composeClose(session: Session, o: CloseOptions): Promise<C
     { item: 'payrec version', value: pkg.version },
     { item: 'complete', value: incomplete.length === 0 ? 'yes' : `no: ${incomplete.join('; ')}` },
   ];
-  const c = currency ? ` --currency ${currency}` : '';
-  const v = o.verify ? ' --verify' : '';
   const sheets: CloseSheet[] = [
-    { name: 'metrics', title: currency ? `Metrics in ${currency}` : 'Metrics by token', command: `payrec metrics --period ${o.periodText}${c}`, ...held(byToken) },
-    { name: 'metrics by plan', title: 'Metrics by plan', command: `payrec metrics --period ${o.periodText} --by plan${c}`, ...held(byPlan) },
-    { name: 'movements', title: 'Who moved: each new, reactivated and churned subscription', command: `payrec metrics --period ${o.periodText} --movements${c}`, ...held(moves) },
-    { name: 'ledger', title: "Subscriptions at the period's end", command: `payrec subscriptions --at ${end}${c}`, ...held(ledgerRows) },
+    ...before,
     { name: 'billings', title: 'Billings with outcome', command: `payrec transfers --product fr --period ${o.periodText}${v}${c}`, ...spooled(billings) },
     { name: 'transfers', title: 'Transfers of every product', command: `payrec transfers --period ${o.periodText}${v}${c}`, ...spooled(transfers) },
     { name: 'dunning', title: 'Dunning cases', command: 'the cases metrics counts in dunning_cases', ...held(cases) },
@@ -265,7 +274,7 @@ interface PeriodTransfers {
  * as that command's are: started before the API is asked, and a missing rate fails once the walk ends.
  * Written to spools in `folder` as they come, so memory stays flat however many.
  */
-async function periodTransfers(session: Session, db: string | undefined, from: number, to: number, enrichers: readonly RecordEnricher[], folder: string): Promise<PeriodTransfers> {
+async function periodTransfers(session: Session, db: string | undefined, from: number, to: number, enrichers: readonly RecordEnricher[], folder: string, formatOf: (sheet: string) => SpoolFormat): Promise<PeriodTransfers> {
   const list = mergedTransfers(TRANSFER_ENDPOINTS, {}, await billedPlans(session, db, undefined));
   const started: PageEnricher[] = await startEnrichers(enrichers, { session, collectionOf: (r) => list.collectionOf(r), pathValues: {}, asJson: false });
   // The products share the pages in flight, found as `payrec transfers` finds them (issue 49).
@@ -276,18 +285,17 @@ async function periodTransfers(session: Session, db: string | undefined, from: n
   const billed = new Set<unknown>(TRANSFER_ENDPOINTS.filter(perPlan).map((e) => e.product));
   const bad: Row[] = [];
   let blank = 0;
-  const transfers = new RowSpool(join(folder, 'transfers.jsonl'), TRANSFER_FIELDS);
-  const billings = new RowSpool(join(folder, 'billings.jsonl'), TRANSFER_FIELDS);
+  const transfers = new RowSpool(join(folder, 'transfers'), TRANSFER_FIELDS, formatOf('transfers'));
+  const billings = new RowSpool(join(folder, 'billings'), TRANSFER_FIELDS, formatOf('billings'));
   for await (const page of list.walk(client)(whole, from, to - 1, undefined)) {
     for (const r of await enrichPage(page.records, started)) {
       const row = outcome ? outcome(check(r)) : check(r);
       if ((BAD_VERDICTS as readonly unknown[]).includes(row.verdict)) bad.push(row);
       if (row.rateSource === MISSING_SOURCE) blank++;
-      const line = JSON.stringify(row);
-      const wait = transfers.add(row, line);
+      const wait = transfers.add(row);
       if (wait) await wait;
       if (billed.has(row[PRODUCT_FIELD])) {
-        const waitToo = billings.add(row, line);
+        const waitToo = billings.add(row);
         if (waitToo) await waitToo;
       }
     }

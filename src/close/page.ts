@@ -66,13 +66,14 @@ export async function writePage(out: NodeJS.WritableStream, report: CloseReport)
   let failure: Error | undefined;
   out.once('error', (err: Error) => (failure ??= err));
   let chunk = '';
-  const write = async (text: string) => {
+  /** Adds text to the chunk; the promise, when there is one, waits for `out` to take a full chunk. */
+  const write = (text: string): Promise<unknown> | void => {
     chunk += text;
     if (chunk.length < CHUNK_CHARS) return;
     if (failure) throw failure;
     const full = chunk;
     chunk = '';
-    if (!out.write(full)) await new Promise((resolve) => out.once('drain', resolve));
+    if (!out.write(full)) return new Promise((resolve) => out.once('drain', resolve));
   };
   const title = report.cover.find((l) => l.item === 'period')?.value ?? '';
   await write(pageStart(`Close of ${title}`) + `<h1>Close of ${escapeHtml(title)}</h1>\n<section id="cover"><table class="cover"><tbody>\n`);
@@ -84,7 +85,12 @@ export async function writePage(out: NodeJS.WritableStream, report: CloseReport)
   for (const sheet of report.sheets) {
     const columns = sheet.columns.map((c) => ({ ...column(c.name.split('.')), kind: c.kind }));
     await write(`<section data-sheet="${escapeHtml(sheet.name)}"><h2>${escapeHtml(sheet.title)}</h2><p>${escapeHtml(`${sheet.count} rows: ${sheet.command}`)}</p>\n` + tableHead(columns));
-    for await (const row of sheet.rows) await write(tableRow(columns, row, report.zone));
+    for await (const batch of sheet.rows) {
+      for (const row of batch) {
+        const wait = write(tableRow(columns, row, report.zone));
+        if (wait) await wait;
+      }
+    }
     await write(TABLE_END + '</section>\n');
   }
   await new Promise<void>((resolve, reject) => {

@@ -7,20 +7,41 @@ import { processAlive } from '../core/runtime/process-alive.js';
 import { removedAtExit } from '../core/runtime/exit-cleanup.js';
 
 // The close's transfers go to a file while the API is walked, then come back from it
-// row by row as their sheet (or the page's table) is written: its cover counts them
-// and their columns are every row's, both known only once the walk has ended, and a
-// month can hold hundreds of thousands of transfers, which held in memory took 600 MB
-// at 300,000 (issue 46's goal: < 500 MB). One JSON line per row: transfers are the
-// API's JSON with the enrichers' strings, numbers and arrays, which JSON gives back as
-// they were (a key whose value is undefined comes back absent, a cell as empty).
+// as their sheet (or the page's table) is written: its cover counts them and their
+// columns are every row's, both known only once the walk has ended, and a month can
+// hold hundreds of thousands of transfers, which held in memory took 600 MB at 300,000
+// (issue 46's goal: < 500 MB). A row is one line of text, in the spool's format: for the
+// page, a JSON line (transfers are the API's JSON with the enrichers' strings, numbers
+// and arrays, which JSON gives back as they were: a key whose value is undefined comes
+// back absent, a cell as empty); for the workbook, the row's XML in its sheet
+// (close/workbook.ts), rendered while the walk waits for the API, and copied into the
+// workbook as it is (parsing 300,000 rows back and rendering them then took a third of
+// the close).
 
-/** Rows are written in chunks of about this many characters (one write a row would be a syscall a row). */
-const CHUNK_CHARS = 1 << 20;
+/** Rows are written in chunks of about this many bytes (one write a row would be a syscall a row). */
+const CHUNK_BYTES = 1 << 20;
+
+/** How a spool holds its rows: a line of text each. */
+export interface SpoolFormat {
+  /** A row's text; `names`: the columns known so far, this row's included (as RowSpool.names). */
+  line(row: Row, names: ReadonlySet<string>): string;
+  /** Rows in a part of the file (a sheet's rows: each part is read back on its own; default: one part). */
+  partRows?: number;
+}
+
+/** A JSON line a row: what the page reads back (batches). */
+export const JSON_LINES: SpoolFormat = { line: (row) => JSON.stringify(row) + '\n' };
 
 export class RowSpool {
   private readonly out: WriteStream;
-  private chunk = '';
+  /** Rows' text not written yet, encoded as it comes (no string of a whole chunk to build, then encode). */
+  private chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  private used = 0;
   private failure: Error | undefined;
+  /** Bytes flushed to the file. */
+  private bytes = 0;
+  /** Where each part of the file begins (bytes): a part holds format.partRows rows. */
+  private readonly marks = [0];
   /** Rows written. */
   count = 0;
   /** The first row, as it was (a sheet's columns are as wide as its values). */
@@ -31,6 +52,7 @@ export class RowSpool {
   constructor(
     private readonly file: string,
     first: readonly string[] = [],
+    readonly format: SpoolFormat = JSON_LINES,
   ) {
     this.names = new Set(first);
     this.out = createWriteStream(file);
@@ -38,8 +60,11 @@ export class RowSpool {
   }
 
   /** Adds a row; the promise, when there is one, waits for the disk to catch up. */
-  add(row: Row, line = JSON.stringify(row)): Promise<void> | void {
+  add(row: Row): Promise<void> | void {
     if (this.failure) throw this.failure;
+    // A new part begins with the text of its first row (see part).
+    const newPart = this.count > 0 && this.count % (this.format.partRows ?? Infinity) === 0;
+    if (newPart) this.marks.push(this.bytes + this.used);
     this.count++;
     this.first ??= row;
     // leafPaths of every key, but only a nested object's key costs more than a set's look-up.
@@ -48,14 +73,22 @@ export class RowSpool {
       if (isPlainObject(value) && Object.keys(value).length > 0) for (const p of leafPaths(value, [key])) this.names.add(p.join('.'));
       else this.names.add(key);
     }
-    this.chunk += line + '\n';
-    if (this.chunk.length >= CHUNK_CHARS) return this.flush();
+    const line = this.format.line(row, this.names);
+    // A UTF-16 unit is at most 3 bytes of UTF-8: a line that may not fit goes after what is there.
+    let wait: Promise<void> | void = undefined;
+    if (this.used + line.length * 3 > this.chunk.length) wait = this.flush(line.length * 3);
+    this.used += this.chunk.write(line, this.used);
+    return wait;
   }
 
-  private flush(): Promise<void> | void {
-    const text = this.chunk;
-    this.chunk = '';
-    if (!this.out.write(text)) return once(this.out, 'drain').then(() => undefined);
+  /** Writes what the chunk holds, and starts one of `room` bytes at least. */
+  private flush(room = 0): Promise<void> | void {
+    const bytes = this.chunk.subarray(0, this.used);
+    this.chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, room));
+    this.used = 0;
+    if (bytes.length === 0) return;
+    this.bytes += bytes.length;
+    if (!this.out.write(bytes)) return once(this.out, 'drain').then(() => undefined);
   }
 
   /** Completes the file: its rows can be read from then on. */
@@ -66,14 +99,28 @@ export class RowSpool {
     if (this.failure) throw this.failure;
   }
 
-  /** The rows in the order they were added, parsed one at a time. */
-  async *rows(): AsyncGenerator<Row> {
+  /** The bytes of part `part`, in chunks: the text of its rows as their format made it. */
+  part(part: number): AsyncIterable<Buffer> {
+    const end = this.marks[part + 1];
+    return createReadStream(this.file, { start: this.marks[part], ...(end === undefined ? {} : { end: end - 1 }), highWaterMark: 1 << 20 });
+  }
+
+  /**
+   * The rows of a spool of JSON lines, in the order they were added, a chunk of the file
+   * at a time: its whole lines parsed as one JSON array (JSON text never holds a raw line
+   * break, so each becomes a comma), cheaper than a parse, a string and an await a row.
+   */
+  async *batches(): AsyncGenerator<Row[]> {
     let rest = '';
     for await (const chunk of createReadStream(this.file, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
       const text = rest + (chunk as string);
-      let start = 0;
-      for (let end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start)) yield JSON.parse(text.slice(start, end)) as Row;
-      rest = text.slice(start);
+      const end = text.lastIndexOf('\n');
+      if (end < 0) {
+        rest = text;
+        continue;
+      }
+      rest = text.slice(end + 1);
+      yield JSON.parse(`[${text.slice(0, end).replaceAll('\n', ',')}]`) as Row[];
     }
   }
 }

@@ -75,14 +75,16 @@ async function runClose(session: Session, cmd: Command): Promise<void> {
   if (period.start >= at) throw new UsageError(`the period ${printable(periodText)} begins after ${flags.at === undefined ? 'now' : '--at'} (${formatLocal(at, session.zone)} ${session.zone}): nothing of it is known`);
   // Opened first: an unwritable -o fails before anything is read; written under a temporary name, renamed when whole.
   const target = await session.openOutput();
-  const report = await composeClose(session, { periodText, period, at, graceSeconds, plans, flags, currency, verify }).catch((err: unknown) => {
+  // A workbook's transfers are rendered as its sheets' XML while they are walked (close/workbook.ts); the page reads them back as JSON.
+  const ahead = ext === '.xlsx' ? await (await import('../close/workbook.js')).renderAhead({ timeZone: session.zone }) : undefined;
+  const report = await composeClose(session, { periodText, period, at, graceSeconds, plans, flags, currency, verify, spoolAs: ahead?.spoolAs }).catch((err: unknown) => {
     // A missing rate stops the close before its file is written (the temporary one goes with it).
     throw err instanceof NoRateError ? err.instead('no file was written') : err;
   });
   noteAt(session, flags, at);
   try {
     if (ext === '.html') await (await import('../close/page.js')).writePage(target.stream, report);
-    else await (await import('../close/workbook.js')).writeWorkbook(target.stream, report, { warn: (m) => session.warn(m) });
+    else await (await import('../close/workbook.js')).writeWorkbook(target.stream, report, { warn: (m) => session.warn(m) }, ahead);
   } finally {
     report.discard();
   }

@@ -28,31 +28,35 @@ export class CsvSyntaxError extends Error {
 /** Nothing but a quote or white space other than a space or a line feed ends the fast path. */
 const NOT_PLAIN = /["\t\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
 
-export function csvRecords(text: string): CsvRecord[] {
+/** The records of a text, each made when the reader asks for it: none of a large file's is kept past its row's check. */
+export function csvRecords(text: string): IterableIterator<CsvRecord> {
   const body = text.startsWith('\ufeff') ? text.slice(1) : text;
-  const lines = plainLines(body);
-  return lines ? split(lines) : parsed(text);
+  const eol = lineEnd(body);
+  return eol === undefined ? parsed(text)[Symbol.iterator]() : split(body, eol);
 }
 
-/** The lines of a text csv-parse would split at line ends alone: every one \n, or every one \r\n; undefined otherwise. */
-function plainLines(text: string): string[] | undefined {
+/** The line end of a text csv-parse would split at line ends alone: every one \n, or every one \r\n; undefined otherwise. */
+function lineEnd(text: string): '\n' | '\r\n' | undefined {
   if (NOT_PLAIN.test(text)) return undefined;
-  if (!text.includes('\r')) return text.split('\n');
-  const lines = text.split('\r\n');
-  return lines.some((l) => l.includes('\r') || l.includes('\n')) ? undefined : lines;
+  if (!text.includes('\r')) return '\n';
+  // Every \r before a \n, and every \n after a \r.
+  return /\r(?!\n)|(?<!\r)\n/.test(text) ? undefined : '\r\n';
 }
 
-function split(lines: string[]): CsvRecord[] {
-  const out: CsvRecord[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    // Only spaces: an empty line (trimmed), skipped.
-    if (line.trim() === '') continue;
+function* split(text: string, eol: string): IterableIterator<CsvRecord> {
+  // The lines of text.split(eol), one at a time: the last is what follows the last line end ('' after a final one).
+  for (let start = 0, n = 1; start <= text.length; n++) {
+    const found = text.indexOf(eol, start);
+    const end = found === -1 ? text.length : found;
+    const line = text.slice(start, end);
+    start = end + eol.length;
+    // Only spaces: an empty line (trimmed), skipped. A line without a space (most) has no cell to trim.
+    const spaced = line.includes(' ');
+    if (spaced ? line.trim() === '' : line === '') continue;
     const record = line.split(',');
-    for (let c = 0; c < record.length; c++) record[c] = record[c].trim();
-    out.push({ record, line: i + 1 });
+    if (spaced) for (let c = 0; c < record.length; c++) record[c] = record[c].trim();
+    yield { record, line: n };
   }
-  return out;
 }
 
 function parsed(text: string): CsvRecord[] {

@@ -44,6 +44,12 @@ export interface LegSource {
 }
 
 
+/** The rows of one key as read, and the constant one if any. */
+interface Group {
+  rows: RateRow[];
+  constant?: RateRow;
+}
+
 /** The rows of one key, dated ones by time, and the constant one if any. */
 interface Series {
   times: number[];
@@ -90,13 +96,20 @@ export class RowBook implements LegSource {
     /** The mirror's imported rows say where they are kept (`mirror:file:rates.csv:12`). */
     private readonly naming: RowNaming = fileNaming(name),
   ) {
-    const grouped = new Map<string, { rows: RateRow[]; constant?: RateRow }>();
+    const grouped = new Map<string, Group>();
+    // Rows come grouped by pair (a file's, the mirror's): a key is made when the pair changes, not per row.
+    let last: RateRow | undefined;
+    let group: Group = { rows: [] };
     for (const row of rows) {
-      const key = keyOf(row.chain, row.token, row.currency);
-      const g = grouped.get(key) ?? { rows: [] };
-      grouped.set(key, g);
-      if (row.time === null) g.constant = row;
-      else g.rows.push(row);
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: a key made for every row finds the same group
+      if (last?.chain !== row.chain || last.token !== row.token || last.currency !== row.currency) {
+        const key = keyOf(row.chain, row.token, row.currency);
+        group = grouped.get(key) ?? { rows: [] };
+        grouped.set(key, group);
+      }
+      last = row;
+      if (row.time === null) group.constant = row;
+      else group.rows.push(row);
     }
     for (const [key, g] of grouped) this.series.set(key, seriesOf(g.rows, g.constant));
   }

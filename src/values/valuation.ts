@@ -30,43 +30,58 @@ export function valueOf(amount: string, rate: Pick<Rate, 'numerator' | 'denomina
 export type Valuer = (amount: string) => string;
 
 /**
- * valueOf at one rate, made once per rate (its texts read once, the powers of ten once per
- * count of an amount's places): each figure is then one parse, one product and one
- * rounding division.
+ * valueOf at one rate, made once per rate text (its texts read once): each figure is then
+ * one parse, one product and, past 18 places, one rounding division. Cheap to make: an
+ * hourly rates file hands a list tens of thousands of rates, each valuing a few figures.
  */
 export function valuer(rate: Pick<Rate, 'numerator' | 'denominator'>): Valuer {
-  let byNumerator = valuers.get(rate.numerator);
-  if (!byNumerator) {
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: when the cache is emptied changes no answer
-    if (valuers.size > 100_000) valuers.clear();
-    valuers.set(rate.numerator, (byNumerator = new Map()));
+  const { numerator, denominator } = rate;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: when the cache is emptied changes no answer
+  if (direct.size + crossed.size > 100_000) {
+    direct.clear();
+    crossed.clear();
   }
-  let v = byNumerator.get(rate.denominator);
-  if (!v) byNumerator.set(rate.denominator, (v = made(rate.numerator, rate.denominator)));
+  // Stryker disable next-line ConditionalExpression: both caches make the same valuer
+  if (denominator === '1') {
+    let v = direct.get(numerator);
+    if (!v) direct.set(numerator, (v = made(numerator, denominator)));
+    return v;
+  }
+  let byNumerator = crossed.get(numerator);
+  if (!byNumerator) crossed.set(numerator, (byNumerator = new Map()));
+  let v = byNumerator.get(denominator);
+  if (!v) byNumerator.set(denominator, (v = made(numerator, denominator)));
   return v;
 }
 
-/** Valuers by numerator and denominator text: rates repeat across a list's records (a cache: it changes no answer). */
-const valuers = new Map<string, Map<string, Valuer>>();
+/**
+ * Valuers by rate text (a cache: it changes no answer): a source may hand out a new rate
+ * object for the same rate (a feed's round, judged for each record asking it). Direct
+ * rates (denominator 1, most) by their numerator alone.
+ */
+const direct = new Map<string, Valuer>();
+const crossed = new Map<string, Map<string, Valuer>>();
 
 function made(numerator: string, denominator: string): Valuer {
   if (!PLAIN_RATE.test(numerator)) throw new RangeError(`"${numerator}" is not a plain decimal rate`);
   if (!PLAIN_RATE.test(denominator)) throw new RangeError(`"${denominator}" is not a plain decimal rate`);
   const [n, np] = scaled(numerator);
   const [d, dp] = scaled(denominator);
-  // Per count of the amount's places ap: a/10^ap × n/10^np ÷ (d/10^dp) in units of 10^-18 is a × times ÷ over.
-  const factors: [times: bigint, over: bigint][] = [];
-  const factorsOf = (ap: number) => {
-    const shift = VALUE_PLACES + dp - ap - np;
-    return (factors[ap] = [n * pow10(Math.max(shift, 0)), d * pow10(Math.max(-shift, 0))]);
-  };
+  const isDirect = d === 1n && dp === 0;
   return (amount) => {
     if (!PLAIN.test(amount)) throw new RangeError(`"${amount}" is not a plain decimal amount`);
-    const [a, ap] = scaled(amount);
-    const [times, over] = factors[ap] ?? factorsOf(ap);
-    const top = a * times;
-    // Stryker disable next-line ConditionalExpression: halfEven(top, 1n) is top; this only skips a division
-    return attoText(over === 1n ? top : halfEven(top, over));
+    // Digits and places read apart: a pair made per figure was a fifth of what valuing allocates.
+    const point = amount.indexOf('.');
+    const a = digitsOf(amount, point);
+    const ap = placesOf(amount, point);
+    const top = a * n;
+    // a/10^ap × n/10^np ÷ (d/10^dp) in units of 10^-18 is top × 10^shift ÷ d.
+    const shift = VALUE_PLACES + dp - ap - np;
+    // A direct rate's product of at most 18 places is the value exactly: its digits at its own places (the padding zeros are never printed).
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: the general path below prints the same digits (a product by 10^shift, a division by 1)
+    if (isDirect && shift >= 0) return decimalText(top, VALUE_PLACES - shift);
+    // Stryker disable next-line EqualityOperator: at shift 0 both are top ÷ d
+    return attoText(shift >= 0 ? halfEven(top * pow10(shift), d) : halfEven(top, d * pow10(-shift)));
   };
 }
 
@@ -77,8 +92,14 @@ const pow10 = (k: number): bigint => powers[k] ?? (powers[k] = 10n ** BigInt(k))
 /** A plain decimal as digits and places: "612.34" → [61234n, 2]. */
 function scaled(text: string): [bigint, number] {
   const point = text.indexOf('.');
-  return point === -1 ? [BigInt(text), 0] : [BigInt(text.slice(0, point) + text.slice(point + 1)), text.length - point - 1];
+  return [digitsOf(text, point), placesOf(text, point)];
 }
+
+/** The digits of a plain decimal whose point is at `point` (-1: none) as one integer: "612.34" → 61234n. */
+const digitsOf = (text: string, point: number): bigint => BigInt(point === -1 ? text : text.slice(0, point) + text.slice(point + 1));
+
+/** The places of a plain decimal whose point is at `point` (-1: none): "612.34" → 2. */
+const placesOf = (text: string, point: number): number => (point === -1 ? 0 : text.length - point - 1);
 
 /** n ÷ d (d > 0) rounded half to even. */
 function halfEven(n: bigint, d: bigint): bigint {
@@ -86,7 +107,7 @@ function halfEven(n: bigint, d: bigint): bigint {
   const negative = n < 0n;
   const m = negative ? -n : n;
   let q = m / d;
-  const twice = (m - q * d) * 2n;
+  const twice = (m % d) * 2n;
   if (twice > d || (twice === d && (q & 1n) === 1n)) q += 1n;
   return negative ? -q : q;
 }
@@ -106,8 +127,11 @@ function decimalText(v: bigint, places: number): string {
 
 const attoText = (v: bigint) => decimalText(v, VALUE_PLACES);
 
+/** A plain decimal already without padding zeros (what files and feeds mostly write). */
+const UNPADDED = /^(0|[1-9]\d*)(\.\d*[1-9])?$/;
+
 /** A plain decimal without padding zeros: "0612.340" → "612.34", so 1.0830 and 1.083 compare equal. */
-export const plainDecimal = (text: string) => decimalText(...scaled(text));
+export const plainDecimal = (text: string) => (UNPADDED.test(text) ? text : decimalText(...scaled(text)));
 
 /** The exact sum of values (decimal texts). */
 export function sumOf(values: Iterable<string>): string {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { parseRatesFile } from '../../src/values/rates-file.js';
 import { UsageError } from '../../src/core/runtime/errors.js';
 
@@ -72,6 +73,32 @@ describe('the rates file: times', () => {
     for (const t of ['x2026-10-05', '2026-10-05x', '26-10-05', '2026-1-05', '2026-10-5', 'x2026-10-05T10:00:00Z', '2026-10-05T10:00:00Zx', '2026-10-05T10:00x', 'x2026-10-05T10:00', '2026-10-05T1:00:00Z', '2026-10-05T10:00:00+0100', 'yesterday']) {
       expect(timeRefused(t)).toBe(`rates.csv:2: time "${t}": expected YYYY-MM-DD, an RFC 3339 date-time with a zone, or *`);
     }
+  });
+});
+
+describe('the rates file: times as scripts write them', () => {
+  // YYYY-MM-DD and YYYY-MM-DDTHH:MM:SSZ are read digit by digit (an hourly dump's every
+  // row): held against Date's own reading of the same text. Catches a digit read at the
+  // wrong place, a bound off by one, a leap year miscounted.
+  it('reads any instant from 1970 to 2200 as Date does', () => {
+    const to = Date.UTC(2200, 0, 1) / 1000;
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: to }), (t) => {
+        const text = new Date(t * 1000).toISOString().replace('.000Z', 'Z');
+        expect(timeOf(text)).toBe(t);
+        expect(timeOf(text.slice(0, 10))).toBe(t - (t % 86_400));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('counts leap years by the Gregorian rule', () => {
+    expect(timeOf('2000-02-29')).toBe(Date.UTC(2000, 1, 29) / 1000);
+    expect(timeOf('2096-02-29T23:59:59Z')).toBe(Date.UTC(2096, 1, 29, 23, 59, 59) / 1000);
+    for (const t of ['2100-02-29', '2100-02-29T00:00:00Z', '2027-02-29T12:00:00Z', '2026-06-31T00:00:00Z', '2026-12-32']) {
+      expect(timeRefused(t)).toBe(`rates.csv:2: time "${t}" is no such instant after 1970`);
+    }
+    expect(timeRefused('2026-10-05T00:00:0xZ')).toBe('rates.csv:2: time "2026-10-05T00:00:0xZ": expected YYYY-MM-DD, an RFC 3339 date-time with a zone, or *');
   });
 });
 
@@ -182,6 +209,29 @@ describe('the rates file: the same key twice', () => {
     expect(refused(twice('100', '1.00'))).toBe('rates.csv:3: BNB → USD on bsc at 2026-10-05 is 1.00 here but 100 on line 2');
     expect(refused(twice('1', '2', '*'))).toBe('rates.csv:3: BNB → USD on bsc at * is 2 here but 1 on line 2');
     expect(refused(twice('1', '2', '*', '*'))).toBe('rates.csv:3: BNB → USD on * at * is 2 here but 1 on line 2');
+  });
+
+  // The check skips its map while a pair's times come in order: held against every line
+  // compared with every earlier one, in any order of times. Catches a time taken for new
+  // because it is past one end of the times seen when it is not past the other.
+  it('finds the first line that contradicts an earlier one, in any order of times', () => {
+    const line = fc.record({ day: fc.integer({ min: 1, max: 6 }), token: fc.constantFrom('BNB', 'USDT'), rate: fc.constantFrom('1', '1.0', '2') });
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 12 }), (lines) => {
+        const text = file(...lines.map((l) => `2026-10-0${l.day},bsc,${l.token},USD,${l.rate},s`));
+        const first = new Map<string, number>();
+        let expected: string | undefined;
+        lines.forEach((l, i) => {
+          const key = `${l.day} ${l.token}`;
+          const k = first.get(key);
+          if (k === undefined) first.set(key, i);
+          else if (expected === undefined && Number(lines[k].rate) !== Number(l.rate)) expected = `rates.csv:${i + 2}: ${l.token} → USD on bsc at 2026-10-0${l.day} is ${l.rate} here but ${lines[k].rate} on line ${k + 2}`;
+        });
+        if (expected !== undefined) expect(refused(text)).toBe(expected);
+        else expect(parseRatesFile(text, 'rates.csv').map((r) => r.line)).toEqual([...first.values()].map((i) => i + 2));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('takes different rates of different keys: another time, chain, token or currency', () => {

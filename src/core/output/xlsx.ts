@@ -138,8 +138,8 @@ interface Slot {
   role: 'value' | 'exact';
 }
 
-function slotsOf(columns: SheetColumn[]): Slot[] {
-  const names = new Set(columns.map((c) => c.name));
+/** The slots of `columns`; `names`: every column's name the sheet has (a column whose `_exact` twin is among them has none beside it). */
+function slotsOf(columns: readonly SheetColumn[], names: ReadonlySet<string>): Slot[] {
   return columns.flatMap((c): Slot[] => {
     const value: Slot = { header: c.name, source: c, role: 'value' };
     // A --columns list (or an SQL result) may already hold the exact column.
@@ -156,7 +156,7 @@ function widthOf(slot: Slot, first: Record<string, unknown> | undefined): number
 }
 
 /** A sheet of exceljs's streaming writer: its XML stream, which rows are written to. */
-type StreamedSheet = ExcelJS.Worksheet & { stream: { write(xml: string): unknown } };
+type StreamedSheet = ExcelJS.Worksheet & { stream: { write(xml: string | Buffer): unknown } };
 
 /** The exceljs internals that hold what the zip has not compressed yet (see backlogOf). */
 interface PipedSheet {
@@ -198,6 +198,260 @@ class WorkbookWriter extends ExcelJS.stream.xlsx.WorkbookWriter {
 const BACKLOG_BYTES = 1 << 20;
 /** Rows between looks at the backlog (and turns of the event loop, which let the zip start). */
 const CHECK_EVERY = 128;
+/**
+ * The style id of the first number format: exceljs's style table holds its default (0)
+ * and the headers' bold (1, added with the first sheet's header) before any.
+ */
+const FIRST_STYLE = 2;
+
+/**
+ * The number formats a workbook's cells use, each a style id in the order of first use.
+ * Rows rendered ahead of their workbook (the close's transfers, while the API is walked)
+ * take their ids from the one their workbook is given; the workbook adds them to
+ * exceljs's style table in that order when it is complete.
+ */
+export class StyleIds {
+  /** The formats in order: the i-th one's id is FIRST_STYLE + i. */
+  readonly formats: string[] = [];
+  private readonly ids = new Map<string, number>();
+
+  id(numFmt: string): number {
+    let id = this.ids.get(numFmt);
+    if (id === undefined) {
+      id = FIRST_STYLE + this.formats.length;
+      this.formats.push(numFmt);
+      this.ids.set(numFmt, id);
+    }
+    return id;
+  }
+
+  /**
+   * Ids go by first use, sheet after sheet; rows rendered ahead of their workbook take
+   * theirs as they come, several sheets' rows mixed. This puts the ids after the first
+   * `kept` (those of the sheets before them) in the order `uses` says (each sheet's ids
+   * in the order of their first use, sheet after sheet), and gives each id that moves
+   * its new one; undefined when none moves.
+   */
+  inOrderOfUse(kept: number, uses: readonly (readonly number[])[]): Map<number, number> | undefined {
+    const order = new Set<number>();
+    for (let i = 0; i < kept; i++) order.add(FIRST_STYLE + i);
+    for (const ids of uses) for (const id of ids) order.add(id);
+    for (let i = 0; i < this.formats.length; i++) order.add(FIRST_STYLE + i);
+    const ids = [...order];
+    if (ids.every((id, i) => id === FIRST_STYLE + i)) return undefined;
+    const formats = ids.map((id) => this.formats[id - FIRST_STYLE]);
+    this.formats.splice(0, this.formats.length, ...formats);
+    this.ids.clear();
+    formats.forEach((numFmt, i) => this.ids.set(numFmt, FIRST_STYLE + i));
+    return new Map(ids.map((id, i) => [id, FIRST_STYLE + i]));
+  }
+}
+
+/** A cell's style id in a row's XML (text holds no `<`: xmlText escapes it). */
+const CELL_STYLE = /(<c r="[A-Z]+\d+" s=")(\d+)"/g;
+
+/** Rows' XML (whole rows, as SheetRows renders them) with each style id changed as `moved` says. */
+export function restyled(xml: string, moved: ReadonlyMap<number, number>): string {
+  return xml.replace(CELL_STYLE, (_, open: string, id: string) => `${open}${moved.get(Number(id)) ?? id}"`);
+}
+
+/** What rows are rendered with: the zone of their times, the style ids, and how many rows a sheet holds. */
+export interface RowsContext {
+  zone: string;
+  styles: StyleIds;
+  rowsPerSheet: number;
+}
+
+/** Starts the context of a workbook's rows (openSheets takes it, or makes one). */
+export function rowsContext(options: DocumentOptions = {}, styles = new StyleIds()): RowsContext {
+  return { zone: options.timeZone ?? 'UTC', styles, rowsPerSheet: options.rowsPerSheet ?? EXCEL_ROWS - 1 };
+}
+
+/**
+ * The rows of one sheet as XML, and what their cells could not show (said once the
+ * workbook is complete). Its columns can grow as rows come (rows rendered ahead of their
+ * sheet, whose later rows can have fields the first lacked): a new column is added after
+ * the others, so a row's cells keep their place; an earlier row lacks its cells.
+ * Rows beyond what a sheet holds go on in `name 2`, `name 3`…
+ */
+export class SheetRows {
+  readonly slots: Slot[] = [];
+  private readonly refs: string[] = [];
+  private readonly names = new Set<string>();
+  /** Rows rendered, over every part. */
+  rows = 0;
+  private amounts = 0;
+  private rounded = 0;
+  private readonly roundedColumns = new Set<string>();
+  private readonly textAmounts: string[] = [];
+  private textAmountCount = 0;
+  private readonly roundedIntegerColumns = new Set<string>();
+  private roundedIntegers = 0;
+  private cut = 0;
+  private readonly cutCells: string[] = [];
+  private readonly offsetOf: (seconds: number) => number;
+  /** Time formats, by UTC offset: times show theirs, so each offset the zone has (one or two) is a format. */
+  private readonly timeStyles = new Map<number, number>();
+  /** The style ids its cells use, in the order of their first use. */
+  readonly styleOrder: number[] = [];
+  private readonly styleIds = new Map<string, number>();
+
+  /** `named`: its cells are named with their sheet's name (a workbook of several sheets). */
+  constructor(
+    readonly name: string,
+    columns: SheetColumn[],
+    readonly context: RowsContext,
+    private readonly named: boolean,
+  ) {
+    this.offsetOf = (seconds) => offsetAt(seconds, context.zone);
+    this.add(columns);
+  }
+
+  /** Adds columns after the others (a column whose `_exact` twin is known already has none beside it). */
+  add(columns: readonly SheetColumn[]): void {
+    for (const c of columns) this.names.add(c.name);
+    for (const slot of slotsOf(columns, this.names)) {
+      this.refs.push(`<c r="${columnName(this.slots.length)}`);
+      this.slots.push(slot);
+    }
+  }
+
+  /** How many columns it has (those its slots come from). */
+  get columns(): number {
+    return this.names.size;
+  }
+
+  /** The name of the sheet that holds its part `part` (0: the first). */
+  partName(part: number): string {
+    return part === 0 ? this.name : `${this.name} ${part + 1}`;
+  }
+
+  /** How many sheets its rows take (one at least: a sheet of no row has its header). */
+  get parts(): number {
+    return Math.max(1, Math.ceil(this.rows / this.context.rowsPerSheet));
+  }
+
+  /** The XML of the next row. */
+  row(record: Record<string, unknown>): string {
+    const part = Math.floor(this.rows / this.context.rowsPerSheet);
+    const r = (this.rows % this.context.rowsPerSheet) + 2;
+    this.rows++;
+    let xml = `<row r="${r}">`;
+    for (let i = 0; i < this.slots.length; i++) {
+      const raw = this.slots[i].source.get(record);
+      if (raw !== undefined && raw !== null) xml += this.cell(this.slots[i], raw, this.refs[i] + r, r, part);
+    }
+    return xml + '</row>';
+  }
+
+  private where(slot: Slot, r: number, part: number): string {
+    return `${slot.header} in ${part > 0 || this.named ? `sheet "${this.partName(part)}" ` : ''}row ${r}`;
+  }
+
+  /** A text cell of any value (nested ones as JSON); one longer than a cell holds is cut, and counted. */
+  private text(slot: Slot, raw: unknown, open: string, r: number, part: number): string {
+    let value = typeof raw === 'string' ? raw : jsonText(raw);
+    if (value.length > CELL_CHARS) {
+      if (this.cut++ < 10) this.cutCells.push(this.where(slot, r, part));
+      value = cutToCell(value);
+    }
+    return textCell(open, value);
+  }
+
+  private style(numFmt: string): number {
+    let id = this.styleIds.get(numFmt);
+    if (id === undefined) {
+      this.styleIds.set(numFmt, (id = this.context.styles.id(numFmt)));
+      this.styleOrder.push(id);
+    }
+    return id;
+  }
+
+  private timeStyle(offset: number): number {
+    let id = this.timeStyles.get(offset);
+    if (id === undefined) this.timeStyles.set(offset, (id = this.style(`${TIME_FORMAT} "${offsetText(offset)}"`)));
+    return id;
+  }
+
+  /** A cell's XML: `open` is `<c r="B7`, the rest of the cell follows. */
+  private cell(slot: Slot, raw: unknown, open: string, r: number, part: number): string {
+    const kind = slot.source.kind;
+    // No value (--rates-missing blank): nothing to write in either cell.
+    if (raw === '' && (kind === 'value' || kind === 'rate')) return '';
+    if (slot.role === 'exact') return this.text(slot, raw, open, r, part);
+    const fraction = kind === 'rate' && typeof raw === 'string' ? FRACTION.exec(raw) : null;
+    if (fraction) {
+      this.amounts++;
+      this.rounded++;
+      this.roundedColumns.add(slot.header);
+      return `${open}" s="${this.style(ROUNDED_FORMAT)}"><v>${Number(fraction[1]) / Number(fraction[2])}</v></c>`;
+    }
+    if (kind === 'time' && typeof raw === 'number') {
+      const offset = this.offsetOf(Math.floor(raw));
+      return `${open}" s="${this.timeStyle(offset)}"><v>${(raw + offset) / 86400 + EXCEL_EPOCH_DAYS}</v></c>`;
+    }
+    if (kind === 'date' && typeof raw === 'number') return `${open}" s="${this.style(DATE_FORMAT)}"><v>${raw + EXCEL_EPOCH_DAYS}</v></c>`;
+    if (EXACT_BESIDE.has(kind)) {
+      // A JSON number (schema drift, warned about already) is the number it is.
+      const decimal = (typeof raw === 'string' && DECIMAL.test(raw)) || typeof raw === 'bigint';
+      const n = decimal ? amountNumber(String(raw)) : typeof raw === 'number' ? { value: raw, exact: true } : undefined;
+      // Beyond a double's range ("1" and 400 zeros) there is no nearest number: text, as below.
+      if (n && Number.isFinite(n.value)) {
+        this.amounts++;
+        if (n.exact) return kind === 'ratio' ? `${open}" s="${this.style(PERCENT_FORMAT)}"><v>${n.value}</v></c>` : `${open}"><v>${n.value}</v></c>`;
+        this.rounded++;
+        this.roundedColumns.add(slot.header);
+        return `${open}" s="${this.style(ROUNDED_FORMAT)}"><v>${n.value}</v></c>`;
+      }
+      if (this.textAmountCount++ < 10) this.textAmounts.push(this.where(slot, r, part));
+    }
+    if (typeof raw === 'number') return `${open}"><v>${raw}</v></c>`;
+    if (typeof raw === 'boolean') return `${open}" t="b"><v>${raw ? 1 : 0}</v></c>`;
+    if (typeof raw === 'bigint') {
+      const n = amountNumber(String(raw));
+      if (!Number.isFinite(n.value)) return this.text(slot, String(raw), open, r, part);
+      if (n.exact) return `${open}"><v>${n.value}</v></c>`;
+      this.roundedIntegers++;
+      this.roundedIntegerColumns.add(slot.header);
+      return `${open}" s="${this.style(ROUNDED_FORMAT)}"><v>${n.value}</v></c>`;
+    }
+    return this.text(slot, raw, open, r, part);
+  }
+
+  /** Says what its cells could not show as sent, each line through `warn`. */
+  notices(warn: (message: string) => void, exactTotals: string | undefined): void {
+    if (this.rounded > 0) {
+      const exact = [...this.roundedColumns].map((c) => `${c}_exact`).join(', ');
+      warn(
+        `${grouped(this.rounded)} of ${grouped(this.amounts)} amounts have more than the ${NUMBER_DIGITS} significant digits a spreadsheet number holds: ` +
+          `their cells show ≈ and the nearest number (a SUM counts them, close but not exact); the exact digits are in ${exact}${exactTotals ? ` (${exactTotals})` : ''}`,
+      );
+    }
+    const integers = this.roundedIntegers;
+    if (integers > 0) {
+      warn(
+        `${grouped(integers)} ${integers === 1 ? 'integer has' : 'integers have'} more than the ${NUMBER_DIGITS} digits a spreadsheet number holds (${[...this.roundedIntegerColumns].join(', ')}): ` +
+          `${integers === 1 ? 'its cell shows' : 'their cells show'} ≈ and the nearest number; -f csv and -f json keep every digit`,
+      );
+    }
+    const texts = this.textAmountCount;
+    if (texts > 0) {
+      const more = texts > this.textAmounts.length ? ` and ${texts - this.textAmounts.length} more` : '';
+      warn(
+        `${grouped(texts)} ${texts === 1 ? 'amount is' : 'amounts are'} not a decimal number a spreadsheet can hold and ${texts === 1 ? 'is a text cell' : 'are text cells'}, which a spreadsheet SUM leaves out: ${this.textAmounts.join(', ')}${more}`,
+      );
+    }
+    if (this.cut > 0) {
+      const more = this.cut > this.cutCells.length ? ` and ${this.cut - this.cutCells.length} more` : '';
+      warn(
+        `${grouped(this.cut)} ${this.cut === 1 ? 'text is' : 'texts are'} longer than the ${grouped(CELL_CHARS)} characters a spreadsheet cell holds and ${this.cut === 1 ? 'was' : 'were'} cut, ending in …: ${this.cutCells.join(', ')}${more}; -f csv and -f json keep them whole`,
+      );
+    }
+    if (this.parts > 1) {
+      warn(`${grouped(this.rows)} rows are in ${this.parts} sheets ("${this.name}" to "${this.partName(this.parts - 1)}"): a sheet holds at most ${grouped(this.context.rowsPerSheet)} rows below its header`);
+    }
+  }
+}
 
 /** A workbook of several sheets, written one after another (the close report's); openWorkbook is one sheet of records. */
 export interface Workbook {
@@ -207,6 +461,11 @@ export interface Workbook {
    * on in `name 2`, `name 3`… Its writer's end() closes the sheet.
    */
   sheet(name: string, columns: SheetColumn[], first: Record<string, unknown> | undefined): SheetWriter;
+  /**
+   * Writes a sheet whose rows were rendered ahead (`rows`, made with this workbook's
+   * context): `parts` gives each of its sheets' rows' XML, as bytes.
+   */
+  rendered(rows: SheetRows, first: Record<string, unknown> | undefined, parts: (part: number) => AsyncIterable<Buffer>): Promise<void>;
   /** Completes the workbook, then says what its cells could not show as sent. */
   end(): Promise<void>;
 }
@@ -228,11 +487,8 @@ export function openWorkbook(out: NodeJS.WritableStream, columns: SheetColumn[],
   };
 }
 
-/** Starts a workbook of several sheets streamed to `out` (see Workbook). */
-export function openSheets(out: NodeJS.WritableStream, options: DocumentOptions = {}): Workbook {
-  const rowsPerSheet = options.rowsPerSheet ?? EXCEL_ROWS - 1;
-  const zone = options.timeZone ?? 'UTC';
-  const offsetOf = (seconds: number) => offsetAt(seconds, zone);
+/** Starts a workbook of several sheets streamed to `out` (see Workbook); `context`: the one its rows rendered ahead were made with. */
+export function openSheets(out: NodeJS.WritableStream, options: DocumentOptions = {}, context = rowsContext(options)): Workbook {
   const workbook = new WorkbookWriter({
     stream: out as unknown as import('node:stream').Stream,
     useStyles: true,
@@ -252,180 +508,78 @@ export function openSheets(out: NodeJS.WritableStream, options: DocumentOptions 
   });
   failed.catch(() => {});
 
-  // Style ids in exceljs's style table (written into the workbook at its end), one per
-  // number format the cells use; cells without one are General.
-  const styleTable = (workbook as unknown as { styles: { addStyleModel(style: object, type: number): number } }).styles;
-  const styleIds = new Map<string, number>();
-  const styleOf = (numFmt: string) => {
-    let id = styleIds.get(numFmt);
-    if (id === undefined) styleIds.set(numFmt, (id = styleTable.addStyleModel({ numFmt }, NUMBER_TYPE)));
-    return id;
-  };
-  /** Times show their UTC offset, so each offset the zone has (one or two) is a format. */
-  const timeStyles = new Map<number, number>();
-  const timeStyle = (offset: number) => {
-    let id = timeStyles.get(offset);
-    if (id === undefined) timeStyles.set(offset, (id = styleOf(`${TIME_FORMAT} "${offsetText(offset)}"`)));
-    return id;
+  /** Lets the zip catch up with `sheet` (see backlogOf); a turn of the event loop at least, so it can start. */
+  const pace = async (sheet: StreamedSheet): Promise<void> => {
+    await new Promise((resolve) => setImmediate(resolve));
+    const backlog = backlogOf(sheet);
+    while (backlog && backlog.bytes() > BACKLOG_BYTES && !failure) await Promise.race([backlog.drained(), failed]);
+    if (failure) throw failure;
   };
 
   /** What each sheet could not show, said once the workbook is complete, in the order of the sheets. */
-  const notices: (() => void)[] = [];
-  let names = 0;
+  const sheetRows: SheetRows[] = [];
+  /** The sheet `part` of `rows`: frozen header, columns as wide as `first`'s values. */
+  const startSheet = (rows: SheetRows, part: number, first: Record<string, unknown> | undefined): StreamedSheet => {
+    const sheet = <StreamedSheet>workbook.addWorksheet(rows.partName(part), { views: [{ state: 'frozen', ySplit: 1 }] });
+    sheet.columns = rows.slots.map((s) => ({ width: widthOf(s, first) }));
+    const header = sheet.addRow(rows.slots.map((s) => s.header));
+    header.eachCell((cell) => (cell.style = HEADER));
+    header.commit();
+    return sheet;
+  };
 
   return {
     sheet(name, columns, first) {
-      names++;
-      const slots = slotsOf(columns);
-      const widths = slots.map((s) => widthOf(s, first));
-      let sheets = 0;
-      let sheet: StreamedSheet;
-      let sheetRows = 0;
-      let rows = 0;
-      const startSheet = () => {
-        if (sheets > 0) sheet.commit();
-        sheets++;
-        sheet = <StreamedSheet>workbook.addWorksheet(sheets === 1 ? name : `${name} ${sheets}`, { views: [{ state: 'frozen', ySplit: 1 }] });
-        sheet.columns = widths.map((width) => ({ width }));
-        const header = sheet.addRow(slots.map((s) => s.header));
-        header.eachCell((cell) => (cell.style = HEADER));
-        header.commit();
-        sheetRows = 0;
+      const rows = new SheetRows(name, columns, context, sheetRows.length > 0);
+      sheetRows.push(rows);
+      let part = 0;
+      let sheet = startSheet(rows, part, first);
+      /** Rows' XML not yet handed to the sheet's stream: written CHECK_EVERY rows at a time (each write costs exceljs a buffer and a trip down the zip's pipes). */
+      let pending = '';
+      const flush = () => {
+        if (pending !== '') sheet.stream.write(pending);
+        pending = '';
       };
-      startSheet();
-
-      let amounts = 0;
-      let rounded = 0;
-      const roundedColumns = new Set<string>();
-      const textAmounts: string[] = [];
-      let textAmountCount = 0;
-      const roundedIntegerColumns = new Set<string>();
-      let roundedIntegers = 0;
-
-      let cut = 0;
-      const cutCells: string[] = [];
-      const where = (slot: Slot, r: number) => `${slot.header} in ${sheets > 1 || names > 1 ? `sheet "${sheet.name}" ` : ''}row ${r}`;
-      /** A text cell of any value (nested ones as JSON); one longer than a cell holds is cut, and counted. */
-      const text = (slot: Slot, raw: unknown, open: string, r: number): string => {
-        let value = typeof raw === 'string' ? raw : jsonText(raw);
-        if (value.length > CELL_CHARS) {
-          if (cut++ < 10) cutCells.push(where(slot, r));
-          value = cutToCell(value);
-        }
-        return textCell(open, value);
-      };
-
-      const refs = slots.map((_, i) => `<c r="${columnName(i)}`);
-      /** A cell's XML: `open` is `<c r="B7`, the rest of the cell follows. */
-      const cellXml = (slot: Slot, raw: unknown, open: string, r: number): string => {
-        const kind = slot.source.kind;
-        // No value (--rates-missing blank): nothing to write in either cell.
-        if (raw === '' && (kind === 'value' || kind === 'rate')) return '';
-        if (slot.role === 'exact') return text(slot, raw, open, r);
-        const fraction = kind === 'rate' && typeof raw === 'string' ? FRACTION.exec(raw) : null;
-        if (fraction) {
-          amounts++;
-          rounded++;
-          roundedColumns.add(slot.header);
-          return `${open}" s="${styleOf(ROUNDED_FORMAT)}"><v>${Number(fraction[1]) / Number(fraction[2])}</v></c>`;
-        }
-        if (kind === 'time' && typeof raw === 'number') {
-          const offset = offsetOf(Math.floor(raw));
-          return `${open}" s="${timeStyle(offset)}"><v>${(raw + offset) / 86400 + EXCEL_EPOCH_DAYS}</v></c>`;
-        }
-        if (kind === 'date' && typeof raw === 'number') return `${open}" s="${styleOf(DATE_FORMAT)}"><v>${raw + EXCEL_EPOCH_DAYS}</v></c>`;
-        if (EXACT_BESIDE.has(kind)) {
-          // A JSON number (schema drift, warned about already) is the number it is.
-          const decimal = (typeof raw === 'string' && DECIMAL.test(raw)) || typeof raw === 'bigint';
-          const n = decimal ? amountNumber(String(raw)) : typeof raw === 'number' ? { value: raw, exact: true } : undefined;
-          // Beyond a double's range ("1" and 400 zeros) there is no nearest number: text, as below.
-          if (n && Number.isFinite(n.value)) {
-            amounts++;
-            if (n.exact) return kind === 'ratio' ? `${open}" s="${styleOf(PERCENT_FORMAT)}"><v>${n.value}</v></c>` : `${open}"><v>${n.value}</v></c>`;
-            rounded++;
-            roundedColumns.add(slot.header);
-            return `${open}" s="${styleOf(ROUNDED_FORMAT)}"><v>${n.value}</v></c>`;
-          }
-          if (textAmountCount++ < 10) textAmounts.push(where(slot, r));
-        }
-        if (typeof raw === 'number') return `${open}"><v>${raw}</v></c>`;
-        if (typeof raw === 'boolean') return `${open}" t="b"><v>${raw ? 1 : 0}</v></c>`;
-        if (typeof raw === 'bigint') {
-          const n = amountNumber(String(raw));
-          if (!Number.isFinite(n.value)) return text(slot, String(raw), open, r);
-          if (n.exact) return `${open}"><v>${n.value}</v></c>`;
-          roundedIntegers++;
-          roundedIntegerColumns.add(slot.header);
-          return `${open}" s="${styleOf(ROUNDED_FORMAT)}"><v>${n.value}</v></c>`;
-        }
-        return text(slot, raw, open, r);
-      };
-      const rowXml = (record: Record<string, unknown>, r: number): string => {
-        let xml = `<row r="${r}">`;
-        for (let i = 0; i < slots.length; i++) {
-          const raw = slots[i].source.get(record);
-          if (raw !== undefined && raw !== null) xml += cellXml(slots[i], raw, refs[i] + r, r);
-        }
-        return xml + '</row>';
-      };
-
-      /** Lets the zip catch up (see backlogOf); a turn of the event loop at least, so it can start. */
-      const pace = async (): Promise<void> => {
-        await new Promise((resolve) => setImmediate(resolve));
-        const backlog = backlogOf(sheet);
-        while (backlog && backlog.bytes() > BACKLOG_BYTES && !failure) await Promise.race([backlog.drained(), failed]);
-        if (failure) throw failure;
-      };
-
-      // A sheet among others says which it is; a workbook of one sheet says it as ever.
-      const warn = (message: string) => options.warn?.(names > 1 ? `sheet "${name}": ${message}` : message);
-      notices.push(() => {
-        if (rounded > 0) {
-          const exact = [...roundedColumns].map((c) => `${c}_exact`).join(', ');
-          warn(
-            `${grouped(rounded)} of ${grouped(amounts)} amounts have more than the ${NUMBER_DIGITS} significant digits a spreadsheet number holds: ` +
-              `their cells show ≈ and the nearest number (a SUM counts them, close but not exact); the exact digits are in ${exact}${options.exactTotals ? ` (${options.exactTotals})` : ''}`,
-          );
-        }
-        if (roundedIntegers > 0) {
-          warn(
-            `${grouped(roundedIntegers)} ${roundedIntegers === 1 ? 'integer has' : 'integers have'} more than the ${NUMBER_DIGITS} digits a spreadsheet number holds (${[...roundedIntegerColumns].join(', ')}): ` +
-              `${roundedIntegers === 1 ? 'its cell shows' : 'their cells show'} ≈ and the nearest number; -f csv and -f json keep every digit`,
-          );
-        }
-        if (textAmountCount > 0) {
-          const more = textAmountCount > textAmounts.length ? ` and ${textAmountCount - textAmounts.length} more` : '';
-          warn(
-            `${grouped(textAmountCount)} ${textAmountCount === 1 ? 'amount is' : 'amounts are'} not a decimal number a spreadsheet can hold and ${textAmountCount === 1 ? 'is a text cell' : 'are text cells'}, which a spreadsheet SUM leaves out: ${textAmounts.join(', ')}${more}`,
-          );
-        }
-        if (cut > 0) {
-          const more = cut > cutCells.length ? ` and ${cut - cutCells.length} more` : '';
-          warn(
-            `${grouped(cut)} ${cut === 1 ? 'text is' : 'texts are'} longer than the ${grouped(CELL_CHARS)} characters a spreadsheet cell holds and ${cut === 1 ? 'was' : 'were'} cut, ending in …: ${cutCells.join(', ')}${more}; -f csv and -f json keep them whole`,
-          );
-        }
-        if (sheets > 1) {
-          warn(`${grouped(rows)} rows are in ${sheets} sheets ("${name}" to "${name} ${sheets}"): a sheet holds at most ${grouped(rowsPerSheet)} rows below its header`);
-        }
-      });
-
       return {
         row(record) {
-          if (sheetRows === rowsPerSheet) startSheet();
-          sheet.stream.write(rowXml(record, sheetRows + 2));
-          sheetRows++;
-          rows++;
-          if (rows % CHECK_EVERY === 0) return pace();
+          if (rows.rows > 0 && rows.rows % context.rowsPerSheet === 0) {
+            flush();
+            sheet.commit();
+            sheet = startSheet(rows, ++part, first);
+          }
+          pending += rows.row(record);
+          if (rows.rows % CHECK_EVERY === 0) {
+            flush();
+            return pace(sheet);
+          }
         },
         async end() {
+          flush();
           sheet.commit();
         },
       };
     },
+    async rendered(rows, first, parts) {
+      sheetRows.push(rows);
+      for (let part = 0; part < rows.parts; part++) {
+        const sheet = startSheet(rows, part, first);
+        for await (const bytes of parts(part)) {
+          sheet.stream.write(bytes);
+          await pace(sheet);
+        }
+        sheet.commit();
+      }
+    },
     async end() {
+      // The number formats the cells use, as styles in exceljs's table: each must have the id its cells were given.
+      const styleTable = (workbook as unknown as { styles: { addStyleModel(style: object, type: number): number } }).styles;
+      context.styles.formats.forEach((numFmt, i) => {
+        const id = styleTable.addStyleModel({ numFmt }, NUMBER_TYPE);
+        if (id !== FIRST_STYLE + i) throw new Error(`exceljs gave the number format ${numFmt} the style ${id}, not ${FIRST_STYLE + i}`);
+      });
       await Promise.race([workbook.commit(), failed]);
-      for (const notice of notices) notice();
+      // A sheet among others says which it is; a workbook of one sheet says it as ever.
+      for (const rows of sheetRows) rows.notices((message) => options.warn?.(sheetRows.length > 1 ? `sheet "${rows.name}": ${message}` : message), options.exactTotals);
     },
   };
 }
