@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { home, runDoctor } from './doctor-helpers.js';
-import { ANCHOR, emulator, payrec } from './helpers.js';
+import { ANCHOR, emulator, payrec, payrecInProcess } from './helpers.js';
 import { duck } from './mirror-helpers.js';
 import { rpcNode } from '../unit/rpc-node.js';
 
@@ -19,12 +19,17 @@ let emu: Emulator;
 beforeAll(async () => (emu = await emulator({ records: 5 })));
 afterAll(() => emu.close());
 
-const doctor = (env: Record<string, string | undefined>, args: string[] = [], e: Emulator | undefined = emu) => runDoctor(e, env, args);
+// The reports run in this worker (payrecInProcess, issue 48): the rows are answers of files,
+// folders and servers the test made. The built binary in a process keeps the first report,
+// the first refusal (exit 2), exit 7 with the node's key, a mirror another program holds,
+// --dry-run and Ctrl-C.
+const doctor = (env: Record<string, string | undefined>, args: string[] = [], e: Emulator | undefined = emu) => runDoctor(e, env, args, true);
+const doctorProcess = (env: Record<string, string | undefined>, args: string[] = [], e: Emulator | undefined = emu) => runDoctor(e, env, args);
 
 describe('the mirror', () => {
   test('each cursor: its list, chain and scope, when it was synced, and the time its records reach, as the file holds them', async () => {
     const env = home();
-    expect((await payrec(emu, ['sync', 'ot/transfers', '-q'], { env })).exitCode).toBe(0);
+    expect((await payrecInProcess(emu, ['sync', 'ot/transfers', '-q'], { env })).exitCode).toBe(0);
     const file = join(env.XDG_DATA_HOME, 'payrec', 'default.duckdb');
     // The cursors, written here: a whole list, a plan's, a strategy's, and one stamped in the future (a clock set back since);
     // ages on either side of where minutes become hours (90 min) and hours days (48 h).
@@ -41,7 +46,7 @@ describe('the mirror', () => {
         ('bsc', 'dollar-cost-average/executions', 'strategyId=0xs9', 1700000000, now() - INTERVAL 50 HOUR),
         ('bsc', 'wallet-to-wallet/transfers', '', 1767225600, now() + INTERVAL 1 HOUR)`,
     );
-    const r = await doctor(env);
+    const r = await doctorProcess(env);
     expect(r.stderr).toBe('');
     expect(r.exitCode).toBe(0);
     // Ordered by list (its full name), then chain, then scope.
@@ -77,12 +82,12 @@ describe('the mirror', () => {
 
   test('a mirror another program is reading (read-only) is read beside it: its cursors and its plans', async () => {
     const env = home();
-    expect((await payrec(emu, ['sync', 'ot/transfers', 'fr/short-urls', '-q'], { env })).exitCode).toBe(0);
+    expect((await payrecInProcess(emu, ['sync', 'ot/transfers', 'fr/short-urls', '-q'], { env })).exitCode).toBe(0);
     const file = join(env.XDG_DATA_HOME, 'payrec', 'default.duckdb');
     // A BI tool or payrec sql holding the file: doctor only reads, so it opens it beside them.
     const reader = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
     try {
-      const r = await doctor(env);
+      const r = await doctorProcess(env);
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.by('mirror')?.status).toBe('ok');
       expect(r.by('cursor ot/transfers')?.status).toBe('ok');
@@ -114,7 +119,7 @@ describe('config and settings', () => {
     const env = home();
     const file = join(env.HOME, 'a-file');
     writeFileSync(file, '');
-    const r = await doctor({ ...env, PAYREC_CHAIN: 'BSC!', PAYREC_CONFIG_DIR: file, XDG_STATE_HOME: join(file, 'state') });
+    const r = await doctorProcess({ ...env, PAYREC_CHAIN: 'BSC!', PAYREC_CONFIG_DIR: file, XDG_STATE_HOME: join(file, 'state') });
     expect(r.rows.map((x) => [x.check, x.status])).toEqual([
       ['config file', 'ok'],
       ['settings', 'fail'],
@@ -210,7 +215,7 @@ describe('the chain\'s node', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
     const rpc = `http://127.0.0.1:${port}/v3/n0deProviderKey77`;
-    const r = await doctor(home(), ['--emulator', '--rpc', rpc, '--retries', '0'], undefined);
+    const r = await doctorProcess(home(), ['--emulator', '--rpc', rpc, '--retries', '0'], undefined);
     const why = `the chain's node (http://127.0.0.1:${port}/****) cannot be reached for eth_chainId`;
     expect(r.by('chain node')).toEqual({ check: 'chain node', status: 'fail', detail: expect.stringContaining(why) });
     expect(r.by('setting rpc')?.detail).toBe(`http://127.0.0.1:${port}/**** (flag)`);

@@ -3,12 +3,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, Fixtures } from '../../src/emulator/index.js';
-import { emulator, parseCsv, payrec, tempDir, until } from './helpers.js';
+import { emulator, parseCsv, payrec, payrecInProcess, tempDir, until } from './helpers.js';
 
 // Answers finance and ops can sign (DESIGN.md): statuses, totals per token and status,
 // no silent truncation, CI gates. The ground truth is the emulator's complete records
 // (its control route GET /_emulator/records), summed here with BigInt: never payrec's
 // own functions.
+
+// The built binary in a process keeps the first answer of each kind (a summary, exit 6 with
+// its -o, the first refusal, exit 9 of a list), what a process shows (stderr piped, -o's
+// files, --jq) and live traffic; the other answers run in this worker (payrecInProcess,
+// issue 48): no process boundary is under test there.
 
 type Rec = Record<string, any>;
 const CHAIN = 'bsc';
@@ -95,16 +100,16 @@ describe('--summary per token and status', () => {
 
   test.concurrent('-f csv: one row per token and status, fixed columns token,status,count,amount,fee', async () => {
     const recs = await truth('one-time/transfers');
-    const r = await payrec(emu, ['one-time', 'transfers', '--summary', '-f', 'csv']);
+    const r = await payrecInProcess(emu, ['one-time', 'transfers', '--summary', '-f', 'csv']);
     expect(r.exitCode).toBe(0);
     const [head, ...rows] = parseCsv(r.stdout);
     expect(head).toEqual(['token', 'status', 'count', 'amount', 'fee']);
     compareTotals(rows.map((row) => Object.fromEntries(head.map((h, i) => [h, row[i]]))), recs);
     // Every transfer product gives the same columns.
-    const other = await payrec(emu, ['wallet-to-wallet', 'transfers', '--summary', '-f', 'csv']);
+    const other = await payrecInProcess(emu, ['wallet-to-wallet', 'transfers', '--summary', '-f', 'csv']);
     expect(parseCsv(other.stdout)[0]).toEqual(['token', 'status', 'count', 'amount', 'fee']);
     // Other lists add their own amount fields, fixed by the endpoint (not by the data).
-    const executions = await payrec(emu, ['dollar-cost-average', 'executions', '--summary', '-f', 'csv']);
+    const executions = await payrecInProcess(emu, ['dollar-cost-average', 'executions', '--summary', '-f', 'csv']);
     expect(parseCsv(executions.stdout)[0]).toEqual(['token', 'status', 'count', 'fee', 'swaps.inputAmount', 'swaps.outputAmount']);
   });
 
@@ -120,9 +125,9 @@ describe('--summary per token and status', () => {
       const recs = all.filter((b) => b.subscriptionId === sub);
       const args = ['fixed-recurring', 'billings', '--subscription-id', sub];
       const [summary, failed, counted] = await Promise.all([
-        payrec(emu, [...args, '--summary', '-f', 'json']),
-        payrec(emu, [...args, '--failed', '--all', '-f', 'json']),
-        payrec(emu, [...args, '--failed', '--count']),
+        payrecInProcess(emu, [...args, '--summary', '-f', 'json']),
+        payrecInProcess(emu, [...args, '--failed', '--all', '-f', 'json']),
+        payrecInProcess(emu, [...args, '--failed', '--count']),
       ]);
       const s = JSON.parse(summary.stdout);
       compareTotals(s.totals, recs);
@@ -134,7 +139,7 @@ describe('--summary per token and status', () => {
   });
 
   test.concurrent('piped table: counts as field/value lines, then a totals table that says what each total holds', async () => {
-    const r = await payrec(emu, ['fixed-recurring', 'billings', '--plan-id', fx.plans['fixed-recurring'][0], '--summary']);
+    const r = await payrecInProcess(emu, ['fixed-recurring', 'billings', '--plan-id', fx.plans['fixed-recurring'][0], '--summary']);
     expect(r.exitCode).toBe(0);
     const [overview, totals] = r.stdout.split('\n\n');
     expect(overview).toMatch(/^count\t\d+\n/);
@@ -192,7 +197,7 @@ describe('an amount that cannot be counted exactly fails the summary', () => {
     const { timestamp: _gone, ...timeless } = data[3] as { timestamp: number };
     served = [data[0], timeless];
     try {
-      const r = await payrec(undefined, ['one-time', 'transfers', '--chart', 'day', '-f', 'json'], { env });
+      const r = await payrecInProcess(undefined, ['one-time', 'transfers', '--chart', 'day', '-f', 'json'], { env });
       expect(r.stdout).toBe('');
       expect(r.exitCode).toBe(6);
       expect(r.stderr).toMatch(/(^|\n)error: .*(no timestamp|timestamp)/);
@@ -206,17 +211,17 @@ describe('an amount that cannot be counted exactly fails the summary', () => {
     // Newest first, as the service sorts by default.
     served = [data[0], data[3], data[n - 1]].sort((a, b) => (b as { timestamp: number }).timestamp - (a as { timestamp: number }).timestamp);
     try {
-      const summary = await payrec(undefined, ['one-time', 'transfers', '--summary', '-f', 'json'], { env });
+      const summary = await payrecInProcess(undefined, ['one-time', 'transfers', '--summary', '-f', 'json'], { env });
       expect(summary.exitCode).toBe(6);
       expect(summary.stdout).toBe('');
       expect(summary.stderr).toMatch(new RegExp(`(^|\\n)error: cannot total exactly: 1 record carry an amount that is not a decimal string: ${hash(n)} \\(amount (missing|".*"|null|12\\.5)\\)\n`));
-      const chart = await payrec(undefined, ['one-time', 'transfers', '--chart', 'day', '--token', 'USDT', '-f', 'json'], { env });
+      const chart = await payrecInProcess(undefined, ['one-time', 'transfers', '--chart', 'day', '--token', 'USDT', '-f', 'json'], { env });
       expect(chart.exitCode).toBe(6);
       expect(chart.stdout).toBe('');
       expect(chart.stderr).toMatch(/(^|\n)error: cannot chart exactly: a record's amount (missing|".*"|null|12\.5) \(not a decimal string\)\n/);
       // The good ones alone total exactly: 12.5 + 0.25.
       served = [data[0], data[3]];
-      const good = await payrec(undefined, ['one-time', 'transfers', '--summary', '-f', 'json'], { env });
+      const good = await payrecInProcess(undefined, ['one-time', 'transfers', '--summary', '-f', 'json'], { env });
       expect(good.exitCode).toBe(0);
       expect(JSON.parse(good.stdout).totals).toEqual([{ token: 'USDT', status: 'confirmed', count: 2, amount: '12.75', fee: '0.2' }]);
     } finally {
@@ -229,15 +234,15 @@ describe('statuses', () => {
   test.concurrent('--status pending,failed and --failed keep exactly the emulator\'s records of those statuses', async () => {
     const recs = await truth('one-time/transfers');
     const [some, failed] = await Promise.all([
-      payrec(emu, ['one-time', 'transfers', '--status', 'pending,failed', '--all', '-f', 'json']),
-      payrec(emu, ['one-time', 'transfers', '--failed', '--all', '-f', 'json']),
+      payrecInProcess(emu, ['one-time', 'transfers', '--status', 'pending,failed', '--all', '-f', 'json']),
+      payrecInProcess(emu, ['one-time', 'transfers', '--failed', '--all', '-f', 'json']),
     ]);
     expect(hashes(some.stdout)).toEqual(recs.filter((t) => ['pending', 'failed'].includes(t.transactionStatus)).map((t) => t.transactionHash).sort());
     expect(hashes(failed.stdout)).toEqual(recs.filter((t) => t.transactionStatus === 'failed').map((t) => t.transactionHash).sort());
   });
 
   test.concurrent('--limit counts matching records, and says when more may match', async () => {
-    const r = await payrec(emu, ['one-time', 'transfers', '--status', 'pending', '--limit', '5', '-f', 'json']);
+    const r = await payrecInProcess(emu, ['one-time', 'transfers', '--status', 'pending', '--limit', '5', '-f', 'json']);
     expect(r.exitCode).toBe(0);
     const got = JSON.parse(r.stdout) as Rec[];
     expect(got).toHaveLength(5);
@@ -246,9 +251,9 @@ describe('statuses', () => {
   });
 
   test.concurrent('lists whose records carry a status take --status; others do not', async () => {
-    const help = await payrec(undefined, ['dollar-cost-average', 'executions', '--help']);
+    const help = await payrecInProcess(undefined, ['dollar-cost-average', 'executions', '--help']);
     expect(help.stdout).toContain('--status <list>');
-    const shortUrls = await payrec(undefined, ['fixed-recurring', 'short-urls', 'list', '--help']);
+    const shortUrls = await payrecInProcess(undefined, ['fixed-recurring', 'short-urls', 'list', '--help']);
     expect(shortUrls.stdout).not.toContain('--status');
     expect(shortUrls.stdout).toContain('--fail-if-any');
   });
@@ -303,10 +308,10 @@ describe('CI gates', () => {
     const quietSecond = recs.find((t) => t.transactionStatus === 'confirmed' && !failed.some((f) => f.timestamp === t.timestamp))!.timestamp;
     const window = ['--from', String(quietSecond), '--to', String(quietSecond)];
     const [count, gate, none, some] = await Promise.all([
-      payrec(emu, ['one-time', 'transfers', '--failed', '--count']),
+      payrecInProcess(emu, ['one-time', 'transfers', '--failed', '--count']),
       payrec(emu, ['one-time', 'transfers', '--failed', '--count', '--fail-if-any']),
-      payrec(emu, ['one-time', 'transfers', ...window, '--failed', '--fail-if-any', '-f', 'json']),
-      payrec(emu, ['one-time', 'transfers', ...window, '--fail-if-any', '-f', 'json']),
+      payrecInProcess(emu, ['one-time', 'transfers', ...window, '--failed', '--fail-if-any', '-f', 'json']),
+      payrecInProcess(emu, ['one-time', 'transfers', ...window, '--fail-if-any', '-f', 'json']),
     ]);
     expect(count).toMatchObject({ exitCode: 0, stdout: `${failed.length}\n`, stderr: '' });
     expect(gate).toMatchObject({ exitCode: 9, stdout: `${failed.length}\n`, stderr: `${failed.length} records matched (--fail-if-any)\n` });
@@ -318,13 +323,13 @@ describe('CI gates', () => {
   test.concurrent('payrec sql: --count counts rows, --fail-if-any exits 9 or 0', async () => {
     const recs = await truth('one-time/transfers');
     const db = join(tempDir(), 'mirror.duckdb');
-    const synced = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '-q']);
+    const synced = await payrecInProcess(emu, ['sync', 'ot/transfers', '--db', db, '-q']);
     expect(synced.exitCode).toBe(0);
     const failedQuery = "SELECT * FROM one_time_transfers WHERE transactionStatus = 'failed'";
     const [count, gate, none] = await Promise.all([
-      payrec(undefined, ['sql', '--db', db, failedQuery, '--count']),
-      payrec(undefined, ['sql', '--db', db, failedQuery, '--fail-if-any', '-f', 'json']),
-      payrec(undefined, ['sql', '--db', db, "SELECT * FROM one_time_transfers WHERE transactionStatus = 'no such status'", '--fail-if-any']),
+      payrecInProcess(undefined, ['sql', '--db', db, failedQuery, '--count']),
+      payrecInProcess(undefined, ['sql', '--db', db, failedQuery, '--fail-if-any', '-f', 'json']),
+      payrecInProcess(undefined, ['sql', '--db', db, "SELECT * FROM one_time_transfers WHERE transactionStatus = 'no such status'", '--fail-if-any']),
     ]);
     const failed = recs.filter((t) => t.transactionStatus === 'failed');
     expect(count).toMatchObject({ exitCode: 0, stdout: `${failed.length}\n` });

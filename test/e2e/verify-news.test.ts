@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { ANCHOR, apiRecords, emulator, payrec, tempDir } from './helpers.js';
+import { ANCHOR, apiRecords, emulator, payrec, payrecInProcess, tempDir } from './helpers.js';
 import { duck, sql } from './mirror-helpers.js';
 import { rpcNode, type Call, type CallReply, type RpcNode } from '../unit/rpc-node.js';
 import { HEAD, plant, plantedChain, type Planted } from './verify-chain.js';
@@ -29,14 +29,20 @@ afterAll(async () => {
   await Promise.all([emu?.close(), ...nodes.map((n) => n.close())]);
 });
 
-/** A fresh mirror of the transfers, and a node serving their planted chain (`call`: a hook before its tables); `on`: an emulator of the same records. */
-async function setup(call?: (c: Call) => CallReply | undefined, on = emu) {
+/**
+ * A fresh mirror of the transfers, and a node serving their planted chain (`call`: a hook
+ * before its tables); `on`: an emulator of the same records. Its sync and verify run in
+ * this worker (payrecInProcess, issue 48): answers held to what was planted. `asProcess`:
+ * by the built binary in processes, as the gate on news runs (the first sync, exit 9).
+ */
+async function setup(call?: (c: Call) => CallReply | undefined, on = emu, asProcess = false) {
+  const run = asProcess ? payrec : payrecInProcess;
   const chain = plantedChain(records);
   const node = await rpcNode(chain.tables, { call });
   nodes.push(node);
   const db = join(tempDir(), 'm.duckdb');
-  expect((await payrec(on, ['sync', 'w2w/transfers', '--db', db])).exitCode).toBe(0);
-  const verify = (args: string[] = []) => payrec(on, ['verify', 'w2w/transfers', '--db', db, '-f', 'json', ...args], { env: { PAYREC_RPC_URL: node.url } });
+  expect((await run(on, ['sync', 'w2w/transfers', '--db', db])).exitCode).toBe(0);
+  const verify = (args: string[] = []) => run(on, ['verify', 'w2w/transfers', '--db', db, '-f', 'json', ...args], { env: { PAYREC_RPC_URL: node.url } });
   return { node, db, verify };
 }
 
@@ -57,7 +63,7 @@ describe('a gate on news: payrec verify --new, verify ack', () => {
 
 async function news(emu: Emulator): Promise<void> {
   {
-    const { node, db, verify } = await setup(undefined, emu);
+    const { node, db, verify } = await setup(undefined, emu, true);
     const planted = bad(expected);
     const first = await verify(['--new']);
     expect(first.exitCode).toBe(9);
@@ -77,7 +83,7 @@ async function news(emu: Emulator): Promise<void> {
     expect(wrong).toBeDefined();
     added.forEach((r, i) => r.transactionStatus !== 'pending' && plant(node.tables, r, 3000 + i, r === wrong ? 'mismatch' : 'verified'));
     // --full: the new records are stamped before the first sync's end (late arrivals).
-    expect((await payrec(emu, ['sync', 'w2w/transfers', '--db', db, '--full'])).exitCode).toBe(0);
+    expect((await payrecInProcess(emu, ['sync', 'w2w/transfers', '--db', db, '--full'])).exitCode).toBe(0);
     const news = await verify(['--new']);
     expect(news.exitCode).toBe(9);
     expect(news.stderr).toContain('1 record is newly mismatch, missing, reverted, spoofed, reorged (--fail-if-any --new)');
@@ -86,7 +92,7 @@ async function news(emu: Emulator): Promise<void> {
 
     // Every bad record reviewed and acknowledged: the whole gate passes, the verdicts stay in the report and the table.
     const all = [...planted, wrong.transactionHash.toLowerCase()];
-    const ack = await payrec(emu, ['verify', 'ack', ...all, '--reason', 'reviewed: FIN-112', '--by', 'auditor', '--db', db, '-f', 'json']);
+    const ack = await payrecInProcess(emu, ['verify', 'ack', ...all, '--reason', 'reviewed: FIN-112', '--by', 'auditor', '--db', db, '-f', 'json']);
     expect(ack.exitCode).toBe(0);
     expect((JSON.parse(ack.stdout) as any[]).map((a) => [a.transactionHash, a.verdict, a.reason, a.ackedBy]).sort()).toEqual(
       all.map((h) => [h, h === all.at(-1) ? 'mismatch' : expected.get(h), 'reviewed: FIN-112', 'auditor']).sort(),
@@ -95,7 +101,7 @@ async function news(emu: Emulator): Promise<void> {
     expect(gate.exitCode).toBe(0);
     expect(gate.stderr).toContain(`${all.length} acknowledged records are mismatch, missing, reverted, spoofed, reorged: not counted`);
     expect(JSON.parse(gate.stdout)[0].acked).toBe(all.length);
-    const acks = await payrec(emu, ['verify', 'acks', '--db', db, '-f', 'json']);
+    const acks = await payrecInProcess(emu, ['verify', 'acks', '--db', db, '-f', 'json']);
     expect((JSON.parse(acks.stdout) as any[]).map((a) => a.transactionHash).sort()).toEqual([...all].sort());
     expect((await stored(db)).get(wrong.transactionHash.toLowerCase())).toBe('mismatch');
   }
@@ -107,9 +113,9 @@ describe('verify ack', () => {
     const r = await payrec(emu, ['verify', 'ack', '0x12', '--reason', 'x', '--db', db]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain('invalid transaction hash "0x12"');
-    const empty = await payrec(emu, ['verify', 'ack', `0x${'ab'.repeat(32)}`, '--reason', ' ', '--db', db]);
+    const empty = await payrecInProcess(emu, ['verify', 'ack', `0x${'ab'.repeat(32)}`, '--reason', ' ', '--db', db]);
     expect(empty.exitCode).toBe(2);
-    expect((await payrec(emu, ['verify', 'acks', '--db', db, '-f', 'json'])).stdout.trim()).toBe('[]');
+    expect((await payrecInProcess(emu, ['verify', 'acks', '--db', db, '-f', 'json'])).stdout.trim()).toBe('[]');
   });
 });
 
