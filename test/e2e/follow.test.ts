@@ -7,7 +7,8 @@ import { emulator, payrec, until } from './helpers.js';
 // --follow: records added to the emulator while payrec polls (POST /_emulator/records)
 // are printed once each, however many polls see them; Ctrl-C (SIGINT) ends it with 130
 // and, in json, a closed document. Each test has its own emulator: the request log and
-// the records added are its own.
+// the records added are its own, so the tests run at once (their polls and the traffic's
+// settling are waits).
 
 const NO_STACK = /\n\s+at /;
 
@@ -35,7 +36,7 @@ function follow(emu: Emulator, args: string[]) {
   return { child, out: () => out, lines: () => out.split('\n').filter(Boolean), polls };
 }
 
-describe('--follow', () => {
+describe.concurrent('--follow', () => {
   test('transfers in jsonl: each added record exactly once across many polls; SIGINT exits 130', async () => {
     const emu = await emulator();
     const start = Math.floor(Date.now() / 1000);
@@ -261,7 +262,7 @@ describe('--follow', () => {
   });
 });
 
-describe('--follow at the edge of the lookback', () => {
+describe.concurrent('--follow at the edge of the lookback', () => {
   // A service written here, whose records arrive late, each stamped exactly at the lower
   // edge of the lookback of the poll that first sees it: with the window of poll k ending
   // at P (its `to`), a record stamped P - lookback. The next poll's window begins at that

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { emulator, payrec, tempDir, until } from './helpers.js';
 import { expectMirrorsList, sql } from './mirror-helpers.js';
@@ -38,73 +38,77 @@ async function exportUnder(traffic: typeof TRAFFIC) {
   }
 }
 
-test('--all while records vanish and settle: never one twice; every record there from start to end printed', async () => {
-  // Arrivals stamped now fall after the window, so every change in it shrinks the total
-  // and the walk repairs the join.
-  const removedBefore = emu.live.status().removed;
-  const { r, printed, before, after } = await exportUnder({ ...TRAFFIC, lateFraction: 0, moveFraction: 0 });
-  expect(r.stderr).toBe('');
-  expect(r.exitCode, r.stderr).toBe(0);
-  expect(printed.length).toBe(new Set(printed).size);
-  const still = new Set(hashes(after));
-  expect(hashes(before).filter((h) => still.has(h) && !printed.includes(h))).toEqual([]);
-  expect(emu.live.status().removed - removedBefore).toBeGreaterThan(10);
-});
-
-test('--all while records arrive late, vanish and move: never one twice, and never short without saying so', async () => {
-  // A move, or an arrival and a removal between two pages, leaves the total as it was, so
-  // the join of the pages cannot see it (src/core/lists/paginate.ts, point 6): a record
-  // can slip a page boundary. payrec then finds fewer records than announced and stops
-  // with exit 6, saying so; it never prints a record twice.
-  const changedBefore = emu.live.status().moved + emu.live.status().removed;
-  const { r, printed } = await exportUnder(TRAFFIC);
-  if (r.exitCode === 0) {
-    expect(printed.length).toBe(new Set(printed).size);
-  } else {
-    expect(r.exitCode).toBe(6);
-    expect(r.stderr).toMatch(/the list is incomplete/);
-    // The exit code says the export failed; what reached the pipe before it never holds a record twice.
-    const out = [...r.stdout.matchAll(/"transactionHash":"(0x[0-9a-fA-F]+)"/g)].map((m) => m[1]);
-    expect(out.length).toBe(new Set(out).size);
-  }
-  expect(emu.live.status().moved + emu.live.status().removed - changedBefore).toBeGreaterThan(10);
-});
-
-test('sync under such traffic, then once more after it: the mirror is exactly the service, vanished records gone, moved ones at their new second', async () => {
-  const db = join(tempDir(), 'changes.duckdb');
-  // While records move, a sync may find a page short and stop saying so (exit 6, what it
-  // committed kept; paginate.ts point 6); the next one goes on. Once it is quiet, exit 0.
-  const sync = async (quiet = true) => {
-    const r = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '--lookback', '5m', '-f', 'json']);
-    if (!quiet && r.exitCode === 6) {
-      expect(r.stderr).toMatch(/the list is incomplete/);
-      return [];
-    }
+// The shared emulator's traffic is one test's at a time; the --follow test below, on an
+// emulator of its own, runs beside them (its waits on traffic and settling overlap theirs).
+describe.concurrent('the shared emulator, one traffic at a time', () => {
+  test.sequential('--all while records vanish and settle: never one twice; every record there from start to end printed', async () => {
+    // Arrivals stamped now fall after the window, so every change in it shrinks the total
+    // and the walk repairs the join.
+    const removedBefore = emu.live.status().removed;
+    const { r, printed, before, after } = await exportUnder({ ...TRAFFIC, lateFraction: 0, moveFraction: 0 });
     expect(r.stderr).toBe('');
-    expect(r.exitCode).toBe(0);
-    return JSON.parse(r.stdout) as Record<string, number>[];
-  };
-  const reports = [await sync()];
-  emu.live.start(TRAFFIC);
-  try {
-    for (let i = 0; i < 4; i++) {
-      await new Promise((r) => setTimeout(r, 700));
-      reports.push(await sync(false));
-      const [row] = await sql(db, 'SELECT count(*) AS n, count(DISTINCT transactionHash) AS d FROM one_time_transfers');
-      expect(row.n).toBe(row.d);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(printed.length).toBe(new Set(printed).size);
+    const still = new Set(hashes(after));
+    expect(hashes(before).filter((h) => still.has(h) && !printed.includes(h))).toEqual([]);
+    expect(emu.live.status().removed - removedBefore).toBeGreaterThan(10);
+  });
+
+  test.sequential('--all while records arrive late, vanish and move: never one twice, and never short without saying so', async () => {
+    // A move, or an arrival and a removal between two pages, leaves the total as it was, so
+    // the join of the pages cannot see it (src/core/lists/paginate.ts, point 6): a record
+    // can slip a page boundary. payrec then finds fewer records than announced and stops
+    // with exit 6, saying so; it never prints a record twice.
+    const changedBefore = emu.live.status().moved + emu.live.status().removed;
+    const { r, printed } = await exportUnder(TRAFFIC);
+    if (r.exitCode === 0) {
+      expect(printed.length).toBe(new Set(printed).size);
+    } else {
+      expect(r.exitCode).toBe(6);
+      expect(r.stderr).toMatch(/the list is incomplete/);
+      // The exit code says the export failed; what reached the pipe before it never holds a record twice.
+      const out = [...r.stdout.matchAll(/"transactionHash":"(0x[0-9a-fA-F]+)"/g)].map((m) => m[1]);
+      expect(out.length).toBe(new Set(out).size);
     }
-  } finally {
-    emu.live.stop();
-  }
-  await emu.live.settle();
-  reports.push(await sync());
-  expect(emu.live.status().removed).toBeGreaterThan(10);
-  await expectMirrorsList(db, 'one_time_transfers', ['transactionHash'], emu.records('bsc', COLLECTION).records);
-  // Records it held were removed (others vanished before any sync saw them).
-  expect(reports.flat().reduce((n, r) => n + r.deleted, 0)).toBeGreaterThan(0);
+    expect(emu.live.status().moved + emu.live.status().removed - changedBefore).toBeGreaterThan(10);
+  });
+
+  test.sequential('sync under such traffic, then once more after it: the mirror is exactly the service, vanished records gone, moved ones at their new second', async () => {
+    const db = join(tempDir(), 'changes.duckdb');
+    // While records move, a sync may find a page short and stop saying so (exit 6, what it
+    // committed kept; paginate.ts point 6); the next one goes on. Once it is quiet, exit 0.
+    const sync = async (quiet = true) => {
+      const r = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '--lookback', '5m', '-f', 'json']);
+      if (!quiet && r.exitCode === 6) {
+        expect(r.stderr).toMatch(/the list is incomplete/);
+        return [];
+      }
+      expect(r.stderr).toBe('');
+      expect(r.exitCode).toBe(0);
+      return JSON.parse(r.stdout) as Record<string, number>[];
+    };
+    const reports = [await sync()];
+    emu.live.start(TRAFFIC);
+    try {
+      for (let i = 0; i < 4; i++) {
+        await new Promise((r) => setTimeout(r, 700));
+        reports.push(await sync(false));
+        const [row] = await sql(db, 'SELECT count(*) AS n, count(DISTINCT transactionHash) AS d FROM one_time_transfers');
+        expect(row.n).toBe(row.d);
+      }
+    } finally {
+      emu.live.stop();
+    }
+    await emu.live.settle();
+    reports.push(await sync());
+    expect(emu.live.status().removed).toBeGreaterThan(10);
+    await expectMirrorsList(db, 'one_time_transfers', ['transactionHash'], emu.records('bsc', COLLECTION).records);
+    // Records it held were removed (others vanished before any sync saw them).
+    expect(reports.flat().reduce((n, r) => n + r.deleted, 0)).toBeGreaterThan(0);
+  });
 });
 
-test('--follow while records arrive, vanish and move: each printed once, every one stamped since the start that is still there printed', async () => {
+test.concurrent('--follow while records arrive, vanish and move: each printed once, every one stamped since the start that is still there printed', async () => {
   // An emulator of its own: each poll's window then fits one page. (Two pages joined while
   // a record vanishes and another arrives between them can hide a gap: see the note in
   // src/core/lists/paginate.ts.)

@@ -32,7 +32,9 @@ function duplicatesOf(hashes: string[]): string[] {
   return hashes.filter((h) => (seen.has(h) ? true : (seen.add(h), false)));
 }
 
-describe('--all while records arrive: every record of the window exactly once', () => {
+// The two emulators' traffic runs at once: each describe's waits (traffic, settling,
+// polls) overlap the other's runs; inside the first, one run at a time.
+describe.concurrent('--all while records arrive: every record of the window exactly once', () => {
   let emu: Emulator;
   beforeAll(async () => {
     // Data up to this very second, so late records land among the generated ones.
@@ -57,7 +59,7 @@ describe('--all while records arrive: every record of the window exactly once', 
     [4, 100, 'desc', 'jsonl'],
   ];
 
-  test.each(runs)('--concurrency %i --page-size %i --sort %s -f %s', async (concurrency, pageSize, sort, format) => {
+  test.sequential.each(runs)('--concurrency %i --page-size %i --sort %s -f %s', async (concurrency, pageSize, sort, format) => {
     const before = emu.records(CHAIN, COLLECTION);
     const r = await payrec(emu, ['on-demand', 'transfers', '--all', '--sort', sort, '-f', format, '--concurrency', String(concurrency), '--page-size', String(pageSize)]);
     const after = emu.records(CHAIN, COLLECTION);
@@ -88,7 +90,7 @@ describe('--all while records arrive: every record of the window exactly once', 
     expect(lateArrivals.length).toBeGreaterThan(0);
   });
 
-  test('--summary counts the same exact set: every record of the window once, none twice', async () => {
+  test.sequential('--summary counts the same exact set: every record of the window once, none twice', async () => {
     const before = emu.records(CHAIN, COLLECTION);
     const r = await payrec(emu, ['on-demand', 'transfers', '--summary', '-f', 'json', '--page-size', '100', '--concurrency', '8']);
     const after = emu.records(CHAIN, COLLECTION);
@@ -116,7 +118,7 @@ function scaled(decimal: string): bigint {
   return BigInt(whole) * 10n ** 18n + BigInt(fraction.padEnd(18, '0'));
 }
 
-describe('--follow while records arrive', () => {
+describe.concurrent('--follow while records arrive', () => {
   test('every record that appears while it runs, late ones too, exactly once; no listener warning', async () => {
     const emu = await emulator({ records: 1000 });
     try {

@@ -166,9 +166,13 @@ describe('a rate-limited API (20 requests a second, 429 with Retry-After beyond)
   });
 });
 
-describe('a 429 now and then (one answer in ten, Retry-After 1 s), 20 ms away', () => {
+// The last two describes, each with emulators of their own and held to no figure another
+// run's load could move (pauses no shorter than a Retry-After, files' bytes), run at once;
+// the window's growth and halving above are figures of in-flight requests, kept alone.
+describe.concurrent('a 429 now and then (one answer in ten, Retry-After 1 s), 20 ms away', () => {
   // With a fixed window, pages after the one answered 429 are ready to go while it waits: only the pause holds them.
-  test.each([[[]], [['--concurrency', '8']]])('%j: holds every request, not only the page it answered, until its Retry-After has passed', async (extra) => {
+  // Each run has an emulator of its own and is held only to lower bounds (pauses no shorter than 1 s): the two run at once.
+  test.concurrent.each([[[]], [['--concurrency', '8']]])('%j: holds every request, not only the page it answered, until its Retry-After has passed', async (extra) => {
     const emu = await emulator({ records: 2000, latencyMs: 20, faults: { rate: 0.1, kinds: ['429'], retryAfter: 1, seed: 3 } });
     try {
       const run = await exportAll(emu, ['--page-size', '50', '--retries', '10', ...extra]);
@@ -180,7 +184,7 @@ describe('a 429 now and then (one answer in ten, Retry-After 1 s), 20 ms away', 
   });
 });
 
-describe('under live traffic, 20 ms away', () => {
+describe.concurrent('under live traffic, 20 ms away', () => {
   const COLLECTION = 'one-time/transfers';
   let emu: Emulator;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Emulator, EmulatorOptions, GroundTruth } from '../../src/emulator/index.js';
 import { call } from './emulator-helpers.js';
 import { startEmulator } from '../../src/emulator/index.js';
@@ -8,7 +8,9 @@ import { startEmulator } from '../../src/emulator/index.js';
 // ground truth (GET /_emulator/records, emulator.records()) is what tests of exact paging
 // compare against; here it is checked against the API itself, over real HTTP.
 
-// Pending records take up to 5 s to resolve, and settle() waits for them.
+// Pending records take up to 5 s to resolve, and settle() waits for them: the tests,
+// each with emulators of its own, run at once so those waits overlap, and the emulators
+// close when all are done (closing after each test would close the others' under them).
 
 type Rec = Record<string, any>;
 
@@ -37,7 +39,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const running: Emulator[] = [];
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(running.splice(0).map((e) => e.close()));
 });
 
@@ -99,7 +101,7 @@ function liveRecords(emu: Emulator, chains = CHAINS, collections = GENERATED): {
   return out.sort((a, b) => a.arrival - b.arrival);
 }
 
-describe('live traffic', () => {
+describe.concurrent('live traffic', () => {
   it('keeps the ground truth in (timestamp, arrival) order under traffic; at a quiet moment the API serves exactly it, asc and desc', async () => {
     const collections = Object.keys(LISTS);
     const emu = await live({ live: { rate: 500, chains: ['bsc'], collections, lateFraction: 0.5, lateMaxSeconds: 120, pendingFraction: 0.3 } });
