@@ -20,8 +20,9 @@ const s = suiteEmulators();
 type Row = Record<string, unknown>;
 
 // The closes run the built binary in processes (files with -o, exit 9 and 11, signals, the
-// first sync); the commands whose rows a close is held to (metrics, subscriptions, transfers
-// -f json of the same mirror) and the later syncs run in this worker (payrecInProcess, issue 48).
+// file's one full sync and the workbook's close --sync); the other closes read copies of that
+// one sync (syncedCopy); the commands whose rows a close is held to (metrics, subscriptions,
+// transfers -f json of the same mirror) and the later syncs run in this worker (payrecInProcess, issue 48).
 
 /**
  * The setups of the describes that make a close and read it back (payrec, LibreOffice,
@@ -328,7 +329,8 @@ describe.skipIf(browser.skip)(`payrec close -o FILE.html opened in headless chro
     browser.need();
     dir = tempDir();
     page = join(dir, 'close.html');
-    run = await payrec(s.emu, ['close', PERIOD, '--sync', '--db', join(dir, 'mirror.duckdb'), '--at', String(ANCHOR), '-o', page]);
+    // Over a copy of the file's one full sync (the workbook's close syncs itself).
+    run = await payrec(s.emu, ['close', PERIOD, '--db', await syncedCopy(dir), '--at', String(ANCHOR), '-o', page]);
     expect(run.exitCode, run.stderr).toBe(0);
     source = readFileSync(page, 'utf8');
     const r = await execa('chromium', [...CHROMIUM, `--user-data-dir=${join(dir, 'chromium')}`, '--dump-dom', `file://${page}`], { reject: false });
@@ -378,7 +380,7 @@ describe.skipIf(browser.skip)(`payrec close -o FILE.html opened in headless chro
 
   test('-o FILE.html of any list: one table of the records, the same figures as -f json, and no request outside the file', async () => {
     const list = join(dir, 'ot.html');
-    const [r, listed] = await Promise.all([payrec(s.emu, ['ot', 'transfers', '--all', '-o', list]), payrec(s.emu, ['ot', 'transfers', '--all', '-f', 'json'])]);
+    const [r, listed] = await Promise.all([payrec(s.emu, ['ot', 'transfers', '--all', '-o', list]), payrecInProcess(s.emu, ['ot', 'transfers', '--all', '-f', 'json'])]);
     const records = JSON.parse(listed.stdout) as Row[];
     expect(records.length).toBeGreaterThan(0);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -419,7 +421,7 @@ describe('payrec close: incomplete is said, and nothing is half-written', () => 
     const dir = tempDir();
     const file = join(dir, 'january.xlsx');
     // January 2026 as of its fifth day: the emulator's records end at its now (January 1st).
-    const r = await payrec(s.emu, ['close', '2026-01', '--sync', '--db', join(dir, 'mirror.duckdb'), '--at', String(ANCHOR + 5 * 86_400), '-o', file, '--fail-if-any']);
+    const r = await payrec(s.emu, ['close', '2026-01', '--db', await syncedCopy(dir), '--at', String(ANCHOR + 5 * 86_400), '-o', file, '--fail-if-any']);
     expect(r.stderr).toMatch(/^warning: incomplete: the period is not over: its figures are as of 2026-01-06 00:00:00 UTC$/m);
     expect(r.stderr).toMatch(/^warning: incomplete: the 5 plans covered are known from short urls alone/m);
     expect(r.stderr).toMatch(/the close of 2026-01 is incomplete in 2 ways \(--fail-if-any\); the file was written/);
@@ -526,12 +528,10 @@ describe('payrec close --currency USD --verify: values beside amounts, verdicts 
 
   const ready = setup(async () => {
     dir = tempDir();
-    db = join(dir, 'mirror.duckdb');
     rates = join(dir, 'rates.csv');
     env = { PAYREC_RPC_URL: s.emu.rpcUrl('bsc') };
     writeFileSync(rates, 'time,chain,token,currency,rate,source\n*,bsc,8PAY,USD,0.0512,peg declared by the test\n*,bsc,BUSD,USD,1.0003,peg declared by the test\n');
-    const sync = await payrecInProcess(s.emu, ['sync', '--db', db], { env });
-    expect(sync.exitCode, sync.stderr).toBe(0);
+    db = await syncedCopy(dir);
     runs = await Promise.all(['close.xlsx', 'close.html'].map((f) => payrec(s.emu, ['close', QUARTER, '--db', db, '--at', String(ANCHOR), ...usd(), '--verify', ...ONE, '-o', join(dir, f)], { env })));
     for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
     if (!office.skip) {
@@ -659,7 +659,6 @@ describe('payrec close --currency: the fx bar, when a rate changes between two c
     const day = Math.floor((inQuarter[0].next.cycleStart as number) / 86_400) * 86_400;
     const rate = (t: number) => (t >= day ? AFTER : BEFORE);
     const dir = tempDir();
-    const db = join(dir, 'mirror.duckdb');
     const rates = join(dir, 'rates.csv');
     writeFileSync(rates, ['time,chain,token,currency,rate,source', '*,bsc,8PAY,USD,0.0512,peg', '*,bsc,BUSD,USD,1,peg', '*,bsc,USDT,USD,1,peg', '*,bsc,USDC,USD,1,peg', `*,bsc,BNB,USD,${BEFORE},test`, `${new Date(day * 1000).toISOString().slice(0, 10)},bsc,BNB,USD,${AFTER},test`, ''].join('\n'));
     // Each renewal whose cycle has another rate than the one it renews moves the subscription's value by its MRR × the difference.
@@ -673,8 +672,9 @@ describe('payrec close --currency: the fx bar, when a rate changes between two c
 
     // The node gives the other products' tokens their rates (the fixed-recurring ones are all in the file).
     const env = { PAYREC_RPC_URL: s.emu.rpcUrl('bsc') };
-    // Every plan stated: the BNB plan is named by no short url.
+    // Every plan stated: the BNB plan is named by no short url. Synced over a copy of the file's one full sync: only what it lacks is read.
     const every = plans.flatMap((p) => ['--plan-id', p]);
+    const db = await syncedCopy(dir);
     expect((await payrecInProcess(s.emu, ['sync', '--db', db, ...every], { env })).exitCode).toBe(0);
     const runs = await Promise.all(['close.xlsx', 'close.html'].map((f) => payrec(s.emu, ['close', QUARTER, '--db', db, ...every, '--at', String(ANCHOR), '--currency', 'USD', '--rates', rates, '-o', join(dir, f)], { env })));
     for (const r of runs) expect(r.exitCode, r.stderr).toBe(0);
@@ -705,10 +705,8 @@ describe('payrec close --currency: the fx bar, when a rate changes between two c
 describe('payrec close --currency: a missing rate is exit 11, naming it, and nothing is written', () => {
   test('8PAY has no feed and no rates-file line: exit 11 naming bsc 8PAY → USD with lines to fill, no file and no temporary one', async () => {
     const dir = tempDir();
-    const db = join(dir, 'mirror.duckdb');
+    const db = await syncedCopy(dir);
     const env = { PAYREC_RPC_URL: s.emu.rpcUrl('bsc') };
-    const sync = await payrecInProcess(s.emu, ['sync', '--db', db], { env });
-    expect(sync.exitCode, sync.stderr).toBe(0);
     const before = readdirSync(dir).sort();
     const r = await payrec(s.emu, ['close', PERIOD, '--db', db, '--at', String(ANCHOR), '--currency', 'USD', '-o', join(dir, 'close.xlsx')], { env });
     expect(r.exitCode, r.stderr).toBe(11);

@@ -34,6 +34,12 @@ const run = (args: string[], o: { db?: string; rpc?: string } = {}) => payrec(em
 /** The same inside this worker (payrecInProcess, issue 48): answers valued or read from a mirror, no process boundary under test. */
 const read = (args: string[], o: { db?: string; rpc?: string } = {}) => payrecInProcess(emu, ['--chain', 'bsc', ...args], options(o));
 const ethCalls = () => emu.chain.calls().calls.bsc?.eth_call ?? 0;
+/** A mirror of its own holding the emulator's records and no rates: a copy of `bare`, not another sync of the same data (issue 48). */
+const bareCopy = () => {
+  const mine = join(tempDir(), 'mirror.duckdb');
+  copyFileSync(bare, mine);
+  return mine;
+};
 
 beforeAll(async () => {
   emu = await emulator({ records: 120 });
@@ -114,8 +120,7 @@ describe('--currency reads the mirror\'s rates', () => {
   });
 
   it('an imported row serves from its second on: a record one second before it is not valued from it', async () => {
-    const mine = join(tempDir(), 'mirror.duckdb');
-    expect((await run(['sync', '--db', mine, '-q'])).exitCode).toBe(0);
+    const mine = bareCopy();
     const pay = december().filter((x) => x.token === '8PAY').sort((a, b) => a.timestamp - b.timestamp);
     expect(pay.length).toBeGreaterThan(1);
     const [early, later] = [pay[0], pay[pay.length - 1]];
@@ -192,11 +197,11 @@ describe('payrec rates sync', () => {
   };
 
   it('is incremental: a later --to adds only the rounds written since, and the same span again reads nothing', async () => {
-    const mine = join(tempDir(), 'mirror.duckdb');
-    expect((await run(['sync', '--db', mine, '-q'])).exitCode).toBe(0);
+    const mine = bareCopy();
     const from = Date.parse('2025-10-01T00:00:00Z') / 1000;
     const [t1, t2] = [Date.parse('2025-11-15T00:00:00Z') / 1000, Date.parse('2025-12-15T00:00:00Z') / 1000];
-    const first = await run(['rates', 'sync', '--db', mine, '--from', iso(from), '--to', iso(t1), '-f', 'json']);
+    // The file's first rates sync was a process (beforeAll): these run in this worker.
+    const first = await read(['rates', 'sync', '--db', mine, '--from', iso(from), '--to', iso(t1), '-f', 'json']);
     expect(first.exitCode, first.stderr).toBe(0);
     const tokens = ['BNB', 'BUSD', 'USDC', 'USDT'];
     expect(await counts(mine)).toEqual(Object.fromEntries(tokens.map((t) => [t, inSpan(t, from, t1).length])));
@@ -206,7 +211,7 @@ describe('payrec rates sync', () => {
     const usdt = (JSON.parse(valued.stdout) as Record<string, any>[]).map((x) => [x.timestamp <= t1, x.rateSource]);
     expect(usdt.some(([inside]) => inside) && usdt.some(([inside]) => !inside)).toBe(true);
     for (const [inside, source] of usdt) expect(source).toMatch(inside ? /^mirror:chainlink:bsc:/ : /^chainlink:bsc:/);
-    const second = await run(['rates', 'sync', '--db', mine, '--from', iso(from), '--to', iso(t2), '-f', 'json']);
+    const second = await read(['rates', 'sync', '--db', mine, '--from', iso(from), '--to', iso(t2), '-f', 'json']);
     expect(second.exitCode, second.stderr).toBe(0);
     const report = JSON.parse(second.stdout) as Record<string, any>[];
     for (const t of tokens) {
@@ -216,7 +221,7 @@ describe('payrec rates sync', () => {
     }
     expect(await counts(mine)).toEqual(Object.fromEntries(tokens.map((t) => [t, inSpan(t, from, t2).length])));
     const before = ethCalls();
-    const again = await run(['rates', 'sync', '--db', mine, '--from', iso(from), '--to', iso(t2), '-f', 'json']);
+    const again = await read(['rates', 'sync', '--db', mine, '--from', iso(from), '--to', iso(t2), '-f', 'json']);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(ethCalls()).toBe(before);
     expect((JSON.parse(again.stdout) as Record<string, any>[]).filter((x) => x.token !== '8PAY').map((x) => x.status)).toEqual(tokens.map(() => 'up to date'));
@@ -226,15 +231,16 @@ describe('payrec rates sync', () => {
   const lyingNode = (change: Parameters<typeof inFrontOf>[1]) => inFrontOf(emu.rpcUrl('bsc'), change);
 
   it('--currency EUR also syncs the EUR / USD feed over the records\' span: an ETH export in EUR then reads both legs from the table, as the ground truth has them', async () => {
-    const eth = (args: string[], where: string) =>
-      payrec(emu, ['--chain', 'ethereum', ...args], { chain: 'ethereum', env: { ...env, PAYREC_RPC_URL: emu.rpcUrl('ethereum'), PAYREC_DB: where } });
+    // Its first sync a process, the rates sync and the export after it in this worker.
+    const eth = (args: string[], where: string, runner: typeof payrec | typeof payrecInProcess = payrecInProcess) =>
+      runner(emu, ['--chain', 'ethereum', ...args], { chain: 'ethereum', env: { ...env, PAYREC_RPC_URL: emu.rpcUrl('ethereum'), PAYREC_DB: where } });
     const ethFeeds = ((await (await fetch(`${emu.url}/_emulator/chain/feeds?chain=ethereum`)).json()) as { feeds: Feed[] }).feeds;
     const truth = (pair: string, t: number) => {
       const f = ethFeeds.find((x) => x.pair === pair)!;
       return { feed: f.address.toLowerCase(), ...roundsOf(f).filter((r) => r.updatedAt <= t).at(-1)! };
     };
     const mine = join(tempDir(), 'ethereum.duckdb');
-    expect((await eth(['sync', '--db', mine, '-q'], mine)).exitCode).toBe(0);
+    expect((await eth(['sync', '--db', mine, '-q'], mine, payrec)).exitCode).toBe(0);
     const synced = await eth(['rates', 'sync', '--db', mine, '--currency', 'EUR', '-f', 'json'], mine);
     expect(synced.exitCode, synced.stderr).toBe(0);
     const eur = (JSON.parse(synced.stdout) as Record<string, any>[]).find((r) => r.token === 'EUR')!;
@@ -276,7 +282,7 @@ describe('payrec rates sync', () => {
       // The calls of a whole sync, counted (most read rounds, feed after feed); the stopped one is held half-way through them.
       const counted = join(tempDir(), 'counted.duckdb');
       copyFileSync(bare, counted);
-      expect((await run(['rates', 'sync', '--db', counted, '-q'], { rpc: url })).exitCode).toBe(0);
+      expect((await read(['rates', 'sync', '--db', counted, '-q'], { rpc: url })).exitCode).toBe(0);
       expect(await rounds(counted)).toEqual(whole);
       const total = answered;
       const mine = join(tempDir(), 'stopped.duckdb');
@@ -300,7 +306,7 @@ describe('payrec rates sync', () => {
         } else expect(of(held)).toEqual([]);
       }
       answering = Infinity;
-      const again = await run(['rates', 'sync', '--db', mine, '-q'], { rpc: url });
+      const again = await read(['rates', 'sync', '--db', mine, '-q'], { rpc: url });
       expect(again.exitCode, again.stderr).toBe(0);
       expect(await rounds(mine)).toEqual(whole);
       expect(await coverage(mine)).toEqual(full);
@@ -311,8 +317,7 @@ describe('payrec rates sync', () => {
   });
 
   it('against a lying node writes nothing: zeros for every call are refused (exit 6), another chain id is exit 2', async () => {
-    const mine = join(tempDir(), 'mirror.duckdb');
-    expect((await run(['sync', '--db', mine, '-q'])).exitCode).toBe(0);
+    const mine = bareCopy();
     const zeros = await lyingNode((c, a) => (c.method === 'eth_call' ? { ...a, result: `0x${'0'.repeat(64)}` } : a));
     const r = await run(['rates', 'sync', '--db', mine, '-f', 'json'], { rpc: zeros.url });
     zeros.server.close();
@@ -321,6 +326,7 @@ describe('payrec rates sync', () => {
     expect((JSON.parse(r.stdout) as Record<string, any>[]).filter((x) => x.token !== '8PAY').map((x) => [x.status, x.stored])).toEqual([['refused', 0], ['refused', 0], ['refused', 0], ['refused', 0]]);
     expect(await counts(mine)).toEqual({});
     const other = await lyingNode((c, a) => (c.method === 'eth_chainId' ? { ...a, result: '0x1' } : a));
+    // A process: in this worker, the secrets kept by earlier runs (the path of the ethereum test's RPC URL) stay masked in its words.
     const o = await run(['rates', 'sync', '--db', mine], { rpc: other.url });
     other.server.close();
     expect(o.exitCode).toBe(2);
@@ -367,11 +373,10 @@ describe('payrec rates: the list, import, check and sql', () => {
   });
 
   it('import refuses a malformed file (exit 2 naming file and line) and stores nothing of it', async () => {
-    const mine = join(tempDir(), 'mirror.duckdb');
-    expect((await run(['sync', '--db', mine, '-q'])).exitCode).toBe(0);
+    const mine = bareCopy();
     const file = join(tempDir(), 'team.csv');
     writeFileSync(file, ['time,chain,token,currency,rate,source', '2025-12-01,bsc,8PAY,USD,0.0512,desk', '2025-12-02,bsc,8PAY,USD,0.05x,desk'].join('\n') + '\n');
-    const r = await run(['rates', 'import', file, '--db', mine]);
+    const r = await read(['rates', 'import', file, '--db', mine]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/^error: team\.csv:3: rate "0\.05x": expected plain decimal text/);
     const listed = await read(['rates', '--db', mine, '-f', 'json']);
@@ -401,7 +406,7 @@ describe.skipIf(postgres.prerequisite.skip)(`on a team's mirror (PostgreSQL)${po
     expect(synced.exitCode, synced.stderr).toBe(0);
     await expectValuedFromTable(url);
     const before = ethCalls();
-    const again = await run(['rates', 'sync', '--db', url, '-f', 'json']);
+    const again = await read(['rates', 'sync', '--db', url, '-f', 'json']);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(ethCalls()).toBe(before);
   });
@@ -409,8 +414,9 @@ describe.skipIf(postgres.prerequisite.skip)(`on a team's mirror (PostgreSQL)${po
   it('two rates syncs at once store a round once: one storing a round the other holds uncommitted waits for it, then keeps its row', async () => {
     const url = postgres.freshUrl('rates_race');
     const schema = postgres.schemaOf(url);
-    expect((await run(['sync', '--db', url, '-q'])).exitCode).toBe(0);
-    expect((await run(['rates', 'sync', '--db', url, '-q'])).exitCode).toBe(0);
+    // Its setup in this worker; the sync that meets the other one is a process.
+    expect((await read(['sync', '--db', url, '-q'])).exitCode).toBe(0);
+    expect((await read(['rates', 'sync', '--db', url, '-q'])).exitCode).toBe(0);
     // The other sync: BNB's last round, stored again in a transaction left open while
     // payrec syncs BNB's feed anew (its rows and its coverage taken away first).
     const [{ n: before }] = await postgres.admin(`SELECT count(*)::INT AS n FROM "${schema}".rates WHERE token = 'BNB'`);

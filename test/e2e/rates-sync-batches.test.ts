@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { BIN, emulator, interruptWhen, payrec, program, screen, tempDir } from './helpers.js';
+import { BIN, emulator, interruptWhen, payrec, payrecInProcess, program, screen, tempDir } from './helpers.js';
 import { sql } from './mirror-helpers.js';
 
 // `payrec rates sync` over feeds that write a round each hour (the emulator's hourlyFeeds):
@@ -25,6 +25,12 @@ const GET_ROUND_DATA = '0x9a6fc8f5';
 let emu: Emulator;
 /** A mirror of the emulator's records, no rates in it yet. */
 let bare: string;
+/**
+ * The file's one whole rates sync over SPAN, piped (-f json), through a front node that
+ * logged its calls: the Ctrl-C test's reference and the terminal test's piped run (issue 48:
+ * the same command once, not twice).
+ */
+let whole: { db: string; stdout: string; stderr: string; log: FrontNode['log'] };
 
 /** A node in front of the emulator's chain that logs each eth_call (to, selector), waits `delayMs` per request, and holds every request once `answering` calls were answered. */
 interface FrontNode {
@@ -70,6 +76,15 @@ beforeAll(async () => {
   bare = join(tempDir(), 'bare.duckdb');
   const synced = await payrec(emu, ['--chain', 'bsc', 'sync', '--db', bare, '-q'], { chain: 'bsc', env });
   expect(synced.exitCode, synced.stderr).toBe(0);
+  const node = await frontNode();
+  try {
+    const db = copyOfBare();
+    const r = await run(['rates', 'sync', ...SPAN, '-f', 'json'], db, node.url);
+    expect(r.exitCode, r.stderr).toBe(0);
+    whole = { db, stdout: r.stdout, stderr: r.stderr, log: node.log };
+  } finally {
+    node.close();
+  }
 }, 180_000);
 afterAll(async () => {
   await emu?.close();
@@ -79,12 +94,9 @@ describe('rates sync of feeds read in several batches', () => {
   it('stopped by Ctrl-C between two batches of a feed: exit 130, that feed untouched (no round, no coverage), the feeds before it whole, and a re-run equal to one whole sync', async () => {
     const node = await frontNode();
     try {
-      // One whole sync, its calls logged: each feed's rounds are read after every feed's first and last round ids were found.
-      const whole = copyOfBare();
-      const first = await run(['rates', 'sync', ...SPAN, '-f', 'json'], whole, node.url);
-      expect(first.exitCode, first.stderr).toBe(0);
-      const report = (JSON.parse(first.stdout) as Record<string, any>[]).filter((r) => r.status === 'synced');
-      const log = node.log;
+      // The whole sync, its calls logged: each feed's rounds are read after every feed's first and last round ids were found.
+      const report = (JSON.parse(whole.stdout) as Record<string, any>[]).filter((r) => r.status === 'synced');
+      const log = whole.log;
       // The feeds in the order their rounds are read (each feed's reading is its last getRoundData calls).
       const lastCall = (feed: string) => {
         let i = log.length - 1;
@@ -100,12 +112,11 @@ describe('rates sync of feeds read in several batches', () => {
       const read = readOf(stoppedFeed);
       // Its reading: its last `read` getRoundData calls (those before found its first and last round ids).
       const reading = log.flatMap((c, i) => (c.to === stoppedFeed && c.selector === GET_ROUND_DATA ? [i] : [])).slice(-read);
-      const wholeRounds = await rounds(whole);
-      const wholeCoverage = await coverage(whole);
+      const wholeRounds = await rounds(whole.db);
+      const wholeCoverage = await coverage(whole.db);
 
       // The same sync held half-way through the stopped feed's rounds: its first batch read, not its last.
       const mine = copyOfBare();
-      node.log = [];
       // Held after more than one batch of it, before its last.
       node.answering = reading[Math.floor(read / 2)];
       expect(Math.floor(read / 2)).toBeGreaterThan(BATCH);
@@ -124,9 +135,9 @@ describe('rates sync of feeds read in several batches', () => {
         expect(of(held, feed)).toEqual([]);
         expect([...covered.keys()].filter((k) => k.toLowerCase().endsWith(feed))).toEqual([]);
       }
-      // A re-run ends as one whole sync.
+      // A re-run ends as one whole sync (in this worker: no process boundary under test).
       node.answering = Infinity;
-      const again = await run(['rates', 'sync', ...SPAN, '-q'], mine, node.url);
+      const again = await payrecInProcess(emu, ['--chain', 'bsc', 'rates', 'sync', ...SPAN, '-q'], { chain: 'bsc', env: { ...env, PAYREC_RPC_URL: node.url, PAYREC_DB: mine } });
       expect(again.exitCode, again.stderr).toBe(0);
       expect(await rounds(mine)).toEqual(wholeRounds);
       expect(await coverage(mine)).toEqual(wholeCoverage);
@@ -165,11 +176,9 @@ describe('rates sync of feeds read in several batches', () => {
       expect(done).toEqual([...done].sort((a, b) => a - b));
       expect(done.length).toBeGreaterThanOrEqual(3);
       expect(Math.max(...done)).toBeLessThanOrEqual(total);
-      // Not on a terminal: no bar, only the line saying what was stored.
-      const piped = await run(['rates', 'sync', ...SPAN, '-f', 'json'], copyOfBare(), node.url);
-      expect(piped.exitCode).toBe(0);
-      expect(piped.stderr).toBe(`${shown.at(-1)}\n`);
-      expect(JSON.parse(piped.stdout)).toEqual(report);
+      // Not on a terminal (the whole sync of beforeAll, piped): no bar, only the line saying what was stored.
+      expect(whole.stderr).toBe(`${shown.at(-1)}\n`);
+      expect(JSON.parse(whole.stdout)).toEqual(report);
     } finally {
       node.close();
     }

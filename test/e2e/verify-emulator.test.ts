@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { ANCHOR, emulator, payrec } from './helpers.js';
+import { ANCHOR, emulator, payrec, payrecInProcess } from './helpers.js';
 
 // `--verify` against the emulator's own chain: the emulator is faithful (its fees are
 // what 8pay's contract takes, its amounts fit the token's decimals on each chain) but
@@ -50,10 +50,18 @@ const headOf = async (url: string) => Number(BigInt((await rpcBatch(url, [{ meth
 const heads = new Map<string, [number, number]>();
 const headsKey = (chain: string, on: Emulator) => `${on.url} ${chain}`;
 
+/**
+ * The file's first --verify run is the built binary; the others run in this worker
+ * (payrecInProcess, issue 48): what is held is the verdicts, no process boundary.
+ */
+let built = true;
+
 /** The records `args` lists with --verify, as JSON: one entry per transaction (a wallet-to-wallet payment's receivers each their own). */
 async function verified(chain: string, args: string[], on = emu): Promise<Rec[]> {
   const before = await headOf(on.rpcUrl(chain));
-  const r = await payrec(on, [...args, '--all', '--verify', '-f', 'json'], { chain, env: { PAYREC_RPC_URL: on.rpcUrl(chain) } });
+  const run = built ? payrec : payrecInProcess;
+  built = false;
+  const r = await run(on, [...args, '--all', '--verify', '-f', 'json'], { chain, env: { PAYREC_RPC_URL: on.rpcUrl(chain) } });
   // Several runs judged together (a plan at a time): from the first one's start to the last one's end.
   const key = headsKey(chain, on);
   heads.set(key, [heads.get(key)?.[0] ?? before, await headOf(on.rpcUrl(chain))]);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseCsv, payrec } from './helpers.js';
+import { parseCsv, payrec, payrecInProcess } from './helpers.js';
 import { rpcNode, type RpcNode } from '../unit/rpc-node.js';
 import { HEAD, plantedSetup, units, type Planted } from './verify-chain.js';
 import type { Emulator } from '../../src/emulator/index.js';
@@ -24,11 +24,17 @@ afterAll(async () => {
   await Promise.all([emu?.close(), node?.close()]);
 });
 
-const run = (args: string[], env: Record<string, string> = {}) => payrec(emu, ['wallet-to-wallet', 'transfers', '--all', '--verify', ...args], { env: { PAYREC_RPC_URL: node.url, ...env } });
+/**
+ * A list with --verify. The verdicts and counts run in this worker (payrecInProcess, issue 48);
+ * the built binary runs the first list, exit 9, the refusal of another chain's node and the
+ * masking of a key-bearing URL (exit 7, --debug).
+ */
+const run = (args: string[], env: Record<string, string> = {}, runner: typeof payrec | typeof payrecInProcess = payrecInProcess) =>
+  runner(emu, ['wallet-to-wallet', 'transfers', '--all', '--verify', ...args], { env: { PAYREC_RPC_URL: node.url, ...env } });
 
 describe('--verify on a list', () => {
   it('gives each record the verdict planted on the chain', async () => {
-    const r = await run(['-f', 'json']);
+    const r = await run(['-f', 'json'], {}, payrec);
     expect(r.stderr).toBe('');
     expect(r.exitCode).toBe(0);
     const out = JSON.parse(r.stdout) as Record<string, any>[];
@@ -55,7 +61,7 @@ describe('--verify on a list', () => {
 
   it('--verdict bad --fail-if-any is the CI gate: exit 9, counting mismatch, missing, reverted, spoofed, reorged', async () => {
     const bad = [...expected.values()].filter((v) => ['mismatch', 'missing', 'reverted', 'spoofed', 'reorged'].includes(v)).length;
-    const r = await run(['--verdict', 'bad', '--fail-if-any', '--count']);
+    const r = await run(['--verdict', 'bad', '--fail-if-any', '--count'], {}, payrec);
     expect(r.exitCode).toBe(9);
     expect(r.stdout).toBe(`${bad}\n`);
   });
@@ -70,7 +76,7 @@ describe('--verify on a list', () => {
     const table = (await run(['--summary', '-f', 'table'])).stdout;
     const lines = new Map(table.split('\n').filter((l) => /^verdict\.[a-z]+\t/.test(l)).map((l) => l.split('\t') as [string, string]));
     expect(lines).toEqual(new Map(Object.entries(counts).map(([v, n]) => [`verdict.${v}`, String(n)])));
-    const plain = await payrec(emu, ['wallet-to-wallet', 'transfers', '--all', '--summary', '-f', 'csv']);
+    const plain = await payrecInProcess(emu, ['wallet-to-wallet', 'transfers', '--all', '--summary', '-f', 'csv']);
     expect((await run(['--summary', '-f', 'csv'])).stdout).toBe(plain.stdout);
   });
 
@@ -112,7 +118,7 @@ describe('--verify on a list', () => {
   });
 
   it('payrec transfers --verify checks each product\'s records the same way', async () => {
-    const r = await payrec(emu, ['transfers', '--product', 'w2w', '--all', '--verify', '-f', 'json'], { env: { PAYREC_RPC_URL: node.url } });
+    const r = await payrecInProcess(emu, ['transfers', '--product', 'w2w', '--all', '--verify', '-f', 'json'], { env: { PAYREC_RPC_URL: node.url } });
     const got = new Map((JSON.parse(r.stdout) as Record<string, any>[]).map((x) => [String(x.transactionHash).toLowerCase(), x.verdict]));
     expect(got).toEqual(expected);
   });
@@ -133,7 +139,7 @@ describe('--verify refuses what it cannot do, before the API is asked', () => {
     const other = await rpcNode({ chainId: 1, head: 10 });
     try {
       emu.clearLog();
-      const r = await run(['-f', 'json'], { PAYREC_RPC_URL: other.url });
+      const r = await run(['-f', 'json'], { PAYREC_RPC_URL: other.url }, payrec);
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(/serves chain id 1 \(ethereum\), not bsc \(56\): nothing was verified/);
       expect(r.stdout).toBe('');
@@ -149,7 +155,7 @@ describe('--verify refuses what it cannot do, before the API is asked', () => {
       http: (req) => (req.calls.some((c) => c.method === 'eth_getTransactionReceipt') ? { status: 503, headers: { 'content-type': 'text/plain' }, body: 'down' } : undefined),
     });
     try {
-      const r = await run(['-f', 'json', '--retries', '1'], { PAYREC_RPC_URL: failing.url });
+      const r = await run(['-f', 'json', '--retries', '1'], { PAYREC_RPC_URL: failing.url }, payrec);
       expect(r.exitCode).toBe(7);
       expect(r.stdout).toBe('');
       expect(r.stderr).toContain('/****');
@@ -179,7 +185,8 @@ describe('--verify refuses what it cannot do, before the API is asked', () => {
     [['--verify', '--rpc', 'ftp://x'], /invalid --rpc "ftp:\/\/x\/\*\*\*\*"|invalid --rpc "ftp:\/\/x"/],
   ])('%j: exit 2', async (args, message) => {
     emu.clearLog();
-    const r = await payrec(emu, ['wallet-to-wallet', 'transfers', ...args]);
+    // Refusals in this worker: the binary's exit 2 is held above (another chain's node).
+    const r = await payrecInProcess(emu, ['wallet-to-wallet', 'transfers', ...args]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(emu.requests).toHaveLength(0);

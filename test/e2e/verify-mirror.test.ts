@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { apiRecords, emulator, parseCsv, payrec, tempDir } from './helpers.js';
+import { apiRecords, emulator, parseCsv, payrec, payrecInProcess, tempDir } from './helpers.js';
 import { sql } from './mirror-helpers.js';
 import { rpcNode, type RpcNode } from '../unit/rpc-node.js';
 import { plantedChain, plantedSetup, units, type Planted } from './verify-chain.js';
@@ -30,7 +31,7 @@ afterAll(async () => {
   await Promise.all([emu?.close(), node?.close()]);
 });
 
-const verify = (args: string[] = []) => payrec(emu, ['verify', 'w2w/transfers', '--db', db, '-f', 'json', ...args], { env: { PAYREC_RPC_URL: node.url } });
+const verify = (args: string[] = [], run: typeof payrec | typeof payrecInProcess = payrec) => run(emu, ['verify', 'w2w/transfers', '--db', db, '-f', 'json', ...args], { env: { PAYREC_RPC_URL: node.url } });
 const stored = async () => new Map((await sql(db, 'SELECT transactionHash, verdict FROM chain_verdicts')).map((r) => [String(r.transactionHash).toLowerCase(), r.verdict]));
 
 describe('payrec verify on the mirror', () => {
@@ -52,7 +53,7 @@ describe('payrec verify on the mirror', () => {
     // payrec sql -f csv writes chainDiff as --verify's CSV does: the planted amount, one base unit more.
     const mismatched = records.find((r) => expected.get(r.transactionHash.toLowerCase()) === 'mismatch')!;
     const chain = (units(mismatched.amount) + 1n).toString().padStart(19, '0');
-    const csv = await payrec(undefined, ['sql', '--db', db, '-f', 'csv', "SELECT chainDiff FROM chain_verdicts WHERE verdict = 'mismatch'"]);
+    const csv = await payrecInProcess(undefined, ['sql', '--db', db, '-f', 'csv', "SELECT chainDiff FROM chain_verdicts WHERE verdict = 'mismatch'"]);
     expect(parseCsv(csv.stdout)).toEqual([['chainDiff'], [`amount ${mismatched.amount} → ${`${chain.slice(0, -18)}.${chain.slice(-18)}`.replace(/\.?0+$/, '')}`]]);
   });
 
@@ -63,7 +64,8 @@ describe('payrec verify on the mirror', () => {
     // The chain reorganises: the verified record's block is now another one.
     node.tables.blocks!.set(1000 + verified, f.block(1000 + verified, records[verified].timestamp, 'd'));
     const before = node.calls('eth_getTransactionReceipt').length;
-    const r = await verify(['--fail-if-any', 'pending']);
+    // The file's first verify was a process: this one runs in this worker (issue 48).
+    const r = await verify(['--fail-if-any', 'pending'], payrecInProcess);
     const asked = node.calls('eth_getTransactionReceipt').slice(before).map((c) => String(c.params[0]).toLowerCase());
     expect(asked.sort()).toEqual([...open, records[verified].transactionHash.toLowerCase()].sort());
     const [report] = JSON.parse(r.stdout) as Record<string, number>[];
@@ -83,26 +85,43 @@ describe('payrec verify on the mirror', () => {
     } finally {
       await other.close();
     }
-    const none = await payrec(emu, ['verify', '--db', join(tempDir(), 'none.duckdb')], { env: { PAYREC_RPC_URL: node.url } });
+    const none = await payrecInProcess(emu, ['verify', '--db', join(tempDir(), 'none.duckdb')], { env: { PAYREC_RPC_URL: node.url } });
     expect(none.exitCode).toBe(2);
     expect(none.stderr).toMatch(/there is no mirror at/);
   });
 });
 
+/**
+ * The larger emulator of the two interrupted runs, its wallet-to-wallet records synced once
+ * (a process): each test verifies a copy of its own (issue 48: one emulator and one sync, not two).
+ */
+let bigSetup: Promise<{ big: Emulator; all: Record<string, any>[]; synced: string }> | undefined;
+async function bigCopy(): Promise<{ big: Emulator; all: Record<string, any>[]; file: string }> {
+  bigSetup ??= (async () => {
+    const big = await emulator({ records: 2500 });
+    const synced = join(tempDir(), 'big.duckdb');
+    expect((await payrec(big, ['sync', 'w2w/transfers', 'w2w/payments', '--db', synced])).exitCode).toBe(0);
+    return { big, all: await apiRecords(big, '/wallet-to-wallet/transfers'), synced };
+  })();
+  const { big, all, synced } = await bigSetup;
+  const file = join(tempDir(), 'big.duckdb');
+  copyFileSync(synced, file);
+  return { big, all, file };
+}
+afterAll(async () => (await bigSetup)?.big.close());
+
 describe('an interrupted payrec verify keeps what it verified', () => {
   it('Ctrl-C after the first batch: exit 130, that batch kept; the next run asks only about the rest', async () => {
-    const big = await emulator({ records: 2500 });
-    const all = await apiRecords(big, '/wallet-to-wallet/transfers');
+    const { big, all, file } = await bigCopy();
     const chain = plantedChain(all);
     let slow = true;
     // Slow answers once the first batch is in: time to see it committed, and to stop the run.
     const sleepy = await rpcNode(chain.tables, { http: async () => (slow && (await new Promise((r) => setTimeout(r, 400))), undefined) });
-    const file = join(tempDir(), 'big.duckdb');
     try {
-      expect((await payrec(big, ['sync', 'w2w/transfers', '--db', file])).exitCode).toBe(0);
       const child = payrec(big, ['verify', 'w2w/transfers', '--db', file], { env: { PAYREC_RPC_URL: sleepy.url } });
+      // Read in this worker while the run goes on: a poll is no process start (issue 48).
       const count = async () => {
-        const r = await payrec(undefined, ['sql', '--db', file, '-f', 'json', 'SELECT count(*)::INTEGER AS n FROM chain_verdicts']);
+        const r = await payrecInProcess(undefined, ['sql', '--db', file, '-f', 'json', 'SELECT count(*)::INTEGER AS n FROM chain_verdicts']);
         return r.exitCode === 0 ? (JSON.parse(r.stdout)[0].n as number) : 0;
       };
       let kept = 0;
@@ -115,22 +134,21 @@ describe('an interrupted payrec verify keeps what it verified', () => {
       expect(kept).toBeLessThan(all.length);
       slow = false;
       const before = sleepy.calls('eth_getTransactionReceipt').length;
-      const again = await payrec(big, ['verify', 'w2w/transfers', '--db', file, '-f', 'json', '--fail-if-any', 'spoofed'], { env: { PAYREC_RPC_URL: sleepy.url } });
+      const again = await payrecInProcess(big, ['verify', 'w2w/transfers', '--db', file, '-f', 'json', '--fail-if-any', 'spoofed'], { env: { PAYREC_RPC_URL: sleepy.url } });
       expect([0, 9]).toContain(again.exitCode);
       // Receipts asked again: the records not judged before, and the open ones among those judged.
       const asked = sleepy.calls('eth_getTransactionReceipt').length - before;
       expect(asked).toBeLessThanOrEqual(all.length - kept + 10);
       expect(await count()).toBe(all.length);
     } finally {
-      await Promise.all([big.close(), sleepy.close()]);
+      await sleepy.close();
     }
   });
 });
 
 describe('a payrec verify the node stops part-way', () => {
   it('exit 7, and its -f json report says what was verified: the collection it stopped in (the batches kept), those not reached', { timeout: 180_000 }, async () => {
-    const big = await emulator({ records: 2500 });
-    const all = await apiRecords(big, '/wallet-to-wallet/transfers');
+    const { big, all, file } = await bigCopy();
     const chain = plantedChain(all);
     // Batches go in time order: the receipts of the latest records are asked last. The
     // node fails (503, every time) as soon as one of them is asked.
@@ -138,9 +156,7 @@ describe('a payrec verify the node stops part-way', () => {
     const failing = await rpcNode(chain.tables, {
       http: (req) => (req.calls.some((c) => c.method === 'eth_getTransactionReceipt' && late.has(String(c.params[0]).toLowerCase())) ? { status: 503, headers: { 'content-type': 'text/plain' }, body: 'down' } : undefined),
     });
-    const file = join(tempDir(), 'stopped.duckdb');
     try {
-      expect((await payrec(big, ['sync', 'w2w/transfers', 'w2w/payments', '--db', file])).exitCode).toBe(0);
       const r = await payrec(big, ['verify', 'w2w/transfers', 'w2w/payments', '--db', file, '-f', 'json', '--retries', '0'], { env: { PAYREC_RPC_URL: failing.url } });
       expect(r.exitCode).toBe(7);
       const [stopped, later, ...rest] = JSON.parse(r.stdout) as Record<string, any>[];
@@ -161,7 +177,7 @@ describe('a payrec verify the node stops part-way', () => {
       for (const v of ['verified', 'pending', 'missing', 'reorged', 'unconfirmed', 'reverted', 'spoofed', 'mismatch']) expect(stopped[v], v).toBe(counts[v] ?? 0);
       expect(later).toMatchObject({ collection: 'wallet-to-wallet/payments', checked: 0, verified: 0, note: 'not checked: the run stopped at wallet-to-wallet/transfers' });
     } finally {
-      await Promise.all([big.close(), failing.close()]);
+      await failing.close();
     }
   });
 });

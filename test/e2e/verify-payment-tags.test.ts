@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { keccak256, stringToHex } from 'viem';
 import type { Emulator } from '../../src/emulator/index.js';
-import { emulator, payrec, tempDir } from './helpers.js';
+import { emulator, payrec, payrecInProcess, tempDir } from './helpers.js';
 import { sql } from './mirror-helpers.js';
 import { postgres } from './pg-helpers.js';
 
@@ -30,9 +30,14 @@ beforeAll(async () => {
 });
 afterAll(() => emu?.close());
 
-/** payrec verify of the mirror's one-time transfers with no API key at all (the node: the emulator's chain). */
-const verify = (db: string) =>
-  payrec(undefined, ['verify', 'ot/transfers', '--db', db, '--confirmations', '1', '-f', 'json'], { env: { PAYREC_CHAIN: 'bsc', PAYREC_BASE_URL: emu.url, PAYREC_RPC_URL: emu.rpcUrl('bsc') } });
+/**
+ * payrec verify of the mirror's one-time transfers with no API key at all (the node: the
+ * emulator's chain). The first sync and verify on DuckDB are the built binary; the others run
+ * in this worker (payrecInProcess, issue 48): verdicts and requests held, no process boundary.
+ */
+type Runner = typeof payrec | typeof payrecInProcess;
+const verify = (db: string, run: Runner) =>
+  run(undefined, ['verify', 'ot/transfers', '--db', db, '--confirmations', '1', '-f', 'json'], { env: { PAYREC_CHAIN: 'bsc', PAYREC_BASE_URL: emu.url, PAYREC_RPC_URL: emu.rpcUrl('bsc') } });
 
 /** The stored verdicts by transaction hash, their differences parsed (quoted names: PostgreSQL keeps their case). */
 const stored = async (db: string) =>
@@ -61,18 +66,19 @@ function expected(t: Rec, tagKnown: boolean): string {
 
 describe.each(engines)('payrec verify on $engine: a one-time transfer\'s payment tag from the mirror alone$note', ({ engine, skip, db: mirror }) => {
   let db: string;
+  const first: Runner = engine === 'DuckDB' ? payrec : payrecInProcess;
   beforeAll(async () => {
     if (skip) return;
     if (engine === 'PostgreSQL') pg.need();
     db = mirror();
     // Transfers alone: their payments are not in the mirror yet.
-    const synced = await payrec(emu, ['sync', 'ot/transfers', '--db', db, '-q']);
+    const synced = await first(emu, ['sync', 'ot/transfers', '--db', db, '-q']);
     expect(synced.exitCode, synced.stderr).toBe(0);
   });
 
   it.skipIf(skip)('with its payments not in the mirror: a tag difference that says so, kept open, and not one request to the API (no key)', async () => {
     emu.clearLog();
-    const r = await verify(db);
+    const r = await verify(db, first);
     expect(r.exitCode, r.stderr).toBe(9);
     expect(emu.requests).toEqual([]);
     const rows = await stored(db);
@@ -90,9 +96,9 @@ describe.each(engines)('payrec verify on $engine: a one-time transfer\'s payment
   });
 
   it.skipIf(skip)('after a sync of the payments, the next run judges them again: each verdict is the ground truth\'s, final', async () => {
-    expect((await payrec(emu, ['sync', 'ot/payments', '--db', db, '-q'])).exitCode).toBe(0);
+    expect((await payrecInProcess(emu, ['sync', 'ot/payments', '--db', db, '-q'])).exitCode).toBe(0);
     emu.clearLog();
-    const r = await verify(db);
+    const r = await verify(db, payrecInProcess);
     expect(emu.requests).toEqual([]);
     expect(r.exitCode, r.stderr).toBe([...kinds.values()].length > 0 ? 9 : 0);
     const rows = await stored(db);
