@@ -11,6 +11,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions, type Fixtures } from '../../src/emulator/index.js';
 import { processAlive } from '../../src/core/runtime/process-alive.js';
+import { forgetSecrets } from '../../src/core/runtime/secrets.js';
 
 // End-to-end helpers: the built binary, run as a user would, against a real emulator
 // on an ephemeral loopback port.
@@ -221,7 +222,10 @@ export async function payrecInProcess(emu: Emulator | undefined, args: string[],
     now: () => Date.now(),
     signal: new AbortController().signal,
   }).finally(() => {
-    if (--inProcessRuns === 0) process.umask(workerUmask);
+    if (--inProcessRuns > 0) return;
+    process.umask(workerUmask);
+    // A process's kept keys end with it; the worker's are forgotten once no run is left.
+    forgetSecrets();
   });
   if (inProcessRuns === 0) await letMirrorsGo();
   return { exitCode, ...out };

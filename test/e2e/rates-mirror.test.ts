@@ -326,8 +326,8 @@ describe('payrec rates sync', () => {
     expect((JSON.parse(r.stdout) as Record<string, any>[]).filter((x) => x.token !== '8PAY').map((x) => [x.status, x.stored])).toEqual([['refused', 0], ['refused', 0], ['refused', 0], ['refused', 0]]);
     expect(await counts(mine)).toEqual({});
     const other = await lyingNode((c, a) => (c.method === 'eth_chainId' ? { ...a, result: '0x1' } : a));
-    // A process: in this worker, the secrets kept by earlier runs (the path of the ethereum test's RPC URL) stay masked in its words.
-    const o = await run(['rates', 'sync', '--db', mine], { rpc: other.url });
+    // In this worker after the ethereum test's runs: the secrets they kept (its RPC URL's path) are forgotten, never masking `ethereum` here.
+    const o = await read(['rates', 'sync', '--db', mine], { rpc: other.url });
     other.server.close();
     expect(o.exitCode).toBe(2);
     expect(o.stderr).toMatch(/serves chain id 1 \(ethereum\), not bsc/);

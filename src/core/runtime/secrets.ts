@@ -15,6 +15,15 @@ export function keepSecret(key: string | undefined): void {
   if (key && key.length >= SHORTEST) keys.add(key);
 }
 
+/**
+ * Forgets the keys kept so far. payrec's own process never needs it (its keys go with it);
+ * the tests that run payrec inside their worker call it once no run is left, so one
+ * run's key (the emulator's `prk_demo_ethereum`) does not mask a later run's words.
+ */
+export function forgetSecrets(): void {
+  keys.clear();
+}
+
 /** A key as it may be shown: its last four characters at most. */
 export function maskKey(key: string | undefined): string {
   if (!key) return '(none)';
