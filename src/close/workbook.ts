@@ -15,6 +15,7 @@ const sheetColumn = (c: CloseColumn) => ({ ...column(c.name.split('.')), kind: c
 /** A spool's rows rendered as their sheet's XML (spool.ts), columns added as rows bring them. */
 class RenderedRows implements SpoolFormat {
   readonly partRows: number;
+  readonly deflate = true;
 
   constructor(readonly rows: SheetRows) {
     this.partRows = rows.context.rowsPerSheet;
@@ -71,7 +72,8 @@ async function writeRendered(book: Workbook, sheets: readonly CloseSheet[], ahea
   for (const [i, sheet] of sheets.entries()) {
     const spool = sheet.spool!;
     rendered[i].sync(spool.names);
-    await book.rendered(rendered[i].rows, sheet.first, (p) => (moved ? restyledPart(spool.part(p), moved) : spool.part(p)));
+    // Deflated as the walk went, unless its style ids move: then inflated, changed and deflated again.
+    await book.rendered(rendered[i].rows, sheet.first, (p) => (moved ? restyledPart(spool.part(p), moved) : spool.deflated(p)));
   }
 }
 
