@@ -8,7 +8,8 @@ import type { SpoolFormat } from './spool.js';
 // with frozen headers, money as numbers beside its exact text, ratios as percentages
 // beside theirs, times as date cells in the report's zone (xlsx.ts openSheets). The
 // transfers and billings are rendered as their sheets' XML while the API is walked
-// (renderAhead), and copied into the workbook as they are.
+// (renderAhead), deflated as they are spooled, and spliced into the workbook's zip as
+// they are (core/output/zip-splice.ts).
 
 const sheetColumn = (c: CloseColumn) => ({ ...column(c.name.split('.')), kind: c.kind });
 
