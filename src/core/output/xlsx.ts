@@ -208,7 +208,6 @@ class WorkbookWriter extends ExcelJS.stream.xlsx.WorkbookWriter {
 }
 
 const BACKLOG_BYTES = 1 << 20;
-
 /** Rows between looks at the backlog (and turns of the event loop, which let the zip start). */
 const CHECK_EVERY = 128;
 /**

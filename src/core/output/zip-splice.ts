@@ -14,12 +14,12 @@ import { constants, crc32, deflateRawSync } from 'node:zlib';
 // deflate stream. Its CRC-32 is the CRCs of the three pieces combined (crc32Combine), its
 // size theirs added.
 //
-// The zip is archiver's (exceljs writes through it; its zip plugin's engine is zip-stream's
-// ZipStream), whose entries compress-commons
-// deflates as it reads them (ZipArchiveOutputStream._smartStream): for an entry given a
-// part here, that stream is replaced by one that splices (spliceInto). If a later
-// compress-commons renames these internals, the workbook fails to write rather than
-// comes out wrong, and test/unit/zip-splice.test.ts fails.
+// The zip is archiver's (exceljs writes through it; its zip plugin's engine is
+// zip-stream's ZipStream), whose entries compress-commons deflates as it reads them
+// (ZipArchiveOutputStream._smartStream): for an entry given a part here, that stream is
+// replaced by one that splices (spliceInto). If a later compress-commons renames these
+// internals, the workbook fails to write rather than comes out wrong, and
+// test/unit/zip-splice.test.ts fails.
 
 /**
  * The workbook's deflate level, the fastest: compressing at zlib's default level cost a
