@@ -8,13 +8,15 @@ import type { SpoolFormat } from './spool.js';
 // with frozen headers, money as numbers beside its exact text, ratios as percentages
 // beside theirs, times as date cells in the report's zone (xlsx.ts openSheets). The
 // transfers and billings are rendered as their sheets' XML while the API is walked
-// (renderAhead), and copied into the workbook as they are.
+// (renderAhead), deflated as they are spooled, and spliced into the workbook's zip as
+// they are (core/output/zip-splice.ts).
 
 const sheetColumn = (c: CloseColumn) => ({ ...column(c.name.split('.')), kind: c.kind });
 
 /** A spool's rows rendered as their sheet's XML (spool.ts), columns added as rows bring them. */
 class RenderedRows implements SpoolFormat {
   readonly partRows: number;
+  readonly deflate = true;
 
   constructor(readonly rows: SheetRows) {
     this.partRows = rows.context.rowsPerSheet;
@@ -71,7 +73,8 @@ async function writeRendered(book: Workbook, sheets: readonly CloseSheet[], ahea
   for (const [i, sheet] of sheets.entries()) {
     const spool = sheet.spool!;
     rendered[i].sync(spool.names);
-    await book.rendered(rendered[i].rows, sheet.first, (p) => (moved ? restyledPart(spool.part(p), moved) : spool.part(p)));
+    // Deflated as the walk went, unless its style ids move: then inflated, changed and deflated again.
+    await book.rendered(rendered[i].rows, sheet.first, (p) => (moved ? restyledPart(spool.part(p), moved) : spool.deflated(p)));
   }
 }
 

@@ -13,7 +13,9 @@ import { renderAhead, writeWorkbook } from '../../src/close/workbook.js';
 // workbook: here the same rows go both ways, through rows that bring new columns late
 // (nested ones among them), sheets that overflow into "name 2", times on both sides of
 // a change of UTC offset, amounts a spreadsheet rounds and text to escape; every part
-// of the two workbooks is compared (docProps/core.xml holds the time it was made).
+// of the two workbooks is compared (docProps/core.xml holds the time it was made), read
+// with their CRC-32s checked (the rendered sheets are deflated as they are spooled, and
+// spliced into their zip entries: zip-splice.ts).
 
 const ZONE = 'Europe/Berlin';
 const ROWS_PER_SHEET = 40;
@@ -60,7 +62,7 @@ async function workbookOf(report: CloseReport, ahead?: Awaited<ReturnType<typeof
   const warnings: string[] = [];
   await writeWorkbook(out, report, { rowsPerSheet: ROWS_PER_SHEET, warn: (m) => warnings.push(m) }, ahead);
   await done;
-  const zip = await JSZip.loadAsync(Buffer.concat(chunks));
+  const zip = await JSZip.loadAsync(Buffer.concat(chunks), { checkCRC32: true });
   const parts = new Map<string, string>();
   for (const name of Object.keys(zip.files).sort()) if (name !== 'docProps/core.xml' && !zip.files[name].dir) parts.set(name, await zip.files[name].async('string'));
   return { parts, warnings };
@@ -86,6 +88,24 @@ describe('the close workbook with its transfers rendered ahead', () => {
       for (const [name, text] of json.parts) expect(rendered.parts.get(name), name).toBe(text);
       expect(rendered.warnings).toEqual(json.warnings);
       expect(json.warnings).toContainEqual(expect.stringMatching(/^sheet "transfers": 130 rows are in 4 sheets/));
+    } finally {
+      folder.remove();
+    }
+  });
+
+  it('with every transfer a billing, so that no style id moves: sheets deflated during the walk, spliced into the zip as they are', async () => {
+    // Billings and transfers then meet their formats in the same order: their parts go to the zip as the spool deflated them (zip-splice.ts).
+    const rows = transfers().map((r) => ({ ...r, product: 'fixed-recurring' }));
+    const folder = spoolFolder();
+    try {
+      const json = await workbookOf(await reportOf(rows, folder.path, () => JSON_LINES, []));
+      const ahead = await renderAhead({ timeZone: ZONE, rowsPerSheet: ROWS_PER_SHEET });
+      const rendered = await workbookOf(await reportOf(rows, folder.path, ahead.spoolAs([]), []), ahead);
+      // The cover, then billings and transfers (130 rows each) in four sheets each.
+      expect([...json.parts.keys()].filter((p) => p.startsWith('xl/worksheets/sheet'))).toHaveLength(1 + 4 + 4);
+      expect([...rendered.parts.keys()]).toEqual([...json.parts.keys()]);
+      for (const [name, text] of json.parts) expect(rendered.parts.get(name), name).toBe(text);
+      expect(rendered.warnings).toEqual(json.warnings);
     } finally {
       folder.remove();
     }

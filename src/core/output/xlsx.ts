@@ -4,6 +4,7 @@ import { offsetAt } from '../runtime/zone.js';
 import { jsonText } from './json-text.js';
 import type { CellKind, DocumentOptions, SheetColumn, SheetWriter } from './document.js';
 import { grouped } from './grouped.js';
+import { DEFLATE_LEVEL, SPLICE_MARK, spliceInto, type DeflatedPart } from './zip-splice.js';
 
 // -f xlsx: a real workbook, streamed row by row so memory stays flat however many
 // records. Loaded only when -f xlsx is asked for (writer.ts imports this lazily).
@@ -187,6 +188,17 @@ export function backlogOf(sheet: unknown): { bytes(): number; drained(): Promise
  * from the first part on (the themes, which exceljs adds from its constructor).
  */
 class WorkbookWriter extends ExcelJS.stream.xlsx.WorkbookWriter {
+  /** The rows of the next sheet added, deflated already (Workbook.rendered): its zip entry is told before it is appended. */
+  deflatedNext: DeflatedPart | undefined;
+  private splice: ReturnType<typeof spliceInto> | undefined;
+
+  /** exceljs opens a sheet's zip entry here (its `/xl/worksheets/sheetN.xml`), from addWorksheet. */
+  _openStream(path: string): unknown {
+    if (this.deflatedNext) (this.splice ??= spliceInto((this as unknown as { zip: unknown }).zip, DEFLATE_LEVEL))(path, this.deflatedNext);
+    this.deflatedNext = undefined;
+    return (ExcelJS.stream.xlsx.WorkbookWriter.prototype as unknown as { _openStream(path: string): unknown })._openStream.call(this, path);
+  }
+
   override addThemes(): Promise<void> {
     const zip = (this as unknown as { zip: { append(source: unknown, data: unknown): unknown } }).zip;
     const append = zip.append.bind(zip);
@@ -463,9 +475,10 @@ export interface Workbook {
   sheet(name: string, columns: SheetColumn[], first: Record<string, unknown> | undefined): SheetWriter;
   /**
    * Writes a sheet whose rows were rendered ahead (`rows`, made with this workbook's
-   * context): `parts` gives each of its sheets' rows' XML, as bytes.
+   * context): `parts` gives each of its sheets' rows' XML, as bytes, or deflated already
+   * (zip-splice.ts).
    */
-  rendered(rows: SheetRows, first: Record<string, unknown> | undefined, parts: (part: number) => AsyncIterable<Buffer>): Promise<void>;
+  rendered(rows: SheetRows, first: Record<string, unknown> | undefined, parts: (part: number) => AsyncIterable<Buffer> | DeflatedPart): Promise<void>;
   /** Completes the workbook, then says what its cells could not show as sent. */
   end(): Promise<void>;
 }
@@ -493,9 +506,7 @@ export function openSheets(out: NodeJS.WritableStream, options: DocumentOptions 
     stream: out as unknown as import('node:stream').Stream,
     useStyles: true,
     useSharedStrings: false,
-    // The fastest deflate: compressing at zlib's default level cost a fifth of the
-    // export's time for a file a little smaller (workbooks are mostly repeated XML).
-    zip: { zlib: { level: 1 } },
+    zip: { zlib: { level: DEFLATE_LEVEL } },
   });
   workbook.creator = workbook.lastModifiedBy = 'payrec';
 
@@ -562,10 +573,17 @@ export function openSheets(out: NodeJS.WritableStream, options: DocumentOptions 
     async rendered(rows, first, parts) {
       sheetRows.push(rows);
       for (let part = 0; part < rows.parts; part++) {
+        const text = parts(part);
+        // Deflated already: the zip copies it where the mark is.
+        const deflated = Symbol.asyncIterator in text ? undefined : text;
+        workbook.deflatedNext = deflated;
         const sheet = startSheet(rows, part, first);
-        for await (const bytes of parts(part)) {
-          sheet.stream.write(bytes);
-          await pace(sheet);
+        if (deflated) sheet.stream.write(SPLICE_MARK);
+        else {
+          for await (const bytes of text as AsyncIterable<Buffer>) {
+            sheet.stream.write(bytes);
+            await pace(sheet);
+          }
         }
         sheet.commit();
       }
