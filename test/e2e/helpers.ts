@@ -175,6 +175,13 @@ export interface InProcessResult {
   exitCode: number;
   stdout: string;
   stderr: string;
+  /** stdout and stderr in the order written, as a terminal shows them both. */
+  output: string;
+}
+
+export interface InProcessOptions extends Omit<RunOptions, 'input' | 'cwd'> {
+  /** stdout and stderr a terminal this wide (docs.test.ts's examples), not the default pipes. */
+  terminalColumns?: number;
 }
 
 /**
@@ -185,16 +192,18 @@ export interface InProcessResult {
  * time). What only a process shows (signals, stdin, a terminal, files left behind, the
  * built bundle, the HTTP client's work in its own process) stays with `payrec()`. V8's
  * flags stay the worker's: only payrec's own process tunes them (context.ts tuneHeap).
- * stdin is empty and not piped, stdout and stderr are not terminals.
+ * stdin is empty and not piped; stdout and stderr are not terminals unless
+ * `terminalColumns` says how wide theirs is (no spinner is drawn on it: it has no size).
  */
-export async function payrecInProcess(emu: Emulator | undefined, args: string[], o: Omit<RunOptions, 'input' | 'cwd'> = {}): Promise<InProcessResult> {
+export async function payrecInProcess(emu: Emulator | undefined, args: string[], o: InProcessOptions = {}): Promise<InProcessResult> {
   const { run } = await import('../../src/program.js');
   const chain = o.chain ?? 'bsc';
-  const out = { stdout: '', stderr: '' };
-  const sink = (name: keyof typeof out) =>
+  const out = { stdout: '', stderr: '', output: '' };
+  const sink = (name: 'stdout' | 'stderr') =>
     new Writable({
       write(chunk: Buffer | string, _encoding, done) {
         out[name] += String(chunk);
+        out.output += String(chunk);
         done();
       },
     });
@@ -215,9 +224,9 @@ export async function payrecInProcess(emu: Emulator | undefined, args: string[],
     stdinIsTTY: false,
     stdinIsPiped: false,
     stdinIsSocket: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    columns: 80,
+    stdoutIsTTY: o.terminalColumns !== undefined,
+    stderrIsTTY: o.terminalColumns !== undefined,
+    columns: o.terminalColumns ?? 80,
     env: Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)),
     now: () => Date.now(),
     signal: new AbortController().signal,
@@ -234,11 +243,12 @@ export async function payrecInProcess(emu: Emulator | undefined, args: string[],
 let inProcessRuns = 0;
 let workerUmask = 0o022;
 
-/** The mirror file a run names (--db, or PAYREC_DB), absolute. */
+/** The mirror file a run names (--db, or PAYREC_DB), absolute; else the data folder its default mirror is in (src/mirror/location.ts). */
 function mirrorOf(args: string[], env: Record<string, string | undefined>): string | undefined {
   const at = args.indexOf('--db');
   const file = at >= 0 ? args[at + 1] : env.PAYREC_DB;
-  return file === undefined ? undefined : resolve(file);
+  if (file !== undefined) return resolve(file);
+  return env.XDG_DATA_HOME ? join(env.XDG_DATA_HOME, 'payrec') : undefined;
 }
 
 /** The mirror files of the in-process runs since the last letMirrorsGo. */

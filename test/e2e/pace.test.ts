@@ -105,19 +105,6 @@ for await (const r of c.list('one-time.transfers', { pageSize: 100 })) console.l
     expect(mostInFlight(requests)).toBeGreaterThanOrEqual(8);
     expect(mostInFlight(requests)).toBeLessThanOrEqual(16);
   });
-
-  test('config set concurrency lowers the ceiling; --concurrency still fixes the window', async () => {
-    const config = tempDir();
-    const env = { PAYREC_CONFIG_DIR: config };
-    expect((await payrec(emu, ['config', 'set', 'concurrency', '3'], { env })).exitCode).toBe(0);
-    emu.clearLog();
-    const file = join(tempDir(), 'x.jsonl');
-    expect((await payrec(emu, ['one-time', 'transfers', '--all', '--page-size', '100', '-o', file], { env })).exitCode).toBe(0);
-    expect(mostInFlight(emu.requests.filter((q) => q.path === PATH))).toBe(3);
-    emu.clearLog();
-    expect((await payrec(emu, ['one-time', 'transfers', '--all', '--page-size', '100', '--concurrency', '6', '-o', file], { env })).exitCode).toBe(0);
-    expect(mostInFlight(emu.requests.filter((q) => q.path === PATH))).toBe(6);
-  });
 });
 
 describe('a rate-limited API (20 requests a second, 429 with Retry-After beyond)', () => {
@@ -166,9 +153,31 @@ describe('a rate-limited API (20 requests a second, 429 with Retry-After beyond)
   });
 });
 
-// The last two describes, each with emulators of their own and held to no figure another
-// run's load could move (pauses no shorter than a Retry-After, files' bytes), run at once;
-// the window's growth and halving above are figures of in-flight requests, kept alone.
+// The last three describes, each with emulators of their own and held to no figure another
+// run's load could move (fixed windows, pauses no shorter than a Retry-After, files' bytes),
+// run at once; the window's growth and halving above are figures of in-flight requests, kept alone.
+describe.concurrent('a ceiling set in the config, 100 ms away', () => {
+  // An emulator of its own; held to exact figures of fixed windows (3, then 6 in flight), which
+  // load cannot move: each window's requests leave together and are answered 100 ms later.
+  test('config set concurrency lowers the ceiling; --concurrency still fixes the window', async () => {
+    const emu = await emulator({ records: 6000, latencyMs: 100 });
+    try {
+      const config = tempDir();
+      const env = { PAYREC_CONFIG_DIR: config };
+      expect((await payrec(emu, ['config', 'set', 'concurrency', '3'], { env })).exitCode).toBe(0);
+      emu.clearLog();
+      const file = join(tempDir(), 'x.jsonl');
+      expect((await payrec(emu, ['one-time', 'transfers', '--all', '--page-size', '100', '-o', file], { env })).exitCode).toBe(0);
+      expect(mostInFlight(emu.requests.filter((q) => q.path === PATH))).toBe(3);
+      emu.clearLog();
+      expect((await payrec(emu, ['one-time', 'transfers', '--all', '--page-size', '100', '--concurrency', '6', '-o', file], { env })).exitCode).toBe(0);
+      expect(mostInFlight(emu.requests.filter((q) => q.path === PATH))).toBe(6);
+    } finally {
+      await emu.close();
+    }
+  });
+});
+
 describe.concurrent('a 429 now and then (one answer in ten, Retry-After 1 s), 20 ms away', () => {
   // With a fixed window, pages after the one answered 429 are ready to go while it waits: only the pause holds them.
   // Each run has an emulator of its own and is held only to lower bounds (pauses no shorter than 1 s): the two run at once.
