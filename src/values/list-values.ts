@@ -69,7 +69,7 @@ export function currencyEnricher(query: CurrencyQuery, open: (session: Session) 
       };
       const valuedAt = (x: Figure, rate: Rate): Valued => {
         const v = valuerOf(rate);
-        return { value: x.amount === undefined ? '' : v(x.amount), feeValue: x.fee === undefined ? '' : v(x.fee), rate: rate.rate, rateTime: rate.rateTime, rateSource: sourceOf(rate) };
+        return { value: valueText(v, x.amount), feeValue: valueText(v, x.fee), rate: rate.rate, rateTime: rate.rateTime, rateSource: sourceOf(rate) };
       };
       /**
        * A record of one figure (no receivers, no swaps) whose rate is at hand, valued now
@@ -86,9 +86,8 @@ export function currencyEnricher(query: CurrencyQuery, open: (session: Session) 
         const a = handOf(token)?.(at);
         if (a === undefined || !isRate(a)) return false;
         const v = valuerOf(a);
-        const [amount, fee] = [text(r.amount), text(r.fee)];
-        r.value = shown(amount === undefined ? '' : v(amount));
-        r.feeValue = shown(fee === undefined ? '' : v(fee));
+        r.value = shown(valueText(v, r.amount));
+        r.feeValue = shown(valueText(v, r.fee));
         r.rate = a.rate;
         r.rateTime = a.rateTime ?? undefined;
         r.rateSource = sourceOf(a);
@@ -209,6 +208,8 @@ function tokenOf(r: Record<string, unknown>): string | undefined {
   return typeof t === 'string' ? t : undefined;
 }
 
+/** A figure's value at a rate: empty when the record has no amount there, or one that is not a plain decimal. */
+const valueText = (v: Valuer, amount: unknown) => (typeof amount === 'string' ? (v(amount) ?? '') : '');
 const text = (v: unknown) => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? v : undefined);
 const time = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined);
 

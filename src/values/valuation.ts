@@ -23,11 +23,17 @@ const PLAIN_RATE = /^\d+(\.\d+)?$/;
  * list values every record twice: this is its hot path).
  */
 export function valueOf(amount: string, rate: Pick<Rate, 'numerator' | 'denominator'>): string {
-  return valuer(rate)(amount);
+  const value = valuer(rate)(amount);
+  if (value === undefined) throw new RangeError(`"${amount}" is not a plain decimal amount`);
+  return value;
 }
 
-/** A rate made ready to value figures: `valueOf(amount, rate)` as a function of the amount. */
-export type Valuer = (amount: string) => string;
+/**
+ * A rate made ready to value figures: `valueOf(amount, rate)` as a function of the amount,
+ * undefined for a text that is not a plain decimal (a list's record then has no value): the
+ * one check of an amount, which a list made twice per figure before.
+ */
+export type Valuer = (amount: string) => string | undefined;
 
 /**
  * valueOf at one rate, made once per rate text (its texts read once): each figure is then
@@ -69,7 +75,7 @@ function made(numerator: string, denominator: string): Valuer {
   const [d, dp] = scaled(denominator);
   const isDirect = d === 1n && dp === 0;
   return (amount) => {
-    if (!PLAIN.test(amount)) throw new RangeError(`"${amount}" is not a plain decimal amount`);
+    if (!PLAIN.test(amount)) return undefined;
     // Digits and places read apart: a pair made per figure was a fifth of what valuing allocates.
     const point = amount.indexOf('.');
     const a = digitsOf(amount, point);

@@ -172,6 +172,12 @@ describe('csv', () => {
     expect(text).toBe('token,tag\r\nUSDT,shop\r\nUSDT,shop\r\n');
   });
 
+  it('ends a record with no field with CRLF too: an empty line, never a record lost', async () => {
+    // Mutant killed: the line's end joined to a last cell that a record of no columns does not have.
+    const { text } = await render([{}, {}], { format: 'csv' });
+    expect(text).toBe('\r\n\r\n\r\n');
+  });
+
   it('quotes commas, quotes and line breaks, and keeps emoji and right-to-left text as they are', async () => {
     const cells = ['a,b', 'say "hi"', 'two\nlines', 'cr\ronly', 'crlf\r\n', '🎉 emoji', 'مرحبا', 'plain', '', ' padded '];
     const record = Object.fromEntries(cells.map((c, i) => [`c${i}`, c]));
