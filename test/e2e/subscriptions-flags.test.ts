@@ -26,9 +26,10 @@ vi.setConfig({ maxConcurrency: 3 });
 // payrec processes overlap instead of waiting on one another (issue 48, the suite's time).
 // Answers read from the mirror and refusals in words run payrec inside this process
 // (`here`, payrecInProcess): no process boundary is under test there, and a process costs
-// 0.4 s (a refusal) to 0.9 s (a mirror read) of CPU. What only a process shows stays one
-// (`run`): the syncs, the binary's whole ledger in beforeAll, exit 4, -o's file, a reader
-// beside another program, a terminal, no mirror made.
+// 0.4 s (a refusal) to 0.9 s (a mirror read) of CPU; so do the syncs of a plan or two
+// after the first (issue 48). What only a process shows stays one (`run`): the first sync
+// and the binary's whole ledger in beforeAll, exit 4, -o's file, a reader beside another
+// program, a terminal, --jq, no mirror made (once), the hints without --emulator (once).
 
 const DAY = 86_400;
 const GRACE = 30 * DAY;
@@ -293,7 +294,7 @@ describe.concurrent('what the mirror holds, said and checked (survivor 6)', () =
       const plan = plans[0];
       const file = join(tempDir(), 'from.duckdb');
       for (const [list, from] of [[earlier, '2026-03-01'], [later, '2026-05-01']]) {
-        const r = await run(['sync', list, '--plan-id', plan, '--from', from, '--db', file, '-q']);
+        const r = await here(['sync', list, '--plan-id', plan, '--from', from, '--db', file, '-q']);
         expect(r.exitCode, r.stderr).toBe(0);
       }
       const april = await here(['metrics', '--period', '2026-04', '--db', file]);
@@ -313,7 +314,7 @@ describe.concurrent('what the mirror holds, said and checked (survivor 6)', () =
   it('a plan synced halfway (its billings without its cancellations) or not at all is refused, exit 2, naming what is missing', async () => {
     const [half, never] = plans;
     const file = join(tempDir(), 'half.duckdb');
-    const sync = await run(['sync', 'fr/billings', '--plan-id', half, '--db', file, '-q']);
+    const sync = await here(['sync', 'fr/billings', '--plan-id', half, '--db', file, '-q']);
     expect(sync.exitCode, sync.stderr).toBe(0);
     const cases: [string[], string][] = [
       // Without --plan-id every plan the mirror has a list of is read: the half one too.
@@ -453,7 +454,7 @@ describe.concurrent('refusals and notes in words (issue 31: the mutants of comma
     const instance = await DuckDBInstance.create(foreign);
     (await instance.connect()).closeSync();
     instance.closeSync();
-    const other = await payrec(undefined, ['subscriptions', '--db', foreign], { env });
+    const other = await payrecInProcess(undefined, ['subscriptions', '--db', foreign], { env });
     expect(other.stderr).toBe(`error: ${foreign} is not a payrec mirror: it holds none of payrec's tables\nhint: fill it with: payrec sync (or add --sync), or give another --db\n`);
     expect([none.exitCode, other.exitCode]).toEqual([2, 2]);
   });
@@ -518,8 +519,9 @@ describe.concurrent('refusals and notes in words (issue 31: the mutants of comma
 
   it('no mirror file at --db: exit 2, with the way to make one, and no file made', async () => {
     const file = join(tempDir(), 'none.duckdb');
-    for (const command of ['subscriptions', 'metrics']) {
-      const r = await run([command, '--db', file]);
+    // The first a process (its exit leaves no file behind), the second in this worker.
+    for (const [command, runner] of [['subscriptions', run], ['metrics', here]] as const) {
+      const r = await runner([command, '--db', file]);
       expect(r.stderr).toContain(`error: there is no mirror at ${file} yet\nhint: create it with: payrec --emulator sync (or add --sync)\n`);
       expect(r.exitCode).toBe(2);
       expect(existsSync(file)).toBe(false);
@@ -637,11 +639,11 @@ describe.concurrent('refusals and notes in words (issue 31: the mutants of comma
 
   it('plans synced with sync --from are named with their starts, one or several', async () => {
     const file = join(tempDir(), 'from.duckdb');
-    const sync = await run(['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plans[0], '--from', '2026-05-01', '--db', file, '-q']);
+    const sync = await here(['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plans[0], '--from', '2026-05-01', '--db', file, '-q']);
     expect(sync.exitCode, sync.stderr).toBe(0);
     const one = await here(['subscriptions', '--count', '--db', file]);
     expect(one.stderr).toContain(`warning: a plan was synced with sync --from (${plans[0]} from 2026-05-01 00:00:00): subscriptions that began earlier show only what followed`);
-    const more = await run(['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plans[1], '--from', '2026-06-01', '--db', file, '-q']);
+    const more = await here(['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plans[1], '--from', '2026-06-01', '--db', file, '-q']);
     expect(more.exitCode, more.stderr).toBe(0);
     const two = await here(['subscriptions', '--count', '--db', file]);
     expect(two.stderr).toMatch(/warning: 2 plans were synced with sync --from \((0x[0-9a-f]{64}) from 2026-0[56]-01 00:00:00, (0x[0-9a-f]{64}) from 2026-0[56]-01 00:00:00\)/);
