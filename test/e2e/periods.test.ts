@@ -1,13 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { parseCsv, payrec, suiteEmulators, tempDir } from './helpers.js';
+import { parseCsv, payrec, payrecInProcess, suiteEmulators, tempDir } from './helpers.js';
 
 // Calendar periods and time zones (DESIGN.md "Answers finance and ops can sign"),
 // run as a finance user would, against the emulator's data (the year 2025). The
 // ground truth is the emulator's complete records, cut by month here with the
 // test's own arithmetic: UTC months from Date.UTC, Berlin's from the EU rule
 // (summer time, UTC+2, from April to October's first days; UTC+1 otherwise).
+// The exports, the later time formats and the refusals after the first run payrec inside
+// this process (payrecInProcess, issue 48: a process costs 0.3 s of CPU to start, and
+// these files are about windows, not processes); one of each kind stays a process, the
+// built binary: an export with -o and PAYREC_TZ, the chart, the first CSV, the first
+// refusal and --dry-run.
 
 const s = suiteEmulators();
 const COLLECTION = 'one-time/transfers';
@@ -31,10 +36,10 @@ const within = (records: Transfer[], from: number, end: number) => records.filte
 /** One line per record, as the API sent it: comparable as a multiset, order aside. */
 const keys = (records: Transfer[]) => records.map((t) => JSON.stringify(t)).sort();
 
-/** `payrec one-time transfers … -f jsonl -o FILE`: the records of the file. */
+/** `payrec one-time transfers … -f jsonl -o FILE`, in this process: the records of the file. */
 async function exported(args: string[]): Promise<Transfer[]> {
   const file = join(tempDir(), 'out.jsonl');
-  const r = await payrec(s.emu, [...COMMAND, ...args, '--all', '-f', 'jsonl', '-o', file]);
+  const r = await payrecInProcess(s.emu, [...COMMAND, ...args, '--all', '-f', 'jsonl', '-o', file]);
   expect(r.stderr).toBe('');
   expect(r.exitCode).toBe(0);
   return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Transfer);
@@ -140,13 +145,13 @@ describe('times as people and spreadsheets read them', () => {
     expect(csv.exitCode).toBe(0);
     expect(parseCsv(csv.stdout)[1][0]).toBe('2025-11-01 00:00:00');
     // The same record without --tz: UTC.
-    const utc = await payrec(s.emu, [...base, '--from', String(first), '-f', 'csv']);
+    const utc = await payrecInProcess(s.emu, [...base, '--from', String(first), '-f', 'csv']);
     expect(parseCsv(utc.stdout)[1][0]).toBe('2025-10-31 23:00:00');
-    const unix = await payrec(s.emu, [...args, '-f', 'csv', '--time-format', 'unix']);
+    const unix = await payrecInProcess(s.emu, [...args, '-f', 'csv', '--time-format', 'unix']);
     expect(parseCsv(unix.stdout)[1][0]).toBe(String(first));
-    const iso = await payrec(s.emu, [...args, '-f', 'json', '--time-format', 'iso']);
+    const iso = await payrecInProcess(s.emu, [...args, '-f', 'json', '--time-format', 'iso']);
     expect(JSON.parse(iso.stdout)[0].timestamp).toBe('2025-11-01T00:00:00+01:00');
-    const json = await payrec(s.emu, [...args, '-f', 'json']);
+    const json = await payrecInProcess(s.emu, [...args, '-f', 'json']);
     expect(JSON.parse(json.stdout)[0].timestamp).toBe(first);
   });
 });
@@ -167,8 +172,9 @@ describe('bad values: exit 2, the accepted forms, nothing sent', () => {
     ['--period in the future', ['--period', '2099-01'], {}, /--period "2099-01" begins after now \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\): records are stamped when they settle, so a window in the future has none/],
     ['--period of a future day in Berlin', ['--period', '2099-01-01', '--tz', 'Europe/Berlin'], {}, /--period "2099-01-01" begins after now \(.* Europe\/Berlin\)/],
     ['--follow with --period', ['--follow', '--period', 'today'], {}, /--follow .*does not take .*--period/],
-  ] as [string, string[], Record<string, string>, RegExp][])('%s', async (_name, args, env, message) => {
-    const r = await payrec(s.quiet, [...COMMAND, ...args], { env });
+  ] as [string, string[], Record<string, string>, RegExp][])('%s', async (name, args, env, message) => {
+    // The first a process, the others in this one.
+    const r = await (name === '--period 2026-13' ? payrec : payrecInProcess)(s.quiet, [...COMMAND, ...args], { env });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toMatch(/\n\s+at /);
