@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { startEmulator, type Emulator } from '../../src/emulator/index.js';
-import { payrec, tempDir } from './helpers.js';
+import { payrec, payrecInProcess, tempDir } from './helpers.js';
 
 // --emulator makes its data up to an anchor: today's midnight (UTC), or PAYREC_EMULATOR_NOW.
 // With the anchor given, the command's clock starts there too, so windows relative to
 // "now" print the same on any day; and a mirror of the demo data never mixes two days.
 // Ground truth: emulators started in the test with the same seed and anchors.
+// The first list and the first sync run the built binary; the runs after them run payrec
+// inside this process (payrecInProcess, issue 48): the anchor is read from the
+// environment the run is given, and no process boundary is under test.
 
 const DAY = 86_400;
 const NOV_20 = Date.UTC(2026, 10, 20) / 1000;
@@ -35,7 +38,7 @@ describe('PAYREC_EMULATOR_NOW pins the data and the command clock', () => {
   });
 
   it('--period last-month is the month before the anchor (November for 2 December), whole', async () => {
-    const r = await payrec(undefined, ['--emulator', 'one-time', 'transfers', '--period', 'last-month', '-f', 'json', '--time-format', 'unix'], {
+    const r = await payrecInProcess(undefined, ['--emulator', 'one-time', 'transfers', '--period', 'last-month', '-f', 'json', '--time-format', 'unix'], {
       env: { PAYREC_EMULATOR_NOW: '2026-12-02' },
     });
     expect(r.exitCode).toBe(0);
@@ -57,10 +60,10 @@ describe('a mirror of the demo data stays exact across days', () => {
     const env = (day: string) => ({ XDG_DATA_HOME: join(home, 'data'), PAYREC_EMULATOR_NOW: day });
     const first = await payrec(undefined, ['--emulator', 'sync', 'ot/transfers', '-f', 'json', '-q'], { env: env('2026-11-20') });
     expect(first.exitCode).toBe(0);
-    const second = await payrec(undefined, ['--emulator', 'sync', 'ot/transfers', '-f', 'json'], { env: env('2026-11-22') });
+    const second = await payrecInProcess(undefined, ['--emulator', 'sync', 'ot/transfers', '-f', 'json'], { env: env('2026-11-22') });
     expect(second.exitCode).toBe(0);
     expect(second.stderr).toMatch(/held payrec emulator \(--emulator, seed 1, data of 2026-11-20\); the emulator now serves .*data of 2026-11-22\), so this sync read its records anew/);
-    const sql = await payrec(undefined, ['--emulator', 'sql', 'SELECT epoch(timestamp)::BIGINT AS t FROM one_time_transfers ORDER BY t', '-f', 'json'], { env: env('2026-11-22') });
+    const sql = await payrecInProcess(undefined, ['--emulator', 'sql', 'SELECT epoch(timestamp)::BIGINT AS t FROM one_time_transfers ORDER BY t', '-f', 'json'], { env: env('2026-11-22') });
     expect(sql.exitCode).toBe(0);
     const mirrored = (JSON.parse(sql.stdout) as { t: number }[]).map((x) => Number(x.t));
     expect(mirrored).toEqual(timestamps(day22).sort((a, b) => a - b));
@@ -76,10 +79,10 @@ describe('a reader of a mirror of the demo data says which day it holds', () => 
     // Unpinned (the one case: a pinned clock stands at the anchor), the command's clock runs past
     // the sync's; the emulator makes nothing after its anchor (midnight), so the sync missed nothing.
     const unpinned = { XDG_DATA_HOME: join(home, 'today') };
-    expect((await payrec(undefined, ['--emulator', 'sync', '-q'], { env: unpinned })).exitCode).toBe(0);
+    expect((await payrecInProcess(undefined, ['--emulator', 'sync', '-q'], { env: unpinned })).exitCode).toBe(0);
     const time = (line: RegExp, text: string) => Date.parse(`${line.exec(text)?.[1]}Z`);
     for (;;) {
-      const same = await payrec(undefined, ['--emulator', 'subscriptions', '--count'], { env: unpinned });
+      const same = await payrecInProcess(undefined, ['--emulator', 'subscriptions', '--count'], { env: unpinned });
       expect(same.exitCode).toBe(0);
       // The day changed between the two runs: another day's data, rightly warned about.
       if (same.stderr.includes('warning: the mirror')) break;
@@ -89,17 +92,17 @@ describe('a reader of a mirror of the demo data says which day it holds', () => 
       expect(same.stderr).not.toContain('are not counted');
       break;
     }
-    expect((await payrec(undefined, ['--emulator', 'sync', '-q'], { env: env('2026-11-20') })).exitCode).toBe(0);
+    expect((await payrecInProcess(undefined, ['--emulator', 'sync', '-q'], { env: env('2026-11-20') })).exitCode).toBe(0);
     // Another day: the figures are the mirror's day's, and the reader is told so.
     const warning = "warning: the mirror " + join(home, 'data', 'payrec', 'emulator.duckdb') + " holds the emulator's data of 2026-11-20, this run's emulator makes those of 2026-11-22";
-    const other = await payrec(undefined, ['--emulator', 'subscriptions', '--count'], { env: env('2026-11-22') });
+    const other = await payrecInProcess(undefined, ['--emulator', 'subscriptions', '--count'], { env: env('2026-11-22') });
     expect(other.exitCode).toBe(0);
     expect(other.stderr).toContain(warning);
-    const sql = await payrec(undefined, ['--emulator', 'sql', 'SELECT 1 AS x'], { env: env('2026-11-22') });
+    const sql = await payrecInProcess(undefined, ['--emulator', 'sql', 'SELECT 1 AS x'], { env: env('2026-11-22') });
     expect(sql.stderr).toContain(warning);
     // A sync says it its own way (it reads the new day anew), and readers are quiet after it.
-    const sync = await payrec(undefined, ['--emulator', 'sync', 'ot/transfers', '-q'], { env: env('2026-11-22') });
+    const sync = await payrecInProcess(undefined, ['--emulator', 'sync', 'ot/transfers', '-q'], { env: env('2026-11-22') });
     expect(sync.stderr).not.toContain('warning: the mirror');
-    expect((await payrec(undefined, ['--emulator', 'sql', 'SELECT 1 AS x'], { env: env('2026-11-22') })).stderr).toBe('');
+    expect((await payrecInProcess(undefined, ['--emulator', 'sql', 'SELECT 1 AS x'], { env: env('2026-11-22') })).stderr).toBe('');
   });
 });
