@@ -2,12 +2,16 @@ import { existsSync, readdirSync, statSync, writeFileSync, chmodSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { apiRecords, emulator, parseCsv, payrec, tempDir } from './helpers.js';
+import { apiRecords, emulator, parseCsv, payrec, payrecInProcess, tempDir } from './helpers.js';
 
 // Lists that tie out in a pipe and in a spreadsheet (issue 29, item 4): billing exports
 // carry `outcome` by the one meaning, a pipe given a window gets the whole window, -o
 // refuses what is no file name, and every -o file gets the same mode. Ground truth: the
 // emulator's records over plain HTTP, and sums made here with BigInt.
+// What a pipe, a file or a process shows runs the built binary: a piped table, a window in
+// a pipe, -o's files and their modes, --jq, exit 9 and the first -o refusal. The other
+// answers run payrec inside this process (payrecInProcess, issue 48: a process costs 0.3 s
+// of CPU to start), whose stdout is no terminal, as a pipe is not.
 
 const PLAN = '0x57b2059e526841b3dfd964144513359c9fcfd6d91040b6c47f589c1e032b6bf7';
 let emu: Emulator;
@@ -37,11 +41,12 @@ describe('billing exports carry outcome (paid, failed, pending)', () => {
     const want = truth.map((b) => [b.transactionHash, outcomeOf(b)]);
 
     const [csv, jsonl, json, tsv, summary] = await Promise.all([
-      payrec(emu, ['fr', 'billings', '--plan-id', PLAN, '--all', '-f', 'csv']),
-      payrec(emu, ['fr', 'billings', '--plan-id', PLAN, '--all', '-f', 'jsonl']),
-      payrec(emu, ['fr', 'billings', '--plan-id', PLAN, '--all', '-f', 'json']),
+      payrecInProcess(emu, ['fr', 'billings', '--plan-id', PLAN, '--all', '-f', 'csv']),
+      payrecInProcess(emu, ['fr', 'billings', '--plan-id', PLAN, '--all', '-f', 'jsonl']),
+      payrecInProcess(emu, ['fr', 'billings', '--plan-id', PLAN, '--all', '-f', 'json']),
+      // A table into a real pipe: tab-separated.
       payrec(emu, ['fr', 'billings', '--plan-id', PLAN, '--all']),
-      payrec(emu, ['fr', 'billings', '--plan-id', PLAN, '--all', '--summary', '-f', 'json']),
+      payrecInProcess(emu, ['fr', 'billings', '--plan-id', PLAN, '--all', '--summary', '-f', 'json']),
     ]);
     const [header, ...rows] = parseCsv(csv.stdout);
     const col = (name: string) => header.indexOf(name);
@@ -59,7 +64,7 @@ describe('billing exports carry outcome (paid, failed, pending)', () => {
     // The obvious wrong filter (transactionStatus confirmed) would have counted failed billings as revenue.
     expect(rows.filter((r) => r[col('transactionStatus')] === 'confirmed').reduce((sum, r) => sum + atto(r[col('amount')]), 0n)).toBeGreaterThan(paidInTruth);
 
-    const picked = await payrec(emu, ['fr', 'billings', '--plan-id', PLAN, '--limit', '3', '-f', 'csv', '--columns', 'transactionHash,outcome']);
+    const picked = await payrecInProcess(emu, ['fr', 'billings', '--plan-id', PLAN, '--limit', '3', '-f', 'csv', '--columns', 'transactionHash,outcome']);
     expect(parseCsv(picked.stdout).slice(1)).toEqual(want.slice(0, 3));
   });
 });
@@ -71,14 +76,14 @@ describe('a pipe or redirect with a window gets the whole window', () => {
     const period = await payrec(emu, ['ot', 'transfers', '--period', '2025', '-f', 'jsonl']);
     expect([period.exitCode, period.stderr]).toEqual([0, '']);
     expect(period.stdout.trim().split('\n').map((l) => JSON.parse(l).transactionHash)).toEqual(truth.map((t) => t.transactionHash));
-    const from = await payrec(emu, ['ot', 'transfers', '--from', '2025-01-01', '--columns', 'transactionHash', '-q']);
+    const from = await payrecInProcess(emu, ['ot', 'transfers', '--from', '2025-01-01', '--columns', 'transactionHash', '-q']);
     expect(from.stdout.trim().split('\n').length - 1).toBe(truth.length);
 
-    const plain = await payrec(emu, ['ot', 'transfers', '-f', 'jsonl']);
+    const plain = await payrecInProcess(emu, ['ot', 'transfers', '-f', 'jsonl']);
     expect(plain.stdout.trim().split('\n')).toHaveLength(100);
     expect(plain.stderr).toBe(`showing 100 of ${truth.length.toLocaleString('en-US')}; --all for every record\n`);
     // --limit still cuts a window, and says so.
-    const limited = await payrec(emu, ['ot', 'transfers', '--period', '2025', '--limit', '7', '-f', 'jsonl']);
+    const limited = await payrecInProcess(emu, ['ot', 'transfers', '--period', '2025', '--limit', '7', '-f', 'jsonl']);
     expect(limited.stdout.trim().split('\n')).toHaveLength(7);
     expect(limited.stderr).toContain('showing 7 of');
   });
@@ -95,12 +100,17 @@ describe('-o takes a file name', () => {
   ])('-o %s: exit 2 naming the flag that does it, nothing sent or written', async (name, message) => {
     const dir = tempDir();
     quiet.clearLog();
+    // The first case a process in a folder of its own; the others in this process, whose
+    // folder (where their -o NAME would land) must be as it was.
+    const first = name === 'json';
+    const here = readdirSync(process.cwd());
     for (const args of [['ot', 'transfers'], ['sql', 'SELECT 1']]) {
-      const r = await payrec(quiet, [...args, '-o', name], { cwd: dir });
+      const r = first ? await payrec(quiet, [...args, '-o', name], { cwd: dir }) : await payrecInProcess(quiet, [...args, '-o', name]);
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(message);
     }
     expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(process.cwd())).toEqual(here);
     expect(quiet.requests).toEqual([]);
   });
 });
@@ -142,7 +152,8 @@ async function filesAlike(): Promise<void> {
 describe('--count, --fail-if-any and --jq on payrec sql and fr plans', () => {
   test('their answers equal the emulator\'s records', async () => {
     const db = join(tempDir(), 'mirror.duckdb');
-    expect((await payrec(emu, ['sync', 'ot/transfers', 'fr/short-urls', '--db', db, '-q'])).exitCode).toBe(0);
+    // The file's second sync (filesAlike's is a process): in this process.
+    expect((await payrecInProcess(emu, ['sync', 'ot/transfers', 'fr/short-urls', '--db', db, '-q'])).exitCode).toBe(0);
     const transfers = await apiRecords(emu, '/one-time/transfers');
     const usdt = transfers.filter((t) => t.token === 'USDT');
     const jq = await payrec(undefined, ['sql', "SELECT transactionHash FROM one_time_transfers WHERE token = 'USDT' ORDER BY transactionHash", '--db', db, '--jq', 'map(.transactionHash) | length']);
@@ -154,7 +165,7 @@ describe('--count, --fail-if-any and --jq on payrec sql and fr plans', () => {
     expect(bad.stderr).toMatch(/invalid --jq expression/);
 
     const plans = [...new Set((await apiRecords(emu, '/fixed-recurring/short-urls')).map((u) => String(u.planId).toLowerCase()))].sort();
-    const count = await payrec(emu, ['fr', 'plans', '--db', db, '--count', '-q']);
+    const count = await payrecInProcess(emu, ['fr', 'plans', '--db', db, '--count', '-q']);
     expect([count.exitCode, count.stdout]).toEqual([0, `${plans.length}\n`]);
     const ids = await payrec(emu, ['fr', 'plans', '--db', db, '--jq', '.[].planId', '-q']);
     expect(ids.stdout).toBe(plans.map((p) => `${p}\n`).join(''));
