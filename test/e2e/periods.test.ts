@@ -10,7 +10,7 @@ import { parseCsv, payrec, payrecInProcess, suiteEmulators, tempDir } from './he
 // (summer time, UTC+2, from April to October's first days; UTC+1 otherwise).
 // The exports, the later time formats and the refusals after the first run payrec inside
 // this process (payrecInProcess, issue 48: a process costs 0.3 s of CPU to start, and
-// these files are about windows, not processes); one of each kind stays a process, the
+// this file is about windows, not processes); one of each kind stays a process, the
 // built binary: an export with -o and PAYREC_TZ, the chart, the first CSV, the first
 // refusal and --dry-run.
 
