@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { ANCHOR, apiRecords, emulator, payrec, tempDir } from './helpers.js';
+import { ANCHOR, apiRecords, emulator, payrec, payrecInProcess, tempDir } from './helpers.js';
 import { sql } from './mirror-helpers.js';
 import { postgres } from './pg-helpers.js';
 import { rpcNode, type Call, type CallReply, type RpcNode } from '../unit/rpc-node.js';
@@ -13,6 +13,10 @@ import * as f from '../unit/chain-fixtures.js';
 // chain is built by hand (verify-chain.ts) with a discrepancy of each kind planted. Every
 // verdict is held against what was planted, and the two engines' reports against each
 // other: the gate on news (--new), acknowledgements, a lying node's reorgs cleared.
+//
+// The built binary syncs both engines and verifies them first (exit 9) in the first test;
+// every later sync, verdict, acknowledgement and list runs in this worker (payrecInProcess,
+// issue 48): no process boundary is under test there, only the verdicts and the gate.
 
 const pg = postgres.prerequisite;
 const BAD: readonly Planted[] = ['mismatch', 'missing', 'reverted', 'spoofed', 'reorged'];
@@ -29,15 +33,19 @@ describe.skipIf(pg.skip)(`payrec verify on a team's mirror${pg.note}`, () => {
     await Promise.all([emu?.close(), ...nodes.map((n) => n.close())]);
   });
 
-  /** The transfers synced to a DuckDB file and to a fresh schema; a node serving their planted chain (`call`: a hook before its tables). */
-  async function setup(on: Emulator, call?: (c: Call) => CallReply | undefined) {
+  /**
+   * The transfers synced to a DuckDB file and to a fresh schema; a node serving their planted
+   * chain (`call`: a hook before its tables). `runner` syncs (the built binary in the first test).
+   */
+  async function setup(on: Emulator, call?: (c: Call) => CallReply | undefined, runner: typeof payrec | typeof payrecInProcess = payrecInProcess) {
     const records = await apiRecords(on, '/wallet-to-wallet/transfers');
     const chain = plantedChain(records);
     const node = await rpcNode(chain.tables, { call });
     nodes.push(node);
     const dbs = [join(tempDir(), 'm.duckdb'), postgres.freshUrl('verify')];
-    for (const db of dbs) expect((await payrec(on, ['sync', 'w2w/transfers', '--db', db])).exitCode).toBe(0);
-    const verify = (db: string, args: string[] = []) => payrec(on, ['verify', 'w2w/transfers', '--db', db, '-f', 'json', ...args], { env: { PAYREC_RPC_URL: node.url } });
+    for (const db of dbs) expect((await runner(on, ['sync', 'w2w/transfers', '--db', db])).exitCode).toBe(0);
+    const verify = (db: string, args: string[] = [], run: typeof payrec | typeof payrecInProcess = payrecInProcess) =>
+      run(on, ['verify', 'w2w/transfers', '--db', db, '-f', 'json', ...args], { env: { PAYREC_RPC_URL: node.url } });
     return { node, dbs, verify, expected: chain.expected };
   }
 
@@ -50,11 +58,11 @@ describe.skipIf(pg.skip)(`payrec verify on a team's mirror${pg.note}`, () => {
     // An emulator of its own: records are added to it.
     const own = await emulator({ records: 60 });
     try {
-      const { node, dbs, verify, expected } = await setup(own);
+      const { node, dbs, verify, expected } = await setup(own, undefined, payrec);
       const [file, url] = dbs;
       const planted = bad(expected);
       expect(planted.length).toBeGreaterThanOrEqual(5);
-      const first = await Promise.all(dbs.map((db) => verify(db, ['--new'])));
+      const first = await Promise.all(dbs.map((db) => verify(db, ['--new'], payrec)));
       for (const r of first) {
         expect(r.exitCode).toBe(9);
         expect(r.stderr).toContain(`${planted.length} records are newly mismatch, missing, reverted, spoofed, reorged (--fail-if-any --new)`);
@@ -81,7 +89,7 @@ describe.skipIf(pg.skip)(`payrec verify on a team's mirror${pg.note}`, () => {
       const wrong = added.find((r) => r.transactionStatus === 'confirmed' && r.token !== 'BNB')!;
       expect(wrong).toBeDefined();
       added.forEach((r, i) => r.transactionStatus !== 'pending' && plant(node.tables, r, 3000 + i, r === wrong ? 'mismatch' : 'verified'));
-      for (const db of dbs) expect((await payrec(own, ['sync', 'w2w/transfers', '--db', db, '--full'])).exitCode).toBe(0);
+      for (const db of dbs) expect((await payrecInProcess(own, ['sync', 'w2w/transfers', '--db', db, '--full'])).exitCode).toBe(0);
       const news = await Promise.all(dbs.map((db) => verify(db, ['--new'])));
       for (const r of news) {
         expect(r.exitCode).toBe(9);
@@ -92,7 +100,7 @@ describe.skipIf(pg.skip)(`payrec verify on a team's mirror${pg.note}`, () => {
 
       // Every bad record acknowledged on the server: the gate passes, the verdicts stay in the report and the table.
       const all = [...planted, wrong.transactionHash.toLowerCase()];
-      const ack = await payrec(own, ['verify', 'ack', ...all, '--reason', 'reviewed: FIN-112', '--by', 'auditor', '--db', url, '-f', 'json']);
+      const ack = await payrecInProcess(own, ['verify', 'ack', ...all, '--reason', 'reviewed: FIN-112', '--by', 'auditor', '--db', url, '-f', 'json']);
       expect(ack.stderr).toBe('');
       expect(ack.exitCode).toBe(0);
       expect((JSON.parse(ack.stdout) as any[]).map((a) => [a.transactionHash, a.verdict, a.reason, a.ackedBy]).sort()).toEqual(
@@ -103,7 +111,7 @@ describe.skipIf(pg.skip)(`payrec verify on a team's mirror${pg.note}`, () => {
       expect(gate.exitCode).toBe(0);
       expect(gate.stderr).toContain(`${all.length} acknowledged records are mismatch, missing, reverted, spoofed, reorged: not counted`);
       expect(JSON.parse(gate.stdout)[0].acked).toBe(all.length);
-      const acks = await payrec(own, ['verify', 'acks', '--db', url, '-f', 'json']);
+      const acks = await payrecInProcess(own, ['verify', 'acks', '--db', url, '-f', 'json']);
       expect(acks.exitCode).toBe(0);
       expect((JSON.parse(acks.stdout) as any[]).map((a) => a.transactionHash).sort()).toEqual([...all].sort());
       expect((await stored(url)).get(wrong.transactionHash.toLowerCase())).toBe('mismatch');

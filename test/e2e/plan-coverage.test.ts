@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Emulator, SubscriptionTruth } from '../../src/emulator/index.js';
-import { emulator, payrec, tempDir, type RunOptions } from './helpers.js';
+import { emulator, payrec, payrecInProcess, tempDir, type RunOptions } from './helpers.js';
 import { listOf } from './mirror-helpers.js';
 
 // Plan coverage is never silent (issue 29, item 1). The API lists no plans: payrec knows
@@ -29,11 +29,17 @@ beforeAll(async () => {
 });
 afterAll(() => emu.close());
 
-/** A user's home: one config folder and one mirror, shared by the commands of a test. */
-function home(): { run: (args: string[], o?: RunOptions) => ReturnType<typeof payrec>; db: string; config: string } {
+type Runner = (args: string[], o?: RunOptions) => Promise<{ exitCode?: number; stdout: string; stderr: string }>;
+/**
+ * A user's home: one config folder and one mirror, shared by the commands of a test. `run`
+ * runs in this worker (payrecInProcess, issue 48); `binary` runs the built binary, for the
+ * file's first sync, its first write of the profile and its first refusal.
+ */
+function home(): { run: Runner; binary: Runner; db: string; config: string } {
   const config = tempDir();
   const db = join(tempDir(), 'mirror.duckdb');
-  return { config, db, run: (args, o = {}) => payrec(emu, args, { ...o, env: { PAYREC_CONFIG_DIR: config, PAYREC_DB: db, ...o.env } }) };
+  const env = (o: RunOptions) => ({ ...o, env: { PAYREC_CONFIG_DIR: config, PAYREC_DB: db, ...o.env } });
+  return { config, db, run: (args, o = {}) => payrecInProcess(emu, args, env(o)), binary: (args, o = {}) => payrec(emu, args, env(o)) };
 }
 
 const paid = (b: Record<string, unknown>) => b.success === 1 && b.transactionStatus === 'confirmed';
@@ -60,8 +66,8 @@ describe('the emulator keeps plans that no short url names, as a merchant has', 
 
 describe('a default sync covers the plans seen, and says where they come from and how to add one', () => {
   test('sync, fr plans, subscriptions and metrics', async () => {
-    const { run } = home();
-    expect((await run(['sync', '-q'])).exitCode).toBe(0);
+    const { run, binary } = home();
+    expect((await binary(['sync', '-q'])).exitCode).toBe(0);
 
     const plans = await run(['fr', 'plans', '-f', 'json']);
     expect(plans.exitCode).toBe(0);
@@ -143,9 +149,9 @@ describe('payrec fr plans add covers the unseen plans: metrics then agree with t
 
 describe('fr plans add and remove: the profile, per chain, and bad input', () => {
   test('ids are stored lower case under their chain; --emulator keeps its own; a bad id changes nothing (exit 2)', async () => {
-    const { run, config } = home();
+    const { run, binary, config } = home();
     const [a, b] = unseen;
-    expect((await run(['fr', 'plans', 'add', a, b])).exitCode).toBe(0);
+    expect((await binary(['fr', 'plans', 'add', a, b])).exitCode).toBe(0);
     expect((await run(['fr', 'plans', 'add', a], { env: { PAYREC_CHAIN: 'polygon' }, chain: 'polygon' })).exitCode).toBe(0);
     expect((await run(['--emulator', 'fr', 'plans', 'add', b])).exitCode).toBe(0);
     const file = join(config, 'config.json');
@@ -153,8 +159,8 @@ describe('fr plans add and remove: the profile, per chain, and bad input', () =>
     expect(JSON.parse(stored)).toEqual({ profiles: { default: { plans: { bsc: [a, b].sort(), polygon: [a], 'emulator:bsc': [b] } } } });
 
     emu.clearLog();
-    for (const args of [['add', a, '0x12'], ['remove', 'plan'], ['add']]) {
-      const r = await run(['fr', 'plans', ...args]);
+    for (const [i, args] of [['add', a, '0x12'], ['remove', 'plan'], ['add']].entries()) {
+      const r = await (i === 0 ? binary : run)(['fr', 'plans', ...args]);
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(/invalid PLAN_ID "(0x12|plan)": expected 0x followed by 64 hex characters|missing required argument 'planId'/);
     }

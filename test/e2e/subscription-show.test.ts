@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SubscriptionFacts } from '../../src/emulator/index.js';
 import type { BillingInput } from '../../src/subscriptions/engine.js';
 import { failed, naiveAt, naiveLedger, paid, recordsOfFacts, type Records } from '../oracle/subscriptions.js';
-import { BIN, emulator, payrec, payrecEnv, program, tempDir, type RunOptions } from './helpers.js';
+import { BIN, emulator, payrec, payrecEnv, payrecInProcess, program, tempDir, type RunOptions } from './helpers.js';
 
 // What `payrec subscriptions ID` shows a reader, line by line (issue 31: the survivors of
 // the e2e mutation run on src/commands/subscription-show.ts): the name of each event of
@@ -24,7 +24,13 @@ const DAY = 86_400;
 const GRACE = 30 * DAY;
 const NOW = Date.UTC(2026, 10, 22, 10) / 1000;
 const pinned: RunOptions = { env: { PAYREC_EMULATOR_NOW: String(NOW) } };
-const run = (args: string[]) => payrec(undefined, ['--emulator', ...args], pinned);
+/**
+ * The stories, summaries and refusals run in this worker (payrecInProcess, issue 48); the
+ * built binary (`binary`) syncs the mirror, reads one story piped, refuses an ambiguous
+ * prefix (exit 2) and an unknown one (exit 4), meets a 403, and runs on the terminal.
+ */
+const run = (args: string[]) => payrecInProcess(undefined, ['--emulator', ...args], pinned);
+const binary = (args: string[]) => payrec(undefined, ['--emulator', ...args], pinned);
 /** Unix seconds as payrec shows them on a terminal and in notes (UTC here). */
 const shown = (t: number) => new Date(t * 1000).toISOString().replace('T', ' ').slice(0, 19);
 
@@ -118,7 +124,7 @@ beforeAll(async () => {
   facts = truth.subscriptions;
   all = recordsOfFacts(facts);
   db = join(tempDir(), 'mirror.duckdb');
-  const r = await run(['sync', 'fr/billings', 'fr/cancellations', ...truth.plans.flatMap((p) => ['--plan-id', p.planId]), '--db', db, '-q']);
+  const r = await binary(['sync', 'fr/billings', 'fr/cancellations', ...truth.plans.flatMap((p) => ['--plan-id', p.planId]), '--db', db, '-q']);
   expect(r.stderr).toBe('');
   expect(r.exitCode).toBe(0);
   doctored = join(tempDir(), 'doctored.duckdb');
@@ -279,7 +285,7 @@ describe('payrec subscriptions ID: on a terminal the terms above the story; pipe
   it('piped: the story alone, tab-separated, every column of every row; its state, paid-through date and plan in a note, the plan unknown from the API', async () => {
     const f = comeback();
     const row = ledgerRow(f, NOW);
-    const [mirror, api] = await Promise.all([run(['subscriptions', f.subscriptionId, '--db', db]), run(['subscriptions', f.subscriptionId, '--db', noMirror()])]);
+    const [mirror, api] = await Promise.all([binary(['subscriptions', f.subscriptionId, '--db', db]), run(['subscriptions', f.subscriptionId, '--db', noMirror()])]);
     expect(mirror.exitCode, mirror.stderr).toBe(0);
     expect(mirror.stdout).toBe(piped(expectedStory(f, NOW)));
     expect(mirror.stderr).toBe(`as of now, ${shown(NOW)} UTC: records stamped before it\nsubscription ${f.subscriptionId}: from the mirror\n${row.state}, paid through ${shown(row.paidThrough)} UTC, plan ${f.planId}\n`);
@@ -303,7 +309,7 @@ describe('payrec subscriptions ID: on a terminal the terms above the story; pipe
 
 describe('payrec subscriptions ID: a prefix of more than 10 ids, an id nobody has (issue 31)', () => {
   it('a prefix that begins 11 ids names the first 10 and says "more than 10"; one that begins 10 names them all (exit 2)', async () => {
-    const [eleven, ten] = await Promise.all([run(['subscriptions', PREFIX, '--db', doctored]), run(['subscriptions', `${PREFIX}0`, '--db', doctored])]);
+    const [eleven, ten] = await Promise.all([binary(['subscriptions', PREFIX, '--db', doctored]), run(['subscriptions', `${PREFIX}0`, '--db', doctored])]);
     expect(eleven.exitCode).toBe(2);
     expect(eleven.stdout).toBe('');
     const asOf = `as of now, ${shown(NOW)} UTC: records stamped before it\n`;
@@ -320,7 +326,7 @@ describe('payrec subscriptions ID: a prefix of more than 10 ids, an id nobody ha
       run(['subscriptions', f.subscriptionId, ...args]),
       run(['subscriptions', f.subscriptionId.slice(2, 14).toUpperCase(), ...args]),
       run(['subscriptions', hash, ...args]),
-      run(['subscriptions', 'fedcba9876543210', '--db', db]),
+      binary(['subscriptions', 'fedcba9876543210', '--db', db]),
       run(['subscriptions', '0x1234567', '--db', db]),
       run(['subscriptions', 'g1234567', '--db', db]),
     ]);
