@@ -189,15 +189,9 @@ function payrecWords(command: string): string[] | undefined {
 async function inWorker(command: string, bin: string, home: string): Promise<{ lines: string[]; exitCode: number } | undefined> {
   const args = payrecWords(command);
   if (!args || args.some((a) => ['sync', '--sync', '--all', '--jq'].includes(a))) return undefined;
-  const cwd = process.cwd();
-  // The examples' relative paths (-o october.xlsx) are the folder's; no other test runs in this worker meanwhile (the file's tests run one after another).
-  process.chdir(home);
-  try {
-    const r = await payrecInProcess(undefined, args, { env: examplesEnv(bin, home), terminalColumns: 120 });
-    return { lines: screen(r.output), exitCode: r.exitCode };
-  } finally {
-    process.chdir(cwd);
-  }
+  // The examples' relative paths (-o october.xlsx) are the folder's.
+  const r = await payrecInProcess(undefined, args, { env: examplesEnv(bin, home), terminalColumns: 120, cwd: home });
+  return { lines: screen(r.output), exitCode: r.exitCode };
 }
 
 describe('console examples print what they show', () => {

@@ -19,17 +19,6 @@ import { BIN, payrecInProcess, tempDir } from './helpers.js';
  */
 const plainWords = (line: string) => /^payrec( [A-Za-z0-9][A-Za-z0-9._:-]*| --?[A-Za-z0-9-]+)+$/.test(line) && !/ -o | --output /.test(` ${line} `);
 
-/** Runs `work` in `home`, as bash runs the other lines (docs.test.ts's way: this file's tests run one after another). */
-async function inHome<T>(home: string, work: () => Promise<T>): Promise<T> {
-  const cwd = process.cwd();
-  process.chdir(home);
-  try {
-    return await work();
-  } finally {
-    process.chdir(cwd);
-  }
-}
-
 async function allHelp(): Promise<string[]> {
   let text = '';
   const sink = { write: (s: string) => ((text += s), true) };
@@ -82,7 +71,7 @@ describe('--help examples', () => {
     for (const line of lines) {
       const r =
         plainWords(line) && line !== firstPlain
-          ? await inHome(home, () => payrecInProcess(undefined, line.split(' ').slice(1), { env }))
+          ? await payrecInProcess(undefined, line.split(' ').slice(1), { env, cwd: home })
           : await execa('bash', ['-c', line], { reject: false, cwd: home, extendEnv: false, env: { ...env, PATH: `${join(home, 'bin')}:${process.env.PATH}` } });
       if (r.exitCode !== 0) failed.push(`${line} → exit ${r.exitCode}: ${r.stderr.split('\n')[0]}`);
     }

@@ -179,9 +179,14 @@ export interface InProcessResult {
   output: string;
 }
 
-export interface InProcessOptions extends Omit<RunOptions, 'input' | 'cwd'> {
+export interface InProcessOptions extends Omit<RunOptions, 'input'> {
   /** stdout and stderr a terminal this wide (docs.test.ts's examples), not the default pipes. */
   terminalColumns?: number;
+  /**
+   * The folder the run works in (where a relative -o lands), as a process started there:
+   * the worker's own folder moves for the run, so no other in-process run may be under way.
+   */
+  cwd?: string;
 }
 
 /**
@@ -197,6 +202,11 @@ export interface InProcessOptions extends Omit<RunOptions, 'input' | 'cwd'> {
  */
 export async function payrecInProcess(emu: Emulator | undefined, args: string[], o: InProcessOptions = {}): Promise<InProcessResult> {
   const { run } = await import('../../src/program.js');
+  if (movedFrom !== undefined || (o.cwd !== undefined && inProcessRuns > 0)) throw new Error('payrecInProcess: a run in a folder of its own (cwd) must be the only in-process run under way');
+  if (o.cwd !== undefined) {
+    movedFrom = process.cwd();
+    process.chdir(o.cwd);
+  }
   const chain = o.chain ?? 'bsc';
   const out = { stdout: '', stderr: '', output: '' };
   const sink = (name: 'stdout' | 'stderr') =>
@@ -231,6 +241,8 @@ export async function payrecInProcess(emu: Emulator | undefined, args: string[],
     now: () => Date.now(),
     signal: new AbortController().signal,
   }).finally(() => {
+    if (movedFrom !== undefined) process.chdir(movedFrom);
+    movedFrom = undefined;
     if (--inProcessRuns > 0) return;
     process.umask(workerUmask);
     // A process's kept keys end with it; the worker's are forgotten once no run is left.
@@ -242,6 +254,8 @@ export async function payrecInProcess(emu: Emulator | undefined, args: string[],
 
 let inProcessRuns = 0;
 let workerUmask = 0o022;
+/** The worker's folder while a run with `cwd` works in another. */
+let movedFrom: string | undefined;
 
 /** The mirror file a run names (--db, or PAYREC_DB), absolute; else the data folder its default mirror is in (src/mirror/location.ts). */
 function mirrorOf(args: string[], env: Record<string, string | undefined>): string | undefined {

@@ -29,17 +29,6 @@ function atto(text: string): bigint {
   return m[1] ? -v : v;
 }
 
-/** Runs `work` with `dir` as this process's folder, where a relative -o NAME lands. */
-async function inFolder<T>(dir: string, work: () => Promise<T>): Promise<T> {
-  const cwd = process.cwd();
-  process.chdir(dir);
-  try {
-    return await work();
-  } finally {
-    process.chdir(cwd);
-  }
-}
-
 /** DESIGN's one meaning of a billing, written here from the definition. */
 const outcomeOf = (b: Record<string, unknown>) => (b.success !== 1 || b.transactionStatus === 'failed' ? 'failed' : b.transactionStatus === 'confirmed' ? 'paid' : 'pending');
 
@@ -114,7 +103,7 @@ describe('-o takes a file name', () => {
     for (const args of [['ot', 'transfers'], ['sql', 'SELECT 1']]) {
       // The first case a process; the others in this one, moved into the folder (as docs.test.ts's
       // examples are: this file's tests run one after another, so nothing else runs here meanwhile).
-      const r = name === 'json' ? await payrec(quiet, [...args, '-o', name], { cwd: dir }) : await inFolder(dir, () => payrecInProcess(quiet, [...args, '-o', name]));
+      const r = name === 'json' ? await payrec(quiet, [...args, '-o', name], { cwd: dir }) : await payrecInProcess(quiet, [...args, '-o', name], { cwd: dir });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(message);
     }
