@@ -127,8 +127,17 @@ function oneTimeTransfer({ world, r, index, timestamp }: RecordContext) {
   };
 }
 
-function receiverTime(payment: number, lag: number, end: number): number {
-  return payment <= end ? Math.min(payment + lag, end) : payment + lag;
+/**
+ * A receiver's time: `lag` seconds after the payment, but a payment of the starting set
+ * never has one after the data's end (the anchor), a block the chain has not reached. A
+ * record added later (live, or POST /_emulator/records) is placed, and placing it moves
+ * the chain's clock to its receivers (chain/network.ts): its lag is never cut, so the
+ * same seed gives the same receivers whatever second the wall clock is at, a late record
+ * stamped before the anchor included.
+ */
+function receiverTime(world: World, index: number, payment: number, lag: number): number {
+  const end = world.options.now;
+  return index < world.options.records && payment <= end ? Math.min(payment + lag, end) : payment + lag;
 }
 
 function walletToWalletPayment({ world, r, index, timestamp }: RecordContext) {
@@ -148,10 +157,8 @@ function walletToWalletPayment({ world, r, index, timestamp }: RecordContext) {
       receivers: Array.from({ length: r.int(1, 3) }, () => ({
         user: r.pick(world.merchants),
         ...payment(world, r, token),
-        // Sent up to 30 s after the payment, but never after the data's end (the anchor):
-        // a payment of the last seconds has no receiver in a block the chain has not
-        // reached. Records added live come after it, and the chain reaches their receivers.
-        timestamp: receiverTime(timestamp, r.int(0, 30), world.options.now),
+        // Sent up to 30 s after the payment.
+        timestamp: receiverTime(world, index, timestamp, r.int(0, 30)),
         transactionHash: val.hexId(r),
         transactionStatus: val.transactionStatus(r),
       })),

@@ -423,6 +423,22 @@ describe('the chain clock', () => {
     expect(chains.clock.now()).toBe(NOW + 129);
   });
 
+  it('gives a payment added later the receivers its seed decides, stamped at the anchor or a second after, and reaches them', () => {
+    // The same record (seed, index) stamped in the anchor's second and in the next: live
+    // traffic on two emulators started together stamps it either way, as the wall clock goes.
+    const [atAnchor, after] = [NOW, NOW + 1].map((timestamp) => {
+      const datasets = new Datasets({ seed: 1, records: 5, now: NOW });
+      const chains = new EmulatorChains(datasets, 1, NOW, () => 0);
+      const entry = datasets.generate('bsc', 'wallet-to-wallet/payments', timestamp);
+      datasets.insert('bsc', 'wallet-to-wallet/payments', entry);
+      const receivers = (entry.record as Rec).receivers as Rec[];
+      return { lags: receivers.map((x) => x.timestamp - timestamp), last: Math.max(...receivers.map((x) => x.timestamp)), head: chains.clock.now() };
+    });
+    expect(atAnchor.lags.some((lag: number) => lag > 0)).toBe(true);
+    expect(atAnchor.lags).toEqual(after.lags);
+    for (const x of [atAnchor, after]) expect(x.head).toBe(x.last);
+  });
+
   it('starts at the anchor, runs with the wall clock, jumps to a later record, and mines on demand', () => {
     let wall = 5_000_000;
     const clock = new ChainClock(NOW, () => wall);
