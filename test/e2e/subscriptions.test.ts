@@ -24,9 +24,10 @@ vi.setConfig({ maxConcurrency: 3 });
 // (describe.concurrent; issue 48, the suite's time). Answers read from the mirror and
 // refusals run payrec inside this process (`here`, payrecInProcess): no process boundary
 // is under test there, and a process costs 0.4 to 0.9 s of CPU. Processes (`payrec`)
-// stay for what only they show, and for one of each kind of answer: the syncs, the whole
-// ledger, reads of the API, exit 4, 6 and 9, files (-o), --jq (jq-web loads in a process
-// only), a terminal.
+// stay for what only they show, and for one of each kind of answer: the first sync
+// (lifecycle-mirror.ts), the whole ledger, a read of the API, exit 4, 6 and 9 once each,
+// one file (-o), --jq (jq-web loads in a process only), a terminal; the later syncs and
+// the second of each run in this process.
 
 const s = suiteEmulators();
 const DAY = 86_400;
@@ -172,7 +173,7 @@ describe.concurrent('the mirror\'s subscriptions view', () => {
     const db = join(tempDir(), 'today.duckdb');
     try {
       const plans = today.subscriptions('bsc').plans.flatMap((p) => ['--plan-id', p.planId]);
-      expect((await payrec(today, ['sync', 'fr/billings', 'fr/cancellations', ...plans, '--db', db, '-q'])).exitCode).toBe(0);
+      expect((await here(today, ['sync', 'fr/billings', 'fr/cancellations', ...plans, '--db', db, '-q'])).exitCode).toBe(0);
     } finally {
       await today.close();
     }
@@ -219,7 +220,7 @@ describe.concurrent('payrec fr plans', () => {
   it('a mirror that knows no plan: an empty list, said so, exit 0', async () => {
     const file = join(tempDir(), 'no-plans.duckdb');
     const now = s.emu.subscriptions('bsc').now;
-    const sync = await payrec(s.emu, ['sync', 'one-time/payments', '--from', String(now - 86_400), '--db', file, '-q']);
+    const sync = await here(s.emu, ['sync', 'one-time/payments', '--from', String(now - 86_400), '--db', file, '-q']);
     expect(sync.exitCode, sync.stderr).toBe(0);
     const r = await here(s.emu, ['fr', 'plans', '--db', file, '-f', 'json']);
     expect(r.exitCode, r.stderr).toBe(0);
@@ -289,7 +290,7 @@ describe.concurrent('a plan synced with sync --from', () => {
   it('a report that starts before the plan\'s synced start is refused (exit 2, naming the plan); one after it runs', async () => {
     const plan = s.emu.subscriptions('bsc').plans[0].planId;
     const bounded = join(tempDir(), 'bounded.duckdb');
-    const sync = await payrec(s.emu, ['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plan, '--from', '2025-06-01', '--db', bounded, '-q']);
+    const sync = await here(s.emu, ['sync', 'fr/billings', 'fr/cancellations', '--plan-id', plan, '--from', '2025-06-01', '--db', bounded, '-q']);
     expect(sync.exitCode).toBe(0);
     const before = await here(s.emu, ['metrics', '--db', bounded, '--period', '2025']);
     expect(before.exitCode).toBe(2);
@@ -377,7 +378,7 @@ describe.concurrent('the future is refused as the lists refuse it: exit 2 naming
     const truth = recordsOfFacts(subscriptions);
     await anchored.close();
     const every = plans.flatMap((p) => ['--plan-id', p.planId]);
-    const at = await payrec(undefined, ['--emulator', 'subscriptions', '--at', '2026-11-22T10:00:00Z', '--count', '--sync', ...every, '--db', join(home, 'm.duckdb')], { env });
+    const at = await here(undefined, ['--emulator', 'subscriptions', '--at', '2026-11-22T10:00:00Z', '--count', '--sync', ...every, '--db', join(home, 'm.duckdb')], { env });
     expect(at.exitCode).toBe(0);
     expect(at.stdout).toBe(`${naiveLedger(truth.billings, truth.cancellations, now, GRACE).length}\n`);
     const month = await here(undefined, ['--emulator', 'metrics', '--period', '2026-11', '--db', join(home, 'm.duckdb'), '-f', 'json'], { env });
@@ -643,7 +644,7 @@ describe.concurrent('the ledger: cancellations at period end, --past-due-for, --
     const [json, count, gate, jq, bad] = await Promise.all([
       here(s.emu, [...args, '-f', 'json']),
       here(s.emu, [...args, '--count']),
-      payrec(s.emu, [...args, '--fail-if-any', '-f', 'csv']),
+      here(s.emu, [...args, '--fail-if-any', '-f', 'csv']),
       payrec(s.emu, [...args, '--jq', '.[0].mrr_end']),
       payrec(s.quiet, ['metrics', '--db', '/nonexistent-folder/none.duckdb', '--jq', '.[']),
     ]);
@@ -684,7 +685,7 @@ describe.concurrent('outputs that answer: workbooks a SUM can total, terminals t
       for (const c of ['subscriptions_end', 'new', 'churned', 'attempts']) expect(cell(c), c).toBe(row[c]);
     });
     const ledgerFile = join(tempDir(), 'ledger.xlsx');
-    expect((await payrec(s.emu, ['subscriptions', '--db', db, '-q', '-o', ledgerFile])).exitCode).toBe(0);
+    expect((await here(s.emu, ['subscriptions', '--db', db, '-q', '-o', ledgerFile])).exitCode).toBe(0);
     const ledgerBook = new ExcelJS.Workbook();
     await ledgerBook.xlsx.readFile(ledgerFile);
     const ledgerSheet = ledgerBook.worksheets[0];
@@ -793,7 +794,7 @@ describe.concurrent('payrec subscriptions ID: the story, by id, transactionHash 
     expect(ambiguous.stderr).toContain(`${f.subscriptionId.slice(0, 14)} begins the ids of 2 subscriptions in the mirror: ${[f.subscriptionId, other].sort().join(', ')}`);
     expect((await here(s.emu, ['subscriptions', f.subscriptionId.slice(0, 15), '--db', twin, '-q'])).exitCode).toBe(0);
     const [unknown, bad] = await Promise.all([
-      payrec(s.emu, ['subscriptions', 'fedcba9876543210', '--db', db]),
+      here(s.emu, ['subscriptions', 'fedcba9876543210', '--db', db]),
       here(s.quiet, ['subscriptions', '0x1234', '--db', db]),
     ]);
     expect(unknown.exitCode).toBe(4);
