@@ -12,9 +12,10 @@ vi.setConfig({ maxConcurrency: 3 });
 // `payrec sync` through the binary against the emulator: the mirror holds exactly the
 // service's records, totals equal --summary and BigInt sums, later syncs fetch only
 // what is new, plan scopes are remembered, and the report says what happened.
-// The first sync, one later sync, --emulator's and PAYREC_DB's, and -o's export are
-// processes of the built binary; the other syncs and reads run inside this worker
-// (payrecInProcess: no process boundary under test in them, issue 48).
+// The first sync, the first --emulator run, PAYREC_DB's, and -o's export are processes of
+// the built binary (files each left on disk once the process is gone); the other syncs
+// and reads run inside this worker (payrecInProcess: no process boundary under test in
+// them, issue 48).
 // The tests that only read the first sync's mirror run at once (describe.concurrent);
 // later syncs, which add records to the emulator and change that mirror, and the tests
 // that each sync every plan (long under load), run one after another (issue 48).
@@ -143,7 +144,7 @@ describe('later syncs', () => {
       const res = await fetch(`${emu.url}/_emulator/records`, { method: 'POST', headers: { authorization: `Bearer ${emu.keyFor('bsc')}` }, body: JSON.stringify({ chain: 'bsc', collection: 'one-time/transfers', timestamp }) });
       expect(res.status).toBe(201);
     }
-    const r = await payrec(emu, ['sync', '--db', db, '-f', 'json']);
+    const r = await payrecInProcess(emu, ['sync', '--db', db, '-f', 'json']);
     expect(r.exitCode).toBe(0);
     const report = JSON.parse(r.stdout) as Row[];
     expect(report.find((x) => x.table === 'one_time_transfers')).toMatchObject({ fetched: 2, new: 2, updated: 0, unchanged: 0 });
@@ -288,10 +289,10 @@ describe('where the mirror lives', () => {
     expect(r.exitCode).toBe(0);
     const file = join(data, 'payrec', 'emulator.duckdb');
     expect(existsSync(file)).toBe(true);
-    const q = await payrec(undefined, ['--emulator', 'sql', 'SELECT count(*) AS n FROM one_time_transfers', '-f', 'json'], { env });
+    const q = await payrecInProcess(undefined, ['--emulator', 'sql', 'SELECT count(*) AS n FROM one_time_transfers', '-f', 'json'], { env });
     expect(JSON.parse(q.stdout)).toEqual([{ n: 250 }]);
     // A second --emulator run (another port) is the same service: no refusal, nothing new.
-    const again = await payrec(undefined, ['--emulator', 'sync', 'ot/transfers', '-f', 'json'], { env });
+    const again = await payrecInProcess(undefined, ['--emulator', 'sync', 'ot/transfers', '-f', 'json'], { env });
     expect(again.exitCode).toBe(0);
     expect(JSON.parse(again.stdout)[0]).toMatchObject({ new: 0 });
   });
@@ -303,7 +304,7 @@ describe('where the mirror lives', () => {
     expect(r.exitCode).toBe(0);
     expect(statSync(file).size).toBeGreaterThan(0);
     const data = tempDir();
-    const p = await payrec(emu, ['sync', 'sp/transfers', '-q'], { env: { XDG_DATA_HOME: data } });
+    const p = await payrecInProcess(emu, ['sync', 'sp/transfers', '-q'], { env: { XDG_DATA_HOME: data } });
     expect(p.exitCode).toBe(0);
     expect(existsSync(join(data, 'payrec', 'default.duckdb'))).toBe(true);
   });
