@@ -467,7 +467,8 @@ describe('payrec close: incomplete is said, and nothing is half-written', () => 
     const file = join(dir, 'december.xlsx');
     // As of December 20th, over a mirror synced to the emulator's now (January 1st).
     const at = ANCHOR - 12 * 86_400;
-    const r = await payrec(s.emu, ['close', PERIOD, '--db', await syncedCopy(dir), '--at', String(at), '-o', file, '--fail-if-any']);
+    // Its words and exit code alone are held: in this worker (January's close above is the process of exit 9 and -o's file).
+    const r = await payrecInProcess(s.emu, ['close', PERIOD, '--db', await syncedCopy(dir), '--at', String(at), '-o', file, '--fail-if-any']);
     // The ground truth: the emulator's records of the plans covered (those its short urls name), counted here.
     const plans = [...new Set((await apiRecords(s.emu, '/fixed-recurring/short-urls')).map((u) => String(u.planId)))];
     const ofPlans = async (list: string) => (await Promise.all(plans.map((p) => apiRecords(s.emu, `/fixed-recurring/plans/${p}/${list}`)))).flat() as Row[];
@@ -774,7 +775,8 @@ describe('payrec close --currency: a missing rate is exit 11, naming it, and not
 
     // --rates-missing blank: the file is written, and the cover says how many rows have no value, as the commands count them.
     const blank = ['--currency', 'USD', '--rates-missing', 'blank'];
-    const written = await payrec(s.emu, ['close', PERIOD, '--db', db, '--at', String(ANCHOR), ...blank, '-o', join(dir, 'close.xlsx')], { env });
+    // Its words and exit code alone are held: in this worker, as the rows it is held to.
+    const written = await payrecInProcess(s.emu, ['close', PERIOD, '--db', db, '--at', String(ANCHOR), ...blank, '-o', join(dir, 'close.xlsx')], { env });
     expect(written.exitCode, written.stderr).toBe(0);
     const rows = async (args: string[]) => {
       const x = await payrecInProcess(s.emu, [...args, '--db', db, ...blank, '-f', 'json'], { env });
