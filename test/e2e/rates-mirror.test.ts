@@ -28,8 +28,6 @@ let db: string;
 /** The same mirror before its rates were synced: --currency reads the feeds live. */
 let bare: string;
 let transfers: Record<string, any>[];
-/** The ethereum test's mirror, its first sync a process started in beforeAll beside bsc's (they wait on the emulator at once, issue 48). */
-let ethereum: { db: string; synced: ReturnType<typeof payrec> };
 
 const options = (o: { db?: string; rpc?: string }) => ({ chain: 'bsc', env: { ...env, PAYREC_RPC_URL: o.rpc ?? emu.rpcUrl('bsc'), ...(o.db ? { PAYREC_DB: o.db } : {}) } });
 const run = (args: string[], o: { db?: string; rpc?: string } = {}) => payrec(emu, ['--chain', 'bsc', ...args], options(o));
@@ -48,8 +46,6 @@ beforeAll(async () => {
   feeds = ((await (await fetch(`${emu.url}/_emulator/chain/feeds?chain=bsc`)).json()) as { feeds: Feed[] }).feeds;
   transfers = ((await (await fetch(`${emu.url}/_emulator/records?chain=bsc&collection=one-time/transfers`)).json()) as { records: Record<string, any>[] }).records;
   db = join(tempDir(), 'mirror.duckdb');
-  const ethereumDb = join(tempDir(), 'ethereum.duckdb');
-  ethereum = { db: ethereumDb, synced: payrec(emu, ['--chain', 'ethereum', 'sync', '--db', ethereumDb, '-q'], { chain: 'ethereum', env: { ...env, PAYREC_RPC_URL: emu.rpcUrl('ethereum'), PAYREC_DB: ethereumDb } }) };
   const synced = await run(['sync', '--db', db, '-q']);
   expect(synced.exitCode, synced.stderr).toBe(0);
   bare = join(tempDir(), 'bare.duckdb');
@@ -235,15 +231,16 @@ describe('payrec rates sync', () => {
   const lyingNode = (change: Parameters<typeof inFrontOf>[1]) => inFrontOf(emu.rpcUrl('bsc'), change);
 
   it('--currency EUR also syncs the EUR / USD feed over the records\' span: an ETH export in EUR then reads both legs from the table, as the ground truth has them', async () => {
-    // Its first sync a process (started in beforeAll), the rates sync and the export after it in this worker.
-    const eth = (args: string[], where: string) => payrecInProcess(emu, ['--chain', 'ethereum', ...args], { chain: 'ethereum', env: { ...env, PAYREC_RPC_URL: emu.rpcUrl('ethereum'), PAYREC_DB: where } });
+    // Its first sync a process, the rates sync and the export after it in this worker.
+    const eth = (args: string[], where: string, runner: typeof payrec | typeof payrecInProcess = payrecInProcess) =>
+      runner(emu, ['--chain', 'ethereum', ...args], { chain: 'ethereum', env: { ...env, PAYREC_RPC_URL: emu.rpcUrl('ethereum'), PAYREC_DB: where } });
     const ethFeeds = ((await (await fetch(`${emu.url}/_emulator/chain/feeds?chain=ethereum`)).json()) as { feeds: Feed[] }).feeds;
     const truth = (pair: string, t: number) => {
       const f = ethFeeds.find((x) => x.pair === pair)!;
       return { feed: f.address.toLowerCase(), ...roundsOf(f).filter((r) => r.updatedAt <= t).at(-1)! };
     };
-    const mine = ethereum.db;
-    expect((await ethereum.synced).exitCode).toBe(0);
+    const mine = join(tempDir(), 'ethereum.duckdb');
+    expect((await eth(['sync', '--db', mine, '-q'], mine, payrec)).exitCode).toBe(0);
     const synced = await eth(['rates', 'sync', '--db', mine, '--currency', 'EUR', '-f', 'json'], mine);
     expect(synced.exitCode, synced.stderr).toBe(0);
     const eur = (JSON.parse(synced.stdout) as Record<string, any>[]).find((r) => r.token === 'EUR')!;
