@@ -22,7 +22,8 @@ type Row = Record<string, unknown>;
 // The closes run the built binary in processes (files with -o, exit 9 and 11, signals, the
 // file's one full sync and the workbook's close --sync); the other closes read copies of that
 // one sync (syncedCopy); the commands whose rows a close is held to (metrics, subscriptions,
-// transfers -f json of the same mirror) and the later syncs run in this worker (payrecInProcess, issue 48).
+// transfers -f json of the same mirror), the later syncs and the closes held to their words and exit code alone
+// (the as-of one, --rates-missing blank) run in this worker (payrecInProcess, issue 48).
 
 /**
  * The setups of the describes that make a close and read it back (payrec, LibreOffice,
